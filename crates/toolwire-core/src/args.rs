@@ -1,0 +1,288 @@
+//! The model's arguments: parsed from the JSON text it sent, checked against the tool's schema,
+//! and every failure described so the model can correct itself.
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{json, Value};
+
+use crate::envelope::ToolError;
+use crate::error::ErrorCode;
+use crate::registry::{json_type, ToolSpec};
+
+/// The most of the model's arguments quoted back in an error message, in bytes.
+pub const MAX_QUOTED_ARGS: usize = 1024;
+
+/// The most validation failures listed in one message.
+const MAX_LISTED_FAILURES: usize = 20;
+
+/// Parses the arguments as a model sent them. Empty or whitespace-only text means `{}`.
+///
+/// The error message never echoes the text: it may hold anything, including secrets.
+pub fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(text).map_err(|error| {
+        ToolError::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "The arguments for tool \"{tool}\" are not valid JSON ({error}). \
+                 Send the arguments again as one complete JSON object."
+            ),
+        )
+    })
+}
+
+/// Checks parsed arguments against the tool's schema. Arguments must be a JSON object.
+pub fn validate_arguments(spec: &ToolSpec, args: &Value) -> Result<(), ToolError> {
+    if !args.is_object() {
+        let failures = vec![Failure {
+            path: String::new(),
+            keyword: "type".to_owned(),
+            message: format!("expected an object of arguments, got {}", json_type(args)),
+        }];
+        return Err(validation_error(&spec.name, args, failures));
+    }
+    let validator = spec.validator();
+    if validator.is_valid(args) {
+        return Ok(());
+    }
+    let failures = validator.iter_errors(args).flat_map(describe).collect();
+    Err(validation_error(&spec.name, args, failures))
+}
+
+/// Checks a tool's structured output against its declared output schema.
+pub fn validate_output(spec: &ToolSpec, output: &Value) -> Result<(), ToolError> {
+    let Some(validator) = spec.output_validator() else {
+        return Ok(());
+    };
+    if validator.is_valid(output) {
+        return Ok(());
+    }
+    let failures: Vec<Failure> = validator.iter_errors(output).flat_map(describe).collect();
+    let listed = list_failures(&failures);
+    Err(ToolError::new(
+        ErrorCode::ExecutionError,
+        format!(
+            "Tool \"{}\" returned output that does not match its outputSchema:\n{listed}",
+            spec.name
+        ),
+    )
+    .with_details(failures_json(&failures)))
+}
+
+/// One failing place in the arguments.
+struct Failure {
+    /// JSON pointer into the arguments.
+    path: String,
+    /// The schema keyword that failed.
+    keyword: String,
+    /// What was expected.
+    message: String,
+}
+
+/// Turns one validator error into failures with pointers to the exact property: a missing
+/// required property is reported at its own path, and so is each unexpected one.
+fn describe(error: jsonschema::ValidationError<'_>) -> Vec<Failure> {
+    let base = error.instance_path().to_string();
+    let keyword = error.kind().keyword().to_owned();
+    match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
+            vec![Failure {
+                path: child_pointer(&base, &name),
+                keyword,
+                message: "required property is missing".to_owned(),
+            }]
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
+            .iter()
+            .map(|name| Failure {
+                path: child_pointer(&base, name),
+                keyword: keyword.clone(),
+                message: "property is not allowed (the schema allows no additional properties)"
+                    .to_owned(),
+            })
+            .collect(),
+        _ => vec![Failure {
+            path: base,
+            keyword,
+            message: error.to_string(),
+        }],
+    }
+}
+
+fn child_pointer(base: &str, name: &str) -> String {
+    format!("{base}/{}", name.replace('~', "~0").replace('/', "~1"))
+}
+
+fn list_failures(failures: &[Failure]) -> String {
+    let mut listed = String::new();
+    for failure in failures.iter().take(MAX_LISTED_FAILURES) {
+        let path = if failure.path.is_empty() {
+            "(root)"
+        } else {
+            &failure.path
+        };
+        listed.push_str(&format!("  - {path}: {}\n", failure.message));
+    }
+    if failures.len() > MAX_LISTED_FAILURES {
+        listed.push_str(&format!(
+            "  ... and {} more\n",
+            failures.len() - MAX_LISTED_FAILURES
+        ));
+    }
+    listed
+}
+
+fn failures_json(failures: &[Failure]) -> Value {
+    Value::Array(
+        failures
+            .iter()
+            .map(|f| json!({"path": f.path, "keyword": f.keyword, "message": f.message}))
+            .collect(),
+    )
+}
+
+fn validation_error(tool: &str, args: &Value, failures: Vec<Failure>) -> ToolError {
+    let listed = list_failures(&failures);
+    let quoted = quote_arguments(args);
+    ToolError::new(
+        ErrorCode::ValidationError,
+        format!(
+            "Validation failed for tool \"{tool}\":\n{listed}\nReceived arguments:\n{quoted}\n\
+             Fix the arguments and call the tool again."
+        ),
+    )
+    .with_details(failures_json(&failures))
+}
+
+/// The arguments as compact JSON, cut to at most [`MAX_QUOTED_ARGS`] bytes on a char boundary.
+pub fn quote_arguments(args: &Value) -> String {
+    let text = args.to_string();
+    if text.len() <= MAX_QUOTED_ARGS {
+        return text;
+    }
+    let mut end = MAX_QUOTED_ARGS;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}... ({} more bytes not shown)",
+        &text[..end],
+        text.len() - end
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{Registry, ToolDeclaration};
+    use std::sync::Arc;
+
+    fn spec(parameters: Value) -> Arc<ToolSpec> {
+        let declaration: ToolDeclaration =
+            serde_json::from_value(json!({"name": "edit", "parameters": parameters})).unwrap();
+        Registry::new().register(declaration).unwrap()
+    }
+
+    fn edit_spec() -> Arc<ToolSpec> {
+        spec(json!({
+            "type": "object",
+            "required": ["filePath", "count"],
+            "additionalProperties": false,
+            "properties": {
+                "filePath": {"type": "string"},
+                "count": {"type": "integer", "minimum": 1},
+                "nested": {"type": "object", "properties": {"a~b/c": {"type": "string"}}}
+            }
+        }))
+    }
+
+    #[test]
+    fn empty_and_whitespace_text_mean_an_empty_object() {
+        for text in ["", "  ", "\n\t "] {
+            assert_eq!(parse_arguments("t", text).unwrap(), json!({}));
+        }
+    }
+
+    #[test]
+    fn invalid_json_never_echoes_the_text() {
+        let secret = "{\"token\": \"sk-live-SECRET\"";
+        let error = parse_arguments("read", secret).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidJson);
+        assert!(!error.message.contains("SECRET"));
+        assert!(error.message.contains("\"read\""));
+        assert_eq!(error.retryable, Some(false));
+    }
+
+    #[test]
+    fn missing_required_property_is_reported_at_its_own_pointer() {
+        let error = validate_arguments(&edit_spec(), &json!({"count": 2})).unwrap_err();
+        assert_eq!(error.code, ErrorCode::ValidationError);
+        assert!(error
+            .message
+            .contains("/filePath: required property is missing"));
+        assert_eq!(error.details.unwrap()[0]["path"], "/filePath");
+    }
+
+    #[test]
+    fn every_failure_is_listed_with_its_pointer() {
+        let args = json!({"filePath": 3, "count": 0, "extra": true, "nested": {"a~b/c": 1}});
+        let error = validate_arguments(&edit_spec(), &args).unwrap_err();
+        let paths: Vec<String> = error
+            .details
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect();
+        for expected in ["/filePath", "/count", "/extra", "/nested/a~0b~1c"] {
+            assert!(
+                paths.contains(&expected.to_owned()),
+                "{expected} in {paths:?}"
+            );
+        }
+        assert!(error.message.contains("Received arguments:"));
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        let error = validate_arguments(&edit_spec(), &json!([1, 2])).unwrap_err();
+        assert!(error
+            .message
+            .contains("(root): expected an object of arguments, got an array"));
+    }
+
+    #[test]
+    fn quoted_arguments_are_capped_at_one_kilobyte() {
+        let args = json!({"filePath": "é".repeat(5000), "count": 0});
+        let error = validate_arguments(&edit_spec(), &args).unwrap_err();
+        let quoted = error.message.split("Received arguments:\n").nth(1).unwrap();
+        let quoted = quoted.split("... (").next().unwrap();
+        assert!(quoted.len() <= MAX_QUOTED_ARGS, "{}", quoted.len());
+        assert!(error.message.contains("more bytes not shown"));
+    }
+
+    #[test]
+    fn valid_arguments_pass() {
+        assert!(validate_arguments(&edit_spec(), &json!({"filePath": "a", "count": 1})).is_ok());
+    }
+
+    #[test]
+    fn output_is_checked_against_the_output_schema() {
+        let declaration: ToolDeclaration = serde_json::from_value(json!({
+            "name": "t",
+            "parameters": {"type": "object"},
+            "outputSchema": {"type": "object", "required": ["n"], "properties": {"n": {"type": "number"}}}
+        }))
+        .unwrap();
+        let spec = Registry::new().register(declaration).unwrap();
+        assert!(validate_output(&spec, &json!({"n": 1})).is_ok());
+        let error = validate_output(&spec, &json!({"n": "x"})).unwrap_err();
+        assert_eq!(error.code, ErrorCode::ExecutionError);
+        assert!(error.message.contains("/n"));
+    }
+}

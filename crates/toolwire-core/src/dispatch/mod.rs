@@ -1,0 +1,935 @@
+//! The scheduler: which call runs when, with which arguments, under which deadline, and what
+//! comes back.
+//!
+//! The [`Dispatcher`] is a state machine without I/O. Its driver (the JavaScript layer, or a test)
+//! opens batches of calls, performs the [`Action`]s it returns (run a hook, start a tool, abort a
+//! signal, arm the one timer) and feeds back [`Completion`]s and timer ticks. Every input returns
+//! the next actions in the order they must happen, so events are ordered by construction and a
+//! batch crosses the language boundary a handful of times, not once per call.
+//!
+//! Each call walks `begin -> (beforeToolCall) -> (concurrencyKey) -> queue -> run ->
+//! (afterToolCall) -> (onPersist) -> end`, and every path out of that walk, whatever failed, ends
+//! with exactly one [`Action::End`].
+
+mod keys;
+pub mod protocol;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::args::{parse_arguments, validate_arguments};
+use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
+use crate::error::{Error, ErrorCode, Result};
+use crate::output::{
+    apply_after_answer, apply_outcome, apply_persist_answer, before_decision, BeforeDecision,
+    OutputShape, ToolOutcome,
+};
+use crate::registry::{ExecutionMode, Registry, ToolSpec};
+use keys::KeyLocks;
+pub use protocol::{
+    AbortReason, Action, BatchOptions, CallRef, CallRequest, Completion, CompletionKind, Hooks,
+    RawArguments,
+};
+
+/// A moment on both clocks: monotonic for deadlines, wall for timestamps.
+#[derive(Clone, Copy, Debug)]
+pub struct Now {
+    /// For deadlines and durations.
+    pub instant: Instant,
+    /// Milliseconds since the Unix epoch, for timestamps.
+    pub epoch_ms: u64,
+}
+
+impl Now {
+    /// The current moment.
+    pub fn current() -> Self {
+        let epoch_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Now {
+            instant: Instant::now(),
+            epoch_ms,
+        }
+    }
+
+    /// This moment plus `ms` milliseconds on both clocks.
+    pub fn plus_ms(self, ms: u64) -> Self {
+        Now {
+            instant: self.instant + Duration::from_millis(ms),
+            epoch_ms: self.epoch_ms + ms,
+        }
+    }
+}
+
+/// The runtime-wide limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchConfig {
+    /// The most tools running at once, across all batches.
+    pub concurrency: usize,
+    /// The default deadline of each stage of a call, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for DispatchConfig {
+    fn default() -> Self {
+        DispatchConfig {
+            concurrency: 16,
+            timeout_ms: 120_000,
+        }
+    }
+}
+
+/// Where a call is in its walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Not begun (a sequential batch waits for the call before it).
+    Waiting,
+    /// Its `beforeToolCall` hook is running.
+    Before,
+    /// Its `concurrencyKey` is being computed.
+    Key,
+    /// Keyed, waiting for the earlier keyed calls of its batch to be admitted.
+    Admit,
+    /// Waiting for its key to be free.
+    KeyWait,
+    /// Ready, waiting for a free slot.
+    Runnable,
+    /// The tool is running.
+    Running,
+    /// The tool ended; hooks may follow.
+    Settled,
+    /// Its `afterToolCall` hook is running.
+    After,
+    /// Its `onPersist` hook is running.
+    Persist,
+    /// Its result was delivered.
+    Done,
+}
+
+struct Call {
+    request: CallRequest,
+    spec: Option<Arc<ToolSpec>>,
+    args: Value,
+    /// The arguments are exactly the call's own, so the driver already has them.
+    args_own: bool,
+    /// The tool's value became the result as is, in this shape (until something changes it).
+    as_returned: Option<OutputShape>,
+    stage: Stage,
+    /// Changes on every stage with a pending answer; stale answers and deadlines carry an old one.
+    token: u32,
+    announced: bool,
+    key: Option<String>,
+    holds_key: bool,
+    timeout_ms: u64,
+    started: Option<Now>,
+    pending: Option<ToolResult>,
+}
+
+impl Call {
+    fn keyed(&self) -> bool {
+        self.spec.as_ref().is_some_and(|s| s.has_concurrency_key)
+    }
+
+    /// Moves to a stage that waits for an answer, returning the token that answer must carry.
+    fn await_answer(&mut self, stage: Stage) -> u32 {
+        self.stage = stage;
+        self.token = self.token.wrapping_add(1);
+        self.token
+    }
+}
+
+struct Batch {
+    calls: Vec<Call>,
+    options: BatchOptions,
+    sequential: bool,
+    /// Keyed calls are admitted to their key queues in source order; this is the next slot.
+    admitted: usize,
+    remaining: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Deadline {
+    at: Instant,
+    call: CallRef,
+    token: u32,
+}
+
+/// The scheduler of every batch of one runtime. See the module documentation.
+pub struct Dispatcher {
+    config: DispatchConfig,
+    batches: HashMap<u32, Batch>,
+    in_flight: usize,
+    to_begin: VecDeque<CallRef>,
+    runnable: VecDeque<CallRef>,
+    keys: KeyLocks,
+    deadlines: BinaryHeap<Reverse<Deadline>>,
+    armed: Option<Instant>,
+    actions: Vec<Action>,
+}
+
+impl Dispatcher {
+    /// A dispatcher with these limits.
+    pub fn new(config: DispatchConfig) -> Self {
+        Dispatcher {
+            config,
+            batches: HashMap::new(),
+            in_flight: 0,
+            to_begin: VecDeque::new(),
+            runnable: VecDeque::new(),
+            keys: KeyLocks::default(),
+            deadlines: BinaryHeap::new(),
+            armed: None,
+            actions: Vec::new(),
+        }
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> DispatchConfig {
+        self.config
+    }
+
+    /// How many batches have calls that have not ended.
+    pub fn open_batches(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Opens a batch under the driver's id and returns the first actions.
+    pub fn open(
+        &mut self,
+        registry: &Registry,
+        batch_id: u32,
+        requests: Vec<CallRequest>,
+        options: BatchOptions,
+        now: Now,
+    ) -> Result<Vec<Action>> {
+        if self.batches.contains_key(&batch_id) {
+            return Err(Error::internal(format!(
+                "batch id {batch_id} is already open"
+            )));
+        }
+        let default_timeout = options.timeout_ms.unwrap_or(self.config.timeout_ms);
+        let calls: Vec<Call> = requests
+            .into_iter()
+            .map(|request| {
+                let spec = registry.get(&request.name).cloned();
+                let timeout_ms = spec
+                    .as_ref()
+                    .and_then(|s| s.timeout_ms)
+                    .unwrap_or(default_timeout);
+                Call {
+                    request,
+                    spec,
+                    args: Value::Null,
+                    args_own: false,
+                    as_returned: None,
+                    stage: Stage::Waiting,
+                    token: 0,
+                    announced: false,
+                    key: None,
+                    holds_key: false,
+                    timeout_ms,
+                    started: None,
+                    pending: None,
+                }
+            })
+            .collect();
+        let sequential = calls.iter().any(|c| {
+            c.spec
+                .as_ref()
+                .is_some_and(|s| s.execution_mode == ExecutionMode::Sequential)
+        });
+        let count = calls.len();
+        let cancelled = options.cancelled;
+        self.batches.insert(
+            batch_id,
+            Batch {
+                calls,
+                options,
+                sequential,
+                admitted: 0,
+                remaining: count,
+            },
+        );
+        if count == 0 {
+            self.batches.remove(&batch_id);
+            self.actions.push(Action::BatchDone { batch: batch_id });
+        } else if cancelled {
+            self.cancel_batch(batch_id, now);
+        } else if sequential {
+            self.to_begin.push_back(CallRef {
+                batch: batch_id,
+                slot: 0,
+            });
+        } else {
+            self.to_begin.extend((0..count as u32).map(|slot| CallRef {
+                batch: batch_id,
+                slot,
+            }));
+        }
+        self.drive(registry, now, false);
+        Ok(self.take_actions())
+    }
+
+    /// Feeds back what the driver observed, in order, and returns the next actions. Answers for
+    /// calls that already ended (a tool settling after its timeout) are ignored.
+    pub fn complete(
+        &mut self,
+        registry: &Registry,
+        completions: Vec<Completion>,
+        now: Now,
+    ) -> Vec<Action> {
+        for completion in completions {
+            self.apply_completion(completion, now);
+        }
+        self.drive(registry, now, false);
+        self.take_actions()
+    }
+
+    /// Expires the deadlines that have passed; the driver calls this when its timer fires.
+    pub fn tick(&mut self, registry: &Registry, now: Now) -> Vec<Action> {
+        while let Some(Reverse(deadline)) = self.deadlines.peek().copied() {
+            if deadline.at > now.instant {
+                break;
+            }
+            self.deadlines.pop();
+            let live = self
+                .call(deadline.call)
+                .is_some_and(|c| c.token == deadline.token);
+            if live {
+                self.expire(deadline.call, now);
+            }
+        }
+        self.drive(registry, now, true);
+        self.take_actions()
+    }
+
+    /// Cancels a batch: running tools get their signal aborted, and every call that has not
+    /// ended ends `cancelled` now. A batch that already ended is left alone.
+    pub fn cancel(&mut self, registry: &Registry, batch_id: u32, now: Now) -> Vec<Action> {
+        if self.batches.contains_key(&batch_id) {
+            self.cancel_batch(batch_id, now);
+            self.drive(registry, now, false);
+        }
+        self.take_actions()
+    }
+
+    fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+
+    fn call(&self, call: CallRef) -> Option<&Call> {
+        self.batches.get(&call.batch)?.calls.get(call.slot as usize)
+    }
+
+    fn call_mut(&mut self, call: CallRef) -> Option<&mut Call> {
+        self.batches
+            .get_mut(&call.batch)?
+            .calls
+            .get_mut(call.slot as usize)
+    }
+
+    fn options(&self, call: CallRef) -> &BatchOptions {
+        &self.batches[&call.batch].options
+    }
+
+    /// Begins and starts what can be, then re-arms the timer.
+    fn drive(&mut self, registry: &Registry, now: Now, force_timer: bool) {
+        loop {
+            while let Some(call) = self.to_begin.pop_front() {
+                self.begin(registry, call, now);
+            }
+            self.start_runnable(registry, now);
+            if self.to_begin.is_empty() {
+                break;
+            }
+        }
+        self.arm_timer(now, force_timer);
+    }
+
+    fn begin(&mut self, registry: &Registry, call: CallRef, now: Now) {
+        if self.call(call).map(|c| c.stage) != Some(Stage::Waiting) {
+            return;
+        }
+        let parsed = self.announce(call);
+        let c = self.call(call).expect("call exists");
+        let checked = parsed.and_then(|()| {
+            let spec = c
+                .spec
+                .clone()
+                .ok_or_else(|| not_found(registry, &c.request.name))?;
+            validate_arguments(&spec, &c.args).map(|()| spec)
+        });
+        let spec = match checked {
+            Ok(spec) => spec,
+            Err(error) => return self.fail(call, ToolStatus::Error, error, now),
+        };
+        if self.options(call).hooks.before {
+            let envelope = self.envelope(call, &spec, now);
+            let c = self.call_mut(call).expect("call exists");
+            let token = c.await_answer(Stage::Before);
+            let args = c.args.clone();
+            self.set_deadline(call, now);
+            self.actions.push(Action::BeforeHook {
+                call,
+                token,
+                args,
+                envelope: Box::new(envelope),
+            });
+        } else {
+            self.prepared(call);
+        }
+    }
+
+    /// Parses the call's arguments and emits its start event (once); returns the parse outcome.
+    fn announce(&mut self, call: CallRef) -> std::result::Result<(), ToolError> {
+        let events = self.options(call).events;
+        let c = self.call_mut(call).expect("call exists");
+        if c.announced {
+            return Ok(());
+        }
+        c.announced = true;
+        let raw = std::mem::replace(&mut c.request.arguments, RawArguments::Value(Value::Null));
+        c.args_own = match &raw {
+            RawArguments::Text(text) => !text.trim().is_empty(),
+            RawArguments::Value(value) => !value.is_null(),
+            RawArguments::Unserializable(_) => false,
+        };
+        let parsed = match raw {
+            RawArguments::Text(text) => parse_arguments(&c.request.name, &text),
+            RawArguments::Value(Value::Null) => Ok(json!({})),
+            RawArguments::Value(value) => Ok(value),
+            RawArguments::Unserializable(why) => Err(ToolError::new(
+                ErrorCode::InvalidJson,
+                format!(
+                    "The arguments for tool \"{}\" could not be serialized to JSON: {why}",
+                    c.request.name
+                ),
+            )),
+        };
+        let outcome = parsed.map(|args| c.args = args);
+        c.args_own &= outcome.is_ok();
+        if events {
+            let args = (!c.args_own).then(|| c.args.clone());
+            self.actions.push(Action::StartEvent { call, args });
+        }
+        outcome
+    }
+
+    fn envelope(&self, call: CallRef, spec: &ToolSpec, now: Now) -> ToolCall {
+        let c = self.call(call).expect("call exists");
+        ToolCall {
+            call_id: c.request.id.clone(),
+            run_id: self.options(call).run_id.clone(),
+            step_id: None,
+            tool: spec.name.clone(),
+            attempt: 1,
+            args: c.args.clone(),
+            args_hash: args_hash(&c.args),
+            timeout_ms: c.timeout_ms,
+            cancellable: true,
+            created_at: now.epoch_ms,
+            risk_level: spec.risk_level,
+            category: spec.category.clone(),
+        }
+    }
+
+    /// The arguments are final: compute the key, or queue the call.
+    fn prepared(&mut self, call: CallRef) {
+        let c = self.call_mut(call).expect("call exists");
+        if c.keyed() {
+            let token = c.await_answer(Stage::Key);
+            let args = c.args.clone();
+            self.actions
+                .push(Action::ConcurrencyKey { call, token, args });
+        } else {
+            c.stage = Stage::Runnable;
+            self.runnable.push_back(call);
+        }
+    }
+
+    /// Admits keyed calls to their key queues in source order.
+    fn admit_in_order(&mut self, batch_id: u32) {
+        loop {
+            let Some(batch) = self.batches.get_mut(&batch_id) else {
+                return;
+            };
+            let Some(c) = batch.calls.get(batch.admitted) else {
+                return;
+            };
+            let call = CallRef {
+                batch: batch_id,
+                slot: batch.admitted as u32,
+            };
+            match c.stage {
+                Stage::Admit => {
+                    batch.admitted += 1;
+                    self.admit(call);
+                }
+                Stage::Done => batch.admitted += 1,
+                _ if !c.keyed() => batch.admitted += 1,
+                _ => return,
+            }
+        }
+    }
+
+    fn admit(&mut self, call: CallRef) {
+        let c = self.call_mut(call).expect("call exists");
+        let holds = match c.key.clone() {
+            None => true,
+            Some(key) => {
+                let holds = self.keys.acquire(&key, call);
+                self.call_mut(call).expect("call exists").holds_key = holds;
+                holds
+            }
+        };
+        let c = self.call_mut(call).expect("call exists");
+        if holds {
+            c.stage = Stage::Runnable;
+            self.runnable.push_back(call);
+        } else {
+            c.stage = Stage::KeyWait;
+        }
+    }
+
+    /// Starts queued calls while there are free slots.
+    fn start_runnable(&mut self, registry: &Registry, now: Now) {
+        while self.in_flight < self.config.concurrency {
+            let Some(call) = self.runnable.pop_front() else {
+                return;
+            };
+            let Some(c) = self.call_mut(call) else {
+                continue;
+            };
+            if c.stage != Stage::Runnable {
+                continue;
+            }
+            let spec = c.spec.clone().expect("runnable calls have a tool");
+            if !registry.is_current(&spec) {
+                self.settle(call, ToolOutcome::Missing, now);
+                continue;
+            }
+            let token = c.await_answer(Stage::Running);
+            c.started = Some(now);
+            let args = (!c.args_own).then(|| c.args.clone());
+            self.in_flight += 1;
+            self.set_deadline(call, now);
+            self.actions.push(Action::Start {
+                call,
+                token,
+                tool_id: spec.id,
+                args,
+            });
+        }
+    }
+
+    fn apply_completion(&mut self, completion: Completion, now: Now) {
+        let call = completion.call;
+        let Some(c) = self.call(call) else {
+            return;
+        };
+        if c.token != completion.token {
+            return;
+        }
+        let tool = c.request.name.clone();
+        match (c.stage, completion.kind) {
+            (Stage::Before, CompletionKind::BeforeAnswered(answer)) => {
+                self.before_answered(call, before_decision(answer), now)
+            }
+            (Stage::Before, CompletionKind::BeforeFailed(message)) => {
+                let error = ToolError::new(
+                    ErrorCode::Blocked,
+                    format!("The beforeToolCall hook failed, so the call was blocked: {message}"),
+                );
+                self.fail(call, ToolStatus::Blocked, error, now)
+            }
+            (Stage::Key, CompletionKind::Key(key)) => {
+                let c = self.call_mut(call).expect("call exists");
+                c.key = key;
+                c.stage = Stage::Admit;
+                self.admit_in_order(call.batch);
+            }
+            (Stage::Key, CompletionKind::KeyFailed(message)) => {
+                let error = ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!("concurrencyKey of tool \"{tool}\" threw: {message}"),
+                );
+                self.fail(call, ToolStatus::Error, error, now);
+                self.admit_in_order(call.batch);
+            }
+            (Stage::Running, CompletionKind::Tool(outcome)) => self.settle(call, outcome, now),
+            (Stage::After, CompletionKind::AfterAnswered(answer)) => {
+                self.note_changed(call, &answer);
+                let mut result = self.take_pending(call);
+                if let Err(error) = apply_after_answer(&mut result, &tool, answer) {
+                    withhold(&mut result, ToolStatus::Error, error);
+                }
+                self.persist_or_finish(call, result, now)
+            }
+            (Stage::After, CompletionKind::AfterFailed(message)) => {
+                let mut result = self.take_pending(call);
+                let error = ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!("The afterToolCall hook failed, so the tool's output was withheld: {message}"),
+                );
+                withhold(&mut result, ToolStatus::Error, error);
+                self.persist_or_finish(call, result, now)
+            }
+            (Stage::Persist, CompletionKind::PersistAnswered(answer)) => {
+                self.note_changed(call, &answer);
+                let mut result = self.take_pending(call);
+                if let Err(error) = apply_persist_answer(&mut result, &tool, answer) {
+                    withhold(&mut result, ToolStatus::Error, error);
+                }
+                self.finish(call, result)
+            }
+            (Stage::Persist, CompletionKind::PersistFailed(message)) => {
+                let mut result = self.take_pending(call);
+                let error = ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!(
+                        "The onPersist hook failed, so the tool's output was withheld: {message}"
+                    ),
+                );
+                withhold(&mut result, ToolStatus::Error, error);
+                self.finish(call, result)
+            }
+            _ => {}
+        }
+    }
+
+    fn before_answered(&mut self, call: CallRef, decision: BeforeDecision, now: Now) {
+        match decision {
+            BeforeDecision::Proceed => self.prepared(call),
+            BeforeDecision::Block(reason) => {
+                let error =
+                    ToolError::new(ErrorCode::Blocked, format!("Tool call blocked: {reason}"));
+                self.fail(call, ToolStatus::Blocked, error, now)
+            }
+            BeforeDecision::Replace(params) => {
+                let c = self.call_mut(call).expect("call exists");
+                c.args = params;
+                c.args_own = false;
+                let spec = c.spec.clone().expect("hooked calls have a tool");
+                match validate_arguments(&spec, &c.args) {
+                    Err(error) => self.fail(call, ToolStatus::Error, error, now),
+                    Ok(()) => self.prepared(call),
+                }
+            }
+        }
+    }
+
+    /// The tool ended (or was found missing): build its result and run the hooks after it.
+    fn settle(&mut self, call: CallRef, outcome: ToolOutcome, now: Now) {
+        self.leave_running(call);
+        let ran = outcome != ToolOutcome::Missing;
+        let spec = self
+            .call(call)
+            .and_then(|c| c.spec.clone())
+            .expect("settled calls have a tool");
+        let mut result = self.result_for(call, now);
+        let shape = apply_outcome(&mut result, &spec, outcome);
+        self.call_mut(call).expect("call exists").as_returned = shape.filter(|_| ran);
+        if ran && self.options(call).hooks.after {
+            let c = self.call_mut(call).expect("call exists");
+            let token = c.await_answer(Stage::After);
+            c.pending = Some(result.clone());
+            self.set_deadline(call, now);
+            self.actions.push(Action::AfterHook {
+                call,
+                token,
+                result: Box::new(result),
+            });
+        } else {
+            self.persist_or_finish(call, result, now);
+        }
+    }
+
+    fn persist_or_finish(&mut self, call: CallRef, result: ToolResult, now: Now) {
+        if self.options(call).hooks.persist {
+            let c = self.call_mut(call).expect("call exists");
+            let token = c.await_answer(Stage::Persist);
+            c.pending = Some(result.clone());
+            self.set_deadline(call, now);
+            self.actions.push(Action::Persist {
+                call,
+                token,
+                result: Box::new(result),
+            });
+        } else {
+            self.finish(call, result);
+        }
+    }
+
+    /// A hook answered with something: the result may no longer be the value as returned.
+    fn note_changed(&mut self, call: CallRef, answer: &Value) {
+        if !answer.is_null() {
+            self.call_mut(call).expect("call exists").as_returned = None;
+        }
+    }
+
+    fn take_pending(&mut self, call: CallRef) -> ToolResult {
+        self.call_mut(call)
+            .and_then(|c| c.pending.take())
+            .expect("a hook stage keeps its pending result")
+    }
+
+    /// A deadline passed for the call's current stage.
+    fn expire(&mut self, call: CallRef, now: Now) {
+        let c = self.call(call).expect("call exists");
+        let ms = c.timeout_ms;
+        let tool = c.request.name.clone();
+        match c.stage {
+            Stage::Before => {
+                let error = ToolError::new(
+                    ErrorCode::Blocked,
+                    format!("The beforeToolCall hook did not answer within {ms} ms, so the call was blocked."),
+                );
+                self.fail(call, ToolStatus::Blocked, error, now)
+            }
+            Stage::Running => {
+                self.leave_running(call);
+                self.actions.push(Action::Abort {
+                    call,
+                    reason: AbortReason::Timeout,
+                });
+                let mut result = self.result_for(call, now);
+                result.fail(
+                    ToolStatus::Timeout,
+                    ToolError::new(
+                        ErrorCode::Timeout,
+                        format!("Tool \"{tool}\" did not finish within {ms} ms; it was stopped."),
+                    ),
+                );
+                self.persist_or_finish(call, result, now)
+            }
+            Stage::After | Stage::Persist => {
+                let hook = if c.stage == Stage::After {
+                    "afterToolCall"
+                } else {
+                    "onPersist"
+                };
+                let persisting = c.stage == Stage::Persist;
+                let mut result = self.take_pending(call);
+                let error = ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!("The {hook} hook did not answer within {ms} ms, so the tool's output was withheld."),
+                );
+                withhold(&mut result, ToolStatus::Error, error);
+                if persisting {
+                    self.finish(call, result)
+                } else {
+                    self.persist_or_finish(call, result, now)
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn cancel_batch(&mut self, batch_id: u32, now: Now) {
+        let count = self.batches.get(&batch_id).map_or(0, |b| b.calls.len());
+        for slot in 0..count as u32 {
+            let call = CallRef {
+                batch: batch_id,
+                slot,
+            };
+            let Some(c) = self.call(call) else {
+                return;
+            };
+            let message = match c.stage {
+                Stage::Done => continue,
+                Stage::Running => {
+                    self.leave_running(call);
+                    self.actions.push(Action::Abort {
+                        call,
+                        reason: AbortReason::Cancelled,
+                    });
+                    "The call was cancelled while the tool was running; its signal was aborted."
+                }
+                Stage::Settled | Stage::After | Stage::Persist => {
+                    "The call was cancelled before its result was finalized."
+                }
+                _ => "The call was cancelled before it started.",
+            };
+            let parsed = self.announce(call);
+            let mut result = self.result_for(call, now);
+            if parsed.is_err() {
+                result.args = Value::Null;
+            }
+            result.details = None;
+            result.data = None;
+            result.fail(
+                ToolStatus::Cancelled,
+                ToolError::new(ErrorCode::Cancelled, message),
+            );
+            self.finish(call, result);
+        }
+    }
+
+    /// Ends a call that failed before or around running.
+    fn fail(&mut self, call: CallRef, status: ToolStatus, error: ToolError, now: Now) {
+        let mut result = self.result_for(call, now);
+        result.fail(status, error);
+        self.persist_or_finish(call, result, now)
+    }
+
+    /// The tool stopped running (settled, timed out or cancelled): free its slot and its key.
+    fn leave_running(&mut self, call: CallRef) {
+        let Some(c) = self.call_mut(call) else {
+            return;
+        };
+        if c.stage == Stage::Running {
+            c.stage = Stage::Settled;
+            self.in_flight -= 1;
+        }
+        self.release_key(call);
+    }
+
+    fn release_key(&mut self, call: CallRef) {
+        let Some(c) = self.call_mut(call) else {
+            return;
+        };
+        if !c.holds_key {
+            return;
+        }
+        c.holds_key = false;
+        let key = c.key.clone().expect("a held key");
+        let batches = &self.batches;
+        let next = self.keys.release(&key, call, |waiter| {
+            batches
+                .get(&waiter.batch)
+                .and_then(|b| b.calls.get(waiter.slot as usize))
+                .is_some_and(|w| w.stage == Stage::KeyWait)
+        });
+        if let Some(next) = next {
+            let n = self.call_mut(next).expect("waiter exists");
+            n.holds_key = true;
+            n.stage = Stage::Runnable;
+            self.runnable.push_back(next);
+        }
+    }
+
+    /// A fresh result for the call, taking its arguments.
+    fn result_for(&mut self, call: CallRef, now: Now) -> ToolResult {
+        let run_id = self.options(call).run_id.clone();
+        let c = self.call_mut(call).expect("call exists");
+        let started = c.started.unwrap_or(now);
+        ToolResult {
+            call_id: c.request.id.clone(),
+            run_id,
+            step_id: None,
+            tool: c.request.name.clone(),
+            args: std::mem::take(&mut c.args),
+            attempt: 1,
+            status: ToolStatus::Ok,
+            ok: true,
+            content: Vec::new(),
+            details: None,
+            data: None,
+            error: None,
+            started_at: started.epoch_ms,
+            ended_at: now.epoch_ms,
+            duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
+        }
+    }
+
+    /// Delivers the call's one result and moves its batch on.
+    fn finish(&mut self, call: CallRef, result: ToolResult) {
+        self.leave_running(call);
+        let batch = self.batches.get_mut(&call.batch).expect("batch exists");
+        let c = &mut batch.calls[call.slot as usize];
+        debug_assert!(c.announced || !batch.options.events);
+        c.stage = Stage::Done;
+        c.token = c.token.wrapping_add(1);
+        c.pending = None;
+        let as_returned = c.as_returned.take().filter(|_| result.ok);
+        batch.remaining -= 1;
+        let next = call.slot + 1;
+        if batch.sequential && (next as usize) < batch.calls.len() {
+            self.to_begin.push_back(CallRef {
+                batch: call.batch,
+                slot: next,
+            });
+        }
+        let done = batch.remaining == 0;
+        self.actions.push(Action::End {
+            call,
+            result: Box::new(result),
+            as_returned,
+        });
+        if done {
+            self.batches.remove(&call.batch);
+            self.actions.push(Action::BatchDone { batch: call.batch });
+        }
+    }
+
+    fn set_deadline(&mut self, call: CallRef, now: Now) {
+        let c = self.call(call).expect("call exists");
+        self.deadlines.push(Reverse(Deadline {
+            at: now.instant + Duration::from_millis(c.timeout_ms),
+            call,
+            token: c.token,
+        }));
+    }
+
+    /// Tells the driver when to tick next, if that changed (or always, after a tick).
+    fn arm_timer(&mut self, now: Now, force: bool) {
+        while let Some(Reverse(deadline)) = self.deadlines.peek() {
+            let live = self
+                .call(deadline.call)
+                .is_some_and(|c| c.token == deadline.token);
+            if live {
+                break;
+            }
+            self.deadlines.pop();
+        }
+        let next = self.deadlines.peek().map(|Reverse(d)| d.at);
+        if next != self.armed || (force && next.is_some()) {
+            self.armed = next;
+            let delay_ms = next.map(|at| {
+                let wait = at.saturating_duration_since(now.instant);
+                wait.as_nanos().div_ceil(1_000_000) as u64
+            });
+            self.actions.push(Action::Timer { delay_ms });
+        }
+    }
+}
+
+/// Replaces a result's output with an error: details and data are withheld too (fail closed).
+fn withhold(result: &mut ToolResult, status: ToolStatus, error: ToolError) {
+    result.details = None;
+    result.data = None;
+    result.fail(status, error);
+}
+
+/// The error for an unknown tool, naming the closest registered names.
+fn not_found(registry: &Registry, name: &str) -> ToolError {
+    const LISTED: usize = 20;
+    let suggestions = registry.closest_names(name, 3);
+    let mut message = format!(
+        "Tool {} not found.",
+        serde_json::to_string(name).unwrap_or_default()
+    );
+    if !suggestions.is_empty() {
+        let quoted: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
+        message.push_str(&format!(" Did you mean {}?", quoted.join(" or ")));
+    }
+    let names: Vec<&str> = registry.iter().map(|s| s.name.as_str()).collect();
+    if names.is_empty() {
+        message.push_str(" No tools are registered.");
+    } else {
+        let shown = names[..names.len().min(LISTED)].join(", ");
+        message.push_str(&format!(" Available tools: {shown}"));
+        if names.len() > LISTED {
+            message.push_str(&format!(", and {} more", names.len() - LISTED));
+        }
+        message.push('.');
+    }
+    ToolError::new(ErrorCode::NotFound, message).with_details(json!({ "suggestions": suggestions }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,884 @@
+//! The scheduler, driven by a fake driver that records every action.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::output::ToolOutcome;
+use crate::registry::ToolDeclaration;
+
+struct Harness {
+    registry: Registry,
+    dispatcher: Dispatcher,
+    now: Now,
+    log: Vec<Action>,
+}
+
+impl Harness {
+    fn new(concurrency: usize) -> Self {
+        Harness {
+            registry: Registry::new(),
+            dispatcher: Dispatcher::new(DispatchConfig {
+                concurrency,
+                timeout_ms: 1_000,
+            }),
+            now: Now::current(),
+            log: Vec::new(),
+        }
+    }
+
+    fn tool(&mut self, name: &str, extra: Value) -> u64 {
+        let mut raw = json!({
+            "name": name,
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}
+        });
+        for (key, value) in extra.as_object().unwrap() {
+            raw[key] = value.clone();
+        }
+        let declaration: ToolDeclaration = serde_json::from_value(raw).unwrap();
+        self.registry.register(declaration).unwrap().id
+    }
+
+    fn open(
+        &mut self,
+        batch: u32,
+        calls: &[(&str, &str, &str)],
+        options: BatchOptions,
+    ) -> Vec<Action> {
+        let requests = calls
+            .iter()
+            .map(|(id, name, args)| CallRequest {
+                id: id.to_string(),
+                name: name.to_string(),
+                arguments: RawArguments::Text(args.to_string()),
+            })
+            .collect();
+        let actions = self
+            .dispatcher
+            .open(&self.registry, batch, requests, options, self.now)
+            .unwrap();
+        self.log.extend(actions.clone());
+        actions
+    }
+
+    fn complete(&mut self, completions: Vec<Completion>) -> Vec<Action> {
+        let actions = self
+            .dispatcher
+            .complete(&self.registry, completions, self.now);
+        self.log.extend(actions.clone());
+        actions
+    }
+
+    /// Settles a started call with a value.
+    fn settle(&mut self, call: CallRef, outcome: ToolOutcome) -> Vec<Action> {
+        let token = self.token_of_start(call);
+        self.complete(vec![Completion {
+            call,
+            token,
+            kind: CompletionKind::Tool(outcome),
+        }])
+    }
+
+    fn answer(&mut self, call: CallRef, kind: CompletionKind) -> Vec<Action> {
+        let token = self.last_token(call);
+        self.complete(vec![Completion { call, token, kind }])
+    }
+
+    fn advance(&mut self, ms: u64) -> Vec<Action> {
+        self.now = self.now.plus_ms(ms);
+        let actions = self.dispatcher.tick(&self.registry, self.now);
+        self.log.extend(actions.clone());
+        actions
+    }
+
+    fn token_of_start(&self, call: CallRef) -> u32 {
+        self.log
+            .iter()
+            .rev()
+            .find_map(|a| match a {
+                Action::Start { call: c, token, .. } if *c == call => Some(*token),
+                _ => None,
+            })
+            .expect("the call was started")
+    }
+
+    fn last_token(&self, call: CallRef) -> u32 {
+        self.log
+            .iter()
+            .rev()
+            .find_map(|a| match a {
+                Action::BeforeHook { call: c, token, .. }
+                | Action::ConcurrencyKey { call: c, token, .. }
+                | Action::Start { call: c, token, .. }
+                | Action::AfterHook { call: c, token, .. }
+                | Action::Persist { call: c, token, .. }
+                    if *c == call =>
+                {
+                    Some(*token)
+                }
+                _ => None,
+            })
+            .expect("the call has a pending action")
+    }
+
+    fn ends(&self, batch: u32) -> Vec<(u32, ToolResult)> {
+        self.log
+            .iter()
+            .filter_map(|a| match a {
+                Action::End { call, result, .. } if call.batch == batch => {
+                    Some((call.slot, (**result).clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn result(&self, call: CallRef) -> ToolResult {
+        let ends: Vec<ToolResult> = self
+            .ends(call.batch)
+            .into_iter()
+            .filter(|(slot, _)| *slot == call.slot)
+            .map(|(_, r)| r)
+            .collect();
+        assert_eq!(ends.len(), 1, "exactly one result for {call:?}");
+        ends.into_iter().next().unwrap()
+    }
+
+    fn batch_done(&self, batch: u32) -> bool {
+        self.log.iter().any(|a| *a == Action::BatchDone { batch })
+    }
+}
+
+fn started(actions: &[Action]) -> Vec<CallRef> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Start { call, .. } => Some(*call),
+            _ => None,
+        })
+        .collect()
+}
+
+fn at(batch: u32, slot: u32) -> CallRef {
+    CallRef { batch, slot }
+}
+
+fn events() -> BatchOptions {
+    BatchOptions {
+        events: true,
+        ..BatchOptions::default()
+    }
+}
+
+fn text(result: &ToolResult) -> String {
+    match &result.content[0] {
+        crate::ContentBlock::Text { text } => text.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+#[test]
+fn calls_that_cannot_run_end_at_once_with_their_errors() {
+    let mut h = Harness::new(16);
+    h.tool("read", json!({}));
+    let actions = h.open(
+        1,
+        &[
+            ("a", "read", "{\"path\": "),
+            ("b", "raed", "{}"),
+            ("c", "read", "{\"path\": 3}"),
+            ("d", "read", "  "),
+        ],
+        events(),
+    );
+    assert_eq!(
+        started(&actions),
+        vec![at(1, 3)],
+        "only the valid call runs"
+    );
+    assert_eq!(
+        h.result(at(1, 0)).error.unwrap().code,
+        ErrorCode::InvalidJson
+    );
+    assert_eq!(h.result(at(1, 0)).args, Value::Null);
+    let not_found = h.result(at(1, 1));
+    assert_eq!(not_found.error.as_ref().unwrap().code, ErrorCode::NotFound);
+    assert!(
+        text(&not_found).contains("Did you mean \"read\"?"),
+        "{}",
+        text(&not_found)
+    );
+    let invalid = h.result(at(1, 2));
+    assert_eq!(invalid.error.unwrap().code, ErrorCode::ValidationError);
+    assert_eq!(invalid.args, json!({"path": 3}));
+    // Every call got its start event before its end.
+    for slot in 0..3 {
+        let start = h
+            .log
+            .iter()
+            .position(|a| matches!(a, Action::StartEvent { call, .. } if *call == at(1, slot)));
+        let end = h
+            .log
+            .iter()
+            .position(|a| matches!(a, Action::End { call, .. } if *call == at(1, slot)));
+        assert!(start.unwrap() < end.unwrap());
+    }
+    h.settle(at(1, 3), ToolOutcome::Returned(json!("ok")));
+    assert!(h.batch_done(1));
+    assert_eq!(h.result(at(1, 3)).args, json!({}));
+}
+
+#[test]
+fn an_empty_batch_is_done_at_once() {
+    let mut h = Harness::new(16);
+    let actions = h.open(1, &[], events());
+    assert_eq!(actions, vec![Action::BatchDone { batch: 1 }]);
+}
+
+#[test]
+fn at_most_concurrency_calls_run_and_the_next_starts_as_one_ends() {
+    let mut h = Harness::new(2);
+    h.tool("t", json!({}));
+    let actions = h.open(
+        1,
+        &[("a", "t", "{}"), ("b", "t", "{}"), ("c", "t", "{}")],
+        events(),
+    );
+    assert_eq!(started(&actions), vec![at(1, 0), at(1, 1)]);
+    let actions = h.settle(at(1, 1), ToolOutcome::Returned(json!(1)));
+    assert_eq!(started(&actions), vec![at(1, 2)]);
+    h.settle(at(1, 0), ToolOutcome::Returned(json!(0)));
+    h.settle(at(1, 2), ToolOutcome::Returned(json!(2)));
+    assert!(h.batch_done(1));
+    assert_eq!(h.result(at(1, 2)).data, Some(json!(2)));
+}
+
+#[test]
+fn the_concurrency_cap_is_shared_by_batches() {
+    let mut h = Harness::new(1);
+    h.tool("t", json!({}));
+    let first = h.open(1, &[("a", "t", "{}")], events());
+    let second = h.open(2, &[("b", "t", "{}")], events());
+    assert_eq!(started(&first), vec![at(1, 0)]);
+    assert!(started(&second).is_empty());
+    let after = h.settle(at(1, 0), ToolOutcome::ReturnedNothing);
+    assert_eq!(started(&after), vec![at(2, 0)]);
+}
+
+#[test]
+fn a_sequential_tool_makes_the_batch_run_in_source_order() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    h.tool("seq", json!({"executionMode": "sequential"}));
+    let actions = h.open(
+        1,
+        &[("a", "t", "{}"), ("b", "seq", "{}"), ("c", "t", "{}")],
+        events(),
+    );
+    assert_eq!(started(&actions), vec![at(1, 0)]);
+    assert!(
+        !actions
+            .iter()
+            .any(|a| matches!(a, Action::StartEvent { call, .. } if call.slot > 0)),
+        "later calls have not begun"
+    );
+    let actions = h.settle(at(1, 0), ToolOutcome::ReturnedNothing);
+    assert_eq!(started(&actions), vec![at(1, 1)]);
+    let actions = h.settle(at(1, 1), ToolOutcome::ReturnedNothing);
+    assert_eq!(started(&actions), vec![at(1, 2)]);
+}
+
+#[test]
+fn calls_with_one_concurrency_key_never_overlap_and_keep_source_order() {
+    let mut h = Harness::new(16);
+    h.tool("edit", json!({"hasConcurrencyKey": true}));
+    let hooks = BatchOptions {
+        hooks: Hooks {
+            before: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    h.open(
+        1,
+        &[
+            ("a", "edit", "{\"path\":\"x\"}"),
+            ("b", "edit", "{\"path\":\"y\"}"),
+            ("c", "edit", "{\"path\":\"x\"}"),
+        ],
+        hooks,
+    );
+    // Hooks answer in reverse order; the key of "c" is known before that of "a".
+    h.answer(at(1, 2), CompletionKind::BeforeAnswered(Value::Null));
+    let actions = h.answer(at(1, 2), CompletionKind::Key(Some("x".into())));
+    assert!(
+        started(&actions).is_empty(),
+        "c waits for a, which comes first"
+    );
+    h.answer(at(1, 1), CompletionKind::BeforeAnswered(Value::Null));
+    h.answer(at(1, 1), CompletionKind::Key(Some("y".into())));
+    h.answer(at(1, 0), CompletionKind::BeforeAnswered(Value::Null));
+    let actions = h.answer(at(1, 0), CompletionKind::Key(Some("x".into())));
+    assert_eq!(
+        started(&actions),
+        vec![at(1, 0), at(1, 1)],
+        "a and b run; c waits for a"
+    );
+    let actions = h.settle(at(1, 1), ToolOutcome::ReturnedNothing);
+    assert!(started(&actions).is_empty());
+    let actions = h.settle(at(1, 0), ToolOutcome::ReturnedNothing);
+    assert_eq!(started(&actions), vec![at(1, 2)]);
+}
+
+#[test]
+fn keys_are_shared_across_batches() {
+    let mut h = Harness::new(16);
+    h.tool("edit", json!({"hasConcurrencyKey": true}));
+    h.open(1, &[("a", "edit", "{}")], events());
+    let actions = h.answer(at(1, 0), CompletionKind::Key(Some("f".into())));
+    assert_eq!(started(&actions), vec![at(1, 0)]);
+    h.open(2, &[("b", "edit", "{}")], events());
+    let actions = h.answer(at(2, 0), CompletionKind::Key(Some("f".into())));
+    assert!(started(&actions).is_empty());
+    let actions = h.settle(at(1, 0), ToolOutcome::ReturnedNothing);
+    assert_eq!(started(&actions), vec![at(2, 0)]);
+}
+
+#[test]
+fn a_key_function_that_throws_fails_only_its_call() {
+    let mut h = Harness::new(16);
+    h.tool("edit", json!({"hasConcurrencyKey": true}));
+    h.open(1, &[("a", "edit", "{}"), ("b", "edit", "{}")], events());
+    h.answer(at(1, 0), CompletionKind::KeyFailed("bad key".into()));
+    let actions = h.answer(at(1, 1), CompletionKind::Key(None));
+    assert_eq!(started(&actions), vec![at(1, 1)]);
+    let failed = h.result(at(1, 0));
+    assert_eq!(failed.error.unwrap().code, ErrorCode::ExecutionError);
+    assert!(text(&h.result(at(1, 0))).contains("bad key"));
+}
+
+#[test]
+fn a_call_past_its_deadline_times_out_and_its_late_value_is_ignored() {
+    let mut h = Harness::new(16);
+    h.tool("slow", json!({"timeoutMs": 50}));
+    let actions = h.open(1, &[("a", "slow", "{}")], events());
+    assert!(actions.contains(&Action::Timer { delay_ms: Some(50) }));
+    assert!(h
+        .advance(49)
+        .iter()
+        .all(|a| !matches!(a, Action::End { .. })));
+    let actions = h.advance(1);
+    assert!(actions.contains(&Action::Abort {
+        call: at(1, 0),
+        reason: AbortReason::Timeout
+    }));
+    assert!(
+        actions.contains(&Action::Timer { delay_ms: None }),
+        "nothing left to wait for"
+    );
+    let result = h.result(at(1, 0));
+    assert_eq!(result.status, ToolStatus::Timeout);
+    assert_eq!(result.error.as_ref().unwrap().code, ErrorCode::Timeout);
+    assert!(result.duration_ms >= 50.0);
+    let late = h.settle(at(1, 0), ToolOutcome::Returned(json!("late")));
+    assert!(late.is_empty());
+    assert_eq!(h.ends(1).len(), 1);
+}
+
+#[test]
+fn the_tool_timeout_wins_over_the_dispatch_and_runtime_timeouts() {
+    let mut h = Harness::new(16);
+    h.tool("own", json!({"timeoutMs": 30}));
+    h.tool("plain", json!({}));
+    let options = BatchOptions {
+        timeout_ms: Some(70),
+        ..events()
+    };
+    h.open(1, &[("a", "own", "{}"), ("b", "plain", "{}")], options);
+    h.advance(30);
+    assert_eq!(h.result(at(1, 0)).status, ToolStatus::Timeout);
+    assert_eq!(h.ends(1).len(), 1);
+    h.advance(40);
+    assert_eq!(h.result(at(1, 1)).status, ToolStatus::Timeout);
+}
+
+#[test]
+fn a_timeout_frees_the_slot_for_the_next_call() {
+    let mut h = Harness::new(1);
+    h.tool("t", json!({"timeoutMs": 10}));
+    h.open(1, &[("a", "t", "{}"), ("b", "t", "{}")], events());
+    let actions = h.advance(10);
+    assert_eq!(started(&actions), vec![at(1, 1)]);
+    assert!(actions
+        .iter()
+        .any(|a| matches!(a, Action::Timer { delay_ms: Some(10) })));
+}
+
+#[test]
+fn cancelling_aborts_running_calls_and_ends_queued_ones_without_running() {
+    let mut h = Harness::new(1);
+    h.tool("t", json!({}));
+    h.open(1, &[("a", "t", "{}"), ("b", "t", "{}")], events());
+    let actions = h.dispatcher.cancel(&h.registry, 1, h.now);
+    h.log.extend(actions.clone());
+    assert!(actions.contains(&Action::Abort {
+        call: at(1, 0),
+        reason: AbortReason::Cancelled
+    }));
+    assert!(started(&actions).is_empty(), "the queued call never runs");
+    assert_eq!(h.result(at(1, 0)).status, ToolStatus::Cancelled);
+    assert_eq!(h.result(at(1, 1)).status, ToolStatus::Cancelled);
+    assert!(text(&h.result(at(1, 1))).contains("before it started"));
+    assert!(h.batch_done(1));
+    assert!(h.settle(at(1, 0), ToolOutcome::ReturnedNothing).is_empty());
+    assert_eq!(h.dispatcher.open_batches(), 0);
+}
+
+#[test]
+fn an_already_aborted_dispatch_runs_nothing_but_answers_every_call() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        cancelled: true,
+        ..events()
+    };
+    let actions = h.open(
+        1,
+        &[("a", "t", "{\"path\":\"p\"}"), ("b", "nope", "{")],
+        options,
+    );
+    assert!(started(&actions).is_empty());
+    assert_eq!(h.ends(1).len(), 2);
+    assert_eq!(h.result(at(1, 0)).args, json!({"path": "p"}));
+    assert_eq!(h.result(at(1, 1)).args, Value::Null);
+    let start_events = actions
+        .iter()
+        .filter(|a| matches!(a, Action::StartEvent { .. }))
+        .count();
+    assert_eq!(start_events, 2);
+    assert!(h.batch_done(1));
+}
+
+#[test]
+fn a_before_hook_can_block_replace_or_fail_closed() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            before: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    let actions = h.open(
+        1,
+        &[
+            ("a", "t", "{}"),
+            ("b", "t", "{}"),
+            ("c", "t", "{}"),
+            ("d", "t", "{}"),
+            ("e", "t", "{}"),
+        ],
+        options,
+    );
+    let hook_calls = actions
+        .iter()
+        .filter(|a| matches!(a, Action::BeforeHook { .. }))
+        .count();
+    assert_eq!(hook_calls, 5);
+    h.answer(
+        at(1, 0),
+        CompletionKind::BeforeAnswered(json!({"block": true, "reason": "not today"})),
+    );
+    let actions = h.answer(
+        at(1, 1),
+        CompletionKind::BeforeAnswered(json!({"params": {"path": "new"}})),
+    );
+    assert!(actions.iter().any(
+        |a| matches!(a, Action::Start { args: Some(args), .. } if *args == json!({"path": "new"}))
+    ));
+    h.answer(
+        at(1, 2),
+        CompletionKind::BeforeAnswered(json!({"params": {"path": 1}})),
+    );
+    h.answer(
+        at(1, 3),
+        CompletionKind::BeforeFailed("hook crashed".into()),
+    );
+    let blocked = h.result(at(1, 0));
+    assert_eq!(blocked.status, ToolStatus::Blocked);
+    assert_eq!(blocked.error.as_ref().unwrap().code, ErrorCode::Blocked);
+    assert!(text(&blocked).contains("not today"));
+    assert_eq!(
+        h.result(at(1, 2)).error.unwrap().code,
+        ErrorCode::ValidationError
+    );
+    let failed = h.result(at(1, 3));
+    assert_eq!(failed.status, ToolStatus::Blocked);
+    assert!(text(&failed).contains("hook crashed"));
+    // The fifth hook never answers: it is blocked at the deadline.
+    h.advance(1_000);
+    let silent = h.result(at(1, 4));
+    assert_eq!(silent.status, ToolStatus::Blocked);
+    assert!(text(&silent).contains("did not answer"));
+}
+
+#[test]
+fn the_before_hook_sees_the_call_envelope() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({"riskLevel": "high", "category": "fs"}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            before: true,
+            ..Hooks::default()
+        },
+        run_id: Some("run-1".into()),
+        ..events()
+    };
+    let actions = h.open(1, &[("a", "t", "{\"path\":\"p\"}")], options);
+    let envelope = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::BeforeHook { envelope, .. } => Some(envelope.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(envelope.call_id, "a");
+    assert_eq!(envelope.run_id.as_deref(), Some("run-1"));
+    assert_eq!(envelope.risk_level, Some(crate::envelope::RiskLevel::High));
+    assert_eq!(
+        envelope.args_hash,
+        crate::envelope::args_hash(&json!({"path": "p"}))
+    );
+    assert_eq!(envelope.timeout_ms, 1_000);
+}
+
+#[test]
+fn after_and_persist_hooks_rewrite_the_result_in_order() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            before: false,
+            after: true,
+            persist: true,
+        },
+        ..events()
+    };
+    h.open(1, &[("a", "t", "{}")], options);
+    let actions = h.settle(
+        at(1, 0),
+        ToolOutcome::Returned(
+            json!({"content": [{"type": "text", "text": "raw"}], "details": {"k": 1}}),
+        ),
+    );
+    assert!(actions
+        .iter()
+        .any(|a| matches!(a, Action::AfterHook { .. })));
+    let actions = h.answer(
+        at(1, 0),
+        CompletionKind::AfterAnswered(json!({"details": {"k": 2}})),
+    );
+    let persisted = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Persist { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(persisted.details, Some(json!({"k": 2})));
+    h.answer(
+        at(1, 0),
+        CompletionKind::PersistAnswered(json!({"content": [{"type": "text", "text": "kept"}]})),
+    );
+    let result = h.result(at(1, 0));
+    assert_eq!(text(&result), "kept");
+    assert_eq!(result.details, Some(json!({"k": 2})));
+    assert!(result.ok);
+}
+
+#[test]
+fn hook_failures_after_the_tool_withhold_its_output() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            after: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    h.open(1, &[("a", "t", "{}"), ("b", "t", "{}")], options);
+    h.settle(
+        at(1, 0),
+        ToolOutcome::Returned(
+            json!({"content": [{"type": "text", "text": "secret"}], "details": {"s": 1}}),
+        ),
+    );
+    h.answer(
+        at(1, 0),
+        CompletionKind::AfterFailed("redactor down".into()),
+    );
+    let failed = h.result(at(1, 0));
+    assert_eq!(failed.status, ToolStatus::Error);
+    assert!(!text(&failed).contains("secret"));
+    assert_eq!(failed.details, None);
+    h.settle(at(1, 1), ToolOutcome::Returned(json!("secret")));
+    h.advance(1_000);
+    let silent = h.result(at(1, 1));
+    assert!(text(&silent).contains("afterToolCall hook did not answer"));
+}
+
+#[test]
+fn persist_runs_for_refused_calls_too_but_not_for_cancelled_ones() {
+    let mut h = Harness::new(16);
+    let options = BatchOptions {
+        hooks: Hooks {
+            persist: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    let actions = h.open(1, &[("a", "missing", "{}")], options.clone());
+    assert!(actions.iter().any(|a| matches!(a, Action::Persist { .. })));
+    let cancelled = BatchOptions {
+        cancelled: true,
+        ..options
+    };
+    let actions = h.open(2, &[("b", "missing", "{}")], cancelled);
+    assert!(!actions.iter().any(|a| matches!(a, Action::Persist { .. })));
+    assert!(h.batch_done(2));
+}
+
+#[test]
+fn a_tool_unregistered_before_its_call_starts_ends_not_found() {
+    let mut h = Harness::new(1);
+    h.tool("t", json!({}));
+    h.open(1, &[("a", "t", "{}"), ("b", "t", "{}")], events());
+    assert!(h.registry.unregister("t"));
+    let actions = h.settle(at(1, 0), ToolOutcome::Returned(json!("fine")));
+    assert!(started(&actions).is_empty());
+    assert!(
+        h.result(at(1, 0)).ok,
+        "the call in flight finishes normally"
+    );
+    let gone = h.result(at(1, 1));
+    assert_eq!(gone.error.unwrap().code, ErrorCode::NotFound);
+    assert!(h.batch_done(1));
+}
+
+#[test]
+fn answers_with_a_stale_token_are_ignored() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    h.open(1, &[("a", "t", "{}")], events());
+    let token = h.token_of_start(at(1, 0));
+    let actions = h.complete(vec![Completion {
+        call: at(1, 0),
+        token: token + 7,
+        kind: CompletionKind::Tool(ToolOutcome::ReturnedNothing),
+    }]);
+    assert!(actions.is_empty());
+    assert!(h.ends(1).is_empty());
+}
+
+/// A small deterministic generator, so the shuffled runs below are repeatable.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, bound: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % bound
+    }
+}
+
+#[test]
+fn every_call_ends_exactly_once_whatever_the_order_of_events() {
+    for seed in 0..200u64 {
+        let mut rng = Lcg(seed);
+        let mut h = Harness::new(1 + rng.next(4));
+        h.tool("t", json!({"timeoutMs": 40}));
+        h.tool("k", json!({"hasConcurrencyKey": true}));
+        h.tool(
+            "s",
+            json!({"executionMode": if seed % 5 == 0 { "sequential" } else { "parallel" }}),
+        );
+        let names = ["t", "k", "s", "missing"];
+        let calls: Vec<(String, &str, &str)> = (0..8)
+            .map(|i| {
+                (
+                    format!("c{i}"),
+                    names[rng.next(4)],
+                    if rng.next(6) == 0 { "{" } else { "{}" },
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, &str, &str)> =
+            calls.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+        let hooks = Hooks {
+            before: rng.next(2) == 0,
+            after: rng.next(2) == 0,
+            persist: rng.next(2) == 0,
+        };
+        let mut pending: Vec<Action> = h.open(1, &refs, BatchOptions { hooks, ..events() });
+        let mut steps = 0;
+        while !h.batch_done(1) {
+            steps += 1;
+            assert!(steps < 10_000, "seed {seed} does not terminate");
+            let answerable: Vec<Action> = pending
+                .iter()
+                .filter(|a| {
+                    matches!(
+                        a,
+                        Action::BeforeHook { .. }
+                            | Action::ConcurrencyKey { .. }
+                            | Action::Start { .. }
+                            | Action::AfterHook { .. }
+                            | Action::Persist { .. }
+                    )
+                })
+                .cloned()
+                .collect();
+            let choice = rng.next(10);
+            if answerable.is_empty() || choice == 0 {
+                let more = h.advance(20);
+                pending.extend(more);
+                if choice == 0 && rng.next(8) == 0 {
+                    let more = h.dispatcher.cancel(&h.registry, 1, h.now);
+                    h.log.extend(more.clone());
+                    pending.extend(more);
+                }
+                continue;
+            }
+            let action = answerable[rng.next(answerable.len())].clone();
+            pending.retain(|a| *a != action);
+            let (call, token, kind) = match action {
+                Action::BeforeHook { call, token, .. } => {
+                    (call, token, CompletionKind::BeforeAnswered(Value::Null))
+                }
+                Action::ConcurrencyKey { call, token, .. } => (
+                    call,
+                    token,
+                    CompletionKind::Key(Some(format!("k{}", rng.next(2)))),
+                ),
+                Action::Start { call, token, .. } => (
+                    call,
+                    token,
+                    CompletionKind::Tool(ToolOutcome::Returned(json!("v"))),
+                ),
+                Action::AfterHook { call, token, .. } => {
+                    (call, token, CompletionKind::AfterAnswered(Value::Null))
+                }
+                Action::Persist { call, token, .. } => {
+                    (call, token, CompletionKind::PersistAnswered(Value::Null))
+                }
+                _ => unreachable!(),
+            };
+            let more = h.complete(vec![Completion { call, token, kind }]);
+            pending.extend(more);
+        }
+        for slot in 0..8 {
+            let ends = h.ends(1).iter().filter(|(s, _)| *s == slot).count();
+            assert_eq!(ends, 1, "seed {seed} slot {slot}");
+            let starts = h
+                .log
+                .iter()
+                .filter(|a| matches!(a, Action::StartEvent { call, .. } if call.slot == slot))
+                .count();
+            assert_eq!(starts, 1, "seed {seed} slot {slot} start events");
+        }
+        assert_eq!(h.dispatcher.in_flight, 0, "seed {seed}");
+        assert_eq!(h.dispatcher.keys.held(), 0, "seed {seed}");
+        assert_eq!(h.dispatcher.open_batches(), 0, "seed {seed}");
+        // Never more running than the cap, and never two holders of one key at once.
+        let mut running = std::collections::HashSet::new();
+        let cap = h.dispatcher.config().concurrency;
+        for action in &h.log {
+            match action {
+                Action::Start { call, .. } => {
+                    running.insert(*call);
+                    assert!(running.len() <= cap, "seed {seed}: over the cap");
+                }
+                Action::Abort { call, .. } | Action::End { call, .. } => {
+                    running.remove(call);
+                }
+                Action::AfterHook { call, .. } | Action::Persist { call, .. } => {
+                    running.remove(call);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn own_arguments_are_not_sent_back_but_others_are() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let actions = h.open(
+        1,
+        &[
+            ("a", "t", "{\"path\":\"p\"}"),
+            ("b", "t", " "),
+            ("c", "t", "{"),
+        ],
+        events(),
+    );
+    let event_args: Vec<Option<Value>> = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::StartEvent { args, .. } => Some(args.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(event_args, vec![None, Some(json!({})), Some(Value::Null)]);
+    let start_args: Vec<Option<Value>> = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Start { args, .. } => Some(args.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(start_args, vec![None, Some(json!({}))]);
+}
+
+#[test]
+fn only_results_that_are_the_value_as_returned_end_compactly() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            after: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    h.open(
+        1,
+        &[("a", "t", "{}"), ("b", "t", "{}"), ("c", "t", "{}")],
+        options,
+    );
+    for slot in 0..3 {
+        h.settle(at(1, slot), ToolOutcome::Returned(json!("out")));
+    }
+    h.answer(at(1, 0), CompletionKind::AfterAnswered(Value::Null));
+    h.answer(
+        at(1, 1),
+        CompletionKind::AfterAnswered(json!({"details": {"x": 1}})),
+    );
+    h.answer(at(1, 2), CompletionKind::AfterFailed("no".into()));
+    let shapes: Vec<Option<crate::output::OutputShape>> = h
+        .log
+        .iter()
+        .filter_map(|a| match a {
+            Action::End { as_returned, .. } => Some(*as_returned),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shapes,
+        vec![Some(crate::output::OutputShape::Text), None, None]
+    );
+}

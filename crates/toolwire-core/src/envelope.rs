@@ -1,0 +1,351 @@
+//! The canonical envelopes: the call given to a tool, the result that comes back, and the events
+//! of a call's execution. Everything else (provider messages, invocation records) is a projection
+//! of these.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ErrorCode;
+
+/// How a call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    /// The tool ran and succeeded.
+    Ok,
+    /// The call failed: bad arguments, unknown tool, or the tool failed.
+    Error,
+    /// The call passed its deadline.
+    Timeout,
+    /// The call was cancelled.
+    Cancelled,
+    /// The call was skipped (plans).
+    Skipped,
+    /// A hook or policy blocked the call.
+    Blocked,
+    /// The call waits for an approval.
+    Pending,
+}
+
+/// How risky a tool is, as declared at registration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RiskLevel {
+    /// Reads only, no side effects.
+    Low,
+    /// Side effects that are easy to undo.
+    Medium,
+    /// Side effects that are hard to undo.
+    High,
+    /// Irreversible or security-relevant.
+    Critical,
+}
+
+/// One block of a result's content, in the shape pi-ai and most agents use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ContentBlock {
+    /// Text for the model.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// The MIME type, e.g. `image/png`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+}
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolError {
+    /// The machine-readable code.
+    pub code: ErrorCode,
+    /// What went wrong, written for the model and the user.
+    pub message: String,
+    /// Whether running the same call again may succeed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// Structured detail, e.g. the list of validation failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with the retryability its code implies: a timeout or a tool failure may pass on
+    /// another attempt, a bad argument or a refusal will not.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let retryable = matches!(code, ErrorCode::Timeout | ErrorCode::ExecutionError);
+        ToolError {
+            code,
+            message: message.into(),
+            retryable: Some(retryable),
+            details: None,
+        }
+    }
+
+    /// The same error with structured details attached.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// The call as the executor hands it to a tool and to hooks: the arguments as they will run,
+/// their hash, the deadline and what the tool declared about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The model's id for this call.
+    pub call_id: String,
+    /// The run this call belongs to, when the caller named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The plan step this call executes, for plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// The tool's registered name.
+    pub tool: String,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// The validated arguments.
+    pub args: Value,
+    /// A stable hash of the arguments (FNV-1a 64 of their canonical JSON, as 16 hex digits).
+    pub args_hash: String,
+    /// The deadline of each stage of this call, in milliseconds.
+    pub timeout_ms: u64,
+    /// Whether the call can be cancelled (its tool receives an AbortSignal).
+    pub cancellable: bool,
+    /// When the call was created, in milliseconds since the Unix epoch.
+    pub created_at: u64,
+    /// The tool's declared risk level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk_level: Option<RiskLevel>,
+    /// The tool's declared category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+/// The result of one call: exactly one per call, whatever happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The run this call belongs to, when the caller named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The plan step, for plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// The tool name the model asked for.
+    pub tool: String,
+    /// The arguments as run (after any hook replaced them); `null` when they were not valid JSON.
+    pub args: Value,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// How the call ended.
+    pub status: ToolStatus,
+    /// `status == ok`.
+    pub ok: bool,
+    /// What the model reads. Every error result carries a text block saying what went wrong.
+    pub content: Vec<ContentBlock>,
+    /// Structured output for the UI and logs (an AgentToolResult's `details`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// The JSON value a tool returned, when it returned a plain value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// Why the call failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    /// When the call started (or was refused), in milliseconds since the Unix epoch.
+    pub started_at: u64,
+    /// When the call ended, in milliseconds since the Unix epoch.
+    pub ended_at: u64,
+    /// How long the tool ran, in milliseconds (0 for calls that never ran).
+    pub duration_ms: f64,
+}
+
+impl ToolResult {
+    /// Turns this result into a failure: status, error and a content text saying what went wrong.
+    pub fn fail(&mut self, status: ToolStatus, error: ToolError) {
+        self.status = status;
+        self.ok = false;
+        self.content = vec![ContentBlock::text(error.message.clone())];
+        self.error = Some(error);
+    }
+}
+
+/// The events of a call's execution, in the shape pi-agent-core emits them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ToolExecutionEvent {
+    /// A call begins; `args` is `null` when the arguments were not valid JSON.
+    ToolExecutionStart {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name the model asked for.
+        tool_name: String,
+        /// The parsed arguments.
+        args: Value,
+    },
+    /// A running tool reported progress.
+    ToolExecutionUpdate {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// What the tool passed to `onUpdate`.
+        partial_result: Value,
+    },
+    /// A call ended; exactly one per call, after its start.
+    ToolExecutionEnd {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name the model asked for.
+        tool_name: String,
+        /// The final result.
+        result: Box<ToolResult>,
+        /// `!result.ok`.
+        is_error: bool,
+    },
+}
+
+/// A stable 64-bit FNV-1a hash of a value's canonical JSON (object keys sorted), as 16 hex digits.
+pub fn args_hash(args: &Value) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    fn feed(hash: &mut u64, bytes: &[u8]) {
+        for &b in bytes {
+            *hash ^= u64::from(b);
+            *hash = hash.wrapping_mul(PRIME);
+        }
+    }
+    fn walk(hash: &mut u64, value: &Value) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_unstable();
+                feed(hash, b"{");
+                for key in keys {
+                    feed(
+                        hash,
+                        serde_json::to_string(key).unwrap_or_default().as_bytes(),
+                    );
+                    feed(hash, b":");
+                    walk(hash, &map[key]);
+                    feed(hash, b",");
+                }
+                feed(hash, b"}");
+            }
+            Value::Array(items) => {
+                feed(hash, b"[");
+                for item in items {
+                    walk(hash, item);
+                    feed(hash, b",");
+                }
+                feed(hash, b"]");
+            }
+            scalar => feed(hash, scalar.to_string().as_bytes()),
+        }
+    }
+    let mut hash = OFFSET;
+    walk(&mut hash, args);
+    format!("{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn args_hash_ignores_key_order_but_not_values() {
+        let a = args_hash(&json!({"a": 1, "b": [1, {"c": "x"}]}));
+        let b = args_hash(&json!({"b": [1, {"c": "x"}], "a": 1}));
+        let c = args_hash(&json!({"a": 1, "b": [1, {"c": "y"}]}));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.len(), 16);
+    }
+
+    #[test]
+    fn args_hash_separates_structure_from_strings() {
+        assert_ne!(args_hash(&json!(["a,b"])), args_hash(&json!(["a", "b"])));
+        assert_ne!(args_hash(&json!({"a": "1"})), args_hash(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn events_use_pi_field_names() {
+        let event = ToolExecutionEvent::ToolExecutionStart {
+            tool_call_id: "c1".into(),
+            tool_name: "read".into(),
+            args: json!({"path": "a"}),
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "tool_execution_start", "toolCallId": "c1", "toolName": "read", "args": {"path": "a"}})
+        );
+    }
+
+    #[test]
+    fn content_blocks_use_pi_shapes() {
+        let image = ContentBlock::Image {
+            data: "AAAA".into(),
+            mime_type: "image/png".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&image).unwrap(),
+            json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})
+        );
+        assert_eq!(
+            serde_json::to_value(ContentBlock::text("hi")).unwrap(),
+            json!({"type": "text", "text": "hi"})
+        );
+    }
+
+    #[test]
+    fn fail_replaces_content_with_the_message() {
+        let mut result = ToolResult {
+            call_id: "c".into(),
+            run_id: None,
+            step_id: None,
+            tool: "t".into(),
+            args: json!({}),
+            attempt: 1,
+            status: ToolStatus::Ok,
+            ok: true,
+            content: vec![ContentBlock::text("secret output")],
+            details: None,
+            data: None,
+            error: None,
+            started_at: 0,
+            ended_at: 0,
+            duration_ms: 0.0,
+        };
+        result.fail(
+            ToolStatus::Timeout,
+            ToolError::new(ErrorCode::Timeout, "too slow"),
+        );
+        assert!(!result.ok);
+        assert_eq!(result.content, vec![ContentBlock::text("too slow")]);
+        assert_eq!(result.error.as_ref().unwrap().retryable, Some(true));
+    }
+}

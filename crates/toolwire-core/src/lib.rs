@@ -1,0 +1,20 @@
+//! The toolwire engine: tool registration, argument validation, the dispatch scheduler and the
+//! result envelope. It knows nothing of N-API; the Node binding drives it through the JSON
+//! protocol in [`dispatch::protocol`].
+//!
+//! The pipeline of a call: the model's arguments are parsed and validated ([`args`]) against the
+//! tool's compiled schema ([`registry`]), the [`dispatch`] scheduler runs hooks and the tool under
+//! deadlines, concurrency limits and keys, and what comes back becomes one
+//! [`ToolResult`](envelope::ToolResult) ([`output`]), whatever happened.
+
+pub mod args;
+pub mod dispatch;
+pub mod envelope;
+pub mod error;
+pub mod output;
+pub mod registry;
+pub mod runtime;
+
+pub use envelope::{ContentBlock, ToolCall, ToolError, ToolExecutionEvent, ToolResult, ToolStatus};
+pub use error::{Error, ErrorCode, Fault, Result};
+pub use runtime::{parse_runtime_options, Runtime};

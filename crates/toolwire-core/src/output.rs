@@ -1,0 +1,539 @@
+//! What a tool and the hooks after it return, turned into the result envelope: an AgentToolResult
+//! (`{ content, details }`), a string, or any JSON value, each checked before it is trusted.
+
+use serde_json::{Map, Value};
+
+use crate::args::validate_output;
+use crate::envelope::{ContentBlock, ToolError, ToolResult, ToolStatus};
+use crate::error::ErrorCode;
+use crate::registry::{json_type, ToolSpec};
+
+/// The text a call that returned nothing gives the model.
+pub const NO_OUTPUT: &str = "(no output)";
+
+/// How a tool's execution ended, as the driver observed it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolOutcome {
+    /// The tool returned (or resolved with) this JSON value.
+    Returned(Value),
+    /// The tool returned `undefined`.
+    ReturnedNothing,
+    /// The tool threw or rejected; the error's message.
+    Threw(String),
+    /// The returned value cannot be serialized (a BigInt, a cycle); why.
+    Unserializable(String),
+    /// The tool's implementation was gone when the call was to start.
+    Missing,
+}
+
+/// How a successful result was derived from the value the tool returned. When a result is
+/// exactly its tool's value in one of these shapes, the driver can rebuild it from the value it
+/// still holds instead of receiving it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputShape {
+    /// An AgentToolResult: `content` and `details` as returned.
+    AgentResult = 0,
+    /// A string: one text block.
+    Text = 1,
+    /// Another JSON value: its JSON text as one text block, and the value as `data`.
+    Json = 2,
+    /// `undefined`: the text `(no output)`.
+    Nothing = 3,
+}
+
+/// Fills a result from a tool's outcome; a value that is not a valid result becomes an
+/// `EXECUTION_ERROR` saying what is wrong with it. Returns the shape when the result is the
+/// returned value as is.
+pub fn apply_outcome(
+    result: &mut ToolResult,
+    spec: &ToolSpec,
+    outcome: ToolOutcome,
+) -> Option<OutputShape> {
+    let tool = &spec.name;
+    let outcome = match outcome {
+        ToolOutcome::Returned(value) => apply_value(result, spec, value),
+        ToolOutcome::ReturnedNothing => {
+            result.content = vec![ContentBlock::text(NO_OUTPUT)];
+            validate_output(spec, &Value::Null).map(|()| OutputShape::Nothing)
+        }
+        ToolOutcome::Threw(message) if message.trim().is_empty() => Err(ToolError::new(
+            ErrorCode::ExecutionError,
+            format!("Tool \"{tool}\" failed without an error message."),
+        )),
+        ToolOutcome::Threw(message) => Err(ToolError::new(ErrorCode::ExecutionError, message)),
+        ToolOutcome::Unserializable(why) => Err(ToolError::new(
+            ErrorCode::ExecutionError,
+            format!("Tool \"{tool}\" returned a value that cannot be serialized to JSON: {why}"),
+        )),
+        ToolOutcome::Missing => Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("Tool \"{tool}\" was unregistered before this call could start."),
+        )),
+    };
+    match outcome {
+        Ok(shape) if result.ok => Some(shape),
+        Ok(_) => None,
+        Err(error) => {
+            result.details = None;
+            result.data = None;
+            result.fail(ToolStatus::Error, error);
+            None
+        }
+    }
+}
+
+fn apply_value(
+    result: &mut ToolResult,
+    spec: &ToolSpec,
+    value: Value,
+) -> Result<OutputShape, ToolError> {
+    match value {
+        value @ Value::String(_) => {
+            validate_output(spec, &value)?;
+            if let Value::String(text) = value {
+                result.content = vec![ContentBlock::text(text)];
+            }
+            Ok(OutputShape::Text)
+        }
+        Value::Object(mut map) if map.get("content").is_some_and(Value::is_array) => {
+            let content = parse_content(&spec.name, "returned", map.remove("content"))?;
+            let details = map.remove("details");
+            if let Some(details) = &details {
+                validate_output(spec, details)?;
+            } else if spec.output_validator().is_some() {
+                return Err(ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!(
+                        "Tool \"{}\" declares an outputSchema but returned no details.",
+                        spec.name
+                    ),
+                ));
+            }
+            result.content = content;
+            result.details = details;
+            if map.get("isError") == Some(&Value::Bool(true)) {
+                let message = first_text(&result.content)
+                    .unwrap_or_else(|| format!("Tool \"{}\" reported an error.", spec.name));
+                let error = ToolError::new(ErrorCode::ExecutionError, message);
+                result.status = ToolStatus::Error;
+                result.ok = false;
+                result.error = Some(error);
+            }
+            Ok(OutputShape::AgentResult)
+        }
+        value => {
+            validate_output(spec, &value)?;
+            result.content = vec![ContentBlock::text(value.to_string())];
+            result.data = Some(value);
+            Ok(OutputShape::Json)
+        }
+    }
+}
+
+/// Parses content blocks, naming the first bad block.
+pub fn parse_content(
+    tool: &str,
+    source: &str,
+    content: Option<Value>,
+) -> Result<Vec<ContentBlock>, ToolError> {
+    let invalid = |what: String| {
+        ToolError::new(
+            ErrorCode::ExecutionError,
+            format!("Tool \"{tool}\" {source} invalid content: {what}"),
+        )
+    };
+    let Some(Value::Array(items)) = content else {
+        return Err(invalid(format!(
+            "content must be an array of blocks, got {}",
+            content.as_ref().map_or("nothing", json_type)
+        )));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            content_block(&item).ok_or_else(|| {
+                let kind = item.get("type").and_then(Value::as_str);
+                invalid(match kind {
+                    Some("text") => format!("block {index} is a text block without a string \"text\""),
+                    Some("image") => format!(
+                        "block {index} is an image block without string \"data\" and \"mimeType\""
+                    ),
+                    Some(other) => format!(
+                        "block {index} has type \"{other}\"; only \"text\" and \"image\" blocks are supported"
+                    ),
+                    None => format!("block {index} is {} without a \"type\"", json_type(&item)),
+                })
+            })
+        })
+        .collect()
+}
+
+/// One content block, read without copying the value; `None` when it is not a valid block.
+fn content_block(item: &Value) -> Option<ContentBlock> {
+    let text = |key: &str| item.get(key).and_then(Value::as_str);
+    match text("type")? {
+        "text" => Some(ContentBlock::text(text("text")?)),
+        "image" => Some(ContentBlock::Image {
+            data: text("data")?.to_owned(),
+            mime_type: text("mimeType")?.to_owned(),
+        }),
+        _ => None,
+    }
+}
+
+fn first_text(content: &[ContentBlock]) -> Option<String> {
+    content.iter().find_map(|block| match block {
+        ContentBlock::Text { text } if !text.trim().is_empty() => Some(text.clone()),
+        _ => None,
+    })
+}
+
+/// What a `beforeToolCall` hook decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BeforeDecision {
+    /// Run the call as prepared.
+    Proceed,
+    /// Block the call, with the hook's reason.
+    Block(String),
+    /// Run the call with these arguments instead (validated again).
+    Replace(Value),
+}
+
+/// Reads a `beforeToolCall` answer: `{ block: true, reason }`, `{ params }`, or anything else to
+/// proceed.
+pub fn before_decision(answer: Value) -> BeforeDecision {
+    let Value::Object(mut map) = answer else {
+        return BeforeDecision::Proceed;
+    };
+    if map.get("block") == Some(&Value::Bool(true)) {
+        let reason = match map.remove("reason") {
+            Some(Value::String(reason)) if !reason.trim().is_empty() => reason,
+            _ => "blocked by the beforeToolCall hook".to_owned(),
+        };
+        return BeforeDecision::Block(reason);
+    }
+    match map.remove("params") {
+        Some(params) => BeforeDecision::Replace(params),
+        None => BeforeDecision::Proceed,
+    }
+}
+
+/// Applies an `afterToolCall` answer: `content`, `details` and `isError` each replace the
+/// original when present (no deep merge).
+pub fn apply_after_answer(
+    result: &mut ToolResult,
+    tool: &str,
+    answer: Value,
+) -> Result<(), ToolError> {
+    let Value::Object(mut map) = answer else {
+        return Ok(());
+    };
+    if let Some(content) = map.remove("content") {
+        result.content = parse_content(tool, "afterToolCall hook returned", Some(content))?;
+    }
+    if let Some(details) = map.remove("details") {
+        result.details = Some(details);
+    }
+    match map.remove("isError") {
+        Some(Value::Bool(true)) if result.ok => {
+            let message = first_text(&result.content).unwrap_or_else(|| {
+                format!("The afterToolCall hook marked tool \"{tool}\" as failed.")
+            });
+            result.status = ToolStatus::Error;
+            result.ok = false;
+            result.error = Some(ToolError::new(ErrorCode::ExecutionError, message));
+        }
+        Some(Value::Bool(false)) if !result.ok => {
+            result.status = ToolStatus::Ok;
+            result.ok = true;
+            result.error = None;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Applies an `onPersist` answer: a replacement result whose `content`, `details` and `data`
+/// replace the original's where present. Identity, status and timing stay the engine's.
+pub fn apply_persist_answer(
+    result: &mut ToolResult,
+    tool: &str,
+    answer: Value,
+) -> Result<(), ToolError> {
+    let Value::Object(mut map) = answer else {
+        return Ok(());
+    };
+    if let Some(content) = map.remove("content") {
+        result.content = parse_content(tool, "onPersist hook returned", Some(content))?;
+    }
+    replace_field(&mut map, "details", &mut result.details);
+    replace_field(&mut map, "data", &mut result.data);
+    Ok(())
+}
+
+fn replace_field(map: &mut Map<String, Value>, key: &str, field: &mut Option<Value>) {
+    if let Some(value) = map.remove(key) {
+        *field = Some(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{Registry, ToolDeclaration};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn spec(output_schema: Option<Value>) -> Arc<ToolSpec> {
+        let mut raw = json!({"name": "t", "parameters": {"type": "object"}});
+        if let Some(schema) = output_schema {
+            raw["outputSchema"] = schema;
+        }
+        let declaration: ToolDeclaration = serde_json::from_value(raw).unwrap();
+        Registry::new().register(declaration).unwrap()
+    }
+
+    fn blank() -> ToolResult {
+        ToolResult {
+            call_id: "c".into(),
+            run_id: None,
+            step_id: None,
+            tool: "t".into(),
+            args: json!({}),
+            attempt: 1,
+            status: ToolStatus::Ok,
+            ok: true,
+            content: vec![],
+            details: None,
+            data: None,
+            error: None,
+            started_at: 0,
+            ended_at: 0,
+            duration_ms: 0.0,
+        }
+    }
+
+    fn outcome(spec: &ToolSpec, outcome: ToolOutcome) -> ToolResult {
+        let mut result = blank();
+        apply_outcome(&mut result, spec, outcome);
+        result
+    }
+
+    #[test]
+    fn the_shape_is_reported_only_for_results_that_are_the_value_as_returned() {
+        let shape = |o| apply_outcome(&mut blank(), &spec(None), o);
+        assert_eq!(
+            shape(ToolOutcome::Returned(json!({"content": []}))),
+            Some(OutputShape::AgentResult)
+        );
+        assert_eq!(
+            shape(ToolOutcome::Returned(json!("s"))),
+            Some(OutputShape::Text)
+        );
+        assert_eq!(
+            shape(ToolOutcome::Returned(json!(1))),
+            Some(OutputShape::Json)
+        );
+        assert_eq!(
+            shape(ToolOutcome::ReturnedNothing),
+            Some(OutputShape::Nothing)
+        );
+        assert_eq!(
+            shape(ToolOutcome::Returned(
+                json!({"content": [], "isError": true})
+            )),
+            None
+        );
+        assert_eq!(shape(ToolOutcome::Threw("x".into())), None);
+        assert_eq!(
+            shape(ToolOutcome::Returned(json!({"content": [{"type": "x"}]}))),
+            None
+        );
+    }
+
+    #[test]
+    fn an_agent_tool_result_keeps_content_and_details() {
+        let result = outcome(
+            &spec(None),
+            ToolOutcome::Returned(
+                json!({"content": [{"type": "text", "text": "hi"}], "details": {"n": 1}}),
+            ),
+        );
+        assert!(result.ok);
+        assert_eq!(result.content, vec![ContentBlock::text("hi")]);
+        assert_eq!(result.details, Some(json!({"n": 1})));
+        assert_eq!(result.data, None);
+    }
+
+    #[test]
+    fn a_string_is_one_text_block() {
+        let result = outcome(&spec(None), ToolOutcome::Returned(json!("plain")));
+        assert_eq!(result.content, vec![ContentBlock::text("plain")]);
+        assert_eq!(result.data, None);
+    }
+
+    #[test]
+    fn any_other_value_is_json_text_and_data() {
+        for value in [
+            json!({"a": [1, 2]}),
+            json!([1]),
+            json!(3.5),
+            json!(null),
+            json!(true),
+        ] {
+            let result = outcome(&spec(None), ToolOutcome::Returned(value.clone()));
+            assert!(result.ok);
+            assert_eq!(result.content, vec![ContentBlock::text(value.to_string())]);
+            assert_eq!(result.data, Some(value));
+        }
+    }
+
+    #[test]
+    fn undefined_gives_no_output_text() {
+        let result = outcome(&spec(None), ToolOutcome::ReturnedNothing);
+        assert_eq!(result.content, vec![ContentBlock::text(NO_OUTPUT)]);
+        assert!(result.ok);
+    }
+
+    #[test]
+    fn a_throw_keeps_the_tools_message() {
+        let result = outcome(&spec(None), ToolOutcome::Threw("disk full".into()));
+        assert_eq!(result.status, ToolStatus::Error);
+        assert_eq!(
+            result.error.as_ref().unwrap().code,
+            ErrorCode::ExecutionError
+        );
+        assert_eq!(result.content, vec![ContentBlock::text("disk full")]);
+        let result = outcome(&spec(None), ToolOutcome::Threw(" ".into()));
+        assert!(first_text(&result.content)
+            .unwrap()
+            .contains("without an error message"));
+    }
+
+    #[test]
+    fn unserializable_values_say_so() {
+        let result = outcome(
+            &spec(None),
+            ToolOutcome::Unserializable("Do not know how to serialize a BigInt".into()),
+        );
+        assert_eq!(
+            result.error.as_ref().unwrap().code,
+            ErrorCode::ExecutionError
+        );
+        assert!(first_text(&result.content)
+            .unwrap()
+            .contains("cannot be serialized"));
+    }
+
+    #[test]
+    fn bad_content_blocks_are_named() {
+        for (content, expected) in [
+            (
+                json!([{"type": "audio", "data": "x"}]),
+                "block 0 has type \"audio\"",
+            ),
+            (
+                json!([{"type": "text", "text": "a"}, {"type": "text"}]),
+                "block 1 is a text block",
+            ),
+            (
+                json!([{"type": "image", "data": "x"}]),
+                "block 0 is an image block",
+            ),
+            (json!(["bare"]), "block 0 is a string without a \"type\""),
+        ] {
+            let result = outcome(
+                &spec(None),
+                ToolOutcome::Returned(json!({"content": content})),
+            );
+            assert!(!result.ok);
+            let text = first_text(&result.content).unwrap();
+            assert!(text.contains(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn is_error_true_marks_the_result_failed() {
+        let result = outcome(
+            &spec(None),
+            ToolOutcome::Returned(
+                json!({"content": [{"type": "text", "text": "nope"}], "isError": true}),
+            ),
+        );
+        assert_eq!(result.status, ToolStatus::Error);
+        assert_eq!(result.error.unwrap().message, "nope");
+    }
+
+    #[test]
+    fn output_schema_checks_details_and_values() {
+        let spec = spec(Some(json!({"type": "object", "required": ["n"]})));
+        let ok = outcome(
+            &spec,
+            ToolOutcome::Returned(json!({"content": [], "details": {"n": 1}})),
+        );
+        assert!(ok.ok);
+        let bad = outcome(&spec, ToolOutcome::Returned(json!({"m": 1})));
+        assert!(!bad.ok);
+        assert_eq!(bad.data, None);
+        let missing = outcome(&spec, ToolOutcome::Returned(json!({"content": []})));
+        assert!(first_text(&missing.content)
+            .unwrap()
+            .contains("returned no details"));
+    }
+
+    #[test]
+    fn before_answers_are_read() {
+        assert_eq!(before_decision(json!(null)), BeforeDecision::Proceed);
+        assert_eq!(
+            before_decision(json!({"block": false})),
+            BeforeDecision::Proceed
+        );
+        assert_eq!(
+            before_decision(json!({"block": true, "reason": "no"})),
+            BeforeDecision::Block("no".into())
+        );
+        assert!(
+            matches!(before_decision(json!({"block": true})), BeforeDecision::Block(r) if r.contains("beforeToolCall"))
+        );
+        assert_eq!(
+            before_decision(json!({"params": {"a": 1}})),
+            BeforeDecision::Replace(json!({"a": 1}))
+        );
+    }
+
+    #[test]
+    fn after_answers_replace_without_merging() {
+        let mut result = blank();
+        result.content = vec![ContentBlock::text("orig")];
+        result.details = Some(json!({"a": 1, "b": 2}));
+        apply_after_answer(&mut result, "t", json!({"details": {"c": 3}})).unwrap();
+        assert_eq!(result.details, Some(json!({"c": 3})));
+        assert_eq!(result.content, vec![ContentBlock::text("orig")]);
+        apply_after_answer(&mut result, "t", json!({"isError": true})).unwrap();
+        assert_eq!(result.status, ToolStatus::Error);
+        assert_eq!(
+            result.error.as_ref().unwrap().code,
+            ErrorCode::ExecutionError
+        );
+        apply_after_answer(
+            &mut result,
+            "t",
+            json!({"isError": false, "content": [{"type": "text", "text": "fixed"}]}),
+        )
+        .unwrap();
+        assert!(result.ok);
+        assert!(result.error.is_none());
+        assert!(apply_after_answer(&mut result, "t", json!({"content": "x"})).is_err());
+    }
+
+    #[test]
+    fn persist_answers_replace_content_details_and_data() {
+        let mut result = blank();
+        result.content = vec![ContentBlock::text("secret")];
+        apply_persist_answer(&mut result, "t", json!({"content": [{"type": "text", "text": "[scrubbed]"}], "status": "error", "data": 1})).unwrap();
+        assert_eq!(result.content, vec![ContentBlock::text("[scrubbed]")]);
+        assert_eq!(result.data, Some(json!(1)));
+        assert!(result.ok, "status stays the engine's");
+    }
+}

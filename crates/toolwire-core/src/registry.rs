@@ -1,0 +1,534 @@
+//! Tool registration: what a tool declares about itself, checked once, with its validators
+//! compiled once.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use jsonschema::Validator;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::envelope::RiskLevel;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Whether a tool's calls may overlap with other calls of their batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutionMode {
+    /// Calls run concurrently (the default).
+    #[default]
+    Parallel,
+    /// A batch holding a call of this tool runs in source order, one call at a time.
+    Sequential,
+}
+
+/// A tool as the caller declares it (the JSON side of a pi-agent-core `AgentTool`; the functions
+/// stay in JavaScript).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolDeclaration {
+    /// `^[a-zA-Z0-9_-]{1,64}$`.
+    pub name: String,
+    /// A human-readable name.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments; absent means an object with no declared properties.
+    #[serde(default)]
+    pub parameters: Option<Value>,
+    /// The JSON Schema of the structured output (`details`, or the returned value).
+    #[serde(default)]
+    pub output_schema: Option<Value>,
+    /// This tool's deadline per stage, in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<f64>,
+    /// Parallel or sequential.
+    #[serde(default)]
+    pub execution_mode: Option<String>,
+    /// Whether the tool has a `concurrencyKey(params)` function.
+    #[serde(default)]
+    pub has_concurrency_key: bool,
+    /// The declared risk level.
+    #[serde(default)]
+    pub risk_level: Option<String>,
+    /// A free-form category.
+    #[serde(default)]
+    pub category: Option<String>,
+}
+
+/// A registered tool: its declaration checked, its validators compiled.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// Unique per registration (a re-registered name gets a new id).
+    pub id: u64,
+    /// The registered name.
+    pub name: String,
+    /// A human-readable name.
+    pub label: Option<String>,
+    /// What the tool does.
+    pub description: Option<String>,
+    /// The arguments' schema as declared.
+    pub parameters: Value,
+    /// The output schema as declared.
+    pub output_schema: Option<Value>,
+    /// This tool's deadline, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Parallel or sequential.
+    pub execution_mode: ExecutionMode,
+    /// Whether the tool has a `concurrencyKey` function.
+    pub has_concurrency_key: bool,
+    /// The declared risk level.
+    pub risk_level: Option<RiskLevel>,
+    /// The declared category.
+    pub category: Option<String>,
+    validator: Validator,
+    output_validator: Option<Validator>,
+}
+
+impl ToolSpec {
+    /// The compiled validator of the arguments.
+    pub fn validator(&self) -> &Validator {
+        &self.validator
+    }
+
+    /// The compiled validator of the output, when the tool declared an output schema.
+    pub fn output_validator(&self) -> Option<&Validator> {
+        self.output_validator.as_ref()
+    }
+
+    /// What `list()` shows of this tool.
+    pub fn info(&self) -> Value {
+        let mut info = json!({
+            "name": self.name,
+            "parameters": self.parameters,
+            "executionMode": self.execution_mode,
+            "hasConcurrencyKey": self.has_concurrency_key,
+        });
+        let map = info.as_object_mut().expect("object literal");
+        let optional = [
+            ("label", self.label.clone().map(Value::String)),
+            ("description", self.description.clone().map(Value::String)),
+            ("outputSchema", self.output_schema.clone()),
+            ("timeoutMs", self.timeout_ms.map(Value::from)),
+            ("riskLevel", self.risk_level.map(|r| json!(r))),
+            ("category", self.category.clone().map(Value::String)),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                map.insert(key.to_owned(), value);
+            }
+        }
+        info
+    }
+}
+
+/// The registered tools, by name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: HashMap<String, Arc<ToolSpec>>,
+    order: Vec<String>,
+    next_id: u64,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Checks a declaration, compiles its schemas and registers it; returns the registration id.
+    pub fn register(&mut self, declaration: ToolDeclaration) -> Result<Arc<ToolSpec>> {
+        check_name(&declaration.name)?;
+        if self.tools.contains_key(&declaration.name) {
+            return Err(Error::caller(
+                ErrorCode::Conflict,
+                format!(
+                    "a tool named \"{}\" is already registered; unregister it first or pick another name",
+                    declaration.name
+                ),
+            ));
+        }
+        self.next_id += 1;
+        let spec = Arc::new(build_spec(self.next_id, declaration)?);
+        self.order.push(spec.name.clone());
+        self.tools.insert(spec.name.clone(), Arc::clone(&spec));
+        Ok(spec)
+    }
+
+    /// Removes a tool; calls of it already running finish normally. Returns whether it existed.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        if self.tools.remove(name).is_some() {
+            self.order.retain(|n| n != name);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<ToolSpec>> {
+        self.tools.get(name)
+    }
+
+    /// Whether this exact registration is still in place.
+    pub fn is_current(&self, spec: &ToolSpec) -> bool {
+        self.tools.get(&spec.name).is_some_and(|s| s.id == spec.id)
+    }
+
+    /// The tools in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<ToolSpec>> {
+        self.order.iter().filter_map(|name| self.tools.get(name))
+    }
+
+    /// Up to `limit` registered names closest to `name` (case-insensitive edit distance, or one
+    /// containing the other), closest first.
+    pub fn closest_names(&self, name: &str, limit: usize) -> Vec<&str> {
+        let wanted = name.to_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .order
+            .iter()
+            .filter_map(|candidate| {
+                let lower = candidate.to_lowercase();
+                let distance = edit_distance(&wanted, &lower);
+                let threshold = (wanted.chars().count().max(lower.chars().count()) / 3).max(2);
+                let contains = !wanted.is_empty()
+                    && lower.len() >= 3
+                    && wanted.len() >= 3
+                    && (lower.contains(&wanted) || wanted.contains(&lower));
+                (distance <= threshold || contains).then_some((distance, candidate.as_str()))
+            })
+            .collect();
+        scored.sort_by_key(|&(distance, candidate)| (distance, candidate));
+        scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, candidate)| candidate)
+            .collect()
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let valid = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "tool name {} is invalid: it must match ^[a-zA-Z0-9_-]{{1,64}}$",
+                serde_json::to_string(name).unwrap_or_default()
+            ),
+        ))
+    }
+}
+
+fn build_spec(id: u64, declaration: ToolDeclaration) -> Result<ToolSpec> {
+    let name = declaration.name;
+    let invalid = |message: String| Error::caller(ErrorCode::ValidationError, message);
+    let parameters = declaration
+        .parameters
+        .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+    if !parameters.is_object() {
+        return Err(invalid(format!(
+            "tool \"{name}\": parameters must be a JSON Schema object, got {}",
+            json_type(&parameters)
+        )));
+    }
+    let validator = compile(&name, "parameters", &parameters)?;
+    let output_validator = match &declaration.output_schema {
+        Some(schema) if !schema.is_object() && !schema.is_boolean() => {
+            return Err(invalid(format!(
+                "tool \"{name}\": outputSchema must be a JSON Schema, got {}",
+                json_type(schema)
+            )))
+        }
+        Some(schema) => Some(compile(&name, "outputSchema", schema)?),
+        None => None,
+    };
+    let timeout_ms = match declaration.timeout_ms {
+        None => None,
+        Some(ms) => Some(positive_millis(ms).ok_or_else(|| {
+            invalid(format!(
+                "tool \"{name}\": timeoutMs must be a positive number of milliseconds, got {ms}"
+            ))
+        })?),
+    };
+    let execution_mode = match declaration.execution_mode.as_deref() {
+        None | Some("parallel") => ExecutionMode::Parallel,
+        Some("sequential") => ExecutionMode::Sequential,
+        Some(other) => {
+            return Err(invalid(format!(
+                "tool \"{name}\": executionMode must be \"parallel\" or \"sequential\", got \"{other}\""
+            )))
+        }
+    };
+    let risk_level = match declaration.risk_level.as_deref() {
+        None => None,
+        Some(level) => Some(
+            serde_json::from_value::<RiskLevel>(Value::String(level.to_owned())).map_err(|_| {
+                invalid(format!(
+                    "tool \"{name}\": riskLevel must be one of low, medium, high, critical; got \"{level}\""
+                ))
+            })?,
+        ),
+    };
+    Ok(ToolSpec {
+        id,
+        name,
+        label: declaration.label,
+        description: declaration.description,
+        parameters,
+        output_schema: declaration.output_schema,
+        timeout_ms,
+        execution_mode,
+        has_concurrency_key: declaration.has_concurrency_key,
+        risk_level,
+        category: declaration.category,
+        validator,
+        output_validator,
+    })
+}
+
+/// A positive, finite number of milliseconds, rounded up to a whole millisecond.
+pub fn positive_millis(ms: f64) -> Option<u64> {
+    (ms.is_finite() && ms > 0.0 && ms <= 9.0e15).then(|| ms.ceil() as u64)
+}
+
+/// Compiles a schema; a failure names the JSON pointer inside the schema that is at fault.
+fn compile(tool: &str, field: &str, schema: &Value) -> Result<Validator> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|error| {
+            let pointer = match error.kind() {
+                jsonschema::error::ValidationErrorKind::Referencing(_) => {
+                    find_ref_pointer(schema, &error.to_string()).unwrap_or_default()
+                }
+                _ => error.instance_path().to_string(),
+            };
+            let at = if pointer.is_empty() {
+                "the schema root".to_owned()
+            } else {
+                pointer
+            };
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!("tool \"{tool}\": {field} schema does not compile at {at}: {error}"),
+            )
+        })
+}
+
+/// The pointer of the first `$ref` whose target is mentioned in a referencing error's message.
+fn find_ref_pointer(schema: &Value, message: &str) -> Option<String> {
+    fn walk(value: &Value, path: &mut String, message: &str) -> Option<String> {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    let fragment = target.split_once('#').map_or(target.as_str(), |(_, f)| f);
+                    if message.contains(target.as_str())
+                        || (!fragment.is_empty() && message.contains(fragment))
+                    {
+                        return Some(format!("{path}/$ref"));
+                    }
+                }
+                for (key, child) in map {
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    let found = walk(child, path, message);
+                    path.truncate(len);
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                None
+            }
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                let found = walk(child, path, message);
+                path.truncate(len);
+                found
+            }),
+            _ => None,
+        }
+    }
+    walk(schema, &mut String::new(), message)
+}
+
+/// The JSON type name of a value, for error messages.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Levenshtein distance over chars; names are short, so O(n*m) is fine.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declaration(name: &str, parameters: Value) -> ToolDeclaration {
+        serde_json::from_value(json!({"name": name, "parameters": parameters})).unwrap()
+    }
+
+    fn register(registry: &mut Registry, name: &str) -> Result<Arc<ToolSpec>> {
+        registry.register(declaration(
+            name,
+            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        ))
+    }
+
+    #[test]
+    fn names_follow_the_provider_rule() {
+        let mut registry = Registry::new();
+        for good in ["read", "a", "Read_File-2", &"x".repeat(64)] {
+            assert!(register(&mut registry, good).is_ok(), "{good}");
+        }
+        for bad in ["", "has space", "dot.ted", "ünï", &"x".repeat(65)] {
+            let error = register(&mut registry, bad).unwrap_err();
+            assert_eq!(error.code, ErrorCode::ValidationError);
+            assert!(error.message.contains("^[a-zA-Z0-9_-]{1,64}$"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn duplicate_names_are_refused_with_the_name() {
+        let mut registry = Registry::new();
+        register(&mut registry, "read").unwrap();
+        let error = register(&mut registry, "read").unwrap_err();
+        assert_eq!(error.code, ErrorCode::Conflict);
+        assert!(error.message.contains("\"read\""));
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_names_the_pointer() {
+        let mut registry = Registry::new();
+        let error = registry
+            .register(declaration(
+                "t",
+                json!({"type": "object", "properties": {"a": {"type": "strin"}}}),
+            ))
+            .unwrap_err();
+        assert!(
+            error.message.contains("/properties/a/type"),
+            "{}",
+            error.message
+        );
+
+        let error = registry
+            .register(declaration(
+                "t",
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}),
+            ))
+            .unwrap_err();
+        assert!(
+            error.message.contains("/properties/a/$ref"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn remote_refs_are_refused_and_never_fetched() {
+        let mut registry = Registry::new();
+        let error = registry
+            .register(declaration(
+                "t",
+                json!({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}}),
+            ))
+            .unwrap_err();
+        assert!(
+            error.message.contains("/properties/a/$ref"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn parameters_must_be_a_schema_object() {
+        let mut registry = Registry::new();
+        let error = registry
+            .register(declaration("t", json!("string")))
+            .unwrap_err();
+        assert!(error.message.contains("got a string"), "{}", error.message);
+    }
+
+    #[test]
+    fn declared_options_are_checked() {
+        let mut registry = Registry::new();
+        for (field, value, expected) in [
+            ("timeoutMs", json!(0), "timeoutMs"),
+            ("timeoutMs", json!(-5), "timeoutMs"),
+            ("executionMode", json!("serial"), "\"serial\""),
+            ("riskLevel", json!("extreme"), "\"extreme\""),
+        ] {
+            let mut raw = json!({"name": "t", "parameters": {"type": "object"}});
+            raw[field] = value;
+            let declaration: ToolDeclaration = serde_json::from_value(raw).unwrap();
+            let error = registry.register(declaration).unwrap_err();
+            assert!(error.message.contains(expected), "{}", error.message);
+        }
+    }
+
+    #[test]
+    fn unregister_removes_and_reports() {
+        let mut registry = Registry::new();
+        let spec = register(&mut registry, "read").unwrap();
+        assert!(registry.is_current(&spec));
+        assert!(registry.unregister("read"));
+        assert!(!registry.unregister("read"));
+        assert!(!registry.is_current(&spec));
+        let again = register(&mut registry, "read").unwrap();
+        assert_ne!(again.id, spec.id);
+        assert!(!registry.is_current(&spec));
+    }
+
+    #[test]
+    fn closest_names_rank_typos_first() {
+        let mut registry = Registry::new();
+        for name in ["read", "write", "read_file", "search", "bash"] {
+            register(&mut registry, name).unwrap();
+        }
+        assert_eq!(registry.closest_names("raed", 3), vec!["read"]);
+        assert_eq!(registry.closest_names("READ", 1), vec!["read"]);
+        assert_eq!(registry.closest_names("file", 3), vec!["read_file"]);
+        assert!(registry.closest_names("zzzzzzzzz", 3).is_empty());
+    }
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,150 @@
+//! A runtime: the registered tools and the scheduler that runs their calls.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::dispatch::{
+    Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::registry::{positive_millis, Registry, ToolDeclaration};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawRuntimeOptions {
+    #[serde(default)]
+    concurrency: Option<f64>,
+    #[serde(default)]
+    timeout_ms: Option<f64>,
+}
+
+/// Parses `{ concurrency?, timeoutMs? }`; a bad value is the caller's error, naming it.
+pub fn parse_runtime_options(text: &str) -> Result<DispatchConfig> {
+    let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
+        Error::caller(
+            ErrorCode::ValidationError,
+            format!("runtime options are malformed: {e}"),
+        )
+    })?;
+    let mut config = DispatchConfig::default();
+    if let Some(n) = raw.concurrency {
+        if !(n.is_finite() && n >= 1.0 && n.fract() == 0.0 && n <= 1.0e9) {
+            return Err(Error::caller(
+                ErrorCode::ValidationError,
+                format!("runtime option concurrency must be a whole number of at least 1, got {n}"),
+            ));
+        }
+        config.concurrency = n as usize;
+    }
+    if let Some(ms) = raw.timeout_ms {
+        config.timeout_ms = positive_millis(ms).ok_or_else(|| {
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "runtime option timeoutMs must be a positive number of milliseconds, got {ms}"
+                ),
+            )
+        })?;
+    }
+    Ok(config)
+}
+
+/// The tools of one runtime and the scheduler of their calls.
+pub struct Runtime {
+    registry: Registry,
+    dispatcher: Dispatcher,
+}
+
+impl Runtime {
+    /// A runtime with these limits and no tools.
+    pub fn new(config: DispatchConfig) -> Self {
+        Runtime {
+            registry: Registry::new(),
+            dispatcher: Dispatcher::new(config),
+        }
+    }
+
+    /// The registered tools.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Registers a tool; returns its registration id.
+    pub fn register(&mut self, declaration: ToolDeclaration) -> Result<u64> {
+        Ok(self.registry.register(declaration)?.id)
+    }
+
+    /// Unregisters a tool; its calls in flight finish, its queued calls end `NOT_FOUND`.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        self.registry.unregister(name)
+    }
+
+    /// What `list()` returns: one object per tool, in registration order.
+    pub fn list(&self) -> Value {
+        Value::Array(self.registry.iter().map(|spec| spec.info()).collect())
+    }
+
+    /// Opens a batch of calls. See [`Dispatcher::open`].
+    pub fn open(
+        &mut self,
+        batch_id: u32,
+        calls: Vec<CallRequest>,
+        options: BatchOptions,
+        now: Now,
+    ) -> Result<Vec<Action>> {
+        self.dispatcher
+            .open(&self.registry, batch_id, calls, options, now)
+    }
+
+    /// Feeds back completions. See [`Dispatcher::complete`].
+    pub fn complete(&mut self, completions: Vec<Completion>, now: Now) -> Vec<Action> {
+        self.dispatcher.complete(&self.registry, completions, now)
+    }
+
+    /// Expires passed deadlines. See [`Dispatcher::tick`].
+    pub fn tick(&mut self, now: Now) -> Vec<Action> {
+        self.dispatcher.tick(&self.registry, now)
+    }
+
+    /// Cancels a batch. See [`Dispatcher::cancel`].
+    pub fn cancel(&mut self, batch_id: u32, now: Now) -> Vec<Action> {
+        self.dispatcher.cancel(&self.registry, batch_id, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_default_to_sixteen_and_two_minutes() {
+        let config = parse_runtime_options("{}").unwrap();
+        assert_eq!(
+            config,
+            DispatchConfig {
+                concurrency: 16,
+                timeout_ms: 120_000
+            }
+        );
+        let config = parse_runtime_options(r#"{"concurrency":3,"timeoutMs":50}"#).unwrap();
+        assert_eq!(
+            config,
+            DispatchConfig {
+                concurrency: 3,
+                timeout_ms: 50
+            }
+        );
+    }
+
+    #[test]
+    fn bad_options_name_the_value() {
+        for (text, expected) in [
+            (r#"{"concurrency":0}"#, "got 0"),
+            (r#"{"concurrency":1.5}"#, "got 1.5"),
+            (r#"{"timeoutMs":-3}"#, "got -3"),
+        ] {
+            let error = parse_runtime_options(text).unwrap_err();
+            assert!(error.message.contains(expected), "{}", error.message);
+        }
+    }
+}

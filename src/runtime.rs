@@ -1,0 +1,123 @@
+//! `NativeRuntime`: the engine's runtime, driven by `ToolRuntime` in `index.js`.
+
+use napi_derive::napi;
+use toolwire_core::dispatch::protocol::{
+    actions_to_json, parse_batch_options, parse_calls, parse_completions,
+};
+use toolwire_core::dispatch::{Action, Now};
+use toolwire_core::registry::ToolDeclaration;
+use toolwire_core::{parse_runtime_options, Error, ErrorCode, Runtime};
+
+use crate::error::guard;
+
+/// The engine side of a `ToolRuntime`: the registry and the dispatcher. Every method takes and
+/// returns JSON text; methods that advance dispatch return the next actions.
+#[napi]
+pub struct NativeRuntime {
+    inner: Runtime,
+    /// Set after an internal error: the dispatcher's state can no longer be trusted.
+    broken: bool,
+}
+
+#[napi]
+impl NativeRuntime {
+    /// `options`: `{ concurrency?, timeoutMs? }` as JSON.
+    #[napi(constructor)]
+    pub fn new(options: String) -> napi::Result<Self> {
+        guard(|| {
+            Ok(NativeRuntime {
+                inner: Runtime::new(parse_runtime_options(&options)?),
+                broken: false,
+            })
+        })
+    }
+
+    /// Registers a tool declaration (JSON); returns its registration id.
+    #[napi]
+    pub fn register(&mut self, declaration: String) -> napi::Result<u32> {
+        self.run(|inner| {
+            let declaration: ToolDeclaration = serde_json::from_str(&declaration).map_err(|e| {
+                Error::caller(
+                    ErrorCode::ValidationError,
+                    format!("invalid tool declaration: {e}"),
+                )
+            })?;
+            let id = inner.register(declaration)?;
+            u32::try_from(id).map_err(|_| Error::internal("registration ids exhausted"))
+        })
+    }
+
+    /// Unregisters a tool by name; returns whether it was registered.
+    #[napi]
+    pub fn unregister(&mut self, name: String) -> napi::Result<bool> {
+        self.run(|inner| Ok(inner.unregister(&name)))
+    }
+
+    /// The registered tools as a JSON array.
+    #[napi]
+    pub fn list(&mut self) -> napi::Result<String> {
+        self.run(|inner| Ok(inner.list().to_string()))
+    }
+
+    /// Opens batch `batch` with its calls and options (JSON); returns the first actions.
+    #[napi]
+    pub fn open(&mut self, batch: u32, calls: String, options: String) -> napi::Result<String> {
+        self.act(|inner, now| {
+            let calls = parse_calls(&calls)?;
+            let options = parse_batch_options(&options)?;
+            inner.open(batch, calls, options, now)
+        })
+    }
+
+    /// Feeds back completions (JSON); returns the next actions.
+    #[napi]
+    pub fn complete(&mut self, completions: String) -> napi::Result<String> {
+        self.act(|inner, now| Ok(inner.complete(parse_completions(&completions)?, now)))
+    }
+
+    /// The timer fired; returns the next actions.
+    #[napi]
+    pub fn tick(&mut self) -> napi::Result<String> {
+        self.act(|inner, now| Ok(inner.tick(now)))
+    }
+
+    /// Cancels a batch; returns the next actions.
+    #[napi]
+    pub fn cancel(&mut self, batch: u32) -> napi::Result<String> {
+        self.act(|inner, now| Ok(inner.cancel(batch, now)))
+    }
+
+    /// Panics inside the engine on purpose, so tests can check that a panic becomes a thrown
+    /// `INTERNAL_ERROR` and never a crash. Not part of the public API.
+    #[napi(js_name = "__panicForTests")]
+    pub fn panic_for_tests(&mut self) -> napi::Result<()> {
+        self.run(|_| panic!("deliberate panic requested by a test"))
+    }
+
+    fn act(
+        &mut self,
+        f: impl FnOnce(&mut Runtime, Now) -> toolwire_core::Result<Vec<Action>>,
+    ) -> napi::Result<String> {
+        self.run(|inner| Ok(actions_to_json(&f(inner, Now::current())?)))
+    }
+
+    fn run<T>(
+        &mut self,
+        f: impl FnOnce(&mut Runtime) -> toolwire_core::Result<T>,
+    ) -> napi::Result<T> {
+        if self.broken {
+            return guard(|| {
+                Err(Error::internal(
+                    "this runtime stopped after an earlier internal error; create a new ToolRuntime",
+                ))
+            });
+        }
+        let inner = &mut self.inner;
+        let result = guard(|| f(inner));
+        let internal = format!("[{}]", ErrorCode::InternalError);
+        if matches!(&result, Err(e) if e.reason.starts_with(&internal)) {
+            self.broken = true;
+        }
+        result
+    }
+}
