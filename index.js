@@ -132,6 +132,14 @@ function encodeCalls(calls) {
   return `[${rows.join(',')}]`
 }
 
+/** A number option must be a finite number when given: JSON would turn NaN into null silently. */
+function finiteOption(where, value) {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} must be a finite number, got ${describe(value)}`)
+  }
+  return value
+}
+
 function optionalFunction(options, key) {
   const value = options[key]
   if (value !== undefined && typeof value !== 'function') {
@@ -162,7 +170,8 @@ class ToolRuntime {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`ToolRuntime: options must be an object, got ${describe(options)}`)
     }
-    const { concurrency, timeoutMs } = options
+    const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
+    const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
     this.#native = native(() => new NativeRuntime(JSON.stringify({ concurrency, timeoutMs })))
   }
 
@@ -181,6 +190,7 @@ class ToolRuntime {
     if (tool.concurrencyKey !== undefined && typeof tool.concurrencyKey !== 'function') {
       throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}": concurrencyKey must be a function`)
     }
+    const timeoutMs = finiteOption(`register: tool "${name}": timeoutMs`, tool.timeoutMs)
     let declaration
     try {
       declaration = JSON.stringify({
@@ -189,7 +199,7 @@ class ToolRuntime {
         description: tool.description,
         parameters: tool.parameters,
         outputSchema: tool.outputSchema,
-        timeoutMs: tool.timeoutMs,
+        timeoutMs,
         executionMode: tool.executionMode,
         hasConcurrencyKey: typeof tool.concurrencyKey === 'function',
         riskLevel: tool.riskLevel,
@@ -243,8 +253,11 @@ class ToolRuntime {
       if (signal !== undefined && !(signal instanceof AbortSignal)) {
         throw new TypeError(`dispatch: options.signal must be an AbortSignal, got ${describe(signal)}`)
       }
+      if (options.runId !== undefined && typeof options.runId !== 'string') {
+        throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
+      }
       const engineOptions = JSON.stringify({
-        timeoutMs: options.timeoutMs,
+        timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
         runId: options.runId,
         beforeToolCall: hooks.beforeToolCall !== undefined,
         afterToolCall: hooks.afterToolCall !== undefined,

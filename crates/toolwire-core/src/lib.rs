@@ -14,6 +14,7 @@ pub mod error;
 pub mod output;
 pub mod registry;
 pub mod runtime;
+pub mod schemas;
 
 pub use envelope::{ContentBlock, ToolCall, ToolError, ToolExecutionEvent, ToolResult, ToolStatus};
 pub use error::{Error, ErrorCode, Fault, Result};

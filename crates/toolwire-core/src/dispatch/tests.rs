@@ -144,7 +144,7 @@ impl Harness {
     }
 
     fn batch_done(&self, batch: u32) -> bool {
-        self.log.iter().any(|a| *a == Action::BatchDone { batch })
+        self.log.contains(&Action::BatchDone { batch })
     }
 }
 

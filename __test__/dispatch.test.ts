@@ -1,0 +1,561 @@
+import { describe, expect, it } from 'vitest'
+
+import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../index.js'
+import { overlapTool, sleep, stringsSchema, textOf } from './helpers.js'
+
+function echoRuntime(options = {}) {
+  const runtime = new ToolRuntime(options)
+  const seen: unknown[] = []
+  runtime.register({
+    name: 'echo',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
+    async execute(_id: string, params: unknown) {
+      seen.push(params)
+      return { content: [{ type: 'text', text: JSON.stringify(params) }], details: { params } }
+    },
+  })
+  return { runtime, seen }
+}
+
+describe('arguments', () => {
+  it('accepts JSON text, objects, and empty or whitespace text as {}', async () => {
+    const { runtime, seen } = echoRuntime()
+    const results = await runtime.dispatch([
+      { id: 'a', name: 'echo', arguments: '{"text":"hi"}' },
+      { id: 'b', name: 'echo', arguments: { text: 'obj' } },
+      { id: 'c', name: 'echo', arguments: '' },
+      { id: 'd', name: 'echo', arguments: ' \n\t ' },
+    ])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
+    expect(seen).toEqual([{ text: 'hi' }, { text: 'obj' }, {}, {}])
+    expect(results.map((r) => r.args)).toEqual([{ text: 'hi' }, { text: 'obj' }, {}, {}])
+  })
+
+  it('reports invalid JSON without echoing the raw text', async () => {
+    const { runtime, seen } = echoRuntime()
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: '{"text": "sk-SECRET-123' }])
+    expect(result.status).toBe('error')
+    expect(result.error?.code).toBe('INVALID_JSON')
+    expect(textOf(result)).not.toContain('SECRET')
+    expect(textOf(result)).toContain('not valid JSON')
+    expect(result.args).toBeNull()
+    expect(seen).toEqual([])
+  })
+
+  it('reports each schema violation at its JSON pointer, quoting at most 1 KB of the arguments', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'edit', parameters: stringsSchema('filePath', 'content'), execute: () => 'never' })
+    const [missing, huge] = await runtime.dispatch([
+      { id: 'a', name: 'edit', arguments: '{"content": 3}' },
+      { id: 'b', name: 'edit', arguments: JSON.stringify({ filePath: 'x', content: 1, pad: 'y'.repeat(5000) }) },
+    ])
+    expect(missing.error?.code).toBe('VALIDATION_ERROR')
+    expect(textOf(missing)).toContain('/filePath: required property is missing')
+    expect(textOf(missing)).toMatch(/\/content: .*string/)
+    expect(missing.error?.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: '/filePath', keyword: 'required' })]),
+    )
+    const quoted = textOf(huge).split('Received arguments:\n')[1].split('... (')[0]
+    expect(Buffer.byteLength(quoted)).toBeLessThanOrEqual(1024)
+    expect(textOf(huge)).toContain('/pad: property is not allowed')
+  })
+
+  it('names the closest registered tools for an unknown name', async () => {
+    const { runtime } = echoRuntime()
+    runtime.register({ name: 'read_file', parameters: { type: 'object' }, execute: () => '' })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'read_fil', arguments: '{}' }])
+    expect(result.error?.code).toBe('NOT_FOUND')
+    expect(textOf(result)).toContain('Did you mean "read_file"?')
+    expect(textOf(result)).toContain('Available tools: echo, read_file')
+  })
+
+  it('treats arguments that cannot be serialized as invalid JSON', async () => {
+    const { runtime } = echoRuntime()
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: cyclic }])
+    expect(result.error?.code).toBe('INVALID_JSON')
+    expect(textOf(result)).toContain('could not be serialized')
+  })
+})
+
+describe('what a tool returns', () => {
+  const runtime = new ToolRuntime()
+  const returns: Record<string, () => unknown> = {
+    agent: () => ({ content: [{ type: 'text', text: 'hello' }], details: { n: 1 } }),
+    string: () => 'plain text',
+    json: () => ({ rows: [1, 2] }),
+    number: () => 42,
+    nothing: () => undefined,
+    bigint: () => ({ n: 10n }),
+    cyclic: () => {
+      const o: Record<string, unknown> = {}
+      o.o = o
+      return o
+    },
+    syncThrow: () => {
+      throw new Error('sync boom')
+    },
+    reject: () => Promise.reject(new Error('async boom')),
+    rejectString: () => Promise.reject('just a string'),
+    rejectObject: () => Promise.reject({ reason: 42 }),
+    nonPromise: () => ({ content: [{ type: 'text', text: 'sync value' }] }),
+    isError: () => ({ content: [{ type: 'text', text: 'tool says no' }], isError: true }),
+    badBlock: () => ({ content: [{ type: 'video', url: 'x' }] }),
+  }
+  for (const [name, fn] of Object.entries(returns)) {
+    runtime.register({ name, parameters: { type: 'object' }, execute: fn })
+  }
+  const run = async (name: string) => (await runtime.dispatch([{ id: name, name, arguments: '{}' }]))[0]
+
+  it('keeps an AgentToolResult as content and details', async () => {
+    const result = await run('agent')
+    expect(result).toMatchObject({ ok: true, status: 'ok', content: [{ type: 'text', text: 'hello' }], details: { n: 1 } })
+    expect(result.data).toBeUndefined()
+  })
+
+  it('turns a string into one text block', async () => {
+    expect((await run('string')).content).toEqual([{ type: 'text', text: 'plain text' }])
+  })
+
+  it('turns any JSON value into a JSON text block and data', async () => {
+    const json = await run('json')
+    expect(json.content).toEqual([{ type: 'text', text: '{"rows":[1,2]}' }])
+    expect(json.data).toEqual({ rows: [1, 2] })
+    expect((await run('number')).data).toBe(42)
+  })
+
+  it('turns undefined into "(no output)"', async () => {
+    expect(textOf(await run('nothing'))).toBe('(no output)')
+  })
+
+  it('reports values that cannot be serialized', async () => {
+    for (const name of ['bigint', 'cyclic']) {
+      const result = await run(name)
+      expect(result.error?.code).toBe('EXECUTION_ERROR')
+      expect(textOf(result)).toContain('cannot be serialized')
+    }
+  })
+
+  it('turns throws and rejections into EXECUTION_ERROR with the message', async () => {
+    expect(textOf(await run('syncThrow'))).toBe('sync boom')
+    expect(textOf(await run('reject'))).toBe('async boom')
+    expect(textOf(await run('rejectString'))).toBe('just a string')
+    expect(textOf(await run('rejectObject'))).toContain('{"reason":42}')
+    for (const name of ['syncThrow', 'reject', 'rejectString', 'rejectObject']) {
+      const result = await run(name)
+      expect(result.status).toBe('error')
+      expect(result.error?.code).toBe('EXECUTION_ERROR')
+    }
+  })
+
+  it('accepts a non-Promise return', async () => {
+    expect(textOf(await run('nonPromise'))).toBe('sync value')
+  })
+
+  it('honours isError and rejects unknown content blocks', async () => {
+    const failed = await run('isError')
+    expect(failed.status).toBe('error')
+    expect(failed.error?.message).toBe('tool says no')
+    expect(textOf(await run('badBlock'))).toContain('type "video"')
+  })
+})
+
+describe('scheduling', () => {
+  it('returns results in source order whatever order the tools finish in', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 'wait',
+      parameters: { type: 'object', properties: { ms: { type: 'number' } } },
+      execute: async (_id: string, params: { ms: number }) => {
+        await sleep(params.ms)
+        return String(params.ms)
+      },
+    })
+    const results = await runtime.dispatch([30, 1, 15].map((ms, i) => ({ id: `c${i}`, name: 'wait', arguments: { ms } })))
+    expect(results.map((r) => r.callId)).toEqual(['c0', 'c1', 'c2'])
+    expect(results.map(textOf)).toEqual(['30', '1', '15'])
+  })
+
+  it('runs calls in parallel up to the concurrency cap', async () => {
+    const runtime = new ToolRuntime({ concurrency: 3 })
+    const { tool, stats } = overlapTool('work')
+    runtime.register(tool)
+    await runtime.dispatch(Array.from({ length: 9 }, (_, i) => ({ id: `c${i}`, name: 'work', arguments: '{}' })))
+    expect(stats.max).toBe(3)
+  })
+
+  it('shares the cap between dispatches at once on one runtime', async () => {
+    const runtime = new ToolRuntime({ concurrency: 2 })
+    const { tool, stats } = overlapTool('work')
+    runtime.register(tool)
+    const calls = (p: string) => Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, name: 'work', arguments: '{}' }))
+    const [a, b] = await Promise.all([runtime.dispatch(calls('a')), runtime.dispatch(calls('b'))])
+    expect(stats.max).toBe(2)
+    expect(a.map((r) => r.callId)).toEqual(['a0', 'a1', 'a2', 'a3'])
+    expect(b.map((r) => r.callId)).toEqual(['b0', 'b1', 'b2', 'b3'])
+    expect([...a, ...b].every((r) => r.ok)).toBe(true)
+  })
+
+  it('runs a batch holding a sequential tool in source order, one at a time', async () => {
+    const runtime = new ToolRuntime()
+    const { tool, stats } = overlapTool('work')
+    runtime.register(tool)
+    runtime.register({ ...overlapTool('seq').tool, executionMode: 'sequential', execute: tool.execute })
+    await runtime.dispatch([
+      { id: 'a', name: 'work', arguments: '{}' },
+      { id: 'b', name: 'seq', arguments: '{}' },
+      { id: 'c', name: 'work', arguments: '{}' },
+    ])
+    expect(stats.max).toBe(1)
+    expect(stats.order).toEqual(['start:a', 'end:a', 'start:b', 'end:b', 'start:c', 'end:c'])
+  })
+
+  it('never overlaps calls with one concurrency key, and keeps their source order', async () => {
+    const runtime = new ToolRuntime()
+    const log: string[] = []
+    runtime.register({
+      name: 'edit',
+      parameters: stringsSchema('path'),
+      concurrencyKey: (params: { path: string }) => params.path,
+      async execute(id: string, params: { path: string }) {
+        log.push(`start:${id}:${params.path}`)
+        await sleep(params.path === 'a.txt' ? 20 : 5)
+        log.push(`end:${id}:${params.path}`)
+        return 'edited'
+      },
+    })
+    await runtime.dispatch([
+      { id: '1', name: 'edit', arguments: '{"path":"a.txt"}' },
+      { id: '2', name: 'edit', arguments: '{"path":"b.txt"}' },
+      { id: '3', name: 'edit', arguments: '{"path":"a.txt"}' },
+    ])
+    const a = log.filter((l) => l.endsWith('a.txt'))
+    expect(a).toEqual(['start:1:a.txt', 'end:1:a.txt', 'start:3:a.txt', 'end:3:a.txt'])
+    expect(log.indexOf('start:2:b.txt')).toBeLessThan(log.indexOf('end:1:a.txt'))
+  })
+
+  it('fails only the call whose concurrencyKey throws', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 'edit',
+      parameters: { type: 'object' },
+      concurrencyKey: (params: { bad?: boolean }) => {
+        if (params.bad) throw new Error('no key for you')
+        return 'k'
+      },
+      execute: () => 'ok',
+    })
+    const [bad, good] = await runtime.dispatch([
+      { id: 'a', name: 'edit', arguments: '{"bad":true}' },
+      { id: 'b', name: 'edit', arguments: '{}' },
+    ])
+    expect(bad.error?.code).toBe('EXECUTION_ERROR')
+    expect(textOf(bad)).toContain('no key for you')
+    expect(good.ok).toBe(true)
+  })
+})
+
+describe('deadlines and cancellation', () => {
+  it('times out a call, aborts its signal, and ignores its late value', async () => {
+    const runtime = new ToolRuntime({ timeoutMs: 40 })
+    let abortReason: unknown
+    let lateSettled = false
+    runtime.register({
+      name: 'slow',
+      parameters: { type: 'object' },
+      async execute(_id: string, _p: unknown, signal?: AbortSignal) {
+        signal?.addEventListener('abort', () => (abortReason = signal.reason))
+        await sleep(120)
+        lateSettled = true
+        return 'too late'
+      },
+    })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'slow', arguments: '{}' }])
+    expect(result.status).toBe('timeout')
+    expect(result.error?.code).toBe('TIMEOUT')
+    expect(result.error?.retryable).toBe(true)
+    expect(textOf(result)).toContain('did not finish within 40 ms')
+    expect((abortReason as DOMException).name).toBe('TimeoutError')
+    await sleep(150)
+    expect(lateSettled).toBe(true)
+  })
+
+  it('takes the tool deadline first, then the dispatch one, then the runtime one', async () => {
+    const runtime = new ToolRuntime({ timeoutMs: 5_000 })
+    const hang = () => new Promise(() => {})
+    runtime.register({ name: 'own', parameters: { type: 'object' }, timeoutMs: 20, execute: hang })
+    runtime.register({ name: 'plain', parameters: { type: 'object' }, execute: hang })
+    const results = await runtime.dispatch(
+      [
+        { id: 'a', name: 'own', arguments: '{}' },
+        { id: 'b', name: 'plain', arguments: '{}' },
+      ],
+      { timeoutMs: 60 },
+    )
+    expect(results.map((r) => r.status)).toEqual(['timeout', 'timeout'])
+    expect(textOf(results[0])).toContain('within 20 ms')
+    expect(textOf(results[1])).toContain('within 60 ms')
+  })
+
+  it('cancels: running calls are aborted, queued ones never run', async () => {
+    const runtime = new ToolRuntime({ concurrency: 1 })
+    const started: string[] = []
+    let sawAbort = false
+    runtime.register({
+      name: 'long',
+      parameters: { type: 'object' },
+      execute: (id: string, _p: unknown, signal?: AbortSignal) =>
+        new Promise((resolve) => {
+          started.push(id)
+          signal?.addEventListener('abort', () => {
+            sawAbort = true
+            resolve('stopped')
+          })
+        }),
+    })
+    const controller = new AbortController()
+    const pending = runtime.dispatch(
+      [
+        { id: 'a', name: 'long', arguments: '{}' },
+        { id: 'b', name: 'long', arguments: '{}' },
+      ],
+      { signal: controller.signal },
+    )
+    await sleep(10)
+    controller.abort()
+    const results = await pending
+    expect(started).toEqual(['a'])
+    expect(sawAbort).toBe(true)
+    expect(results.map((r) => [r.status, r.error?.code])).toEqual([
+      ['cancelled', 'CANCELLED'],
+      ['cancelled', 'CANCELLED'],
+    ])
+    expect(textOf(results[1])).toContain('before it started')
+  })
+
+  it('runs nothing for a signal that is already aborted, but answers every call', async () => {
+    const { runtime, seen } = echoRuntime()
+    const events: string[] = []
+    const results = await runtime.dispatch(
+      [
+        { id: 'a', name: 'echo', arguments: '{}' },
+        { id: 'b', name: 'nope', arguments: '{' },
+      ],
+      { signal: AbortSignal.abort(), onEvent: (e) => events.push(`${e.type}:${e.toolCallId}`) },
+    )
+    expect(seen).toEqual([])
+    expect(results.map((r) => r.status)).toEqual(['cancelled', 'cancelled'])
+    expect(events).toEqual([
+      'tool_execution_start:a',
+      'tool_execution_end:a',
+      'tool_execution_start:b',
+      'tool_execution_end:b',
+    ])
+  })
+})
+
+describe('events', () => {
+  it('emits one start before exactly one end for every call, including those that never run', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'ok', parameters: stringsSchema('x'), execute: () => 'fine' })
+    runtime.register({ name: 'boom', parameters: { type: 'object' }, execute: () => Promise.reject(new Error('x')) })
+    const events: ToolExecutionEvent[] = []
+    const calls = [
+      { id: 'ok', name: 'ok', arguments: '{"x":"1"}' },
+      { id: 'unknown', name: 'nope', arguments: '{}' },
+      { id: 'badjson', name: 'ok', arguments: '{' },
+      { id: 'invalid', name: 'ok', arguments: '{}' },
+      { id: 'blocked', name: 'ok', arguments: '{"x":"block"}' },
+      { id: 'boom', name: 'boom', arguments: '{}' },
+    ]
+    await runtime.dispatch(calls, {
+      onEvent: (e) => events.push(e),
+      beforeToolCall: ({ args }) => ((args as { x?: string }).x === 'block' ? { block: true, reason: 'nope' } : undefined),
+    })
+    for (const { id } of calls) {
+      const mine = events.filter((e) => e.toolCallId === id).map((e) => e.type)
+      expect(mine, id).toEqual(['tool_execution_start', 'tool_execution_end'])
+    }
+    const start = events.find((e) => e.type === 'tool_execution_start' && e.toolCallId === 'ok')
+    expect(start).toMatchObject({ toolName: 'ok', args: { x: '1' } })
+    const end = events.find((e) => e.type === 'tool_execution_end' && e.toolCallId === 'boom')
+    expect(end).toMatchObject({ isError: true, result: { status: 'error' } })
+  })
+
+  it('emits updates while a call runs and drops those after it settled', async () => {
+    const runtime = new ToolRuntime()
+    let later: ((p: unknown) => void) | undefined
+    runtime.register({
+      name: 'progress',
+      parameters: { type: 'object' },
+      async execute(_id: string, _p: unknown, _signal?: AbortSignal, onUpdate?: (p: unknown) => void) {
+        onUpdate?.({ step: 1 })
+        await sleep(5)
+        onUpdate?.({ step: 2 })
+        later = onUpdate
+        return 'done'
+      },
+    })
+    const events: ToolExecutionEvent[] = []
+    await runtime.dispatch([{ id: 'a', name: 'progress', arguments: '{}' }], { onEvent: (e) => events.push(e) })
+    later?.({ step: 3 })
+    expect(events.map((e) => e.type)).toEqual([
+      'tool_execution_start',
+      'tool_execution_update',
+      'tool_execution_update',
+      'tool_execution_end',
+    ])
+    expect(events.filter((e) => e.type === 'tool_execution_update').map((e) => (e as { partialResult: unknown }).partialResult)).toEqual([
+      { step: 1 },
+      { step: 2 },
+    ])
+  })
+
+  it('keeps dispatching when an event listener throws', async () => {
+    const { runtime } = echoRuntime()
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.message)
+    process.on('warning', onWarning)
+    try {
+      const [result] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: '{}' }], {
+        onEvent: () => {
+          throw new Error('listener bug')
+        },
+      })
+      expect(result.ok).toBe(true)
+      await sleep(1)
+      expect(warnings.some((w) => w.includes('listener bug'))).toBe(true)
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
+
+describe('hooks', () => {
+  it('beforeToolCall can block, replace the arguments (validated again), or fail closed', async () => {
+    const runtime = new ToolRuntime()
+    const seen: unknown[] = []
+    runtime.register({
+      name: 'write',
+      parameters: stringsSchema('path'),
+      execute: (_id: string, params: unknown) => {
+        seen.push(params)
+        return 'written'
+      },
+    })
+    const results = await runtime.dispatch(
+      ['block', 'replace', 'invalid', 'throw', 'pass'].map((mode) => ({ id: mode, name: 'write', arguments: { path: mode } })),
+      {
+        beforeToolCall: async ({ toolCall, args, call }) => {
+          expect(call.callId).toBe(toolCall.id)
+          expect(call.args).toEqual(args)
+          switch (toolCall.id) {
+            case 'block':
+              return { block: true, reason: 'writes are frozen' }
+            case 'replace':
+              return { params: { path: 'sandbox/replace' } }
+            case 'invalid':
+              return { params: { path: 7 } }
+            case 'throw':
+              throw new Error('policy engine down')
+          }
+        },
+      },
+    )
+    const byId = Object.fromEntries(results.map((r) => [r.callId, r]))
+    expect(byId.block).toMatchObject({ status: 'blocked', error: { code: 'BLOCKED' } })
+    expect(textOf(byId.block)).toContain('writes are frozen')
+    expect(byId.replace).toMatchObject({ status: 'ok', args: { path: 'sandbox/replace' } })
+    expect(byId.invalid.error?.code).toBe('VALIDATION_ERROR')
+    expect(byId.throw).toMatchObject({ status: 'blocked', error: { code: 'BLOCKED' } })
+    expect(textOf(byId.throw)).toContain('policy engine down')
+    expect(seen).toEqual([{ path: 'sandbox/replace' }, { path: 'pass' }])
+  })
+
+  it('afterToolCall replaces content, details and isError without merging', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 't',
+      parameters: { type: 'object' },
+      execute: () => ({ content: [{ type: 'text', text: 'raw' }], details: { a: 1, b: 2 } }),
+    })
+    const [replaced, failed] = await runtime.dispatch(
+      [
+        { id: 'replace', name: 't', arguments: '{}' },
+        { id: 'fail', name: 't', arguments: '{}' },
+      ],
+      {
+        afterToolCall: ({ toolCall, result, isError }) => {
+          expect(isError).toBe(false)
+          expect(result.content).toEqual([{ type: 'text', text: 'raw' }])
+          return toolCall.id === 'replace'
+            ? { content: [{ type: 'text', text: 'redacted' }], details: { c: 3 } }
+            : { isError: true }
+        },
+      },
+    )
+    expect(replaced).toMatchObject({ ok: true, content: [{ type: 'text', text: 'redacted' }], details: { c: 3 } })
+    expect(failed).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR' } })
+  })
+
+  it('onPersist replaces what is recorded and returned', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: () => 'api_key=hunter2' })
+    const events: ToolExecutionEvent[] = []
+    const [result] = await runtime.dispatch([{ id: 'a', name: 't', arguments: '{}' }], {
+      onEvent: (e) => events.push(e),
+      onPersist: (r: ToolResult) => ({ ...r, content: [{ type: 'text', text: textOf(r).replace('hunter2', '***') }] }),
+    })
+    expect(textOf(result)).toBe('api_key=***')
+    const end = events.find((e) => e.type === 'tool_execution_end') as { result: ToolResult }
+    expect(textOf(end.result)).toBe('api_key=***')
+  })
+
+  it('withholds the output when afterToolCall throws', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: () => ({ content: [{ type: 'text', text: 'secret' }], details: { s: 1 } }) })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 't', arguments: '{}' }], {
+      afterToolCall: () => {
+        throw new Error('redactor down')
+      },
+    })
+    expect(result.status).toBe('error')
+    expect(textOf(result)).not.toContain('secret')
+    expect(textOf(result)).toContain('redactor down')
+    expect(result.details).toBeUndefined()
+  })
+})
+
+describe('misuse', () => {
+  it('rejects with a TypeError naming the bad call', async () => {
+    const { runtime } = echoRuntime()
+    await expect(runtime.dispatch('nope' as never)).rejects.toThrow(/calls must be an array/)
+    await expect(runtime.dispatch([{ id: 1, name: 'echo' } as never])).rejects.toThrow(/calls\[0\]\.id must be a string/)
+    await expect(runtime.dispatch([null as never])).rejects.toThrow(/calls\[0\] must be an object/)
+    await expect(runtime.dispatch([], { onEvent: 3 } as never)).rejects.toThrow(/options.onEvent must be a function/)
+    await expect(runtime.dispatch([], { timeoutMs: -1 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+  })
+
+  it('resolves an empty batch with no results', async () => {
+    const { runtime } = echoRuntime()
+    expect(await runtime.dispatch([])).toEqual([])
+  })
+
+  it('refuses bad runtime options with the value named', () => {
+    expect(() => new ToolRuntime({ concurrency: 0 })).toThrow(/concurrency must be a whole number of at least 1, got 0/)
+    expect(() => new ToolRuntime({ timeoutMs: Number.NaN })).toThrow(/timeoutMs/)
+  })
+})
+
+describe('number options', () => {
+  it('refuses NaN and Infinity everywhere instead of falling back to a default', async () => {
+    expect(() => new ToolRuntime({ concurrency: Number.POSITIVE_INFINITY })).toThrow(/options.concurrency must be a finite number/)
+    const runtime = new ToolRuntime()
+    expect(() => runtime.register({ name: 't', parameters: {}, timeoutMs: Number.NaN, execute: () => '' })).toThrow(
+      /tool "t": timeoutMs must be a finite number/,
+    )
+    await expect(runtime.dispatch([], { timeoutMs: Number.NaN })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(runtime.dispatch([], { runId: 5 as never })).rejects.toThrow(/runId must be a string/)
+  })
+})

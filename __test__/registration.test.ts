@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox'
+import { describe, expect, it } from 'vitest'
+
+import { ToolRuntime, ToolwireError } from '../index.js'
+import { textOf } from './helpers.js'
+
+/** A tool shaped exactly like a pi-agent-core AgentTool, with a TypeBox schema (symbol keys included). */
+const piReadTool = {
+  name: 'read',
+  label: 'Read file',
+  description: 'Read a file',
+  parameters: Type.Object({ path: Type.String({ description: 'Path to read' }), offset: Type.Optional(Type.Number()) }),
+  async execute(toolCallId: string, params: { path: string }, signal?: AbortSignal) {
+    return { content: [{ type: 'text' as const, text: `${toolCallId}:${params.path}:${signal instanceof AbortSignal}` }], details: { lines: 1 } }
+  },
+}
+
+describe('register', () => {
+  it('accepts a pi-agent-core AgentTool unchanged', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(piReadTool)
+    const [ok, bad] = await runtime.dispatch([
+      { id: 'c1', name: 'read', arguments: '{"path":"a.ts"}' },
+      { id: 'c2', name: 'read', arguments: '{"path":1}' },
+    ])
+    expect(ok).toMatchObject({ ok: true, content: [{ type: 'text', text: 'c1:a.ts:true' }], details: { lines: 1 } })
+    expect(bad.error?.code).toBe('VALIDATION_ERROR')
+    expect(textOf(bad)).toContain('/path')
+  })
+
+  it('refuses a duplicate name, naming it', () => {
+    const runtime = new ToolRuntime()
+    runtime.register(piReadTool)
+    expect(() => runtime.register(piReadTool)).toThrow(/"read" is already registered/)
+    try {
+      runtime.register(piReadTool)
+    } catch (error) {
+      expect(error).toBeInstanceOf(ToolwireError)
+      expect((error as ToolwireError).code).toBe('CONFLICT')
+    }
+  })
+
+  it('refuses names outside ^[a-zA-Z0-9_-]{1,64}$', () => {
+    const runtime = new ToolRuntime()
+    for (const name of ['', 'has space', 'dot.name', 'x'.repeat(65), 'ünïcode']) {
+      expect(() => runtime.register({ ...piReadTool, name }), name).toThrow(/\^\[a-zA-Z0-9_-\]\{1,64\}\$/)
+    }
+    expect(() => runtime.register({ ...piReadTool, name: 42 as never })).toThrow(/name must be a string, got number 42/)
+  })
+
+  it('refuses a schema that does not compile, naming the JSON pointer at fault', () => {
+    const runtime = new ToolRuntime()
+    const schema = { type: 'object', properties: { count: { type: 'integr' } } }
+    expect(() => runtime.register({ ...piReadTool, parameters: schema })).toThrow(/\/properties\/count\/type/)
+    const remote = { type: 'object', properties: { x: { $ref: 'https://example.invalid/schema.json' } } }
+    expect(() => runtime.register({ ...piReadTool, parameters: remote })).toThrow(/\/properties\/x\/\$ref/)
+    expect(() => runtime.register({ ...piReadTool, outputSchema: { type: 'strin' } })).toThrow(/outputSchema schema does not compile at \/type/)
+  })
+
+  it('refuses a tool without execute, and bad declared options', () => {
+    const runtime = new ToolRuntime()
+    expect(() => runtime.register({ name: 'x', parameters: {} } as never)).toThrow(/tool "x" has no execute function/)
+    expect(() => runtime.register({ ...piReadTool, executionMode: 'serial' as never })).toThrow(/"serial"/)
+    expect(() => runtime.register({ ...piReadTool, riskLevel: 'extreme' as never })).toThrow(/"extreme"/)
+    expect(() => runtime.register({ ...piReadTool, timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number/)
+    expect(() => runtime.register({ ...piReadTool, concurrencyKey: 'path' as never })).toThrow(/concurrencyKey must be a function/)
+    expect(() => runtime.register(null as never)).toThrow(TypeError)
+  })
+
+  it('lists tools in registration order and unregisters them', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(piReadTool)
+    runtime.register({ name: 'write', parameters: { type: 'object' }, riskLevel: 'high', category: 'fs', timeoutMs: 500, execute: () => 'w' })
+    expect(runtime.list().map((t) => t.name)).toEqual(['read', 'write'])
+    expect(runtime.list()[1]).toMatchObject({ riskLevel: 'high', category: 'fs', timeoutMs: 500, executionMode: 'parallel' })
+    expect(runtime.list()[0].parameters).toEqual(JSON.parse(JSON.stringify(piReadTool.parameters)))
+    expect(runtime.unregister('read')).toBe(true)
+    expect(runtime.unregister('read')).toBe(false)
+    expect(runtime.list().map((t) => t.name)).toEqual(['write'])
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'read', arguments: '{}' }])
+    expect(result.error?.code).toBe('NOT_FOUND')
+    runtime.register(piReadTool)
+    expect(runtime.list().map((t) => t.name)).toEqual(['write', 'read'])
+  })
+
+  it('lets a call in flight finish when its tool is unregistered, and ends queued calls NOT_FOUND', async () => {
+    const runtime = new ToolRuntime({ concurrency: 1 })
+    let release: () => void = () => {}
+    runtime.register({
+      name: 'gate',
+      parameters: { type: 'object' },
+      execute: () => new Promise<string>((resolve) => (release = () => resolve('finished'))),
+    })
+    const pending = runtime.dispatch([
+      { id: 'a', name: 'gate', arguments: '{}' },
+      { id: 'b', name: 'gate', arguments: '{}' },
+    ])
+    await new Promise((r) => setTimeout(r, 5))
+    expect(runtime.unregister('gate')).toBe(true)
+    release()
+    const [first, second] = await pending
+    expect(first).toMatchObject({ ok: true, content: [{ type: 'text', text: 'finished' }] })
+    expect(second.error?.code).toBe('NOT_FOUND')
+    expect(textOf(second)).toContain('unregistered before this call could start')
+  })
+
+  it('checks structured output against outputSchema', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 'count',
+      parameters: { type: 'object' },
+      outputSchema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+      execute: (_id: string, params: { n: unknown }) => ({ n: params.n }),
+    })
+    const [good, bad] = await runtime.dispatch([
+      { id: 'a', name: 'count', arguments: '{"n":3}' },
+      { id: 'b', name: 'count', arguments: '{"n":"three"}' },
+    ])
+    expect(good).toMatchObject({ ok: true, data: { n: 3 } })
+    expect(bad.error?.code).toBe('EXECUTION_ERROR')
+    expect(textOf(bad)).toContain('does not match its outputSchema')
+  })
+})

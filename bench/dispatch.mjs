@@ -1,0 +1,316 @@
+// Dispatch benchmark: toolwire's `dispatch` against plain-JS peers on the same trivial tools.
+//
+//   npm run bench        (node bench/dispatch.mjs)
+//
+// Batch scenarios dispatch 10,000 calls (16 tools, concurrency 10,000) and report the median
+// per-call time over the measured runs; the runs of all batch scenarios are interleaved round by
+// round so that drift of the machine affects each alike. Single-call scenarios await one call at a
+// time and report p50/p99 latency. Every toolwire result is checked to be ok, so a run that fails
+// its calls throws instead of being timed.
+
+import { createRequire } from 'node:module'
+import { performance } from 'node:perf_hooks'
+import os from 'node:os'
+import v8 from 'node:v8'
+import vm from 'node:vm'
+
+const require = createRequire(import.meta.url)
+const { ToolRuntime } = require('../index.js')
+const Ajv = require('ajv')
+
+const TOOLS = 16
+const CALLS = 10_000
+const CONCURRENCY = 10_000
+const WARMUP_ROUNDS = 5
+const MEASURED_ROUNDS = 31
+const SINGLE_WARMUP = 2_000
+const SINGLE_CALLS = 5_000
+const SINGLE_BLOCK = 250
+
+// A full garbage collection before every timed batch, so that no run pays for the garbage the
+// previous one left (each run still pays for the collections its own allocations cause).
+// `npm run bench` runs plain `node`, so gc is exposed here rather than by a command-line flag.
+v8.setFlagsFromString('--expose-gc')
+const collectGarbage = vm.runInNewContext('typeof gc === "function" ? gc : undefined')
+v8.setFlagsFromString('--no-expose-gc')
+
+// ---- setup ---------------------------------------------------------------------------------------
+
+/** A 10-property object schema: numbers and strings, some required, nothing else allowed. */
+const schema = {
+  type: 'object',
+  properties: {
+    p0: { type: 'number' },
+    p1: { type: 'number', minimum: 0 },
+    p2: { type: 'integer' },
+    p3: { type: 'number' },
+    p4: { type: 'number', maximum: 1e9 },
+    p5: { type: 'string' },
+    p6: { type: 'string', minLength: 1 },
+    p7: { type: 'string' },
+    p8: { type: 'string', maxLength: 64 },
+    p9: { type: 'string' },
+  },
+  required: ['p0', 'p1', 'p5', 'p6'],
+  additionalProperties: false,
+}
+
+const argumentsText = JSON.stringify({
+  p0: 1,
+  p1: 2.5,
+  p2: 3,
+  p3: -4,
+  p4: 5000,
+  p5: 'alpha',
+  p6: 'beta',
+  p7: 'gamma',
+  p8: 'delta',
+  p9: 'epsilon',
+})
+
+const calls = Array.from({ length: CALLS }, (_, i) => ({
+  id: `call_${i}`,
+  name: `t${i % TOOLS}`,
+  arguments: argumentsText,
+}))
+
+// The same trivial tools, once declared with 2 parameters (no AbortSignal from toolwire) and once
+// with 4 (toolwire creates an AbortController per call).
+function twoParamTool() {
+  return async (toolCallId, params) => ({ content: [{ type: 'text', text: 'ok' }] })
+}
+function fourParamTool() {
+  // eslint-disable-next-line no-unused-vars
+  return async (toolCallId, params, signal, onUpdate) => ({ content: [{ type: 'text', text: 'ok' }] })
+}
+
+const twoParamFns = new Map()
+const fourParamFns = new Map()
+for (let t = 0; t < TOOLS; t++) {
+  twoParamFns.set(`t${t}`, twoParamTool())
+  fourParamFns.set(`t${t}`, fourParamTool())
+}
+
+function runtimeWith(fns) {
+  const rt = new ToolRuntime({ concurrency: CONCURRENCY })
+  for (const [name, execute] of fns) rt.register({ name, parameters: schema, execute })
+  return rt
+}
+const rtTwo = runtimeWith(twoParamFns)
+const rtFour = runtimeWith(fourParamFns)
+
+const ajv = new Ajv({ allErrors: true })
+const validate = ajv.compile(schema)
+
+// ---- the ways of running one call / a batch ------------------------------------------------------
+
+/** (a) The floor: parse the arguments and call the function. */
+function floorCall(call) {
+  return twoParamFns.get(call.name)(call.id, JSON.parse(call.arguments))
+}
+
+/** (b) The plain-JS peer: parse, validate with the compiled ajv validator, call. */
+function ajvCall(call) {
+  const params = JSON.parse(call.arguments)
+  if (!validate(params)) return Promise.reject(new Error(ajv.errorsText(validate.errors)))
+  return twoParamFns.get(call.name)(call.id, params)
+}
+
+function checkPlain(results, n) {
+  if (results.length !== n) throw new Error(`expected ${n} results, got ${results.length}`)
+  for (const r of results) {
+    if (r === null || typeof r !== 'object' || r.content[0].text !== 'ok') throw new Error('plain call returned a wrong value')
+  }
+}
+
+function checkToolwire(results, n, label) {
+  if (results.length !== n) throw new Error(`${label}: expected ${n} results, got ${results.length}`)
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]
+    if (r === undefined || r.ok !== true || r.status !== 'ok') {
+      throw new Error(`${label}: result ${i} is not ok: ${JSON.stringify(r)}`)
+    }
+  }
+}
+
+const batchScenarios = [
+  {
+    key: 'a',
+    label: 'a. Promise.all, JSON.parse + call (floor)',
+    run: () => Promise.all(calls.map(floorCall)),
+    check: (results) => checkPlain(results, CALLS),
+  },
+  {
+    key: 'b',
+    label: 'b. Promise.all, JSON.parse + ajv + call (peer)',
+    run: () => Promise.all(calls.map(ajvCall)),
+    check: (results) => checkPlain(results, CALLS),
+  },
+  {
+    key: 'c',
+    label: 'c. toolwire dispatch, 2-param tools (no signal)',
+    run: () => rtTwo.dispatch(calls),
+    check: (results) => checkToolwire(results, CALLS, 'c'),
+  },
+  {
+    key: 'd',
+    label: 'd. toolwire dispatch, 4-param tools (AbortSignal)',
+    run: () => rtFour.dispatch(calls),
+    check: (results) => checkToolwire(results, CALLS, 'd'),
+  },
+]
+
+// ---- measuring ----------------------------------------------------------------------------------
+
+function median(values) {
+  const sorted = [...values].sort((x, y) => x - y)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+function percentile(sorted, p) {
+  // nearest-rank percentile of an ascending array
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
+}
+
+/** One timed batch: microseconds per call. The result check runs after the clock stops. */
+async function timeBatch(scenario) {
+  if (collectGarbage !== undefined) collectGarbage()
+  const t0 = performance.now()
+  const results = await scenario.run()
+  const t1 = performance.now()
+  scenario.check(results)
+  return ((t1 - t0) * 1000) / CALLS
+}
+
+async function measureBatches() {
+  const samples = new Map(batchScenarios.map((s) => [s.key, []]))
+  for (let round = 0; round < WARMUP_ROUNDS + MEASURED_ROUNDS; round++) {
+    for (const scenario of batchScenarios) {
+      const usPerCall = await timeBatch(scenario)
+      if (round >= WARMUP_ROUNDS) samples.get(scenario.key).push(usPerCall)
+    }
+    // let timers, pending I/O and finalizers run between rounds
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return samples
+}
+
+/**
+ * Sequential single calls, one awaited at a time, for every single-call scenario: blocks of
+ * SINGLE_BLOCK calls per scenario in turn, so that drift of the machine affects each alike.
+ * Returns each scenario's latencies in microseconds, ascending.
+ */
+async function measureSingles(scenarios) {
+  for (const s of scenarios) {
+    for (let i = 0; i < SINGLE_WARMUP; i++) s.check(await s.callOne(calls[i % CALLS]))
+  }
+  const latencies = scenarios.map(() => new Float64Array(SINGLE_CALLS))
+  for (let start = 0; start < SINGLE_CALLS; start += SINGLE_BLOCK) {
+    const end = Math.min(SINGLE_CALLS, start + SINGLE_BLOCK)
+    for (let k = 0; k < scenarios.length; k++) {
+      const { callOne, check } = scenarios[k]
+      const out = latencies[k]
+      for (let i = start; i < end; i++) {
+        const call = calls[i % CALLS]
+        const t0 = performance.now()
+        const result = await callOne(call)
+        out[i] = (performance.now() - t0) * 1000
+        check(result)
+      }
+    }
+  }
+  return latencies.map((l) => l.sort())
+}
+
+const singleScenarios = [
+  {
+    label: 'toolwire dispatch([call]), 2-param tool',
+    callOne: (call) => rtTwo.dispatch([call]),
+    check: (results) => checkToolwire(results, 1, 'single dispatch'),
+  },
+  {
+    label: 'toolwire dispatch([call]), 4-param tool',
+    callOne: (call) => rtFour.dispatch([call]),
+    check: (results) => checkToolwire(results, 1, 'single dispatch (4-param)'),
+  },
+  {
+    label: 'JSON.parse + ajv + call (peer b)',
+    callOne: ajvCall,
+    check: (result) => checkPlain([result], 1),
+  },
+  {
+    label: 'JSON.parse + call (floor a)',
+    callOne: floorCall,
+    check: (result) => checkPlain([result], 1),
+  },
+]
+
+// ---- report -------------------------------------------------------------------------------------
+
+function fmt(n, digits = 2) {
+  return n.toFixed(digits)
+}
+
+function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`
+  const sep = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}`
+  return [line(header), `${sep}|`, ...rows.map(line)].join('\n')
+}
+
+const started = performance.now()
+const cpus = os.cpus()
+console.log('toolwire dispatch benchmark')
+console.log(`machine: ${cpus.length > 0 ? cpus[0].model : 'unknown CPU'}, ${cpus.length} cores, ${os.platform()} ${os.release()} ${os.arch()}`)
+console.log(`node:    ${process.version}`)
+console.log(
+  `setup:   ${TOOLS} tools, 10-property schema, ${CALLS} calls per batch, concurrency ${CONCURRENCY}; ` +
+    `${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured runs per batch scenario (interleaved), median reported; ` +
+    `full GC before each batch run: ${collectGarbage !== undefined ? 'yes' : 'no (gc unavailable)'}`,
+)
+console.log()
+
+const samples = await measureBatches()
+const med = new Map([...samples].map(([k, v]) => [k, median(v)]))
+const floor = med.get('a')
+const peer = med.get('b')
+const rows = batchScenarios.map((s) => {
+  const v = med.get(s.key)
+  const sorted = [...samples.get(s.key)].sort((x, y) => x - y)
+  return [
+    s.label,
+    fmt(v),
+    `${fmt(sorted[0])}-${fmt(sorted[sorted.length - 1])}`,
+    s.key === 'a' ? '-' : `${v - floor >= 0 ? '+' : ''}${fmt(v - floor)}`,
+    `${fmt(v / peer)}x`,
+  ]
+})
+console.log(`Batch of ${CALLS} calls (us per call)`)
+console.log(table(['scenario', 'us/call (median)', 'min-max', 'overhead vs a', 'vs b (ajv peer)'], rows))
+console.log()
+
+const singleLatencies = await measureSingles(singleScenarios)
+const singleRows = singleLatencies.map((lat, k) => [
+  singleScenarios[k].label,
+  fmt(percentile(lat, 50)),
+  fmt(percentile(lat, 99)),
+  fmt(lat[lat.length - 1], 1),
+])
+console.log(
+  `Single calls, one at a time (${SINGLE_CALLS} sequential awaits per path after ${SINGLE_WARMUP} warm-up, ` +
+    `interleaved in blocks of ${SINGLE_BLOCK}; latency in us)`,
+)
+console.log(table(['path', 'p50', 'p99', 'max'], singleRows))
+console.log()
+
+const overheadC = med.get('c') - floor
+const overheadD = med.get('d') - floor
+const singleP50 = percentile(singleLatencies[0], 50)
+const singleP50Four = percentile(singleLatencies[1], 50)
+const verdict = (ok) => (ok ? 'met' : 'NOT met')
+console.log('Aims:')
+console.log(`  batch overhead per call <= 2 us: c ${fmt(overheadC)} us -> ${verdict(overheadC <= 2)}; d ${fmt(overheadD)} us -> ${verdict(overheadD <= 2)}`)
+console.log(`  single-call p50 < 50 us:         2-param ${fmt(singleP50)} us -> ${verdict(singleP50 < 50)}; 4-param ${fmt(singleP50Four)} us -> ${verdict(singleP50Four < 50)}`)
+console.log(`total time: ${fmt((performance.now() - started) / 1000, 1)} s`)

@@ -1,0 +1,240 @@
+// The public types of toolwire. The engine's own binding types are in native.d.ts (generated).
+
+/** How a call ended. */
+export type ToolStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'blocked' | 'pending'
+
+/** The machine-readable code of a failed call or a thrown ToolwireError. */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'INVALID_JSON'
+  | 'INCOMPLETE_ARGUMENTS'
+  | 'NOT_FOUND'
+  | 'POLICY_DENIED'
+  | 'APPROVAL_REQUIRED'
+  | 'BLOCKED'
+  | 'TIMEOUT'
+  | 'CANCELLED'
+  | 'EXECUTION_ERROR'
+  | 'REDACTION_FAILED'
+  | 'LIMIT_EXCEEDED'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'INTERNAL_ERROR'
+
+export type RiskLevel = 'low' | 'medium' | 'high' | 'critical'
+
+export interface TextContent {
+  type: 'text'
+  text: string
+}
+
+export interface ImageContent {
+  type: 'image'
+  /** Base64 data. */
+  data: string
+  mimeType: string
+}
+
+export type ContentBlock = TextContent | ImageContent
+
+/** What a tool may return: content for the model and details for the UI and logs. */
+export interface AgentToolResult<TDetails = unknown> {
+  content: ContentBlock[]
+  details?: TDetails
+  /** `true` makes the result an error (code EXECUTION_ERROR). */
+  isError?: boolean
+}
+
+export type AgentToolUpdateCallback<T = unknown> = (partialResult: T) => void
+
+/**
+ * A tool: a pi-agent-core `AgentTool` works unchanged. `execute` may return an AgentToolResult, a
+ * string (one text block) or any JSON value (a JSON text block, and the value as `data`), or a
+ * Promise of one. A tool whose `execute` declares fewer than three parameters gets no signal.
+ */
+export interface ToolDefinition<TParams = any, TDetails = any> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` */
+  name: string
+  label?: string
+  description?: string
+  /** The JSON Schema of the arguments (a TypeBox schema works); absent means any object. */
+  parameters?: object
+  /** The JSON Schema that `details` (or the returned value) must match. */
+  outputSchema?: object
+  /** This tool's deadline in milliseconds; wins over the dispatch and runtime deadlines. */
+  timeoutMs?: number
+  /** A batch holding a call of a `sequential` tool runs in source order, one call at a time. */
+  executionMode?: 'parallel' | 'sequential'
+  /** Calls whose keys are equal never overlap and run in source order (e.g. the file path). */
+  concurrencyKey?: (params: TParams) => string | null | undefined
+  riskLevel?: RiskLevel
+  category?: string
+  execute(
+    toolCallId: string,
+    params: TParams,
+    signal?: AbortSignal,
+    onUpdate?: AgentToolUpdateCallback,
+  ): AgentToolResult<TDetails> | string | unknown | Promise<AgentToolResult<TDetails> | string | unknown>
+}
+
+/** What `list()` shows of a registered tool. */
+export interface ToolInfo {
+  name: string
+  label?: string
+  description?: string
+  parameters: object
+  outputSchema?: object
+  timeoutMs?: number
+  executionMode: 'parallel' | 'sequential'
+  hasConcurrencyKey: boolean
+  riskLevel?: RiskLevel
+  category?: string
+}
+
+/** A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object. */
+export interface ModelToolCall {
+  id: string
+  name: string
+  arguments?: string | object | null
+  [key: string]: unknown
+}
+
+/** The call as the executor hands it to hooks: the arguments as they will run, and more. */
+export interface ToolCall {
+  callId: string
+  runId?: string
+  stepId?: string
+  tool: string
+  attempt: number
+  args: unknown
+  /** FNV-1a 64 of the canonical JSON of the arguments, as 16 hex digits. */
+  argsHash: string
+  timeoutMs: number
+  cancellable: boolean
+  createdAt: number
+  riskLevel?: RiskLevel
+  category?: string
+}
+
+export interface ToolError {
+  code: ErrorCode
+  message: string
+  retryable?: boolean
+  details?: unknown
+}
+
+/** The result of one call: exactly one per call, whatever happened. */
+export interface ToolResult {
+  callId: string
+  runId?: string
+  stepId?: string
+  tool: string
+  /** The arguments as run; `null` when they were not valid JSON. */
+  args: unknown
+  attempt: number
+  status: ToolStatus
+  ok: boolean
+  /** What the model reads; every error result carries a text block saying what went wrong. */
+  content: ContentBlock[]
+  details?: unknown
+  data?: unknown
+  error?: ToolError
+  /** Milliseconds since the Unix epoch. */
+  startedAt: number
+  endedAt: number
+  durationMs: number
+}
+
+export type ToolExecutionEvent =
+  | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: unknown }
+  | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
+  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
+
+export type BeforeToolCallResult = { block: true; reason?: string } | { params: unknown } | undefined | void
+
+export interface AfterToolCallResult {
+  content?: ContentBlock[]
+  details?: unknown
+  isError?: boolean
+}
+
+export interface RuntimeOptions {
+  /** The most tools running at once, across all dispatches. Default 16. */
+  concurrency?: number
+  /** The default deadline of each stage of a call, in milliseconds. Default 120000. */
+  timeoutMs?: number
+}
+
+export interface DispatchOptions {
+  /** Aborting cancels: running tools get their signal aborted, the rest never run. */
+  signal?: AbortSignal
+  /** Overrides the runtime deadline for this dispatch (a tool's own timeoutMs still wins). */
+  timeoutMs?: number
+  /** Stamped on every result. */
+  runId?: string
+  onEvent?: (event: ToolExecutionEvent) => void
+  /** May block the call or replace its arguments (validated again). A throw blocks the call. */
+  beforeToolCall?: (context: {
+    toolCall: ModelToolCall
+    args: unknown
+    call: ToolCall
+  }) => BeforeToolCallResult | Promise<BeforeToolCallResult>
+  /** May replace content, details and isError (no deep merge). A throw withholds the output. */
+  afterToolCall?: (context: {
+    toolCall: ModelToolCall
+    args: unknown
+    result: ToolResult
+    isError: boolean
+  }) => AfterToolCallResult | undefined | void | Promise<AfterToolCallResult | undefined | void>
+  /** May return a replacement (its content, details and data are kept); runs for every result but cancelled ones. */
+  onPersist?: (result: ToolResult) => Partial<ToolResult> | undefined | void | Promise<Partial<ToolResult> | undefined | void>
+}
+
+export declare class ToolRuntime {
+  constructor(options?: RuntimeOptions)
+  /** Registers a tool; throws a ToolwireError for a duplicate or invalid name, a schema that does not compile, a missing execute. */
+  register(tool: ToolDefinition): void
+  /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
+  unregister(name: string): boolean
+  list(): ToolInfo[]
+  /** Results in the order of `calls`, one per call; rejects only for misuse or an internal fault. */
+  dispatch(calls: ModelToolCall[], options?: DispatchOptions): Promise<ToolResult[]>
+}
+
+/** Thrown for misuse (`VALIDATION_ERROR`, `CONFLICT`) or an internal fault (`INTERNAL_ERROR`). */
+export declare class ToolwireError extends Error {
+  constructor(code: ErrorCode, message: string)
+  readonly code: ErrorCode
+}
+
+export interface ToolResultMessage {
+  role: 'toolResult'
+  toolCallId: string
+  toolName: string
+  content: ContentBlock[]
+  details: unknown
+  isError: boolean
+  timestamp: number
+}
+
+export interface ToolInvocationRecord {
+  toolCallId: string
+  name: string
+  args: unknown
+  result: unknown
+  error: string | null
+  startedAtMs: number
+  endedAtMs: number
+}
+
+export type ErrorEnvelope =
+  | { status: 'error'; tool: string; error: string }
+  | { status: 'blocked'; tool: string; reason: string }
+  | { status: 'pending'; tool: string; message: string }
+
+/** The result as a pi-agent-core tool result message. */
+export declare function toToolResultMessage(result: ToolResult): ToolResultMessage
+/** The result as an invocation record. */
+export declare function toInvocationRecord(result: ToolResult): ToolInvocationRecord
+/** The legacy JSON error envelope of a failed result; `null` for a successful one. */
+export declare function toErrorEnvelope(result: ToolResult): ErrorEnvelope | null
