@@ -53,6 +53,9 @@ const PERSIST_FAILED = 12
 
 const MAX_BATCH_ID = 0xffffffff
 
+/** The `onUpdate` of a dispatch without an event listener. */
+const ignoreUpdate = () => {}
+
 /** Calls into the engine, turning its `[CODE] message` errors into ToolwireErrors. */
 function native(fn) {
   try {
@@ -96,10 +99,15 @@ function answerJson(value) {
   return json === undefined ? 'null' : json
 }
 
-/** The calls as the engine reads them: [[id, name, kind, arguments], ...] in one JSON text. */
+/**
+ * The calls as the engine reads them: `meta` is one JSON text `[[id, name, kind], ...]` and
+ * `texts` each call's arguments text (kind 0: the model's JSON text, crossing unescaped; 1: the
+ * JSON text of an object passed; 2: why an object could not be serialized).
+ */
 function encodeCalls(calls) {
   if (!Array.isArray(calls)) throw new TypeError(`dispatch: calls must be an array, got ${describe(calls)}`)
   const rows = new Array(calls.length)
+  const texts = new Array(calls.length)
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]
     if (call === null || typeof call !== 'object') {
@@ -108,28 +116,25 @@ function encodeCalls(calls) {
     const { id, name, arguments: args } = call
     if (typeof id !== 'string') throw new TypeError(`dispatch: calls[${i}].id must be a string, got ${describe(id)}`)
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
-    let kind = 1
-    let payload
-    if (typeof args === 'string') {
-      kind = 0
-      payload = JSON.stringify(args)
-    } else if (args === undefined || args === null) {
-      payload = 'null'
-    } else {
+    let kind = 0
+    let text = args
+    if (typeof args !== 'string') {
+      kind = 1
       try {
-        payload = JSON.stringify(args)
+        text = args === undefined ? 'null' : JSON.stringify(args)
       } catch (error) {
         kind = 2
-        payload = JSON.stringify(messageOf(error))
+        text = messageOf(error)
       }
-      if (payload === undefined) {
+      if (text === undefined) {
         kind = 2
-        payload = JSON.stringify(`arguments of type ${typeof args} have no JSON form`)
+        text = `arguments of type ${typeof args} have no JSON form`
       }
     }
-    rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind},${payload}]`
+    rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}]`
+    texts[i] = text
   }
-  return `[${rows.join(',')}]`
+  return { meta: `[${rows.join(',')}]`, texts }
 }
 
 /** A number option must be a finite number when given: JSON would turn NaN into null silently. */
@@ -289,7 +294,7 @@ class ToolRuntime {
       }
       let actions
       try {
-        actions = native(() => this.#native.open(id, encoded, engineOptions))
+        actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, engineOptions))
       } catch (error) {
         this.#closeBatch(id, batch)
         throw error
@@ -420,7 +425,7 @@ class ToolRuntime {
     }
     const onUpdate =
       batch.hooks.onEvent === undefined
-        ? () => {}
+        ? ignoreUpdate
         : (partialResult) => {
             if (!running.settled) {
               emit(batch, { type: 'tool_execution_update', toolCallId: call.id, toolName: call.name, partialResult })

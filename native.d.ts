@@ -22,8 +22,11 @@ export declare class NativeRuntime {
   unregister(name: string): boolean
   /** The registered tools as a JSON array. */
   list(): string
-  /** Opens batch `batch` with its calls and options (JSON); returns the first actions. */
-  open(batch: number, calls: string, options: string): string
+  /**
+   * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
+   * arguments text, `options` JSON. Returns the first actions.
+   */
+  open(batch: number, calls: string, arguments: Array<string>, options: string): string
   /** Feeds back completions (JSON); returns the next actions. */
   complete(completions: string): string
   /** The timer fired; returns the next actions. */

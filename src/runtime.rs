@@ -59,11 +59,18 @@ impl NativeRuntime {
         self.run(|inner| Ok(inner.list().to_string()))
     }
 
-    /// Opens batch `batch` with its calls and options (JSON); returns the first actions.
+    /// Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
+    /// arguments text, `options` JSON. Returns the first actions.
     #[napi]
-    pub fn open(&mut self, batch: u32, calls: String, options: String) -> napi::Result<String> {
+    pub fn open(
+        &mut self,
+        batch: u32,
+        calls: String,
+        arguments: Vec<String>,
+        options: String,
+    ) -> napi::Result<String> {
         self.act(|inner, now| {
-            let calls = parse_calls(&calls)?;
+            let calls = parse_calls(&calls, arguments)?;
             let options = parse_batch_options(&options)?;
             inner.open(batch, calls, options, now)
         })

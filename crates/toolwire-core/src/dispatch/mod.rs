@@ -114,6 +114,8 @@ struct Call {
     request: CallRequest,
     spec: Option<Arc<ToolSpec>>,
     args: Value,
+    /// Parsing and validation done ahead, on several threads, for a big batch.
+    prechecked: Option<Prechecked>,
     /// The arguments are exactly the call's own, so the driver already has them.
     args_own: bool,
     /// The tool's value became the result as is, in this shape (until something changes it).
@@ -129,7 +131,50 @@ struct Call {
     pending: Option<ToolResult>,
 }
 
+/// What the precheck found: whether the arguments parsed, and whether they are valid.
+struct Prechecked {
+    parsed: std::result::Result<(), ToolError>,
+    valid: Option<std::result::Result<(), ToolError>>,
+}
+
 impl Call {
+    /// Parses the arguments as sent (once); they become `args`.
+    fn parse_arguments(&mut self) -> std::result::Result<(), ToolError> {
+        let raw = std::mem::replace(
+            &mut self.request.arguments,
+            RawArguments::Text(String::new()),
+        );
+        let tool = &self.request.name;
+        let (parsed, own) = match raw {
+            RawArguments::Text(text) => (parse_arguments(tool, &text), !text.trim().is_empty()),
+            RawArguments::Object(text) => match parse_arguments(tool, &text) {
+                Ok(Value::Null) => (Ok(json!({})), false),
+                parsed => (parsed, true),
+            },
+            RawArguments::Unserializable(why) => (
+                Err(ToolError::new(
+                    ErrorCode::InvalidJson,
+                    format!(
+                        "The arguments for tool \"{tool}\" could not be serialized to JSON: {why}"
+                    ),
+                )),
+                false,
+            ),
+        };
+        self.args_own = own && parsed.is_ok();
+        parsed.map(|args| self.args = args)
+    }
+
+    /// Parses and validates ahead of the call's turn; pure, so it may run on any thread.
+    fn precheck(&mut self) {
+        let parsed = self.parse_arguments();
+        let valid = match (&parsed, &self.spec) {
+            (Ok(()), Some(spec)) => Some(validate_arguments(spec, &self.args)),
+            _ => None,
+        };
+        self.prechecked = Some(Prechecked { parsed, valid });
+    }
+
     fn keyed(&self) -> bool {
         self.spec.as_ref().is_some_and(|s| s.has_concurrency_key)
     }
@@ -224,6 +269,7 @@ impl Dispatcher {
                     request,
                     spec,
                     args: Value::Null,
+                    prechecked: None,
                     args_own: false,
                     as_returned: None,
                     stage: Stage::Waiting,
@@ -242,8 +288,12 @@ impl Dispatcher {
                 .as_ref()
                 .is_some_and(|s| s.execution_mode == ExecutionMode::Sequential)
         });
-        let count = calls.len();
+        let mut calls = calls;
         let cancelled = options.cancelled;
+        if !cancelled {
+            precheck(&mut calls);
+        }
+        let count = calls.len();
         self.batches.insert(
             batch_id,
             Batch {
@@ -355,13 +405,17 @@ impl Dispatcher {
             return;
         }
         let parsed = self.announce(call);
+        let c = self.call_mut(call).expect("call exists");
+        let valid = c.prechecked.take().and_then(|p| p.valid);
         let c = self.call(call).expect("call exists");
         let checked = parsed.and_then(|()| {
             let spec = c
                 .spec
                 .clone()
                 .ok_or_else(|| not_found(registry, &c.request.name))?;
-            validate_arguments(&spec, &c.args).map(|()| spec)
+            valid
+                .unwrap_or_else(|| validate_arguments(&spec, &c.args))
+                .map(|()| spec)
         });
         let spec = match checked {
             Ok(spec) => spec,
@@ -392,26 +446,10 @@ impl Dispatcher {
             return Ok(());
         }
         c.announced = true;
-        let raw = std::mem::replace(&mut c.request.arguments, RawArguments::Value(Value::Null));
-        c.args_own = match &raw {
-            RawArguments::Text(text) => !text.trim().is_empty(),
-            RawArguments::Value(value) => !value.is_null(),
-            RawArguments::Unserializable(_) => false,
+        let outcome = match &mut c.prechecked {
+            Some(prechecked) => std::mem::replace(&mut prechecked.parsed, Ok(())),
+            None => c.parse_arguments(),
         };
-        let parsed = match raw {
-            RawArguments::Text(text) => parse_arguments(&c.request.name, &text),
-            RawArguments::Value(Value::Null) => Ok(json!({})),
-            RawArguments::Value(value) => Ok(value),
-            RawArguments::Unserializable(why) => Err(ToolError::new(
-                ErrorCode::InvalidJson,
-                format!(
-                    "The arguments for tool \"{}\" could not be serialized to JSON: {why}",
-                    c.request.name
-                ),
-            )),
-        };
-        let outcome = parsed.map(|args| c.args = args);
-        c.args_own &= outcome.is_ok();
         if events {
             let args = (!c.args_own).then(|| c.args.clone());
             self.actions.push(Action::StartEvent { call, args });
@@ -896,6 +934,27 @@ impl Dispatcher {
             self.actions.push(Action::Timer { delay_ms });
         }
     }
+}
+
+/// Batches at least this big have their arguments parsed and validated on several threads.
+const PARALLEL_PRECHECK: usize = 256;
+
+/// Parses and validates the arguments of a big batch on every core; a small batch is checked
+/// call by call as each call begins.
+fn precheck(calls: &mut [Call]) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if calls.len() < PARALLEL_PRECHECK || threads < 2 {
+        return;
+    }
+    let chunk = calls.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut parts = calls.chunks_mut(chunk);
+        let own = parts.next();
+        for part in parts {
+            scope.spawn(move || part.iter_mut().for_each(Call::precheck));
+        }
+        own.into_iter().flatten().for_each(Call::precheck);
+    });
 }
 
 /// Replaces a result's output with an error: details and data are withheld too (fail closed).

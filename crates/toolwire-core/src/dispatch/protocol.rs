@@ -269,26 +269,36 @@ pub struct CallRequest {
 /// A call's arguments as the caller passed them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RawArguments {
-    /// JSON text, as models send it; parsed by the engine.
+    /// JSON text, as models send it; empty or whitespace-only means `{}`.
     Text(String),
-    /// An already-parsed value.
-    Value(Value),
+    /// The JSON text of a value the caller passed as an object (`null` means `{}`).
+    Object(String),
     /// An object the caller passed that could not be serialized (a cycle, a BigInt); why.
     Unserializable(String),
 }
 
-/// Parses the calls of a batch: `[[id, name, kind, arguments], ...]` with kind 0 for JSON text,
-/// 1 for a value, 2 for an unserializable object (arguments is then the reason).
-pub fn parse_calls(text: &str) -> Result<Vec<CallRequest>> {
-    let rows: Vec<(String, String, u8, Value)> = serde_json::from_str(text)
+/// Parses the calls of a batch. `meta` is `[[id, name, kind], ...]` and `arguments` holds each
+/// call's arguments text, so that the model's JSON text crosses unescaped: kind 0 for the model's
+/// JSON text, 1 for the JSON text of an object the caller passed, 2 for an object that could not
+/// be serialized (the text is then the reason).
+pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
+    let rows: Vec<(String, String, u8)> = serde_json::from_str(meta)
         .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
+    if rows.len() != arguments.len() {
+        return Err(Error::internal(format!(
+            "malformed calls from the driver: {} calls but {} argument texts",
+            rows.len(),
+            arguments.len()
+        )));
+    }
     rows.into_iter()
-        .map(|(id, name, kind, arguments)| {
-            let arguments = match (kind, arguments) {
-                (0, Value::String(text)) => RawArguments::Text(text),
-                (1, value) => RawArguments::Value(value),
-                (2, Value::String(why)) => RawArguments::Unserializable(why),
-                (kind, _) => {
+        .zip(arguments)
+        .map(|((id, name, kind), text)| {
+            let arguments = match kind {
+                0 => RawArguments::Text(text),
+                1 => RawArguments::Object(text),
+                2 => RawArguments::Unserializable(text),
+                kind => {
                     return Err(Error::internal(format!(
                         "malformed call from the driver: argument kind {kind}"
                     )))
@@ -516,17 +526,21 @@ mod tests {
 
     #[test]
     fn calls_parse_all_argument_kinds() {
-        let calls =
-            parse_calls(r#"[["a","read",0,"{\"p\":1}"],["b","x",1,{"p":2}],["c","y",2,"cycle"]]"#)
-                .unwrap();
+        let texts = vec![
+            "{\"p\":1}".to_owned(),
+            "{\"p\":2}".to_owned(),
+            "cycle".to_owned(),
+        ];
+        let calls = parse_calls(r#"[["a","read",0],["b","x",1],["c","y",2]]"#, texts).unwrap();
         assert_eq!(calls[0].arguments, RawArguments::Text("{\"p\":1}".into()));
-        assert_eq!(calls[1].arguments, RawArguments::Value(json!({"p": 2})));
+        assert_eq!(calls[1].arguments, RawArguments::Object("{\"p\":2}".into()));
         assert_eq!(
             calls[2].arguments,
             RawArguments::Unserializable("cycle".into())
         );
-        assert!(parse_calls(r#"[["a","b",9,1]]"#).is_err());
-        assert!(parse_calls("nope").is_err());
+        assert!(parse_calls(r#"[["a","b",9]]"#, vec![String::new()]).is_err());
+        assert!(parse_calls(r#"[["a","b",0]]"#, vec![]).is_err());
+        assert!(parse_calls("nope", vec![]).is_err());
     }
 
     #[test]

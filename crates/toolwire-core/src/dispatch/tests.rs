@@ -814,6 +814,35 @@ fn every_call_ends_exactly_once_whatever_the_order_of_events() {
 }
 
 #[test]
+fn a_big_batch_is_prechecked_in_parallel_with_the_same_outcomes() {
+    let mut h = Harness::new(10_000);
+    h.tool("t", json!({}));
+    let texts = ["{\"path\":\"ok\"}", "{\"path\":", "{\"path\":1}", " "];
+    let calls: Vec<(String, &str, &str)> = (0..1_000)
+        .map(|i| {
+            (
+                format!("c{i}"),
+                if i % 8 == 7 { "nope" } else { "t" },
+                texts[i % 4],
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str)> =
+        calls.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+    let actions = h.open(1, &refs, events());
+    let code = |slot: u32| h.result(at(1, slot)).error.map(|e| e.code);
+    assert_eq!(code(1), Some(ErrorCode::InvalidJson));
+    assert_eq!(code(2), Some(ErrorCode::ValidationError));
+    assert_eq!(code(7), Some(ErrorCode::NotFound));
+    assert!(
+        h.ends(1).iter().all(|(slot, _)| *slot != 0),
+        "slot 0 is still running"
+    );
+    // Slots 0 mod 4 and 3 mod 4 are valid, except those naming an unknown tool (7 mod 8).
+    assert_eq!(started(&actions).len(), 250 + 125);
+}
+
+#[test]
 fn own_arguments_are_not_sent_back_but_others_are() {
     let mut h = Harness::new(16);
     h.tool("t", json!({}));
