@@ -942,8 +942,14 @@ const PARALLEL_PRECHECK: usize = 256;
 /// Parses and validates the arguments of a big batch on every core; a small batch is checked
 /// call by call as each call begins.
 fn precheck(calls: &mut [Call]) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if calls.len() < PARALLEL_PRECHECK || threads < 2 {
+    // Asking for the core count reads cgroup files on Linux: ask once, and only for big batches.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    if calls.len() < PARALLEL_PRECHECK {
+        return;
+    }
+    let threads =
+        *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
+    if threads < 2 {
         return;
     }
     let chunk = calls.len().div_ceil(threads);
