@@ -312,7 +312,14 @@ class ToolRuntime {
       this.#fail(error)
       return
     }
-    const keys = this.#perform(JSON.parse(text))
+    let keys
+    try {
+      keys = this.#perform(JSON.parse(text))
+    } catch (error) {
+      // Only a bug of ours gets here (user code is always wrapped): fail, never hang.
+      this.#fail(new ToolwireError('INTERNAL_ERROR', `toolwire internal error (a bug; please report it): ${messageOf(error)}`))
+      return
+    }
     if (keys.length > 0) this.#drive(() => this.#native.complete(`[${keys.join(',')}]`))
   }
 
@@ -338,7 +345,7 @@ class ToolRuntime {
       switch (code) {
         case START_EVENT:
           if (batch.hooks.onEvent !== undefined) {
-            const args = action.length > 3 ? action[3] : ownArgs(batch, slot)
+            const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
             emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
           }
           break
@@ -528,6 +535,14 @@ function ownArgs(batch, slot) {
     args = batch.args[slot] = typeof given === 'string' ? JSON.parse(given) : given
   }
   return args
+}
+
+function ownArgsOrNull(batch, slot) {
+  try {
+    return ownArgs(batch, slot)
+  } catch {
+    return null
+  }
 }
 
 /** Builds a successful result from the value the tool returned ([10, b, s, t0, t1, ms, shape, text?]). */
