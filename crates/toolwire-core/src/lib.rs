@@ -5,7 +5,7 @@
 //! The pipeline of a call: the model's arguments are parsed and validated ([`args`]) against the
 //! tool's compiled schema ([`registry`]), the [`dispatch`] scheduler runs hooks and the tool under
 //! deadlines, concurrency limits and keys, and what comes back becomes one
-//! [`ToolResult`](envelope::ToolResult) ([`output`]), whatever happened.
+//! [`ToolResult`] ([`output`]), whatever happened.
 
 pub mod args;
 pub mod dispatch;

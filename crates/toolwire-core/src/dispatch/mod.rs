@@ -211,7 +211,10 @@ pub struct Dispatcher {
     to_begin: VecDeque<CallRef>,
     runnable: VecDeque<CallRef>,
     keys: KeyLocks,
+    /// Lazily deleted: an entry whose call moved on is stale and skipped (see `arm_timer`).
     deadlines: BinaryHeap<Reverse<Deadline>>,
+    /// Calls in open batches; each has at most one live deadline.
+    open_calls: usize,
     armed: Option<Instant>,
     actions: Vec<Action>,
 }
@@ -227,6 +230,7 @@ impl Dispatcher {
             runnable: VecDeque::new(),
             keys: KeyLocks::default(),
             deadlines: BinaryHeap::new(),
+            open_calls: 0,
             armed: None,
             actions: Vec::new(),
         }
@@ -294,6 +298,7 @@ impl Dispatcher {
             precheck(&mut calls);
         }
         let count = calls.len();
+        self.open_calls += count;
         self.batches.insert(
             batch_id,
             Batch {
@@ -899,7 +904,9 @@ impl Dispatcher {
             as_returned,
         });
         if done {
-            self.batches.remove(&call.batch);
+            if let Some(batch) = self.batches.remove(&call.batch) {
+                self.open_calls -= batch.calls.len();
+            }
             self.actions.push(Action::BatchDone { batch: call.batch });
         }
     }
@@ -915,6 +922,17 @@ impl Dispatcher {
 
     /// Tells the driver when to tick next, if that changed (or always, after a tick).
     fn arm_timer(&mut self, now: Now, force: bool) {
+        // Stale entries behind a long live deadline would pile up: when they outnumber the live
+        // calls, drop them all (amortized O(1) per entry).
+        if self.deadlines.len() > 2 * self.open_calls + 64 {
+            let batches = &self.batches;
+            self.deadlines.retain(|Reverse(d)| {
+                batches
+                    .get(&d.call.batch)
+                    .and_then(|b| b.calls.get(d.call.slot as usize))
+                    .is_some_and(|c| c.token == d.token)
+            });
+        }
         while let Some(Reverse(deadline)) = self.deadlines.peek() {
             let live = self
                 .call(deadline.call)

@@ -911,3 +911,25 @@ fn only_results_that_are_the_value_as_returned_end_compactly() {
         vec![Some(crate::output::OutputShape::Text), None, None]
     );
 }
+
+#[test]
+fn stale_deadlines_do_not_pile_up_behind_a_long_one() {
+    let mut h = Harness::new(16);
+    h.tool("slow", json!({"timeoutMs": 100_000}));
+    h.tool("quick", json!({}));
+    h.open(1, &[("long", "slow", "{}")], events());
+    for batch in 2..2_000 {
+        h.open(batch, &[("q", "quick", "{}")], events());
+        h.settle(at(batch, 0), ToolOutcome::ReturnedNothing);
+    }
+    assert!(
+        h.dispatcher.deadlines.len() <= 2 * h.dispatcher.open_calls + 64,
+        "{} deadlines kept for {} open calls",
+        h.dispatcher.deadlines.len(),
+        h.dispatcher.open_calls
+    );
+    assert_eq!(h.dispatcher.open_calls, 1);
+    // The long call still times out on time.
+    h.advance(100_000);
+    assert_eq!(h.result(at(1, 0)).status, ToolStatus::Timeout);
+}
