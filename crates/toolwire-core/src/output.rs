@@ -41,26 +41,62 @@ pub enum OutputShape {
     Nothing = 3,
 }
 
-/// Fills a result from a tool's outcome; a value that is not a valid result becomes an
-/// `EXECUTION_ERROR` saying what is wrong with it. Returns the shape when the result is the
-/// returned value as is.
-pub fn apply_outcome(
-    result: &mut ToolResult,
-    spec: &ToolSpec,
-    outcome: ToolOutcome,
-) -> Option<OutputShape> {
+/// The verdict on what a tool returned, reached without building anything: the shape of a
+/// valid value, and whether it reports an error itself (`isError: true`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// How the result is derived from the value.
+    pub shape: OutputShape,
+    /// The value is an AgentToolResult with `isError: true`.
+    pub reports_error: bool,
+}
+
+/// Checks a tool's outcome: a value that is not a valid result, or an outcome that is not a
+/// value, gives the error the result must carry.
+pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, ToolError> {
     let tool = &spec.name;
-    let outcome = match outcome {
-        ToolOutcome::Returned(value) => apply_value(result, spec, value),
+    let shape = |shape| Verdict {
+        shape,
+        reports_error: false,
+    };
+    match outcome {
+        ToolOutcome::Returned(value @ Value::String(_)) => {
+            validate_output(spec, value).map(|()| shape(OutputShape::Text))
+        }
+        ToolOutcome::Returned(Value::Object(map))
+            if map.get("content").is_some_and(Value::is_array) =>
+        {
+            check_content(tool, "returned", map.get("content"))?;
+            match map.get("details") {
+                Some(details) => validate_output(spec, details)?,
+                None if spec.output_validator().is_some() => {
+                    return Err(ToolError::new(
+                        ErrorCode::ExecutionError,
+                        format!(
+                            "Tool \"{tool}\" declares an outputSchema but returned no details."
+                        ),
+                    ))
+                }
+                None => {}
+            }
+            Ok(Verdict {
+                shape: OutputShape::AgentResult,
+                reports_error: map.get("isError") == Some(&Value::Bool(true)),
+            })
+        }
+        ToolOutcome::Returned(value) => {
+            validate_output(spec, value).map(|()| shape(OutputShape::Json))
+        }
         ToolOutcome::ReturnedNothing => {
-            result.content = vec![ContentBlock::text(NO_OUTPUT)];
-            validate_output(spec, &Value::Null).map(|()| OutputShape::Nothing)
+            validate_output(spec, &Value::Null).map(|()| shape(OutputShape::Nothing))
         }
         ToolOutcome::Threw(message) if message.trim().is_empty() => Err(ToolError::new(
             ErrorCode::ExecutionError,
             format!("Tool \"{tool}\" failed without an error message."),
         )),
-        ToolOutcome::Threw(message) => Err(ToolError::new(ErrorCode::ExecutionError, message)),
+        ToolOutcome::Threw(message) => {
+            Err(ToolError::new(ErrorCode::ExecutionError, message.clone()))
+        }
         ToolOutcome::Unserializable(why) => Err(ToolError::new(
             ErrorCode::ExecutionError,
             format!("Tool \"{tool}\" returned a value that cannot be serialized to JSON: {why}"),
@@ -69,73 +105,53 @@ pub fn apply_outcome(
             ErrorCode::NotFound,
             format!("Tool \"{tool}\" was unregistered before this call could start."),
         )),
-    };
-    match outcome {
-        Ok(shape) if result.ok => Some(shape),
-        Ok(_) => None,
+    }
+}
+
+/// Fills a result from a tool's outcome, as [`check_outcome`] judged it: a valid value becomes
+/// content (and details or data), anything else an `EXECUTION_ERROR` saying what is wrong.
+pub fn apply_outcome(result: &mut ToolResult, spec: &ToolSpec, outcome: ToolOutcome) {
+    let verdict = match check_outcome(spec, &outcome) {
+        Ok(verdict) => verdict,
         Err(error) => {
             result.details = None;
             result.data = None;
-            result.fail(ToolStatus::Error, error);
-            None
+            return result.fail(ToolStatus::Error, error);
         }
-    }
-}
-
-fn apply_value(
-    result: &mut ToolResult,
-    spec: &ToolSpec,
-    value: Value,
-) -> Result<OutputShape, ToolError> {
-    match value {
-        value @ Value::String(_) => {
-            validate_output(spec, &value)?;
-            if let Value::String(text) = value {
-                result.content = vec![ContentBlock::text(text)];
-            }
-            Ok(OutputShape::Text)
+    };
+    match outcome {
+        ToolOutcome::Returned(Value::String(text)) => {
+            result.content = vec![ContentBlock::text(text)]
         }
-        Value::Object(mut map) if map.get("content").is_some_and(Value::is_array) => {
-            let content = parse_content(&spec.name, "returned", map.remove("content"))?;
-            let details = map.remove("details");
-            if let Some(details) = &details {
-                validate_output(spec, details)?;
-            } else if spec.output_validator().is_some() {
-                return Err(ToolError::new(
-                    ErrorCode::ExecutionError,
-                    format!(
-                        "Tool \"{}\" declares an outputSchema but returned no details.",
-                        spec.name
-                    ),
-                ));
-            }
-            result.content = content;
-            result.details = details;
-            if map.get("isError") == Some(&Value::Bool(true)) {
-                let message = first_text(&result.content)
-                    .unwrap_or_else(|| format!("Tool \"{}\" reported an error.", spec.name));
-                let error = ToolError::new(ErrorCode::ExecutionError, message);
-                result.status = ToolStatus::Error;
-                result.ok = false;
-                result.error = Some(error);
-            }
-            Ok(OutputShape::AgentResult)
+        ToolOutcome::Returned(Value::Object(mut map))
+            if verdict.shape == OutputShape::AgentResult =>
+        {
+            let blocks = map.remove("content");
+            let blocks = blocks.as_ref().and_then(Value::as_array).map(Vec::as_slice);
+            result.content = blocks
+                .unwrap_or_default()
+                .iter()
+                .filter_map(content_block)
+                .collect();
+            result.details = map.remove("details");
         }
-        value => {
-            validate_output(spec, &value)?;
+        ToolOutcome::Returned(value) => {
             result.content = vec![ContentBlock::text(value.to_string())];
             result.data = Some(value);
-            Ok(OutputShape::Json)
         }
+        _ => result.content = vec![ContentBlock::text(NO_OUTPUT)],
+    }
+    if verdict.reports_error {
+        let message = first_text(&result.content)
+            .unwrap_or_else(|| format!("Tool \"{}\" reported an error.", spec.name));
+        result.status = ToolStatus::Error;
+        result.ok = false;
+        result.error = Some(ToolError::new(ErrorCode::ExecutionError, message));
     }
 }
 
-/// Parses content blocks, naming the first bad block.
-pub fn parse_content(
-    tool: &str,
-    source: &str,
-    content: Option<Value>,
-) -> Result<Vec<ContentBlock>, ToolError> {
+/// Checks content blocks without building them, naming the first bad block.
+fn check_content(tool: &str, source: &str, content: Option<&Value>) -> Result<(), ToolError> {
     let invalid = |what: String| {
         ToolError::new(
             ErrorCode::ExecutionError,
@@ -145,28 +161,44 @@ pub fn parse_content(
     let Some(Value::Array(items)) = content else {
         return Err(invalid(format!(
             "content must be an array of blocks, got {}",
-            content.as_ref().map_or("nothing", json_type)
+            content.map_or("nothing", json_type)
         )));
     };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(index, item)| {
-            content_block(&item).ok_or_else(|| {
-                let kind = item.get("type").and_then(Value::as_str);
-                invalid(match kind {
-                    Some("text") => format!("block {index} is a text block without a string \"text\""),
-                    Some("image") => format!(
-                        "block {index} is an image block without string \"data\" and \"mimeType\""
-                    ),
-                    Some(other) => format!(
-                        "block {index} has type \"{other}\"; only \"text\" and \"image\" blocks are supported"
-                    ),
-                    None => format!("block {index} is {} without a \"type\"", json_type(&item)),
-                })
-            })
-        })
-        .collect()
+    for (index, item) in items.iter().enumerate() {
+        let text = |key: &str| item.get(key).is_some_and(Value::is_string);
+        let problem = match item.get("type").and_then(Value::as_str) {
+            Some("text") if text("text") => continue,
+            Some("image") if text("data") && text("mimeType") => continue,
+            Some("text") => format!("block {index} is a text block without a string \"text\""),
+            Some("image") => format!(
+                "block {index} is an image block without string \"data\" and \"mimeType\""
+            ),
+            Some(other) => format!(
+                "block {index} has type \"{other}\"; only \"text\" and \"image\" blocks are supported"
+            ),
+            None => format!("block {index} is {} without a \"type\"", json_type(item)),
+        };
+        return Err(invalid(problem));
+    }
+    Ok(())
+}
+
+/// Parses content blocks, naming the first bad block.
+pub fn parse_content(
+    tool: &str,
+    source: &str,
+    content: Option<Value>,
+) -> Result<Vec<ContentBlock>, ToolError> {
+    check_content(tool, source, content.as_ref())?;
+    let blocks = content
+        .as_ref()
+        .and_then(Value::as_array)
+        .map(Vec::as_slice);
+    Ok(blocks
+        .unwrap_or_default()
+        .iter()
+        .filter_map(content_block)
+        .collect())
 }
 
 /// One content block, read without copying the value; `None` when it is not a valid block.
@@ -321,8 +353,13 @@ mod tests {
     }
 
     #[test]
-    fn the_shape_is_reported_only_for_results_that_are_the_value_as_returned() {
-        let shape = |o| apply_outcome(&mut blank(), &spec(None), o);
+    fn the_verdict_gives_the_shape_of_valid_values_only() {
+        let shape = |o| {
+            check_outcome(&spec(None), &o)
+                .ok()
+                .filter(|v| !v.reports_error)
+                .map(|v| v.shape)
+        };
         assert_eq!(
             shape(ToolOutcome::Returned(json!({"content": []}))),
             Some(OutputShape::AgentResult)

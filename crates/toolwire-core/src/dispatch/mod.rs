@@ -25,8 +25,8 @@ use crate::args::{parse_arguments, validate_arguments};
 use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::output::{
-    apply_after_answer, apply_outcome, apply_persist_answer, before_decision, BeforeDecision,
-    OutputShape, ToolOutcome,
+    apply_after_answer, apply_outcome, apply_persist_answer, before_decision, check_outcome,
+    BeforeDecision, OutputShape, ToolOutcome,
 };
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
 use keys::KeyLocks;
@@ -118,8 +118,6 @@ struct Call {
     prechecked: Option<Prechecked>,
     /// The arguments are exactly the call's own, so the driver already has them.
     args_own: bool,
-    /// The tool's value became the result as is, in this shape (until something changes it).
-    as_returned: Option<OutputShape>,
     stage: Stage,
     /// Changes on every stage with a pending answer; stale answers and deadlines carry an old one.
     token: u32,
@@ -275,7 +273,6 @@ impl Dispatcher {
                     args: Value::Null,
                     prechecked: None,
                     args_own: false,
-                    as_returned: None,
                     stage: Stage::Waiting,
                     token: 0,
                     announced: false,
@@ -605,7 +602,6 @@ impl Dispatcher {
             }
             (Stage::Running, CompletionKind::Tool(outcome)) => self.settle(call, outcome, now),
             (Stage::After, CompletionKind::AfterAnswered(answer)) => {
-                self.note_changed(call, &answer);
                 let mut result = self.take_pending(call);
                 if let Err(error) = apply_after_answer(&mut result, &tool, answer) {
                     withhold(&mut result, ToolStatus::Error, error);
@@ -622,7 +618,6 @@ impl Dispatcher {
                 self.persist_or_finish(call, result, now)
             }
             (Stage::Persist, CompletionKind::PersistAnswered(answer)) => {
-                self.note_changed(call, &answer);
                 let mut result = self.take_pending(call);
                 if let Err(error) = apply_persist_answer(&mut result, &tool, answer) {
                     withhold(&mut result, ToolStatus::Error, error);
@@ -673,10 +668,17 @@ impl Dispatcher {
             .call(call)
             .and_then(|c| c.spec.clone())
             .expect("settled calls have a tool");
+        let hooks = self.options(call).hooks;
+        if ran && !hooks.after && !hooks.persist {
+            if let Ok(verdict) = check_outcome(&spec, &outcome) {
+                if !verdict.reports_error {
+                    return self.finish_as_returned(call, verdict.shape, outcome, now);
+                }
+            }
+        }
         let mut result = self.result_for(call, now);
-        let shape = apply_outcome(&mut result, &spec, outcome);
-        self.call_mut(call).expect("call exists").as_returned = shape.filter(|_| ran);
-        if ran && self.options(call).hooks.after {
+        apply_outcome(&mut result, &spec, outcome);
+        if ran && hooks.after {
             let c = self.call_mut(call).expect("call exists");
             let token = c.await_answer(Stage::After);
             c.pending = Some(result.clone());
@@ -704,13 +706,6 @@ impl Dispatcher {
             });
         } else {
             self.finish(call, result);
-        }
-    }
-
-    /// A hook answered with something: the result may no longer be the value as returned.
-    fn note_changed(&mut self, call: CallRef, answer: &Value) {
-        if !answer.is_null() {
-            self.call_mut(call).expect("call exists").as_returned = None;
         }
     }
 
@@ -881,6 +876,37 @@ impl Dispatcher {
 
     /// Delivers the call's one result and moves its batch on.
     fn finish(&mut self, call: CallRef, result: ToolResult) {
+        let result = Box::new(result);
+        self.conclude(call, Action::End { call, result });
+    }
+
+    /// Delivers a successful result that is the tool's value as returned: the driver builds it
+    /// from the value it holds, so nothing of it is built here.
+    fn finish_as_returned(
+        &mut self,
+        call: CallRef,
+        shape: OutputShape,
+        outcome: ToolOutcome,
+        now: Now,
+    ) {
+        let started = self.call(call).and_then(|c| c.started).unwrap_or(now);
+        let text = match (shape, outcome) {
+            (OutputShape::Json, ToolOutcome::Returned(value)) => Some(value.to_string()),
+            _ => None,
+        };
+        let action = Action::EndAsReturned {
+            call,
+            started_at: started.epoch_ms,
+            ended_at: now.epoch_ms,
+            duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
+            shape,
+            text,
+        };
+        self.conclude(call, action);
+    }
+
+    /// The call ended with `end`: mark it done, emit `end`, and move its batch on.
+    fn conclude(&mut self, call: CallRef, end: Action) {
         self.leave_running(call);
         let batch = self.batches.get_mut(&call.batch).expect("batch exists");
         let c = &mut batch.calls[call.slot as usize];
@@ -888,7 +914,7 @@ impl Dispatcher {
         c.stage = Stage::Done;
         c.token = c.token.wrapping_add(1);
         c.pending = None;
-        let as_returned = c.as_returned.take().filter(|_| result.ok);
+        c.args = Value::Null;
         batch.remaining -= 1;
         let next = call.slot + 1;
         if batch.sequential && (next as usize) < batch.calls.len() {
@@ -898,11 +924,7 @@ impl Dispatcher {
             });
         }
         let done = batch.remaining == 0;
-        self.actions.push(Action::End {
-            call,
-            result: Box::new(result),
-            as_returned,
-        });
+        self.actions.push(end);
         if done {
             if let Some(batch) = self.batches.remove(&call.batch) {
                 self.open_calls -= batch.calls.len();

@@ -126,8 +126,22 @@ pub enum Action {
         call: CallRef,
         /// The final result.
         result: Box<ToolResult>,
-        /// Set when the result is the tool's value as returned, in this shape (sent compactly).
-        as_returned: Option<OutputShape>,
+    },
+    /// The call ended successfully and its result is the tool's value as returned, in this
+    /// shape: the driver builds the result from the value it holds.
+    EndAsReturned {
+        /// The call.
+        call: CallRef,
+        /// When the tool started, in milliseconds since the Unix epoch.
+        started_at: u64,
+        /// When it ended.
+        ended_at: u64,
+        /// How long it ran, in milliseconds.
+        duration_ms: f64,
+        /// How the result derives from the value.
+        shape: OutputShape,
+        /// For [`OutputShape::Json`]: the value's JSON text, which becomes the text block.
+        text: Option<String>,
     },
     /// Every call of the batch has ended.
     BatchDone {
@@ -210,27 +224,24 @@ impl Serialize for Action {
                 seq.serialize_element(token)?;
                 seq.serialize_element(result)?;
             }
-            Action::End {
+            Action::EndAsReturned {
                 call,
-                result,
-                as_returned: Some(shape),
+                started_at,
+                ended_at,
+                duration_ms,
+                shape,
+                text,
             } => {
                 head(&mut seq, 10, call)?;
-                seq.serialize_element(&result.started_at)?;
-                seq.serialize_element(&result.ended_at)?;
-                seq.serialize_element(&result.duration_ms)?;
+                seq.serialize_element(started_at)?;
+                seq.serialize_element(ended_at)?;
+                seq.serialize_element(duration_ms)?;
                 seq.serialize_element(&(*shape as u8))?;
-                if let (OutputShape::Json, Some(crate::ContentBlock::Text { text })) =
-                    (shape, result.content.first())
-                {
+                if let Some(text) = text {
                     seq.serialize_element(text)?;
                 }
             }
-            Action::End {
-                call,
-                result,
-                as_returned: None,
-            } => {
+            Action::End { call, result } => {
                 head(&mut seq, 7, call)?;
                 seq.serialize_element(result)?;
             }
@@ -499,27 +510,27 @@ mod tests {
 
     #[test]
     fn a_result_as_returned_ends_compactly() {
-        let mut result: ToolResult = serde_json::from_value(json!({
-            "callId": "c", "tool": "t", "args": {}, "attempt": 1, "status": "ok", "ok": true,
-            "content": [{"type": "text", "text": "[1,2]"}], "data": [1, 2],
-            "startedAt": 10, "endedAt": 12, "durationMs": 1.5
-        }))
-        .unwrap();
         let call = CallRef { batch: 1, slot: 0 };
-        let compact = Action::End {
+        let compact = Action::EndAsReturned {
             call,
-            result: Box::new(result.clone()),
-            as_returned: Some(OutputShape::Json),
+            started_at: 10,
+            ended_at: 12,
+            duration_ms: 1.5,
+            shape: OutputShape::Json,
+            text: Some("[1,2]".into()),
         };
         assert_eq!(
             actions_to_json(&[compact]),
             r#"[[10,1,0,10,12,1.5,2,"[1,2]"]]"#
         );
-        result.data = None;
+        let result: ToolResult = serde_json::from_value(json!({
+            "callId": "c", "tool": "t", "args": {}, "attempt": 1, "status": "ok", "ok": true,
+            "content": [], "startedAt": 10, "endedAt": 12, "durationMs": 1.5
+        }))
+        .unwrap();
         let full = Action::End {
             call,
             result: Box::new(result),
-            as_returned: None,
         };
         assert!(actions_to_json(&[full]).starts_with(r#"[[7,1,0,{"callId":"c""#));
     }

@@ -120,16 +120,57 @@ impl Harness {
             .expect("the call has a pending action")
     }
 
+    /// Every end of the batch; a compact end (the value as returned) shows as an ok result
+    /// with no content, since the driver builds its content.
     fn ends(&self, batch: u32) -> Vec<(u32, ToolResult)> {
         self.log
             .iter()
             .filter_map(|a| match a {
-                Action::End { call, result, .. } if call.batch == batch => {
+                Action::End { call, result } if call.batch == batch => {
                     Some((call.slot, (**result).clone()))
                 }
+                Action::EndAsReturned {
+                    call,
+                    started_at,
+                    ended_at,
+                    duration_ms,
+                    ..
+                } if call.batch == batch => Some((
+                    call.slot,
+                    ToolResult {
+                        call_id: String::new(),
+                        run_id: None,
+                        step_id: None,
+                        tool: String::new(),
+                        args: Value::Null,
+                        attempt: 1,
+                        status: ToolStatus::Ok,
+                        ok: true,
+                        content: Vec::new(),
+                        details: None,
+                        data: None,
+                        error: None,
+                        started_at: *started_at,
+                        ended_at: *ended_at,
+                        duration_ms: *duration_ms,
+                    },
+                )),
                 _ => None,
             })
             .collect()
+    }
+
+    /// The shape and text of a compact end, if the call ended with one.
+    fn as_returned(&self, call: CallRef) -> Option<(crate::output::OutputShape, Option<String>)> {
+        self.log.iter().find_map(|a| match a {
+            Action::EndAsReturned {
+                call: c,
+                shape,
+                text,
+                ..
+            } if *c == call => Some((*shape, text.clone())),
+            _ => None,
+        })
     }
 
     fn result(&self, call: CallRef) -> ToolResult {
@@ -224,7 +265,7 @@ fn calls_that_cannot_run_end_at_once_with_their_errors() {
     }
     h.settle(at(1, 3), ToolOutcome::Returned(json!("ok")));
     assert!(h.batch_done(1));
-    assert_eq!(h.result(at(1, 3)).args, json!({}));
+    assert!(h.result(at(1, 3)).ok);
 }
 
 #[test]
@@ -249,7 +290,10 @@ fn at_most_concurrency_calls_run_and_the_next_starts_as_one_ends() {
     h.settle(at(1, 0), ToolOutcome::Returned(json!(0)));
     h.settle(at(1, 2), ToolOutcome::Returned(json!(2)));
     assert!(h.batch_done(1));
-    assert_eq!(h.result(at(1, 2)).data, Some(json!(2)));
+    assert_eq!(
+        h.as_returned(at(1, 2)),
+        Some((crate::output::OutputShape::Json, Some("2".to_owned())))
+    );
 }
 
 #[test]
@@ -801,7 +845,9 @@ fn every_call_ends_exactly_once_whatever_the_order_of_events() {
                     running.insert(*call);
                     assert!(running.len() <= cap, "seed {seed}: over the cap");
                 }
-                Action::Abort { call, .. } | Action::End { call, .. } => {
+                Action::Abort { call, .. }
+                | Action::End { call, .. }
+                | Action::EndAsReturned { call, .. } => {
                     running.remove(call);
                 }
                 Action::AfterHook { call, .. } | Action::Persist { call, .. } => {
@@ -874,9 +920,46 @@ fn own_arguments_are_not_sent_back_but_others_are() {
 }
 
 #[test]
-fn only_results_that_are_the_value_as_returned_end_compactly() {
+fn results_end_compactly_only_when_they_are_the_value_as_returned_and_no_hook_follows() {
+    use crate::output::OutputShape;
     let mut h = Harness::new(16);
     h.tool("t", json!({}));
+    h.open(
+        1,
+        &[
+            ("a", "t", "{}"),
+            ("b", "t", "{}"),
+            ("c", "t", "{}"),
+            ("d", "t", "{}"),
+            ("e", "t", "{}"),
+        ],
+        events(),
+    );
+    h.settle(at(1, 0), ToolOutcome::Returned(json!("out")));
+    h.settle(
+        at(1, 1),
+        ToolOutcome::Returned(json!({"content": [], "details": 1})),
+    );
+    h.settle(at(1, 2), ToolOutcome::ReturnedNothing);
+    h.settle(
+        at(1, 3),
+        ToolOutcome::Returned(json!({"content": [], "isError": true})),
+    );
+    h.settle(at(1, 4), ToolOutcome::Threw("no".into()));
+    assert_eq!(h.as_returned(at(1, 0)), Some((OutputShape::Text, None)));
+    assert_eq!(
+        h.as_returned(at(1, 1)),
+        Some((OutputShape::AgentResult, None))
+    );
+    assert_eq!(h.as_returned(at(1, 2)), Some((OutputShape::Nothing, None)));
+    assert_eq!(
+        h.as_returned(at(1, 3)),
+        None,
+        "an error result is sent whole"
+    );
+    assert_eq!(h.as_returned(at(1, 4)), None);
+    assert_eq!(h.result(at(1, 3)).status, ToolStatus::Error);
+
     let options = BatchOptions {
         hooks: Hooks {
             after: true,
@@ -884,32 +967,15 @@ fn only_results_that_are_the_value_as_returned_end_compactly() {
         },
         ..events()
     };
-    h.open(
-        1,
-        &[("a", "t", "{}"), ("b", "t", "{}"), ("c", "t", "{}")],
-        options,
-    );
-    for slot in 0..3 {
-        h.settle(at(1, slot), ToolOutcome::Returned(json!("out")));
-    }
-    h.answer(at(1, 0), CompletionKind::AfterAnswered(Value::Null));
-    h.answer(
-        at(1, 1),
-        CompletionKind::AfterAnswered(json!({"details": {"x": 1}})),
-    );
-    h.answer(at(1, 2), CompletionKind::AfterFailed("no".into()));
-    let shapes: Vec<Option<crate::output::OutputShape>> = h
-        .log
-        .iter()
-        .filter_map(|a| match a {
-            Action::End { as_returned, .. } => Some(*as_returned),
-            _ => None,
-        })
-        .collect();
+    h.open(2, &[("f", "t", "{}")], options);
+    h.settle(at(2, 0), ToolOutcome::Returned(json!("out")));
+    h.answer(at(2, 0), CompletionKind::AfterAnswered(Value::Null));
     assert_eq!(
-        shapes,
-        vec![Some(crate::output::OutputShape::Text), None, None]
+        h.as_returned(at(2, 0)),
+        None,
+        "after a hook the result is sent whole"
     );
+    assert_eq!(text(&h.result(at(2, 0))), "out");
 }
 
 #[test]
