@@ -180,6 +180,27 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
+    /// A successful first attempt with no output yet; the pipeline fills it in.
+    pub fn ok(call_id: String, tool: String, args: Value) -> Self {
+        ToolResult {
+            call_id,
+            run_id: None,
+            step_id: None,
+            tool,
+            args,
+            attempt: 1,
+            status: ToolStatus::Ok,
+            ok: true,
+            content: Vec::new(),
+            details: None,
+            data: None,
+            error: None,
+            started_at: 0,
+            ended_at: 0,
+            duration_ms: 0.0,
+        }
+    }
+
     /// Turns this result into a failure: status, error and a content text saying what went wrong.
     pub fn fail(&mut self, status: ToolStatus, error: ToolError) {
         self.status = status;
@@ -323,23 +344,8 @@ mod tests {
 
     #[test]
     fn fail_replaces_content_with_the_message() {
-        let mut result = ToolResult {
-            call_id: "c".into(),
-            run_id: None,
-            step_id: None,
-            tool: "t".into(),
-            args: json!({}),
-            attempt: 1,
-            status: ToolStatus::Ok,
-            ok: true,
-            content: vec![ContentBlock::text("secret output")],
-            details: None,
-            data: None,
-            error: None,
-            started_at: 0,
-            ended_at: 0,
-            duration_ms: 0.0,
-        };
+        let mut result = ToolResult::ok("c".into(), "t".into(), json!({}));
+        result.content = vec![ContentBlock::text("secret output")];
         result.fail(
             ToolStatus::Timeout,
             ToolError::new(ErrorCode::Timeout, "too slow"),

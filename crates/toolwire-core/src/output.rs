@@ -327,23 +327,7 @@ mod tests {
     }
 
     fn blank() -> ToolResult {
-        ToolResult {
-            call_id: "c".into(),
-            run_id: None,
-            step_id: None,
-            tool: "t".into(),
-            args: json!({}),
-            attempt: 1,
-            status: ToolStatus::Ok,
-            ok: true,
-            content: vec![],
-            details: None,
-            data: None,
-            error: None,
-            started_at: 0,
-            ended_at: 0,
-            duration_ms: 0.0,
-        }
+        ToolResult::ok("c".into(), "t".into(), json!({}))
     }
 
     fn outcome(spec: &ToolSpec, outcome: ToolOutcome) -> ToolResult {

@@ -856,21 +856,15 @@ impl Dispatcher {
         let c = self.call_mut(call).expect("call exists");
         let started = c.started.unwrap_or(now);
         ToolResult {
-            call_id: c.request.id.clone(),
             run_id,
-            step_id: None,
-            tool: c.request.name.clone(),
-            args: std::mem::take(&mut c.args),
-            attempt: 1,
-            status: ToolStatus::Ok,
-            ok: true,
-            content: Vec::new(),
-            details: None,
-            data: None,
-            error: None,
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
             duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
+            ..ToolResult::ok(
+                c.request.id.clone(),
+                c.request.name.clone(),
+                std::mem::take(&mut c.args),
+            )
         }
     }
 

@@ -138,21 +138,10 @@ impl Harness {
                 } if call.batch == batch => Some((
                     call.slot,
                     ToolResult {
-                        call_id: String::new(),
-                        run_id: None,
-                        step_id: None,
-                        tool: String::new(),
-                        args: Value::Null,
-                        attempt: 1,
-                        status: ToolStatus::Ok,
-                        ok: true,
-                        content: Vec::new(),
-                        details: None,
-                        data: None,
-                        error: None,
                         started_at: *started_at,
                         ended_at: *ended_at,
                         duration_ms: *duration_ms,
+                        ..ToolResult::ok(String::new(), String::new(), Value::Null)
                     },
                 )),
                 _ => None,
