@@ -559,3 +559,13 @@ describe('number options', () => {
     await expect(runtime.dispatch([], { runId: 5 as never })).rejects.toThrow(/runId must be a string/)
   })
 })
+
+describe('defaults', () => {
+  it('runs at most 16 calls at once by default', async () => {
+    const runtime = new ToolRuntime()
+    const { tool, stats } = overlapTool('work')
+    runtime.register(tool)
+    await runtime.dispatch(Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, name: 'work', arguments: '{}' })))
+    expect(stats.max).toBe(16)
+  })
+})

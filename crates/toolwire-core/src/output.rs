@@ -108,10 +108,16 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
     }
 }
 
-/// Fills a result from a tool's outcome, as [`check_outcome`] judged it: a valid value becomes
-/// content (and details or data), anything else an `EXECUTION_ERROR` saying what is wrong.
-pub fn apply_outcome(result: &mut ToolResult, spec: &ToolSpec, outcome: ToolOutcome) {
-    let verdict = match check_outcome(spec, &outcome) {
+/// Fills a result from a tool's outcome and the verdict [`check_outcome`] gave on it: a valid
+/// value becomes content (and details or data), anything else an `EXECUTION_ERROR` saying what
+/// is wrong.
+pub fn apply_verdict(
+    result: &mut ToolResult,
+    spec: &ToolSpec,
+    outcome: ToolOutcome,
+    verdict: Result<Verdict, ToolError>,
+) {
+    let verdict = match verdict {
         Ok(verdict) => verdict,
         Err(error) => {
             result.details = None;
@@ -332,7 +338,8 @@ mod tests {
 
     fn outcome(spec: &ToolSpec, outcome: ToolOutcome) -> ToolResult {
         let mut result = blank();
-        apply_outcome(&mut result, spec, outcome);
+        let verdict = check_outcome(spec, &outcome);
+        apply_verdict(&mut result, spec, outcome, verdict);
         result
     }
 

@@ -25,7 +25,7 @@ use crate::args::{parse_arguments, validate_arguments};
 use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::output::{
-    apply_after_answer, apply_outcome, apply_persist_answer, before_decision, check_outcome,
+    apply_after_answer, apply_persist_answer, apply_verdict, before_decision, check_outcome,
     BeforeDecision, OutputShape, ToolOutcome,
 };
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
@@ -669,15 +669,14 @@ impl Dispatcher {
             .and_then(|c| c.spec.clone())
             .expect("settled calls have a tool");
         let hooks = self.options(call).hooks;
-        if ran && !hooks.after && !hooks.persist {
-            if let Ok(verdict) = check_outcome(&spec, &outcome) {
-                if !verdict.reports_error {
-                    return self.finish_as_returned(call, verdict.shape, outcome, now);
-                }
+        let verdict = check_outcome(&spec, &outcome);
+        if let Ok(checked) = verdict {
+            if !checked.reports_error && !hooks.after && !hooks.persist {
+                return self.finish_as_returned(call, checked.shape, outcome, now);
             }
         }
         let mut result = self.result_for(call, now);
-        apply_outcome(&mut result, &spec, outcome);
+        apply_verdict(&mut result, &spec, outcome, verdict);
         if ran && hooks.after {
             let c = self.call_mut(call).expect("call exists");
             let token = c.await_answer(Stage::After);
