@@ -96,6 +96,8 @@ export interface ModelToolCall {
   id: string
   name: string
   arguments?: string | object | null
+  /** `false` (a StreamDecoder's cut-off call): refused with INCOMPLETE_ARGUMENTS, never run. */
+  complete?: boolean
   [key: string]: unknown
 }
 
@@ -238,3 +240,104 @@ export declare function toToolResultMessage(result: ToolResult): ToolResultMessa
 export declare function toInvocationRecord(result: ToolResult): ToolInvocationRecord
 /** The legacy JSON error envelope of a failed result; `null` for a successful one. */
 export declare function toErrorEnvelope(result: ToolResult): ErrorEnvelope | null
+
+/** The provider wire APIs a StreamDecoder reads. */
+export type Wire = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'mistral'
+
+export interface DecoderOptions {
+  /**
+   * What `toolcall_delta` reports besides the raw fragment: `'none'`; `'delta'` (default) adds
+   * `partial` (what changed, from an incremental parser: linear in the arguments' length);
+   * `'object'` also adds `object`, the partial arguments kept up to date in place.
+   */
+  partial?: 'none' | 'delta' | 'object'
+  /**
+   * Providers that resend the cumulative arguments in every chunk (DeepSeek, Qianfan): `'auto'`
+   * (default) detects it per call and never misfires on short repeats; `true` / `false` force it.
+   */
+  cumulativeArguments?: 'auto' | boolean
+  /** Decode HTML entities in arguments (Grok sends `&quot;` and friends). Named and numeric. */
+  decodeHtmlEntities?: boolean
+}
+
+/** The normalized reason a turn ended; the provider's own value is in `rawStopReason`. */
+export type StopReason = 'stop' | 'toolUse' | 'length' | 'error' | 'aborted'
+
+/** A path into the arguments: object keys and array indexes. */
+export type JsonPath = (string | number)[]
+
+/** What a fragment changed: a string that grew, or a value that is now whole. */
+export type PartialChange = { path: JsonPath; append: string } | { path: JsonPath; value: unknown }
+
+/** A tool call as assembled from the stream. */
+export interface AssembledToolCall {
+  /** Position among the turn's tool calls (0, 1, ...), whatever index the provider used. */
+  index: number
+  /** The provider's id; generated (`call_...`) when the provider sent none or a duplicate. */
+  id: string
+  name: string
+  /** The exact JSON text assembled (free text for `kind: 'custom'`). */
+  arguments: string
+  /**
+   * True only when the stream signalled the call's end and its arguments are one JSON object.
+   * `ToolRuntime.dispatch` refuses a call with `complete: false`.
+   */
+  complete: boolean
+  /** A Responses custom tool call: `arguments` is free text. */
+  kind?: 'custom'
+  /** `INCOMPLETE_ARGUMENTS` (cut off) or `INVALID_JSON` (ended, but not a JSON object). */
+  error?: { code: ErrorCode; message: string }
+  /** What the provider needs back: `itemId`, `thoughtSignature`, `caller`, `type`. */
+  providerMetadata?: Record<string, unknown>
+}
+
+/** One thinking (reasoning) block, with the signature the provider needs back. */
+export interface ThinkingBlock {
+  text: string
+  signature?: string
+  /** Opaque data of a redacted thinking block. */
+  redacted?: string
+}
+
+export interface AssembledTurn {
+  /** The calls the client must run, in order. */
+  toolCalls: AssembledToolCall[]
+  /** Calls the provider ran itself (Anthropic server tools, Responses built-in tools). */
+  serverToolCalls: AssembledToolCall[]
+  text: string
+  thinking: ThinkingBlock[]
+  stopReason: StopReason
+  rawStopReason: string | null
+  usage?: { inputTokens?: number; outputTokens?: number; raw?: unknown }
+  errors: string[]
+  /** The events that `finish()` itself caused (cut-off calls ending, an error, `done`). */
+  events: StreamEvent[]
+}
+
+export type StreamEvent =
+  | { type: 'toolcall_start'; index: number; id: string; name: string; kind?: 'custom' }
+  | {
+      type: 'toolcall_delta'
+      index: number
+      /** The raw fragment; `''` on the further changes of one fragment. */
+      delta: string
+      partial?: PartialChange
+      /** With `partial: 'object'`: the partial arguments as they stand. */
+      object?: unknown
+    }
+  | { type: 'toolcall_end'; index: number; toolCall: AssembledToolCall }
+  | { type: 'text_delta'; delta: string }
+  | { type: 'thinking_delta'; delta: string }
+  | { type: 'done'; stopReason: StopReason }
+  | { type: 'error'; message: string }
+
+/** Decodes one streamed provider response. */
+export declare class StreamDecoder {
+  constructor(wire: Wire, options?: DecoderOptions)
+  /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON). */
+  push(chunk: Uint8Array | ArrayBuffer | string): StreamEvent[]
+  /** One parsed chunk as an SDK iterator yields it, or its JSON text. */
+  pushEvent(event: object | string): StreamEvent[]
+  /** Ends the body; returns the assembled turn. */
+  finish(): AssembledTurn
+}

@@ -6,7 +6,7 @@
 // timer) and performs the engine's actions in order. Every crossing carries JSON text for many
 // calls at once: completions are collected per microtask and sent as one batch.
 
-const { NativeRuntime } = require('./native.js')
+const { NativeDecoder, NativeRuntime } = require('./native.js')
 
 /** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
 class ToolwireError extends Error {
@@ -102,7 +102,8 @@ function answerJson(value) {
 /**
  * The calls as the engine reads them: `meta` is one JSON text `[[id, name, kind], ...]` and
  * `texts` each call's arguments text (kind 0: the model's JSON text, crossing unescaped; 1: the
- * JSON text of an object passed; 2: why an object could not be serialized).
+ * JSON text of an object passed; 2: why an object could not be serialized; 3: a call a
+ * StreamDecoder marked incomplete, which is refused with INCOMPLETE_ARGUMENTS and never run).
  */
 function encodeCalls(calls) {
   if (!Array.isArray(calls)) throw new TypeError(`dispatch: calls must be an array, got ${describe(calls)}`)
@@ -118,7 +119,10 @@ function encodeCalls(calls) {
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
     let kind = 0
     let text = args
-    if (typeof args !== 'string') {
+    if (call.complete === false && !(call.error && call.error.code === 'INVALID_JSON')) {
+      kind = 3
+      text = ''
+    } else if (typeof args !== 'string') {
       kind = 1
       try {
         text = args === undefined ? 'null' : JSON.stringify(args)
@@ -639,7 +643,95 @@ function toErrorEnvelope(result) {
   return { status: 'error', tool: result.tool, error: message }
 }
 
+const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+
+/**
+ * Decodes one streamed provider response into assembled tool calls, text, thinking and a stop
+ * reason, reporting each change as an event. Framing and assembly run in Rust; events cross as
+ * one JSON text per push.
+ */
+class StreamDecoder {
+  #native
+  #objects
+
+  constructor(wire, options = {}) {
+    if (typeof wire !== 'string' || !WIRES.includes(wire)) {
+      throw new ToolwireError(
+        'PRECONDITION_FAILED',
+        `StreamDecoder: unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`,
+      )
+    }
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
+    }
+    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(options)))
+    this.#objects = options.partial === 'object' ? [] : null
+  }
+
+  /** Raw response body, split anywhere: bytes (Uint8Array, Buffer, ArrayBuffer) or text. */
+  push(chunk) {
+    let json
+    if (typeof chunk === 'string') json = native(() => this.#native.pushText(chunk))
+    else if (chunk instanceof Uint8Array) json = native(() => this.#native.pushBytes(chunk))
+    else if (chunk instanceof ArrayBuffer) json = native(() => this.#native.pushBytes(new Uint8Array(chunk)))
+    else throw new TypeError(`StreamDecoder.push: chunk must be a Uint8Array or a string, got ${describe(chunk)}`)
+    return this.#events(json)
+  }
+
+  /** One already-parsed provider chunk (an SDK iterator's item), or its JSON text. */
+  pushEvent(event) {
+    let text = event
+    if (typeof event !== 'string') {
+      if (event === null || typeof event !== 'object') {
+        throw new TypeError(`StreamDecoder.pushEvent: event must be an object or JSON text, got ${describe(event)}`)
+      }
+      text = JSON.stringify(event)
+    }
+    return this.#events(native(() => this.#native.pushEvent(text)))
+  }
+
+  /**
+   * Ends the body and returns the assembled turn. A stream that never sent its terminal event
+   * was cut off: its open calls are incomplete. `turn.events` holds the events that ending
+   * caused (the end of cut-off calls, an error, `done`).
+   */
+  finish() {
+    const [events, turn] = JSON.parse(native(() => this.#native.finish()))
+    turn.events = this.#objects ? this.#track(events) : events
+    return turn
+  }
+
+  #events(json) {
+    const events = JSON.parse(json)
+    return this.#objects ? this.#track(events) : events
+  }
+
+  /** `partial: 'object'`: keeps each call's partial arguments up to date, in place. */
+  #track(events) {
+    for (const event of events) {
+      if (event.type !== 'toolcall_delta' || event.partial === undefined) continue
+      const { path, append, value } = event.partial
+      const objects = this.#objects
+      if (path.length === 0) {
+        objects[event.index] = append === undefined ? value : (objects[event.index] ?? '') + append
+      } else {
+        if (objects[event.index] === undefined) objects[event.index] = typeof path[0] === 'number' ? [] : {}
+        let parent = objects[event.index]
+        for (let i = 0; i < path.length - 1; i++) {
+          if (parent[path[i]] === undefined) parent[path[i]] = typeof path[i + 1] === 'number' ? [] : {}
+          parent = parent[path[i]]
+        }
+        const key = path[path.length - 1]
+        parent[key] = append === undefined ? value : (parent[key] ?? '') + append
+      }
+      event.object = objects[event.index]
+    }
+    return events
+  }
+}
+
 module.exports = {
+  StreamDecoder,
   ToolRuntime,
   ToolwireError,
   toToolResultMessage,

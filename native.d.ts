@@ -9,6 +9,20 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** Decodes one streamed provider response. */
+export declare class NativeDecoder {
+  /** `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults). */
+  constructor(wire: string, options: string)
+  /** Raw body bytes; returns the events as a JSON array. */
+  pushBytes(chunk: Uint8Array): string
+  /** Raw body text; returns the events as a JSON array. */
+  pushText(chunk: string): string
+  /** One parsed provider chunk as JSON text; returns the events as a JSON array. */
+  pushEvent(event: string): string
+  /** Ends the body; returns `[events, turn]` JSON texts joined as one JSON array. */
+  finish(): string
+}
+
 /**
  * The engine side of a `ToolRuntime`: the registry and the dispatcher. Every method takes and
  * returns JSON text; methods that advance dispatch return the next actions.

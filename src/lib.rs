@@ -5,7 +5,9 @@
 //! (tools, hooks) and drives the engine's dispatcher. No logic lives here that could live in the
 //! core.
 
+mod decoder;
 mod error;
 mod runtime;
 
+pub use decoder::NativeDecoder;
 pub use runtime::NativeRuntime;

@@ -15,6 +15,7 @@ pub mod output;
 pub mod registry;
 pub mod runtime;
 pub mod schemas;
+pub mod wire;
 
 pub use envelope::{ContentBlock, ToolCall, ToolError, ToolExecutionEvent, ToolResult, ToolStatus};
 pub use error::{Error, ErrorCode, Fault, Result};

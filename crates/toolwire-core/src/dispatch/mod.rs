@@ -158,6 +158,17 @@ impl Call {
                 )),
                 false,
             ),
+            RawArguments::Incomplete => (
+                Err(ToolError::new(
+                    ErrorCode::IncompleteArguments,
+                    format!(
+                        "The arguments for tool \"{tool}\" were cut off before they were \
+                         complete (the response stopped mid-call), so the call was not run. \
+                         Call the tool again with complete arguments."
+                    ),
+                )),
+                false,
+            ),
         };
         self.args_own = own && parsed.is_ok();
         parsed.map(|args| self.args = args)

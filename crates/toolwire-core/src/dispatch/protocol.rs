@@ -286,12 +286,15 @@ pub enum RawArguments {
     Object(String),
     /// An object the caller passed that could not be serialized (a cycle, a BigInt); why.
     Unserializable(String),
+    /// The decoder marked the call incomplete (its arguments were cut off); never run.
+    Incomplete,
 }
 
 /// Parses the calls of a batch. `meta` is `[[id, name, kind], ...]` and `arguments` holds each
 /// call's arguments text, so that the model's JSON text crosses unescaped: kind 0 for the model's
 /// JSON text, 1 for the JSON text of an object the caller passed, 2 for an object that could not
-/// be serialized (the text is then the reason).
+/// be serialized (the text is then the reason), 3 for a call the decoder marked incomplete
+/// (`complete: false`: its arguments were cut off; the text is ignored).
 pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
     let rows: Vec<(String, String, u8)> = serde_json::from_str(meta)
         .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
@@ -309,6 +312,7 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
                 0 => RawArguments::Text(text),
                 1 => RawArguments::Object(text),
                 2 => RawArguments::Unserializable(text),
+                3 => RawArguments::Incomplete,
                 kind => {
                     return Err(Error::internal(format!(
                         "malformed call from the driver: argument kind {kind}"
@@ -541,14 +545,20 @@ mod tests {
             "{\"p\":1}".to_owned(),
             "{\"p\":2}".to_owned(),
             "cycle".to_owned(),
+            "{\"action\":\"delete_all\"".to_owned(),
         ];
-        let calls = parse_calls(r#"[["a","read",0],["b","x",1],["c","y",2]]"#, texts).unwrap();
+        let calls = parse_calls(
+            r#"[["a","read",0],["b","x",1],["c","y",2],["d","z",3]]"#,
+            texts,
+        )
+        .unwrap();
         assert_eq!(calls[0].arguments, RawArguments::Text("{\"p\":1}".into()));
         assert_eq!(calls[1].arguments, RawArguments::Object("{\"p\":2}".into()));
         assert_eq!(
             calls[2].arguments,
             RawArguments::Unserializable("cycle".into())
         );
+        assert_eq!(calls[3].arguments, RawArguments::Incomplete);
         assert!(parse_calls(r#"[["a","b",9]]"#, vec![String::new()]).is_err());
         assert!(parse_calls(r#"[["a","b",0]]"#, vec![]).is_err());
         assert!(parse_calls("nope", vec![]).is_err());

@@ -878,6 +878,31 @@ fn a_big_batch_is_prechecked_in_parallel_with_the_same_outcomes() {
 }
 
 #[test]
+fn a_call_the_decoder_marked_incomplete_is_never_run() {
+    // A response cut by the output limit: `{"action":"delete_all"` must not run as `{}`.
+    let mut h = Harness::new(16);
+    h.tool("wipe", json!({}));
+    let requests = vec![CallRequest {
+        id: "cut".into(),
+        name: "wipe".into(),
+        arguments: RawArguments::Incomplete,
+    }];
+    let actions = h
+        .dispatcher
+        .open(&h.registry, 1, requests, events(), h.now)
+        .unwrap();
+    h.log.extend(actions.clone());
+    assert!(started(&actions).is_empty(), "the tool was started");
+    let result = h.result(at(1, 0));
+    assert_eq!(result.error.unwrap().code, ErrorCode::IncompleteArguments);
+    assert!(
+        text(&h.result(at(1, 0))).contains("Call the tool again with complete arguments"),
+        "{}",
+        text(&h.result(at(1, 0)))
+    );
+}
+
+#[test]
 fn own_arguments_are_not_sent_back_but_others_are() {
     let mut h = Harness::new(16);
     h.tool("t", json!({}));

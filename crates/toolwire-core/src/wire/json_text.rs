@@ -1,0 +1,128 @@
+//! Writing JSON text directly: string literals and compacted raw values.
+//!
+//! Decoders answer with JSON text that JavaScript parses once, so events and turns are written
+//! straight into a `String` instead of being built as `serde_json::Value`s first.
+
+/// Appends `s` as a JSON string literal (quotes included) to `out`.
+pub fn push_json_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut run_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[run_start..i]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(escape);
+        }
+        run_start = i + 1;
+    }
+    out.push_str(&s[run_start..]);
+    out.push('"');
+}
+
+/// `raw` (valid JSON text) without the whitespace between tokens, as providers send it
+/// pretty-printed or padded. Strings are copied exactly as written, escapes included.
+pub fn compact(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut run_start = 0;
+    for (i, &b) in raw.as_bytes().iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            out.push_str(&raw[run_start..i]);
+            run_start = i + 1;
+        }
+    }
+    out.push_str(&raw[run_start..]);
+    out
+}
+
+/// Whether `text` is exactly one JSON value that is an object (whitespace around it allowed).
+pub fn is_json_object(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// Why `text` is not one JSON object, in a sentence that never quotes the text itself.
+pub fn object_problem(text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return Some("the arguments are empty".into());
+    }
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Err(error) => Some(format!(
+            "the arguments are not valid JSON ({} at line {} column {})",
+            error_kind(&error),
+            error.line(),
+            error.column()
+        )),
+        Ok(_) if !text.trim_start().starts_with('{') => {
+            Some("the arguments are JSON but not an object".into())
+        }
+        Ok(_) => None,
+    }
+}
+
+fn error_kind(error: &serde_json::Error) -> &'static str {
+    match error.classify() {
+        serde_json::error::Category::Eof => "the text ends early",
+        serde_json::error::Category::Syntax => "a syntax error",
+        serde_json::error::Category::Data | serde_json::error::Category::Io => "unreadable data",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_escape_quotes_backslashes_and_control_characters() {
+        let mut out = String::new();
+        push_json_string(&mut out, "a\"b\\c\nd\u{1}é😀");
+        assert_eq!(out, r#""a\"b\\c\nd\u0001é😀""#);
+        let back: String = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, "a\"b\\c\nd\u{1}é😀");
+    }
+
+    #[test]
+    fn compact_removes_whitespace_between_tokens_only() {
+        let raw = "{\n  \"y\": 3,\r\n  \"s\": \"a b\\\" c\",\t\"x\" : [ 1 , 2 ]\n}";
+        assert_eq!(compact(raw), r#"{"y":3,"s":"a b\" c","x":[1,2]}"#);
+    }
+
+    #[test]
+    fn object_check_names_the_problem_without_quoting_the_text() {
+        assert!(is_json_object(" {\"a\":1} "));
+        assert!(!is_json_object("[1]"));
+        assert!(!is_json_object("{\"action\":\"delete_all\""));
+        let problem = object_problem("{\"secret\":\"hunter2\"").unwrap();
+        assert!(problem.contains("ends early"), "{problem}");
+        assert!(!problem.contains("hunter2"));
+        assert_eq!(
+            object_problem("[1]").unwrap(),
+            "the arguments are JSON but not an object"
+        );
+        assert_eq!(object_problem("").unwrap(), "the arguments are empty");
+        assert!(object_problem("{}").is_none());
+    }
+}

@@ -1,0 +1,20 @@
+//! Provider wire formats: framing (SSE, JSON sequences), the incremental JSON parser, and per
+//! wire API a decoder that turns a streamed response into assembled tool calls.
+//!
+//! [`decoder::StreamDecoder`] is the entry point: it frames the body ([`sse`], [`json_seq`]),
+//! hands each event to the wire's decoder ([`openai_chat`], [`openai_responses`], [`anthropic`],
+//! [`gemini`]; Mistral uses the Chat Completions decoder), and each decoder drives the shared
+//! [`turn::Turn`], which owns the rules common to every wire (completeness, stop reasons,
+//! events) and feeds argument fragments to the incremental parser ([`partial_json`]).
+
+pub mod anthropic;
+pub mod decoder;
+pub mod gemini;
+pub mod html_entities;
+pub mod json_seq;
+pub mod json_text;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod partial_json;
+pub mod sse;
+pub mod turn;

@@ -1,0 +1,346 @@
+//! Chat Completions decoding (OpenAI and the many servers that speak its shape; Mistral too).
+//!
+//! Tool calls arrive as fragments in `choices[0].delta.tool_calls[]`. The rules, each from a
+//! real provider (see QUIRKS.md and the tests below):
+//! - a fragment's slot is its `index`, or when `index` is missing its position in the delta;
+//! - `""` in `id`, `name` or `arguments` means absent;
+//! - a new non-empty id on an occupied slot starts a new call only when the call there already
+//!   has a name and arguments that are one whole JSON value; otherwise it is the same call
+//!   changing its id, and the first id is kept;
+//! - a name equal to the name so far is a resend, any other fragment before the arguments begin
+//!   is appended (a name split across chunks);
+//! - arguments resent cumulatively, or resent whole after the fragments, are recognised and not
+//!   duplicated ([`CumulativeArguments`]);
+//! - `finish_reason` (whatever its value) or `[DONE]` ends the turn; `length` cuts its calls.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::decoder::WireDecoder;
+use super::json_text::is_json_object;
+use super::turn::{CallHandle, CallKind, CumulativeArguments, Executor, StopReason, Turn};
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<ToolCallDelta<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta<'a> {
+    #[serde(default)]
+    index: Option<i64>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<FunctionDelta<'a>>,
+    #[serde(borrow, default)]
+    custom: Option<CustomDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct CustomDelta<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChatUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+/// Where a fragment goes: the provider's `index`, or its position inside the delta.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlotKey {
+    Index(i64),
+    Position(usize),
+}
+
+struct Slot {
+    key: SlotKey,
+    call: CallHandle,
+    /// The provider resends the whole arguments each time (detected or configured).
+    cumulative: bool,
+}
+
+/// The Chat Completions decoder.
+pub struct ChatDecoder {
+    mistral: bool,
+    slots: Vec<Slot>,
+    /// The chunk `id` of the response being decoded.
+    response_id: Option<String>,
+    events: usize,
+}
+
+impl ChatDecoder {
+    /// A decoder; `mistral` only changes the wording of errors.
+    pub fn new(mistral: bool) -> Self {
+        ChatDecoder {
+            mistral,
+            slots: Vec::new(),
+            response_id: None,
+            events: 0,
+        }
+    }
+
+    fn wire_name(&self) -> &'static str {
+        if self.mistral {
+            "Mistral"
+        } else {
+            "Chat Completions"
+        }
+    }
+
+    fn tool_call(&mut self, turn: &mut Turn, position: usize, delta: ToolCallDelta<'_>) {
+        let key = match delta.index {
+            Some(index) => SlotKey::Index(index),
+            None => SlotKey::Position(position),
+        };
+        let id = non_empty(&delta.id);
+        let custom = delta.kind.as_deref() == Some("custom") || delta.custom.is_some();
+        let (name, arguments) = match (&delta.function, &delta.custom) {
+            (Some(f), _) => (non_empty(&f.name), non_empty(&f.arguments)),
+            (None, Some(c)) => (non_empty(&c.name), non_empty(&c.input)),
+            (None, None) => (None, None),
+        };
+        let slot = self.slots.iter().position(|s| s.key == key);
+        let slot = match slot {
+            Some(i) if !starts_new_call(turn, self.slots[i].call, id, name, arguments) => i,
+            _ => {
+                let kind = if custom {
+                    CallKind::Custom
+                } else {
+                    CallKind::Function
+                };
+                let call = turn.open_call(Executor::Client, kind, id.unwrap_or(""), "");
+                let cumulative = turn.options().cumulative_arguments == CumulativeArguments::Always;
+                self.slots.retain(|s| s.key != key);
+                self.slots.push(Slot {
+                    key,
+                    call,
+                    cumulative,
+                });
+                self.slots.len() - 1
+            }
+        };
+        let call = self.slots[slot].call;
+        if let Some(id) = id {
+            turn.set_id(call, id);
+        }
+        if let Some(name) = name {
+            turn.add_name(call, name);
+        }
+        if let Some(fragment) = arguments {
+            self.arguments(turn, slot, fragment);
+        }
+    }
+
+    fn arguments(&mut self, turn: &mut Turn, slot: usize, fragment: &str) {
+        let call = self.slots[slot].call;
+        let mode = turn.options().cumulative_arguments;
+        let current = turn.arguments(call);
+        if self.slots[slot].cumulative {
+            turn.replace_arguments(call, fragment);
+            return;
+        }
+        if mode == CumulativeArguments::Auto && !current.is_empty() {
+            if fragment.len() > current.len() && fragment.starts_with(current) {
+                // Cumulative resend (DeepSeek, Baidu Qianfan): the fragment holds everything.
+                self.slots[slot].cumulative = true;
+                turn.replace_arguments(call, fragment);
+                return;
+            }
+            if turn.arguments_look_whole(call) {
+                if fragment == current {
+                    // The whole arguments sent again after the fragments: a no-op.
+                    return;
+                }
+                if is_json_object(fragment) {
+                    // A consolidated final chunk that differs only in spacing: nothing may
+                    // follow a whole JSON value, so it replaces rather than appends.
+                    turn.replace_arguments(call, fragment);
+                    return;
+                }
+            }
+        }
+        turn.append_arguments(call, fragment);
+    }
+}
+
+/// The id rule and the name rule for an occupied slot.
+fn starts_new_call(
+    turn: &Turn,
+    call: CallHandle,
+    id: Option<&str>,
+    name: Option<&str>,
+    arguments: Option<&str>,
+) -> bool {
+    if turn.is_ended(call) {
+        return true;
+    }
+    let differs_by_id = id.is_some_and(|id| !turn.id(call).is_empty() && id != turn.id(call));
+    let differs_by_name = id.is_none()
+        && name.is_some_and(|name| name != turn.name(call) && !turn.arguments(call).is_empty());
+    // Same index, no ids, same tool (Ollama): a named chunk carrying another whole object.
+    let another_whole_call = id.is_none()
+        && name.is_some()
+        && arguments.is_some_and(|a| a != turn.arguments(call) && is_json_object(a));
+    (differs_by_id || differs_by_name || another_whole_call)
+        && !turn.name(call).is_empty()
+        && turn.arguments_look_whole(call)
+}
+
+fn non_empty<'s>(value: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
+    value.as_deref().filter(|s| !s.is_empty())
+}
+
+impl WireDecoder for ChatDecoder {
+    fn event(&mut self, turn: &mut Turn, _name: Option<&str>, data: &str) {
+        self.events += 1;
+        let data = data.trim();
+        if data == "[DONE]" {
+            turn.terminate();
+            return;
+        }
+        if data.is_empty() {
+            return;
+        }
+        let chunk: Chunk = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(error) => {
+                turn.error(format!(
+                    "{} event {} is not a valid chunk ({error}); it was skipped",
+                    self.wire_name(),
+                    self.events
+                ));
+                return;
+            }
+        };
+        if let Some(error) = chunk.error {
+            turn.error(format!("the provider reported an error: {}", error.get()));
+            turn.set_stop(None, StopReason::Error);
+            turn.terminate();
+            return;
+        }
+        if let Some(id) = non_empty(&chunk.id) {
+            match &self.response_id {
+                None => self.response_id = Some(id.to_owned()),
+                Some(current) if current != id && turn.is_terminated() => {
+                    turn.error(format!(
+                        "a second response (chunk id {id:?}) followed the finished response \
+                         {current:?} in the same stream and was ignored: decode each response \
+                         with its own decoder"
+                    ));
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            if let Ok(parsed) = serde_json::from_str::<ChatUsage>(usage.get()) {
+                let record = turn.usage_mut();
+                record.input_tokens = parsed.prompt_tokens;
+                record.output_tokens = parsed.completion_tokens;
+                record.raw = Some(super::json_text::compact(usage.get()));
+            }
+        }
+        let Some(choices) = chunk.choices else {
+            return;
+        };
+        for choice in choices {
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            if let Some(delta) = choice.delta {
+                if turn.is_terminated() {
+                    let has_content = delta.tool_calls.as_ref().is_some_and(|calls| {
+                        calls.iter().any(|c| {
+                            c.function.as_ref().is_some_and(|f| {
+                                non_empty(&f.arguments).is_some() || non_empty(&f.name).is_some()
+                            })
+                        })
+                    });
+                    if has_content {
+                        turn.error(
+                            "a tool call fragment arrived after the turn finished and was ignored",
+                        );
+                    }
+                    continue;
+                }
+                if let Some(text) = non_empty(&delta.content) {
+                    turn.text(text);
+                }
+                if let Some(thinking) =
+                    non_empty(&delta.reasoning_content).or(non_empty(&delta.reasoning))
+                {
+                    turn.thinking(thinking);
+                }
+                if let Some(calls) = delta.tool_calls {
+                    for (position, call) in calls.into_iter().enumerate() {
+                        self.tool_call(turn, position, call);
+                    }
+                }
+            }
+            if let Some(reason) = non_empty(&choice.finish_reason) {
+                if !turn.is_terminated() {
+                    turn.set_stop(Some(reason), stop_reason(reason));
+                    turn.terminate();
+                }
+            }
+        }
+    }
+}
+
+fn stop_reason(raw: &str) -> StopReason {
+    match raw {
+        "length" => StopReason::Length,
+        "tool_calls" | "function_call" => StopReason::ToolUse,
+        "content_filter" => StopReason::Error,
+        _ => StopReason::Stop,
+    }
+}

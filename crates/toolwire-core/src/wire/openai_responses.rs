@@ -1,0 +1,1223 @@
+//! OpenAI Responses API decoding (OpenAI, Azure, LM Studio, DeepSeek, GitHub Copilot, AWS
+//! Bedrock "mantle" and other servers that speak its event shape).
+//!
+//! Every event is `{type, sequence_number, ...}`; output items (messages, reasoning, calls)
+//! open at `response.output_item.added` and close at `response.output_item.done`. The rules,
+//! each from a real provider (see QUIRKS.md and the tests below):
+//! - an item is keyed by its `output_index`, and by `item_id` only when the index is absent:
+//!   GitHub Copilot sends a new `item_id` on every event of the same item;
+//! - the call's `id` is the item's `call_id` (what the result must reference) and its name comes
+//!   from `output_item.added` only; argument deltas carry neither (QUIRK 17, 18). The item's own
+//!   `id` (`fc_…`) is kept as `providerMetadata.itemId`;
+//! - `response.function_call_arguments.done` and `output_item.done` carry the whole arguments and
+//!   are authoritative: LM Studio sends no deltas at all, only these (QUIRK 19); an item seen first
+//!   in `output_item.done` is opened and ended there;
+//! - `custom_tool_call` items are custom calls with free-text input; every other `*_call` item
+//!   (web search, file search, code interpreter, tool search, MCP, image generation, …) runs on
+//!   the provider and goes to `serverToolCalls` with `providerMetadata.type`; a function call made
+//!   by a program (programmatic tool calling) keeps its `caller`;
+//! - a reasoning item starts a thinking block; its `encrypted_content` is the block's signature;
+//! - the event type is the JSON `type`, or the SSE `event:` name when the JSON has none;
+//! - `response.completed` ends the turn, `response.incomplete` stops it for length (or error for
+//!   `content_filter`) and cuts open calls, `response.failed` and `error` events end it with an
+//!   error;
+//! - one decoder decodes one response: a second `response.created` after the end (recordings
+//!   that concatenate several responses) is reported and everything after it is ignored.
+
+use std::borrow::Cow;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::decoder::WireDecoder;
+use super::json_text::{compact, push_json_string};
+use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    output_index: Option<u64>,
+    #[serde(borrow, default)]
+    item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    delta: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    response: Option<ResponseObject<'a>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    code: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ResponseObject<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    incomplete_details: Option<IncompleteDetails<'a>>,
+}
+
+#[derive(Deserialize)]
+struct IncompleteDetails<'a> {
+    #[serde(borrow, default)]
+    reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct OutputItem<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    /// A string for function calls; an object for some built-in calls (tool search).
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    caller: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    encrypted_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    summary: Option<Vec<TextPart<'a>>>,
+    #[serde(borrow, default)]
+    content: Option<Vec<TextPart<'a>>>,
+}
+
+/// A summary or content part of a reasoning or message item.
+#[derive(Deserialize)]
+struct TextPart<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ErrorObject<'a> {
+    #[serde(borrow, default)]
+    code: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ResponsesUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+}
+
+/// Where an item's events go: its `output_index`, or its `item_id` when the index is absent.
+#[derive(Clone, PartialEq, Eq)]
+enum ItemKey {
+    Index(u64),
+    Id(String),
+}
+
+#[derive(Clone, Copy)]
+enum ItemState {
+    Call(CallHandle),
+    /// A reasoning item; `text_seen` once a thinking delta arrived for it.
+    Reasoning {
+        text_seen: bool,
+    },
+    /// A message item; `text_seen` once a text delta arrived for it.
+    Message {
+        text_seen: bool,
+    },
+    Other,
+}
+
+/// The OpenAI Responses decoder.
+pub struct ResponsesDecoder {
+    items: Vec<(ItemKey, ItemState)>,
+    /// The id of the response being decoded, once `response.created` came.
+    response_id: Option<String>,
+    /// A second response followed: everything after is ignored.
+    ignoring: bool,
+    events: usize,
+}
+
+impl ResponsesDecoder {
+    /// A decoder.
+    pub fn new() -> Self {
+        ResponsesDecoder {
+            items: Vec::new(),
+            response_id: None,
+            ignoring: false,
+            events: 0,
+        }
+    }
+
+    fn key(event: &Event<'_>) -> Option<ItemKey> {
+        match (event.output_index, non_empty(&event.item_id)) {
+            (Some(index), _) => Some(ItemKey::Index(index)),
+            (None, Some(id)) => Some(ItemKey::Id(id.to_owned())),
+            (None, None) => None,
+        }
+    }
+
+    fn item_key(event: &Event<'_>, item: &OutputItem<'_>) -> Option<ItemKey> {
+        match (event.output_index, non_empty(&item.id)) {
+            (Some(index), _) => Some(ItemKey::Index(index)),
+            (None, Some(id)) => Some(ItemKey::Id(id.to_owned())),
+            (None, None) => None,
+        }
+    }
+
+    fn state(&self, key: &Option<ItemKey>) -> Option<ItemState> {
+        let key = key.as_ref()?;
+        self.items
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, state)| *state)
+    }
+
+    fn set_state(&mut self, key: &Option<ItemKey>, state: ItemState) {
+        let Some(key) = key else {
+            return;
+        };
+        if let Some(entry) = self.items.iter_mut().rev().find(|(k, _)| k == key) {
+            entry.1 = state;
+        }
+    }
+
+    fn call(&self, key: &Option<ItemKey>) -> Option<CallHandle> {
+        match self.state(key) {
+            Some(ItemState::Call(call)) => Some(call),
+            _ => None,
+        }
+    }
+
+    /// Opens the state of an item (`output_item.added`, or a `done` with no `added`).
+    fn open_item(&mut self, turn: &mut Turn, key: Option<ItemKey>, item: &OutputItem<'_>) {
+        let kind = item.kind.as_deref().unwrap_or("");
+        let state = match kind {
+            "function_call" | "custom_tool_call" => {
+                let call_kind = if kind == "custom_tool_call" {
+                    CallKind::Custom
+                } else {
+                    CallKind::Function
+                };
+                let call = turn.open_call(
+                    Executor::Client,
+                    call_kind,
+                    non_empty(&item.call_id).unwrap_or(""),
+                    non_empty(&item.name).unwrap_or(""),
+                );
+                if let Some(id) = non_empty(&item.id) {
+                    turn.set_metadata(call, "itemId", json_string(id));
+                }
+                if let Some(caller) = item.caller {
+                    if caller.get() != "null" {
+                        turn.set_metadata(call, "caller", compact(caller.get()));
+                    }
+                }
+                let initial = match call_kind {
+                    CallKind::Function => item.arguments.and_then(string_value),
+                    CallKind::Custom => item.input.clone(),
+                };
+                if let Some(initial) = initial.filter(|s| !s.is_empty()) {
+                    turn.set_initial_arguments(call, initial.into_owned());
+                }
+                ItemState::Call(call)
+            }
+            "reasoning" => {
+                turn.start_thinking();
+                ItemState::Reasoning { text_seen: false }
+            }
+            "message" => ItemState::Message { text_seen: false },
+            server if server.ends_with("_call") => {
+                // Built-in tools run by the provider: web_search_call, file_search_call,
+                // code_interpreter_call, tool_search_call, mcp_call, image_generation_call, …
+                let name = non_empty(&item.name)
+                    .unwrap_or_else(|| server.strip_suffix("_call").unwrap_or(server));
+                let call = turn.open_call(
+                    Executor::Server,
+                    CallKind::Function,
+                    non_empty(&item.call_id)
+                        .or(non_empty(&item.id))
+                        .unwrap_or(""),
+                    name,
+                );
+                turn.set_metadata(call, "type", json_string(server));
+                if let Some(id) = non_empty(&item.id) {
+                    turn.set_metadata(call, "itemId", json_string(id));
+                }
+                ItemState::Call(call)
+            }
+            _ => ItemState::Other,
+        };
+        if let Some(key) = key {
+            self.items.push((key, state));
+        }
+    }
+
+    fn output_item_added(&mut self, turn: &mut Turn, event: &Event<'_>, raw: &str) {
+        let Some(item) = self.parse_item(turn, raw) else {
+            return;
+        };
+        let key = Self::item_key(event, &item);
+        if let Some(ItemState::Call(call)) = self.state(&key) {
+            if !turn.is_ended(call) {
+                // The same item announced twice: the first one stands.
+                return;
+            }
+        }
+        self.open_item(turn, key, &item);
+    }
+
+    fn output_item_done(&mut self, turn: &mut Turn, event: &Event<'_>, raw: &str) {
+        let Some(item) = self.parse_item(turn, raw) else {
+            return;
+        };
+        let key = Self::item_key(event, &item);
+        let state = match self.state(&key) {
+            // The same item finished twice: the first one stands.
+            Some(ItemState::Call(call)) if turn.is_ended(call) => return,
+            other => other,
+        };
+        let state = match state {
+            Some(state) => state,
+            None => {
+                // No `added` came for this item: open it here.
+                self.open_item(turn, key.clone(), &item);
+                match self.state(&key) {
+                    Some(state) => state,
+                    None => return,
+                }
+            }
+        };
+        let kind = item.kind.as_deref().unwrap_or("");
+        match state {
+            ItemState::Call(call) => {
+                let full = match kind {
+                    "function_call" => item.arguments.and_then(string_value),
+                    "custom_tool_call" => item.input.clone(),
+                    _ => Some(Cow::Owned(server_arguments(raw))),
+                };
+                if let Some(full) = full {
+                    turn.replace_arguments(call, &full);
+                }
+                turn.end_call(call);
+            }
+            ItemState::Reasoning { text_seen } => {
+                if !text_seen {
+                    // Thinking that came whole in the item and not as deltas.
+                    for part in item.summary.iter().chain(item.content.iter()).flatten() {
+                        if let Some(text) = part.text.as_deref() {
+                            turn.thinking(text);
+                        }
+                    }
+                }
+                if let Some(signature) = non_empty(&item.encrypted_content) {
+                    turn.thinking_signature(signature);
+                }
+            }
+            ItemState::Message { text_seen } => {
+                if !text_seen {
+                    for part in item.content.iter().flatten() {
+                        if part.kind.as_deref() == Some("output_text") {
+                            if let Some(text) = part.text.as_deref() {
+                                turn.text(text);
+                            }
+                        }
+                    }
+                }
+            }
+            ItemState::Other => {}
+        }
+    }
+
+    fn parse_item<'a>(&self, turn: &mut Turn, raw: &'a str) -> Option<OutputItem<'a>> {
+        match serde_json::from_str(raw) {
+            Ok(item) => Some(item),
+            Err(error) => {
+                turn.error(format!(
+                    "the output item of Responses event {} is not valid ({error}); it was skipped",
+                    self.events
+                ));
+                None
+            }
+        }
+    }
+
+    fn arguments_event(&mut self, turn: &mut Turn, event: &Event<'_>, full: Option<&str>) {
+        let key = Self::key(event);
+        let Some(call) = self.call(&key) else {
+            turn.error(format!(
+                "Responses event {} carries arguments for an output item that was never \
+                 announced; they were ignored",
+                self.events
+            ));
+            return;
+        };
+        match full {
+            Some(full) => turn.replace_arguments(call, full),
+            None => {
+                if let Some(delta) = event.delta.as_deref() {
+                    turn.append_arguments(call, delta);
+                }
+            }
+        }
+    }
+
+    fn response_created(&mut self, turn: &mut Turn, event: &Event<'_>) -> bool {
+        let id = event
+            .response
+            .as_ref()
+            .and_then(|r| r.id.as_deref())
+            .unwrap_or("");
+        let Some(open) = &self.response_id else {
+            self.response_id = Some(id.to_owned());
+            return true;
+        };
+        if !turn.is_terminated() && open == id {
+            // The same response announced twice: nothing to do.
+            return true;
+        }
+        let message = if turn.is_terminated() {
+            format!(
+                "a second response ({id:?}) followed the finished response {open:?} in the same \
+                 stream and was ignored: decode each response with its own decoder"
+            )
+        } else {
+            format!(
+                "a second response ({id:?}) began while response {open:?} was still open: two \
+                 responses were spliced into one stream; the rest of the stream was ignored"
+            )
+        };
+        turn.error(message);
+        if !turn.is_terminated() {
+            turn.set_stop(None, StopReason::Error);
+            turn.terminate();
+        }
+        self.ignoring = true;
+        false
+    }
+
+    fn usage(&mut self, turn: &mut Turn, event: &Event<'_>) {
+        let Some(raw) = event.response.as_ref().and_then(|r| r.usage) else {
+            return;
+        };
+        if let Ok(parsed) = serde_json::from_str::<ResponsesUsage>(raw.get()) {
+            let usage = turn.usage_mut();
+            usage.input_tokens = parsed.input_tokens;
+            usage.output_tokens = parsed.output_tokens;
+            usage.raw = Some(compact(raw.get()));
+        }
+    }
+
+    fn end(&mut self, turn: &mut Turn, kind: &str, event: &Event<'_>) {
+        self.usage(turn, event);
+        match kind {
+            "response.completed" => turn.set_stop(Some("completed"), StopReason::Stop),
+            "response.incomplete" => {
+                let reason = event
+                    .response
+                    .as_ref()
+                    .and_then(|r| r.incomplete_details.as_ref())
+                    .and_then(|d| d.reason.as_deref())
+                    .unwrap_or("incomplete");
+                let stop = match reason {
+                    "content_filter" => {
+                        turn.error("the response was stopped by the provider's content filter");
+                        StopReason::Error
+                    }
+                    _ => StopReason::Length,
+                };
+                turn.set_stop(Some(reason), stop);
+            }
+            _ => {
+                // response.failed
+                let detail = event
+                    .response
+                    .as_ref()
+                    .and_then(|r| r.error)
+                    .map(error_text)
+                    .unwrap_or_else(|| "no details".to_owned());
+                turn.error(format!("the response failed: {detail}"));
+                turn.set_stop(Some("failed"), StopReason::Error);
+            }
+        }
+        turn.terminate();
+    }
+
+    fn error_event(&mut self, turn: &mut Turn, event: &Event<'_>) {
+        let detail = match (event.error, event.message.as_deref()) {
+            (Some(error), _) if error.get() != "null" => error_text(error),
+            (_, Some(message)) => match event.code.filter(|c| c.get() != "null") {
+                Some(code) => format!("{} ({})", message, code.get()),
+                None => message.to_owned(),
+            },
+            _ => "no details".to_owned(),
+        };
+        turn.error(format!("the provider reported an error: {detail}"));
+        turn.set_stop(Some("error"), StopReason::Error);
+        turn.terminate();
+    }
+
+    fn mark_text_seen(&mut self, event: &Event<'_>) {
+        let key = Self::key(event);
+        match self.state(&key) {
+            Some(ItemState::Reasoning { .. }) => {
+                self.set_state(&key, ItemState::Reasoning { text_seen: true })
+            }
+            Some(ItemState::Message { .. }) => {
+                self.set_state(&key, ItemState::Message { text_seen: true })
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Default for ResponsesDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl WireDecoder for ResponsesDecoder {
+    fn event(&mut self, turn: &mut Turn, name: Option<&str>, data: &str) {
+        self.events += 1;
+        if self.ignoring || data.trim().is_empty() {
+            return;
+        }
+        if data.trim() == "[DONE]" {
+            return;
+        }
+        let event: Event = match serde_json::from_str(data) {
+            Ok(event) => event,
+            Err(error) => {
+                turn.error(format!(
+                    "Responses event {} is not a valid event ({error}); it was skipped",
+                    self.events
+                ));
+                return;
+            }
+        };
+        // Some servers name the event only in the SSE `event:` field.
+        let kind = match non_empty(&event.kind).or(name.filter(|n| !n.is_empty())) {
+            Some(kind) => kind.to_owned(),
+            None => {
+                turn.error(format!(
+                    "Responses event {} has no type; it was skipped",
+                    self.events
+                ));
+                return;
+            }
+        };
+        if kind == "response.created" {
+            self.response_created(turn, &event);
+            return;
+        }
+        if turn.is_terminated() {
+            return;
+        }
+        match kind.as_str() {
+            "response.output_item.added" => {
+                if let Some(item) = event.item {
+                    self.output_item_added(turn, &event, item.get());
+                }
+            }
+            "response.output_item.done" => {
+                if let Some(item) = event.item {
+                    self.output_item_done(turn, &event, item.get());
+                }
+            }
+            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
+                self.arguments_event(turn, &event, None)
+            }
+            "response.function_call_arguments.done" => {
+                if let Some(full) = event.arguments.as_deref() {
+                    self.arguments_event(turn, &event, Some(full));
+                }
+            }
+            "response.custom_tool_call_input.done" => {
+                if let Some(full) = event.input.as_deref() {
+                    self.arguments_event(turn, &event, Some(full));
+                }
+            }
+            "response.output_text.delta" => {
+                self.mark_text_seen(&event);
+                if let Some(delta) = event.delta.as_deref() {
+                    turn.text(delta);
+                }
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                self.mark_text_seen(&event);
+                if let Some(delta) = event.delta.as_deref() {
+                    turn.thinking(delta);
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                self.end(turn, &kind, &event)
+            }
+            "error" => self.error_event(turn, &event),
+            _ => {}
+        }
+    }
+}
+
+fn non_empty<'s>(value: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
+    value.as_deref().filter(|s| !s.is_empty())
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
+/// The text of a JSON string value (`None` when the value is not a string).
+fn string_value(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+}
+
+/// `{code, message}` (or anything else) as one line of text.
+fn error_text(raw: &RawValue) -> String {
+    match serde_json::from_str::<ErrorObject>(raw.get()) {
+        Ok(ErrorObject {
+            message: Some(message),
+            code,
+        }) => match code.filter(|c| c.get() != "null") {
+            Some(code) => format!("{} ({})", message, code.get()),
+            None => message.into_owned(),
+        },
+        _ => compact(raw.get()),
+    }
+}
+
+/// The fields of a JSON object in the order written.
+struct OrderedFields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for OrderedFields<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for FieldsVisitor<'a> {
+            type Value = OrderedFields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = map.next_key::<Cow<'a, str>>()? {
+                    let value: &'a RawValue = map.next_value()?;
+                    fields.push((key, value));
+                }
+                Ok(OrderedFields(fields))
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor(std::marker::PhantomData))
+    }
+}
+
+/// The arguments of a built-in (provider-run) call, from its finished item: its `arguments` (a
+/// JSON string for MCP calls, an object for tool search), else its `action` (web search), else
+/// the item's input fields (code interpreter `code`, file search `queries`, …) without its
+/// identity, status and results.
+fn server_arguments(raw: &str) -> String {
+    const NOT_INPUT: &[&str] = &[
+        "id",
+        "type",
+        "status",
+        "name",
+        "call_id",
+        "execution",
+        "output",
+        "outputs",
+        "result",
+        "results",
+        "error",
+    ];
+    let Ok(OrderedFields(fields)) = serde_json::from_str::<OrderedFields>(raw) else {
+        return "{}".to_owned();
+    };
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, v)| k == name && v.get() != "null")
+            .map(|(_, v)| *v)
+    };
+    if let Some(arguments) = field("arguments") {
+        return match string_value(arguments) {
+            Some(text) if !text.trim().is_empty() => text.into_owned(),
+            Some(_) => "{}".to_owned(),
+            None => compact(arguments.get()),
+        };
+    }
+    if let Some(action) = field("action") {
+        if action.get().trim_start().starts_with('{') {
+            return compact(action.get());
+        }
+    }
+    let mut out = String::from("{");
+    for (key, value) in fields
+        .iter()
+        .filter(|(k, v)| !NOT_INPUT.contains(&k.as_ref()) && v.get() != "null")
+    {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        push_json_string(&mut out, key);
+        out.push(':');
+        out.push_str(&compact(value.get()));
+    }
+    out.push('}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decoder::{StreamDecoder, Wire};
+    use super::super::turn::DecoderOptions;
+    use serde_json::{json, Value};
+
+    fn decoder() -> StreamDecoder {
+        StreamDecoder::new(Wire::OpenAiResponses, DecoderOptions::default())
+    }
+
+    /// Pushes each event (JSON values), then finishes; returns all events and the turn.
+    fn run(events: &[Value]) -> (Vec<Value>, Value) {
+        let mut decoder = decoder();
+        let mut out = Vec::new();
+        for event in events {
+            let text = decoder.push_event(&event.to_string());
+            let parsed: Vec<Value> = serde_json::from_str(&text).unwrap();
+            out.extend(parsed);
+        }
+        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+        let tail: Vec<Value> = serde_json::from_str(&decoder.take_events()).unwrap();
+        out.extend(tail);
+        (out, turn)
+    }
+
+    fn created(id: &str) -> Value {
+        json!({"type":"response.created","response":{"id":id,"status":"in_progress","output":[],"usage":null}})
+    }
+
+    fn completed(id: &str) -> Value {
+        json!({"type":"response.completed","response":{"id":id,"status":"completed",
+            "usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}})
+    }
+
+    fn fc_added(index: u64, item_id: &str, call_id: &str, name: &str) -> Value {
+        json!({"type":"response.output_item.added","output_index":index,
+            "item":{"type":"function_call","id":item_id,"call_id":call_id,"name":name,
+                "arguments":"","status":"in_progress"}})
+    }
+
+    fn fc_delta(index: u64, item_id: &str, delta: &str) -> Value {
+        json!({"type":"response.function_call_arguments.delta","item_id":item_id,
+            "output_index":index,"delta":delta})
+    }
+
+    fn fc_args_done(index: u64, item_id: &str, arguments: &str) -> Value {
+        json!({"type":"response.function_call_arguments.done","item_id":item_id,
+            "output_index":index,"arguments":arguments})
+    }
+
+    fn fc_done(index: u64, item_id: &str, call_id: &str, name: &str, arguments: &str) -> Value {
+        json!({"type":"response.output_item.done","output_index":index,
+            "item":{"type":"function_call","id":item_id,"call_id":call_id,"name":name,
+                "arguments":arguments,"status":"completed"}})
+    }
+
+    #[test]
+    fn responses_single_call_with_deltas() {
+        // Seen in azure-tool-call.1 / pydantic-openai-responses-stream.0.
+        let (events, turn) = run(&[
+            created("resp_1"),
+            fc_added(0, "fc_1", "call_1", "weather"),
+            fc_delta(0, "fc_1", "{\"location\":"),
+            fc_delta(0, "fc_1", "\"San Francisco\"}"),
+            fc_args_done(0, "fc_1", "{\"location\":\"San Francisco\"}"),
+            fc_done(
+                0,
+                "fc_1",
+                "call_1",
+                "weather",
+                "{\"location\":\"San Francisco\"}",
+            ),
+            completed("resp_1"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["id"], "call_1");
+        assert_eq!(call["name"], "weather");
+        assert_eq!(call["arguments"], "{\"location\":\"San Francisco\"}");
+        assert_eq!(call["complete"], true);
+        assert_eq!(call["providerMetadata"]["itemId"], "fc_1");
+        assert_eq!(turn["stopReason"], "toolUse");
+        assert_eq!(turn["rawStopReason"], "completed");
+        assert_eq!(turn["usage"]["inputTokens"], 10);
+        assert_eq!(turn["usage"]["outputTokens"], 5);
+        assert_eq!(turn["usage"]["raw"]["total_tokens"], 15);
+        assert_eq!(turn["errors"], json!([]));
+        let deltas: String = events
+            .iter()
+            .filter(|e| e["type"] == "toolcall_delta")
+            .map(|e| e["delta"].as_str().unwrap())
+            .collect();
+        assert_eq!(deltas, "{\"location\":\"San Francisco\"}");
+        assert_eq!(events.last().unwrap()["type"], "done");
+    }
+
+    #[test]
+    fn responses_item_id_rotation_is_keyed_by_output_index() {
+        // GitHub Copilot (fixture github-copilot-id-rotation.1): item_id differs on every event.
+        let (_, turn) = run(&[
+            created("capture-id-1"),
+            fc_added(1, "capture-id-3", "call_7", "count"),
+            fc_delta(1, "capture-id-4", "{\"letter\":"),
+            fc_delta(1, "capture-id-5", "\"r\"}"),
+            fc_args_done(1, "capture-id-6", "{\"letter\":\"r\"}"),
+            fc_done(1, "capture-id-7", "call_7", "count", "{\"letter\":\"r\"}"),
+            completed("capture-id-8"),
+        ]);
+        assert_eq!(turn["toolCalls"].as_array().unwrap().len(), 1);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["arguments"], "{\"letter\":\"r\"}");
+        assert_eq!(call["complete"], true);
+        assert_eq!(call["providerMetadata"]["itemId"], "capture-id-3");
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_item_id_is_the_key_without_output_index() {
+        // Servers that omit output_index: fall back to item_id.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added",
+                "item":{"type":"function_call","id":"fc_a","call_id":"call_a","name":"f"}}),
+            json!({"type":"response.function_call_arguments.delta","item_id":"fc_a","delta":"{}"}),
+            json!({"type":"response.output_item.done",
+                "item":{"type":"function_call","id":"fc_a","call_id":"call_a","name":"f","arguments":"{}"}}),
+            completed("r"),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{}");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_name_only_in_output_item_added() {
+        // QUIRK 17 (voocel/litellm#4): deltas and .done carry neither name nor call_id.
+        let (events, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_abc", "get_capital"),
+            fc_delta(0, "fc_1", "{\"country\":\"France\"}"),
+            json!({"type":"response.function_call_arguments.done","item_id":"fc_1",
+                "output_index":0,"arguments":"{\"country\":\"France\"}"}),
+            json!({"type":"response.output_item.done","output_index":0,
+                "item":{"type":"function_call","id":"fc_1","arguments":"{\"country\":\"France\"}"}}),
+            completed("r"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["name"], "get_capital");
+        assert_eq!(call["id"], "call_abc");
+        let start = events
+            .iter()
+            .find(|e| e["type"] == "toolcall_start")
+            .unwrap();
+        assert_eq!(start["name"], "get_capital");
+        assert_eq!(start["id"], "call_abc");
+    }
+
+    #[test]
+    fn responses_no_deltas_takes_done_arguments() {
+        // LM Studio (fixtures lmstudio-tool-call.1/.2): no argument deltas, only the .done events.
+        let (events, turn) = run(&[
+            created("r"),
+            fc_added(2, "fc_z", "call_2025", "weather"),
+            fc_args_done(2, "fc_z", "{\"location\":\"San Francisco\"}"),
+            fc_done(
+                2,
+                "fc_z",
+                "call_2025",
+                "weather",
+                "{\"location\":\"San Francisco\"}",
+            ),
+            completed("r"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["arguments"], "{\"location\":\"San Francisco\"}");
+        assert_eq!(call["complete"], true);
+        assert_eq!(turn["stopReason"], "toolUse");
+        // The .done text is reported once as a delta, not again by output_item.done.
+        let deltas: Vec<&str> = events
+            .iter()
+            .filter(|e| e["type"] == "toolcall_delta")
+            .filter_map(|e| e["delta"].as_str())
+            .filter(|d| !d.is_empty())
+            .collect();
+        assert_eq!(deltas, vec!["{\"location\":\"San Francisco\"}"]);
+    }
+
+    #[test]
+    fn responses_done_without_added_opens_and_ends_the_call() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_done(0, "fc_1", "call_1", "lookup", "{\"q\":1}"),
+            completed("r"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["id"], "call_1");
+        assert_eq!(call["name"], "lookup");
+        assert_eq!(call["arguments"], "{\"q\":1}");
+        assert_eq!(call["complete"], true);
+    }
+
+    #[test]
+    fn responses_done_arguments_replace_wrong_deltas() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "f"),
+            fc_delta(0, "fc_1", "{\"a\":1"),
+            fc_done(0, "fc_1", "call_1", "f", "{\"a\":2}"),
+            completed("r"),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"a\":2}");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+    }
+
+    #[test]
+    fn responses_interleaved_calls() {
+        // QUIRK 18: a single "current item" misroutes interleaved deltas; output_index keys them.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"reasoning","id":"rs_1","summary":[]}}),
+            json!({"type":"response.output_item.done","output_index":0,
+                "item":{"type":"reasoning","id":"rs_1","summary":[]}}),
+            fc_added(1, "fc_a", "call_a", "alpha"),
+            fc_added(2, "fc_b", "call_b", "beta"),
+            fc_delta(1, "fc_a", "{\"x\":"),
+            fc_delta(2, "fc_b", "{\"y\":"),
+            fc_delta(2, "fc_b", "2}"),
+            fc_delta(1, "fc_a", "1}"),
+            fc_done(2, "fc_b", "call_b", "beta", "{\"y\":2}"),
+            fc_done(1, "fc_a", "call_a", "alpha", "{\"x\":1}"),
+            completed("r"),
+        ]);
+        let calls = turn["toolCalls"].as_array().unwrap();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0]["name"], "alpha");
+        assert_eq!(calls[0]["arguments"], "{\"x\":1}");
+        assert_eq!(calls[1]["name"], "beta");
+        assert_eq!(calls[1]["arguments"], "{\"y\":2}");
+        assert!(calls.iter().all(|c| c["complete"] == true));
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_custom_tool_call_keeps_free_text() {
+        // openai-custom-tool.1: custom_tool_call with free-text input deltas.
+        let (events, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"custom_tool_call","id":"ct_1","call_id":"call_sql","name":"write_sql","input":""}}),
+            json!({"type":"response.custom_tool_call_input.delta","item_id":"ct_1","output_index":0,"delta":"SELECT * "}),
+            json!({"type":"response.custom_tool_call_input.delta","item_id":"ct_1","output_index":0,"delta":"FROM users"}),
+            json!({"type":"response.output_item.done","output_index":0,
+                "item":{"type":"custom_tool_call","id":"ct_1","call_id":"call_sql","name":"write_sql",
+                    "input":"SELECT * FROM users","status":"completed"}}),
+            completed("r"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["kind"], "custom");
+        assert_eq!(call["id"], "call_sql");
+        assert_eq!(call["name"], "write_sql");
+        assert_eq!(call["arguments"], "SELECT * FROM users");
+        assert_eq!(call["complete"], true);
+        assert!(call.get("error").is_none());
+        assert_eq!(turn["stopReason"], "toolUse");
+        let start = events
+            .iter()
+            .find(|e| e["type"] == "toolcall_start")
+            .unwrap();
+        assert_eq!(start["kind"], "custom");
+    }
+
+    #[test]
+    fn responses_custom_tool_input_done_event() {
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"custom_tool_call","id":"ct_1","call_id":"c","name":"patch","input":""}}),
+            json!({"type":"response.custom_tool_call_input.done","item_id":"ct_1","output_index":0,"input":"*** Begin"}),
+            completed("r"),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "*** Begin");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+    }
+
+    #[test]
+    fn responses_builtin_tools_are_server_calls() {
+        // openai-tool-search.1: tool_search_call has object arguments; web_search_call an action.
+        let (events, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"id":"tsc_1","type":"tool_search_call","status":"in_progress","arguments":{},"call_id":null,"execution":"server"}}),
+            json!({"type":"response.output_item.done","output_index":0,
+                "item":{"id":"tsc_1","type":"tool_search_call","status":"completed","arguments":{"paths":["get_weather"]},"call_id":null,"execution":"server"}}),
+            json!({"type":"response.output_item.added","output_index":1,
+                "item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}),
+            json!({"type":"response.web_search_call.searching","output_index":1,"item_id":"ws_1"}),
+            json!({"type":"response.output_item.done","output_index":1,
+                "item":{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","query":"weather sf"}}}),
+            json!({"type":"response.output_item.done","output_index":2,
+                "item":{"id":"ci_1","type":"code_interpreter_call","status":"completed","code":"print(1)","container_id":"cntr","outputs":[{"type":"logs","logs":"1"}]}}),
+            json!({"type":"response.output_item.done","output_index":3,
+                "item":{"id":"mcp_1","type":"mcp_call","name":"roll","server_label":"dice","arguments":"{\"sides\":6}","output":"4"}}),
+            fc_added(4, "fc_1", "call_1", "get_weather"),
+            fc_done(4, "fc_1", "call_1", "get_weather", "{}"),
+            completed("r"),
+        ]);
+        let server = turn["serverToolCalls"].as_array().unwrap();
+        assert_eq!(server.len(), 4);
+        assert_eq!(server[0]["name"], "tool_search");
+        assert_eq!(server[0]["arguments"], "{\"paths\":[\"get_weather\"]}");
+        assert_eq!(server[0]["providerMetadata"]["type"], "tool_search_call");
+        assert_eq!(server[0]["id"], "tsc_1");
+        assert_eq!(server[1]["name"], "web_search");
+        let arguments = |i: usize| -> Value {
+            serde_json::from_str(server[i]["arguments"].as_str().unwrap()).unwrap()
+        };
+        assert_eq!(arguments(1), json!({"type":"search","query":"weather sf"}));
+        assert_eq!(server[2]["name"], "code_interpreter");
+        // Identity, status and results are left out.
+        assert_eq!(
+            arguments(2),
+            json!({"code":"print(1)","container_id":"cntr"})
+        );
+        assert_eq!(server[3]["name"], "roll");
+        assert_eq!(server[3]["arguments"], "{\"sides\":6}");
+        assert!(server.iter().all(|c| c["complete"] == true));
+        let client = turn["toolCalls"].as_array().unwrap();
+        assert_eq!(client.len(), 1);
+        assert_eq!(client[0]["index"], 0);
+        assert_eq!(turn["stopReason"], "toolUse");
+        // Server calls make no toolcall events.
+        let starts: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "toolcall_start")
+            .collect();
+        assert_eq!(starts.len(), 1);
+    }
+
+    #[test]
+    fn responses_programmatic_call_keeps_caller() {
+        // programmatic-tool-calling.1: function_call with caller {type:"program", caller_id}.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":1,
+                "item":{"type":"program","id":"prg_1"}}),
+            json!({"type":"response.output_item.added","output_index":2,
+                "item":{"id":"fc_1","type":"function_call","arguments":"","call_id":"call_v",
+                    "caller":{"type":"program","caller_id":"call_p"},"name":"getInventory"}}),
+            fc_delta(2, "fc_1", "{\"sku\":\"sku_123\"}"),
+            json!({"type":"response.output_item.done","output_index":2,
+                "item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"{\"sku\":\"sku_123\"}",
+                    "call_id":"call_v","caller":{"type":"program","caller_id":"call_p"},"name":"getInventory"}}),
+            completed("r"),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(
+            call["providerMetadata"]["caller"],
+            json!({"type":"program","caller_id":"call_p"})
+        );
+        assert_eq!(call["providerMetadata"]["itemId"], "fc_1");
+        assert_eq!(call["complete"], true);
+        assert!(turn["serverToolCalls"].as_array().unwrap().is_empty());
+    }
+
+    #[test]
+    fn responses_incomplete_max_output_tokens_cuts_calls() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "write"),
+            fc_delta(0, "fc_1", "{\"text\":\"abc"),
+            json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete",
+                "incomplete_details":{"reason":"max_output_tokens"},
+                "usage":{"input_tokens":3,"output_tokens":100}}}),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["complete"], false);
+        assert_eq!(call["error"]["code"], "INCOMPLETE_ARGUMENTS");
+        assert_eq!(call["arguments"], "{\"text\":\"abc");
+        assert_eq!(turn["stopReason"], "length");
+        assert_eq!(turn["rawStopReason"], "max_output_tokens");
+        assert_eq!(turn["usage"]["outputTokens"], 100);
+    }
+
+    #[test]
+    fn responses_incomplete_content_filter_is_an_error() {
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.incomplete","response":{"id":"r",
+                "incomplete_details":{"reason":"content_filter"}}}),
+        ]);
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["rawStopReason"], "content_filter");
+        assert_eq!(turn["errors"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn responses_failed_reports_the_error() {
+        let (events, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "f"),
+            fc_delta(0, "fc_1", "{\"a\":"),
+            json!({"type":"response.failed","response":{"id":"r","status":"failed",
+                "error":{"code":"server_error","message":"The model crashed"}}}),
+        ]);
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["rawStopReason"], "failed");
+        let errors = turn["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].as_str().unwrap().contains("The model crashed"));
+        assert!(errors[0].as_str().unwrap().contains("server_error"));
+        assert_eq!(
+            turn["toolCalls"][0]["error"]["code"],
+            "INCOMPLETE_ARGUMENTS"
+        );
+        assert_eq!(events.last().unwrap()["stopReason"], "error");
+    }
+
+    #[test]
+    fn responses_error_event_ends_the_turn() {
+        // WIRE.md §0: Responses mid-stream errors are `type: "error"` events.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"error","code":"rate_limit_exceeded","message":"Slow down","param":null}),
+            json!({"type":"response.output_text.delta","output_index":0,"delta":"ignored"}),
+        ]);
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["text"], "");
+        let errors = turn["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].as_str().unwrap().contains("Slow down"));
+    }
+
+    #[test]
+    fn responses_text_and_reasoning_with_encrypted_content() {
+        // openai-reasoning-encrypted-content.1 / lmstudio-tool-call.1 (reasoning_text deltas).
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"reasoning","id":"rs_1","summary":[]}}),
+            json!({"type":"response.reasoning_summary_text.delta","output_index":0,"item_id":"rs_1","delta":"**Plan**"}),
+            json!({"type":"response.reasoning_text.delta","output_index":0,"item_id":"rs_1","delta":" go"}),
+            json!({"type":"response.output_item.done","output_index":0,
+                "item":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**Plan** go"}],
+                    "encrypted_content":"gAAAA"}}),
+            json!({"type":"response.output_item.added","output_index":1,
+                "item":{"type":"reasoning","id":"rs_2","summary":[]}}),
+            json!({"type":"response.output_item.done","output_index":1,
+                "item":{"type":"reasoning","id":"rs_2","summary":[{"type":"summary_text","text":"whole"}],
+                    "encrypted_content":"gBBBB"}}),
+            json!({"type":"response.output_item.added","output_index":2,
+                "item":{"type":"message","id":"msg_1","content":[]}}),
+            json!({"type":"response.output_text.delta","output_index":2,"item_id":"msg_1","delta":"Hello"}),
+            json!({"type":"response.output_text.delta","output_index":2,"item_id":"msg_1","delta":" there"}),
+            json!({"type":"response.output_item.done","output_index":2,
+                "item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hello there"}]}}),
+            completed("r"),
+        ]);
+        assert_eq!(turn["text"], "Hello there");
+        assert_eq!(
+            turn["thinking"],
+            json!([{"text":"**Plan** go","signature":"gAAAA"},{"text":"whole","signature":"gBBBB"}])
+        );
+        assert_eq!(turn["stopReason"], "stop");
+        assert_eq!(turn["rawStopReason"], "completed");
+    }
+
+    #[test]
+    fn responses_type_only_in_sse_event_name() {
+        // Servers that put the event type only in the SSE `event:` field.
+        let body = "event: response.created\ndata: {\"response\":{\"id\":\"r\"}}\n\n\
+                    event: response.output_item.added\ndata: {\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"c\",\"name\":\"f\"}}\n\n\
+                    data: {\"output_index\":0,\"delta\":\"{}\"}\nevent: response.function_call_arguments.delta\n\n\
+                    event: response.output_item.done\ndata: {\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"c\",\"name\":\"f\",\"arguments\":\"{}\"}}\n\n\
+                    event: response.completed\ndata: {\"response\":{\"id\":\"r\",\"status\":\"completed\"}}\n\n";
+        let mut decoder = decoder();
+        decoder.push(body.as_bytes());
+        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{}");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+        assert_eq!(turn["rawStopReason"], "completed");
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_second_response_is_ignored() {
+        // Recordings that concatenate several responses (openai-reasoning-encrypted-content.1),
+        // and Bedrock "mantle" reusing call_0 / call_1 across responses.
+        let (_, turn) = run(&[
+            created("r1"),
+            fc_added(0, "fc_1", "call_0", "first_tool"),
+            fc_done(0, "fc_1", "call_0", "first_tool", "{}"),
+            completed("r1"),
+            created("r2"),
+            fc_added(0, "fc_2", "call_0", "second_tool"),
+            fc_done(0, "fc_2", "call_0", "second_tool", "{}"),
+            completed("r2"),
+        ]);
+        let calls = turn["toolCalls"].as_array().unwrap();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0]["name"], "first_tool");
+        let errors = turn["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].as_str().unwrap().contains("second response"));
+        assert_eq!(turn["stopReason"], "toolUse");
+    }
+
+    #[test]
+    fn responses_unparseable_event_is_skipped() {
+        // parallel-tool-call-wrapper.1 has lines that are not valid JSON.
+        let mut decoder = decoder();
+        decoder.push_event(&created("r").to_string());
+        let events: Value =
+            serde_json::from_str(&decoder.push_event("{\"type\":\"response.output_text.delta\","))
+                .unwrap();
+        assert!(events[0]["message"].as_str().unwrap().contains("event 2"));
+        decoder.push_event(&completed("r").to_string());
+        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+        assert_eq!(turn["stopReason"], "stop");
+        assert_eq!(turn["errors"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn responses_stream_without_terminal_event_is_an_error() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "f"),
+            fc_delta(0, "fc_1", "{\"a\":1}"),
+        ]);
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["toolCalls"][0]["complete"], false);
+    }
+}

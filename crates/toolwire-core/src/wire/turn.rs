@@ -1,0 +1,786 @@
+//! The assembled turn that every decoder builds: tool calls, text, thinking, stop reason, usage
+//! and errors, and the stream events that report each change as it happens.
+//!
+//! A decoder translates its provider's chunks into calls on [`Turn`]; the turn owns the rules that
+//! are the same for every wire:
+//! - a call is `complete` only when the stream signalled its end (its own end, or a terminal
+//!   event that is not a length stop) and its arguments parse as one JSON object;
+//! - a call cut off (no end, or a `length` stop) carries `INCOMPLETE_ARGUMENTS`;
+//! - a call that ended with arguments that are not a JSON object carries `INVALID_JSON`;
+//! - `stopReason` is `toolUse` whenever a complete call is present, whatever the provider said.
+//!
+//! Events are written as JSON text into a buffer the caller drains after each push.
+
+use crate::error::ErrorCode;
+
+use super::json_text::{compact, is_json_object, object_problem, push_json_string};
+use super::partial_json::{ParseState, PartialJson, PartialOp};
+
+/// How much of the partially streamed arguments the decoder reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialMode {
+    /// Only the raw fragments.
+    None,
+    /// Raw fragments plus what changed (`partial: { path, append }` or `{ path, value }`).
+    Delta,
+    /// As `Delta`; the JavaScript side also keeps the partial object up to date.
+    Object,
+}
+
+/// Whether the provider resends the cumulative arguments in every chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CumulativeArguments {
+    /// Detected per call: a fragment that strictly extends everything received is a resend.
+    Auto,
+    /// Every fragment is the whole arguments so far.
+    Always,
+    /// Every fragment is appended as it is.
+    Never,
+}
+
+/// Decoder options, parsed from the JavaScript options object.
+#[derive(Clone, Debug)]
+pub struct DecoderOptions {
+    /// Partial-argument reporting.
+    pub partial: PartialMode,
+    /// Resent-arguments handling (Chat Completions wires).
+    pub cumulative_arguments: CumulativeArguments,
+    /// Decode HTML entities in arguments (Grok).
+    pub decode_html_entities: bool,
+}
+
+impl Default for DecoderOptions {
+    fn default() -> Self {
+        DecoderOptions {
+            partial: PartialMode::Delta,
+            cumulative_arguments: CumulativeArguments::Auto,
+            decode_html_entities: false,
+        }
+    }
+}
+
+/// The normalized reason a turn ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model finished without asking for tools.
+    Stop,
+    /// The turn holds complete tool calls to run.
+    ToolUse,
+    /// The output limit cut the turn.
+    Length,
+    /// The provider reported an error, refused, or the stream broke off.
+    Error,
+    /// The caller aborted.
+    Aborted,
+}
+
+impl StopReason {
+    /// The name used on the JavaScript side.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Stop => "stop",
+            StopReason::ToolUse => "toolUse",
+            StopReason::Length => "length",
+            StopReason::Error => "error",
+            StopReason::Aborted => "aborted",
+        }
+    }
+}
+
+/// Whether a call is a function call with JSON arguments or a custom tool call with free text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// JSON arguments.
+    Function,
+    /// Free-text input (Responses custom tools).
+    Custom,
+}
+
+/// Who runs a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Executor {
+    /// The client: it goes to `toolCalls`.
+    Client,
+    /// The provider (Anthropic `server_tool_use`, Responses built-in tools): `serverToolCalls`.
+    Server,
+}
+
+/// A handle to a call of the turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallHandle(usize);
+
+#[derive(Debug)]
+struct Call {
+    /// Position in `toolCalls` (or `serverToolCalls`).
+    index: usize,
+    executor: Executor,
+    kind: CallKind,
+    id: String,
+    name: String,
+    arguments: String,
+    /// Arguments that arrived whole before any fragment (Anthropic `content_block_start.input`).
+    initial_arguments: Option<String>,
+    started: bool,
+    ended: bool,
+    complete: bool,
+    error: Option<(ErrorCode, String)>,
+    /// `(key, JSON text)` pairs of `providerMetadata`.
+    metadata: Vec<(&'static str, String)>,
+    parser: Option<PartialJson>,
+}
+
+/// One thinking (reasoning) block.
+#[derive(Debug, Default)]
+struct Thinking {
+    text: String,
+    signature: Option<String>,
+    redacted: Option<String>,
+}
+
+/// Token usage as the provider reported it.
+#[derive(Debug, Default)]
+pub struct Usage {
+    /// Tokens read.
+    pub input_tokens: Option<u64>,
+    /// Tokens written.
+    pub output_tokens: Option<u64>,
+    /// The provider's own usage object, as JSON text.
+    pub raw: Option<String>,
+}
+
+/// The turn being assembled, and the events not yet handed out.
+#[derive(Debug)]
+pub struct Turn {
+    options: DecoderOptions,
+    calls: Vec<Call>,
+    client_calls: usize,
+    server_calls: usize,
+    text: String,
+    thinking: Vec<Thinking>,
+    stop: Option<StopReason>,
+    raw_stop: Option<String>,
+    usage: Usage,
+    errors: Vec<String>,
+    terminated: bool,
+    events: String,
+    ops: Vec<PartialOp>,
+}
+
+impl Turn {
+    /// An empty turn.
+    pub fn new(options: DecoderOptions) -> Self {
+        Turn {
+            options,
+            calls: Vec::new(),
+            client_calls: 0,
+            server_calls: 0,
+            text: String::new(),
+            thinking: Vec::new(),
+            stop: None,
+            raw_stop: None,
+            usage: Usage::default(),
+            errors: Vec::new(),
+            terminated: false,
+            events: String::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// The options the decoder was made with.
+    pub fn options(&self) -> &DecoderOptions {
+        &self.options
+    }
+
+    /// Whether a terminal event was seen (no more calls are taken after it).
+    pub fn is_terminated(&self) -> bool {
+        self.terminated
+    }
+
+    /// Opens a call. An empty `id` is given a generated one when the call ends.
+    pub fn open_call(
+        &mut self,
+        executor: Executor,
+        kind: CallKind,
+        id: &str,
+        name: &str,
+    ) -> CallHandle {
+        let index = match executor {
+            Executor::Client => {
+                self.client_calls += 1;
+                self.client_calls - 1
+            }
+            Executor::Server => {
+                self.server_calls += 1;
+                self.server_calls - 1
+            }
+        };
+        let parser = (self.options.partial != PartialMode::None
+            && kind == CallKind::Function
+            && executor == Executor::Client)
+            .then(PartialJson::new);
+        self.calls.push(Call {
+            index,
+            executor,
+            kind,
+            id: id.to_owned(),
+            name: name.to_owned(),
+            arguments: String::new(),
+            initial_arguments: None,
+            started: false,
+            ended: false,
+            complete: false,
+            error: None,
+            metadata: Vec::new(),
+            parser,
+        });
+        CallHandle(self.calls.len() - 1)
+    }
+
+    /// The call's id so far (may be empty).
+    pub fn id(&self, call: CallHandle) -> &str {
+        &self.calls[call.0].id
+    }
+
+    /// The call's name so far.
+    pub fn name(&self, call: CallHandle) -> &str {
+        &self.calls[call.0].name
+    }
+
+    /// The call's arguments so far.
+    pub fn arguments(&self, call: CallHandle) -> &str {
+        &self.calls[call.0].arguments
+    }
+
+    /// Whether the call has ended.
+    pub fn is_ended(&self, call: CallHandle) -> bool {
+        self.calls[call.0].ended
+    }
+
+    /// Whether the arguments so far are already one whole JSON value (a next call may begin).
+    pub fn arguments_look_whole(&self, call: CallHandle) -> bool {
+        let call = &self.calls[call.0];
+        match &call.parser {
+            Some(parser) => *parser.state() == ParseState::Complete,
+            None => {
+                let trimmed = call.arguments.trim_end();
+                trimmed.ends_with('}') && is_json_object(trimmed)
+            }
+        }
+    }
+
+    /// Sets the id of a call that has none yet.
+    pub fn set_id(&mut self, call: CallHandle, id: &str) {
+        let call = &mut self.calls[call.0];
+        if call.id.is_empty() {
+            call.id = id.to_owned();
+        }
+    }
+
+    /// Adds to the name: a fragment equal to the whole name so far is a resend and ignored.
+    pub fn add_name(&mut self, call: CallHandle, fragment: &str) {
+        let call = &mut self.calls[call.0];
+        if fragment.is_empty() || fragment == call.name || call.started {
+            return;
+        }
+        call.name.push_str(fragment);
+    }
+
+    /// Sets provider metadata (`value_json` is JSON text). A key set twice keeps the last value.
+    pub fn set_metadata(&mut self, call: CallHandle, key: &'static str, value_json: String) {
+        let metadata = &mut self.calls[call.0].metadata;
+        match metadata.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value_json,
+            None => metadata.push((key, value_json)),
+        }
+    }
+
+    /// Arguments that arrived whole when the call opened; used only if no fragment follows.
+    pub fn set_initial_arguments(&mut self, call: CallHandle, arguments: String) {
+        self.calls[call.0].initial_arguments = Some(arguments);
+    }
+
+    /// Appends an argument fragment and reports it.
+    pub fn append_arguments(&mut self, call: CallHandle, fragment: &str) {
+        if fragment.is_empty() || self.calls[call.0].ended {
+            return;
+        }
+        self.ensure_started(call);
+        let c = &mut self.calls[call.0];
+        c.arguments.push_str(fragment);
+        if c.executor == Executor::Server {
+            return;
+        }
+        self.ops.clear();
+        if let Some(parser) = c.parser.as_mut() {
+            parser.push(fragment, &mut self.ops);
+        }
+        let index = c.index;
+        self.write_delta(index, fragment);
+    }
+
+    /// Applies partial operations computed by the decoder itself (Gemini `partialArgs`).
+    pub fn report_partial(&mut self, call: CallHandle, ops: Vec<PartialOp>) {
+        self.ensure_started(call);
+        if self.options.partial == PartialMode::None {
+            return;
+        }
+        let index = self.calls[call.0].index;
+        self.ops = ops;
+        self.write_delta(index, "");
+    }
+
+    /// Replaces the arguments with an authoritative full text (a `.done` event). Equal text is a
+    /// no-op; text that extends what arrived is reported as the missing fragment.
+    pub fn replace_arguments(&mut self, call: CallHandle, full: &str) {
+        let current = &self.calls[call.0].arguments;
+        if full == current || self.calls[call.0].ended {
+            return;
+        }
+        if let Some(rest) = full.strip_prefix(current.as_str()) {
+            let rest = rest.to_owned();
+            self.append_arguments(call, &rest);
+            return;
+        }
+        self.ensure_started(call);
+        let c = &mut self.calls[call.0];
+        c.arguments = full.to_owned();
+        if c.parser.is_some() {
+            // The fragments were wrong; the previews are re-based on the full text silently.
+            let mut parser = PartialJson::new();
+            parser.push(full, &mut Vec::new());
+            c.parser = Some(parser);
+        }
+    }
+
+    /// Ends a call: it is complete when its arguments are one JSON object (custom calls: always).
+    pub fn end_call(&mut self, call: CallHandle) {
+        if self.calls[call.0].ended {
+            return;
+        }
+        let c = &mut self.calls[call.0];
+        if c.arguments.is_empty() {
+            if let Some(initial) = c.initial_arguments.take() {
+                let initial = if initial.trim().is_empty() {
+                    "{}".to_owned()
+                } else {
+                    initial
+                };
+                self.append_arguments(call, &initial);
+            }
+        }
+        self.ensure_started(call);
+        let decode = self.options.decode_html_entities;
+        let c = &mut self.calls[call.0];
+        c.ended = true;
+        if c.kind == CallKind::Custom {
+            c.complete = true;
+        } else {
+            if c.arguments.trim().is_empty() {
+                // A call that ended with no argument text takes no arguments.
+                c.arguments = "{}".to_owned();
+            }
+            if decode {
+                let decoded =
+                    super::html_entities::decode_entities_in_json(&c.arguments).into_owned();
+                c.arguments = decoded;
+            }
+            match object_problem(&c.arguments) {
+                None => c.complete = true,
+                Some(problem) => {
+                    c.error = Some((
+                        ErrorCode::InvalidJson,
+                        format!("The call ended but {problem}; nothing was run."),
+                    ))
+                }
+            }
+        }
+        self.write_end(call);
+    }
+
+    /// Leaves a call cut off: not complete, with `INCOMPLETE_ARGUMENTS`.
+    pub fn cut_call(&mut self, call: CallHandle, why: &str) {
+        if self.calls[call.0].ended {
+            return;
+        }
+        self.ensure_started(call);
+        let c = &mut self.calls[call.0];
+        c.ended = true;
+        c.complete = false;
+        c.error = Some((
+            ErrorCode::IncompleteArguments,
+            format!(
+                "The arguments of this call were cut off ({why}); it was not run. \
+                 Call the tool again with complete arguments."
+            ),
+        ));
+        self.write_end(call);
+    }
+
+    /// Appends visible text.
+    pub fn text(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.text.push_str(delta);
+        self.events.push_str(",{\"type\":\"text_delta\",\"delta\":");
+        push_json_string(&mut self.events, delta);
+        self.events.push('}');
+    }
+
+    /// Starts a new thinking block (the next thinking text and signature go to it).
+    pub fn start_thinking(&mut self) {
+        self.thinking.push(Thinking::default());
+    }
+
+    /// Appends thinking text to the current block (opening one if none is open).
+    pub fn thinking(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.current_thinking().text.push_str(delta);
+        self.events
+            .push_str(",{\"type\":\"thinking_delta\",\"delta\":");
+        push_json_string(&mut self.events, delta);
+        self.events.push('}');
+    }
+
+    /// Adds to the signature of the current thinking block.
+    pub fn thinking_signature(&mut self, signature: &str) {
+        if signature.is_empty() {
+            return;
+        }
+        self.current_thinking()
+            .signature
+            .get_or_insert_with(String::new)
+            .push_str(signature);
+    }
+
+    /// Records a redacted thinking block (its opaque data must be sent back unchanged).
+    pub fn redacted_thinking(&mut self, data: &str) {
+        self.thinking.push(Thinking {
+            redacted: Some(data.to_owned()),
+            ..Thinking::default()
+        });
+    }
+
+    fn current_thinking(&mut self) -> &mut Thinking {
+        if self.thinking.is_empty() {
+            self.thinking.push(Thinking::default());
+        }
+        self.thinking.last_mut().expect("just ensured")
+    }
+
+    /// Records the provider's own stop value and what it means.
+    pub fn set_stop(&mut self, raw: Option<&str>, reason: StopReason) {
+        self.raw_stop = raw.map(str::to_owned);
+        self.stop = Some(reason);
+    }
+
+    /// The usage record, for the decoder to fill.
+    pub fn usage_mut(&mut self) -> &mut Usage {
+        &mut self.usage
+    }
+
+    /// Reports an error in the stream (the turn goes on unless the decoder terminates it).
+    pub fn error(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        self.events.push_str(",{\"type\":\"error\",\"message\":");
+        push_json_string(&mut self.events, &message);
+        self.events.push('}');
+        self.errors.push(message);
+    }
+
+    /// The terminal event: ends every open call (cut, if the turn stopped for length or error)
+    /// and reports `done`. Later terminal events are ignored.
+    pub fn terminate(&mut self) {
+        if self.terminated {
+            return;
+        }
+        self.terminated = true;
+        let stop = self.stop.unwrap_or(StopReason::Stop);
+        for i in 0..self.calls.len() {
+            let handle = CallHandle(i);
+            match stop {
+                StopReason::Length => self.cut_call(handle, "the output limit was reached"),
+                StopReason::Error | StopReason::Aborted => {
+                    self.cut_call(handle, "the turn ended with an error")
+                }
+                StopReason::Stop | StopReason::ToolUse => self.end_call(handle),
+            }
+        }
+        self.write_done();
+    }
+
+    /// Ends the turn at the end of the body: a stream that never sent its terminal event is cut
+    /// off, so its open calls are incomplete and the stop reason is `error`.
+    pub fn end_of_body(&mut self) {
+        if self.terminated {
+            return;
+        }
+        self.error("the stream ended before its terminal event: the response is incomplete");
+        if self.stop != Some(StopReason::Length) {
+            self.stop = Some(StopReason::Error);
+        }
+        self.terminate();
+    }
+
+    /// Hands out the events written since the last call, as a JSON array text.
+    pub fn take_events(&mut self) -> String {
+        let mut out = String::with_capacity(self.events.len() + 2);
+        out.push('[');
+        out.push_str(self.events.strip_prefix(',').unwrap_or(&self.events));
+        out.push(']');
+        self.events.clear();
+        out
+    }
+
+    /// The assembled turn as JSON text (`AssembledTurn`).
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(256 + self.text.len());
+        out.push_str("{\"toolCalls\":[");
+        self.write_calls(&mut out, Executor::Client);
+        out.push_str("],\"serverToolCalls\":[");
+        self.write_calls(&mut out, Executor::Server);
+        out.push_str("],\"text\":");
+        push_json_string(&mut out, &self.text);
+        out.push_str(",\"thinking\":[");
+        for (i, block) in self.thinking.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"text\":");
+            push_json_string(&mut out, &block.text);
+            if let Some(signature) = &block.signature {
+                out.push_str(",\"signature\":");
+                push_json_string(&mut out, signature);
+            }
+            if let Some(data) = &block.redacted {
+                out.push_str(",\"redacted\":");
+                push_json_string(&mut out, data);
+            }
+            out.push('}');
+        }
+        out.push_str("],\"stopReason\":");
+        push_json_string(&mut out, self.final_stop().as_str());
+        out.push_str(",\"rawStopReason\":");
+        match &self.raw_stop {
+            Some(raw) => push_json_string(&mut out, raw),
+            None => out.push_str("null"),
+        }
+        if self.usage.input_tokens.is_some()
+            || self.usage.output_tokens.is_some()
+            || self.usage.raw.is_some()
+        {
+            out.push_str(",\"usage\":{");
+            let mut first = true;
+            for (key, value) in [
+                ("inputTokens", self.usage.input_tokens),
+                ("outputTokens", self.usage.output_tokens),
+            ] {
+                if let Some(value) = value {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(&format!("\"{key}\":{value}"));
+                }
+            }
+            if let Some(raw) = &self.usage.raw {
+                if !first {
+                    out.push(',');
+                }
+                out.push_str("\"raw\":");
+                out.push_str(raw);
+            }
+            out.push('}');
+        }
+        out.push_str(",\"errors\":[");
+        for (i, error) in self.errors.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(&mut out, error);
+        }
+        out.push_str("]}");
+        out
+    }
+
+    /// The stop reason the turn reports: `toolUse` whenever a complete client call is present
+    /// and the turn was not cut or failed.
+    pub fn final_stop(&self) -> StopReason {
+        let stop = self.stop.unwrap_or(if self.terminated {
+            StopReason::Stop
+        } else {
+            StopReason::Error
+        });
+        let has_complete_call = self
+            .calls
+            .iter()
+            .any(|c| c.executor == Executor::Client && c.complete);
+        match stop {
+            StopReason::Stop | StopReason::ToolUse if has_complete_call => StopReason::ToolUse,
+            StopReason::ToolUse => StopReason::Stop,
+            other => other,
+        }
+    }
+
+    fn ensure_started(&mut self, call: CallHandle) {
+        let c = &mut self.calls[call.0];
+        if c.started {
+            return;
+        }
+        c.started = true;
+        if c.id.is_empty() {
+            c.id = generate_call_id();
+        }
+        if c.executor == Executor::Server {
+            return;
+        }
+        self.events
+            .push_str(",{\"type\":\"toolcall_start\",\"index\":");
+        self.events.push_str(&c.index.to_string());
+        self.events.push_str(",\"id\":");
+        push_json_string(&mut self.events, &c.id);
+        self.events.push_str(",\"name\":");
+        push_json_string(&mut self.events, &c.name);
+        if c.kind == CallKind::Custom {
+            self.events.push_str(",\"kind\":\"custom\"");
+        }
+        self.events.push('}');
+    }
+
+    fn write_delta(&mut self, index: usize, fragment: &str) {
+        let mut ops = std::mem::take(&mut self.ops);
+        let mut fragment = fragment;
+        if ops.is_empty() {
+            if !fragment.is_empty() {
+                self.write_delta_head(index, fragment);
+                self.events.push('}');
+            }
+        } else {
+            for op in ops.drain(..) {
+                self.write_delta_head(index, fragment);
+                fragment = "";
+                self.events.push_str(",\"partial\":{\"path\":");
+                match &op {
+                    PartialOp::Append { path, text } => {
+                        PartialJson::write_path_json(path, &mut self.events);
+                        self.events.push_str(",\"append\":");
+                        push_json_string(&mut self.events, text);
+                    }
+                    PartialOp::Value { path, json } => {
+                        PartialJson::write_path_json(path, &mut self.events);
+                        self.events.push_str(",\"value\":");
+                        self.events.push_str(json);
+                    }
+                }
+                self.events.push_str("}}");
+            }
+        }
+        self.ops = ops;
+    }
+
+    fn write_delta_head(&mut self, index: usize, fragment: &str) {
+        self.events
+            .push_str(",{\"type\":\"toolcall_delta\",\"index\":");
+        self.events.push_str(&index.to_string());
+        self.events.push_str(",\"delta\":");
+        push_json_string(&mut self.events, fragment);
+    }
+
+    fn write_end(&mut self, call: CallHandle) {
+        let c = &self.calls[call.0];
+        if c.executor == Executor::Server {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.events);
+        out.push_str(",{\"type\":\"toolcall_end\",\"index\":");
+        out.push_str(&c.index.to_string());
+        out.push_str(",\"toolCall\":");
+        write_call(&mut out, c);
+        out.push('}');
+        self.events = out;
+    }
+
+    fn write_done(&mut self) {
+        let stop = self.final_stop();
+        self.events.push_str(",{\"type\":\"done\",\"stopReason\":");
+        push_json_string(&mut self.events, stop.as_str());
+        self.events.push('}');
+    }
+
+    fn write_calls(&self, out: &mut String, executor: Executor) {
+        let mut first = true;
+        for call in self.calls.iter().filter(|c| c.executor == executor) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            write_call(out, call);
+        }
+    }
+}
+
+/// Writes one `AssembledToolCall` as JSON text. A call still open is reported as it stands,
+/// incomplete.
+fn write_call(out: &mut String, call: &Call) {
+    out.push_str("{\"index\":");
+    out.push_str(&call.index.to_string());
+    out.push_str(",\"id\":");
+    push_json_string(out, &call.id);
+    out.push_str(",\"name\":");
+    push_json_string(out, &call.name);
+    out.push_str(",\"arguments\":");
+    push_json_string(out, &call.arguments);
+    out.push_str(",\"complete\":");
+    out.push_str(if call.complete { "true" } else { "false" });
+    if call.kind == CallKind::Custom {
+        out.push_str(",\"kind\":\"custom\"");
+    }
+    if let Some((code, message)) = &call.error {
+        out.push_str(",\"error\":{\"code\":");
+        push_json_string(out, code.as_str());
+        out.push_str(",\"message\":");
+        push_json_string(out, message);
+        out.push('}');
+    }
+    if !call.metadata.is_empty() {
+        out.push_str(",\"providerMetadata\":{");
+        for (i, (key, value)) in call.metadata.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(out, key);
+            out.push(':');
+            out.push_str(value);
+        }
+        out.push('}');
+    }
+    out.push('}');
+}
+
+/// A fresh call id for a call the provider sent without one: `call_` and 24 hex digits, unique
+/// within the process and unpredictable across processes.
+pub fn generate_call_id() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    thread_local! {
+        static SEED: RandomState = RandomState::new();
+    }
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let (high, low) = SEED.with(|seed| {
+        let mut a = seed.build_hasher();
+        a.write_u64(count);
+        let mut b = seed.build_hasher();
+        b.write_u64(!count);
+        (a.finish(), b.finish())
+    });
+    format!("call_{:016x}{:08x}", high, low as u32)
+}
+
+/// Compacts provider JSON that arrived whole (an `input` or `args` object) into argument text.
+pub fn whole_arguments(raw: &str) -> String {
+    compact(raw)
+}

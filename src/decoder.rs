@@ -1,0 +1,57 @@
+//! `NativeDecoder`: the engine's `StreamDecoder`, wrapped by `StreamDecoder` in `index.js`.
+//!
+//! Bytes cross as a `Uint8Array` (borrowed, no copy), chunk objects as JSON text; events and the
+//! assembled turn come back as JSON text that JavaScript parses once.
+
+use napi::bindgen_prelude::Uint8Array;
+use napi_derive::napi;
+use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder, Wire};
+
+use crate::error::guard;
+
+/// Decodes one streamed provider response.
+#[napi]
+pub struct NativeDecoder {
+    inner: StreamDecoder,
+}
+
+#[napi]
+impl NativeDecoder {
+    /// `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults).
+    #[napi(constructor)]
+    pub fn new(wire: String, options: String) -> napi::Result<Self> {
+        guard(|| {
+            Ok(NativeDecoder {
+                inner: StreamDecoder::new(Wire::parse(&wire)?, parse_decoder_options(&options)?),
+            })
+        })
+    }
+
+    /// Raw body bytes; returns the events as a JSON array.
+    #[napi]
+    pub fn push_bytes(&mut self, chunk: Uint8Array) -> napi::Result<String> {
+        guard(|| Ok(self.inner.push(&chunk)))
+    }
+
+    /// Raw body text; returns the events as a JSON array.
+    #[napi]
+    pub fn push_text(&mut self, chunk: String) -> napi::Result<String> {
+        guard(|| Ok(self.inner.push(chunk.as_bytes())))
+    }
+
+    /// One parsed provider chunk as JSON text; returns the events as a JSON array.
+    #[napi]
+    pub fn push_event(&mut self, event: String) -> napi::Result<String> {
+        guard(|| Ok(self.inner.push_event(&event)))
+    }
+
+    /// Ends the body; returns `[events, turn]` JSON texts joined as one JSON array.
+    #[napi]
+    pub fn finish(&mut self) -> napi::Result<String> {
+        guard(|| {
+            let turn = self.inner.finish();
+            let events = self.inner.take_events();
+            Ok(format!("[{events},{turn}]"))
+        })
+    }
+}
