@@ -200,7 +200,7 @@ export declare class ToolRuntime {
   unregister(name: string): boolean
   list(): ToolInfo[]
   /** Results in the order of `calls`, one per call; rejects only for misuse or an internal fault. */
-  dispatch(calls: ModelToolCall[], options?: DispatchOptions): Promise<ToolResult[]>
+  dispatch(calls: (ModelToolCall | AssembledToolCall)[], options?: DispatchOptions): Promise<ToolResult[]>
 }
 
 /** Thrown for misuse (`VALIDATION_ERROR`, `CONFLICT`) or an internal fault (`INTERNAL_ERROR`). */

@@ -256,3 +256,242 @@ fn bad_option(name: &str, value: &serde_json::Value, expected: &str) -> Error {
         format!("decoder option {name} is {value}: expected {expected}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    /// Random JSON objects: the arguments of a generated call.
+    fn arguments() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i32>().prop_map(|n| json!(n)),
+            "[a-z \"\\\\é😀\n]{0,12}".prop_map(Value::String),
+        ];
+        let value = leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z]{1,5}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        prop::collection::btree_map("[a-z]{1,6}", value, 0..5)
+            .prop_map(|m| Value::Object(m.into_iter().collect()).to_string())
+    }
+
+    /// `text` cut at the given fractions, on character boundaries.
+    fn fragments(text: &str, cuts: &[u16]) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut points: Vec<usize> = cuts
+            .iter()
+            .map(|c| *c as usize * chars.len() / 1000)
+            .collect();
+        points.push(chars.len());
+        points.sort_unstable();
+        let mut out = Vec::new();
+        let mut from = 0;
+        for to in points {
+            out.push(chars[from..to].iter().collect());
+            from = to;
+        }
+        out
+    }
+
+    fn line_end(pick: u8) -> &'static str {
+        ["\n", "\r\n", "\r"][pick as usize % 3]
+    }
+
+    /// A Chat Completions SSE body for the calls, and the calls it must decode to.
+    fn chat_body(calls: &[(String, Vec<u16>)], ends: u8) -> String {
+        let nl = line_end(ends);
+        let mut body = String::new();
+        for (i, (args, cuts)) in calls.iter().enumerate() {
+            for (j, fragment) in fragments(args, cuts).iter().enumerate() {
+                let mut call = json!({"index": i, "function": {"arguments": fragment}});
+                if j == 0 {
+                    call["id"] = json!(format!("call_{i}"));
+                    call["function"]["name"] = json!(format!("tool_{i}"));
+                }
+                let chunk =
+                    json!({"id": "r", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]});
+                body.push_str(&format!("data: {chunk}{nl}{nl}"));
+            }
+        }
+        let last = json!({"id": "r", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+        body.push_str(&format!("data: {last}{nl}{nl}data: [DONE]{nl}{nl}"));
+        body
+    }
+
+    /// An Anthropic SSE body for the calls.
+    fn anthropic_body(calls: &[(String, Vec<u16>)], ends: u8) -> String {
+        let nl = line_end(ends);
+        let mut body = String::new();
+        let mut event = |name: &str, data: Value| {
+            body.push_str(&format!("event: {name}{nl}data: {data}{nl}{nl}"));
+        };
+        event(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "m", "content": []}}),
+        );
+        for (i, (args, cuts)) in calls.iter().enumerate() {
+            event(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": i,
+                "content_block": {"type": "tool_use", "id": format!("toolu_{i}"), "name": format!("tool_{i}"), "input": {}}}),
+            );
+            for fragment in fragments(args, cuts) {
+                event(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": i,
+                    "delta": {"type": "input_json_delta", "partial_json": fragment}}),
+                );
+            }
+            event(
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": i}),
+            );
+        }
+        event(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        );
+        event("message_stop", json!({"type": "message_stop"}));
+        body
+    }
+
+    fn decode(wire: Wire, body: &[u8], cuts: &[u16]) -> Value {
+        let mut points: Vec<usize> = cuts
+            .iter()
+            .map(|c| *c as usize * body.len() / 1000)
+            .collect();
+        points.push(body.len());
+        points.sort_unstable();
+        let mut decoder = StreamDecoder::new(wire, DecoderOptions::default());
+        let mut from = 0;
+        for to in points {
+            decoder.push(&body[from..to]);
+            from = to;
+        }
+        serde_json::from_str(&decoder.finish()).unwrap()
+    }
+
+    fn calls_of(turn: &Value) -> Vec<(String, String, String, bool)> {
+        turn["toolCalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap().to_owned(),
+                    c["name"].as_str().unwrap().to_owned(),
+                    c["arguments"].as_str().unwrap().to_owned(),
+                    c["complete"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    fn generated() -> impl Strategy<Value = (Vec<(String, Vec<u16>)>, u8, Vec<u16>)> {
+        (
+            prop::collection::vec((arguments(), prop::collection::vec(0u16..1000, 0..6)), 1..4),
+            any::<u8>(),
+            prop::collection::vec(0u16..1000, 0..40),
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn chat_streams_decode_the_same_however_the_body_is_split((calls, ends, cuts) in generated()) {
+            let body = chat_body(&calls, ends);
+            let whole = decode(Wire::OpenAiChat, body.as_bytes(), &[]);
+            let split = decode(Wire::OpenAiChat, body.as_bytes(), &cuts);
+            let expected: Vec<_> = calls.iter().enumerate()
+                .map(|(i, (args, _))| (format!("call_{i}"), format!("tool_{i}"), args.clone(), true))
+                .collect();
+            prop_assert_eq!(calls_of(&whole), expected);
+            prop_assert_eq!(&split, &whole);
+        }
+
+        #[test]
+        fn anthropic_streams_decode_the_same_however_the_body_is_split((calls, ends, cuts) in generated()) {
+            let body = anthropic_body(&calls, ends);
+            let whole = decode(Wire::Anthropic, body.as_bytes(), &[]);
+            let split = decode(Wire::Anthropic, body.as_bytes(), &cuts);
+            let expected: Vec<_> = calls.iter().enumerate()
+                .map(|(i, (args, _))| (format!("toolu_{i}"), format!("tool_{i}"), args.clone(), true))
+                .collect();
+            prop_assert_eq!(calls_of(&whole), expected);
+            prop_assert_eq!(&split, &whole);
+        }
+
+        #[test]
+        fn any_bytes_decode_without_panic_on_every_wire(bytes in prop::collection::vec(any::<u8>(), 0..400), cuts in prop::collection::vec(0u16..1000, 0..8)) {
+            for wire in [Wire::OpenAiChat, Wire::OpenAiResponses, Wire::Anthropic, Wire::Gemini, Wire::Mistral] {
+                let turn = decode(wire, &bytes, &cuts);
+                prop_assert!(turn["toolCalls"].is_array());
+            }
+        }
+    }
+
+    #[test]
+    fn a_megabyte_argument_in_ten_byte_deltas_streams_its_appends() {
+        // The issue's linear-time case: the appends add up to the content, one per delta.
+        let content: String = "abcdefghij".repeat(100_000);
+        let args = json!({ "content": content }).to_string();
+        let mut decoder = StreamDecoder::new(Wire::Anthropic, DecoderOptions::default());
+        decoder.push_event(r#"{"type":"message_start","message":{"id":"m","content":[]}}"#);
+        decoder.push_event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"write","input":{}}}"#);
+        let mut appended = String::new();
+        let mut deltas = 0;
+        for piece in args.as_bytes().chunks(10) {
+            let piece = std::str::from_utf8(piece).unwrap();
+            let event = json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": piece}});
+            let events: Vec<Value> =
+                serde_json::from_str(&decoder.push_event(&event.to_string())).unwrap();
+            for e in events.iter().filter(|e| e["type"] == "toolcall_delta") {
+                deltas += 1;
+                if let Some(text) = e["partial"]["append"].as_str() {
+                    appended.push_str(text);
+                }
+            }
+        }
+        decoder.push_event(r#"{"type":"content_block_stop","index":0}"#);
+        decoder.push_event(r#"{"type":"message_stop"}"#);
+        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+        assert_eq!(appended, content);
+        assert_eq!(deltas, args.len().div_ceil(10));
+        assert_eq!(
+            turn["toolCalls"][0]["arguments"].as_str().unwrap().len(),
+            args.len()
+        );
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+    }
+
+    #[test]
+    fn unknown_wires_and_options_are_refused_by_name() {
+        let error = Wire::parse("openai").unwrap_err();
+        assert!(error.message.contains("\"openai\""), "{}", error.message);
+        let error = parse_decoder_options(r#"{"partial":"full"}"#).unwrap_err();
+        assert!(
+            error.message.contains("partial is \"full\""),
+            "{}",
+            error.message
+        );
+        let error = parse_decoder_options(r#"{"partials":"none"}"#).unwrap_err();
+        assert!(error.message.contains("\"partials\""), "{}", error.message);
+        assert!(parse_decoder_options("[]").is_err());
+    }
+
+    #[test]
+    fn input_after_finish_is_reported_not_decoded() {
+        let mut decoder = StreamDecoder::new(Wire::OpenAiChat, DecoderOptions::default());
+        decoder.finish();
+        let events: Value = serde_json::from_str(&decoder.push(b"data: {}\n\n")).unwrap();
+        assert_eq!(events[0]["type"], "error");
+    }
+}

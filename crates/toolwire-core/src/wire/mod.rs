@@ -18,3 +18,6 @@ pub mod openai_responses;
 pub mod partial_json;
 pub mod sse;
 pub mod turn;
+
+#[cfg(test)]
+mod quirk_tests;
