@@ -395,7 +395,10 @@ mod tests {
             .collect()
     }
 
-    fn generated() -> impl Strategy<Value = (Vec<(String, Vec<u16>)>, u8, Vec<u16>)> {
+    /// Generated calls (arguments and where to cut them), a line-end choice, body cut points.
+    type Generated = (Vec<(String, Vec<u16>)>, u8, Vec<u16>);
+
+    fn generated() -> impl Strategy<Value = Generated> {
         (
             prop::collection::vec((arguments(), prop::collection::vec(0u16..1000, 0..6)), 1..4),
             any::<u8>(),
