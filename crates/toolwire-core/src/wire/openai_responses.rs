@@ -4,7 +4,7 @@
 //! Every event is `{type, sequence_number, ...}`; output items (messages, reasoning, calls)
 //! open at `response.output_item.added` and close at `response.output_item.done`. The rules,
 //! each from a real provider (see QUIRKS.md and the tests below):
-//! - an item is keyed by its `output_index`, and by `item_id` only when the index is absent:
+//! - an item is keyed by its `output_index`, and by its id only when an index is absent:
 //!   GitHub Copilot sends a new `item_id` on every event of the same item;
 //! - the call's `id` is the item's `call_id` (what the result must reference) and its name comes
 //!   from `output_item.added` only; argument deltas carry neither (QUIRK 17, 18). The item's own
@@ -64,6 +64,13 @@ struct Event<'a> {
 struct ResponseObject<'a> {
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
+    /// `"response"` on a whole (non-streamed) response body.
+    #[serde(borrow, default)]
+    object: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    output: Option<Vec<&'a RawValue>>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -128,11 +135,30 @@ struct ResponsesUsage {
     output_tokens: Option<u64>,
 }
 
-/// Where an item's events go: its `output_index`, or its `item_id` when the index is absent.
-#[derive(Clone, PartialEq, Eq)]
-enum ItemKey {
-    Index(u64),
-    Id(String),
+/// Where an item's events go: its `output_index`, or its id when an index is missing on
+/// either side (the item's `id`, the event's `item_id`).
+#[derive(Clone)]
+struct ItemKey {
+    index: Option<u64>,
+    id: Option<String>,
+}
+
+impl ItemKey {
+    fn new(index: Option<u64>, id: Option<&str>) -> Option<ItemKey> {
+        (index.is_some() || id.is_some()).then(|| ItemKey {
+            index,
+            id: id.map(str::to_owned),
+        })
+    }
+
+    /// The same item: equal indices when both have one (ids rotate on GitHub Copilot), else
+    /// equal ids.
+    fn matches(&self, other: &ItemKey) -> bool {
+        match (self.index, other.index) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.id.is_some() && self.id == other.id,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -171,19 +197,11 @@ impl ResponsesDecoder {
     }
 
     fn key(event: &Event<'_>) -> Option<ItemKey> {
-        match (event.output_index, non_empty(&event.item_id)) {
-            (Some(index), _) => Some(ItemKey::Index(index)),
-            (None, Some(id)) => Some(ItemKey::Id(id.to_owned())),
-            (None, None) => None,
-        }
+        ItemKey::new(event.output_index, non_empty(&event.item_id))
     }
 
-    fn item_key(event: &Event<'_>, item: &OutputItem<'_>) -> Option<ItemKey> {
-        match (event.output_index, non_empty(&item.id)) {
-            (Some(index), _) => Some(ItemKey::Index(index)),
-            (None, Some(id)) => Some(ItemKey::Id(id.to_owned())),
-            (None, None) => None,
-        }
+    fn item_key(output_index: Option<u64>, item: &OutputItem<'_>) -> Option<ItemKey> {
+        ItemKey::new(output_index, non_empty(&item.id))
     }
 
     fn state(&self, key: &Option<ItemKey>) -> Option<ItemState> {
@@ -191,7 +209,7 @@ impl ResponsesDecoder {
         self.items
             .iter()
             .rev()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k.matches(key))
             .map(|(_, state)| *state)
     }
 
@@ -199,7 +217,7 @@ impl ResponsesDecoder {
         let Some(key) = key else {
             return;
         };
-        if let Some(entry) = self.items.iter_mut().rev().find(|(k, _)| k == key) {
+        if let Some(entry) = self.items.iter_mut().rev().find(|(k, _)| k.matches(key)) {
             entry.1 = state;
         }
     }
@@ -275,11 +293,11 @@ impl ResponsesDecoder {
         }
     }
 
-    fn output_item_added(&mut self, turn: &mut Turn, event: &Event<'_>, raw: &str) {
+    fn output_item_added(&mut self, turn: &mut Turn, output_index: Option<u64>, raw: &str) {
         let Some(item) = self.parse_item(turn, raw) else {
             return;
         };
-        let key = Self::item_key(event, &item);
+        let key = Self::item_key(output_index, &item);
         if let Some(ItemState::Call(call)) = self.state(&key) {
             if !turn.is_ended(call) {
                 // The same item announced twice: the first one stands.
@@ -289,11 +307,11 @@ impl ResponsesDecoder {
         self.open_item(turn, key, &item);
     }
 
-    fn output_item_done(&mut self, turn: &mut Turn, event: &Event<'_>, raw: &str) {
+    fn output_item_done(&mut self, turn: &mut Turn, output_index: Option<u64>, raw: &str) {
         let Some(item) = self.parse_item(turn, raw) else {
             return;
         };
-        let key = Self::item_key(event, &item);
+        let key = Self::item_key(output_index, &item);
         let state = match self.state(&key) {
             // The same item finished twice: the first one stands.
             Some(ItemState::Call(call)) if turn.is_ended(call) => return,
@@ -418,8 +436,8 @@ impl ResponsesDecoder {
         false
     }
 
-    fn usage(&mut self, turn: &mut Turn, event: &Event<'_>) {
-        let Some(raw) = event.response.as_ref().and_then(|r| r.usage) else {
+    fn usage(&mut self, turn: &mut Turn, response: Option<&ResponseObject<'_>>) {
+        let Some(raw) = response.and_then(|r| r.usage) else {
             return;
         };
         if let Ok(parsed) = serde_json::from_str::<ResponsesUsage>(raw.get()) {
@@ -430,14 +448,20 @@ impl ResponsesDecoder {
         }
     }
 
-    fn end(&mut self, turn: &mut Turn, kind: &str, event: &Event<'_>) {
-        self.usage(turn, event);
+    fn end(&mut self, turn: &mut Turn, kind: &str, response: Option<&ResponseObject<'_>>) {
+        self.usage(turn, response);
+        if self.items.is_empty() {
+            // Nothing was streamed (a whole response body, or a server that sends only the
+            // final response): take the items from its `output`.
+            let output = response.and_then(|r| r.output.as_deref()).unwrap_or(&[]);
+            for (index, item) in output.iter().enumerate() {
+                self.output_item_done(turn, Some(index as u64), item.get());
+            }
+        }
         match kind {
             "response.completed" => turn.set_stop(Some("completed"), StopReason::Stop),
             "response.incomplete" => {
-                let reason = event
-                    .response
-                    .as_ref()
+                let reason = response
                     .and_then(|r| r.incomplete_details.as_ref())
                     .and_then(|d| d.reason.as_deref())
                     .unwrap_or("incomplete");
@@ -452,9 +476,7 @@ impl ResponsesDecoder {
             }
             _ => {
                 // response.failed
-                let detail = event
-                    .response
-                    .as_ref()
+                let detail = response
                     .and_then(|r| r.error)
                     .map(error_text)
                     .unwrap_or_else(|| "no details".to_owned());
@@ -463,6 +485,34 @@ impl ResponsesDecoder {
             }
         }
         turn.terminate();
+    }
+
+    /// A whole (non-streamed) response body: `{object: "response", status, output, usage}`.
+    fn whole_response(&mut self, turn: &mut Turn, data: &str) -> bool {
+        let Ok(response) = serde_json::from_str::<ResponseObject>(data) else {
+            return false;
+        };
+        if response.object.as_deref() != Some("response") {
+            return false;
+        }
+        let kind = match response.status.as_deref() {
+            Some("completed") => "response.completed",
+            Some("incomplete") => "response.incomplete",
+            Some("failed") => "response.failed",
+            _ => return false,
+        };
+        if self.response_id.is_some() || turn.is_terminated() {
+            turn.error(format!(
+                "Responses event {}: a whole response followed the response already decoded \
+                 and was ignored: decode each response with its own decoder",
+                self.events
+            ));
+            self.ignoring = true;
+            return true;
+        }
+        self.response_id = Some(response.id.as_deref().unwrap_or("").to_owned());
+        self.end(turn, kind, Some(&response));
+        true
     }
 
     fn error_event(&mut self, turn: &mut Turn, event: &Event<'_>) {
@@ -521,6 +571,7 @@ impl WireDecoder for ResponsesDecoder {
         // Some servers name the event only in the SSE `event:` field.
         let kind = match non_empty(&event.kind).or(name.filter(|n| !n.is_empty())) {
             Some(kind) => kind.to_owned(),
+            None if self.whole_response(turn, data) => return,
             None => {
                 turn.error(format!(
                     "Responses event {} has no type; it was skipped",
@@ -539,12 +590,12 @@ impl WireDecoder for ResponsesDecoder {
         match kind.as_str() {
             "response.output_item.added" => {
                 if let Some(item) = event.item {
-                    self.output_item_added(turn, &event, item.get());
+                    self.output_item_added(turn, event.output_index, item.get());
                 }
             }
             "response.output_item.done" => {
                 if let Some(item) = event.item {
-                    self.output_item_done(turn, &event, item.get());
+                    self.output_item_done(turn, event.output_index, item.get());
                 }
             }
             "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
@@ -573,7 +624,7 @@ impl WireDecoder for ResponsesDecoder {
                 }
             }
             "response.completed" | "response.incomplete" | "response.failed" => {
-                self.end(turn, &kind, &event)
+                self.end(turn, &kind, event.response.as_ref())
             }
             "error" => self.error_event(turn, &event),
             _ => {}
@@ -817,6 +868,19 @@ mod tests {
             completed("r"),
         ]);
         assert_eq!(turn["toolCalls"][0]["arguments"], "{}");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_delta_without_index_finds_its_item_by_id() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(3, "fc_a", "call_a", "f"),
+            json!({"type":"response.function_call_arguments.delta","item_id":"fc_a","delta":"{\"k\":1}"}),
+            completed("r"),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"k\":1}");
         assert_eq!(turn["toolCalls"][0]["complete"], true);
         assert_eq!(turn["errors"], json!([]));
     }
@@ -1208,6 +1272,45 @@ mod tests {
         let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
         assert_eq!(turn["stopReason"], "stop");
         assert_eq!(turn["errors"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn responses_whole_body_is_decoded() {
+        // A non-streamed response (`stream: false`): one JSON object, no `type`.
+        let body = r#"{"id":"resp_1","object":"response","status":"completed","output":[
+            {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"enc"},
+            {"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Sure."}]},
+            {"type":"function_call","id":"fc_1","call_id":"call_1","name":"weather","arguments":"{\"location\":\"Paris\"}","status":"completed"}],
+            "usage":{"input_tokens":4,"output_tokens":9}}"#;
+        let mut decoder = decoder();
+        decoder.push(body.as_bytes());
+        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+        assert_eq!(turn["toolCalls"][0]["id"], "call_1");
+        assert_eq!(
+            turn["toolCalls"][0]["arguments"],
+            "{\"location\":\"Paris\"}"
+        );
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+        assert_eq!(turn["text"], "Sure.");
+        assert_eq!(
+            turn["thinking"],
+            json!([{"text":"think","signature":"enc"}])
+        );
+        assert_eq!(turn["stopReason"], "toolUse");
+        assert_eq!(turn["usage"]["outputTokens"], 9);
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_completed_output_is_used_when_nothing_streamed() {
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.completed","response":{"id":"r","status":"completed","output":[
+                {"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":"{}"}]}}),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["name"], "f");
+        assert_eq!(turn["toolCalls"][0]["complete"], true);
+        assert_eq!(turn["stopReason"], "toolUse");
     }
 
     #[test]

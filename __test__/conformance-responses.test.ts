@@ -1,0 +1,13 @@
+// Conformance with the recorded Responses streams, and the corpus as a whole.
+import { expect, it } from 'vitest'
+
+import { conformance } from './conformance.js'
+import { loadFixtures } from './fixtures.js'
+
+const all = loadFixtures()
+
+it('reads all 55 fixture files of ../shared/fixtures', () => {
+  expect(new Set(all.map((r) => r.file)).size).toBe(55)
+})
+
+conformance('Responses streams', all.filter((r) => r.wire === 'openai-responses'))
