@@ -52,6 +52,9 @@ impl Wire {
 pub trait WireDecoder {
     /// Handles one event: `name` is the SSE `event:` field if any, `data` its data.
     fn event(&mut self, turn: &mut Turn, name: Option<&str>, data: &str);
+
+    /// The body ended: write out what the decoder still holds (the turn then cuts what is open).
+    fn end_of_body(&mut self, _turn: &mut Turn) {}
 }
 
 enum Framing {
@@ -156,6 +159,7 @@ impl StreamDecoder {
                 Framing::Undecided => {}
             }
             self.drain_framed();
+            self.decoder.end_of_body(&mut self.turn);
             self.turn.end_of_body();
         }
         self.turn.to_json()

@@ -676,7 +676,7 @@ impl GeminiDecoder {
         }
         let mut arguments = String::new();
         streaming.root.write(&mut arguments);
-        turn.replace_arguments(streaming.call, &arguments);
+        turn.set_final_arguments(streaming.call, arguments);
         if end {
             turn.end_call(streaming.call);
         }
@@ -805,6 +805,11 @@ impl WireDecoder for GeminiDecoder {
             return;
         }
         self.one(turn, data);
+    }
+
+    fn end_of_body(&mut self, turn: &mut Turn) {
+        // A streamed call still open: write what arrived (the turn then cuts the call).
+        self.flush(turn, false);
     }
 }
 
@@ -1323,6 +1328,22 @@ mod tests {
         assert_eq!(call["arguments"], "{\"text\":\"Once upon\"}");
         assert_eq!(turn["stopReason"], "length");
         assert_eq!(turn["rawStopReason"], "MAX_TOKENS");
+    }
+
+    #[test]
+    fn gemini_body_cut_mid_call_keeps_what_arrived_and_runs_nothing() {
+        let (_, turn) = run(&[
+            start("write"),
+            partial(json!([arg(
+                "$.text",
+                json!({"stringValue":"Once","willContinue":true})
+            )])),
+        ]);
+        let call = &turn["toolCalls"][0];
+        assert_eq!(call["complete"], false);
+        assert_eq!(call["error"]["code"], "INCOMPLETE_ARGUMENTS");
+        assert_eq!(call["arguments"], "{\"text\":\"Once\"}");
+        assert_eq!(turn["stopReason"], "error");
     }
 
     #[test]

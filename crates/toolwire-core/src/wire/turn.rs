@@ -352,6 +352,16 @@ impl Turn {
         }
     }
 
+    /// Sets the arguments of a call whose changes were already reported as partial operations
+    /// (Gemini `partialArgs`): no fragment is reported again.
+    pub fn set_final_arguments(&mut self, call: CallHandle, arguments: String) {
+        self.ensure_started(call);
+        let c = &mut self.calls[call.0];
+        if !c.ended {
+            c.arguments = arguments;
+        }
+    }
+
     /// Ends a call: it is complete when its arguments are one JSON object (custom calls: always).
     pub fn end_call(&mut self, call: CallHandle) {
         if self.calls[call.0].ended {
