@@ -10,6 +10,7 @@
 pub mod anthropic;
 pub mod decoder;
 pub mod gemini;
+mod gemini_args;
 pub mod html_entities;
 pub mod json_seq;
 pub mod json_text;
