@@ -137,6 +137,10 @@ impl AnthropicDecoder {
 
     fn message_start(&mut self, turn: &mut Turn, message: Message<'_>) {
         let id = message.id.as_deref().unwrap_or("");
+        if self.message_id.is_none() && turn.is_terminated() {
+            // The first message_start was lost (unreadable) and its message already ended.
+            self.message_id = Some(String::new());
+        }
         if let Some(open) = &self.message_id {
             if open == id && !self.has_blocks && message.content.is_empty() {
                 // The same message_start twice (vercel/ai#18402): ignore the repeat.

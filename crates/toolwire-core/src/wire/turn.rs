@@ -524,14 +524,17 @@ impl Turn {
     /// Ends the turn at the end of the body: a stream that never sent its terminal event is cut
     /// off, so its open calls are incomplete and the stop reason is `error`.
     pub fn end_of_body(&mut self) {
-        if self.terminated {
-            return;
+        if !self.terminated {
+            self.error("the stream ended before its terminal event: the response is incomplete");
+            if self.stop != Some(StopReason::Length) {
+                self.stop = Some(StopReason::Error);
+            }
+            self.terminate();
         }
-        self.error("the stream ended before its terminal event: the response is incomplete");
-        if self.stop != Some(StopReason::Length) {
-            self.stop = Some(StopReason::Error);
+        // A call a decoder opened after the terminal event never saw an end of its own.
+        for i in 0..self.calls.len() {
+            self.cut_call(CallHandle(i), "it arrived after the end of the turn");
         }
-        self.terminate();
     }
 
     /// Hands out the events written since the last call, as a JSON array text.
@@ -793,4 +796,76 @@ pub fn generate_call_id() -> String {
 /// Compacts provider JSON that arrived whole (an `input` or `args` object) into argument text.
 pub fn whole_arguments(raw: &str) -> String {
     compact(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    fn json(turn: &Turn) -> Value {
+        serde_json::from_str(&turn.to_json()).unwrap()
+    }
+
+    #[test]
+    fn every_call_ends_with_complete_or_an_error() {
+        let mut turn = Turn::new(DecoderOptions::default());
+        let whole = turn.open_call(Executor::Client, CallKind::Function, "a", "t");
+        turn.append_arguments(whole, "{}");
+        turn.set_stop(Some("tool_calls"), StopReason::ToolUse);
+        turn.terminate();
+        // A decoder that opens a call after the terminal event: it never saw an end.
+        let late = turn.open_call(Executor::Client, CallKind::Function, "b", "t");
+        turn.append_arguments(late, "{}");
+        turn.end_of_body();
+        let calls = json(&turn)["toolCalls"].clone();
+        assert_eq!(calls[0]["complete"], true);
+        assert_eq!(calls[1]["complete"], false);
+        assert_eq!(calls[1]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+    }
+
+    #[test]
+    fn the_stop_reason_follows_the_calls() {
+        let mut turn = Turn::new(DecoderOptions::default());
+        turn.set_stop(Some("tool_calls"), StopReason::ToolUse);
+        turn.terminate();
+        assert_eq!(
+            turn.final_stop(),
+            StopReason::Stop,
+            "tool_calls without a call"
+        );
+        let mut turn = Turn::new(DecoderOptions::default());
+        let call = turn.open_call(Executor::Client, CallKind::Function, "a", "t");
+        turn.append_arguments(call, "{}");
+        turn.set_stop(Some("end_turn"), StopReason::Stop);
+        turn.terminate();
+        assert_eq!(turn.final_stop(), StopReason::ToolUse);
+        let mut turn = Turn::new(DecoderOptions::default());
+        turn.end_of_body();
+        assert_eq!(json(&turn)["stopReason"], "error");
+        assert_eq!(json(&turn)["rawStopReason"], Value::Null);
+    }
+
+    #[test]
+    fn custom_calls_are_complete_with_free_text() {
+        let mut turn = Turn::new(DecoderOptions::default());
+        let call = turn.open_call(Executor::Client, CallKind::Custom, "c", "sql");
+        turn.append_arguments(call, "SELECT 1");
+        turn.end_call(call);
+        let call = &json(&turn)["toolCalls"][0];
+        assert_eq!(call["complete"], true);
+        assert_eq!(call["kind"], "custom");
+        assert_eq!(call["arguments"], "SELECT 1");
+    }
+
+    #[test]
+    fn generated_ids_are_unique() {
+        let ids: std::collections::HashSet<String> =
+            (0..1000).map(|_| generate_call_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 29 && id.starts_with("call_")));
+    }
 }

@@ -274,3 +274,26 @@ fn usage_combines_message_start_and_message_delta() {
     assert_eq!(d.turn["usage"]["inputTokens"], 10);
     assert_eq!(d.turn["usage"]["outputTokens"], 28);
 }
+
+#[test]
+fn a_message_after_the_turn_ended_is_not_taken_even_when_the_first_start_was_unreadable() {
+    // Found by the decode_anthropic fuzz target: a mangled first message_start, then a whole
+    // second message (programmatic tool calling) after message_stop.
+    let late = r#"{"type":"message_start","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_late","name":"rollDie","input":{"player":"p2"}}]}}"#;
+    let d = anthropic(&[
+        "{\"type\":\"message_start\",\"message\":{\"id\":\"m\u{1}".into(),
+        tool_start(0, "toolu_1", "w", "{}"),
+        json_delta(0, "{}"),
+        block_stop(0),
+        message_delta("tool_use"),
+        STOP.into(),
+        late.into(),
+        STOP.into(),
+    ]);
+    assert_eq!(d.summary(), vec![call("toolu_1", "w", "{}")]);
+    assert!(d.turn["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e.as_str().unwrap().contains("second message")));
+}
