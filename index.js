@@ -702,6 +702,7 @@ class StreamDecoder {
   }
 
   #events(json) {
+    if (json === '[]') return [] // most chunks of a stream (pings, text-less deltas) change nothing visible
     const events = JSON.parse(json)
     return this.#objects ? this.#track(events) : events
   }
