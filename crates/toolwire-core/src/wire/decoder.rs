@@ -266,6 +266,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
+    use super::super::test_support::{decode_body, Decoded};
     use super::*;
 
     /// Random JSON objects: the arguments of a generated call.
@@ -367,36 +368,24 @@ mod tests {
         body
     }
 
-    fn decode(wire: Wire, body: &[u8], cuts: &[u16]) -> Value {
+    /// Decodes `body` cut at the given thousandths of its length.
+    fn decode(wire: Wire, body: &[u8], cuts: &[u16]) -> Decoded {
         let mut points: Vec<usize> = cuts
             .iter()
             .map(|c| *c as usize * body.len() / 1000)
             .collect();
         points.push(body.len());
         points.sort_unstable();
-        let mut decoder = StreamDecoder::new(wire, DecoderOptions::default());
         let mut from = 0;
-        for to in points {
-            decoder.push(&body[from..to]);
-            from = to;
-        }
-        serde_json::from_str(&decoder.finish()).unwrap()
-    }
-
-    fn calls_of(turn: &Value) -> Vec<(String, String, String, bool)> {
-        turn["toolCalls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                (
-                    c["id"].as_str().unwrap().to_owned(),
-                    c["name"].as_str().unwrap().to_owned(),
-                    c["arguments"].as_str().unwrap().to_owned(),
-                    c["complete"].as_bool().unwrap(),
-                )
+        let pieces: Vec<&[u8]> = points
+            .into_iter()
+            .map(|to| {
+                let piece = &body[from..to];
+                from = to;
+                piece
             })
-            .collect()
+            .collect();
+        decode_body(wire, &pieces)
     }
 
     /// Generated calls (arguments and where to cut them), a line-end choice, body cut points.
@@ -419,8 +408,8 @@ mod tests {
             let expected: Vec<_> = calls.iter().enumerate()
                 .map(|(i, (args, _))| (format!("call_{i}"), format!("tool_{i}"), args.clone(), true))
                 .collect();
-            prop_assert_eq!(calls_of(&whole), expected);
-            prop_assert_eq!(&split, &whole);
+            prop_assert_eq!(whole.summary(), expected);
+            prop_assert_eq!(&split.turn, &whole.turn);
         }
 
         #[test]
@@ -431,15 +420,19 @@ mod tests {
             let expected: Vec<_> = calls.iter().enumerate()
                 .map(|(i, (args, _))| (format!("toolu_{i}"), format!("tool_{i}"), args.clone(), true))
                 .collect();
-            prop_assert_eq!(calls_of(&whole), expected);
-            prop_assert_eq!(&split, &whole);
+            prop_assert_eq!(whole.summary(), expected);
+            prop_assert_eq!(&split.turn, &whole.turn);
         }
 
         #[test]
         fn any_bytes_decode_without_panic_on_every_wire(bytes in prop::collection::vec(any::<u8>(), 0..400), cuts in prop::collection::vec(0u16..1000, 0..8)) {
             for wire in [Wire::OpenAiChat, Wire::OpenAiResponses, Wire::Anthropic, Wire::Gemini, Wire::Mistral] {
-                let turn = decode(wire, &bytes, &cuts);
-                prop_assert!(turn["toolCalls"].is_array());
+                let decoded = decode(wire, &bytes, &cuts);
+                for call in decoded.calls() {
+                    // Every call ends complete or with the error that says why not.
+                    prop_assert!(call["complete"] == true || call["error"]["code"].is_string(), "{}", call);
+                }
+                prop_assert_eq!(decoded.of_type("done").len(), 1, "exactly one done");
             }
         }
     }

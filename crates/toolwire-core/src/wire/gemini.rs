@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
 use super::gemini_args::{parse_path, place, Node, Object};
-use super::json_text::{compact, push_json_string};
+use super::json_text::{compact, json_string, non_empty, push_json_string};
 use super::partial_json::{PartialOp, PathSegment};
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 
@@ -648,36 +648,18 @@ fn error_text(raw: &RawValue) -> String {
     }
 }
 
-fn non_empty<'s>(value: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
-    value.as_deref().filter(|s| !s.is_empty())
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    push_json_string(&mut out, s);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::decoder::{StreamDecoder, Wire};
+    use super::super::test_support::decode_values;
     use super::super::turn::{DecoderOptions, PartialMode};
     use super::*;
     use serde_json::{json, Value as Json};
 
     /// Pushes each chunk, then finishes; returns all events and the turn.
     fn run_with(options: DecoderOptions, chunks: &[Json]) -> (Vec<Json>, Json) {
-        let mut decoder = StreamDecoder::new(Wire::Gemini, options);
-        let mut out = Vec::new();
-        for chunk in chunks {
-            let text = decoder.push_event(&chunk.to_string());
-            let parsed: Vec<Json> = serde_json::from_str(&text).unwrap();
-            out.extend(parsed);
-        }
-        let turn: Json = serde_json::from_str(&decoder.finish()).unwrap();
-        let tail: Vec<Json> = serde_json::from_str(&decoder.take_events()).unwrap();
-        out.extend(tail);
-        (out, turn)
+        let decoded = decode_values(Wire::Gemini, options, chunks);
+        (decoded.events, decoded.turn)
     }
 
     fn run(chunks: &[Json]) -> (Vec<Json>, Json) {

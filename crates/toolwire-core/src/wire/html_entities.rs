@@ -14,6 +14,8 @@
 //!
 //! Both functions are linear in the input and return [`Cow::Borrowed`] when nothing changed.
 
+use super::json_text::push_json_escaped;
+
 use std::borrow::Cow;
 
 use html_escape::NAMED_ENTITIES;
@@ -49,16 +51,7 @@ impl Decoded {
             Decoded::Named(text) => text,
             Decoded::Char(c) => &*c.encode_utf8(&mut buf),
         };
-        for c in text.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                c if u32::from(c) < 0x20 => {
-                    out.push_str(&format!("\\u{:04x}", u32::from(c)));
-                }
-                c => out.push(c),
-            }
-        }
+        push_json_escaped(out, text);
     }
 }
 
@@ -257,7 +250,7 @@ mod tests {
     #[test]
     fn backslash_and_control_characters_are_json_escaped_inside_strings() {
         let decoded = decode_entities_in_json(r#"{"p":"C:&#92;dir&#10;&Tab;x"}"#);
-        assert_eq!(decoded, r#"{"p":"C:\\dir\u000a\u0009x"}"#);
+        assert_eq!(decoded, r#"{"p":"C:\\dir\n\tx"}"#);
         let value: Value = serde_json::from_str(&decoded).expect("still JSON");
         assert_eq!(value["p"], "C:\\dir\n\tx");
     }

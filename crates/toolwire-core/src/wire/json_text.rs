@@ -7,28 +7,43 @@
 pub fn push_json_string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
-    let bytes = s.as_bytes();
+    push_json_escaped(out, s);
+    out.push('"');
+}
+
+/// `s` as a JSON string literal (quotes included).
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
+/// Appends `s` escaped as the content of a JSON string (no quotes), as serde_json writes it.
+pub fn push_json_escaped(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut run_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         out.push_str(&s[run_start..i]);
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
-        } else {
-            out.push_str(escape);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 0xf) as usize] as char);
+            }
         }
         run_start = i + 1;
     }
     out.push_str(&s[run_start..]);
-    out.push('"');
 }
 
 /// `raw` (valid JSON text) without the whitespace between tokens, as providers send it
@@ -56,6 +71,11 @@ pub fn compact(raw: &str) -> String {
     }
     out.push_str(&raw[run_start..]);
     out
+}
+
+/// `Some` when the string is there and not empty: providers send `""` for "absent".
+pub fn non_empty<'s>(value: &'s Option<std::borrow::Cow<'_, str>>) -> Option<&'s str> {
+    value.as_deref().filter(|s| !s.is_empty())
 }
 
 /// Whether `text` is exactly one JSON value that is an object (whitespace around it allowed).
@@ -98,10 +118,15 @@ mod tests {
     #[test]
     fn string_literals_escape_quotes_backslashes_and_control_characters() {
         let mut out = String::new();
-        push_json_string(&mut out, "a\"b\\c\nd\u{1}é😀");
-        assert_eq!(out, r#""a\"b\\c\nd\u0001é😀""#);
+        push_json_string(&mut out, "a\"b\\c\nd\u{1}\u{8}é😀");
+        assert_eq!(out, r#""a\"b\\c\nd\u0001\bé😀""#);
         let back: String = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, "a\"b\\c\nd\u{1}é😀");
+        assert_eq!(back, "a\"b\\c\nd\u{1}\u{8}é😀");
+        assert_eq!(
+            out,
+            serde_json::to_string(&back).unwrap(),
+            "as serde_json writes it"
+        );
     }
 
     #[test]

@@ -22,3 +22,5 @@ pub mod turn;
 
 #[cfg(test)]
 mod quirk_tests;
+#[cfg(test)]
+mod test_support;

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
-use super::json_text::is_json_object;
+use super::json_text::{is_json_object, non_empty};
 use super::turn::{CallHandle, CallKind, CumulativeArguments, Executor, StopReason, Turn};
 
 #[derive(Deserialize)]
@@ -233,10 +233,6 @@ fn starts_new_call(
     (differs_by_id || differs_by_name || another_whole_call)
         && !turn.name(call).is_empty()
         && turn.arguments_look_whole(call)
-}
-
-fn non_empty<'s>(value: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
-    value.as_deref().filter(|s| !s.is_empty())
 }
 
 impl WireDecoder for ChatDecoder {

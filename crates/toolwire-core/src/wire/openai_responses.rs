@@ -31,7 +31,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
-use super::json_text::{compact, push_json_string};
+use super::json_text::{compact, json_string, non_empty, push_json_string};
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 
 #[derive(Deserialize)]
@@ -632,16 +632,6 @@ impl WireDecoder for ResponsesDecoder {
     }
 }
 
-fn non_empty<'s>(value: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
-    value.as_deref().filter(|s| !s.is_empty())
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    push_json_string(&mut out, s);
-    out
-}
-
 /// The text of a JSON string value (`None` when the value is not a string).
 fn string_value(raw: &RawValue) -> Option<Cow<'_, str>> {
     serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
@@ -743,6 +733,7 @@ fn server_arguments(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::decoder::{StreamDecoder, Wire};
+    use super::super::test_support::decode_values;
     use super::super::turn::DecoderOptions;
     use serde_json::{json, Value};
 
@@ -752,17 +743,8 @@ mod tests {
 
     /// Pushes each event (JSON values), then finishes; returns all events and the turn.
     fn run(events: &[Value]) -> (Vec<Value>, Value) {
-        let mut decoder = decoder();
-        let mut out = Vec::new();
-        for event in events {
-            let text = decoder.push_event(&event.to_string());
-            let parsed: Vec<Value> = serde_json::from_str(&text).unwrap();
-            out.extend(parsed);
-        }
-        let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
-        let tail: Vec<Value> = serde_json::from_str(&decoder.take_events()).unwrap();
-        out.extend(tail);
-        (out, turn)
+        let decoded = decode_values(Wire::OpenAiResponses, DecoderOptions::default(), events);
+        (decoded.events, decoded.turn)
     }
 
     fn created(id: &str) -> Value {

@@ -55,6 +55,8 @@
 //! [`MAX_DEPTH`] levels is refused the same way, which bounds memory on hostile input. No input
 //! makes the parser panic. Leading and trailing whitespace is allowed.
 
+use super::json_text::push_json_string;
+
 /// Deepest nesting of objects and arrays accepted; one more level makes the parse invalid.
 pub const MAX_DEPTH: usize = 512;
 
@@ -273,7 +275,7 @@ impl PartialJson {
                 out.push(',');
             }
             match segment {
-                PathSegment::Key(key) => write_json_string(key, out),
+                PathSegment::Key(key) => push_json_string(out, key),
                 PathSegment::Index(index) => out.push_str(&index.to_string()),
             }
         }
@@ -559,7 +561,7 @@ impl PartialJson {
             self.flush_append(ops);
         } else {
             let mut json = String::with_capacity(self.sbuf.len() + 2);
-            write_json_string(&self.sbuf, &mut json);
+            push_json_string(&mut json, &self.sbuf);
             self.sbuf.clear();
             ops.push(PartialOp::Value {
                 path: self.path.clone(),
@@ -714,37 +716,6 @@ fn expected(wanted: &str, text: &str, i: usize) -> StepError {
         },
     };
     (i, format!("expected {wanted}, found {found}"))
-}
-
-/// Writes `s` as a JSON string literal, escaping as serde_json does.
-fn write_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if !STRING_STOP[b as usize] {
-            continue;
-        }
-        out.push_str(&s[start..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 0xf) as usize] as char);
-            }
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
 }
 
 #[cfg(test)]
