@@ -182,7 +182,7 @@ export function loadFixtures(): ExpectedResponse[] {
           ;(c.type === 'server_tool_use' ? server : client).push(call)
         }
         // A tool_use inside message_start, followed by message_stop, is a complete call.
-        const start = records(bodies[part]!).find((r) => r.json?.type === 'message_start')?.json.message
+        const start = events.find((e) => e?.type === 'message_start')?.message
         const whole = inStart.get(start?.id)
         if (whole) client.push(expectedCall(whole.id, whole.name, whole.arguments, true))
         // expected.json takes stop_reason from message_delta only; a message that arrives whole

@@ -208,6 +208,8 @@ pub struct PartialJson {
     num_buf: String,
     lit: &'static str,
     lit_pos: usize,
+    /// Whether operations are produced; a validator only tracks where the parse stands.
+    report: bool,
 }
 
 impl Default for PartialJson {
@@ -234,6 +236,17 @@ impl PartialJson {
             num_buf: String::new(),
             lit: "",
             lit_pos: 0,
+            report: true,
+        }
+    }
+
+    /// A parser that only tracks [`state`](Self::state) and [`is_object`](Self::is_object):
+    /// `push` produces no operations (and allocates none), so checking whether streamed
+    /// arguments are whole costs one linear pass whatever the fragments.
+    pub fn validator() -> Self {
+        PartialJson {
+            report: false,
+            ..PartialJson::new()
         }
     }
 
@@ -557,7 +570,9 @@ impl PartialJson {
             self.mode = Mode::Colon;
             return;
         }
-        if self.str_emitted {
+        if !self.report {
+            self.sbuf.clear();
+        } else if self.str_emitted {
             self.flush_append(ops);
         } else {
             let mut json = String::with_capacity(self.sbuf.len() + 2);
@@ -573,6 +588,12 @@ impl PartialJson {
 
     /// Emits the characters a string value gained in this push, if any.
     fn flush_append(&mut self, ops: &mut Vec<PartialOp>) {
+        if !self.report {
+            if !self.in_key {
+                self.sbuf.clear();
+            }
+            return;
+        }
         if self.mode == Mode::Str && !self.in_key && !self.sbuf.is_empty() {
             ops.push(PartialOp::Append {
                 path: self.path.clone(),
@@ -613,10 +634,14 @@ impl PartialJson {
         };
         let complete = matches!(self.num, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits);
         if complete && (is_ws(b) || matches!(b, b',' | b'}' | b']')) {
-            ops.push(PartialOp::Value {
-                path: self.path.clone(),
-                json: std::mem::take(&mut self.num_buf),
-            });
+            if self.report {
+                ops.push(PartialOp::Value {
+                    path: self.path.clone(),
+                    json: std::mem::take(&mut self.num_buf),
+                });
+            } else {
+                self.num_buf.clear();
+            }
             self.value_done();
             return Ok(j);
         }
@@ -651,10 +676,12 @@ impl PartialJson {
             self.lit_pos += 1;
         }
         if self.lit_pos == lit.len() {
-            ops.push(PartialOp::Value {
-                path: self.path.clone(),
-                json: self.lit.to_string(),
-            });
+            if self.report {
+                ops.push(PartialOp::Value {
+                    path: self.path.clone(),
+                    json: self.lit.to_string(),
+                });
+            }
             self.value_done();
         }
         Ok(i)
@@ -665,7 +692,7 @@ impl PartialJson {
         let Some(frame) = self.ctx.pop() else {
             return;
         };
-        if frame.count == 0 {
+        if frame.count == 0 && self.report {
             ops.push(PartialOp::Value {
                 path: self.path.clone(),
                 json: if frame.is_object { "{}" } else { "[]" }.to_string(),
@@ -1370,6 +1397,36 @@ mod tests {
             prop_assert_eq!(parser.state(), &ParseState::Complete);
             prop_assert_eq!(parser.is_object(), expected.is_object());
             prop_assert_eq!(builder.root, Some(expected));
+        }
+
+        #[test]
+        fn a_validator_agrees_with_the_reporting_parser_and_reports_nothing(
+            v in arb_json(),
+            style in 0u8..4,
+            cut in any::<prop::sample::Index>(),
+            points in prop::collection::vec(any::<prop::sample::Index>(), 0..24),
+        ) {
+            // Valid text, and the same text cut short or with a byte dropped (often invalid).
+            let text = render(&v, style);
+            let chars: Vec<char> = text.chars().collect();
+            let at = cut.index(chars.len().max(1));
+            let shortened: String = chars[..at].iter().collect();
+            let dropped: String = chars.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, c)| c).collect();
+            for text in [text, shortened, dropped] {
+                let mut parser = PartialJson::new();
+                let mut validator = PartialJson::validator();
+                let mut none = Vec::new();
+                for piece in split(&text, &points) {
+                    parser.push(&piece, &mut Vec::new());
+                    validator.push(&piece, &mut none);
+                    prop_assert_eq!(validator.state(), parser.state());
+                }
+                validator.push(" ", &mut none);
+                prop_assert!(none.is_empty(), "a validator produced {:?}", none);
+                parser.push(" ", &mut Vec::new());
+                prop_assert_eq!(validator.state(), parser.state());
+                prop_assert_eq!(validator.is_object(), parser.is_object());
+            }
         }
 
         #[test]

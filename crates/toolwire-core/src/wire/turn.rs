@@ -13,7 +13,7 @@
 
 use crate::error::ErrorCode;
 
-use super::json_text::{compact, is_json_object, object_problem, push_json_string};
+use super::json_text::{object_problem, push_json_string};
 use super::partial_json::{ParseState, PartialJson, PartialOp};
 
 /// How much of the partially streamed arguments the decoder reports.
@@ -70,8 +70,6 @@ pub enum StopReason {
     Length,
     /// The provider reported an error, refused, or the stream broke off.
     Error,
-    /// The caller aborted.
-    Aborted,
 }
 
 impl StopReason {
@@ -82,7 +80,6 @@ impl StopReason {
             StopReason::ToolUse => "toolUse",
             StopReason::Length => "length",
             StopReason::Error => "error",
-            StopReason::Aborted => "aborted",
         }
     }
 }
@@ -214,10 +211,8 @@ impl Turn {
                 self.server_calls - 1
             }
         };
-        let parser = (self.options.partial != PartialMode::None
-            && kind == CallKind::Function
-            && executor == Executor::Client)
-            .then(PartialJson::new);
+        let parser =
+            (kind == CallKind::Function && executor == Executor::Client).then(|| self.new_parser());
         self.calls.push(Call {
             index,
             executor,
@@ -257,14 +252,20 @@ impl Turn {
     }
 
     /// Whether the arguments so far are already one whole JSON value (a next call may begin).
+    /// Client function calls always have a parser (a validator when no previews are wanted), so
+    /// this costs nothing per fragment; free-text and provider-executed calls are never "whole".
     pub fn arguments_look_whole(&self, call: CallHandle) -> bool {
-        let call = &self.calls[call.0];
-        match &call.parser {
-            Some(parser) => *parser.state() == ParseState::Complete,
-            None => {
-                let trimmed = call.arguments.trim_end();
-                trimmed.ends_with('}') && is_json_object(trimmed)
-            }
+        self.calls[call.0]
+            .parser
+            .as_ref()
+            .is_some_and(|parser| *parser.state() == ParseState::Complete)
+    }
+
+    /// The incremental parser of a new client call: reporting previews, or only validating.
+    fn new_parser(&self) -> PartialJson {
+        match self.options.partial {
+            PartialMode::None => PartialJson::validator(),
+            PartialMode::Delta | PartialMode::Object => PartialJson::new(),
         }
     }
 
@@ -342,11 +343,11 @@ impl Turn {
             return;
         }
         self.ensure_started(call);
+        let mut parser = self.new_parser();
         let c = &mut self.calls[call.0];
         c.arguments = full.to_owned();
         if c.parser.is_some() {
             // The fragments were wrong; the previews are re-based on the full text silently.
-            let mut parser = PartialJson::new();
             parser.push(full, &mut Vec::new());
             c.parser = Some(parser);
         }
@@ -394,7 +395,14 @@ impl Turn {
                     super::html_entities::decode_entities_in_json(&c.arguments).into_owned();
                 c.arguments = decoded;
             }
-            match object_problem(&c.arguments) {
+            // The parser already knows when the text is one object; only a problem is worth a
+            // second parse, for its message.
+            let whole = !decode && c.parser.as_ref().is_some_and(PartialJson::is_object);
+            match if whole {
+                None
+            } else {
+                object_problem(&c.arguments)
+            } {
                 None => c.complete = true,
                 Some(problem) => {
                     c.error = Some((
@@ -512,9 +520,7 @@ impl Turn {
             let handle = CallHandle(i);
             match stop {
                 StopReason::Length => self.cut_call(handle, "the output limit was reached"),
-                StopReason::Error | StopReason::Aborted => {
-                    self.cut_call(handle, "the turn ended with an error")
-                }
+                StopReason::Error => self.cut_call(handle, "the turn ended with an error"),
                 StopReason::Stop | StopReason::ToolUse => self.end_call(handle),
             }
         }
@@ -651,7 +657,7 @@ impl Turn {
         }
         self.events
             .push_str(",{\"type\":\"toolcall_start\",\"index\":");
-        self.events.push_str(&c.index.to_string());
+        push_number(&mut self.events, c.index);
         self.events.push_str(",\"id\":");
         push_json_string(&mut self.events, &c.id);
         self.events.push_str(",\"name\":");
@@ -696,7 +702,7 @@ impl Turn {
     fn write_delta_head(&mut self, index: usize, fragment: &str) {
         self.events
             .push_str(",{\"type\":\"toolcall_delta\",\"index\":");
-        self.events.push_str(&index.to_string());
+        push_number(&mut self.events, index);
         self.events.push_str(",\"delta\":");
         push_json_string(&mut self.events, fragment);
     }
@@ -708,7 +714,7 @@ impl Turn {
         }
         let mut out = std::mem::take(&mut self.events);
         out.push_str(",{\"type\":\"toolcall_end\",\"index\":");
-        out.push_str(&c.index.to_string());
+        push_number(&mut out, c.index);
         out.push_str(",\"toolCall\":");
         write_call(&mut out, c);
         out.push('}');
@@ -738,7 +744,7 @@ impl Turn {
 /// incomplete.
 fn write_call(out: &mut String, call: &Call) {
     out.push_str("{\"index\":");
-    out.push_str(&call.index.to_string());
+    push_number(out, call.index);
     out.push_str(",\"id\":");
     push_json_string(out, &call.id);
     out.push_str(",\"name\":");
@@ -772,6 +778,12 @@ fn write_call(out: &mut String, call: &Call) {
     out.push('}');
 }
 
+/// Appends a number without allocating.
+fn push_number(out: &mut String, n: usize) {
+    use std::fmt::Write;
+    let _ = write!(out, "{n}");
+}
+
 /// A fresh call id for a call the provider sent without one: `call_` and 24 hex digits, unique
 /// within the process and unpredictable across processes.
 pub fn generate_call_id() -> String {
@@ -791,11 +803,6 @@ pub fn generate_call_id() -> String {
         (a.finish(), b.finish())
     });
     format!("call_{:016x}{:08x}", high, low as u32)
-}
-
-/// Compacts provider JSON that arrived whole (an `input` or `args` object) into argument text.
-pub fn whole_arguments(raw: &str) -> String {
-    compact(raw)
 }
 
 #[cfg(test)]

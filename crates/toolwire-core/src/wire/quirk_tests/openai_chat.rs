@@ -526,3 +526,23 @@ fn a_provider_error_chunk_ends_the_turn_as_error() {
     assert_eq!(d.stop(), "error");
     assert_eq!(d.calls()[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
 }
+
+#[test]
+fn resends_are_recognised_without_previews_too() {
+    // partial: 'none' still tracks whether the arguments are whole (a validator, no previews).
+    let d = chat_with(
+        r#"{"partial":"none"}"#,
+        &[
+            calls(r#"[{"index":0,"id":"c","function":{"name":"w","arguments":"{\"a\":"}}]"#),
+            calls(r#"[{"index":0,"function":{"arguments":"1}"}}]"#),
+            calls(r#"[{"index":0,"function":{"arguments":"{\"a\":1}"}}]"#),
+            calls(r#"[{"index":0,"id":"d","function":{"name":"w","arguments":"{}"}}]"#),
+            finish("tool_calls"),
+        ],
+    );
+    assert_eq!(
+        d.summary(),
+        vec![call("c", "w", r#"{"a":1}"#), call("d", "w", "{}")]
+    );
+    assert!(d.events.iter().all(|e| e.get("partial").is_none()));
+}
