@@ -13,6 +13,8 @@
 
 use std::mem;
 
+use super::json_text::utf8_lossy;
+
 /// Largest element or value, in bytes (64 MiB).
 const MAX_VALUE: usize = 64 * 1024 * 1024;
 
@@ -231,7 +233,7 @@ impl JsonSeqFramer {
             None
         } else {
             let text = trim_end_ws(&self.buf);
-            (!text.is_empty()).then(|| String::from_utf8_lossy(text).into_owned())
+            (!text.is_empty()).then(|| utf8_lossy(text).into_owned())
         };
         if self.mode == Mode::Array && leftover.is_none() && !self.discarding {
             self.set_error("JSON array body ended before its closing ']'".to_owned());
@@ -285,7 +287,7 @@ impl JsonSeqFramer {
         if self.buf.is_empty() && !self.discarding && tail.len() <= self.limit {
             // The whole value arrived in this push: no copy into `buf`.
             let bytes = if trim { trim_end_ws(tail) } else { tail };
-            out.push(String::from_utf8_lossy(bytes).into_owned());
+            out.push(utf8_lossy(bytes).into_owned());
         } else {
             self.keep(tail);
             if !self.discarding {
@@ -294,7 +296,7 @@ impl JsonSeqFramer {
                 } else {
                     &self.buf
                 };
-                out.push(String::from_utf8_lossy(bytes).into_owned());
+                out.push(utf8_lossy(bytes).into_owned());
             }
         }
         self.buf.clear();

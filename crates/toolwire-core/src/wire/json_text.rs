@@ -46,6 +46,15 @@ pub fn push_json_escaped(out: &mut String, s: &str) {
     out.push_str(&s[run_start..]);
 }
 
+/// The bytes as text: invalid UTF-8 becomes U+FFFD. Valid text (nearly always) takes the fast
+/// validating path; `from_utf8_lossy` alone walks its chunks much more slowly.
+pub fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(valid) => std::borrow::Cow::Borrowed(valid),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// `raw` (valid JSON text) without the whitespace between tokens, as providers send it
 /// pretty-printed or padded. Strings are copied exactly as written, escapes included.
 pub fn compact(raw: &str) -> String {

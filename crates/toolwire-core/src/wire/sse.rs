@@ -11,6 +11,8 @@
 
 use std::mem;
 
+use super::json_text::utf8_lossy;
+
 /// Largest line, and largest data of one event, in bytes (16 MiB).
 const MAX_LEN: usize = 16 * 1024 * 1024;
 
@@ -146,7 +148,7 @@ impl SseFramer {
         }
         while i < input.len() {
             let rest = &input[i..];
-            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', rest) {
                 Some(len) => {
                     let end = i + len;
                     let mut next = end + 1;
@@ -239,7 +241,7 @@ impl SseFramer {
         if self.skip_block || line[0] == b':' {
             return;
         }
-        let (name, value) = match line.iter().position(|&b| b == b':') {
+        let (name, value) = match memchr::memchr(b':', line) {
             Some(colon) => {
                 let value = &line[colon + 1..];
                 (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
@@ -248,7 +250,7 @@ impl SseFramer {
         };
         match name {
             b"data" => {
-                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push_str(&utf8_lossy(value));
                 self.data.push('\n');
                 if self.data.len() > self.limit {
                     self.abandon_block();
@@ -260,7 +262,7 @@ impl SseFramer {
                     }
                 }
             }
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => self.event = Some(utf8_lossy(value).into_owned()),
             _ => {} // `id`, `retry` and unknown fields are ignored
         }
     }
