@@ -2,11 +2,14 @@
 //! and every failure described so the model can correct itself.
 
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
 use serde_json::{json, Value};
 
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
+use crate::params::suggest_property;
 use crate::registry::{json_type, ToolSpec};
+use crate::wire::json_text::json_string;
 
 /// The most of the model's arguments quoted back in an error message, in bytes.
 pub const MAX_QUOTED_ARGS: usize = 1024;
@@ -46,19 +49,26 @@ pub fn validate_arguments(spec: &ToolSpec, args: &Value) -> Result<(), ToolError
     if validator.is_valid(args) {
         return Ok(());
     }
-    let failures = validator.iter_errors(args).flat_map(describe).collect();
+    let failures = validator
+        .iter_errors(args)
+        .flat_map(|error| describe(error, &spec.parameters, args))
+        .collect();
     Err(validation_error(&spec.name, args, failures))
 }
 
 /// Checks a tool's structured output against its declared output schema.
 pub fn validate_output(spec: &ToolSpec, output: &Value) -> Result<(), ToolError> {
-    let Some(validator) = spec.output_validator() else {
+    let (Some(validator), Some(schema)) = (spec.output_validator(), spec.output_schema.as_ref())
+    else {
         return Ok(());
     };
     if validator.is_valid(output) {
         return Ok(());
     }
-    let failures: Vec<Failure> = validator.iter_errors(output).flat_map(describe).collect();
+    let failures: Vec<Failure> = validator
+        .iter_errors(output)
+        .flat_map(|error| describe(error, schema, output))
+        .collect();
     let listed = list_failures(&failures);
     Err(ToolError::new(
         ErrorCode::ExecutionError,
@@ -81,8 +91,14 @@ struct Failure {
 }
 
 /// Turns one validator error into failures with pointers to the exact property: a missing
-/// required property is reported at its own path, and so is each unexpected one.
-fn describe(error: jsonschema::ValidationError<'_>) -> Vec<Failure> {
+/// required property is reported at its own path, and so is each unexpected one, with a
+/// `Did you mean "x"?` when a property the schema declares there is close to it. `schema` and
+/// `instance` are what was validated.
+fn describe(
+    error: jsonschema::ValidationError<'_>,
+    schema: &Value,
+    instance: &Value,
+) -> Vec<Failure> {
     let base = error.instance_path().to_string();
     let keyword = error.kind().keyword().to_owned();
     match error.kind() {
@@ -96,15 +112,32 @@ fn describe(error: jsonschema::ValidationError<'_>) -> Vec<Failure> {
                 message: "required property is missing".to_owned(),
             }]
         }
-        ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
-            .iter()
-            .map(|name| Failure {
-                path: child_pointer(&base, name),
-                keyword: keyword.clone(),
-                message: "property is not allowed (the schema allows no additional properties)"
-                    .to_owned(),
-            })
-            .collect(),
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let location: Vec<String> = error
+                .instance_path()
+                .iter()
+                .map(|segment| match segment {
+                    LocationSegment::Property(name) => name.into_owned(),
+                    LocationSegment::Index(index) => index.to_string(),
+                })
+                .collect();
+            unexpected
+                .iter()
+                .map(|name| {
+                    let mut message =
+                        "property is not allowed (the schema allows no additional properties)"
+                            .to_owned();
+                    if let Some(near) = suggest_property(schema, instance, &location, name) {
+                        message.push_str(&format!(" Did you mean {}?", json_string(near)));
+                    }
+                    Failure {
+                        path: child_pointer(&base, name),
+                        keyword: keyword.clone(),
+                        message,
+                    }
+                })
+                .collect()
+        }
         _ => vec![Failure {
             path: base,
             keyword,
@@ -113,7 +146,8 @@ fn describe(error: jsonschema::ValidationError<'_>) -> Vec<Failure> {
     }
 }
 
-fn child_pointer(base: &str, name: &str) -> String {
+/// The JSON pointer of property `name` of the object at pointer `base`.
+pub(crate) fn child_pointer(base: &str, name: &str) -> String {
     format!("{base}/{}", name.replace('~', "~0").replace('/', "~1"))
 }
 
@@ -246,6 +280,66 @@ mod tests {
             );
         }
         assert!(error.message.contains("Received arguments:"));
+    }
+
+    #[test]
+    fn unexpected_keys_suggest_the_close_property() {
+        let spec = spec(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "filePath": {"type": "string"},
+                "content": {"type": "string"},
+                "options": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {"maxDepth": {"type": "integer"}}
+                },
+                "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}}
+            },
+            "$defs": {"edit": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {"oldText": {"type": "string"}}
+            }}
+        }));
+        // (arguments, pointer of the unexpected key, the suggestion expected there)
+        for (args, path, expected) in [
+            (json!({"file_path": "a"}), "/file_path", Some("filePath")),
+            (json!({"FILEPATH": "a"}), "/FILEPATH", Some("filePath")),
+            (json!({"contnet": "a"}), "/contnet", Some("content")),
+            (json!({"filePath": "a", "filepath": "b"}), "/filepath", None),
+            (json!({"zzz": 1}), "/zzz", None),
+            (
+                json!({"options": {"max_depth": 1}}),
+                "/options/max_depth",
+                Some("maxDepth"),
+            ),
+            (
+                json!({"edits": [{"oldText": "a"}, {"old_text": "b"}]}),
+                "/edits/1/old_text",
+                Some("oldText"),
+            ),
+        ] {
+            let error = validate_arguments(&spec, &args).unwrap_err();
+            let details = error.details.unwrap();
+            let failure = details
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["path"] == path)
+                .unwrap_or_else(|| panic!("{path} in {details}"));
+            let message = failure["message"].as_str().unwrap();
+            assert!(message.starts_with("property is not allowed"), "{message}");
+            match expected {
+                Some(name) => assert!(
+                    message.ends_with(&format!(" Did you mean \"{name}\"?")),
+                    "{message}"
+                ),
+                None => assert!(!message.contains("Did you mean"), "{message}"),
+            }
+            assert!(error.message.contains(message), "{}", error.message);
+        }
     }
 
     #[test]

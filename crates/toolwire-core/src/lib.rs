@@ -12,6 +12,7 @@ pub mod dispatch;
 pub mod envelope;
 pub mod error;
 pub mod output;
+pub mod params;
 pub mod registry;
 pub mod runtime;
 pub mod schemas;

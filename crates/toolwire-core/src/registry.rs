@@ -376,7 +376,7 @@ pub fn json_type(value: &Value) -> &'static str {
 }
 
 /// Levenshtein distance over chars; names are short, so O(n*m) is fine.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
