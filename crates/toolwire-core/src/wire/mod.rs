@@ -9,6 +9,7 @@
 
 pub mod anthropic;
 pub mod decoder;
+pub mod encode;
 pub mod gemini;
 mod gemini_args;
 pub mod html_entities;

@@ -1,0 +1,229 @@
+//! Google Gemini encoding (`contents` and `tools`).
+//!
+//! - Definitions: ONE `{functionDeclarations:[{name, description?, parameters |
+//!   parametersJsonSchema}]}` element (the two schema keys are mutually exclusive); no tools
+//!   gives `[]`.
+//! - Calls: ONE `{role:"model", parts:[…]}`: the thinking blocks as `{text, thought:true}` plus
+//!   `thoughtSignature` when they have a signature (redacted blocks are Anthropic's and blocks
+//!   with neither text nor signature say nothing: both are left out), then `{text}` when the
+//!   turn has text, then per call `{functionCall:{name, args, id}}` with `args` the parsed
+//!   arguments object (`{}` when unusable) and `id` left out when empty (Gemini often sends
+//!   none). `thoughtSignature` is a SIBLING of `functionCall` in the part, only on the calls
+//!   that came with one (QUIRK 26: for parallel calls only the first has one; none is
+//!   invented).
+//! - Results: ONE `{role:"user", parts:[…]}`: per result `{functionResponse:{name, id,
+//!   response:{output: <text>}}}` (an error result: `response:{error: <text>}`), then every
+//!   image of the batch as `{inlineData:{mimeType, data}}` parts, in order. A result with
+//!   images says in its text that they follow the function responses.
+
+use serde_json::{json, Map, Value};
+
+use super::{description, with_image_note, HistoryTurn, ResultInput, ToolDefinitionInput};
+
+/// Where the text of a result with images says they went.
+const IMAGE_LOCATION: &str = "attached after the function responses";
+
+/// The `tools` array: one element holding every declaration, or `[]`.
+pub(super) fn definitions(tools: &[ToolDefinitionInput], json_schema: bool) -> Vec<Value> {
+    if tools.is_empty() {
+        return Vec::new();
+    }
+    let schema_key = if json_schema {
+        "parametersJsonSchema"
+    } else {
+        "parameters"
+    };
+    let declarations: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            let mut declaration = Map::new();
+            declaration.insert("name".into(), json!(tool.name));
+            if let Some(description) = description(tool) {
+                declaration.insert("description".into(), json!(description));
+            }
+            declaration.insert(schema_key.into(), tool.parameters.clone());
+            Value::Object(declaration)
+        })
+        .collect();
+    vec![json!({"functionDeclarations": declarations})]
+}
+
+/// The model content that carried the calls (the turn has at least one call).
+pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(turn.thinking.len() + turn.calls.len() + 1);
+    for block in &turn.thinking {
+        let signature = block.signature.as_deref().filter(|s| !s.is_empty());
+        if block.redacted.is_some() || (block.text.is_empty() && signature.is_none()) {
+            continue;
+        }
+        let mut part = Map::new();
+        part.insert("text".into(), json!(block.text));
+        part.insert("thought".into(), json!(true));
+        if let Some(signature) = signature {
+            part.insert("thoughtSignature".into(), json!(signature));
+        }
+        parts.push(Value::Object(part));
+    }
+    if !turn.text.is_empty() {
+        parts.push(json!({"text": turn.text}));
+    }
+    for call in &turn.calls {
+        let mut function_call = Map::new();
+        function_call.insert("name".into(), json!(call.name));
+        function_call.insert("args".into(), call.arguments_object());
+        if !call.id.is_empty() {
+            function_call.insert("id".into(), json!(call.id));
+        }
+        let mut part = Map::new();
+        part.insert("functionCall".into(), Value::Object(function_call));
+        if let Some(signature) = call.metadata_str("thoughtSignature") {
+            part.insert("thoughtSignature".into(), json!(signature));
+        }
+        parts.push(Value::Object(part));
+    }
+    vec![json!({"role": "model", "parts": parts})]
+}
+
+/// ONE user content with every function response of the batch, then its images.
+pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(results.len());
+    let mut image_parts = Vec::new();
+    for result in results {
+        let mut text = result.text();
+        let image_count = result.images().count();
+        if image_count > 0 {
+            text = with_image_note(text, image_count, IMAGE_LOCATION);
+            for (mime_type, data) in result.images() {
+                image_parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
+            }
+        }
+        let key = if result.is_error { "error" } else { "output" };
+        let mut response = Map::new();
+        response.insert("name".into(), json!(result.tool));
+        if !result.call_id.is_empty() {
+            response.insert("id".into(), json!(result.call_id));
+        }
+        response.insert("response".into(), json!({ key: text }));
+        parts.push(json!({"functionResponse": response}));
+    }
+    parts.extend(image_parts);
+    vec![json!({"role": "user", "parts": parts})]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{
+        call, call_with, png, redacted, result, schema, text_result, thought,
+    };
+    use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
+    use super::*;
+    use crate::envelope::ContentBlock;
+    use crate::wire::decoder::Wire;
+
+    #[test]
+    fn definitions_golden_in_one_element() {
+        let parameters = schema();
+        let tools = [
+            ToolDefinitionInput {
+                name: "read",
+                description: Some("Reads a file"),
+                parameters: &parameters,
+            },
+            ToolDefinitionInput {
+                name: "list",
+                description: None,
+                parameters: &parameters,
+            },
+        ];
+        let cases = [(false, "parameters"), (true, "parametersJsonSchema")];
+        for (json_schema, key) in cases {
+            let mut read = json!({"name": "read", "description": "Reads a file"});
+            read[key] = schema();
+            let mut list = json!({"name": "list"});
+            list[key] = schema();
+            assert_eq!(
+                encode_definitions(DefinitionFormat::Gemini { json_schema }, &tools),
+                vec![json!({"functionDeclarations": [read, list]})],
+                "{key}"
+            );
+        }
+    }
+
+    // QUIRK 26 (googleapis/js-genai#1275): only the first of parallel calls carries a
+    // thoughtSignature, and it must come back on that same part; the others get none.
+    #[test]
+    fn quirk_thought_signature_only_on_the_part_that_had_it() {
+        let mut first = call_with("96c1su3s", "read", "thoughtSignature", json!("CiQB…sig"));
+        first.arguments = r#"{"path":"a"}"#.into();
+        let turn = HistoryTurn {
+            text: String::new(),
+            thinking: vec![],
+            calls: vec![first, call("k2", "read", r#"{"path":"b"}"#)],
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::Gemini, &turn),
+            vec![json!({"role": "model", "parts": [
+                {"functionCall": {"name": "read", "args": {"path": "a"}, "id": "96c1su3s"}, "thoughtSignature": "CiQB…sig"},
+                {"functionCall": {"name": "read", "args": {"path": "b"}, "id": "k2"}},
+            ]})]
+        );
+    }
+
+    #[test]
+    fn tool_calls_golden_with_thoughts_text_and_unusable_arguments() {
+        let turn = HistoryTurn {
+            text: "Checking.".into(),
+            thinking: vec![
+                thought("Plan the read.", Some("sig-t")),
+                thought("unsigned thought", None),
+                thought("", None),
+                redacted("ANTHROPIC-ONLY"),
+            ],
+            calls: vec![
+                call("", "read", r#"{"path":"#),
+                call("c2", "list", "not json"),
+            ],
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::Gemini, &turn),
+            vec![json!({"role": "model", "parts": [
+                {"text": "Plan the read.", "thought": true, "thoughtSignature": "sig-t"},
+                {"text": "unsigned thought", "thought": true},
+                {"text": "Checking."},
+                {"functionCall": {"name": "read", "args": {}}},
+                {"functionCall": {"name": "list", "args": {}, "id": "c2"}},
+            ]})]
+        );
+    }
+
+    #[test]
+    fn results_golden_merged_with_an_error_and_images_after_the_responses() {
+        let results = [
+            text_result("c1", "read", "contents"),
+            result(
+                "c2",
+                "write",
+                vec![ContentBlock::text("EACCES: permission denied")],
+                true,
+            ),
+            result(
+                "c3",
+                "shot",
+                vec![ContentBlock::text("screen"), png("AAAA")],
+                false,
+            ),
+            result("", "camera", vec![png("BBBB")], false),
+        ];
+        assert_eq!(
+            encode_results(Wire::Gemini, &results),
+            vec![json!({"role": "user", "parts": [
+                {"functionResponse": {"name": "read", "id": "c1", "response": {"output": "contents"}}},
+                {"functionResponse": {"name": "write", "id": "c2", "response": {"error": "EACCES: permission denied"}}},
+                {"functionResponse": {"name": "shot", "id": "c3", "response": {"output": "screen\n[1 image of this result is attached after the function responses]"}}},
+                {"functionResponse": {"name": "camera", "response": {"output": "[1 image of this result is attached after the function responses]"}}},
+                {"inlineData": {"mimeType": "image/png", "data": "AAAA"}},
+                {"inlineData": {"mimeType": "image/png", "data": "BBBB"}},
+            ]})]
+        );
+    }
+}

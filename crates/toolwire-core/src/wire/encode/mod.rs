@@ -1,0 +1,698 @@
+//! Encoding in the other direction: what toolwire sends back to a provider after it decoded a
+//! tool turn and ran the calls.
+//!
+//! Three entry points, each dispatching per wire to one file (`openai_chat.rs`, which also
+//! serves Mistral, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`; each file's doc states
+//! its wire's exact shapes):
+//! - [`encode_definitions`]: the `tools` array of the request, from definitions whose
+//!   `parameters` the caller already normalized for the target;
+//! - [`encode_tool_calls`]: the assistant message (or Responses items) that carried the calls,
+//!   for the conversation history;
+//! - [`encode_results`]: the messages (or items) that hand the results to the model.
+//!
+//! Each returns a list of JSON values to append to the request (`tools`, `messages`,
+//! `contents` or `input`); an empty input gives `[]`, never an empty message. The caller's JSON
+//! is read by [`parse_results`] and [`parse_history_turn`], which name the offending index and
+//! field when it is malformed.
+
+mod anthropic;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+mod parse;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use super::decoder::Wire;
+use crate::envelope::ContentBlock;
+
+pub use parse::{parse_history_turn, parse_results};
+
+/// Which definition shape: by wire or schema target name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefinitionFormat {
+    /// Chat Completions `{type:"function", function:{…}}`; `strict: true` only when strict.
+    ChatCompletions {
+        /// Whether the definitions ask for strict (structured-output) arguments.
+        strict: bool,
+    },
+    /// Responses flat `{type:"function", name, …, strict}`.
+    Responses {
+        /// The value of the (always present) `strict` key.
+        strict: bool,
+    },
+    /// Anthropic `{name, description?, input_schema}`.
+    Anthropic,
+    /// Gemini `functionDeclarations`, with `parameters` (OpenAPI subset) or
+    /// `parametersJsonSchema` (full JSON Schema) when `json_schema`.
+    Gemini {
+        /// Whether the schema goes in `parametersJsonSchema` instead of `parameters`.
+        json_schema: bool,
+    },
+}
+
+impl DefinitionFormat {
+    /// The format for a wire or schema target name: `"openai-chat"`, `"openai"`, `"xai"`,
+    /// `"mistral"`, `"llamacpp"`, `"p0"` give `ChatCompletions{strict:false}` (their schemas are
+    /// normalized non-strict, so `strict` is not consulted); `"openai-strict"` gives
+    /// `ChatCompletions{strict:true}`; `"openai-responses"` gives `Responses{strict}`;
+    /// `"anthropic"` gives `Anthropic`; `"gemini"` gives `Gemini{json_schema}`. Any other name
+    /// gives `None`.
+    pub fn for_target(target: &str, strict: bool, json_schema: bool) -> Option<Self> {
+        Some(match target {
+            "openai-chat" | "openai" | "xai" | "mistral" | "llamacpp" | "p0" => {
+                DefinitionFormat::ChatCompletions { strict: false }
+            }
+            "openai-strict" => DefinitionFormat::ChatCompletions { strict: true },
+            "openai-responses" => DefinitionFormat::Responses { strict },
+            "anthropic" => DefinitionFormat::Anthropic,
+            "gemini" => DefinitionFormat::Gemini { json_schema },
+            _ => return None,
+        })
+    }
+}
+
+/// One tool to define; `parameters` is ALREADY normalized for the target by the caller.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolDefinitionInput<'a> {
+    /// The tool name as the provider will see it.
+    pub name: &'a str,
+    /// What the tool does; omitted from the definition when `None` or empty.
+    pub description: Option<&'a str>,
+    /// The parameters schema, put in the definition as is.
+    pub parameters: &'a Value,
+}
+
+/// The `tools` array for `format`: one definition per tool, in order, except Gemini, which
+/// wraps all of them in ONE `{functionDeclarations:[…]}` element. An empty tool list gives `[]`
+/// for every format (never `[{functionDeclarations:[]}]`).
+pub fn encode_definitions(format: DefinitionFormat, tools: &[ToolDefinitionInput]) -> Vec<Value> {
+    match format {
+        DefinitionFormat::ChatCompletions { strict } => openai_chat::definitions(tools, strict),
+        DefinitionFormat::Responses { strict } => openai_responses::definitions(tools, strict),
+        DefinitionFormat::Anthropic => anthropic::definitions(tools),
+        DefinitionFormat::Gemini { json_schema } => gemini::definitions(tools, json_schema),
+    }
+}
+
+/// A call to put back into history (from a decoded `AssembledToolCall` or a caller's
+/// `ModelToolCall`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryCall {
+    /// The call id the result references.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as JSON text (free text for custom calls). A `ModelToolCall` may give them
+    /// as a JSON value instead: it is written as JSON text; `null` or missing is `""`.
+    #[serde(default, deserialize_with = "arguments_text")]
+    pub arguments: String,
+    /// `"custom"` for a Responses / Chat custom tool call (free-text input).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// What the provider needs back: `itemId`, `thoughtSignature`, `caller`, `type`.
+    #[serde(default)]
+    pub provider_metadata: Option<Map<String, Value>>,
+}
+
+impl HistoryCall {
+    /// Whether this is a custom (free-text) call.
+    fn is_custom(&self) -> bool {
+        self.kind.as_deref() == Some("custom")
+    }
+
+    /// A non-empty string value of `providerMetadata[key]`.
+    fn metadata_str(&self, key: &str) -> Option<&str> {
+        self.provider_metadata
+            .as_ref()?
+            .get(key)?
+            .as_str()
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The arguments text for a wire that carries it as a string: `"{}"` when empty (a call
+    /// without arguments; several servers parse this text and reject `""`).
+    fn arguments_json_text(&self) -> &str {
+        if self.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &self.arguments
+        }
+    }
+
+    /// The arguments as an object for a wire that carries them parsed (Anthropic, Gemini):
+    /// empty, unparseable or non-object text gives `{}`. Such a call was refused, and its error
+    /// result tells the model what was wrong with what it sent.
+    fn arguments_object(&self) -> Value {
+        match serde_json::from_str::<Value>(&self.arguments) {
+            Ok(object @ Value::Object(_)) => object,
+            _ => Value::Object(Map::new()),
+        }
+    }
+}
+
+/// Reads `arguments` as JSON text whatever JSON value the caller gave.
+fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::String(text) => text,
+        Value::Null => String::new(),
+        other => other.to_string(),
+    })
+}
+
+/// One thinking (reasoning) block of the turn, as the decoder assembled it.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct HistoryThinking {
+    /// The thinking text.
+    #[serde(default)]
+    pub text: String,
+    /// The provider's signature of the block (Anthropic, Gemini).
+    pub signature: Option<String>,
+    /// The opaque data of an Anthropic redacted thinking block.
+    pub redacted: Option<String>,
+}
+
+/// The assistant turn that carried the calls: optional text and thinking blocks (the decoded
+/// `AssembledTurn`'s `text` and `thinking`), then the calls.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct HistoryTurn {
+    /// The turn's text ("" when none).
+    #[serde(default)]
+    pub text: String,
+    /// The turn's thinking blocks, in order.
+    #[serde(default)]
+    pub thinking: Vec<HistoryThinking>,
+    /// The calls, in order.
+    #[serde(default, alias = "toolCalls")]
+    pub calls: Vec<HistoryCall>,
+}
+
+/// The assistant message (Responses: items) that carried the turn's calls, for the history. A
+/// turn without calls gives `[]`: it is a plain assistant message, not this function's concern.
+pub fn encode_tool_calls(wire: Wire, turn: &HistoryTurn) -> Vec<Value> {
+    if turn.calls.is_empty() {
+        return Vec::new();
+    }
+    match wire {
+        Wire::OpenAiChat => openai_chat::tool_calls(turn, false),
+        Wire::Mistral => openai_chat::tool_calls(turn, true),
+        Wire::OpenAiResponses => openai_responses::tool_calls(turn),
+        Wire::Anthropic => anthropic::tool_calls(turn),
+        Wire::Gemini => gemini::tool_calls(turn),
+    }
+}
+
+/// A result to encode. Read from a toolwire `ToolResult` (`callId`, `tool`, `ok`/`status`,
+/// `content`, `error`) or a pi-ai `ToolResultMessage` (`toolCallId`, `toolName`, `content`,
+/// `isError`); see [`parse_results`] for the rules.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "Value")]
+pub struct ResultInput {
+    /// The id of the call this result answers.
+    pub call_id: String,
+    /// The tool name.
+    pub tool: String,
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed: `isError`, else `!ok`, else `status != "ok"`, else false.
+    pub is_error: bool,
+}
+
+impl ResultInput {
+    /// The non-empty text blocks joined with `"\n"`.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for text in self.content.iter().filter_map(non_empty_text) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+        out
+    }
+
+    /// The image blocks as `(mime_type, data)`, in order.
+    fn images(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.content.iter().filter_map(|block| match block {
+            ContentBlock::Image { data, mime_type } => Some((mime_type.as_str(), data.as_str())),
+            ContentBlock::Text { .. } => None,
+        })
+    }
+}
+
+/// The messages (Responses: items) that hand `results` to the model, in order. An empty list
+/// gives `[]`.
+pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
+    if results.is_empty() {
+        return Vec::new();
+    }
+    match wire {
+        Wire::OpenAiChat => openai_chat::results(results, false),
+        Wire::Mistral => openai_chat::results(results, true),
+        Wire::OpenAiResponses => openai_responses::results(results),
+        Wire::Anthropic => anthropic::results(results),
+        Wire::Gemini => gemini::results(results),
+    }
+}
+
+/// A definition's description when it has one worth sending.
+fn description<'a>(tool: &ToolDefinitionInput<'a>) -> Option<&'a str> {
+    tool.description.filter(|d| !d.is_empty())
+}
+
+/// The text of a non-empty text block.
+fn non_empty_text(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::Text { text } if !text.is_empty() => Some(text),
+        _ => None,
+    }
+}
+
+/// An image as a `data:` URL.
+fn data_url(mime_type: &str, data: &str) -> String {
+    format!("data:{mime_type};base64,{data}")
+}
+
+/// `text` followed by a bracketed note on its own line saying where the result's `count`
+/// images went, e.g. `[2 images of this result are attached in the next user message]`.
+fn with_image_note(text: String, count: usize, location: &str) -> String {
+    let note = if count == 1 {
+        format!("[1 image of this result is {location}]")
+    } else {
+        format!("[{count} images of this result are {location}]")
+    };
+    if text.is_empty() {
+        note
+    } else {
+        format!("{text}\n{note}")
+    }
+}
+
+/// Builders shared by the wire tests.
+#[cfg(test)]
+mod fixtures {
+    use serde_json::{json, Value};
+
+    use super::{HistoryCall, HistoryThinking, ResultInput};
+    use crate::envelope::ContentBlock;
+
+    /// A function call with these arguments and no metadata.
+    pub(super) fn call(id: &str, name: &str, arguments: &str) -> HistoryCall {
+        HistoryCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            ..HistoryCall::default()
+        }
+    }
+
+    /// A custom (free-text) call.
+    pub(super) fn custom_call(id: &str, name: &str, input: &str) -> HistoryCall {
+        HistoryCall {
+            kind: Some("custom".into()),
+            ..call(id, name, input)
+        }
+    }
+
+    /// A call with one provider metadata entry.
+    pub(super) fn call_with(id: &str, name: &str, key: &str, value: Value) -> HistoryCall {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert(key.into(), value);
+        HistoryCall {
+            provider_metadata: Some(metadata),
+            ..call(id, name, "{}")
+        }
+    }
+
+    /// A signed thinking block.
+    pub(super) fn thought(text: &str, signature: Option<&str>) -> HistoryThinking {
+        HistoryThinking {
+            text: text.into(),
+            signature: signature.map(Into::into),
+            redacted: None,
+        }
+    }
+
+    /// A redacted thinking block.
+    pub(super) fn redacted(data: &str) -> HistoryThinking {
+        HistoryThinking {
+            redacted: Some(data.into()),
+            ..HistoryThinking::default()
+        }
+    }
+
+    /// A result with these blocks.
+    pub(super) fn result(
+        id: &str,
+        tool: &str,
+        content: Vec<ContentBlock>,
+        is_error: bool,
+    ) -> ResultInput {
+        ResultInput {
+            call_id: id.into(),
+            tool: tool.into(),
+            content,
+            is_error,
+        }
+    }
+
+    /// A successful text-only result.
+    pub(super) fn text_result(id: &str, tool: &str, text: &str) -> ResultInput {
+        result(id, tool, vec![ContentBlock::text(text)], false)
+    }
+
+    /// A PNG image block.
+    pub(super) fn png(data: &str) -> ContentBlock {
+        ContentBlock::Image {
+            data: data.into(),
+            mime_type: "image/png".into(),
+        }
+    }
+
+    /// A parameters schema.
+    pub(super) fn schema() -> Value {
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{call, png, result, schema, text_result};
+    use super::*;
+    use serde_json::json;
+
+    const WIRES: [Wire; 5] = [
+        Wire::OpenAiChat,
+        Wire::OpenAiResponses,
+        Wire::Anthropic,
+        Wire::Gemini,
+        Wire::Mistral,
+    ];
+
+    #[test]
+    fn for_target_maps_every_target_name() {
+        use DefinitionFormat::*;
+        let cases: &[(&str, bool, bool, Option<DefinitionFormat>)] = &[
+            (
+                "openai-chat",
+                true,
+                true,
+                Some(ChatCompletions { strict: false }),
+            ),
+            (
+                "openai",
+                false,
+                false,
+                Some(ChatCompletions { strict: false }),
+            ),
+            ("xai", true, false, Some(ChatCompletions { strict: false })),
+            (
+                "mistral",
+                false,
+                false,
+                Some(ChatCompletions { strict: false }),
+            ),
+            (
+                "llamacpp",
+                false,
+                false,
+                Some(ChatCompletions { strict: false }),
+            ),
+            ("p0", false, false, Some(ChatCompletions { strict: false })),
+            (
+                "openai-strict",
+                false,
+                false,
+                Some(ChatCompletions { strict: true }),
+            ),
+            (
+                "openai-responses",
+                true,
+                false,
+                Some(Responses { strict: true }),
+            ),
+            (
+                "openai-responses",
+                false,
+                false,
+                Some(Responses { strict: false }),
+            ),
+            ("anthropic", true, true, Some(Anthropic)),
+            ("gemini", false, true, Some(Gemini { json_schema: true })),
+            ("gemini", false, false, Some(Gemini { json_schema: false })),
+            ("OpenAI", false, false, None),
+            ("", false, false, None),
+            ("claude", false, false, None),
+        ];
+        for (target, strict, json_schema, expected) in cases {
+            assert_eq!(
+                DefinitionFormat::for_target(target, *strict, *json_schema),
+                *expected,
+                "{target}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_inputs_give_no_messages_on_every_wire() {
+        let formats = [
+            DefinitionFormat::ChatCompletions { strict: true },
+            DefinitionFormat::Responses { strict: true },
+            DefinitionFormat::Anthropic,
+            DefinitionFormat::Gemini { json_schema: false },
+            DefinitionFormat::Gemini { json_schema: true },
+        ];
+        for format in formats {
+            assert_eq!(
+                encode_definitions(format, &[]),
+                Vec::<Value>::new(),
+                "{format:?}"
+            );
+        }
+        let text_only = HistoryTurn {
+            text: "thinking out loud".into(),
+            ..HistoryTurn::default()
+        };
+        for wire in WIRES {
+            assert!(encode_tool_calls(wire, &HistoryTurn::default()).is_empty());
+            assert!(encode_tool_calls(wire, &text_only).is_empty());
+            assert!(encode_results(wire, &[]).is_empty());
+        }
+    }
+
+    #[test]
+    fn each_wire_dispatches_to_its_own_shape() {
+        let turn = HistoryTurn {
+            calls: vec![call("c1", "read", "{}")],
+            ..HistoryTurn::default()
+        };
+        let results = [text_result("c1", "read", "ok")];
+        let cases: &[(Wire, Value, Value)] = &[
+            (
+                Wire::OpenAiChat,
+                json!({"role": "assistant", "content": null}),
+                json!({"role": "tool", "tool_call_id": "c1", "content": "ok"}),
+            ),
+            (
+                Wire::Mistral,
+                json!({"role": "assistant", "content": ""}),
+                json!({"role": "tool", "tool_call_id": "c1", "name": "read", "content": "ok"}),
+            ),
+            (
+                Wire::OpenAiResponses,
+                json!({"type": "function_call"}),
+                json!({"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+            ),
+            (
+                Wire::Anthropic,
+                json!({"role": "assistant"}),
+                json!({"role": "user"}),
+            ),
+            (
+                Wire::Gemini,
+                json!({"role": "model"}),
+                json!({"role": "user"}),
+            ),
+        ];
+        for (wire, call_keys, result_message) in cases {
+            let calls = encode_tool_calls(*wire, &turn);
+            assert_eq!(calls.len(), 1, "{wire:?}");
+            for (key, value) in call_keys.as_object().unwrap() {
+                assert_eq!(&calls[0][key], value, "{wire:?} {key}");
+            }
+            let encoded = encode_results(*wire, &results);
+            assert_eq!(encoded.len(), 1, "{wire:?}");
+            for (key, value) in result_message.as_object().unwrap() {
+                assert_eq!(&encoded[0][key], value, "{wire:?} {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn arguments_object_falls_back_to_an_empty_object() {
+        let cases = [
+            (r#"{"a":1}"#, json!({"a": 1})),
+            ("", json!({})),
+            ("   ", json!({})),
+            (r#"{"a":"#, json!({})),
+            ("[1,2]", json!({})),
+            ("42", json!({})),
+            ("not json", json!({})),
+        ];
+        for (arguments, expected) in cases {
+            assert_eq!(
+                call("c", "t", arguments).arguments_object(),
+                expected,
+                "{arguments}"
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_json_text_is_braces_when_empty() {
+        for (arguments, expected) in [
+            ("", "{}"),
+            (" \n", "{}"),
+            (r#"{"a":1}"#, r#"{"a":1}"#),
+            ("{bad", "{bad"),
+        ] {
+            assert_eq!(call("c", "t", arguments).arguments_json_text(), expected);
+        }
+    }
+
+    #[test]
+    fn result_text_joins_non_empty_text_blocks() {
+        let r = result(
+            "c",
+            "t",
+            vec![
+                ContentBlock::text("a"),
+                ContentBlock::text(""),
+                png("AAAA"),
+                ContentBlock::text("b"),
+            ],
+            false,
+        );
+        assert_eq!(r.text(), "a\nb");
+        assert_eq!(r.images().collect::<Vec<_>>(), vec![("image/png", "AAAA")]);
+    }
+
+    #[test]
+    fn image_note_counts_and_keeps_the_text() {
+        assert_eq!(
+            with_image_note(String::new(), 1, "below"),
+            "[1 image of this result is below]"
+        );
+        assert_eq!(
+            with_image_note("shot".into(), 2, "below"),
+            "shot\n[2 images of this result are below]"
+        );
+    }
+
+    /// Decodes `chunks` of `wire`, hands the assembled turn to [`parse_history_turn`] as its
+    /// JSON text and encodes it back.
+    fn round_trip(wire: Wire, chunks: &[Value]) -> Vec<Value> {
+        let texts: Vec<String> = chunks.iter().map(Value::to_string).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let decoded = crate::wire::test_support::decode_events(wire, "", &refs);
+        let turn = parse_history_turn(&decoded.turn.to_string()).unwrap();
+        encode_tool_calls(wire, &turn)
+    }
+
+    // QUIRK 24: a decoded Anthropic turn goes back with its thinking blocks as they came.
+    #[test]
+    fn anthropic_decoded_turn_round_trips() {
+        let encoded = round_trip(
+            Wire::Anthropic,
+            &[
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Plan."}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "SIG"}}),
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "OPAQUE"}}),
+                json!({"type": "content_block_stop", "index": 1}),
+                json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+                json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "Reading."}}),
+                json!({"type": "content_block_stop", "index": 2}),
+                json!({"type": "content_block_start", "index": 3, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}}),
+                json!({"type": "content_block_delta", "index": 3, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"a\"}"}}),
+                json!({"type": "content_block_stop", "index": 3}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 9}}),
+                json!({"type": "message_stop"}),
+            ],
+        );
+        assert_eq!(
+            encoded,
+            vec![json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "Plan.", "signature": "SIG"},
+                {"type": "redacted_thinking", "data": "OPAQUE"},
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a"}},
+            ]})]
+        );
+    }
+
+    // QUIRK 26: of two decoded parallel Gemini calls only the first had a signature, and only
+    // the first gets one back.
+    #[test]
+    fn gemini_decoded_turn_round_trips() {
+        let parts =
+            |parts: Value| json!({"candidates": [{"content": {"role": "model", "parts": parts}}]});
+        let encoded = round_trip(
+            Wire::Gemini,
+            &[
+                parts(
+                    json!([{"functionCall": {"name": "read", "args": {"path": "a"}, "id": "g1"}, "thoughtSignature": "SIG1"}]),
+                ),
+                parts(
+                    json!([{"functionCall": {"name": "read", "args": {"path": "b"}, "id": "g2"}}]),
+                ),
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"}]}),
+            ],
+        );
+        assert_eq!(
+            encoded,
+            vec![json!({"role": "model", "parts": [
+                {"functionCall": {"name": "read", "args": {"path": "a"}, "id": "g1"}, "thoughtSignature": "SIG1"},
+                {"functionCall": {"name": "read", "args": {"path": "b"}, "id": "g2"}},
+            ]})]
+        );
+    }
+
+    #[test]
+    fn responses_decoded_turn_round_trips_with_its_item_id() {
+        let encoded = round_trip(
+            Wire::OpenAiResponses,
+            &[
+                json!({"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1", "status": "in_progress", "output": []}}),
+                json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "", "status": "in_progress"}}),
+                json!({"type": "response.function_call_arguments.delta", "sequence_number": 2, "item_id": "fc_1", "output_index": 0, "delta": "{\"path\":\"a\"}"}),
+                json!({"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "{\"path\":\"a\"}", "status": "completed"}}),
+                json!({"type": "response.completed", "sequence_number": 4, "response": {"id": "resp_1", "status": "completed", "output": []}}),
+            ],
+        );
+        assert_eq!(
+            encoded,
+            vec![
+                json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "{\"path\":\"a\"}"})
+            ]
+        );
+    }
+
+    #[test]
+    fn definitions_omit_an_empty_description() {
+        let parameters = schema();
+        let tool = ToolDefinitionInput {
+            name: "read",
+            description: Some(""),
+            parameters: &parameters,
+        };
+        assert_eq!(
+            encode_definitions(DefinitionFormat::Anthropic, &[tool]),
+            vec![json!({"name": "read", "input_schema": schema()})]
+        );
+    }
+}

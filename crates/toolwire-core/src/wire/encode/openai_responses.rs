@@ -1,0 +1,251 @@
+//! OpenAI Responses encoding (`input` items).
+//!
+//! - Definitions are flat: `{type:"function", name, description?, parameters, strict}`, with
+//!   `strict` always present (a bool).
+//! - Calls: a `{type:"message", role:"assistant", content:[{type:"output_text", text}]}` item
+//!   first when the turn has text, then per call `{type:"function_call", call_id, name,
+//!   arguments}` (empty arguments sent as `"{}"`) or `{type:"custom_tool_call", call_id, name,
+//!   input}`, plus `id` (the provider's `fc_`/`ctc_` item id, `providerMetadata.itemId`) when
+//!   there is one and the turn has no thinking.
+//! - Reasoning items are NOT emitted: the decoded thinking blocks carry no `rs_` item id (nor
+//!   encrypted content) to reference. Because the API refuses an `fc_` item id whose reasoning
+//!   item is missing (400 "Item 'fc_…' of type 'function_call' was provided without its
+//!   required 'reasoning' item", e.g. cline/cline#12242, continuedev/continue#10018), a turn
+//!   that had reasoning (any thinking block) sends its calls without `id`: they are then new
+//!   items matched to their outputs by `call_id` alone.
+//! - Results: per result `{type:"function_call_output", call_id, output}`; `output` is the
+//!   joined text when the result has no images, else a list of `input_text` / `input_image`
+//!   (`detail:"auto"`) parts in the order of the result's blocks (empty text blocks dropped).
+//!   A result for a custom call cannot be told apart and is a `function_call_output` too.
+
+use serde_json::{json, Map, Value};
+
+use super::{data_url, description, non_empty_text, HistoryTurn, ResultInput, ToolDefinitionInput};
+use crate::envelope::ContentBlock;
+
+/// The `tools` array.
+pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
+    tools
+        .iter()
+        .map(|tool| {
+            let mut definition = Map::new();
+            definition.insert("type".into(), json!("function"));
+            definition.insert("name".into(), json!(tool.name));
+            if let Some(description) = description(tool) {
+                definition.insert("description".into(), json!(description));
+            }
+            definition.insert("parameters".into(), tool.parameters.clone());
+            definition.insert("strict".into(), json!(strict));
+            Value::Object(definition)
+        })
+        .collect()
+}
+
+/// The items of the turn: its text message, then its calls (the turn has at least one call).
+pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
+    let mut items = Vec::with_capacity(turn.calls.len() + 1);
+    if !turn.text.is_empty() {
+        items.push(json!({
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": turn.text}],
+        }));
+    }
+    let item_ids_allowed = turn.thinking.is_empty();
+    for call in &turn.calls {
+        let mut item = Map::new();
+        if call.is_custom() {
+            item.insert("type".into(), json!("custom_tool_call"));
+            item.insert("call_id".into(), json!(call.id));
+            item.insert("name".into(), json!(call.name));
+            item.insert("input".into(), json!(call.arguments));
+        } else {
+            item.insert("type".into(), json!("function_call"));
+            item.insert("call_id".into(), json!(call.id));
+            item.insert("name".into(), json!(call.name));
+            item.insert("arguments".into(), json!(call.arguments_json_text()));
+        }
+        if let Some(item_id) = call.metadata_str("itemId").filter(|_| item_ids_allowed) {
+            item.insert("id".into(), json!(item_id));
+        }
+        items.push(Value::Object(item));
+    }
+    items
+}
+
+/// One `function_call_output` item per result.
+pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
+    results
+        .iter()
+        .map(|result| {
+            let output = if result.images().next().is_none() {
+                json!(result.text())
+            } else {
+                Value::Array(output_parts(&result.content))
+            };
+            json!({"type": "function_call_output", "call_id": result.call_id, "output": output})
+        })
+        .collect()
+}
+
+/// A result's blocks as `input_text` / `input_image` parts, in order.
+fn output_parts(content: &[ContentBlock]) -> Vec<Value> {
+    content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Image { data, mime_type } => Some(json!({
+                "type": "input_image",
+                "image_url": data_url(mime_type, data),
+                "detail": "auto",
+            })),
+            ContentBlock::Text { .. } => {
+                non_empty_text(block).map(|text| json!({"type": "input_text", "text": text}))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{
+        call, call_with, custom_call, png, result, schema, text_result, thought,
+    };
+    use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
+    use super::*;
+    use crate::wire::decoder::Wire;
+
+    #[test]
+    fn definitions_golden_strict_always_present() {
+        let parameters = schema();
+        let tools = [
+            ToolDefinitionInput {
+                name: "read",
+                description: Some("Reads a file"),
+                parameters: &parameters,
+            },
+            ToolDefinitionInput {
+                name: "list",
+                description: None,
+                parameters: &parameters,
+            },
+        ];
+        for strict in [false, true] {
+            assert_eq!(
+                encode_definitions(DefinitionFormat::Responses { strict }, &tools),
+                vec![
+                    json!({"type": "function", "name": "read", "description": "Reads a file", "parameters": schema(), "strict": strict}),
+                    json!({"type": "function", "name": "list", "parameters": schema(), "strict": strict}),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn tool_calls_golden_text_item_then_calls_with_item_ids() {
+        let mut first = call_with("call_1", "read", "itemId", json!("fc_1"));
+        first.arguments = r#"{"path":"a"}"#.into();
+        let turn = HistoryTurn {
+            text: "Reading.".into(),
+            thinking: vec![],
+            calls: vec![first, call("call_2", "list", "")],
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            vec![
+                json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading."}]}),
+                json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "{\"path\":\"a\"}"}),
+                json!({"type": "function_call", "call_id": "call_2", "name": "list", "arguments": "{}"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn custom_call_golden() {
+        let mut sql = custom_call("call_7", "sql", "SELECT 1");
+        sql.provider_metadata = call_with("x", "y", "itemId", json!("ctc_7")).provider_metadata;
+        let turn = HistoryTurn {
+            calls: vec![sql],
+            ..HistoryTurn::default()
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            vec![
+                json!({"type": "custom_tool_call", "id": "ctc_7", "call_id": "call_7", "name": "sql", "input": "SELECT 1"})
+            ]
+        );
+    }
+
+    // Seen with every reasoning model (gpt-5, o3): an fc_ id sent without its rs_ reasoning
+    // item is a 400 (cline/cline#12242, mastra-ai/mastra#8738). No reasoning item can be sent,
+    // so the calls of a turn that reasoned go without their item ids.
+    #[test]
+    fn quirk_item_ids_are_dropped_when_the_turn_had_reasoning() {
+        let turn = HistoryTurn {
+            text: String::new(),
+            thinking: vec![thought("", None)],
+            calls: vec![call_with("call_1", "read", "itemId", json!("fc_1"))],
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            vec![
+                json!({"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"})
+            ]
+        );
+    }
+
+    #[test]
+    fn non_string_or_empty_item_ids_are_ignored() {
+        for item_id in [json!(""), json!(5), json!(null)] {
+            let turn = HistoryTurn {
+                calls: vec![call_with("call_1", "read", "itemId", item_id)],
+                ..HistoryTurn::default()
+            };
+            assert_eq!(
+                encode_tool_calls(Wire::OpenAiResponses, &turn),
+                vec![
+                    json!({"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"})
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn results_golden_string_output_error_and_list_output_with_images() {
+        let results = [
+            text_result("call_1", "read", "contents"),
+            result(
+                "call_2",
+                "write",
+                vec![ContentBlock::text("EACCES: permission denied")],
+                true,
+            ),
+            result(
+                "call_3",
+                "shot",
+                vec![
+                    ContentBlock::text("before"),
+                    png("AAAA"),
+                    ContentBlock::text(""),
+                    ContentBlock::text("after"),
+                    png("BBBB"),
+                ],
+                false,
+            ),
+            result("call_4", "noop", vec![], false),
+        ];
+        assert_eq!(
+            encode_results(Wire::OpenAiResponses, &results),
+            vec![
+                json!({"type": "function_call_output", "call_id": "call_1", "output": "contents"}),
+                json!({"type": "function_call_output", "call_id": "call_2", "output": "EACCES: permission denied"}),
+                json!({"type": "function_call_output", "call_id": "call_3", "output": [
+                    {"type": "input_text", "text": "before"},
+                    {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "auto"},
+                    {"type": "input_text", "text": "after"},
+                    {"type": "input_image", "image_url": "data:image/png;base64,BBBB", "detail": "auto"},
+                ]}),
+                json!({"type": "function_call_output", "call_id": "call_4", "output": ""}),
+            ]
+        );
+    }
+}
