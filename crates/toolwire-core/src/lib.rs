@@ -11,6 +11,7 @@ pub mod args;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
+pub mod ids;
 pub mod output;
 pub mod params;
 pub mod registry;
