@@ -14,6 +14,7 @@ pub mod error;
 pub mod output;
 pub mod registry;
 pub mod runtime;
+pub mod schema;
 pub mod schemas;
 pub mod wire;
 
