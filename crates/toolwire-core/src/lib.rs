@@ -16,6 +16,7 @@ pub mod output;
 pub mod params;
 pub mod registry;
 pub mod runtime;
+pub mod schema;
 pub mod schemas;
 pub mod wire;
 
