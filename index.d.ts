@@ -69,6 +69,16 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   concurrencyKey?: (params: TParams) => string | null | undefined
   riskLevel?: RiskLevel
   category?: string
+  /** `{ from: to }`: other names the model may use for a parameter, e.g. `{ file_path: 'path' }`. */
+  aliases?: Record<string, string>
+  /**
+   * Parameters of which one must be present, checked after renaming: a name, or names that stand
+   * for one another, optionally ending in `{ allowEmpty: true }` (a blank string then counts).
+   * E.g. `[['path', 'file_path'], ['newText', { allowEmpty: true }], 'query']`.
+   */
+  requiredGroups?: RequiredGroup[]
+  /** Coerce scalar arguments to the schema's type (`"5"` to 5); defaults to the runtime's `coerce`. */
+  coerce?: boolean
   execute(
     toolCallId: string,
     params: TParams,
@@ -77,9 +87,16 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   ): AgentToolResult<TDetails> | string | unknown | Promise<AgentToolResult<TDetails> | string | unknown>
 }
 
+/** One required-parameter group: names that stand for one another, optionally with options. */
+export type RequiredGroup = string | (string | { allowEmpty?: boolean })[]
+
 /** What `list()` shows of a registered tool. */
 export interface ToolInfo {
   name: string
+  /** A stable hash of `parameters` (16 hex digits): changes exactly when the schema does. */
+  schemaHash: string
+  aliases?: Record<string, string>
+  coerce?: boolean
   label?: string
   description?: string
   parameters: object
@@ -145,6 +162,15 @@ export interface ToolResult {
   startedAt: number
   endedAt: number
   durationMs: number
+  /** What parameter normalization changed in the model's arguments, when it changed anything. */
+  normalization?: ParameterNormalization
+}
+
+/** Parameters renamed (by an alias or a case match) and values coerced before validation. */
+export interface ParameterNormalization {
+  renamed: { from: string; to: string; by: 'alias' | 'case'; path: string }[]
+  /** `from: 'text-blocks'` for `[{type:'text', text}]` given for a string. */
+  coerced: { path: string; from: string; to: string }[]
 }
 
 export type ToolExecutionEvent =
@@ -165,6 +191,8 @@ export interface RuntimeOptions {
   concurrency?: number
   /** The default deadline of each stage of a call, in milliseconds. Default 120000. */
   timeoutMs?: number
+  /** Coerce scalar arguments to the schema's type for tools that do not say (default false). */
+  coerce?: boolean
 }
 
 export interface DispatchOptions {
@@ -201,7 +229,110 @@ export declare class ToolRuntime {
   list(): ToolInfo[]
   /** Results in the order of `calls`, one per call; rejects only for misuse or an internal fault. */
   dispatch(calls: (ModelToolCall | AssembledToolCall)[], options?: DispatchOptions): Promise<ToolResult[]>
+  /**
+   * The registered tools in the target's definition format, each schema normalized for it:
+   * Chat Completions `{type:'function', function:{...}}` (`strict: true` for `openai-strict`),
+   * Responses' flat function tools, Anthropic `{name, description, input_schema}`, Gemini
+   * `[{ functionDeclarations }]`. Throws naming the tool when a name breaks the target's rule.
+   */
+  definitions(target: Wire | SchemaTarget, options?: DefinitionOptions): { tools: object[]; reports: SchemaReport[] }
+  /** The tool-result messages the wire expects. */
+  encodeResults(results: (ToolResult | ToolResultMessage)[], wire: Wire): object[]
+  /** The assistant message (Responses: items) that carried the calls, for history. */
+  encodeToolCalls(turn: HistoryCall[] | HistoryTurn, wire: Wire): object[]
 }
+
+export interface DefinitionOptions {
+  /** Gemini: send full JSON Schema as `parametersJsonSchema`. */
+  jsonSchema?: boolean
+  /** `openai-chat` / `openai-responses`: the strict form (`strict: true`). */
+  strict?: boolean
+}
+
+/** What normalization did to one tool's schema for a target. */
+export interface SchemaReport {
+  tool: string
+  schemaHash: string
+  removed: SchemaRemoval[]
+  warnings: string[]
+}
+
+/** The provider schema dialects. `p0` changes nothing and reports what is not portable. */
+export type SchemaTarget = 'openai' | 'openai-strict' | 'anthropic' | 'gemini' | 'xai' | 'mistral' | 'llamacpp' | 'p0'
+
+/** A keyword dropped; `path` is a JSON pointer into the input schema. */
+export interface SchemaRemoval {
+  path: string
+  keyword: string
+}
+
+export interface NormalizeSchemaOptions {
+  /** Gemini: keep full JSON Schema (for `parametersJsonSchema`). */
+  jsonSchema?: boolean
+  /** Deepest nesting of schemas accepted (default 64). */
+  maxDepth?: number
+  /** Largest schema accepted, in bytes of JSON text (default 1 MiB). */
+  maxBytes?: number
+}
+
+export interface NormalizedSchema {
+  schema: object
+  removed: SchemaRemoval[]
+  /** What changed meaning, each naming the place. */
+  warnings: string[]
+}
+
+export interface StrictNormalizedSchema extends NormalizedSchema {
+  /** Strips the nulls the strict form forced (only those the original schema did not allow). */
+  denormalize<T = unknown>(args: T): T
+}
+
+/** A call for history: a ModelToolCall or an AssembledToolCall. */
+export interface HistoryCall {
+  id: string
+  name: string
+  arguments?: string | object | null
+  kind?: 'custom'
+  providerMetadata?: Record<string, unknown>
+}
+
+/** The turn that carried the calls: an AssembledTurn works. */
+export interface HistoryTurn {
+  text?: string
+  thinking?: ThinkingBlock[]
+  toolCalls: HistoryCall[]
+}
+
+export interface HistoryRepairReport {
+  /** Each call id rewritten, once per call. */
+  renamed: { from: string; to: string }[]
+  /** Calls given a synthetic `No result provided` error result. */
+  synthesized: string[]
+  /** Results with no call before them, removed. */
+  removed: string[]
+}
+
+/** The schema in the target's dialect; validation of arguments always uses the original. */
+export declare function normalizeSchema(
+  schema: object | boolean,
+  target: 'openai-strict',
+  options?: NormalizeSchemaOptions,
+): StrictNormalizedSchema
+export declare function normalizeSchema(
+  schema: object | boolean,
+  target: SchemaTarget,
+  options?: NormalizeSchemaOptions,
+): NormalizedSchema
+/** Whether `name` is a valid tool name for the target, and why not. */
+export declare function validateToolName(name: string, target: Wire | SchemaTarget): { ok: boolean; reason?: string }
+/** An id valid for the target; ids already valid are kept unchanged, distinct ids stay distinct. */
+export declare function normalizeToolCallId(id: string, target: Wire | 'strict' | 'strict9'): string
+/** Repairs a history in the wire's own message format. Pure; applying it twice changes nothing. */
+export declare function repairHistory(messages: object[], wire: Wire): { messages: object[]; report: HistoryRepairReport }
+/** The tool-result messages the wire expects. */
+export declare function encodeResults(results: (ToolResult | ToolResultMessage)[], wire: Wire): object[]
+/** The assistant message (Responses: items) that carried the calls, for history. */
+export declare function encodeToolCalls(turn: HistoryCall[] | HistoryTurn, wire: Wire): object[]
 
 /** Thrown for misuse (`VALIDATION_ERROR`, `CONFLICT`) or an internal fault (`INTERNAL_ERROR`). */
 export declare class ToolwireError extends Error {
@@ -297,6 +428,8 @@ export interface ThinkingBlock {
   signature?: string
   /** Opaque data of a redacted thinking block. */
   redacted?: string
+  /** The provider's id of the block (a Responses reasoning item's `rs_` id), sent back with it. */
+  id?: string
 }
 
 export interface AssembledTurn {

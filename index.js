@@ -7,15 +7,9 @@
 // calls at once: completions are collected per microtask and sent as one batch.
 
 const { NativeDecoder, NativeRuntime } = require('./native.js')
-
-/** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
-class ToolwireError extends Error {
-  constructor(code, message) {
-    super(message)
-    this.name = 'ToolwireError'
-    this.code = code
-  }
-}
+const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText } = require('./lib/common.js')
+const { normalizeSchema, validateToolName } = require('./lib/schema.js')
+const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const START_EVENT = 0
@@ -55,43 +49,6 @@ const MAX_BATCH_ID = 0xffffffff
 
 /** The `onUpdate` of a dispatch without an event listener. */
 const ignoreUpdate = () => {}
-
-/** Calls into the engine, turning its `[CODE] message` errors into ToolwireErrors. */
-function native(fn) {
-  try {
-    return fn()
-  } catch (error) {
-    const match = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(error && error.message)
-    throw match ? new ToolwireError(match[1], match[2]) : error
-  }
-}
-
-/** A readable message for anything a tool or hook threw or rejected with. */
-function messageOf(error) {
-  if (error instanceof Error) return String(error.message)
-  if (typeof error === 'string') return error
-  let json
-  try {
-    json = JSON.stringify(error)
-  } catch {
-    json = undefined
-  }
-  return `non-Error value: ${json === undefined ? safeString(error) : json}`
-}
-
-function safeString(value) {
-  try {
-    return String(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${safeString(value)}`
-}
 
 /** JSON text of a hook's answer; `undefined` (and functions) become null. */
 function answerJson(value) {
@@ -181,7 +138,8 @@ class ToolRuntime {
     }
     const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
     const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
-    this.#native = native(() => new NativeRuntime(JSON.stringify({ concurrency, timeoutMs })))
+    const coerce = options.coerce
+    this.#native = native(() => new NativeRuntime(JSON.stringify({ concurrency, timeoutMs, coerce })))
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */
@@ -213,6 +171,9 @@ class ToolRuntime {
         hasConcurrencyKey: typeof tool.concurrencyKey === 'function',
         riskLevel: tool.riskLevel,
         category: tool.category,
+        aliases: tool.aliases,
+        requiredGroups: tool.requiredGroups,
+        coerce: tool.coerce,
       })
     } catch (error) {
       throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}" cannot be serialized: ${messageOf(error)}`)
@@ -239,6 +200,29 @@ class ToolRuntime {
   /** The registered tools, in registration order. */
   list() {
     return JSON.parse(native(() => this.#native.list()))
+  }
+
+  /**
+   * The registered tools in the target's definition format (a wire or a schema target), each
+   * schema normalized for it, with a report per tool: `{ tools, reports }`.
+   */
+  definitions(target, options) {
+    if (typeof target !== 'string') throw new TypeError(`definitions: target must be a string, got ${describe(target)}`)
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw new TypeError(`definitions: options must be an object, got ${describe(options)}`)
+    }
+    const text = options === undefined ? '' : jsonText('definitions: options', options)
+    return JSON.parse(native(() => this.#native.definitions(target, text)))
+  }
+
+  /** The tool-result messages `wire` expects for these results. */
+  encodeResults(results, wire) {
+    return encodeResults(results, wire)
+  }
+
+  /** The assistant message that carried these calls (or this turn), for history. */
+  encodeToolCalls(turn, wire) {
+    return encodeToolCalls(turn, wire)
   }
 
   /**
@@ -643,8 +627,6 @@ function toErrorEnvelope(result) {
   return { status: 'error', tool: result.tool, error: message }
 }
 
-const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
-
 /**
  * Decodes one streamed provider response into assembled tool calls, text, thinking and a stop
  * reason, reporting each change as an event. Framing and assembly run in Rust; events cross as
@@ -735,6 +717,12 @@ module.exports = {
   StreamDecoder,
   ToolRuntime,
   ToolwireError,
+  normalizeSchema,
+  validateToolName,
+  normalizeToolCallId,
+  repairHistory,
+  encodeResults,
+  encodeToolCalls,
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,

@@ -28,7 +28,7 @@ export declare class NativeDecoder {
  * returns JSON text; methods that advance dispatch return the next actions.
  */
 export declare class NativeRuntime {
-  /** `options`: `{ concurrency?, timeoutMs? }` as JSON. */
+  /** `options`: `{ concurrency?, timeoutMs?, coerce? }` as JSON. */
   constructor(options: string)
   /** Registers a tool declaration (JSON); returns its registration id. */
   register(declaration: string): number
@@ -36,6 +36,11 @@ export declare class NativeRuntime {
   unregister(name: string): boolean
   /** The registered tools as a JSON array. */
   list(): string
+  /**
+   * The registered tools in `target`'s definition format with the normalization reports:
+   * `{ tools, reports }` as JSON; `options` is JSON text (empty for defaults).
+   */
+  definitions(target: string, options: string): string
   /**
    * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
    * arguments text, `options` JSON. Returns the first actions.
@@ -53,3 +58,30 @@ export declare class NativeRuntime {
    */
   __panicForTests(): void
 }
+
+/** Strips from `args` (JSON text) the nulls that the strict form of `original` forced. */
+export declare function denormalizeStrict(original: string, args: string): string
+
+/** The tool-result messages `wire` expects, for results given as JSON text. */
+export declare function encodeResults(results: string, wire: string): string
+
+/**
+ * The assistant message(s) that carried the calls, for history; `turn` is JSON text of an
+ * array of calls or of a turn `{ text, thinking, toolCalls }`.
+ */
+export declare function encodeToolCalls(turn: string, wire: string): string
+
+/**
+ * Normalizes a JSON Schema (JSON text) for `target`; `options` is JSON text (empty for
+ * defaults). Returns `{ schema, removed, warnings }` as JSON text.
+ */
+export declare function normalizeSchema(schema: string, target: string, options: string): string
+
+/** An id valid for `target` (a wire, `strict` or `strict9`); valid ids come back unchanged. */
+export declare function normalizeToolCallId(id: string, target: string): string
+
+/** Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`. */
+export declare function repairHistory(messages: string, wire: string): string
+
+/** `null` when `name` is a valid tool name for `target`, else why not. */
+export declare function validateToolName(name: string, target: string): string | null

@@ -5,9 +5,16 @@
 //! (tools, hooks) and drives the engine's dispatcher. No logic lives here that could live in the
 //! core.
 
+mod convert;
 mod decoder;
 mod error;
+mod history;
 mod runtime;
+mod schema;
 
 pub use decoder::NativeDecoder;
+pub use history::{
+    encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
+};
 pub use runtime::NativeRuntime;
+pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

@@ -1,6 +1,7 @@
 //! `NativeRuntime`: the engine's runtime, driven by `ToolRuntime` in `index.js`.
 
 use napi_derive::napi;
+use toolwire_core::definitions::parse_definition_options;
 use toolwire_core::dispatch::protocol::{
     actions_to_json, parse_batch_options, parse_calls, parse_completions,
 };
@@ -21,7 +22,7 @@ pub struct NativeRuntime {
 
 #[napi]
 impl NativeRuntime {
-    /// `options`: `{ concurrency?, timeoutMs? }` as JSON.
+    /// `options`: `{ concurrency?, timeoutMs?, coerce? }` as JSON.
     #[napi(constructor)]
     pub fn new(options: String) -> napi::Result<Self> {
         guard(|| {
@@ -57,6 +58,16 @@ impl NativeRuntime {
     #[napi]
     pub fn list(&mut self) -> napi::Result<String> {
         self.run(|inner| Ok(inner.list().to_string()))
+    }
+
+    /// The registered tools in `target`'s definition format with the normalization reports:
+    /// `{ tools, reports }` as JSON; `options` is JSON text (empty for defaults).
+    #[napi]
+    pub fn definitions(&mut self, target: String, options: String) -> napi::Result<String> {
+        self.run(|inner| {
+            let options = parse_definition_options(&options)?;
+            Ok(inner.definitions(&target, &options)?.to_string())
+        })
     }
 
     /// Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's

@@ -12,13 +12,7 @@ use toolwire_fuzz::{
     assert_json, blank_generated_ids, decode, finish, header, is_json, new_decoder,
 };
 
-const WIRES: [Wire; 5] = [
-    Wire::OpenAiChat,
-    Wire::OpenAiResponses,
-    Wire::Anthropic,
-    Wire::Gemini,
-    Wire::Mistral,
-];
+const WIRES: [Wire; 5] = Wire::ALL;
 
 fuzz_target!(|data: &[u8]| {
     let ([wire, flags], body) = header::<2>(data);

@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
-use crate::params::suggest_property;
+use crate::params::{normalize_arguments, suggest_property, Normalization};
 use crate::registry::{json_type, ToolSpec};
+use crate::schema::denormalize_strict;
 use crate::wire::json_text::json_string;
 
 /// The most of the model's arguments quoted back in an error message, in bytes.
@@ -54,6 +55,31 @@ pub fn validate_arguments(spec: &ToolSpec, args: &Value) -> Result<(), ToolError
         .flat_map(|error| describe(error, &spec.parameters, args))
         .collect();
     Err(validation_error(&spec.name, args, failures))
+}
+
+/// What [`prepare_arguments`] did besides validating.
+pub struct Prepared {
+    /// The renames and coercions, for the result.
+    pub normalization: Normalization,
+    /// Whether the arguments may differ from the model's (so the driver must be sent them).
+    pub changed: bool,
+}
+
+/// Makes the model's arguments what the tool's own schema means, then validates them against
+/// it: the nulls OpenAI's strict form forced are stripped (for tools sent in that form),
+/// parameters are renamed, text blocks joined, values coerced ([`normalize_arguments`]) and the
+/// required groups checked.
+pub fn prepare_arguments(spec: &ToolSpec, args: &mut Value) -> Result<Prepared, ToolError> {
+    let stripped = spec.strict_sent();
+    if stripped {
+        *args = denormalize_strict(&spec.parameters, std::mem::take(args));
+    }
+    let normalization = normalize_arguments(&spec.name, &spec.parameters, &spec.rules, args)?;
+    validate_arguments(spec, args)?;
+    Ok(Prepared {
+        changed: stripped || !normalization.is_empty(),
+        normalization,
+    })
 }
 
 /// Checks a tool's structured output against its declared output schema.

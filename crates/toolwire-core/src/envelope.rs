@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ErrorCode;
+use crate::params::Normalization;
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -177,6 +178,10 @@ pub struct ToolResult {
     pub ended_at: u64,
     /// How long the tool ran, in milliseconds (0 for calls that never ran).
     pub duration_ms: f64,
+    /// What parameter normalization changed in the model's arguments (renamed or coerced
+    /// parameters), when it changed anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalization: Option<Normalization>,
 }
 
 impl ToolResult {
@@ -198,6 +203,7 @@ impl ToolResult {
             started_at: 0,
             ended_at: 0,
             duration_ms: 0.0,
+            normalization: None,
         }
     }
 

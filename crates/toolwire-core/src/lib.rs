@@ -8,6 +8,7 @@
 //! [`ToolResult`] ([`output`]), whatever happened.
 
 pub mod args;
+pub mod definitions;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
@@ -22,4 +23,4 @@ pub mod wire;
 
 pub use envelope::{ContentBlock, ToolCall, ToolError, ToolExecutionEvent, ToolResult, ToolStatus};
 pub use error::{Error, ErrorCode, Fault, Result};
-pub use runtime::{parse_runtime_options, Runtime};
+pub use runtime::{parse_runtime_options, Runtime, RuntimeConfig};

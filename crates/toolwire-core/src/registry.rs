@@ -2,6 +2,7 @@
 //! compiled once.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use jsonschema::Validator;
@@ -11,6 +12,8 @@ use serde_json::{json, Value};
 
 use crate::envelope::RiskLevel;
 use crate::error::{Error, ErrorCode, Result};
+use crate::params::{parse_rules, ParamRules};
+use crate::schema::schema_hash;
 
 /// Whether a tool's calls may overlap with other calls of their batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -57,6 +60,15 @@ pub struct ToolDeclaration {
     /// A free-form category.
     #[serde(default)]
     pub category: Option<String>,
+    /// `{ from: to }`: other names the model may use for a parameter.
+    #[serde(default)]
+    pub aliases: Option<Value>,
+    /// Groups of parameters of which one must be present (see [`crate::params`]).
+    #[serde(default)]
+    pub required_groups: Option<Value>,
+    /// Whether scalar arguments are coerced to the schema's type; absent: the runtime's choice.
+    #[serde(default)]
+    pub coerce: Option<bool>,
 }
 
 /// A registered tool: its declaration checked, its validators compiled.
@@ -84,6 +96,13 @@ pub struct ToolSpec {
     pub risk_level: Option<RiskLevel>,
     /// The declared category.
     pub category: Option<String>,
+    /// How the model's arguments are normalized before validation.
+    pub rules: ParamRules,
+    /// A stable hash of `parameters` (see [`schema_hash`]).
+    pub schema_hash: String,
+    /// Set once this tool's definition was sent in OpenAI's strict form: its calls then have the
+    /// nulls that form forced stripped before validation.
+    strict_sent: AtomicBool,
     validator: Validator,
     output_validator: Option<Validator>,
 }
@@ -92,6 +111,16 @@ impl ToolSpec {
     /// The compiled validator of the arguments.
     pub fn validator(&self) -> &Validator {
         &self.validator
+    }
+
+    /// Whether this tool's definition was sent in OpenAI's strict form.
+    pub fn strict_sent(&self) -> bool {
+        self.strict_sent.load(Ordering::Relaxed)
+    }
+
+    /// Records that this tool's definition was sent in OpenAI's strict form.
+    pub fn mark_strict_sent(&self) {
+        self.strict_sent.store(true, Ordering::Relaxed);
     }
 
     /// The compiled validator of the output, when the tool declared an output schema.
@@ -106,6 +135,7 @@ impl ToolSpec {
             "parameters": self.parameters,
             "executionMode": self.execution_mode,
             "hasConcurrencyKey": self.has_concurrency_key,
+            "schemaHash": self.schema_hash,
         });
         let map = info.as_object_mut().expect("object literal");
         let optional = [
@@ -115,6 +145,8 @@ impl ToolSpec {
             ("timeoutMs", self.timeout_ms.map(Value::from)),
             ("riskLevel", self.risk_level.map(|r| json!(r))),
             ("category", self.category.clone().map(Value::String)),
+            ("aliases", self.rules.aliases_json()),
+            ("coerce", self.rules.coerce.then_some(Value::Bool(true))),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
@@ -131,12 +163,22 @@ pub struct Registry {
     tools: HashMap<String, Arc<ToolSpec>>,
     order: Vec<String>,
     next_id: u64,
+    /// Whether tools that do not say coerce their arguments.
+    default_coerce: bool,
 }
 
 impl Registry {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty registry whose tools coerce their arguments unless they say otherwise.
+    pub fn with_default_coerce(default_coerce: bool) -> Self {
+        Registry {
+            default_coerce,
+            ..Self::default()
+        }
     }
 
     /// Checks a declaration, compiles its schemas and registers it; returns the registration id.
@@ -152,7 +194,7 @@ impl Registry {
             ));
         }
         self.next_id += 1;
-        let spec = Arc::new(build_spec(self.next_id, declaration)?);
+        let spec = Arc::new(build_spec(self.next_id, declaration, self.default_coerce)?);
         self.order.push(spec.name.clone());
         self.tools.insert(spec.name.clone(), Arc::clone(&spec));
         Ok(spec)
@@ -228,7 +270,7 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
-fn build_spec(id: u64, declaration: ToolDeclaration) -> Result<ToolSpec> {
+fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Result<ToolSpec> {
     let name = declaration.name;
     let invalid = |message: String| Error::caller(ErrorCode::ValidationError, message);
     let parameters = declaration
@@ -278,8 +320,19 @@ fn build_spec(id: u64, declaration: ToolDeclaration) -> Result<ToolSpec> {
             })?,
         ),
     };
+    let rules = parse_rules(
+        &name,
+        &parameters,
+        declaration.aliases.as_ref(),
+        declaration.required_groups.as_ref(),
+        declaration.coerce,
+        default_coerce,
+    )?;
     Ok(ToolSpec {
         id,
+        schema_hash: schema_hash(&parameters),
+        rules,
+        strict_sent: AtomicBool::new(false),
         name,
         label: declaration.label,
         description: declaration.description,

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::definitions::{definitions, DefinitionOptions};
 use crate::dispatch::{
     Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now,
 };
@@ -16,10 +17,21 @@ struct RawRuntimeOptions {
     concurrency: Option<f64>,
     #[serde(default)]
     timeout_ms: Option<f64>,
+    #[serde(default)]
+    coerce: Option<Value>,
 }
 
-/// Parses `{ concurrency?, timeoutMs? }`; a bad value is the caller's error, naming it.
-pub fn parse_runtime_options(text: &str) -> Result<DispatchConfig> {
+/// A runtime's settings: the scheduler's limits and the defaults of its tools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuntimeConfig {
+    /// Concurrency and the default deadline.
+    pub dispatch: DispatchConfig,
+    /// Whether tools coerce scalar arguments unless they say otherwise (off by default).
+    pub coerce: bool,
+}
+
+/// Parses `{ concurrency?, timeoutMs?, coerce? }`; a bad value is the caller's error, naming it.
+pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
     let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
         Error::caller(
             ErrorCode::ValidationError,
@@ -46,7 +58,20 @@ pub fn parse_runtime_options(text: &str) -> Result<DispatchConfig> {
             )
         })?;
     }
-    Ok(config)
+    let coerce = match raw.coerce {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(coerce)) => coerce,
+        Some(other) => {
+            return Err(Error::caller(
+                ErrorCode::ValidationError,
+                format!("runtime option coerce must be true or false, got {other}"),
+            ))
+        }
+    };
+    Ok(RuntimeConfig {
+        dispatch: config,
+        coerce,
+    })
 }
 
 /// The tools of one runtime and the scheduler of their calls.
@@ -56,11 +81,11 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// A runtime with these limits and no tools.
-    pub fn new(config: DispatchConfig) -> Self {
+    /// A runtime with these settings and no tools.
+    pub fn new(config: RuntimeConfig) -> Self {
         Runtime {
-            registry: Registry::new(),
-            dispatcher: Dispatcher::new(config),
+            registry: Registry::with_default_coerce(config.coerce),
+            dispatcher: Dispatcher::new(config.dispatch),
         }
     }
 
@@ -82,6 +107,16 @@ impl Runtime {
     /// What `list()` returns: one object per tool, in registration order.
     pub fn list(&self) -> Value {
         Value::Array(self.registry.iter().map(|spec| spec.info()).collect())
+    }
+
+    /// The registered tools in `target`'s definition format, with the normalization reports.
+    /// See [`definitions`].
+    pub fn definitions(&self, target: &str, options: &DefinitionOptions) -> Result<Value> {
+        definitions(
+            self.registry.iter().map(|spec| spec.as_ref()),
+            target,
+            options,
+        )
     }
 
     /// Opens a batch of calls. See [`Dispatcher::open`].
@@ -120,20 +155,23 @@ mod tests {
     fn options_default_to_sixteen_and_two_minutes() {
         let config = parse_runtime_options("{}").unwrap();
         assert_eq!(
-            config,
+            config.dispatch,
             DispatchConfig {
                 concurrency: 16,
                 timeout_ms: 120_000
             }
         );
-        let config = parse_runtime_options(r#"{"concurrency":3,"timeoutMs":50}"#).unwrap();
+        assert!(!config.coerce);
+        let config =
+            parse_runtime_options(r#"{"concurrency":3,"timeoutMs":50,"coerce":true}"#).unwrap();
         assert_eq!(
-            config,
+            config.dispatch,
             DispatchConfig {
                 concurrency: 3,
                 timeout_ms: 50
             }
         );
+        assert!(config.coerce);
     }
 
     #[test]
@@ -142,6 +180,10 @@ mod tests {
             (r#"{"concurrency":0}"#, "got 0"),
             (r#"{"concurrency":1.5}"#, "got 1.5"),
             (r#"{"timeoutMs":-3}"#, "got -3"),
+            (
+                r#"{"coerce":"yes"}"#,
+                "coerce must be true or false, got \"yes\"",
+            ),
         ] {
             let error = parse_runtime_options(text).unwrap_err();
             assert!(error.message.contains(expected), "{}", error.message);

@@ -21,13 +21,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::args::{parse_arguments, validate_arguments};
+use crate::args::{parse_arguments, prepare_arguments, validate_arguments};
 use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::output::{
     apply_after_answer, apply_persist_answer, apply_verdict, before_decision, check_outcome,
     BeforeDecision, OutputShape, ToolOutcome,
 };
+use crate::params::Normalization;
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
 use keys::KeyLocks;
 pub use protocol::{
@@ -127,11 +128,14 @@ struct Call {
     timeout_ms: u64,
     started: Option<Now>,
     pending: Option<ToolResult>,
+    /// What parameter normalization changed, when it changed anything.
+    normalization: Option<Normalization>,
 }
 
 /// What the precheck found: whether the arguments parsed, and whether they are valid.
 struct Prechecked {
     parsed: std::result::Result<(), ToolError>,
+    /// The outcome of [`Call::prepare`].
     valid: Option<std::result::Result<(), ToolError>>,
 }
 
@@ -174,11 +178,22 @@ impl Call {
         parsed.map(|args| self.args = args)
     }
 
+    /// Normalizes the parsed arguments for the tool and validates them (see
+    /// [`prepare_arguments`]), keeping what normalization changed for the result.
+    fn prepare(&mut self, spec: &ToolSpec) -> std::result::Result<(), ToolError> {
+        let prepared = prepare_arguments(spec, &mut self.args)?;
+        if prepared.changed {
+            self.args_own = false;
+        }
+        self.normalization = (!prepared.normalization.is_empty()).then_some(prepared.normalization);
+        Ok(())
+    }
+
     /// Parses and validates ahead of the call's turn; pure, so it may run on any thread.
     fn precheck(&mut self) {
         let parsed = self.parse_arguments();
-        let valid = match (&parsed, &self.spec) {
-            (Ok(()), Some(spec)) => Some(validate_arguments(spec, &self.args)),
+        let valid = match (&parsed, self.spec.clone()) {
+            (Ok(()), Some(spec)) => Some(self.prepare(&spec)),
             _ => None,
         };
         self.prechecked = Some(Prechecked { parsed, valid });
@@ -292,6 +307,7 @@ impl Dispatcher {
                     timeout_ms,
                     started: None,
                     pending: None,
+                    normalization: None,
                 }
             })
             .collect();
@@ -420,15 +436,12 @@ impl Dispatcher {
         let parsed = self.announce(call);
         let c = self.call_mut(call).expect("call exists");
         let valid = c.prechecked.take().and_then(|p| p.valid);
-        let c = self.call(call).expect("call exists");
         let checked = parsed.and_then(|()| {
             let spec = c
                 .spec
                 .clone()
                 .ok_or_else(|| not_found(registry, &c.request.name))?;
-            valid
-                .unwrap_or_else(|| validate_arguments(&spec, &c.args))
-                .map(|()| spec)
+            valid.unwrap_or_else(|| c.prepare(&spec)).map(|()| spec)
         });
         let spec = match checked {
             Ok(spec) => spec,
@@ -682,7 +695,8 @@ impl Dispatcher {
         let hooks = self.options(call).hooks;
         let verdict = check_outcome(&spec, &outcome);
         if let Ok(checked) = verdict {
-            if !checked.reports_error && !hooks.after && !hooks.persist {
+            let normalized = self.call(call).is_some_and(|c| c.normalization.is_some());
+            if !checked.reports_error && !hooks.after && !hooks.persist && !normalized {
                 return self.finish_as_returned(call, checked.shape, outcome, now);
             }
         }
@@ -867,6 +881,7 @@ impl Dispatcher {
         let started = c.started.unwrap_or(now);
         ToolResult {
             run_id,
+            normalization: c.normalization.take(),
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
             duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,

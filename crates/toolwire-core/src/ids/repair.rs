@@ -85,13 +85,7 @@ mod tests {
     use super::super::normalize::is_valid_tool_call_id;
     use super::*;
 
-    const WIRES: [Wire; 5] = [
-        Wire::OpenAiChat,
-        Wire::OpenAiResponses,
-        Wire::Anthropic,
-        Wire::Gemini,
-        Wire::Mistral,
-    ];
+    const WIRES: [Wire; 5] = Wire::ALL;
 
     /// Raw ids the generated histories draw from: valid, invalid, empty, and (Gemini) none.
     const POOL: [Option<&str>; 7] = [

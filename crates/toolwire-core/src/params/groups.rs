@@ -252,7 +252,7 @@ mod tests {
              \x20 - path (or file_path): required but absent\n\
              \x20 - newText: required but \"newText\" is null\n\
              \x20 - query: required but \"query\" is blank (only whitespace)\n\
-             Received: {\"filepath\": string, \"newText\": null, \"query\": string, \"text\": string}\n\
+             Received: {\"filepath\": string, \"text\": string, \"query\": string, \"newText\": null}\n\
              Fix the arguments and call the tool again."
         );
         assert_eq!(

@@ -29,6 +29,20 @@ pub struct ParamRules {
     pub coerce: bool,
 }
 
+impl ParamRules {
+    /// The aliases as `{ from: to }` for `list()`, or `None` when there are none.
+    pub fn aliases_json(&self) -> Option<Value> {
+        (!self.aliases.is_empty()).then(|| {
+            Value::Object(
+                self.aliases
+                    .iter()
+                    .map(|(from, to)| (from.clone(), Value::String(to.clone())))
+                    .collect(),
+            )
+        })
+    }
+}
+
 /// Names of which at least one must be present in the root object of the arguments, with a
 /// value that counts: not null and, unless `allow_empty`, not a blank (whitespace-only) string.
 #[derive(Clone, Debug, PartialEq)]

@@ -80,7 +80,7 @@ impl Gemini<'_> {
         self.merge_all_of(&mut obj);
         self.one_of(&mut obj);
         self.children(&mut obj, depth)?;
-        if let Some(word) = obj.words.remove("anyOf") {
+        if let Some(word) = obj.words.shift_remove("anyOf") {
             match word.val {
                 Val::List(variants) => {
                     let mut out = Vec::with_capacity(variants.len());
@@ -104,7 +104,7 @@ impl Gemini<'_> {
         type_enum(&mut obj);
         self.type_list(&mut obj);
         if obj.has("anyOf") {
-            if let Some(word) = obj.words.remove("type") {
+            if let Some(word) = obj.words.shift_remove("type") {
                 self.report.dropped(&word.at, "type");
             }
         }
@@ -130,7 +130,7 @@ impl Gemini<'_> {
     }
 
     fn one_of(&mut self, obj: &mut Obj) {
-        let Some(word) = obj.words.remove("oneOf") else {
+        let Some(word) = obj.words.shift_remove("oneOf") else {
             return;
         };
         let at = child(&word.at, "oneOf");
@@ -149,7 +149,7 @@ impl Gemini<'_> {
 
     /// Rewrites the subschemas under `properties` and `items`.
     fn children(&mut self, obj: &mut Obj, depth: usize) -> Result<()> {
-        if let Some(mut word) = obj.words.remove("properties") {
+        if let Some(mut word) = obj.words.shift_remove("properties") {
             if let Val::Map(props) = &mut word.val {
                 let base = child(&word.at, "properties");
                 for (key, node) in props.iter_mut() {
@@ -159,7 +159,7 @@ impl Gemini<'_> {
             }
             obj.words.insert("properties".to_owned(), word);
         }
-        if let Some(mut word) = obj.words.remove("items") {
+        if let Some(mut word) = obj.words.shift_remove("items") {
             if let Val::One(node) = &mut word.val {
                 let taken = std::mem::replace(&mut **node, Node::Bool(true));
                 **node = self.node(taken, &child(&word.at, "items"), depth + 1)?;
@@ -258,7 +258,7 @@ impl Gemini<'_> {
                 names.push(t.to_owned());
             }
         }
-        let Some(word) = obj.words.remove("type") else {
+        let Some(word) = obj.words.shift_remove("type") else {
             return;
         };
         match names.len() {
@@ -314,7 +314,7 @@ impl Gemini<'_> {
             && obj.type_name() == Some("string");
         if !allowed {
             let at = word.at.clone();
-            obj.words.remove("format");
+            obj.words.shift_remove("format");
             self.report.dropped(&at, "format");
         }
     }
@@ -343,7 +343,7 @@ impl Gemini<'_> {
             }
         }
         for (name, at) in dropped {
-            obj.words.remove(&name);
+            obj.words.shift_remove(&name);
             self.report.dropped(&at, &name);
             if KEEP.contains(&name.as_str()) {
                 self.report.warn(format!(
@@ -392,7 +392,7 @@ impl Gemini<'_> {
 
 /// `const` becomes a one-value `enum`, with `type` inferred when absent.
 fn const_to_enum(obj: &mut Obj) {
-    let Some(word) = obj.words.remove("const") else {
+    let Some(word) = obj.words.shift_remove("const") else {
         return;
     };
     let Val::Data(value) = word.val else {
@@ -550,13 +550,13 @@ mod tests {
                        "$comment": "c", "readOnly": true, "contentMediaType": "text/plain", "examples": ["a"]}),
                 json!({"type": "string"}),
                 pairs(&[
-                    ("/$comment", "$comment"),
-                    ("/contentMediaType", "contentMediaType"),
-                    ("/examples", "examples"),
                     ("/format", "format"),
                     ("/maxLength", "maxLength"),
                     ("/pattern", "pattern"),
+                    ("/$comment", "$comment"),
                     ("/readOnly", "readOnly"),
+                    ("/contentMediaType", "contentMediaType"),
+                    ("/examples", "examples"),
                 ]),
             ),
             (
@@ -570,12 +570,12 @@ mod tests {
                        "minProperties": 1, "$schema": "https://json-schema.org/draft/2020-12/schema"}),
                 json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
                 pairs(&[
-                    ("/$schema", "$schema"),
+                    ("/required/1", "required"),
                     ("/additionalProperties", "additionalProperties"),
-                    ("/minProperties", "minProperties"),
                     ("/patternProperties", "patternProperties"),
                     ("/propertyNames", "propertyNames"),
-                    ("/required/1", "required"),
+                    ("/minProperties", "minProperties"),
+                    ("/$schema", "$schema"),
                 ]),
             ),
             (
@@ -600,8 +600,8 @@ mod tests {
                 pairs(&[
                     ("/items", "items"),
                     ("/minItems", "minItems"),
-                    ("/not", "not"),
                     ("/uniqueItems", "uniqueItems"),
+                    ("/not", "not"),
                 ]),
             ),
             (

@@ -151,18 +151,18 @@ mod tests {
             seen,
             [
                 "",
-                "/anyOf/0",
-                "/anyOf/0/not",
-                "/properties/a",
                 "/properties/b",
-                "/properties/b/items"
+                "/properties/b/items",
+                "/properties/a",
+                "/anyOf/0",
+                "/anyOf/0/not"
             ]
         );
         assert_eq!(schema_depth(&doc), 3);
         let err = walk_schemas(&doc, 2, "the schema", |_| Ok(())).unwrap_err();
         assert_eq!(err.code, ErrorCode::LimitExceeded);
         assert!(
-            err.message.contains("maxDepth 2 at /anyOf/0/not"),
+            err.message.contains("maxDepth 2 at /properties/b/items"),
             "{}",
             err.message
         );

@@ -1,7 +1,9 @@
 //! Merging schemas into one object: the branches of an `allOf` (every target that cannot send
 //! `allOf`), the variants of a root union, and several schemas of one property.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+
+use indexmap::IndexMap;
 
 use serde_json::Value;
 
@@ -39,7 +41,7 @@ pub(crate) fn same(a: &Node, b: &Node) -> bool {
 /// (a different value than `obj`'s is dropped and reported). Refused, with the `allOf` taken
 /// out of `obj`, when a part is `false` or its `type` differs from another's.
 pub(crate) fn merge_all_of(obj: &mut Obj, report: &mut Report) -> Result<(), Refusal> {
-    let Some(word) = obj.words.remove("allOf") else {
+    let Some(word) = obj.words.shift_remove("allOf") else {
         return Ok(());
     };
     let list_at = child(&word.at, "allOf");
@@ -66,7 +68,7 @@ pub(crate) fn merge_all_of(obj: &mut Obj, report: &mut Report) -> Result<(), Ref
                 })
             }
             Node::Obj(mut part) => {
-                if let Some(inner) = part.words.remove("allOf") {
+                if let Some(inner) = part.words.shift_remove("allOf") {
                     let inner_at = child(&inner.at, "allOf");
                     match inner.val {
                         Val::List(items) => {
@@ -213,8 +215,8 @@ fn merge_enums(nodes: &[Node]) -> Option<Node> {
         let mut rest = obj.clone();
         let word = rest
             .words
-            .remove("enum")
-            .or_else(|| rest.words.remove("const"))?;
+            .shift_remove("enum")
+            .or_else(|| rest.words.shift_remove("const"))?;
         enum_at.get_or_insert(word.at);
         let rest = rest.to_value();
         match &rest_of_first {
@@ -229,7 +231,7 @@ fn merge_enums(nodes: &[Node]) -> Option<Node> {
         }
     }
     let mut merged = nodes[0].as_obj()?.clone();
-    merged.words.remove("const");
+    merged.words.shift_remove("const");
     merged.words.insert(
         "enum".to_owned(),
         Word {
@@ -248,7 +250,7 @@ pub(crate) fn flatten_union(variants: Vec<Node>) -> Vec<Node> {
     while let Some(node) = stack.pop() {
         match node {
             Node::Obj(mut obj) if is_pure_union(&obj) => {
-                let word = obj.words.pop_first().map(|(_, w)| w);
+                let word = obj.words.shift_remove_index(0).map(|(_, w)| w);
                 if let Some(Word {
                     val: Val::List(inner),
                     ..
@@ -276,7 +278,7 @@ pub(crate) fn is_pure_union(obj: &Obj) -> bool {
 /// variants being merged into one object.
 #[derive(Default)]
 pub(crate) struct ObjectUnion {
-    props: BTreeMap<String, Distinct>,
+    props: IndexMap<String, Distinct>,
     required: Option<Vec<Name>>,
     additional: Option<Option<Value>>,
     variants: usize,
@@ -301,7 +303,7 @@ impl ObjectUnion {
             Some(_) => Some(None),
         };
         let mut words = variant.words;
-        let names = match words.remove("required").map(|w| w.val) {
+        let names = match words.shift_remove("required").map(|w| w.val) {
             Some(Val::Names(names)) => names,
             _ => Vec::new(),
         };
@@ -317,7 +319,7 @@ impl ObjectUnion {
         if let Some(Word {
             val: Val::Map(props),
             ..
-        }) = words.remove("properties")
+        }) = words.shift_remove("properties")
         {
             for (key, node) in props {
                 self.props.entry(key).or_default().add(node);
@@ -328,7 +330,7 @@ impl ObjectUnion {
     /// Merges the union into `obj`: its own properties and `required` win and stay.
     pub(crate) fn merge_into(self, obj: &mut Obj) {
         let at = obj.at.clone();
-        let merged: BTreeMap<String, Node> = self
+        let merged: IndexMap<String, Node> = self
             .props
             .into_iter()
             .map(|(key, distinct)| (key, distinct.merge(&at)))

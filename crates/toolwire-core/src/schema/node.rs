@@ -2,8 +2,8 @@
 //! input it came from, so that a keyword dropped from an inlined or merged copy is reported at
 //! its place in the input.
 
+use indexmap::IndexMap;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
@@ -26,7 +26,7 @@ pub(crate) struct Obj {
     /// Where this schema object is in the input (for a `$ref`, the place of the `$ref`).
     pub at: At,
     /// Its keywords by name.
-    pub words: BTreeMap<String, Word>,
+    pub words: IndexMap<String, Word>,
 }
 
 /// One keyword of a schema object.
@@ -44,7 +44,7 @@ pub(crate) enum Val {
     /// One subschema (`items`, `not`, `additionalProperties`, ...).
     One(Box<Node>),
     /// Subschemas by name (`properties`, `patternProperties`, `$defs`, ...).
-    Map(BTreeMap<String, Node>),
+    Map(IndexMap<String, Node>),
     /// A list of subschemas (`anyOf`, `oneOf`, `allOf`, `prefixItems`, tuple `items`).
     List(Vec<Node>),
     /// The names of `required`.
@@ -236,7 +236,7 @@ impl Obj {
     pub(crate) fn empty(at: At) -> Self {
         Obj {
             at,
-            words: BTreeMap::new(),
+            words: IndexMap::new(),
         }
     }
 

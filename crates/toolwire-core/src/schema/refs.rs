@@ -243,7 +243,7 @@ impl Inliner<'_, '_> {
             let val = match shape(name, value) {
                 Shape::One => Val::One(Box::new(self.node(value, &word_at, base, depth + 1)?)),
                 Shape::Map => {
-                    let mut out = std::collections::BTreeMap::new();
+                    let mut out = indexmap::IndexMap::new();
                     for (key, sub) in value.as_object().into_iter().flatten() {
                         self.charge(key.len() + 4, at)?;
                         let sub = self.node(sub, &child(&word_at, key), base, depth + 1)?;

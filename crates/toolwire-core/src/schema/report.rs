@@ -89,8 +89,8 @@ impl Report {
     }
 }
 
-/// One step of a pointer, ordered as the document iterates it: array items by index, object
-/// members by key (serde_json's map iterates keys in order).
+/// One step of a pointer, ordered as the document iterates it: array items and object members
+/// by position (serde_json keeps members in their order), a step past the document by name.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Index(usize),
@@ -114,11 +114,16 @@ fn document_position(doc: &Value, pointer: &str) -> Vec<Step> {
                     None
                 }
             },
-            Some(Value::Object(map)) => {
-                let next = map.get(&token);
-                steps.push(Step::Key(token));
-                next
-            }
+            Some(Value::Object(map)) => match map.iter().position(|(key, _)| *key == token) {
+                Some(i) => {
+                    steps.push(Step::Index(i));
+                    map.get(&token)
+                }
+                None => {
+                    steps.push(Step::Key(token));
+                    None
+                }
+            },
             _ => {
                 steps.push(Step::Key(token));
                 None
@@ -154,11 +159,11 @@ mod tests {
             paths,
             [
                 "",
-                "/$defs/X/pattern",
-                "/properties/a/minLength",
-                "/properties/b/maxLength",
                 "/required/2",
                 "/required/10",
+                "/properties/b/maxLength",
+                "/properties/a/minLength",
+                "/$defs/X/pattern",
             ]
         );
     }

@@ -44,7 +44,7 @@ pub(crate) fn fix_root(root: Node, merge_root_all_of: bool, report: &mut Report)
 
 /// Merges a root `anyOf`/`oneOf` whose variants are all object schemas into the root.
 fn merge_root_union(obj: &mut Obj, key: &str, report: &mut Report) -> Result<()> {
-    let Some(word) = obj.words.remove(key) else {
+    let Some(word) = obj.words.shift_remove(key) else {
         return Ok(());
     };
     let at = child(&word.at, key);

@@ -4,7 +4,7 @@
 //! the limits of strict mode (5000 properties, 10 levels of objects, 1000 enum values) are
 //! errors.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -181,7 +181,7 @@ impl Strict<'_> {
     }
 
     fn one_of(&mut self, obj: &mut Obj) {
-        let Some(word) = obj.words.remove("oneOf") else {
+        let Some(word) = obj.words.shift_remove("oneOf") else {
             return;
         };
         let at = child(&word.at, "oneOf");
@@ -201,7 +201,7 @@ impl Strict<'_> {
     /// Rewrites the subschemas under `properties`, `items` and `anyOf`.
     fn children(&mut self, obj: &mut Obj, depth: usize, level: usize) -> Result<()> {
         for name in ["properties", "items", "anyOf"] {
-            let Some(mut word) = obj.words.remove(name) else {
+            let Some(mut word) = obj.words.shift_remove(name) else {
                 continue;
             };
             let nodes: Vec<&mut Node> = match &mut word.val {
@@ -252,7 +252,7 @@ impl Strict<'_> {
             }
         }
         for (name, at) in dropped {
-            obj.words.remove(&name);
+            obj.words.shift_remove(&name);
             self.report.dropped(&at, &name);
             if KEEP.contains(&name.as_str()) {
                 self.report.warn(format!(
@@ -293,7 +293,7 @@ impl Strict<'_> {
                 );
             }
         }
-        let old: Vec<Name> = match obj.words.remove("required") {
+        let old: Vec<Name> = match obj.words.shift_remove("required") {
             Some(Word {
                 val: Val::Names(names),
                 ..
@@ -316,18 +316,19 @@ impl Strict<'_> {
                 child(&props_at, "properties")
             )));
         }
-        let required: HashSet<&str> = old.iter().map(|n| n.name.as_str()).collect();
+        // Where each originally required name was written, by name (one lookup per property).
+        let mut required = HashMap::with_capacity(old.len());
+        for name in &old {
+            required.entry(name.name.as_str()).or_insert(&name.at);
+        }
         let mut names = Vec::with_capacity(props.len());
         for (key, node) in props.iter_mut() {
-            if !required.contains(key.as_str()) {
+            if !required.contains_key(key.as_str()) {
                 let taken = std::mem::replace(node, Node::Bool(true));
                 let at = child(&child(&props_at, "properties"), key);
                 *node = make_nullable(taken, &at)?;
             }
-            let original = old
-                .iter()
-                .find(|n| n.name == *key)
-                .and_then(|n| n.at.clone());
+            let original = required.get(key.as_str()).and_then(|at| (*at).clone());
             names.push(Name {
                 name: key.clone(),
                 at: original,
@@ -465,7 +466,7 @@ mod tests {
                           "properties": {"z": {"type": "integer"}}, "required": ["z"]},
                 // Found by the property test: "null" is not added to the type twice.
                 "both": {"type": ["string", "null"], "enum": ["x", "y", null]}
-            }, "required": ["any", "both", "inner", "kind", "mode", "name", "note", "nothing", "tags", "unit"]})
+            }, "required": ["name", "unit", "tags", "note", "kind", "any", "mode", "nothing", "inner", "both"]})
         );
         assert_eq!(
             removed,
@@ -496,12 +497,12 @@ mod tests {
         assert_eq!(
             paths,
             [
-                "/if",
-                "/patternProperties",
                 "/properties/a/not",
                 "/properties/m/additionalProperties",
                 "/properties/s/minLength",
                 "/required/3",
+                "/patternProperties",
+                "/if",
                 "/then"
             ]
         );

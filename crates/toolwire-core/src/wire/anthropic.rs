@@ -213,7 +213,7 @@ impl AnthropicDecoder {
                 Some(call)
             }
             "thinking" => {
-                turn.start_thinking();
+                turn.start_thinking(None);
                 if let Some(text) = block.thinking.as_deref() {
                     turn.thinking(text);
                 }

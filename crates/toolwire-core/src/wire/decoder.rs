@@ -27,6 +27,15 @@ pub enum Wire {
 }
 
 impl Wire {
+    /// Every wire.
+    pub const ALL: [Wire; 5] = [
+        Wire::OpenAiChat,
+        Wire::OpenAiResponses,
+        Wire::Anthropic,
+        Wire::Gemini,
+        Wire::Mistral,
+    ];
+
     /// Parses a wire name as JavaScript passes it.
     pub fn parse(name: &str) -> Result<Wire> {
         Ok(match name {

@@ -297,7 +297,7 @@ impl GeminiDecoder {
         if let Some(text) = part.text.as_deref() {
             if part.thought == Some(true) {
                 if !self.in_thought || (self.block_signed && !text.is_empty()) {
-                    turn.start_thinking();
+                    turn.start_thinking(None);
                     self.block_signed = false;
                 }
                 self.in_thought = true;
@@ -310,7 +310,7 @@ impl GeminiDecoder {
         if let Some(signature) = part.thought_signature.as_deref().filter(|s| !s.is_empty()) {
             if self.block_signed {
                 // Each signature is a whole opaque value: never join two.
-                turn.start_thinking();
+                turn.start_thinking(None);
             }
             turn.thinking_signature(signature);
             self.block_signed = true;

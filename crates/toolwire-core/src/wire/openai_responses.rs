@@ -263,7 +263,7 @@ impl ResponsesDecoder {
                 ItemState::Call(call)
             }
             "reasoning" => {
-                turn.start_thinking();
+                turn.start_thinking(non_empty(&item.id));
                 ItemState::Reasoning { text_seen: false }
             }
             "message" => ItemState::Message { text_seen: false },
@@ -1195,7 +1195,7 @@ mod tests {
         assert_eq!(turn["text"], "Hello there");
         assert_eq!(
             turn["thinking"],
-            json!([{"text":"**Plan** go","signature":"gAAAA"},{"text":"whole","signature":"gBBBB"}])
+            json!([{"text":"**Plan** go","signature":"gAAAA","id":"rs_1"},{"text":"whole","signature":"gBBBB","id":"rs_2"}])
         );
         assert_eq!(turn["stopReason"], "stop");
         assert_eq!(turn["rawStopReason"], "completed");
@@ -1276,7 +1276,7 @@ mod tests {
         assert_eq!(turn["text"], "Sure.");
         assert_eq!(
             turn["thinking"],
-            json!([{"text":"think","signature":"enc"}])
+            json!([{"text":"think","signature":"enc","id":"rs_1"}])
         );
         assert_eq!(turn["stopReason"], "toolUse");
         assert_eq!(turn["usage"]["outputTokens"], 9);

@@ -132,6 +132,8 @@ struct Thinking {
     text: String,
     signature: Option<String>,
     redacted: Option<String>,
+    /// The provider's id of the block (a Responses reasoning item's `rs_` id).
+    id: Option<String>,
 }
 
 /// Token usage as the provider reported it.
@@ -445,9 +447,13 @@ impl Turn {
         self.events.push('}');
     }
 
-    /// Starts a new thinking block (the next thinking text and signature go to it).
-    pub fn start_thinking(&mut self) {
-        self.thinking.push(Thinking::default());
+    /// Starts a new thinking block (the next thinking text and signature go to it), with the
+    /// provider's id of it when it has one (it must be sent back with the block).
+    pub fn start_thinking(&mut self, id: Option<&str>) {
+        self.thinking.push(Thinking {
+            id: id.map(str::to_owned),
+            ..Thinking::default()
+        });
     }
 
     /// Appends thinking text to the current block (opening one if none is open).
@@ -576,6 +582,10 @@ impl Turn {
             if let Some(data) = &block.redacted {
                 out.push_str(",\"redacted\":");
                 push_json_string(&mut out, data);
+            }
+            if let Some(id) = &block.id {
+                out.push_str(",\"id\":");
+                push_json_string(&mut out, id);
             }
             out.push('}');
         }

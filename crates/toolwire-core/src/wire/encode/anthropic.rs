@@ -100,7 +100,9 @@ fn block(content: &ContentBlock) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{call, png, redacted, result, schema, text_result, thought};
+    use super::super::fixtures::{
+        call, png, read_and_list, redacted, result, schema, text_result, thought,
+    };
     use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
     use super::*;
     use crate::wire::decoder::Wire;
@@ -108,18 +110,7 @@ mod tests {
     #[test]
     fn definitions_golden() {
         let parameters = schema();
-        let tools = [
-            ToolDefinitionInput {
-                name: "read",
-                description: Some("Reads a file"),
-                parameters: &parameters,
-            },
-            ToolDefinitionInput {
-                name: "list",
-                description: None,
-                parameters: &parameters,
-            },
-        ];
+        let tools = read_and_list(&parameters);
         assert_eq!(
             encode_definitions(DefinitionFormat::Anthropic, &tools),
             vec![

@@ -113,7 +113,7 @@ pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        call, call_with, png, redacted, result, schema, text_result, thought,
+        call, call_with, png, read_and_list, redacted, result, schema, text_result, thought,
     };
     use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
     use super::*;
@@ -123,18 +123,7 @@ mod tests {
     #[test]
     fn definitions_golden_in_one_element() {
         let parameters = schema();
-        let tools = [
-            ToolDefinitionInput {
-                name: "read",
-                description: Some("Reads a file"),
-                parameters: &parameters,
-            },
-            ToolDefinitionInput {
-                name: "list",
-                description: None,
-                parameters: &parameters,
-            },
-        ];
+        let tools = read_and_list(&parameters);
         let cases = [(false, "parameters"), (true, "parametersJsonSchema")];
         for (json_schema, key) in cases {
             let mut read = json!({"name": "read", "description": "Reads a file"});

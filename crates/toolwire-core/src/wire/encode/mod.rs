@@ -26,6 +26,7 @@ use serde_json::{Map, Value};
 
 use super::decoder::Wire;
 use crate::envelope::ContentBlock;
+use crate::ids::{is_valid_tool_call_id, normalize_tool_call_id, IdTarget};
 
 pub use parse::{parse_history_turn, parse_results};
 
@@ -172,6 +173,9 @@ pub struct HistoryThinking {
     pub signature: Option<String>,
     /// The opaque data of an Anthropic redacted thinking block.
     pub redacted: Option<String>,
+    /// The provider's id of the block: a Responses reasoning item's `rs_` id.
+    #[serde(default)]
+    pub id: Option<String>,
 }
 
 /// The assistant turn that carried the calls: optional text and thinking blocks (the decoded
@@ -191,10 +195,26 @@ pub struct HistoryTurn {
 
 /// The assistant message (Responses: items) that carried the turn's calls, for the history. A
 /// turn without calls gives `[]`: it is a plain assistant message, not this function's concern.
+///
+/// Call ids are made valid for the wire ([`wire_id`]) the same way [`encode_results`] makes the
+/// results' ids valid, so the two stay paired; valid ids are kept unchanged.
 pub fn encode_tool_calls(wire: Wire, turn: &HistoryTurn) -> Vec<Value> {
     if turn.calls.is_empty() {
         return Vec::new();
     }
+    let remapped;
+    let turn = if turn.calls.iter().any(|c| wire_id(wire, &c.id).is_some()) {
+        let mut copy = turn.clone();
+        for call in &mut copy.calls {
+            if let Some(id) = wire_id(wire, &call.id) {
+                call.id = id;
+            }
+        }
+        remapped = copy;
+        &remapped
+    } else {
+        turn
+    };
     match wire {
         Wire::OpenAiChat => openai_chat::tool_calls(turn, false),
         Wire::Mistral => openai_chat::tool_calls(turn, true),
@@ -248,6 +268,19 @@ pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
     if results.is_empty() {
         return Vec::new();
     }
+    let remapped: Vec<ResultInput>;
+    let results = if results.iter().any(|r| wire_id(wire, &r.call_id).is_some()) {
+        remapped = results
+            .iter()
+            .map(|r| ResultInput {
+                call_id: wire_id(wire, &r.call_id).unwrap_or_else(|| r.call_id.clone()),
+                ..r.clone()
+            })
+            .collect();
+        &remapped
+    } else {
+        results
+    };
     match wire {
         Wire::OpenAiChat => openai_chat::results(results, false),
         Wire::Mistral => openai_chat::results(results, true),
@@ -255,6 +288,15 @@ pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
         Wire::Anthropic => anthropic::results(results),
         Wire::Gemini => gemini::results(results),
     }
+}
+
+/// The id a call must carry on `wire` when `id` breaks the wire's id rule (Mistral: exactly
+/// nine alphanumerics), or `None` when `id` is fine as it is. Deterministic, so calls and
+/// results encoded separately stay paired. An empty id stays empty (Gemini sends none).
+fn wire_id(wire: Wire, id: &str) -> Option<String> {
+    let target = IdTarget::Wire(wire);
+    (!id.is_empty() && !is_valid_tool_call_id(id, target))
+        .then(|| normalize_tool_call_id(id, target))
 }
 
 /// A definition's description when it has one worth sending.
@@ -295,7 +337,7 @@ fn with_image_note(text: String, count: usize, location: &str) -> String {
 mod fixtures {
     use serde_json::{json, Value};
 
-    use super::{HistoryCall, HistoryThinking, ResultInput};
+    use super::{HistoryCall, HistoryThinking, ResultInput, ToolDefinitionInput};
     use crate::envelope::ContentBlock;
 
     /// A function call with these arguments and no metadata.
@@ -331,7 +373,7 @@ mod fixtures {
         HistoryThinking {
             text: text.into(),
             signature: signature.map(Into::into),
-            redacted: None,
+            ..HistoryThinking::default()
         }
     }
 
@@ -371,6 +413,22 @@ mod fixtures {
         }
     }
 
+    /// Two definitions sharing `parameters`: `read` with a description, `list` without.
+    pub(super) fn read_and_list(parameters: &Value) -> [ToolDefinitionInput<'_>; 2] {
+        [
+            ToolDefinitionInput {
+                name: "read",
+                description: Some("Reads a file"),
+                parameters,
+            },
+            ToolDefinitionInput {
+                name: "list",
+                description: None,
+                parameters,
+            },
+        ]
+    }
+
     /// A parameters schema.
     pub(super) fn schema() -> Value {
         json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
@@ -383,13 +441,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const WIRES: [Wire; 5] = [
-        Wire::OpenAiChat,
-        Wire::OpenAiResponses,
-        Wire::Anthropic,
-        Wire::Gemini,
-        Wire::Mistral,
-    ];
+    const WIRES: [Wire; 5] = Wire::ALL;
 
     #[test]
     fn for_target_maps_every_target_name() {
@@ -483,27 +535,49 @@ mod tests {
     }
 
     #[test]
-    fn each_wire_dispatches_to_its_own_shape() {
+    fn ids_a_wire_refuses_are_rewritten_alike_in_calls_and_results() {
         let turn = HistoryTurn {
-            calls: vec![call("c1", "read", "{}")],
+            calls: vec![call("functions.read:0", "read", "{}")],
             ..HistoryTurn::default()
         };
-        let results = [text_result("c1", "read", "ok")];
+        let results = [text_result("functions.read:0", "read", "ok")];
+        for wire in WIRES {
+            let calls = Value::Array(encode_tool_calls(wire, &turn)).to_string();
+            let encoded = Value::Array(encode_results(wire, &results)).to_string();
+            let id = normalize_tool_call_id("functions.read:0", IdTarget::Wire(wire));
+            assert!(is_valid_tool_call_id(&id, IdTarget::Wire(wire)), "{wire:?}");
+            assert!(calls.contains(&format!("\"{id}\"")), "{wire:?}: {calls}");
+            assert!(
+                encoded.contains(&format!("\"{id}\"")),
+                "{wire:?}: {encoded}"
+            );
+            assert!(!calls.contains("functions.read:0"), "{wire:?}");
+        }
+    }
+
+    #[test]
+    fn each_wire_dispatches_to_its_own_shape() {
+        // An id every wire takes as it is (Mistral wants exactly nine alphanumerics).
+        let turn = HistoryTurn {
+            calls: vec![call("c1234567a", "read", "{}")],
+            ..HistoryTurn::default()
+        };
+        let results = [text_result("c1234567a", "read", "ok")];
         let cases: &[(Wire, Value, Value)] = &[
             (
                 Wire::OpenAiChat,
                 json!({"role": "assistant", "content": null}),
-                json!({"role": "tool", "tool_call_id": "c1", "content": "ok"}),
+                json!({"role": "tool", "tool_call_id": "c1234567a", "content": "ok"}),
             ),
             (
                 Wire::Mistral,
                 json!({"role": "assistant", "content": ""}),
-                json!({"role": "tool", "tool_call_id": "c1", "name": "read", "content": "ok"}),
+                json!({"role": "tool", "tool_call_id": "c1234567a", "name": "read", "content": "ok"}),
             ),
             (
                 Wire::OpenAiResponses,
                 json!({"type": "function_call"}),
-                json!({"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+                json!({"type": "function_call_output", "call_id": "c1234567a", "output": "ok"}),
             ),
             (
                 Wire::Anthropic,

@@ -108,29 +108,21 @@ pub(super) fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{call, custom_call, png, result, schema, text_result};
+    use super::super::fixtures::{
+        call, custom_call, png, read_and_list, result, schema, text_result,
+    };
     use super::super::{
         encode_definitions, encode_results, encode_tool_calls, DefinitionFormat, HistoryTurn,
     };
     use super::*;
     use crate::envelope::ContentBlock;
+    use crate::ids::{normalize_tool_call_id, IdTarget};
     use crate::wire::decoder::Wire;
 
     #[test]
     fn definitions_golden() {
         let parameters = schema();
-        let tools = [
-            ToolDefinitionInput {
-                name: "read",
-                description: Some("Reads a file"),
-                parameters: &parameters,
-            },
-            ToolDefinitionInput {
-                name: "list",
-                description: None,
-                parameters: &parameters,
-            },
-        ];
+        let tools = read_and_list(&parameters);
         let cases = [
             (
                 false,
@@ -270,11 +262,12 @@ mod tests {
             text_result("a1", "read", "x"),
             result("a2", "write", vec![ContentBlock::text("failed")], true),
         ];
+        let id = |raw| normalize_tool_call_id(raw, IdTarget::Strict9);
         assert_eq!(
             encode_results(Wire::Mistral, &results),
             vec![
-                json!({"role": "tool", "tool_call_id": "a1", "name": "read", "content": "x"}),
-                json!({"role": "tool", "tool_call_id": "a2", "name": "write", "content": "failed"}),
+                json!({"role": "tool", "tool_call_id": id("a1"), "name": "read", "content": "x"}),
+                json!({"role": "tool", "tool_call_id": id("a2"), "name": "write", "content": "failed"}),
             ]
         );
     }

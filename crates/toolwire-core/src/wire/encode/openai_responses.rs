@@ -2,17 +2,19 @@
 //!
 //! - Definitions are flat: `{type:"function", name, description?, parameters, strict}`, with
 //!   `strict` always present (a bool).
-//! - Calls: a `{type:"message", role:"assistant", content:[{type:"output_text", text}]}` item
-//!   first when the turn has text, then per call `{type:"function_call", call_id, name,
-//!   arguments}` (empty arguments sent as `"{}"`) or `{type:"custom_tool_call", call_id, name,
-//!   input}`, plus `id` (the provider's `fc_`/`ctc_` item id, `providerMetadata.itemId`) when
-//!   there is one and the turn has no thinking.
-//! - Reasoning items are NOT emitted: the decoded thinking blocks carry no `rs_` item id (nor
-//!   encrypted content) to reference. Because the API refuses an `fc_` item id whose reasoning
-//!   item is missing (400 "Item 'fc_…' of type 'function_call' was provided without its
-//!   required 'reasoning' item", e.g. cline/cline#12242, continuedev/continue#10018), a turn
-//!   that had reasoning (any thinking block) sends its calls without `id`: they are then new
-//!   items matched to their outputs by `call_id` alone.
+//! - Calls: first each reasoning item of the turn, `{type:"reasoning", id, summary:
+//!   [{type:"summary_text", text}], encrypted_content?}` (a thinking block with its `rs_` id; the
+//!   signature is the encrypted content, needed with `store: false`); then a `{type:"message",
+//!   role:"assistant", content:[{type:"output_text", text}]}` item when the turn has text; then
+//!   per call `{type:"function_call", call_id, name, arguments}` (empty arguments sent as `"{}"`)
+//!   or `{type:"custom_tool_call", call_id, name, input}`, plus `id` (the provider's `fc_`/`ctc_`
+//!   item id, `providerMetadata.itemId`; a function_call item id that is not `fc_…` is made so
+//!   as `repairHistory` would) when there is one.
+//! - The API refuses an `fc_` item id whose reasoning item is missing (400 "Item 'fc_…' of type
+//!   'function_call' was provided without its required 'reasoning' item", e.g.
+//!   cline/cline#12242, continuedev/continue#10018). So when a thinking block of the turn has no
+//!   item id to send it under (it did not come from a Responses stream), the calls go without
+//!   their item ids: they are then new items matched to their outputs by `call_id` alone.
 //! - Results: per result `{type:"function_call_output", call_id, output}`; `output` is the
 //!   joined text when the result has no images, else a list of `input_text` / `input_image`
 //!   (`detail:"auto"`) parts in the order of the result's blocks (empty text blocks dropped).
@@ -22,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use super::{data_url, description, non_empty_text, HistoryTurn, ResultInput, ToolDefinitionInput};
 use crate::envelope::ContentBlock;
+use crate::ids::normalize_item_id;
 
 /// The `tools` array.
 pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
@@ -43,7 +46,25 @@ pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Va
 
 /// The items of the turn: its text message, then its calls (the turn has at least one call).
 pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
-    let mut items = Vec::with_capacity(turn.calls.len() + 1);
+    let mut items = Vec::with_capacity(turn.thinking.len() + turn.calls.len() + 1);
+    for block in &turn.thinking {
+        let Some(id) = block.id.as_deref().filter(|id| !id.is_empty()) else {
+            continue;
+        };
+        let summary = if block.text.is_empty() {
+            json!([])
+        } else {
+            json!([{"type": "summary_text", "text": block.text}])
+        };
+        let mut item = Map::new();
+        item.insert("type".into(), json!("reasoning"));
+        item.insert("id".into(), json!(id));
+        item.insert("summary".into(), summary);
+        if let Some(encrypted) = block.signature.as_deref().filter(|s| !s.is_empty()) {
+            item.insert("encrypted_content".into(), json!(encrypted));
+        }
+        items.push(Value::Object(item));
+    }
     if !turn.text.is_empty() {
         items.push(json!({
             "type": "message",
@@ -51,7 +72,10 @@ pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
             "content": [{"type": "output_text", "text": turn.text}],
         }));
     }
-    let item_ids_allowed = turn.thinking.is_empty();
+    let item_ids_allowed = turn
+        .thinking
+        .iter()
+        .all(|block| block.id.as_deref().is_some_and(|id| !id.is_empty()));
     for call in &turn.calls {
         let mut item = Map::new();
         if call.is_custom() {
@@ -66,6 +90,13 @@ pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
             item.insert("arguments".into(), json!(call.arguments_json_text()));
         }
         if let Some(item_id) = call.metadata_str("itemId").filter(|_| item_ids_allowed) {
+            // A function_call item id must look like `fc_…` (see `ids::normalize_item_id`);
+            // custom call ids (`ctc_…`) go as they are.
+            let item_id = if call.is_custom() {
+                item_id.to_owned()
+            } else {
+                normalize_item_id(item_id)
+            };
             item.insert("id".into(), json!(item_id));
         }
         items.push(Value::Object(item));
@@ -108,7 +139,7 @@ fn output_parts(content: &[ContentBlock]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        call, call_with, custom_call, png, result, schema, text_result, thought,
+        call, call_with, custom_call, png, read_and_list, result, schema, text_result, thought,
     };
     use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
     use super::*;
@@ -117,18 +148,7 @@ mod tests {
     #[test]
     fn definitions_golden_strict_always_present() {
         let parameters = schema();
-        let tools = [
-            ToolDefinitionInput {
-                name: "read",
-                description: Some("Reads a file"),
-                parameters: &parameters,
-            },
-            ToolDefinitionInput {
-                name: "list",
-                description: None,
-                parameters: &parameters,
-            },
-        ];
+        let tools = read_and_list(&parameters);
         for strict in [false, true] {
             assert_eq!(
                 encode_definitions(DefinitionFormat::Responses { strict }, &tools),
@@ -176,10 +196,10 @@ mod tests {
     }
 
     // Seen with every reasoning model (gpt-5, o3): an fc_ id sent without its rs_ reasoning
-    // item is a 400 (cline/cline#12242, mastra-ai/mastra#8738). No reasoning item can be sent,
-    // so the calls of a turn that reasoned go without their item ids.
+    // item is a 400 (cline/cline#12242, mastra-ai/mastra#8738). A thinking block with no item id
+    // cannot be sent as a reasoning item, so the calls of that turn go without their item ids.
     #[test]
-    fn quirk_item_ids_are_dropped_when_the_turn_had_reasoning() {
+    fn quirk_item_ids_are_dropped_when_a_reasoning_item_cannot_be_sent() {
         let turn = HistoryTurn {
             text: String::new(),
             thinking: vec![thought("", None)],
@@ -189,6 +209,32 @@ mod tests {
             encode_tool_calls(Wire::OpenAiResponses, &turn),
             vec![
                 json!({"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"})
+            ]
+        );
+    }
+
+    #[test]
+    fn reasoning_items_go_first_with_their_ids_and_encrypted_content() {
+        let mut reasoning = thought("**Plan** go", Some("gAAAA"));
+        reasoning.id = Some("rs_1".into());
+        let mut bare = thought("", None);
+        bare.id = Some("rs_2".into());
+        let turn = HistoryTurn {
+            text: "Reading.".into(),
+            thinking: vec![reasoning, bare],
+            calls: vec![call_with("call_1", "read", "itemId", json!("fc_1"))],
+        };
+        assert_eq!(
+            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            vec![
+                json!({"type": "reasoning", "id": "rs_1",
+                    "summary": [{"type": "summary_text", "text": "**Plan** go"}],
+                    "encrypted_content": "gAAAA"}),
+                json!({"type": "reasoning", "id": "rs_2", "summary": []}),
+                json!({"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Reading."}]}),
+                json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read",
+                    "arguments": "{}"}),
             ]
         );
     }

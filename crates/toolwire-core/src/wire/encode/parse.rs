@@ -543,12 +543,12 @@ mod tests {
                 HistoryThinking {
                     text: "plan".into(),
                     signature: Some("sig".into()),
-                    redacted: None
+                    ..HistoryThinking::default()
                 },
                 HistoryThinking {
                     text: String::new(),
-                    signature: None,
-                    redacted: Some("DATA".into())
+                    redacted: Some("DATA".into()),
+                    ..HistoryThinking::default()
                 },
             ]
         );

@@ -1,0 +1,65 @@
+'use strict'
+// What every part of the JavaScript layer shares: the error type and the engine-call wrapper.
+
+/** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
+class ToolwireError extends Error {
+  constructor(code, message) {
+    super(message)
+    this.name = 'ToolwireError'
+    this.code = code
+  }
+}
+
+/** Calls into the engine, turning its `[CODE] message` errors into ToolwireErrors. */
+function native(fn) {
+  try {
+    return fn()
+  } catch (error) {
+    const match = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(error && error.message)
+    throw match ? new ToolwireError(match[1], match[2]) : error
+  }
+}
+
+/** A readable message for anything a tool or hook threw or rejected with. */
+function messageOf(error) {
+  if (error instanceof Error) return String(error.message)
+  if (typeof error === 'string') return error
+  let json
+  try {
+    json = JSON.stringify(error)
+  } catch {
+    json = undefined
+  }
+  return `non-Error value: ${json === undefined ? safeString(error) : json}`
+}
+
+function safeString(value) {
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${safeString(value)}`
+}
+
+/** The provider wire APIs. */
+const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+
+/** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
+function jsonText(where, value) {
+  let text
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} cannot be serialized to JSON: ${messageOf(error)}`)
+  }
+  if (text === undefined) throw new ToolwireError('VALIDATION_ERROR', `${where} has no JSON form (got ${describe(value)})`)
+  return text
+}
+
+module.exports = { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText }

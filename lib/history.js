@@ -1,0 +1,69 @@
+'use strict'
+// History for each wire: the assistant message that carried the calls, the tool-result messages,
+// tool-call ids and history repair. The encoding runs in Rust; values cross as JSON text.
+
+const native_ = require('../native.js')
+const { ToolwireError, WIRES, native, describe, jsonText } = require('./common.js')
+
+function checkWire(where, wire) {
+  if (typeof wire !== 'string' || !WIRES.includes(wire)) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: unknown wire ${describe(wire)}: expected one of ${WIRES.join(', ')}`)
+  }
+}
+
+/** The tool-result messages `wire` expects for these results (ToolResults or ToolResultMessages). */
+function encodeResults(results, wire) {
+  checkWire('encodeResults', wire)
+  if (!Array.isArray(results)) throw new TypeError(`encodeResults: results must be an array, got ${describe(results)}`)
+  return JSON.parse(native(() => native_.encodeResults(jsonText('encodeResults: results', results), wire)))
+}
+
+/** A call as the engine reads it: its arguments as JSON text. */
+function historyCall(call, i) {
+  if (call === null || typeof call !== 'object') {
+    throw new TypeError(`encodeToolCalls: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
+  }
+  const { id, name, kind, providerMetadata } = call
+  if (typeof id !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].id must be a string, got ${describe(id)}`)
+  if (typeof name !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].name must be a string, got ${describe(name)}`)
+  const args = call.arguments
+  const text = typeof args === 'string' ? args : args === undefined || args === null ? '' : jsonText(`encodeToolCalls: calls[${i}].arguments`, args)
+  return { id, name, arguments: text, kind, providerMetadata }
+}
+
+/**
+ * The assistant message (for Responses: the items) that carried the calls, for history. `turn` is
+ * an array of calls, or an AssembledTurn, whose text and thinking blocks are kept too.
+ */
+function encodeToolCalls(turn, wire) {
+  checkWire('encodeToolCalls', wire)
+  let shaped
+  if (Array.isArray(turn)) {
+    shaped = { toolCalls: turn.map(historyCall) }
+  } else if (turn !== null && typeof turn === 'object' && Array.isArray(turn.toolCalls)) {
+    shaped = { text: turn.text ?? '', thinking: turn.thinking ?? [], toolCalls: turn.toolCalls.map(historyCall) }
+  } else {
+    throw new TypeError(`encodeToolCalls: expected an array of calls or a turn { text?, thinking?, toolCalls }, got ${describe(turn)}`)
+  }
+  return JSON.parse(native(() => native_.encodeToolCalls(jsonText('encodeToolCalls: turn', shaped), wire)))
+}
+
+/** An id valid for `target` (a wire, `'strict'` or `'strict9'`); valid ids are kept unchanged. */
+function normalizeToolCallId(id, target) {
+  if (typeof id !== 'string') throw new TypeError(`normalizeToolCallId: id must be a string, got ${describe(id)}`)
+  if (typeof target !== 'string') throw new TypeError(`normalizeToolCallId: target must be a string, got ${describe(target)}`)
+  return native(() => native_.normalizeToolCallId(id, target))
+}
+
+/**
+ * Repairs a history in the wire's own message format: ids made valid and unique (consistently in
+ * calls and results), a synthetic error result for each call without one, results without a call
+ * removed. Pure: returns `{ messages, report: { renamed, synthesized, removed } }`.
+ */
+function repairHistory(messages, wire) {
+  checkWire('repairHistory', wire)
+  if (!Array.isArray(messages)) throw new TypeError(`repairHistory: messages must be an array, got ${describe(messages)}`)
+  return JSON.parse(native(() => native_.repairHistory(jsonText('repairHistory: messages', messages), wire)))
+}
+
+module.exports = { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory }

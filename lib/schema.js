@@ -1,0 +1,51 @@
+'use strict'
+// Schemas for each provider: normalizeSchema (run in Rust) and the tool-name rules.
+
+const native_ = require('../native.js')
+const { ToolwireError, WIRES, native, describe, jsonText } = require('./common.js')
+
+/** The schema dialects normalizeSchema speaks. */
+const SCHEMA_TARGETS = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
+
+/**
+ * The schema in the target's dialect: `{ schema, removed, warnings }`. For `openai-strict` also
+ * `denormalize(args)`, which strips the nulls the strict form forced, so a tool receives what its
+ * own schema means.
+ */
+function normalizeSchema(schema, target, options) {
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean') || Array.isArray(schema)) {
+    throw new TypeError(`normalizeSchema: schema must be a JSON Schema (an object or a boolean), got ${describe(schema)}`)
+  }
+  if (typeof target !== 'string' || !SCHEMA_TARGETS.includes(target)) {
+    throw new ToolwireError(
+      'VALIDATION_ERROR',
+      `normalizeSchema: unknown target ${describe(target)}: expected one of ${SCHEMA_TARGETS.join(', ')}`,
+    )
+  }
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError(`normalizeSchema: options must be an object, got ${describe(options)}`)
+  }
+  const text = jsonText('normalizeSchema: schema', schema)
+  const optionsText = options === undefined ? '{}' : jsonText('normalizeSchema: options', options)
+  const result = JSON.parse(native(() => native_.normalizeSchema(text, target, optionsText)))
+  if (target === 'openai-strict') {
+    result.denormalize = (args) =>
+      JSON.parse(native(() => native_.denormalizeStrict(text, jsonText('denormalize: args', args))))
+  }
+  return result
+}
+
+/** `{ ok: true }` when `name` is a valid tool name for `target`, else `{ ok: false, reason }`. */
+function validateToolName(name, target) {
+  if (typeof target !== 'string' || !(WIRES.includes(target) || SCHEMA_TARGETS.includes(target))) {
+    throw new ToolwireError(
+      'VALIDATION_ERROR',
+      `validateToolName: unknown target ${describe(target)}: expected a wire (${WIRES.join(', ')}) or a schema target (${SCHEMA_TARGETS.join(', ')})`,
+    )
+  }
+  if (typeof name !== 'string') return { ok: false, reason: `a tool name must be a string, got ${describe(name)}` }
+  const reason = native(() => native_.validateToolName(name, target))
+  return reason === null || reason === undefined ? { ok: true } : { ok: false, reason }
+}
+
+module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName }

@@ -1,0 +1,72 @@
+//! History functions: tool-call ids, history repair, and the wire encoders of calls and results.
+
+use napi_derive::napi;
+use serde_json::{json, Value};
+use toolwire_core::ids::{normalize_tool_call_id, repair_history, IdTarget};
+use toolwire_core::wire::decoder::Wire;
+use toolwire_core::wire::encode::{
+    encode_results, encode_tool_calls, parse_history_turn, parse_results,
+};
+use toolwire_core::{Error, ErrorCode};
+
+use crate::convert::parse_json;
+use crate::error::guard;
+
+/// An id valid for `target` (a wire, `strict` or `strict9`); valid ids come back unchanged.
+#[napi(js_name = "normalizeToolCallId")]
+pub fn normalize_tool_call_id_js(id: String, target: String) -> napi::Result<String> {
+    guard(|| {
+        let target = IdTarget::parse(&target).ok_or_else(|| {
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "unknown id target \"{target}\"; expected a wire name, \"strict\" or \"strict9\""
+                ),
+            )
+        })?;
+        Ok(normalize_tool_call_id(&id, target))
+    })
+}
+
+/// Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`.
+#[napi(js_name = "repairHistory")]
+pub fn repair_history_js(messages: String, wire: String) -> napi::Result<String> {
+    guard(|| {
+        let wire = Wire::parse(&wire)?;
+        let messages = match parse_json("repairHistory: messages", &messages)? {
+            Value::Array(messages) => messages,
+            other => {
+                return Err(Error::caller(
+                    ErrorCode::ValidationError,
+                    format!(
+                        "repairHistory: messages must be an array, got {}",
+                        toolwire_core::registry::json_type(&other)
+                    ),
+                ))
+            }
+        };
+        let (messages, report) = repair_history(messages, wire)?;
+        Ok(json!({ "messages": messages, "report": report }).to_string())
+    })
+}
+
+/// The tool-result messages `wire` expects, for results given as JSON text.
+#[napi(js_name = "encodeResults")]
+pub fn encode_results_js(results: String, wire: String) -> napi::Result<String> {
+    guard(|| {
+        let wire = Wire::parse(&wire)?;
+        let results = parse_results(&results)?;
+        Ok(Value::Array(encode_results(wire, &results)).to_string())
+    })
+}
+
+/// The assistant message(s) that carried the calls, for history; `turn` is JSON text of an
+/// array of calls or of a turn `{ text, thinking, toolCalls }`.
+#[napi(js_name = "encodeToolCalls")]
+pub fn encode_tool_calls_js(turn: String, wire: String) -> napi::Result<String> {
+    guard(|| {
+        let wire = Wire::parse(&wire)?;
+        let turn = parse_history_turn(&turn)?;
+        Ok(Value::Array(encode_tool_calls(wire, &turn)).to_string())
+    })
+}
