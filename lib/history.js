@@ -18,17 +18,15 @@ function encodeResults(results, wire) {
   return JSON.parse(native(() => native_.encodeResults(jsonText('encodeResults: results', results), wire)))
 }
 
-/** A call as the engine reads it: its arguments as JSON text. */
-function historyCall(call, i) {
-  if (call === null || typeof call !== 'object') {
-    throw new TypeError(`encodeToolCalls: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
-  }
-  const { id, name, kind, providerMetadata } = call
-  if (typeof id !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].id must be a string, got ${describe(id)}`)
-  if (typeof name !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].name must be a string, got ${describe(name)}`)
-  const args = call.arguments
-  const text = typeof args === 'string' ? args : args === undefined || args === null ? '' : jsonText(`encodeToolCalls: calls[${i}].arguments`, args)
-  return { id, name, arguments: text, kind, providerMetadata }
+/** Checks what the engine needs of each call; the arguments go as they are (text or a value). */
+function checkCalls(calls) {
+  calls.forEach((call, i) => {
+    if (call === null || typeof call !== 'object') {
+      throw new TypeError(`encodeToolCalls: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
+    }
+    if (typeof call.id !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].id must be a string, got ${describe(call.id)}`)
+    if (typeof call.name !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].name must be a string, got ${describe(call.name)}`)
+  })
 }
 
 /**
@@ -39,9 +37,11 @@ function encodeToolCalls(turn, wire) {
   checkWire('encodeToolCalls', wire)
   let shaped
   if (Array.isArray(turn)) {
-    shaped = { toolCalls: turn.map(historyCall) }
+    checkCalls(turn)
+    shaped = { toolCalls: turn }
   } else if (turn !== null && typeof turn === 'object' && Array.isArray(turn.toolCalls)) {
-    shaped = { text: turn.text ?? '', thinking: turn.thinking ?? [], toolCalls: turn.toolCalls.map(historyCall) }
+    checkCalls(turn.toolCalls)
+    shaped = turn
   } else {
     throw new TypeError(`encodeToolCalls: expected an array of calls or a turn { text?, thinking?, toolCalls }, got ${describe(turn)}`)
   }

@@ -13,8 +13,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Map, Value};
-use toolwire_core::wire::partial_json::{ParseState, PartialJson, PartialOp, PathSegment};
+use serde_json::Value;
+use toolwire_core::wire::partial_json::{
+    ParseState, PartialJson, PartialOp, PartialValue, PathSegment,
+};
 use toolwire_fuzz::{header, is_json, parse_without_duplicate_keys, str_pieces};
 
 /// Feeds `pieces`; returns the parser, the ops, and the path of a string that got two
@@ -40,69 +42,13 @@ fn feed(pieces: &[&str]) -> (PartialJson, Vec<PartialOp>, Option<Vec<PathSegment
     (parser, ops, twice)
 }
 
-/// Builds the value the ops describe (the consumer side, as in the module's proptests).
-#[derive(Default)]
-struct Builder {
-    root: Option<Value>,
-}
-
-impl Builder {
-    fn slot(&mut self, path: &[PathSegment]) -> &mut Value {
-        let mut cur = self.root.get_or_insert(Value::Null);
-        for segment in path {
-            cur = match segment {
-                PathSegment::Key(k) => {
-                    if !cur.is_object() {
-                        *cur = Value::Object(Map::new());
-                    }
-                    let map = cur.as_object_mut().expect("just made an object");
-                    map.entry(k.clone()).or_insert(Value::Null)
-                }
-                PathSegment::Index(n) => {
-                    if !cur.is_array() {
-                        *cur = Value::Array(Vec::new());
-                    }
-                    let array = cur.as_array_mut().expect("just made an array");
-                    assert!(
-                        *n <= array.len(),
-                        "index {n} skips ahead of {}",
-                        array.len()
-                    );
-                    if *n == array.len() {
-                        array.push(Value::Null);
-                    }
-                    &mut array[*n]
-                }
-            };
-        }
-        cur
-    }
-
-    fn apply(&mut self, op: &PartialOp) {
-        match op {
-            PartialOp::Append { path, text } => {
-                let slot = self.slot(path);
-                match slot {
-                    Value::String(s) => s.push_str(text),
-                    Value::Null => *slot = Value::String(text.clone()),
-                    other => panic!("Append onto {other:?}"),
-                }
-            }
-            PartialOp::Value { path, json } => {
-                let parsed: Value = serde_json::from_str(json)
-                    .unwrap_or_else(|e| panic!("op json {json:?} does not parse: {e}"));
-                *self.slot(path) = parsed;
-            }
-        }
-    }
-}
-
+/// Builds the value the ops describe.
 fn build(ops: &[PartialOp]) -> Option<Value> {
-    let mut builder = Builder::default();
+    let mut value = PartialValue::new();
     for op in ops {
-        builder.apply(op);
+        value.apply(op).unwrap_or_else(|e| panic!("{e}"));
     }
-    builder.root
+    value.into_value()
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -174,7 +174,7 @@ fn describe(
 
 /// The JSON pointer of property `name` of the object at pointer `base`.
 pub(crate) fn child_pointer(base: &str, name: &str) -> String {
-    format!("{base}/{}", name.replace('~', "~0").replace('/', "~1"))
+    crate::pointer::child(base, name)
 }
 
 fn list_failures(failures: &[Failure]) -> String {

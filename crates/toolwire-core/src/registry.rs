@@ -392,8 +392,7 @@ fn find_ref_pointer(schema: &Value, message: &str) -> Option<String> {
                 }
                 for (key, child) in map {
                     let len = path.len();
-                    path.push('/');
-                    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    crate::pointer::push_token(path, key);
                     let found = walk(child, path, message);
                     path.truncate(len);
                     if found.is_some() {

@@ -2,12 +2,13 @@
 //! coerces scalars, following the schema through `properties` and array items.
 
 use std::collections::HashMap;
+use std::fmt::Write;
 
 use serde_json::{Map, Number, Value};
 
 use super::names::{canonical_form, item_schema, properties, resolve};
 use super::{Coercion, Normalization, ParamRules, Rename, RenameReason};
-use crate::args::child_pointer;
+use crate::pointer::push_token;
 
 /// How deep the walk follows nested objects and arrays; deeper values are left as they are.
 pub(crate) const MAX_DEPTH: usize = 64;
@@ -75,8 +76,8 @@ impl<'s> Walker<'s, '_> {
                         break;
                     };
                     let len = path.len();
-                    path.push('/');
-                    path.push_str(&index.to_string());
+                    // Writing to a String cannot fail.
+                    let _ = write!(path, "/{index}");
                     self.value(item, item_schema, path, depth + 1);
                     path.truncate(len);
                 }
@@ -112,7 +113,7 @@ impl<'s> Walker<'s, '_> {
         for (key, child) in map.iter_mut() {
             if let Some(child_schema) = declared.get(key) {
                 let len = path.len();
-                *path = child_pointer(path, key);
+                push_token(path, key);
                 self.value(child, child_schema, path, depth + 1);
                 path.truncate(len);
             }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::merge::{flatten_union, merge_all_of};
+use super::merge::{flatten_union, merge_or_drop_all_of, one_of_as_any_of};
 use super::node::{child, json_type, short, show, At, Node, Obj, Val, Word};
 use super::report::Report;
 use crate::error::{Error, ErrorCode, Result};
@@ -77,8 +77,8 @@ impl Gemini<'_> {
                 ),
             ));
         }
-        self.merge_all_of(&mut obj);
-        self.one_of(&mut obj);
+        merge_or_drop_all_of(&mut obj, self.report);
+        one_of_as_any_of(&mut obj, self.report, "Gemini takes one union");
         self.children(&mut obj, depth)?;
         if let Some(word) = obj.words.shift_remove("anyOf") {
             match word.val {
@@ -112,39 +112,6 @@ impl Gemini<'_> {
         self.filter(&mut obj);
         self.prune_required(&mut obj);
         Ok(obj)
-    }
-
-    fn merge_all_of(&mut self, obj: &mut Obj) {
-        let Some(at) = obj.words.get("allOf").map(|w| w.at.clone()) else {
-            return;
-        };
-        if let Err(refusal) = merge_all_of(obj, self.report) {
-            self.report.dropped(&at, "allOf");
-            self.report.warn(format!(
-                "{}: cannot be merged ({} at {}) and is dropped; its constraints are not sent",
-                child(&at, "allOf"),
-                refusal.what,
-                show(&refusal.at)
-            ));
-        }
-    }
-
-    fn one_of(&mut self, obj: &mut Obj) {
-        let Some(word) = obj.words.shift_remove("oneOf") else {
-            return;
-        };
-        let at = child(&word.at, "oneOf");
-        if obj.has("anyOf") {
-            self.report.dropped(&word.at, "oneOf");
-            self.report.warn(format!(
-                "{at}: dropped, since the schema has an anyOf as well and Gemini takes one union"
-            ));
-        } else {
-            self.report.warn(format!(
-                "{at}: sent as anyOf; a value matching several branches is accepted too"
-            ));
-            obj.words.insert("anyOf".to_owned(), word);
-        }
     }
 
     /// Rewrites the subschemas under `properties` and `items`.

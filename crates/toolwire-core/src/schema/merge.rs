@@ -35,6 +35,43 @@ pub(crate) fn same(a: &Node, b: &Node) -> bool {
     a.to_value() == b.to_value()
 }
 
+/// Merges `obj`'s `allOf` into it; one that cannot be merged is dropped, and the report says
+/// why (for targets that take no `allOf`).
+pub(crate) fn merge_or_drop_all_of(obj: &mut Obj, report: &mut Report) {
+    let Some(at) = obj.words.get("allOf").map(|w| w.at.clone()) else {
+        return;
+    };
+    if let Err(refusal) = merge_all_of(obj, report) {
+        report.dropped(&at, "allOf");
+        report.warn(format!(
+            "{}: cannot be merged ({} at {}) and is dropped; its constraints are not sent",
+            child(&at, "allOf"),
+            refusal.what,
+            show(&refusal.at)
+        ));
+    }
+}
+
+/// Sends `oneOf` as `anyOf` (for targets that take no `oneOf`); when the schema has an `anyOf`
+/// too, `oneOf` is dropped and the warning ends with `only_one_union`, saying why.
+pub(crate) fn one_of_as_any_of(obj: &mut Obj, report: &mut Report, only_one_union: &str) {
+    let Some(word) = obj.words.shift_remove("oneOf") else {
+        return;
+    };
+    let at = child(&word.at, "oneOf");
+    if obj.has("anyOf") {
+        report.dropped(&word.at, "oneOf");
+        report.warn(format!(
+            "{at}: dropped, since the schema has an anyOf as well and {only_one_union}"
+        ));
+    } else {
+        report.warn(format!(
+            "{at}: sent as anyOf; a value matching several branches is accepted too"
+        ));
+        obj.words.insert("anyOf".to_owned(), word);
+    }
+}
+
 /// Merges the `allOf` of `obj` into `obj`: nested `allOf`s are flattened, `properties` merged
 /// by name (a property defined differently by two parts becomes an `allOf` of both, for the
 /// caller to merge in turn), `required` united, any other keyword taken when `obj` lacks it

@@ -147,24 +147,7 @@ pub(crate) fn input_children<'v>(
     out
 }
 
-/// `token` escaped for a JSON pointer (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(token: &str) -> Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(token)
-    }
-}
-
-/// The pointer `at` extended by one (unescaped) token.
-pub(crate) fn child(at: &str, token: &str) -> String {
-    let token = escape(token);
-    let mut out = String::with_capacity(at.len() + token.len() + 1);
-    out.push_str(at);
-    out.push('/');
-    out.push_str(&token);
-    out
-}
+pub(crate) use crate::pointer::child;
 
 /// A pointer as shown in messages: the root is `(root)`.
 pub(crate) fn show(at: &str) -> &str {

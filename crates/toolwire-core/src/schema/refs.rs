@@ -97,9 +97,9 @@ fn resource_of(doc: &Value, target: &str) -> String {
     let mut here = doc;
     let mut at = String::new();
     for token in target.split('/').skip(1) {
-        let key = token.replace("~1", "/").replace("~0", "~");
+        let key = crate::pointer::unescape(token);
         let next = match here {
-            Value::Object(map) => map.get(&key),
+            Value::Object(map) => map.get(key.as_ref()),
             Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
             _ => None,
         };

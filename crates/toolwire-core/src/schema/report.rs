@@ -102,7 +102,7 @@ fn document_position(doc: &Value, pointer: &str) -> Vec<Step> {
     let mut steps = Vec::new();
     let mut here = Some(doc);
     for raw in pointer.split('/').skip(1) {
-        let token = raw.replace("~1", "/").replace("~0", "~");
+        let token = crate::pointer::unescape(raw).into_owned();
         here = match here {
             Some(Value::Array(items)) => match token.parse::<usize>() {
                 Ok(i) => {

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::merge::merge_all_of;
+use super::merge::{merge_or_drop_all_of, one_of_as_any_of};
 use super::node::{child, short, show, At, Name, Node, Obj, Val, Word};
 use super::report::Report;
 use crate::error::{Error, ErrorCode, Result};
@@ -131,8 +131,8 @@ impl Strict<'_> {
                 show(&obj.at)
             )));
         }
-        self.merge_all_of(&mut obj);
-        self.one_of(&mut obj);
+        merge_or_drop_all_of(&mut obj, self.report);
+        one_of_as_any_of(&mut obj, self.report, "strict mode has no oneOf");
         let object = is_object(&obj);
         let level = level + usize::from(object);
         if level > MAX_OBJECT_LEVELS {
@@ -163,39 +163,6 @@ impl Strict<'_> {
             self.close(&mut obj)?;
         }
         Ok(obj)
-    }
-
-    fn merge_all_of(&mut self, obj: &mut Obj) {
-        let Some(at) = obj.words.get("allOf").map(|w| w.at.clone()) else {
-            return;
-        };
-        if let Err(refusal) = merge_all_of(obj, self.report) {
-            self.report.dropped(&at, "allOf");
-            self.report.warn(format!(
-                "{}: cannot be merged ({} at {}) and is dropped; its constraints are not sent",
-                child(&at, "allOf"),
-                refusal.what,
-                show(&refusal.at)
-            ));
-        }
-    }
-
-    fn one_of(&mut self, obj: &mut Obj) {
-        let Some(word) = obj.words.shift_remove("oneOf") else {
-            return;
-        };
-        let at = child(&word.at, "oneOf");
-        if obj.has("anyOf") {
-            self.report.dropped(&word.at, "oneOf");
-            self.report.warn(format!(
-                "{at}: dropped, since the schema has an anyOf as well and strict mode has no oneOf"
-            ));
-        } else {
-            self.report.warn(format!(
-                "{at}: sent as anyOf; a value matching several branches is accepted too"
-            ));
-            obj.words.insert("anyOf".to_owned(), word);
-        }
     }
 
     /// Rewrites the subschemas under `properties`, `items` and `anyOf`.

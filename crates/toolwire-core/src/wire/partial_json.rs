@@ -745,6 +745,94 @@ fn expected(wanted: &str, text: &str, i: usize) -> StepError {
     (i, format!("expected {wanted}, found {found}"))
 }
 
+/// The value a stream of [`PartialOp`]s describes, kept up to date as they arrive: the Rust
+/// side of a live partial object.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PartialValue {
+    root: Option<serde_json::Value>,
+}
+
+impl PartialValue {
+    /// Nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The value so far (`None` before the first op).
+    pub fn value(&self) -> Option<&serde_json::Value> {
+        self.root.as_ref()
+    }
+
+    /// The value so far, taken.
+    pub fn into_value(self) -> Option<serde_json::Value> {
+        self.root
+    }
+
+    /// Applies one op. The ops of one [`PartialJson`] always fit; an op that does not (an
+    /// index that skips ahead, an append onto a value that is not a string, JSON text that does
+    /// not parse) is an error naming it, and the value is left as it was before the op's leaf.
+    pub fn apply(&mut self, op: &PartialOp) -> std::result::Result<(), String> {
+        use serde_json::Value;
+        match op {
+            PartialOp::Append { path, text } => {
+                let slot = self.slot(path)?;
+                match slot {
+                    Value::String(s) => s.push_str(text),
+                    Value::Null => *slot = Value::String(text.clone()),
+                    other => return Err(format!("append at {path:?} onto {other}")),
+                }
+            }
+            PartialOp::Value { path, json } => {
+                let parsed: Value = serde_json::from_str(json)
+                    .map_err(|e| format!("value at {path:?}: {json:?} does not parse: {e}"))?;
+                *self.slot(path)? = parsed;
+            }
+        }
+        Ok(())
+    }
+
+    /// The place `path` names, made (as objects, arrays and nulls) where it does not exist yet.
+    fn slot(
+        &mut self,
+        path: &[PathSegment],
+    ) -> std::result::Result<&mut serde_json::Value, String> {
+        use serde_json::Value;
+        let mut cur = self.root.get_or_insert(Value::Null);
+        for segment in path {
+            cur = match segment {
+                PathSegment::Key(k) => {
+                    if !cur.is_object() {
+                        *cur = Value::Object(serde_json::Map::new());
+                    }
+                    let Value::Object(map) = cur else {
+                        unreachable!("just made an object")
+                    };
+                    map.entry(k.clone()).or_insert(Value::Null)
+                }
+                PathSegment::Index(n) => {
+                    if !cur.is_array() {
+                        *cur = Value::Array(Vec::new());
+                    }
+                    let Value::Array(array) = cur else {
+                        unreachable!("just made an array")
+                    };
+                    if *n > array.len() {
+                        return Err(format!(
+                            "index {n} in {path:?} skips ahead of {}",
+                            array.len()
+                        ));
+                    }
+                    if *n == array.len() {
+                        array.push(Value::Null);
+                    }
+                    &mut array[*n]
+                }
+            };
+        }
+        Ok(cur)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -791,64 +879,27 @@ mod tests {
         (parser, all.into_iter().flatten().collect())
     }
 
-    /// The consumer side: builds a value from ops, checking they are well formed.
+    /// The consumer side: builds a value from ops, checking they are well formed (no empty
+    /// append, strings and empty objects in their compact form).
     #[derive(Default)]
     struct Builder {
-        root: Option<Value>,
+        value: PartialValue,
     }
 
     impl Builder {
-        fn slot(&mut self, path: &[PathSegment]) -> &mut Value {
-            let mut cur = self.root.get_or_insert(Value::Null);
-            for segment in path {
-                cur = match segment {
-                    PathSegment::Key(k) => {
-                        if !cur.is_object() {
-                            *cur = Value::Object(Map::new());
-                        }
-                        let map = cur.as_object_mut().unwrap();
-                        map.entry(k.clone()).or_insert(Value::Null)
-                    }
-                    PathSegment::Index(n) => {
-                        if !cur.is_array() {
-                            *cur = Value::Array(Vec::new());
-                        }
-                        let array = cur.as_array_mut().unwrap();
-                        assert!(
-                            *n <= array.len(),
-                            "index {n} skips ahead of {}",
-                            array.len()
-                        );
-                        if *n == array.len() {
-                            array.push(Value::Null);
-                        }
-                        &mut array[*n]
-                    }
-                };
-            }
-            cur
-        }
-
         fn apply(&mut self, op: &PartialOp) {
             match op {
                 PartialOp::Append { path, text } => {
-                    assert!(!text.is_empty(), "empty Append at {path:?}");
-                    let slot = self.slot(path);
-                    match slot {
-                        Value::String(s) => s.push_str(text),
-                        Value::Null => *slot = Value::String(text.clone()),
-                        other => panic!("Append onto {other:?}"),
-                    }
+                    assert!(!text.is_empty(), "empty Append at {path:?}")
                 }
-                PartialOp::Value { path, json } => {
-                    let parsed: Value = serde_json::from_str(json)
-                        .unwrap_or_else(|e| panic!("op json {json:?} does not parse: {e}"));
+                PartialOp::Value { json, .. } => {
+                    let parsed: Value = serde_json::from_str(json).unwrap();
                     if parsed.is_string() || parsed == Value::Object(Map::new()) {
                         assert_eq!(&serde_json::to_string(&parsed).unwrap(), json);
                     }
-                    *self.slot(path) = parsed;
                 }
             }
+            self.value.apply(op).unwrap_or_else(|e| panic!("{e}"));
         }
     }
 
@@ -857,7 +908,7 @@ mod tests {
         for op in ops {
             builder.apply(op);
         }
-        builder.root
+        builder.value.into_value()
     }
 
     #[test]
@@ -1396,7 +1447,7 @@ mod tests {
             }
             prop_assert_eq!(parser.state(), &ParseState::Complete);
             prop_assert_eq!(parser.is_object(), expected.is_object());
-            prop_assert_eq!(builder.root, Some(expected));
+            prop_assert_eq!(builder.value.into_value(), Some(expected));
         }
 
         #[test]

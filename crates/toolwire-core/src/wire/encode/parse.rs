@@ -341,6 +341,17 @@ mod tests {
         ContentBlock::text(s)
     }
 
+    /// `result` is a caller's VALIDATION_ERROR whose message starts with `expected`.
+    fn assert_caller_error(result: crate::error::Result<()>, json: &str, expected: &str) {
+        let error = result.unwrap_err();
+        assert_eq!(error.fault, Fault::Caller, "{json}");
+        assert_eq!(error.code, ErrorCode::ValidationError, "{json}");
+        assert!(
+            error.message.starts_with(expected),
+            "{json}: {:?} does not start with {expected:?}",
+            error.message
+        );
+    }
     #[test]
     fn accepts_toolwire_results_and_pi_tool_result_messages() {
         let json = r#"[
@@ -486,14 +497,7 @@ mod tests {
             ),
         ];
         for (json, expected) in cases {
-            let error = parse_results(json).unwrap_err();
-            assert_eq!(error.fault, Fault::Caller, "{json}");
-            assert_eq!(error.code, ErrorCode::ValidationError, "{json}");
-            assert!(
-                error.message.starts_with(expected),
-                "{json}: {:?} does not start with {expected:?}",
-                error.message
-            );
+            assert_caller_error(parse_results(json).map(|_| ()), json, expected);
         }
     }
 
@@ -615,14 +619,7 @@ mod tests {
             ),
         ];
         for (json, expected) in cases {
-            let error = parse_history_turn(json).unwrap_err();
-            assert_eq!(error.fault, Fault::Caller, "{json}");
-            assert_eq!(error.code, ErrorCode::ValidationError, "{json}");
-            assert!(
-                error.message.starts_with(expected),
-                "{json}: {:?} does not start with {expected:?}",
-                error.message
-            );
+            assert_caller_error(parse_history_turn(json).map(|_| ()), json, expected);
         }
     }
 }
