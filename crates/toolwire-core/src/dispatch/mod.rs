@@ -180,7 +180,14 @@ impl Call {
 
     /// Normalizes the parsed arguments for the tool and validates them (see
     /// [`prepare_arguments`]), keeping what normalization changed for the result.
-    fn prepare(&mut self, spec: &ToolSpec) -> std::result::Result<(), ToolError> {
+    /// Calls without a tool never get here (they end `NOT_FOUND` first). The tool is borrowed,
+    /// not cloned: big batches are prechecked on several threads, and cloning the `Arc` of a
+    /// tool many calls share would make them contend for its count.
+    fn prepare(&mut self) -> std::result::Result<(), ToolError> {
+        let spec = self
+            .spec
+            .as_deref()
+            .expect("only calls of a known tool are prepared");
         let prepared = prepare_arguments(spec, &mut self.args)?;
         if prepared.changed {
             self.args_own = false;
@@ -192,8 +199,8 @@ impl Call {
     /// Parses and validates ahead of the call's turn; pure, so it may run on any thread.
     fn precheck(&mut self) {
         let parsed = self.parse_arguments();
-        let valid = match (&parsed, self.spec.clone()) {
-            (Ok(()), Some(spec)) => Some(self.prepare(&spec)),
+        let valid = match (&parsed, &self.spec) {
+            (Ok(()), Some(_)) => Some(self.prepare()),
             _ => None,
         };
         self.prechecked = Some(Prechecked { parsed, valid });
@@ -441,7 +448,7 @@ impl Dispatcher {
                 .spec
                 .clone()
                 .ok_or_else(|| not_found(registry, &c.request.name))?;
-            valid.unwrap_or_else(|| c.prepare(&spec)).map(|()| spec)
+            valid.unwrap_or_else(|| c.prepare()).map(|()| spec)
         });
         let spec = match checked {
             Ok(spec) => spec,

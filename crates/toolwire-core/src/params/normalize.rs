@@ -50,7 +50,15 @@ impl<'s> Walker<'s, '_> {
             return;
         }
         let schema = resolve(self.root, schema);
-        if let Some(types) = simple_types(schema) {
+        // Only an array (text blocks) or a value to coerce can change here: most values skip
+        // reading the schema's types.
+        let may_change = value.is_array() || self.rules.coerce;
+        let types = if may_change {
+            simple_types(schema)
+        } else {
+            None
+        };
+        if let Some(types) = types {
             if types.contains(&"string") {
                 if let Some(text) = join_text_blocks(value) {
                     *value = Value::String(text);
