@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::merge::{flatten_union, merge_or_drop_all_of, one_of_as_any_of};
+use super::merge::{drop_unfit, flatten_union, merge_or_drop_all_of, one_of_as_any_of};
 use super::node::{child, json_type, short, show, At, Node, Obj, Val, Word};
 use super::report::Report;
 use crate::error::{Error, ErrorCode, Result};
@@ -288,9 +288,12 @@ impl Gemini<'_> {
 
     /// Drops every keyword Gemini's `Schema` lacks, and kept keywords of the wrong shape.
     fn filter(&mut self, obj: &mut Obj) {
-        let mut dropped = Vec::new();
-        for (name, word) in &obj.words {
-            let fits = match (name.as_str(), &word.val) {
+        drop_unfit(
+            obj,
+            self.report,
+            &KEEP,
+            "has no Gemini equivalent",
+            |name, val| match (name, val) {
                 ("type", Val::Data(Value::String(_))) => true,
                 ("title" | "description" | "format", Val::Data(Value::String(_))) => true,
                 ("nullable", Val::Data(Value::Bool(_))) => true,
@@ -304,21 +307,8 @@ impl Gemini<'_> {
                 }
                 ("default" | "example", _) => true,
                 _ => false,
-            };
-            if !fits {
-                dropped.push((name.clone(), word.at.clone()));
-            }
-        }
-        for (name, at) in dropped {
-            obj.words.shift_remove(&name);
-            self.report.dropped(&at, &name);
-            if KEEP.contains(&name.as_str()) {
-                self.report.warn(format!(
-                    "{}: this form of {name} has no Gemini equivalent and is dropped",
-                    child(&at, &name)
-                ));
-            }
-        }
+            },
+        );
     }
 
     /// Drops the `required` names that are not properties.

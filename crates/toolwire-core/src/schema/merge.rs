@@ -414,6 +414,34 @@ impl ObjectUnion {
     }
 }
 
+/// Drops the keywords of `obj` that `fits(name, value)` refuses (unknown to the target, or of a
+/// shape it cannot take), reporting each; for a keyword in `keep` (one the target has, in
+/// another form) a warning says `{path}: this form of {name} {why} and is dropped`.
+pub(crate) fn drop_unfit(
+    obj: &mut Obj,
+    report: &mut Report,
+    keep: &[&str],
+    why: &str,
+    fits: impl Fn(&str, &Val) -> bool,
+) {
+    let dropped: Vec<(String, At)> = obj
+        .words
+        .iter()
+        .filter(|(name, word)| !fits(name.as_str(), &word.val))
+        .map(|(name, word)| (name.clone(), word.at.clone()))
+        .collect();
+    for (name, at) in dropped {
+        obj.words.shift_remove(&name);
+        report.dropped(&at, &name);
+        if keep.contains(&name.as_str()) {
+            report.warn(format!(
+                "{}: this form of {name} {why} and is dropped",
+                child(&at, &name)
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

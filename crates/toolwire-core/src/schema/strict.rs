@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::merge::{merge_or_drop_all_of, one_of_as_any_of};
+use super::merge::{drop_unfit, merge_or_drop_all_of, one_of_as_any_of};
 use super::node::{child, short, show, At, Name, Node, Obj, Val, Word};
 use super::report::Report;
 use crate::error::{Error, ErrorCode, Result};
@@ -188,46 +188,38 @@ impl Strict<'_> {
 
     /// Drops every keyword strict mode lacks, and kept keywords of the wrong shape.
     fn filter(&mut self, obj: &mut Obj) {
-        let mut dropped = Vec::new();
-        for (name, word) in &obj.words {
-            let fits = matches!(
-                (name.as_str(), &word.val),
-                ("type", Val::Data(Value::String(_) | Value::Array(_)))
-                    | ("properties", Val::Map(_))
-                    | ("required", Val::Names(_))
-                    | ("additionalProperties" | "items", Val::One(_))
-                    | ("anyOf", Val::List(_))
-                    | ("enum", Val::Data(Value::Array(_)))
-                    | (
-                        "description" | "title" | "pattern" | "format",
-                        Val::Data(Value::String(_))
-                    )
-                    | (
-                        "multipleOf"
-                            | "maximum"
-                            | "exclusiveMaximum"
-                            | "minimum"
-                            | "exclusiveMinimum"
-                            | "minItems"
-                            | "maxItems",
-                        Val::Data(Value::Number(_))
-                    )
-                    | ("const" | "default", Val::Data(_))
-            );
-            if !fits {
-                dropped.push((name.clone(), word.at.clone()));
-            }
-        }
-        for (name, at) in dropped {
-            obj.words.shift_remove(&name);
-            self.report.dropped(&at, &name);
-            if KEEP.contains(&name.as_str()) {
-                self.report.warn(format!(
-                    "{}: this form of {name} is not supported by strict mode and is dropped",
-                    child(&at, &name)
-                ));
-            }
-        }
+        drop_unfit(
+            obj,
+            self.report,
+            &KEEP,
+            "is not supported by strict mode",
+            |name, val| {
+                matches!(
+                    (name, val),
+                    ("type", Val::Data(Value::String(_) | Value::Array(_)))
+                        | ("properties", Val::Map(_))
+                        | ("required", Val::Names(_))
+                        | ("additionalProperties" | "items", Val::One(_))
+                        | ("anyOf", Val::List(_))
+                        | ("enum", Val::Data(Value::Array(_)))
+                        | (
+                            "description" | "title" | "pattern" | "format",
+                            Val::Data(Value::String(_))
+                        )
+                        | (
+                            "multipleOf"
+                                | "maximum"
+                                | "exclusiveMaximum"
+                                | "minimum"
+                                | "exclusiveMinimum"
+                                | "minItems"
+                                | "maxItems",
+                            Val::Data(Value::Number(_))
+                        )
+                        | ("const" | "default", Val::Data(_))
+                )
+            },
+        );
     }
 
     /// Closes an object schema: `additionalProperties: false`, every property required, the
