@@ -79,6 +79,17 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   requiredGroups?: RequiredGroup[]
   /** Coerce scalar arguments to the schema's type (`"5"` to 5); defaults to the runtime's `coerce`. */
   coerce?: boolean
+  /**
+   * The fields of `details` (names or dotted paths; `*` for all) that may reach events, the UI
+   * and audit records. Without it, strict redaction withholds details there.
+   */
+  redaction?: { allow: string[] }
+  /** A line `MEDIA:<path>` in this tool's text becomes an image read from that path. */
+  trustedMedia?: boolean
+  /**
+   * Text may be returned as UTF-8 bytes (a Buffer or Uint8Array), directly or as a text block's
+   * `text`: it is cut and scrubbed in Rust without becoming a JavaScript string.
+   */
   execute(
     toolCallId: string,
     params: TParams,
@@ -164,6 +175,8 @@ export interface ToolResult {
   durationMs: number
   /** What parameter normalization changed in the model's arguments, when it changed anything. */
   normalization?: ParameterNormalization
+  /** What sanitization changed (text cut, secrets scrubbed, images fitted); absent when nothing. */
+  sanitization?: SanitizeReport
 }
 
 /** Parameters renamed (by an alias or a case match) and values coerced before validation. */
@@ -173,10 +186,80 @@ export interface ParameterNormalization {
   coerced: { path: string; from: string; to: string }[]
 }
 
+/**
+ * Events carry results as the UI and audit records may see them: secrets scrubbed (arguments
+ * too), image data replaced by `{ type: 'image', mimeType, bytes, width?, height?, omitted: true }`,
+ * text cut at `eventTextChars`, details reduced to the tool's redaction allowlist (or left out).
+ */
 export type ToolExecutionEvent =
   | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: unknown }
   | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
   | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
+  | { type: 'redaction_failed'; toolCallId: string; toolName: string; code: 'REDACTION_FAILED' }
+
+/** Secret kinds scrubbed by default; custom patterns add their own kinds. */
+export type SecretKind =
+  | 'openai-key' | 'anthropic-key' | 'aws-access-key' | 'github-token' | 'slack-token'
+  | 'google-api-key' | 'jwt' | 'private-key' | 'bearer-token' | 'url-password'
+
+/** How results are bounded and cleaned (runtime option, overridable per dispatch). */
+export interface SanitizeOptions {
+  /** Text one result keeps (UTF-16 code units; characters for bytes). Default 32768. */
+  maxResultChars?: number
+  /** Text the results of one dispatch keep together, the largest cut first. Default 131072; null: no limit. */
+  maxBatchChars?: number | null
+  /** Remove ANSI escape sequences. Default false. */
+  stripAnsi?: boolean
+  /** Text of a result an event carries. Default 8000. */
+  eventTextChars?: number
+  /** The share of a cut text's budget kept from its start. Default 0.5. */
+  headRatio?: number
+  secrets?: { enabled?: boolean; patterns?: { kind: string; pattern: string }[] }
+  images?: { maxWidth?: number; maxHeight?: number; maxBytes?: number; maxPixels?: number }
+}
+
+/** Input limits: crossing one ends the call with LIMIT_EXCEEDED, naming the limit and the size. */
+export interface Limits {
+  /** Default 128 characters. */
+  maxIdChars?: number
+  /** Default 1048576 bytes of JSON text. */
+  maxArgumentsBytes?: number
+}
+
+/** What sanitization did to a result. */
+export interface SanitizeReport {
+  truncated: { block: number; unit: 'characters' | 'bytes'; cut: number; budget: number; scope: 'result' | 'batch' }[]
+  scrubbed: Partial<Record<SecretKind | string, number>>
+  images: {
+    block: number
+    action: 'kept' | 'resized' | 'omitted'
+    mimeType: string | null
+    declaredMimeType?: string
+    width: number | null
+    height: number | null
+    bytes: number
+    original?: { width: number; height: number; bytes: number }
+    quality?: number
+    reason?: string
+  }[]
+  /** ANSI escape sequences removed. */
+  ansi?: number
+}
+
+/** A result's content with text as strings or UTF-8 bytes, for `sanitizeResult`. */
+export interface SanitizeInput {
+  content: ({ type: 'text'; text: string | Uint8Array } | ImageContent)[]
+  details?: unknown
+}
+
+/**
+ * Sanitizes a result now, synchronously: its work is proportional to what is kept. The caller's
+ * objects and buffers are never modified.
+ */
+export function sanitizeResult(
+  result: SanitizeInput,
+  options?: SanitizeOptions,
+): { result: { content: (TextContent | ImageContent)[]; details?: unknown }; report: SanitizeReport }
 
 export type BeforeToolCallResult = { block: true; reason?: string } | { params: unknown } | undefined | void
 
@@ -193,6 +276,10 @@ export interface RuntimeOptions {
   timeoutMs?: number
   /** Coerce scalar arguments to the schema's type for tools that do not say (default false). */
   coerce?: boolean
+  sanitize?: SanitizeOptions
+  limits?: Limits
+  /** Details of tools without a redaction allowlist: withheld from events (strict, the default) or not. */
+  redaction?: 'strict' | 'permissive'
 }
 
 export interface DispatchOptions {
@@ -202,6 +289,10 @@ export interface DispatchOptions {
   timeoutMs?: number
   /** Stamped on every result. */
   runId?: string
+  /** Override the runtime's sanitization for this dispatch (keys merge over the runtime's). */
+  sanitize?: SanitizeOptions
+  limits?: Limits
+  redaction?: 'strict' | 'permissive'
   onEvent?: (event: ToolExecutionEvent) => void
   /** May block the call or replace its arguments (validated again). A throw blocks the call. */
   beforeToolCall?: (context: {

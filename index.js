@@ -10,6 +10,7 @@ const { NativeDecoder, NativeRuntime } = require('./native.js')
 const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText } = require('./lib/common.js')
 const { normalizeSchema, validateToolName } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
+const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const START_EVENT = 0
@@ -23,6 +24,8 @@ const END = 7
 const BATCH_DONE = 8
 const TIMER = 9
 const END_AS_RETURNED = 10
+const REDACTION_FAILED = 11
+const TRIM = 12
 
 // How a result as returned is rebuilt from the tool's value (toolwire_core::output::OutputShape).
 const SHAPE_AGENT_RESULT = 0
@@ -44,6 +47,7 @@ const AFTER_ANSWERED = 9
 const AFTER_FAILED = 10
 const PERSIST_ANSWERED = 11
 const PERSIST_FAILED = 12
+const RETURNED_SANITIZED = 13
 
 const MAX_BATCH_ID = 0xffffffff
 
@@ -131,6 +135,8 @@ class ToolRuntime {
   #queue = []
   #flushScheduled = false
   #timer = null
+  /** the runtime's `sanitize` option, for the driver's own share of the work */
+  #sanitize
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -138,8 +144,10 @@ class ToolRuntime {
     }
     const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
     const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
-    const coerce = options.coerce
-    this.#native = native(() => new NativeRuntime(JSON.stringify({ concurrency, timeoutMs, coerce })))
+    const { coerce, sanitize, limits, redaction } = options
+    const text = jsonText('ToolRuntime: options', { concurrency, timeoutMs, coerce, sanitize, limits, redaction })
+    this.#native = native(() => new NativeRuntime(text))
+    this.#sanitize = sanitize
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */
@@ -174,6 +182,8 @@ class ToolRuntime {
         aliases: tool.aliases,
         requiredGroups: tool.requiredGroups,
         coerce: tool.coerce,
+        redaction: tool.redaction,
+        trustedMedia: tool.trustedMedia,
       })
     } catch (error) {
       throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}" cannot be serialized: ${messageOf(error)}`)
@@ -182,7 +192,7 @@ class ToolRuntime {
     // An AbortController costs microseconds in Node: create one per call only for tools that can
     // see it, i.e. whose execute declares a third parameter or takes its arguments as a rest.
     const arity = tool.execute.length
-    this.#tools.set(id, { tool, takesSignal: arity === 0 || arity >= 3 })
+    this.#tools.set(id, { tool, takesSignal: arity === 0 || arity >= 3, trustedMedia: tool.trustedMedia === true })
     this.#ids.set(name, id)
   }
 
@@ -249,7 +259,7 @@ class ToolRuntime {
       if (options.runId !== undefined && typeof options.runId !== 'string') {
         throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
       }
-      const engineOptions = JSON.stringify({
+      const engineOptions = jsonText('dispatch: options', {
         timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
         runId: options.runId,
         beforeToolCall: hooks.beforeToolCall !== undefined,
@@ -257,6 +267,9 @@ class ToolRuntime {
         onPersist: hooks.onPersist !== undefined,
         onEvent: hooks.onEvent !== undefined,
         aborted: signal !== undefined && signal.aborted,
+        sanitize: options.sanitize,
+        limits: options.limits,
+        redaction: options.redaction,
       })
       const id = this.#nextBatch
       this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
@@ -274,6 +287,7 @@ class ToolRuntime {
         resolve,
         reject,
         onAbort: undefined,
+        maxChars: maxCharsOf(options.sanitize, this.#sanitize),
       }
       this.#batches.set(id, batch)
       if (signal !== undefined && !signal.aborted) {
@@ -366,15 +380,24 @@ class ToolRuntime {
           const result = code === END ? action[3] : resultAsReturned(batch, call, action)
           batch.results[slot] = result
           batch.values[slot] = undefined
-          emit(batch, {
-            type: 'tool_execution_end',
-            toolCallId: call.id,
-            toolName: call.name,
-            result,
-            isError: !result.ok,
-          })
+          if (batch.hooks.onEvent !== undefined) {
+            const view = code === END ? action[4] : action[8]
+            emit(batch, {
+              type: 'tool_execution_end',
+              toolCallId: call.id,
+              toolName: call.name,
+              result: view === undefined ? result : viewOf(result, view),
+              isError: !result.ok,
+            })
+          }
           break
         }
+        case REDACTION_FAILED:
+          emit(batch, { type: 'redaction_failed', toolCallId: call.id, toolName: call.name, code: 'REDACTION_FAILED' })
+          break
+        case TRIM:
+          trimResult(batch.results[slot], action[3], action[4])
+          break
       }
     }
     return keys
@@ -423,7 +446,8 @@ class ToolRuntime {
         ? ignoreUpdate
         : (partialResult) => {
             if (!running.settled) {
-              emit(batch, { type: 'tool_execution_update', toolCallId: call.id, toolName: call.name, partialResult })
+              const view = this.#updateView(batchId, call.name, partialResult)
+              emit(batch, { type: 'tool_execution_update', toolCallId: call.id, toolName: call.name, partialResult: view })
             }
           }
     let returned
@@ -435,6 +459,8 @@ class ToolRuntime {
     }
     returned.then(
       (value) => {
+        const lane = sanitizeLane(value, registered.trustedMedia)
+        if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
         batch.values[slot] = value
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
         let json
@@ -448,6 +474,40 @@ class ToolRuntime {
       },
       (error) => settle(THREW, JSON.stringify(messageOf(error))),
     )
+  }
+
+  /**
+   * Sanitizes a big value before the call completes: long strings here from their ends (the
+   * work is bounded by the budget), bytes, images and media lines on the libuv pool. The
+   * engine's answer is the completion itself, so the value is not parsed again here.
+   */
+  #sanitizeOutput(lane, batch, batchId, call, value, settle) {
+    let task
+    try {
+      const { content, rest } = heavyContent(value)
+      const { blocks, texts, buffers } = describeContent(content, batch.maxChars, `Tool "${call.name}" returned invalid content`)
+      const description = jsonText(`Tool "${call.name}" returned a value that`, { blocks, rest })
+      if (lane === LANE_POOL) {
+        const sanitizer = native(() => this.#native.outputSanitizer(batchId, call.name))
+        task = sanitizer.run(description, texts, buffers).then((completion) => settle(RETURNED_SANITIZED, completion))
+      } else {
+        const completion = native(() => this.#native.sanitizeOutput(batchId, call.name, description, texts))
+        return settle(RETURNED_SANITIZED, completion)
+      }
+    } catch (error) {
+      task = Promise.reject(error)
+    }
+    task.catch((error) => settle(THREW, JSON.stringify(messageOf(error))))
+  }
+
+  /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
+  #updateView(batchId, toolName, partialResult) {
+    try {
+      const json = JSON.stringify(partialResult === undefined ? null : partialResult, bytesAsText)
+      return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
+    } catch (error) {
+      return { content: [{ type: 'text', text: `[partial result omitted: ${messageOf(error)}]` }] }
+    }
   }
 
   #hook(action, answered, failed, invoke) {
@@ -531,6 +591,37 @@ function ownArgsOrNull(batch, slot) {
   } catch {
     return null
   }
+}
+
+/** The result as events carry it: `view` holds the fields that differ (see the engine's protocol). */
+function viewOf(result, view) {
+  const shown = { ...result }
+  if (view.content !== undefined) shown.content = view.content
+  if (view.details !== undefined) shown.details = view.details
+  if (view.detailsWithheld) delete shown.details
+  if (view.args !== undefined) shown.args = view.args
+  return shown
+}
+
+/** The batch's text is over maxBatchChars: these blocks of the result are cut further. */
+function trimResult(result, blocks, truncations) {
+  if (result === undefined) return
+  const content = result.content.slice()
+  for (const [index, text] of blocks) content[index] = { type: 'text', text }
+  result.content = content
+  const report = result.sanitization ?? (result.sanitization = { truncated: [], scrubbed: {}, images: [] })
+  report.truncated = report.truncated.concat(truncations)
+}
+
+/**
+ * JSON.stringify replacer for partial results: bytes show as the start of their text. It reads
+ * `this[key]`, the value before `toJSON`, so a Buffer is never expanded into an array of numbers.
+ */
+function bytesAsText(key, value) {
+  const raw = this[key]
+  if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 65536)).toString('utf8')
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw, 0, Math.min(raw.byteLength, 65536)).toString('utf8')
+  return value
 }
 
 /** Builds a successful result from the value the tool returned ([10, b, s, t0, t1, ms, shape, text?]). */
@@ -723,6 +814,7 @@ module.exports = {
   repairHistory,
   encodeResults,
   encodeToolCalls,
+  sanitizeResult,
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,

@@ -53,10 +53,35 @@ export declare class NativeRuntime {
   /** Cancels a batch; returns the next actions. */
   cancel(batch: number): string
   /**
+   * The sanitizer of an open batch for one of its tool's outputs: big ones (long strings,
+   * bytes, images, media lines) are sanitized with it off the JavaScript thread.
+   */
+  outputSanitizer(batch: number, tool: string): NativeSanitizer
+  /**
+   * Sanitizes a tool's described output now, from strings only (long ones as their two
+   * ends, so the work is bounded by the budget); returns the completion's JSON text
+   * `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
+   */
+  sanitizeOutput(batch: number, tool: string, description: string, texts: Array<string>): string
+  /** A tool's partial result (JSON text) as its `tool_execution_update` event carries it. */
+  updateView(batch: number, tool: string, partial: string): string
+  /**
    * Panics inside the engine on purpose, so tests can check that a panic becomes a thrown
    * `INTERNAL_ERROR` and never a crash. Not part of the public API.
    */
   __panicForTests(): void
+}
+
+/**
+ * A batch's sanitizer for one tool's output (see `NativeRuntime.outputSanitizer`). Its own
+ * object, so the work it starts does not hold the runtime borrowed while it runs.
+ */
+export declare class NativeSanitizer {
+  /**
+   * Sanitizes a tool's described output on a worker thread; resolves with the JSON text
+   * `[value, report]` that completes the call (see `sanitize_output`).
+   */
+  run(description: string, texts: Array<string>, buffers: Array<Uint8Array>): Promise<string>
 }
 
 /** Strips from `args` (JSON text) the nulls that the strict form of `original` forced. */
@@ -82,6 +107,13 @@ export declare function normalizeToolCallId(id: string, target: string): string
 
 /** Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`. */
 export declare function repairHistory(messages: string, wire: string): string
+
+/**
+ * Sanitizes described content now: `description` is `{ blocks, details? }` (see
+ * `toolwire_core::sanitize::blocks`), `texts` and `buffers` what it refers to, `options` the
+ * `sanitize` object as JSON text. Returns `{ result, report }` as JSON text.
+ */
+export declare function sanitizeResult(description: string, texts: Array<string>, buffers: Array<Uint8Array>, options: string): string
 
 /** `null` when `name` is a valid tool name for `target`, else why not. */
 export declare function validateToolName(name: string, target: string): string | null

@@ -33,6 +33,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { performance } from 'node:perf_hooks'
 import path from 'node:path'
 import os from 'node:os'
+import { fmt, machineLines, table } from './lib.mjs'
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURES = path.resolve(REPO, '../shared/fixtures')
@@ -390,18 +391,7 @@ async function measureCorpus(entries, corpusKey) {
   return { rounds: measured, means: new Map([...totals].map(([key, acc]) => [key, Array.from(acc, (ms) => (ms * 1000) / runs)])) }
 }
 
-// ---- report helpers (as in bench/dispatch.mjs) ---------------------------------------------------
-
-function fmt(n, digits = 2) {
-  return n.toFixed(digits)
-}
-
-function table(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`
-  const sep = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}`
-  return [line(header), `${sep}|`, ...rows.map(line)].join('\n')
-}
+// ---- report helpers ------------------------------------------------------------------------------
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0)
 const geomean = (xs) => Math.exp(sum(xs.map(Math.log)) / xs.length)
@@ -694,10 +684,8 @@ for (const lib of libs.filter((l) => !l.extraOf)) {
   await lib.call('bodies', { bodies })
 }
 
-const cpus = os.cpus()
 console.log('toolwire decode benchmark: bytes to final tool calls')
-console.log(`machine: ${cpus.length > 0 ? cpus[0].model : 'unknown CPU'}, ${cpus.length} cores, ${os.platform()} ${os.release()} ${os.arch()}`)
-console.log(`node:    ${process.version}`)
+for (const line of machineLines()) console.log(line)
 const tw = libs.find((l) => l.key === 'toolwire')
 console.log(`toolwire: ${tw ? 'StreamDecoder from index.js' : `MISSING (${missing.get('toolwire') ?? 'not loaded'}); peers only`}`)
 for (const lib of libs.filter((l) => !l.reference && !l.extraOf && l.key !== 'toolwire')) {

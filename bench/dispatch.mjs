@@ -10,9 +10,7 @@
 
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
-import os from 'node:os'
-import v8 from 'node:v8'
-import vm from 'node:vm'
+import { collectGarbage, fmt, machineLines, median, percentile, table } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const { ToolRuntime } = require('../index.js')
@@ -27,12 +25,8 @@ const SINGLE_WARMUP = 2_000
 const SINGLE_CALLS = 5_000
 const SINGLE_BLOCK = 250
 
-// A full garbage collection before every timed batch, so that no run pays for the garbage the
+// A full garbage collection runs before every timed batch, so that no run pays for the garbage the
 // previous one left (each run still pays for the collections its own allocations cause).
-// `npm run bench` runs plain `node`, so gc is exposed here rather than by a command-line flag.
-v8.setFlagsFromString('--expose-gc')
-const collectGarbage = vm.runInNewContext('typeof gc === "function" ? gc : undefined')
-v8.setFlagsFromString('--no-expose-gc')
 
 // ---- setup ---------------------------------------------------------------------------------------
 
@@ -162,18 +156,6 @@ const batchScenarios = [
 
 // ---- measuring ----------------------------------------------------------------------------------
 
-function median(values) {
-  const sorted = [...values].sort((x, y) => x - y)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
-
-function percentile(sorted, p) {
-  // nearest-rank percentile of an ascending array
-  const rank = Math.ceil((p / 100) * sorted.length)
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
-}
-
 /** One timed batch: microseconds per call. The result check runs after the clock stops. */
 async function timeBatch(scenario) {
   if (collectGarbage !== undefined) collectGarbage()
@@ -249,22 +231,9 @@ const singleScenarios = [
 
 // ---- report -------------------------------------------------------------------------------------
 
-function fmt(n, digits = 2) {
-  return n.toFixed(digits)
-}
-
-function table(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`
-  const sep = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}`
-  return [line(header), `${sep}|`, ...rows.map(line)].join('\n')
-}
-
 const started = performance.now()
-const cpus = os.cpus()
 console.log('toolwire dispatch benchmark')
-console.log(`machine: ${cpus.length > 0 ? cpus[0].model : 'unknown CPU'}, ${cpus.length} cores, ${os.platform()} ${os.release()} ${os.arch()}`)
-console.log(`node:    ${process.version}`)
+for (const line of machineLines()) console.log(line)
 console.log(
   `setup:   ${TOOLS} tools, 10-property schema, ${CALLS} calls per batch, concurrency ${CONCURRENCY}; ` +
     `${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured runs per batch scenario (interleaved), median reported; ` +

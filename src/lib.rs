@@ -10,6 +10,7 @@ mod decoder;
 mod error;
 mod history;
 mod runtime;
+mod sanitize;
 mod schema;
 
 pub use decoder::NativeDecoder;
@@ -17,4 +18,5 @@ pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
 };
 pub use runtime::NativeRuntime;
+pub use sanitize::sanitize_result_js;
 pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

@@ -105,6 +105,66 @@ impl NativeRuntime {
         self.act(|inner, now| Ok(inner.cancel(batch, now)))
     }
 
+    /// The sanitizer of an open batch for one of its tool's outputs: big ones (long strings,
+    /// bytes, images, media lines) are sanitized with it off the JavaScript thread.
+    #[napi]
+    pub fn output_sanitizer(
+        &mut self,
+        batch: u32,
+        tool: String,
+    ) -> napi::Result<crate::sanitize::NativeSanitizer> {
+        self.run(|inner| {
+            let trusted_media = inner
+                .registry()
+                .get(&tool)
+                .is_some_and(|spec| spec.trusted_media);
+            Ok(crate::sanitize::NativeSanitizer {
+                sanitizer: inner.rules_for(batch).sanitizer.clone(),
+                trusted_media,
+            })
+        })
+    }
+
+    /// Sanitizes a tool's described output now, from strings only (long ones as their two
+    /// ends, so the work is bounded by the budget); returns the completion's JSON text
+    /// `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
+    #[napi]
+    pub fn sanitize_output(
+        &mut self,
+        batch: u32,
+        tool: String,
+        description: String,
+        texts: Vec<String>,
+    ) -> napi::Result<String> {
+        self.run(|inner| {
+            let trusted_media = inner
+                .registry()
+                .get(&tool)
+                .is_some_and(|spec| spec.trusted_media);
+            let rules = inner.rules_for(batch);
+            let input = toolwire_core::sanitize::blocks::Described {
+                description: &description,
+                texts: &texts,
+                buffers: &[],
+            };
+            toolwire_core::sanitize::blocks::sanitize_output(&rules.sanitizer, input, trusted_media)
+        })
+    }
+
+    /// A tool's partial result (JSON text) as its `tool_execution_update` event carries it.
+    #[napi]
+    pub fn update_view(
+        &mut self,
+        batch: u32,
+        tool: String,
+        partial: String,
+    ) -> napi::Result<String> {
+        self.run(|inner| {
+            let value = crate::convert::parse_json("onUpdate: partial result", &partial)?;
+            Ok(inner.update_view(batch, &tool, value).to_string())
+        })
+    }
+
     /// Panics inside the engine on purpose, so tests can check that a panic becomes a thrown
     /// `INTERNAL_ERROR` and never a crash. Not part of the public API.
     #[napi(js_name = "__panicForTests")]

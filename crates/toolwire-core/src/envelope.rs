@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::error::ErrorCode;
 use crate::params::Normalization;
+use crate::sanitize::SanitizeReport;
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -182,6 +183,10 @@ pub struct ToolResult {
     /// parameters), when it changed anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalization: Option<Normalization>,
+    /// What sanitization changed: text cut, secrets scrubbed, images fitted. Absent when it
+    /// changed nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sanitization: Option<SanitizeReport>,
 }
 
 impl ToolResult {
@@ -204,6 +209,7 @@ impl ToolResult {
             ended_at: 0,
             duration_ms: 0.0,
             normalization: None,
+            sanitization: None,
         }
     }
 
@@ -252,6 +258,16 @@ pub enum ToolExecutionEvent {
         result: Box<ToolResult>,
         /// `!result.ok`.
         is_error: bool,
+    },
+    /// Strict redaction withheld a result's details from the events and the audit log because
+    /// its tool declares no `redaction` allowlist; the call itself is unaffected.
+    RedactionFailed {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// Always `REDACTION_FAILED`.
+        code: ErrorCode,
     },
 }
 

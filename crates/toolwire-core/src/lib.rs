@@ -18,6 +18,7 @@ pub mod params;
 pub mod pointer;
 pub mod registry;
 pub mod runtime;
+pub mod sanitize;
 pub mod schema;
 pub mod schemas;
 pub mod wire;

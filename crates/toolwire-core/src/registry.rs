@@ -69,6 +69,13 @@ pub struct ToolDeclaration {
     /// Whether scalar arguments are coerced to the schema's type; absent: the runtime's choice.
     #[serde(default)]
     pub coerce: Option<bool>,
+    /// `{ allow: [field, ...] }`: the fields of `details` that may reach events, the UI and the
+    /// audit log.
+    #[serde(default)]
+    pub redaction: Option<Value>,
+    /// Whether `MEDIA:<path>` lines of this tool's text become images read from those paths.
+    #[serde(default)]
+    pub trusted_media: Option<bool>,
 }
 
 /// A registered tool: its declaration checked, its validators compiled.
@@ -100,6 +107,10 @@ pub struct ToolSpec {
     pub rules: ParamRules,
     /// A stable hash of `parameters` (see [`schema_hash`]).
     pub schema_hash: String,
+    /// The fields of `details` that may reach events (`None`: no allowlist declared).
+    pub redaction_allow: Option<Vec<String>>,
+    /// Whether `MEDIA:` lines of this tool become images.
+    pub trusted_media: bool,
     /// Set once this tool's definition was sent in OpenAI's strict form: its calls then have the
     /// nulls that form forced stripped before validation.
     strict_sent: AtomicBool,
@@ -147,6 +158,16 @@ impl ToolSpec {
             ("category", self.category.clone().map(Value::String)),
             ("aliases", self.rules.aliases_json()),
             ("coerce", self.rules.coerce.then_some(Value::Bool(true))),
+            (
+                "redaction",
+                self.redaction_allow
+                    .as_ref()
+                    .map(|allow| json!({ "allow": allow })),
+            ),
+            (
+                "trustedMedia",
+                self.trusted_media.then_some(Value::Bool(true)),
+            ),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
@@ -328,8 +349,11 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         declaration.coerce,
         default_coerce,
     )?;
+    let redaction_allow = parse_redaction(&name, declaration.redaction.as_ref())?;
     Ok(ToolSpec {
         id,
+        redaction_allow,
+        trusted_media: declaration.trusted_media.unwrap_or(false),
         schema_hash: schema_hash(&parameters),
         rules,
         strict_sent: AtomicBool::new(false),
@@ -443,6 +467,32 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// Reads `redaction: { allow: [field, ...] }`; anything else is the caller's error, naming it.
+fn parse_redaction(name: &str, redaction: Option<&Value>) -> Result<Option<Vec<String>>> {
+    let Some(redaction) = redaction.filter(|r| !r.is_null()) else {
+        return Ok(None);
+    };
+    let fields = redaction
+        .as_object()
+        .filter(|map| map.len() == 1)
+        .and_then(|map| map.get("allow"))
+        .and_then(Value::as_array)
+        .and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().filter(|s| !s.is_empty()).map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        });
+    fields.map(Some).ok_or_else(|| {
+        Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "register: tool \"{name}\": redaction must be {{ allow: [field names] }}, got {redaction}"
+            ),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::dispatch::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::{positive_millis, Registry, ToolDeclaration};
+use crate::sanitize::ResultRules;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -19,18 +20,28 @@ struct RawRuntimeOptions {
     timeout_ms: Option<f64>,
     #[serde(default)]
     coerce: Option<Value>,
+    #[serde(default)]
+    sanitize: Option<Value>,
+    #[serde(default)]
+    limits: Option<Value>,
+    #[serde(default)]
+    redaction: Option<Value>,
 }
 
-/// A runtime's settings: the scheduler's limits and the defaults of its tools.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A runtime's settings: the scheduler's limits, the defaults of its tools, and how results are
+/// sanitized.
+#[derive(Clone, Debug, Default)]
 pub struct RuntimeConfig {
     /// Concurrency and the default deadline.
     pub dispatch: DispatchConfig,
     /// Whether tools coerce scalar arguments unless they say otherwise (off by default).
     pub coerce: bool,
+    /// `sanitize`, `limits` and `redaction`.
+    pub rules: ResultRules,
 }
 
-/// Parses `{ concurrency?, timeoutMs?, coerce? }`; a bad value is the caller's error, naming it.
+/// Parses `{ concurrency?, timeoutMs?, coerce?, sanitize?, limits?, redaction? }`; a bad value
+/// is the caller's error, naming it.
 pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
     let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
         Error::caller(
@@ -68,9 +79,16 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
             ))
         }
     };
+    let rules = ResultRules::default().with(
+        raw.sanitize.as_ref().filter(|v| !v.is_null()),
+        raw.limits.as_ref().filter(|v| !v.is_null()),
+        raw.redaction.as_ref().filter(|v| !v.is_null()),
+        "runtime option ",
+    )?;
     Ok(RuntimeConfig {
         dispatch: config,
         coerce,
+        rules,
     })
 }
 
@@ -85,7 +103,7 @@ impl Runtime {
     pub fn new(config: RuntimeConfig) -> Self {
         Runtime {
             registry: Registry::with_default_coerce(config.coerce),
-            dispatcher: Dispatcher::new(config.dispatch),
+            dispatcher: Dispatcher::new(config.dispatch, config.rules),
         }
     }
 
@@ -117,6 +135,21 @@ impl Runtime {
             target,
             options,
         )
+    }
+
+    /// The result rules of an open batch, or the runtime's when it is not open.
+    pub fn rules_for(&self, batch_id: u32) -> std::sync::Arc<ResultRules> {
+        self.dispatcher
+            .batch_rules(batch_id)
+            .unwrap_or_else(|| self.dispatcher.runtime_rules().clone())
+    }
+
+    /// A tool's partial result as its update event carries it. See
+    /// [`crate::dispatch::partial_view`].
+    pub fn update_view(&self, batch_id: u32, tool: &str, value: Value) -> Value {
+        let rules = self.rules_for(batch_id);
+        let spec = self.registry.get(tool);
+        crate::dispatch::partial_view(&rules, spec.map(|s| s.as_ref()), value)
     }
 
     /// Opens a batch of calls. See [`Dispatcher::open`].

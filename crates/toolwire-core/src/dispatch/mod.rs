@@ -11,7 +11,9 @@
 //! (afterToolCall) -> (onPersist) -> end`, and every path out of that walk, whatever failed, ends
 //! with exactly one [`Action::End`].
 
+mod finalize;
 mod keys;
+pub use finalize::partial_view;
 pub mod protocol;
 
 use std::cmp::Reverse;
@@ -30,10 +32,11 @@ use crate::output::{
 };
 use crate::params::Normalization;
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
+use crate::sanitize::{Limits, ResultRules, SanitizeReport};
 use keys::KeyLocks;
 pub use protocol::{
     AbortReason, Action, BatchOptions, CallRef, CallRequest, Completion, CompletionKind, Hooks,
-    RawArguments,
+    RawArguments, RuleOverrides,
 };
 
 /// A moment on both clocks: monotonic for deadlines, wall for timestamps.
@@ -130,6 +133,12 @@ struct Call {
     pending: Option<ToolResult>,
     /// What parameter normalization changed, when it changed anything.
     normalization: Option<Normalization>,
+    /// The input limits in force.
+    limits: Limits,
+    /// The pending result's content was sanitized (a hook's new content is not).
+    sanitized: bool,
+    /// The result's text blocks, kept for the batch's budget once the call ended.
+    texts: Vec<(usize, String)>,
 }
 
 /// What the precheck found: whether the arguments parsed, and whether they are valid.
@@ -147,6 +156,7 @@ impl Call {
             RawArguments::Text(String::new()),
         );
         let tool = &self.request.name;
+        self.check_limits(&raw)?;
         let (parsed, own) = match raw {
             RawArguments::Text(text) => (parse_arguments(tool, &text), !text.trim().is_empty()),
             RawArguments::Object(text) => match parse_arguments(tool, &text) {
@@ -176,6 +186,39 @@ impl Call {
         };
         self.args_own = own && parsed.is_ok();
         parsed.map(|args| self.args = args)
+    }
+
+    /// Refuses an id or arguments over the limits, naming the limit and the size.
+    fn check_limits(&self, raw: &RawArguments) -> std::result::Result<(), ToolError> {
+        let limits = self.limits;
+        let id_chars = self.request.id.chars().count() as u64;
+        if id_chars > limits.max_id_chars {
+            return Err(limit_error(
+                format!(
+                    "The tool call id is {id_chars} characters long, over the limit of {} \
+                     characters (limits.maxIdChars), so the call was not run.",
+                    limits.max_id_chars
+                ),
+                limits.max_id_chars,
+                id_chars,
+            ));
+        }
+        let bytes = match raw {
+            RawArguments::Text(text) | RawArguments::Object(text) => text.len() as u64,
+            _ => 0,
+        };
+        if bytes > limits.max_arguments_bytes {
+            return Err(limit_error(
+                format!(
+                    "The arguments for tool \"{}\" are {bytes} bytes, over the limit of {} bytes \
+                     (limits.maxArgumentsBytes), so the call was not run. Send smaller arguments.",
+                    self.request.name, limits.max_arguments_bytes
+                ),
+                limits.max_arguments_bytes,
+                bytes,
+            ));
+        }
+        Ok(())
     }
 
     /// Normalizes the parsed arguments for the tool and validates them (see
@@ -221,6 +264,8 @@ impl Call {
 struct Batch {
     calls: Vec<Call>,
     options: BatchOptions,
+    /// The runtime's result rules, or this dispatch's overrides of them.
+    rules: Arc<ResultRules>,
     sequential: bool,
     /// Keyed calls are admitted to their key queues in source order; this is the next slot.
     admitted: usize,
@@ -237,6 +282,7 @@ struct Deadline {
 /// The scheduler of every batch of one runtime. See the module documentation.
 pub struct Dispatcher {
     config: DispatchConfig,
+    rules: Arc<ResultRules>,
     batches: HashMap<u32, Batch>,
     in_flight: usize,
     to_begin: VecDeque<CallRef>,
@@ -251,10 +297,11 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher with these limits.
-    pub fn new(config: DispatchConfig) -> Self {
+    /// A dispatcher with these limits and result rules.
+    pub fn new(config: DispatchConfig, rules: ResultRules) -> Self {
         Dispatcher {
             config,
+            rules: Arc::new(rules),
             batches: HashMap::new(),
             in_flight: 0,
             to_begin: VecDeque::new(),
@@ -270,6 +317,16 @@ impl Dispatcher {
     /// The limits in force.
     pub fn config(&self) -> DispatchConfig {
         self.config
+    }
+
+    /// The result rules of an open batch (the runtime's, or the dispatch's overrides).
+    pub fn batch_rules(&self, batch_id: u32) -> Option<Arc<ResultRules>> {
+        self.batches.get(&batch_id).map(|b| b.rules.clone())
+    }
+
+    /// The runtime's result rules.
+    pub fn runtime_rules(&self) -> &Arc<ResultRules> {
+        &self.rules
     }
 
     /// How many batches have calls that have not ended.
@@ -291,6 +348,23 @@ impl Dispatcher {
                 "batch id {batch_id} is already open"
             )));
         }
+        let rules = if options.overrides.is_empty() {
+            self.rules.clone()
+        } else {
+            let RuleOverrides {
+                sanitize,
+                limits,
+                redaction,
+            } = &options.overrides;
+            let rules = self.rules.with(
+                sanitize.as_ref(),
+                limits.as_ref(),
+                redaction.as_ref(),
+                "dispatch: options.",
+            )?;
+            Arc::new(rules)
+        };
+        let limits = rules.limits;
         let default_timeout = options.timeout_ms.unwrap_or(self.config.timeout_ms);
         let calls: Vec<Call> = requests
             .into_iter()
@@ -315,6 +389,9 @@ impl Dispatcher {
                     started: None,
                     pending: None,
                     normalization: None,
+                    limits,
+                    sanitized: false,
+                    texts: Vec::new(),
                 }
             })
             .collect();
@@ -335,6 +412,7 @@ impl Dispatcher {
             Batch {
                 calls,
                 options,
+                rules,
                 sequential,
                 admitted: 0,
                 remaining: count,
@@ -422,6 +500,10 @@ impl Dispatcher {
         &self.batches[&call.batch].options
     }
 
+    fn rules(&self, call: CallRef) -> Arc<ResultRules> {
+        self.batches[&call.batch].rules.clone()
+    }
+
     /// Begins and starts what can be, then re-arms the timer.
     fn drive(&mut self, registry: &Registry, now: Now, force_timer: bool) {
         loop {
@@ -485,6 +567,9 @@ impl Dispatcher {
         };
         if events {
             let args = (!c.args_own).then(|| c.args.clone());
+            let rules = self.rules(call);
+            let c = self.call(call).expect("call exists");
+            let args = finalize::scrubbed_args(&rules, &c.args).or(args);
             self.actions.push(Action::StartEvent { call, args });
         }
         outcome
@@ -580,7 +665,7 @@ impl Dispatcher {
             }
             let spec = c.spec.clone().expect("runnable calls have a tool");
             if !registry.is_current(&spec) {
-                self.settle(call, ToolOutcome::Missing, now);
+                self.settle(call, ToolOutcome::Missing, None, now);
                 continue;
             }
             let token = c.await_answer(Stage::Running);
@@ -631,8 +716,14 @@ impl Dispatcher {
                 self.fail(call, ToolStatus::Error, error, now);
                 self.admit_in_order(call.batch);
             }
-            (Stage::Running, CompletionKind::Tool(outcome)) => self.settle(call, outcome, now),
+            (Stage::Running, CompletionKind::Tool(outcome)) => {
+                self.settle(call, outcome, None, now)
+            }
+            (Stage::Running, CompletionKind::ToolSanitized(value, report)) => {
+                self.settle(call, ToolOutcome::Returned(value), Some(*report), now)
+            }
             (Stage::After, CompletionKind::AfterAnswered(answer)) => {
+                self.mark_replaced(call, &answer);
                 let mut result = self.take_pending(call);
                 if let Err(error) = apply_after_answer(&mut result, &tool, answer) {
                     withhold(&mut result, ToolStatus::Error, error);
@@ -649,6 +740,7 @@ impl Dispatcher {
                 self.persist_or_finish(call, result, now)
             }
             (Stage::Persist, CompletionKind::PersistAnswered(answer)) => {
+                self.mark_replaced(call, &answer);
                 let mut result = self.take_pending(call);
                 if let Err(error) = apply_persist_answer(&mut result, &tool, answer) {
                     withhold(&mut result, ToolStatus::Error, error);
@@ -691,8 +783,16 @@ impl Dispatcher {
         }
     }
 
-    /// The tool ended (or was found missing): build its result and run the hooks after it.
-    fn settle(&mut self, call: CallRef, outcome: ToolOutcome, now: Now) {
+    /// The tool ended (or was found missing): build its result, sanitize it and run the hooks
+    /// after it. `presanitized`: the driver already sanitized the value's content (big text,
+    /// bytes, images), with this report.
+    fn settle(
+        &mut self,
+        call: CallRef,
+        outcome: ToolOutcome,
+        presanitized: Option<SanitizeReport>,
+        now: Now,
+    ) {
         self.leave_running(call);
         let ran = outcome != ToolOutcome::Missing;
         let spec = self
@@ -700,15 +800,37 @@ impl Dispatcher {
             .and_then(|c| c.spec.clone())
             .expect("settled calls have a tool");
         let hooks = self.options(call).hooks;
+        let rules = self.rules(call);
         let verdict = check_outcome(&spec, &outcome);
         if let Ok(checked) = verdict {
             let normalized = self.call(call).is_some_and(|c| c.normalization.is_some());
-            if !checked.reports_error && !hooks.after && !hooks.persist && !normalized {
-                return self.finish_as_returned(call, checked.shape, outcome, now);
+            let plain = !checked.reports_error && !hooks.after && !hooks.persist && !normalized;
+            // A presanitized value was rebuilt by the engine's sanitizer, not the driver: the
+            // driver does not hold it, so it cannot end as returned.
+            if plain && presanitized.is_none() {
+                let json_text = match (checked.shape, &outcome) {
+                    (OutputShape::Json, ToolOutcome::Returned(value)) => Some(value.to_string()),
+                    _ => None,
+                };
+                if finalize::passes_unchanged(&rules, &outcome, checked.shape, json_text.as_deref())
+                {
+                    return self.finish_as_returned(
+                        call,
+                        &spec,
+                        checked.shape,
+                        outcome,
+                        json_text,
+                        now,
+                    );
+                }
             }
         }
         let mut result = self.result_for(call, now);
+        let content_done = presanitized.is_some();
+        result.sanitization = presanitized.filter(|report| !report.is_empty());
         apply_verdict(&mut result, &spec, outcome, verdict);
+        finalize::sanitize_result(&rules, &mut result, content_done);
+        self.call_mut(call).expect("call exists").sanitized = true;
         if ran && hooks.after {
             let c = self.call_mut(call).expect("call exists");
             let token = c.await_answer(Stage::After);
@@ -721,6 +843,18 @@ impl Dispatcher {
             });
         } else {
             self.persist_or_finish(call, result, now);
+        }
+    }
+
+    /// A hook's answer that replaces output must be sanitized again.
+    fn mark_replaced(&mut self, call: CallRef, answer: &Value) {
+        let replaces = ["content", "details", "data"]
+            .iter()
+            .any(|key| answer.get(key).is_some());
+        if replaces {
+            if let Some(c) = self.call_mut(call) {
+                c.sanitized = false;
+            }
         }
     }
 
@@ -900,25 +1034,73 @@ impl Dispatcher {
         }
     }
 
-    /// Delivers the call's one result and moves its batch on.
-    fn finish(&mut self, call: CallRef, result: ToolResult) {
+    /// Delivers the call's one result (sanitized, if it was not yet) and moves its batch on.
+    fn finish(&mut self, call: CallRef, mut result: ToolResult) {
+        let rules = self.rules(call);
+        let c = self.call_mut(call).expect("call exists");
+        if !c.sanitized {
+            finalize::sanitize_result(&rules, &mut result, false);
+        }
+        let spec = c.spec.clone();
+        if rules.sanitizer.options.max_batch_chars.is_some() {
+            c.texts = finalize::texts_of(&result.content);
+        }
+        let view = if self.options(call).events {
+            let (view, failed) = finalize::end_view(&rules, spec.as_deref(), &result);
+            if failed {
+                self.actions.push(Action::RedactionFailed { call });
+            }
+            view
+        } else {
+            None
+        };
         let result = Box::new(result);
-        self.conclude(call, Action::End { call, result });
+        self.conclude(call, Action::End { call, result, view });
     }
 
-    /// Delivers a successful result that is the tool's value as returned: the driver builds it
-    /// from the value it holds, so nothing of it is built here.
+    /// Delivers a successful result that is the tool's value as returned (it passed
+    /// sanitization unchanged): the driver builds it from the value it holds, so nothing of it
+    /// is built here.
     fn finish_as_returned(
         &mut self,
         call: CallRef,
+        spec: &ToolSpec,
         shape: OutputShape,
         outcome: ToolOutcome,
+        text: Option<String>,
         now: Now,
     ) {
-        let started = self.call(call).and_then(|c| c.started).unwrap_or(now);
-        let text = match (shape, outcome) {
-            (OutputShape::Json, ToolOutcome::Returned(value)) => Some(value.to_string()),
-            _ => None,
+        let rules = self.rules(call);
+        let events = self.options(call).events;
+        let c = self.call_mut(call).expect("call exists");
+        let started = c.started.unwrap_or(now);
+        let content = || {
+            let mut result = ToolResult::ok(String::new(), String::new(), Value::Null);
+            let verdict = Ok(crate::output::Verdict {
+                shape,
+                reports_error: false,
+            });
+            let outcome = match (&text, shape) {
+                (Some(text), OutputShape::Json) => {
+                    ToolOutcome::Returned(Value::String(text.clone()))
+                }
+                _ => outcome.clone(),
+            };
+            apply_verdict(&mut result, spec, outcome, verdict);
+            result.content
+        };
+        if rules.sanitizer.options.max_batch_chars.is_some() {
+            c.texts = finalize::texts_of(&content());
+        }
+        let view = if events {
+            let (view, failed) =
+                finalize::returned_view(&rules, spec, &outcome, text.as_deref(), &c.args, content);
+            if failed {
+                self.actions.push(Action::RedactionFailed { call });
+            }
+            view
+        } else {
+            None
         };
         let action = Action::EndAsReturned {
             call,
@@ -927,6 +1109,7 @@ impl Dispatcher {
             duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
             shape,
             text,
+            view,
         };
         self.conclude(call, action);
     }
@@ -954,8 +1137,29 @@ impl Dispatcher {
         if done {
             if let Some(batch) = self.batches.remove(&call.batch) {
                 self.open_calls -= batch.calls.len();
+                self.trim_batch(call.batch, batch);
             }
             self.actions.push(Action::BatchDone { batch: call.batch });
+        }
+    }
+
+    /// The batch's results together over `maxBatchChars`: cut the largest further.
+    fn trim_batch(&mut self, batch_id: u32, batch: Batch) {
+        let options = &batch.rules.sanitizer.options;
+        let Some(budget) = options.max_batch_chars else {
+            return;
+        };
+        let head_ratio = options.head_ratio;
+        let texts = batch.calls.into_iter().map(|c| c.texts).collect();
+        for (slot, blocks, truncations) in finalize::trim_batch(texts, budget, head_ratio) {
+            self.actions.push(Action::Trim {
+                call: CallRef {
+                    batch: batch_id,
+                    slot: slot as u32,
+                },
+                blocks,
+                truncations,
+            });
         }
     }
 
@@ -1034,6 +1238,12 @@ fn withhold(result: &mut ToolResult, status: ToolStatus, error: ToolError) {
     result.details = None;
     result.data = None;
     result.fail(status, error);
+}
+
+/// A `LIMIT_EXCEEDED` error with the limit and the actual size in its details.
+fn limit_error(message: String, limit: u64, actual: u64) -> ToolError {
+    ToolError::new(ErrorCode::LimitExceeded, message)
+        .with_details(json!({ "limit": limit, "actual": actual }))
 }
 
 /// The error for an unknown tool, naming the closest registered names.

@@ -16,7 +16,13 @@
 //! | 7 | the call ended | batch, slot, result |
 //! | 8 | the batch ended | batch |
 //! | 9 | arm the timer | delay in ms, or -1 to disarm |
-//! | 10 | the call ended with its value as returned | batch, slot, startedAt, endedAt, durationMs, shape, JSON text (shape 2 only) |
+//! | 10 | the call ended with its value as returned | batch, slot, startedAt, endedAt, durationMs, shape, JSON text (shape 2 only, else null when a view follows), view? |
+//! | 11 | emit `redaction_failed` | batch, slot |
+//! | 12 | cut the batch's text further (`maxBatchChars`) | batch, slot, `[[block, text], ...]`, truncations |
+//!
+//! `view?` (codes 7 and 10) is what events carry instead of the result where they differ: an
+//! object with any of `content`, `details`, `detailsWithheld: true` and `args` (see
+//! [`crate::sanitize::view::result_view`]).
 //!
 //! `args?` is left out when the arguments are exactly the call's own (its JSON text parsed, or the
 //! object passed): the driver then uses those, parsing the text once. Code 10 is the common end
@@ -34,6 +40,7 @@ use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
 use crate::output::{OutputShape, ToolOutcome};
 use crate::registry::positive_millis;
+use crate::sanitize::report::{SanitizeReport, Truncation};
 
 /// A call's place: its batch and its index in that batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -126,6 +133,8 @@ pub enum Action {
         call: CallRef,
         /// The final result.
         result: Box<ToolResult>,
+        /// What events carry instead, where it differs.
+        view: Option<Value>,
     },
     /// The call ended successfully and its result is the tool's value as returned, in this
     /// shape: the driver builds the result from the value it holds.
@@ -142,6 +151,24 @@ pub enum Action {
         shape: OutputShape,
         /// For [`OutputShape::Json`]: the value's JSON text, which becomes the text block.
         text: Option<String>,
+        /// What events carry instead, where it differs.
+        view: Option<Value>,
+    },
+    /// A tool without a redaction allowlist returned details, withheld from events (strict
+    /// redaction): emit `redaction_failed`.
+    RedactionFailed {
+        /// The call.
+        call: CallRef,
+    },
+    /// The batch's text is over `maxBatchChars`: these text blocks of the call's result are cut
+    /// further.
+    Trim {
+        /// The call.
+        call: CallRef,
+        /// `(block index, new text)`.
+        blocks: Vec<(usize, String)>,
+        /// What was cut, for the result's report.
+        truncations: Vec<Truncation>,
     },
     /// Every call of the batch has ended.
     BatchDone {
@@ -231,19 +258,36 @@ impl Serialize for Action {
                 duration_ms,
                 shape,
                 text,
+                view,
             } => {
                 head(&mut seq, 10, call)?;
                 seq.serialize_element(started_at)?;
                 seq.serialize_element(ended_at)?;
                 seq.serialize_element(duration_ms)?;
                 seq.serialize_element(&(*shape as u8))?;
-                if let Some(text) = text {
+                if text.is_some() || view.is_some() {
                     seq.serialize_element(text)?;
                 }
+                if let Some(view) = view {
+                    seq.serialize_element(view)?;
+                }
             }
-            Action::End { call, result } => {
+            Action::End { call, result, view } => {
                 head(&mut seq, 7, call)?;
                 seq.serialize_element(result)?;
+                if let Some(view) = view {
+                    seq.serialize_element(view)?;
+                }
+            }
+            Action::RedactionFailed { call } => head(&mut seq, 11, call)?,
+            Action::Trim {
+                call,
+                blocks,
+                truncations,
+            } => {
+                head(&mut seq, 12, call)?;
+                seq.serialize_element(blocks)?;
+                seq.serialize_element(truncations)?;
             }
             Action::BatchDone { batch } => {
                 seq.serialize_element(&8)?;
@@ -352,6 +396,26 @@ pub struct BatchOptions {
     pub events: bool,
     /// The signal was already aborted: run nothing.
     pub cancelled: bool,
+    /// `sanitize`, `limits` and `redaction` given for this dispatch.
+    pub overrides: RuleOverrides,
+}
+
+/// The result rules a dispatch overrides (each `None` when not given).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RuleOverrides {
+    /// `sanitize`.
+    pub sanitize: Option<Value>,
+    /// `limits`.
+    pub limits: Option<Value>,
+    /// `redaction`.
+    pub redaction: Option<Value>,
+}
+
+impl RuleOverrides {
+    /// Whether the dispatch overrides nothing.
+    pub fn is_empty(&self) -> bool {
+        self.sanitize.is_none() && self.limits.is_none() && self.redaction.is_none()
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -371,6 +435,12 @@ struct RawBatchOptions {
     on_event: bool,
     #[serde(default)]
     aborted: bool,
+    #[serde(default)]
+    sanitize: Option<Value>,
+    #[serde(default)]
+    limits: Option<Value>,
+    #[serde(default)]
+    redaction: Option<Value>,
 }
 
 /// Parses dispatch options; a bad `timeoutMs` is the caller's error, naming the value.
@@ -398,6 +468,11 @@ pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
         },
         events: raw.on_event,
         cancelled: raw.aborted,
+        overrides: RuleOverrides {
+            sanitize: raw.sanitize,
+            limits: raw.limits,
+            redaction: raw.redaction,
+        },
     })
 }
 
@@ -433,6 +508,9 @@ pub enum CompletionKind {
     PersistAnswered(Value),
     /// Code 12: `onPersist` threw or rejected.
     PersistFailed(String),
+    /// Code 13: the tool returned this value, whose content the driver already had sanitized
+    /// off the JavaScript thread (big text, bytes, images), with that report.
+    ToolSanitized(Value, Box<SanitizeReport>),
 }
 
 /// Parses the completions the driver collected, in the order they happened.
@@ -463,6 +541,13 @@ pub fn parse_completions(text: &str) -> Result<Vec<Completion>> {
                 10 => CompletionKind::AfterFailed(message(payload)),
                 11 => CompletionKind::PersistAnswered(payload),
                 12 => CompletionKind::PersistFailed(message(payload)),
+                13 => {
+                    let (value, report): (Value, SanitizeReport) = serde_json::from_value(payload)
+                        .map_err(|e| {
+                            Error::internal(format!("malformed sanitized completion: {e}"))
+                        })?;
+                    CompletionKind::ToolSanitized(value, Box::new(report))
+                }
                 other => {
                     return Err(Error::internal(format!(
                         "malformed completion from the driver: kind {other}"
@@ -522,6 +607,7 @@ mod tests {
             duration_ms: 1.5,
             shape: OutputShape::Json,
             text: Some("[1,2]".into()),
+            view: None,
         };
         assert_eq!(
             actions_to_json(&[compact]),
@@ -535,6 +621,7 @@ mod tests {
         let full = Action::End {
             call,
             result: Box::new(result),
+            view: None,
         };
         assert!(actions_to_json(&[full]).starts_with(r#"[[7,1,0,{"callId":"c""#));
     }

@@ -17,10 +17,13 @@ impl Harness {
     fn new(concurrency: usize) -> Self {
         Harness {
             registry: Registry::new(),
-            dispatcher: Dispatcher::new(DispatchConfig {
-                concurrency,
-                timeout_ms: 1_000,
-            }),
+            dispatcher: Dispatcher::new(
+                DispatchConfig {
+                    concurrency,
+                    timeout_ms: 1_000,
+                },
+                crate::sanitize::ResultRules::default(),
+            ),
             now: Now::current(),
             log: Vec::new(),
         }
@@ -126,7 +129,7 @@ impl Harness {
         self.log
             .iter()
             .filter_map(|a| match a {
-                Action::End { call, result } if call.batch == batch => {
+                Action::End { call, result, .. } if call.batch == batch => {
                     Some((call.slot, (**result).clone()))
                 }
                 Action::EndAsReturned {

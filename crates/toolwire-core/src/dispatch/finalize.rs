@@ -1,0 +1,407 @@
+//! The finalize stage's sanitization: results bounded and scrubbed for the model, views for the
+//! events, and the batch's shared text budget.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::envelope::{ContentBlock, ToolResult};
+use crate::output::{OutputShape, ToolOutcome};
+use crate::registry::ToolSpec;
+use crate::sanitize::content::water_fill;
+use crate::sanitize::report::{CutScope, Truncation};
+use crate::sanitize::text::{keep_text, kept_again, recut, utf16_len, TextSource};
+use crate::sanitize::values::{has_secret, scrub_value};
+use crate::sanitize::view::{content_view, details_view, result_view, DetailsView};
+use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
+
+/// Sanitizes a result in place: content for the model (unless the driver already did, off the
+/// JavaScript thread), the error message, and secrets in details and data. What changed is
+/// added to `result.sanitization`.
+pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, content_done: bool) {
+    let sanitizer = &rules.sanitizer;
+    let mut report = result.sanitization.take().unwrap_or_default();
+    if !content_done {
+        let blocks: Vec<InputBlock<'_>> = result
+            .content
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text } => InputBlock::Text(TextSource::Whole(text)),
+                ContentBlock::Image { data, mime_type } => InputBlock::Image { data, mime_type },
+            })
+            .collect();
+        let content = sanitizer.content(&blocks, false, &mut report);
+        result.content = content
+            .into_iter()
+            .map(SanitizedBlock::into_content)
+            .collect();
+    }
+    if let Some(error) = &mut result.error {
+        error.message = sanitizer.message(&error.message, &mut report);
+    }
+    if let Some(scanner) = sanitizer.scanner() {
+        for value in [&mut result.details, &mut result.data]
+            .into_iter()
+            .flatten()
+        {
+            scrub_value(value, scanner, &mut report.scrubbed);
+        }
+    }
+    result.sanitization = (!report.is_empty()).then_some(report);
+}
+
+/// Whether a successful tool value passes sanitization unchanged, checked without building
+/// anything: its text is within the budget, holds no secret and (when they are stripped) no
+/// escape sequence, it has no image to check, and its details hold no secret. `json_text`: the
+/// value's JSON text for [`OutputShape::Json`].
+pub(super) fn passes_unchanged(
+    rules: &ResultRules,
+    outcome: &ToolOutcome,
+    shape: OutputShape,
+    json_text: Option<&str>,
+) -> bool {
+    let options = &rules.sanitizer.options;
+    let scanner = rules.sanitizer.scanner();
+    let mut total = 0;
+    // Over the budget already: no need to look for secrets.
+    let mut clean = |text: &str| {
+        total += utf16_len(text);
+        total <= options.max_result_chars
+            && !(options.strip_ansi && text.contains(['\u{1b}', '\u{9b}']))
+            && scanner.is_none_or(|s| s.find(text).is_empty())
+    };
+    let texts_clean = match (shape, outcome) {
+        (OutputShape::Text, ToolOutcome::Returned(Value::String(text))) => clean(text),
+        (OutputShape::Json, _) => json_text.is_some_and(&mut clean),
+        (OutputShape::AgentResult, ToolOutcome::Returned(Value::Object(map))) => {
+            let blocks = map.get("content").and_then(Value::as_array);
+            let content_clean = blocks.is_some_and(|blocks| {
+                blocks.iter().all(|block| match block.get("text") {
+                    Some(Value::String(text)) => clean(text),
+                    _ => false,
+                })
+            });
+            content_clean
+                && scanner.is_none_or(|s| map.get("details").is_none_or(|d| !has_secret(d, s)))
+        }
+        (OutputShape::Nothing, _) => true,
+        _ => false,
+    };
+    texts_clean && total <= options.max_result_chars
+}
+
+/// The arguments as events carry them: `Some` with the secrets replaced when they hold any.
+pub(super) fn scrubbed_args(rules: &ResultRules, args: &Value) -> Option<Value> {
+    let scanner = rules.sanitizer.scanner()?;
+    if !has_secret(args, scanner) {
+        return None;
+    }
+    let mut args = args.clone();
+    scrub_value(&mut args, scanner, &mut Default::default());
+    Some(args)
+}
+
+/// The view of a built result for events, and whether `redaction_failed` is due.
+pub(super) fn end_view(
+    rules: &ResultRules,
+    spec: Option<&ToolSpec>,
+    result: &ToolResult,
+) -> (Option<Value>, bool) {
+    let options = &rules.sanitizer.options;
+    let args = scrubbed_args(rules, &result.args);
+    result_view(
+        result,
+        spec.and_then(|s| s.redaction_allow.as_deref()),
+        rules.redaction,
+        options.event_text_chars,
+        options.head_ratio,
+        args,
+    )
+}
+
+/// The view of a result as returned (a value that passed unchanged, so it has no image), for
+/// events; `content` builds its blocks when a text is longer than events carry.
+pub(super) fn returned_view(
+    rules: &ResultRules,
+    spec: &ToolSpec,
+    outcome: &ToolOutcome,
+    json_text: Option<&str>,
+    args: &Value,
+    content: impl FnOnce() -> Vec<ContentBlock>,
+) -> (Option<Value>, bool) {
+    let options = &rules.sanitizer.options;
+    let mut delta = Map::new();
+    let mut failed = false;
+    let texts: Vec<&str> = match outcome {
+        _ if json_text.is_some() => json_text.into_iter().collect(),
+        ToolOutcome::Returned(Value::String(text)) => vec![text],
+        ToolOutcome::Returned(Value::Object(map)) => map
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b.get("text")?.as_str())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let long = texts
+        .iter()
+        .any(|text| utf16_len(text) > options.event_text_chars);
+    if long {
+        let result = ToolResult {
+            content: content(),
+            ..ToolResult::ok(String::new(), String::new(), Value::Null)
+        };
+        let (view, _) = result_view(
+            &result,
+            None,
+            crate::sanitize::RedactionMode::Permissive,
+            options.event_text_chars,
+            options.head_ratio,
+            None,
+        );
+        if let Some(Value::Object(view)) = view {
+            delta.extend(view);
+        }
+    }
+    if let ToolOutcome::Returned(Value::Object(map)) = outcome {
+        if let Some(details) = map.get("details") {
+            let allow = spec.redaction_allow.as_deref();
+            match details_view(details, allow, rules.redaction) {
+                DetailsView::Same => {}
+                DetailsView::Filtered(value) => {
+                    delta.insert("details".into(), value);
+                }
+                DetailsView::Withheld => {
+                    delta.insert("detailsWithheld".into(), Value::Bool(true));
+                    failed = allow.is_none();
+                }
+            }
+        }
+    }
+    if let Some(args) = scrubbed_args(rules, args) {
+        delta.insert("args".into(), args);
+    }
+    ((!delta.is_empty()).then_some(Value::Object(delta)), failed)
+}
+
+/// The text blocks of a result, kept for the batch budget: `(block index, text)`.
+pub(super) fn texts_of(content: &[ContentBlock]) -> Vec<(usize, String)> {
+    content
+        .iter()
+        .enumerate()
+        .filter_map(|(index, block)| match block {
+            ContentBlock::Text { text } => Some((index, text.clone())),
+            ContentBlock::Image { .. } => None,
+        })
+        .collect()
+}
+
+/// What the batch budget changed in one result: its slot, `(block, new text)`, what was cut.
+pub(super) type BatchTrim = (usize, Vec<(usize, String)>, Vec<Truncation>);
+
+/// Cuts the results of a batch further when their text together is over `budget`: the largest
+/// results first, and in each result its largest texts first. Returns, per slot that changed,
+/// the new texts and what was cut.
+pub(super) fn trim_batch(
+    texts: Vec<Vec<(usize, String)>>,
+    budget: u64,
+    head_ratio: f64,
+) -> Vec<BatchTrim> {
+    let kept: Vec<Vec<(usize, crate::sanitize::text::Kept)>> = texts
+        .into_iter()
+        .map(|blocks| {
+            blocks
+                .into_iter()
+                .map(|(index, text)| (index, kept_again(text)))
+                .collect()
+        })
+        .collect();
+    let sizes: Vec<u64> = kept
+        .iter()
+        .map(|blocks| blocks.iter().map(|(_, k)| k.size()).sum())
+        .collect();
+    let Some(shares) = water_fill(&sizes, budget) else {
+        return Vec::new();
+    };
+    let mut trims = Vec::new();
+    for (slot, blocks) in kept.into_iter().enumerate() {
+        if sizes[slot] <= shares[slot] {
+            continue;
+        }
+        let block_sizes: Vec<u64> = blocks.iter().map(|(_, k)| k.size()).collect();
+        let Some(block_shares) = water_fill(&block_sizes, shares[slot]) else {
+            continue;
+        };
+        let mut changed = Vec::new();
+        let mut truncations = Vec::new();
+        for ((index, kept), share) in blocks.into_iter().zip(block_shares) {
+            if kept.size() <= share {
+                continue;
+            }
+            let cut = recut(&kept, share, head_ratio);
+            if let Some(c) = &cut.cut {
+                truncations.push(Truncation {
+                    block: index as i64,
+                    unit: c.unit,
+                    cut: c.count,
+                    budget: share,
+                    scope: CutScope::Batch,
+                });
+            }
+            changed.push((index, cut.text));
+        }
+        if !changed.is_empty() {
+            trims.push((slot, changed, truncations));
+        }
+    }
+    trims
+}
+
+/// A tool's partial result (what it passed to `onUpdate`) as a `tool_execution_update` event
+/// carries it: text scrubbed and cut to the events' length, images as metadata, details
+/// reduced to the tool's allowlist (withheld without one under strict redaction). Any other
+/// value keeps its shape, its strings scrubbed and cut.
+pub fn partial_view(rules: &ResultRules, spec: Option<&ToolSpec>, value: Value) -> Value {
+    let sanitizer = &rules.sanitizer;
+    let options = &sanitizer.options;
+    let mut scrubbed = Default::default();
+    let (content, details) = match value {
+        Value::Object(mut map) if map.get("content").is_some_and(Value::is_array) => {
+            let content = map.remove("content").unwrap_or_default();
+            (content, map.remove("details"))
+        }
+        other => return event_value(other, rules, &mut scrubbed),
+    };
+    let blocks: Vec<Value> = content
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(
+            |block| match (block.get("type").and_then(Value::as_str), block) {
+                (Some("text"), _) => {
+                    let text = block
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let kept = keep_text(
+                        TextSource::Whole(text),
+                        options.event_text_chars,
+                        &sanitizer.text_rules(),
+                        &mut scrubbed,
+                    );
+                    json!({ "type": "text", "text": kept.text })
+                }
+                (Some("image"), _) => {
+                    let blocks = [ContentBlock::Image {
+                        data: block
+                            .get("data")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                        mime_type: block
+                            .get("mimeType")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                    }];
+                    content_view(&blocks, &[], options.event_text_chars, options.head_ratio)
+                        .and_then(|mut v| v.pop())
+                        .unwrap_or(Value::Null)
+                }
+                _ => json!({ "type": "text", "text": "[unsupported block omitted]" }),
+            },
+        )
+        .collect();
+    let mut view = Map::new();
+    view.insert("content".into(), Value::Array(blocks));
+    if let Some(mut details) = details {
+        if let Some(scanner) = sanitizer.scanner() {
+            scrub_value(&mut details, scanner, &mut scrubbed);
+        }
+        let allow = spec.and_then(|s| s.redaction_allow.as_deref());
+        match details_view(&details, allow, rules.redaction) {
+            DetailsView::Same => {
+                view.insert("details".into(), details);
+            }
+            DetailsView::Filtered(value) => {
+                view.insert("details".into(), value);
+            }
+            DetailsView::Withheld => {
+                view.insert("detailsWithheld".into(), Value::Bool(true));
+            }
+        }
+    }
+    Value::Object(view)
+}
+
+/// A partial result that is not `{ content }` (a progress object, a number, a string) keeps its
+/// shape in the event: every string scrubbed and cut to the events' length.
+fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String, u64>) -> Value {
+    match value {
+        Value::String(text) => {
+            let sanitizer = &rules.sanitizer;
+            let kept = keep_text(
+                TextSource::Whole(&text),
+                sanitizer.options.event_text_chars,
+                &sanitizer.text_rules(),
+                scrubbed,
+            );
+            Value::String(kept.text)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| event_value(item, rules, scrubbed))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, item)| (key, event_value(item, rules, scrubbed)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_over_its_budget_cuts_the_largest_results() {
+        let texts = vec![
+            vec![(0, "a".repeat(100))],
+            vec![(0, "b".repeat(5000)), (1, "c".repeat(5000))],
+            vec![(0, "d".repeat(3000))],
+        ];
+        let trims = trim_batch(texts, 2000, 0.5);
+        assert_eq!(trims.len(), 2);
+        let (slot, blocks, truncations) = &trims[0];
+        assert_eq!(*slot, 1);
+        assert_eq!(blocks.len(), 2);
+        assert!(blocks.iter().all(|(_, t)| utf16_len(t) <= 475));
+        assert_eq!(truncations[0].scope, CutScope::Batch);
+        let (slot, blocks, _) = &trims[1];
+        assert_eq!(*slot, 2);
+        assert!(utf16_len(&blocks[0].1) <= 950);
+        assert!(trim_batch(vec![vec![(0, "x".into())]], 2000, 0.5).is_empty());
+    }
+
+    #[test]
+    fn a_progress_partial_keeps_its_shape_with_strings_scrubbed_and_cut() {
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        let partial = json!({ "step": 2, "log": [format!("token {key}"), "x".repeat(9000)] });
+        let view = partial_view(&rules, None, partial);
+        assert_eq!(view["step"], 2);
+        assert_eq!(view["log"][0], "token [redacted:github-token]");
+        let cut = view["log"][1].as_str().unwrap();
+        assert!(utf16_len(cut) <= 8000 && cut.contains("characters cut"));
+        assert_eq!(partial_view(&rules, None, json!(0.5)), json!(0.5));
+    }
+}

@@ -1,0 +1,245 @@
+//! A result's content sanitized for the model: text blocks kept within the result's budget
+//! (shared by water-filling, the largest cut first), secrets scrubbed, images fitted, and
+//! `MEDIA:` lines of trusted tools turned into images.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::images::{encode_base64, fit_base64_image, fit_image_bytes, FittedImage, ImageReport};
+use super::media::{expand_media, Piece};
+use super::report::{CutScope, SanitizeReport, Truncation};
+use super::text::{keep_text, BudgetUnit, Kept, TextSource};
+use super::Sanitizer;
+use crate::envelope::ContentBlock;
+
+/// One content block as given to the sanitizer.
+#[derive(Clone, Copy, Debug)]
+pub enum InputBlock<'a> {
+    /// Text: a string, the two ends of a long string, or bytes.
+    Text(TextSource<'a>),
+    /// A base64 image.
+    Image {
+        /// Base64 data.
+        data: &'a str,
+        /// The declared MIME type.
+        mime_type: &'a str,
+    },
+}
+
+/// One content block as sanitized.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SanitizedBlock {
+    /// Text, with where it was cut.
+    Text(Kept),
+    /// An image that fits.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// The sniffed MIME type.
+        mime_type: String,
+    },
+}
+
+impl SanitizedBlock {
+    /// The block in the envelope's shape.
+    pub fn into_content(self) -> ContentBlock {
+        match self {
+            SanitizedBlock::Text(kept) => ContentBlock::Text { text: kept.text },
+            SanitizedBlock::Image { data, mime_type } => ContentBlock::Image { data, mime_type },
+        }
+    }
+}
+
+/// Smallest share of a budget one text gets when many share it.
+pub const MIN_SHARE: u64 = 64;
+
+/// The share of `budget` each size gets: `None` when they all fit; otherwise the largest are
+/// cut first, all to one level, so that the total fits (no share below [`MIN_SHARE`]).
+pub fn water_fill(sizes: &[u64], budget: u64) -> Option<Vec<u64>> {
+    let total: u64 = sizes.iter().sum();
+    if total <= budget {
+        return None;
+    }
+    let mut sorted = sizes.to_vec();
+    sorted.sort_unstable();
+    let mut remaining = budget;
+    let mut left = sorted.len() as u64;
+    let mut level = 0;
+    for size in sorted {
+        let share = remaining / left;
+        if size <= share {
+            remaining -= size;
+            left -= 1;
+        } else {
+            level = share;
+            break;
+        }
+    }
+    let level = level.max(MIN_SHARE);
+    Some(sizes.iter().map(|&size| size.min(level)).collect())
+}
+
+impl Sanitizer {
+    /// Sanitizes content blocks for the model, reporting what changed. `trusted_media`: the
+    /// tool may turn `MEDIA:<path>` lines into images read from disk.
+    pub fn content(
+        &self,
+        blocks: &[InputBlock<'_>],
+        trusted_media: bool,
+        report: &mut SanitizeReport,
+    ) -> Vec<SanitizedBlock> {
+        let pieces = if trusted_media {
+            expand_media(blocks, &self.options.images)
+        } else {
+            blocks.iter().map(|block| Piece::from(*block)).collect()
+        };
+        let sizes: Vec<u64> = pieces
+            .iter()
+            .filter_map(|piece| match piece {
+                Piece::Text(source) => Some(source.size()),
+                Piece::Note(note) => Some(TextSource::Whole(note).size()),
+                _ => None,
+            })
+            .collect();
+        let budget = self.options.max_result_chars;
+        let shares = water_fill(&sizes, budget);
+        let mut texts = 0;
+        let mut out = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            let index = out.len() as i64;
+            let mut text = |source: TextSource<'_>, report: &mut SanitizeReport| {
+                let share = shares.as_ref().map_or(budget, |s| s[texts]);
+                texts += 1;
+                SanitizedBlock::Text(self.text(source, share, index, CutScope::Result, report))
+            };
+            let block = match piece {
+                Piece::Text(source) => text(source, report),
+                Piece::Note(note) => text(TextSource::Whole(&note), report),
+                Piece::Image { data, mime_type } => {
+                    let (fitted, image) = fit_base64_image(&data, &mime_type, &self.options.images);
+                    self.image(&data, fitted, image, index, report)
+                }
+                Piece::File {
+                    fitted,
+                    report: image,
+                    bytes,
+                } => {
+                    let data = match fitted {
+                        FittedImage::Kept { .. } => encode_base64(&bytes),
+                        _ => String::new(),
+                    };
+                    self.image(&data, fitted, image, index, report)
+                }
+            };
+            out.push(block);
+        }
+        out
+    }
+
+    /// Keeps one text within `budget`, reporting a cut as block `index`.
+    pub fn text(
+        &self,
+        source: TextSource<'_>,
+        budget: u64,
+        index: i64,
+        scope: CutScope,
+        report: &mut SanitizeReport,
+    ) -> Kept {
+        let kept = keep_text(source, budget, &self.text_rules(), &mut report.scrubbed);
+        report.ansi += kept.ansi;
+        if let Some(cut) = &kept.cut {
+            report.truncated.push(Truncation {
+                block: index,
+                unit: cut.unit,
+                cut: cut.count,
+                budget,
+                scope,
+            });
+        }
+        kept
+    }
+
+    /// A message (an error's) scrubbed and kept within the result budget.
+    pub fn message(&self, message: &str, report: &mut SanitizeReport) -> String {
+        let budget = self.options.max_result_chars;
+        self.text(
+            TextSource::Whole(message),
+            budget,
+            -1,
+            CutScope::Result,
+            report,
+        )
+        .text
+    }
+
+    fn image(
+        &self,
+        data: &str,
+        fitted: FittedImage,
+        image: ImageReport,
+        index: i64,
+        report: &mut SanitizeReport,
+    ) -> SanitizedBlock {
+        let mut entry = serde_json::to_value(&image).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut entry {
+            map.insert("block".into(), index.into());
+        }
+        report.images.push(entry);
+        match fitted {
+            FittedImage::Kept { mime_type } => SanitizedBlock::Image {
+                data: data.to_owned(),
+                mime_type: mime_type.to_owned(),
+            },
+            FittedImage::Replaced { data, mime_type } => SanitizedBlock::Image {
+                data,
+                mime_type: mime_type.to_owned(),
+            },
+            FittedImage::Omitted { text } => SanitizedBlock::Text(Kept {
+                text,
+                unit: BudgetUnit::Utf16,
+                cut: None,
+                ansi: 0,
+            }),
+        }
+    }
+}
+
+impl<'a> From<InputBlock<'a>> for Piece<'a> {
+    fn from(block: InputBlock<'a>) -> Self {
+        match block {
+            InputBlock::Text(source) => Piece::Text(source),
+            InputBlock::Image { data, mime_type } => Piece::Image {
+                data: Cow::Borrowed(data),
+                mime_type: Cow::Borrowed(mime_type),
+            },
+        }
+    }
+}
+
+/// Re-exported for the media module's file images.
+pub(super) fn fit_file(
+    bytes: &[u8],
+    limits: &super::images::ImageLimits,
+) -> (FittedImage, ImageReport) {
+    fit_image_bytes(bytes, None, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn water_filling_cuts_the_largest_first() {
+        assert_eq!(water_fill(&[10, 20], 100), None);
+        assert_eq!(
+            water_fill(&[100, 500, 1000], 1000),
+            Some(vec![100, 450, 450])
+        );
+        assert_eq!(water_fill(&[600, 600], 1000), Some(vec![500, 500]));
+        let shares = water_fill(&[10; 100], 500).unwrap();
+        assert!(shares.iter().all(|&s| s == MIN_SHARE.min(10)));
+        let shares = water_fill(&[1000; 100], 500).unwrap();
+        assert!(shares.iter().all(|&s| s == MIN_SHARE));
+    }
+}

@@ -1,0 +1,203 @@
+//! The built-in secret kinds: their public names and the patterns that find them.
+//!
+//! Every pattern starts with a literal (`sk-`, `AKIA`, `ghp_`, `eyJ`, `-----`, `://`, ...) so the
+//! combined search regex keeps a literal prefilter and stays fast on text without secrets.
+//! Word boundaries are ASCII (`(?-u:\b)`): a Unicode boundary would stop the lazy DFA on the first
+//! non-ASCII byte. Realistic minimum lengths keep prose such as `sk-abc` from being a secret.
+//!
+//! The formats were learned from the public rule sets of secret scanners (gitleaks, trufflehog,
+//! GitHub secret scanning) and the vendors' documented token prefixes.
+
+/// How the match of a kind's pattern becomes the secret's byte range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Extent {
+    /// The match, or its `secret` capture group when the pattern has one.
+    Match,
+    /// A PEM block or a BEGIN line with the body that follows it: the match, kept only when the
+    /// body holds key material (a lone BEGIN line reveals nothing).
+    PemBegin,
+    /// A PEM END line whose BEGIN is not in the text: the match extended back over the body lines
+    /// before it ([`super::pem::body_start`]), kept only when that body holds key material.
+    PemEnd,
+}
+
+/// One built-in kind: its public name, its pattern and how a match becomes a secret.
+pub(super) struct BuiltinKind {
+    /// The public name (part of the contract: it appears in `[redacted:<kind>]`).
+    pub name: &'static str,
+    /// The pattern for the `regex` crate.
+    pub pattern: &'static str,
+    /// How a match becomes the secret's range.
+    pub extent: Extent,
+}
+
+/// OpenAI keys: project, service-account and admin keys (`sk-proj-`, `sk-svcacct-`, `sk-admin-` and
+/// a long base64url body), legacy user keys (`sk-` and 48 alphanumerics), and any `sk-` key with the
+/// `T3BlbkFJ` marker (base64 of "OpenAI") that OpenAI embeds in its keys. `sk-ant-` never matches:
+/// `ant` is followed by `-`, which neither the legacy body nor a marker-less form accepts.
+const OPENAI_KEY: &str = concat!(
+    r"(?-u:\b)sk-(?:",
+    r"(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}",
+    r"|[A-Za-z0-9]{40,}(?-u:\b)",
+    r"|[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
+    r")"
+);
+
+/// Anthropic keys: `sk-ant-` + a purpose and version (`api03`, `admin01`, `oat01`, ...) + a long
+/// base64url body (93 characters and `AA` in current keys).
+const ANTHROPIC_KEY: &str = r"(?-u:\b)sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,}";
+
+/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types, as a
+/// whole word: a longer run of capitals and digits is not a key id.
+const AWS_ACCESS_KEY: &str = r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)";
+
+/// GitHub tokens: classic (`ghp_` personal, `gho_` OAuth, `ghu_` user-to-server, `ghs_`
+/// server-to-server, `ghr_` refresh) with 36 or more alphanumerics, as a whole word, and
+/// fine-grained personal access tokens (`github_pat_` + 82 word characters in current tokens).
+const GITHUB_TOKEN: &str = concat!(
+    r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}(?-u:\b)",
+    r"|github_pat_[A-Za-z0-9_]{50,})"
+);
+
+/// Slack tokens: bot, user, app-level, refresh, legacy and configuration tokens (`xoxb-`, `xoxp-`,
+/// `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-`, `xoxe.xoxp-`) and app tokens (`xapp-1-...`).
+const SLACK_TOKEN: &str = concat!(
+    r"(?-u:\b)(?:(?:xoxe\.)?xox[abeprs]-[0-9A-Za-z][0-9A-Za-z-]{14,}",
+    r"|xapp-[0-9]+-[0-9A-Za-z-]{14,})"
+);
+
+/// Google API keys: `AIza` + exactly 35 base64url characters. The character after the key (or the
+/// end of the text) is part of the match, outside the `secret` group, so a longer identifier that
+/// merely starts like a key is not one.
+const GOOGLE_API_KEY: &str = r"(?-u:\b)(?P<secret>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|\z)";
+
+/// JSON Web Tokens: three base64url segments, header and payload both JSON objects (`eyJ` is
+/// base64 of `{"`), and a signature of realistic length (unsigned `alg: none` tokens are not
+/// matched).
+const JWT: &str = r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}";
+
+/// One element of a PEM body: a line break (LF, CR, or the `\n`, `\r` escapes of JSON text,
+/// possibly double-escaped) with the blanks that end or indent a line, a run of base64, or a blank
+/// followed by 16 or more base64 characters (keys pasted on one line).
+macro_rules! pem_body_element {
+    () => {
+        concat!(
+            r"(?:[ \t]*(?:[\r\n]|\\+[rn])[ \t]*",
+            r"|[A-Za-z0-9+/=]+",
+            r"|[ \t]+[A-Za-z0-9+/=]{16,})"
+        )
+    };
+}
+
+/// The RFC 1421 / OpenPGP header lines right after a BEGIN line (`Proc-Type: 4,ENCRYPTED`,
+/// `DEK-Info: ...`, `Version: ...`), each after its line break, and the line break after the last
+/// one; a value stops at a line break, a backslash or a quote.
+macro_rules! pem_headers {
+    () => {
+        concat!(
+            r#"(?:(?:[ \t]*(?:\r?\n|\r|\\+r\\+n|\\+[rn])[A-Za-z][A-Za-z0-9-]*:[^\r\n\\"]*)+"#,
+            r"[ \t]*(?:[\r\n]|\\+[rn]))?"
+        )
+    };
+}
+
+/// A PEM private key (PKCS#8, RSA, EC, DSA, OpenSSH, encrypted, PGP armor): the BEGIN line through
+/// the END line, or, when no END line follows, the BEGIN line and the body after it up to the
+/// first character a PEM body cannot contain (see `pem_body_element`).
+///
+/// A header value can hold any text, so a line break must follow it: the combined search finds a
+/// match's start by scanning back from its end, and a pattern whose body could continue straight
+/// from a header value would make that scan run back through all the text before every secret.
+const PRIVATE_KEY_BEGIN: &str = concat!(
+    r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:",
+    // The complete block (lazy: ends at the first END line).
+    pem_headers!(),
+    pem_body_element!(),
+    r"*?[ \t]*-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+    // The fragment: the body as far as it goes.
+    r"|(?:",
+    pem_headers!(),
+    pem_body_element!(),
+    r"+)?)"
+);
+
+/// The END line of a PEM private key; found alone (its BEGIN outside the text), the body lines
+/// before it are part of the secret.
+const PRIVATE_KEY_END: &str = r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----";
+
+/// The token of an `Authorization` header (or `Proxy-Authorization`) with the Bearer scheme, in
+/// HTTP (`Authorization: Bearer t`), JSON (`"Authorization": "Bearer t"`, also with escaped
+/// quotes) and form or map text (`authorization=Bearer t`). Header name and scheme are
+/// case-insensitive; only the token (an RFC 6750 b64token of 8 or more characters) is the secret.
+const BEARER_TOKEN: &str = concat!(
+    r#"(?-u:\b)(?i:authorization)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?"#,
+    r"(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)"
+);
+
+/// The password of the userinfo in a URL (`scheme://user:password@host`): RFC 3986 userinfo
+/// characters, the user up to the first `:`, the password up to the `@`. Only the password is the
+/// secret. The match starts at `://` (not the scheme) to keep a literal prefix.
+const URL_PASSWORD: &str = concat!(
+    r"://[A-Za-z0-9._~%!$&'()*+,;=-]*:",
+    r"(?P<secret>[A-Za-z0-9._~%!$&'()*+,;=:-]+)@"
+);
+
+/// The built-in kinds in priority order: when two kinds find the same range, the earlier one
+/// names it (so a GitHub token sent as a bearer token is a `github-token`).
+pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
+    BuiltinKind {
+        name: "openai-key",
+        pattern: OPENAI_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "anthropic-key",
+        pattern: ANTHROPIC_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "aws-access-key",
+        pattern: AWS_ACCESS_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "github-token",
+        pattern: GITHUB_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "slack-token",
+        pattern: SLACK_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "google-api-key",
+        pattern: GOOGLE_API_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "jwt",
+        pattern: JWT,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "private-key",
+        pattern: PRIVATE_KEY_BEGIN,
+        extent: Extent::PemBegin,
+    },
+    BuiltinKind {
+        name: "private-key",
+        pattern: PRIVATE_KEY_END,
+        extent: Extent::PemEnd,
+    },
+    BuiltinKind {
+        name: "bearer-token",
+        pattern: BEARER_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "url-password",
+        pattern: URL_PASSWORD,
+        extent: Extent::Match,
+    },
+];

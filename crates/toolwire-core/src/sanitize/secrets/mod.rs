@@ -1,0 +1,283 @@
+//! Secret scrubbing: finds API keys, tokens, private keys and passwords in text and replaces
+//! each with `[redacted:<kind>]`.
+//!
+//! Tool results, events and audit records pass through [`SecretScanner::scrub`] before they leave
+//! the runtime, so the search is built for text without secrets: one combined regex (every
+//! kind's pattern in one alternation, with the literal prefilter the `regex` crate derives from
+//! the kinds' prefixes) runs over the text, and only where it matches are the kinds told apart,
+//! each by its own regex anchored at that position. Matching is linear in the text: the `regex`
+//! crate runs finite automata, never backtracking, and user patterns it refuses (look-around,
+//! backreferences) are errors.
+//!
+//! # Built-in kinds
+//! `openai-key`, `anthropic-key`, `aws-access-key`, `github-token`, `slack-token`,
+//! `google-api-key`, `jwt`, `private-key`, `bearer-token`, `url-password` (the names are a public
+//! contract); users add kinds with [`SecretPattern`]s. `bearer-token` and `url-password` replace
+//! only the token or password, keeping the header or URL around it. `private-key` also covers
+//! fragments of cut text: a BEGIN line whose END is missing (the body after it) and an END line
+//! whose BEGIN is missing (the body before it).
+
+mod builtin;
+mod pattern;
+mod pem;
+mod sweep;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use regex::{Regex, RegexBuilder};
+
+use self::builtin::{Extent, BUILTIN_KINDS};
+use self::pattern::{refused_pattern, validate_kind_name, CompiledKind};
+use self::sweep::{Candidate, Sweep};
+use crate::error::{Error, ErrorCode, Result};
+
+/// The most custom patterns one scanner takes.
+const MAX_CUSTOM_PATTERNS: usize = 256;
+
+/// Compiled-size limit of the combined search regex.
+const SEARCH_SIZE_LIMIT: usize = 16 << 20;
+
+/// Lazy-DFA cache limit of the combined search regex.
+const SEARCH_DFA_LIMIT: usize = 4 << 20;
+
+/// A user-supplied pattern.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretPattern {
+    /// The kind's name, `[a-z0-9][a-z0-9-]{0,63}`; it appears in `[redacted:<kind>]`.
+    pub kind: String,
+    /// A regular expression for the `regex` crate. A capture group named `secret` marks the part
+    /// to replace; without one the whole match is replaced. `(?i)` makes it case-insensitive.
+    pub pattern: String,
+}
+
+/// One secret found: byte range of the part to replace, and its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretMatch {
+    /// Start of the part to replace (a char boundary).
+    pub start: usize,
+    /// End of the part to replace (a char boundary, after `start`).
+    pub end: usize,
+    /// The kind's name.
+    pub kind: Arc<str>,
+}
+
+/// Compiled built-in and custom patterns. Send + Sync, built once per options, shared by Arc.
+#[derive(Clone, Debug)]
+pub struct SecretScanner {
+    /// Every kind's pattern in one alternation: finds where some kind may match.
+    search: Regex,
+    /// The kinds in priority order (built-in, then custom).
+    kinds: Vec<CompiledKind>,
+    /// How many of `kinds` are built-in.
+    builtin_count: usize,
+}
+
+/// The built-in kinds and their combined search regex, compiled once per process.
+struct Builtins {
+    kinds: Vec<CompiledKind>,
+    search: Regex,
+}
+
+/// The compiled built-ins (an internal error if one of our patterns does not compile).
+fn builtins() -> Result<&'static Builtins> {
+    static BUILTINS: OnceLock<Result<Builtins>> = OnceLock::new();
+    BUILTINS
+        .get_or_init(|| {
+            let kinds = BUILTIN_KINDS
+                .iter()
+                .map(|kind| {
+                    CompiledKind::compile(kind.name.into(), kind.pattern, kind.extent).map_err(
+                        |reason| {
+                            Error::internal(format!(
+                                "built-in secret pattern {} does not compile: {reason}",
+                                kind.name
+                            ))
+                        },
+                    )
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let search = build_search(&kinds)?;
+            Ok(Builtins { kinds, search })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The combined search regex of `kinds`.
+fn build_search(kinds: &[CompiledKind]) -> Result<Regex> {
+    let source = kinds
+        .iter()
+        .map(|kind| kind.search_source.as_str())
+        .collect::<Vec<_>>()
+        .join("|");
+    RegexBuilder::new(&source)
+        .size_limit(SEARCH_SIZE_LIMIT)
+        .dfa_size_limit(SEARCH_DFA_LIMIT)
+        .build()
+        .map_err(|error| {
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "the secret patterns together are too large: their combined regex must \
+                     compile within {SEARCH_SIZE_LIMIT} bytes; the regex engine reports: {error}"
+                ),
+            )
+        })
+}
+
+impl SecretScanner {
+    /// The built-in kinds followed by `custom` (a custom kind may reuse a built-in name).
+    pub fn new(custom: &[SecretPattern]) -> Result<SecretScanner> {
+        let builtins = builtins()?;
+        if custom.is_empty() {
+            return Ok(SecretScanner {
+                search: builtins.search.clone(),
+                kinds: builtins.kinds.clone(),
+                builtin_count: builtins.kinds.len(),
+            });
+        }
+        if custom.len() > MAX_CUSTOM_PATTERNS {
+            return Err(Error::caller(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "{} custom secret patterns given; at most {MAX_CUSTOM_PATTERNS} are accepted",
+                    custom.len()
+                ),
+            ));
+        }
+        let mut kinds = builtins.kinds.clone();
+        for SecretPattern { kind, pattern } in custom {
+            validate_kind_name(kind)?;
+            let compiled = CompiledKind::compile(kind.as_str().into(), pattern, Extent::Match)
+                .map_err(|reason| refused_pattern(kind, pattern, &reason))?;
+            kinds.push(compiled);
+        }
+        let search = build_search(&kinds)?;
+        Ok(SecretScanner {
+            search,
+            kinds,
+            builtin_count: builtins.kinds.len(),
+        })
+    }
+
+    /// All secrets in `text`: sorted by start, non-overlapping (when two kinds overlap, keep the
+    /// earlier start; on a tie the longer one), each `start < end`, on char boundaries.
+    ///
+    /// Equal ranges go to the kind listed first (built-in order, then custom order). Secrets are
+    /// looked for after the end of the previous one: a match that begins inside a secret already
+    /// taken is not considered. Allocates nothing when nothing is found.
+    pub fn find(&self, text: &str) -> Vec<SecretMatch> {
+        let mut sweep = Sweep::default();
+        let mut from = 0;
+        while from <= text.len() {
+            let found = self.search.find_at(text, from);
+            // Nothing found later can start before `found`: settle what starts earlier.
+            sweep.settle_before(found.map_or(usize::MAX, |found| found.start()));
+            let Some(found) = found else { break };
+            let at = found.start();
+            if at < sweep.taken_until() {
+                from = sweep.taken_until();
+                continue;
+            }
+            // Built-in kinds never match empty and come first in the search regex, so an empty
+            // match there means none of them matches here: only custom kinds may.
+            let first = if found.is_empty() {
+                self.builtin_count
+            } else {
+                0
+            };
+            for (index, kind) in self.kinds.iter().enumerate().skip(first) {
+                self.offer_kind_at(&mut sweep, text, at, index, kind);
+            }
+            sweep.take_if_first(at);
+            from = next_char(text, at).max(sweep.taken_until());
+        }
+        sweep.settle_before(usize::MAX);
+        sweep
+            .into_taken()
+            .into_iter()
+            .map(|taken| SecretMatch {
+                start: taken.start,
+                end: taken.end,
+                kind: Arc::clone(&self.kinds[taken.kind].name),
+            })
+            .collect()
+    }
+
+    /// Offers `kind`'s match at `at` (if any) to the sweep.
+    fn offer_kind_at(
+        &self,
+        sweep: &mut Sweep,
+        text: &str,
+        at: usize,
+        index: usize,
+        kind: &CompiledKind,
+    ) {
+        let Some(found) = kind.match_at(text, at) else {
+            return;
+        };
+        let candidate = Candidate {
+            start: found.secret_start,
+            end: found.secret_end,
+            kind: index,
+        };
+        match kind.extent {
+            Extent::Match => sweep.offer(candidate),
+            Extent::PemBegin => {
+                let end = pem::trim_breaks_end(text.as_bytes(), candidate.start, candidate.end);
+                if pem::begin_block_has_body(&text[candidate.start..end]) {
+                    sweep.offer(Candidate { end, ..candidate });
+                }
+            }
+            Extent::PemEnd => {
+                let body = pem::body_start(text, at);
+                sweep.take_reaching_back(body, candidate, |start| {
+                    let start = pem::skip_breaks(text.as_bytes(), start, at);
+                    pem::has_key_material(&text[start..at]).then_some(start)
+                });
+            }
+        }
+    }
+
+    /// `text` with every secret replaced by `[redacted:<kind>]`, adding one per secret to
+    /// `counts` (kind -> count). Borrowed when nothing was found.
+    pub fn scrub<'a>(&self, text: &'a str, counts: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
+        let secrets = self.find(text);
+        if secrets.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let labels: usize = secrets.iter().map(|secret| secret.kind.len() + 11).sum();
+        let mut scrubbed = String::with_capacity(text.len() + labels);
+        let mut copied = 0;
+        for secret in &secrets {
+            scrubbed.push_str(&text[copied..secret.start]);
+            scrubbed.push_str("[redacted:");
+            scrubbed.push_str(&secret.kind);
+            scrubbed.push(']');
+            copied = secret.end;
+            match counts.get_mut(&*secret.kind) {
+                Some(count) => *count += 1,
+                None => {
+                    counts.insert(secret.kind.to_string(), 1);
+                }
+            }
+        }
+        scrubbed.push_str(&text[copied..]);
+        Cow::Owned(scrubbed)
+    }
+}
+
+/// The replacement text for a kind: `[redacted:<kind>]`.
+pub fn redaction_label(kind: &str) -> String {
+    format!("[redacted:{kind}]")
+}
+
+/// The char boundary after the character at `at` (or `at + 1` at the end of the text).
+fn next_char(text: &str, at: usize) -> usize {
+    at + text[at..].chars().next().map_or(1, char::len_utf8)
+}

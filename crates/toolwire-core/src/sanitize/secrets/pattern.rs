@@ -1,0 +1,317 @@
+//! Compiling one kind's pattern: validation of user input, the anchored regexes that confirm a
+//! kind at a position, and the form of the pattern that joins the combined search regex.
+
+use std::sync::Arc;
+
+use regex::{Regex, RegexBuilder};
+
+use super::builtin::Extent;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Compiled-size limit of one pattern (the `regex` crate's `size_limit`): a pattern over it is
+/// refused instead of using unbounded memory.
+pub(super) const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// Lazy-DFA cache limit of one pattern's regexes.
+const PATTERN_DFA_LIMIT: usize = 1 << 20;
+
+/// The longest kind name.
+const MAX_KIND_LEN: usize = 64;
+
+/// The name of the capture group that marks the part of a match to replace.
+pub(super) const SECRET_GROUP: &str = "secret";
+
+/// One kind, compiled.
+#[derive(Clone, Debug)]
+pub(super) struct CompiledKind {
+    /// The kind's name, shared by every match of it.
+    pub name: Arc<str>,
+    /// How a match becomes the secret's range.
+    pub extent: Extent,
+    /// The pattern as one group without named groups, for the combined search regex.
+    pub search_source: String,
+    /// The pattern anchored at the start of the text.
+    at_text_start: Regex,
+    /// The pattern anchored after one leading character: run on the text from the character
+    /// before a position, it matches exactly at that position with the look-behind (`\b`, `^`)
+    /// seeing the real preceding character.
+    after_char: Regex,
+    /// The index of the `secret` group, if the pattern has one.
+    secret_group: Option<usize>,
+}
+
+/// Where a kind matches at a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct KindMatch {
+    /// End of the whole match.
+    pub end: usize,
+    /// The part to replace (the `secret` group, or the whole match).
+    pub secret_start: usize,
+    /// End of the part to replace.
+    pub secret_end: usize,
+}
+
+impl CompiledKind {
+    /// Compiles a kind's pattern. `Err` carries the `regex` crate's reason.
+    pub(super) fn compile(
+        name: Arc<str>,
+        pattern: &str,
+        extent: Extent,
+    ) -> std::result::Result<CompiledKind, String> {
+        let alone = build(pattern)?;
+        let wrapped = wrap(pattern);
+        let at_text_start = build(&format!(r"\A{wrapped}"))?;
+        let after_char = build(&format!(r"\A(?s:.){wrapped}"))?;
+        let secret_group = at_text_start
+            .capture_names()
+            .position(|group| group == Some(SECRET_GROUP));
+        let search_source = strip_group_names(&wrapped);
+        verify_stripped(&alone, &search_source)?;
+        Ok(CompiledKind {
+            name,
+            extent,
+            search_source,
+            at_text_start,
+            after_char,
+            secret_group,
+        })
+    }
+
+    /// The kind's match starting exactly at `at` (a char boundary of `text`), if any, with the
+    /// part to replace; `None` when that part is empty.
+    pub(super) fn match_at(&self, text: &str, at: usize) -> Option<KindMatch> {
+        let (offset, regex) = match text[..at].chars().next_back() {
+            None => (0, &self.at_text_start),
+            Some(previous) => (at - previous.len_utf8(), &self.after_char),
+        };
+        let haystack = &text[offset..];
+        let whole = regex.find(haystack)?;
+        let (secret_start, secret_end) = match self.secret_group {
+            None => (at, offset + whole.end()),
+            Some(group) => {
+                let mut locations = regex.capture_locations();
+                regex.captures_read(&mut locations, haystack)?;
+                let (start, end) = locations.get(group)?;
+                (offset + start, offset + end)
+            }
+        };
+        (secret_start < secret_end).then_some(KindMatch {
+            end: offset + whole.end(),
+            secret_start,
+            secret_end,
+        })
+    }
+}
+
+/// Builds one regex with the per-pattern limits.
+fn build(source: &str) -> std::result::Result<Regex, String> {
+    RegexBuilder::new(source)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_DFA_LIMIT)
+        .build()
+        .map_err(|error| error.to_string())
+}
+
+/// The pattern as one non-capturing group, so flags set inside it (`(?i)`) end with it and an
+/// alternation inside it stays inside. A trailing `#` comment of verbose mode would swallow the
+/// closing parenthesis; then the group closes on a new line (whitespace in verbose mode).
+fn wrap(pattern: &str) -> String {
+    let plain = format!("(?:{pattern})");
+    if Regex::new(&plain).is_ok() {
+        plain
+    } else {
+        format!("(?:{pattern}\n)")
+    }
+}
+
+/// `source` with every named group made non-capturing (`(?P<name>` and `(?<name>` become `(?:`),
+/// so several kinds with a `secret` group can share one regex. Escapes and character classes
+/// (nested ones too) are copied as they are.
+fn strip_group_names(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut class_depth = 0usize;
+    let mut chars = source.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some((_, escaped)) = chars.next() {
+                    out.push(escaped);
+                }
+            }
+            '[' => {
+                out.push(c);
+                class_depth += 1;
+                // `]` right after `[` or `[^` is a literal.
+                if chars.peek().map(|&(_, next)| next) == Some('^') {
+                    out.push('^');
+                    chars.next();
+                }
+                if chars.peek().map(|&(_, next)| next) == Some(']') {
+                    out.push(']');
+                    chars.next();
+                }
+            }
+            ']' if class_depth > 0 => {
+                out.push(c);
+                class_depth -= 1;
+            }
+            '(' if class_depth == 0 => {
+                let rest = &source[at..];
+                let name_start = ["(?P<", "(?<"]
+                    .iter()
+                    .find(|opening| rest.starts_with(**opening))
+                    .map(|opening| opening.len());
+                match name_start.and_then(|start| rest[start..].find('>').map(|end| start + end)) {
+                    Some(name_end) => {
+                        out.push_str("(?:");
+                        // Skip the rest of `(?P<name>`.
+                        while chars.peek().is_some_and(|&(next, _)| next <= at + name_end) {
+                            chars.next();
+                        }
+                    }
+                    None => out.push(c),
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Checks that stripping the group names kept the pattern's meaning: it compiles, has no named
+/// group left, and lost exactly the named groups.
+fn verify_stripped(alone: &Regex, stripped: &str) -> std::result::Result<(), String> {
+    let named = alone.capture_names().flatten().count();
+    let refused = || {
+        "its named capture groups could not be isolated for the combined search; \
+         remove verbose-mode comments that contain brackets"
+            .to_string()
+    };
+    let stripped = build(stripped).map_err(|_| refused())?;
+    let kept_unnamed = stripped.captures_len() + named == alone.captures_len();
+    if kept_unnamed && stripped.capture_names().flatten().next().is_none() {
+        Ok(())
+    } else {
+        Err(refused())
+    }
+}
+
+/// Checks a user-supplied kind name: `[a-z0-9][a-z0-9-]{0,63}`.
+pub(super) fn validate_kind_name(kind: &str) -> Result<()> {
+    let bytes = kind.as_bytes();
+    let valid = !bytes.is_empty()
+        && bytes.len() <= MAX_KIND_LEN
+        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "secret pattern kind {kind:?} is invalid: a kind is 1 to {MAX_KIND_LEN} \
+                 characters of a-z, 0-9 and '-', starting with a letter or a digit"
+            ),
+        ))
+    }
+}
+
+/// The error for a user pattern the `regex` crate refuses (or that is too large).
+pub(super) fn refused_pattern(kind: &str, pattern: &str, reason: &str) -> Error {
+    Error::caller(
+        ErrorCode::ValidationError,
+        format!(
+            "secret pattern {pattern:?} of kind {kind:?} is refused: only linear-time regular \
+             expressions (no look-around, no backreferences) compiling within {PATTERN_SIZE_LIMIT} \
+             bytes are accepted; the regex engine reports: {reason}"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_names_are_stripped_outside_escapes_and_classes() {
+        let cases: &[(&str, &str)] = &[
+            (r"a(?P<secret>b)c", r"a(?:b)c"),
+            (r"a(?<secret>b)(?<x>c)", r"a(?:b)(?:c)"),
+            (r"(b)(?:c)(?i:d)", r"(b)(?:c)(?i:d)"),
+            (r"\(?P<secret>b", r"\(?P<secret>b"),
+            (r"[(?P<x>](?P<secret>y)", r"[(?P<x>](?:y)"),
+            (r"[]()](?P<s>y)", r"[]()](?:y)"),
+            (
+                r"[^]\]([a-z[:digit:]]](?P<s>y)",
+                r"[^]\]([a-z[:digit:]]](?:y)",
+            ),
+            ("(?x)a # (b)\n(?P<s>c)", "(?x)a # (b)\n(?:c)"),
+        ];
+        for (source, expected) in cases {
+            assert_eq!(strip_group_names(source), *expected, "source {source:?}");
+        }
+    }
+
+    #[test]
+    fn a_trailing_verbose_comment_does_not_swallow_the_wrapping_group() {
+        let kind = CompiledKind::compile("k".into(), "(?x) abc # the key", Extent::Match).unwrap();
+        assert_eq!(kind.search_source, "(?:(?x) abc # the key\n)");
+        assert!(kind.match_at("xabc", 1).is_some());
+    }
+
+    #[test]
+    fn kind_names_follow_the_documented_rule() {
+        let cases: &[(&str, bool)] = &[
+            ("internal-token", true),
+            ("k", true),
+            ("0day", true),
+            (&"a".repeat(64), true),
+            (&"a".repeat(65), false),
+            ("", false),
+            ("-token", false),
+            ("Token", false),
+            ("my_token", false),
+            ("tok en", false),
+            ("tökén", false),
+        ];
+        for (kind, valid) in cases {
+            assert_eq!(validate_kind_name(kind).is_ok(), *valid, "kind {kind:?}");
+        }
+        let error = validate_kind_name("My Kind").unwrap_err();
+        assert_eq!(error.code, ErrorCode::ValidationError);
+        assert!(error.message.contains("\"My Kind\""), "{}", error.message);
+    }
+
+    #[test]
+    fn a_match_is_confirmed_with_the_real_preceding_character() {
+        let kind = CompiledKind::compile("k".into(), r"\bkey\d+", Extent::Match).unwrap();
+        assert_eq!(
+            kind.match_at("a key12", 2),
+            Some(KindMatch {
+                end: 7,
+                secret_start: 2,
+                secret_end: 7
+            })
+        );
+        // `\b` sees the `x` before the slice.
+        assert_eq!(kind.match_at("xkey12", 1), None);
+        assert!(kind.match_at("key12", 0).is_some());
+        // Multi-byte preceding character.
+        assert!(kind.match_at("é key1", 3).is_some());
+        let group =
+            CompiledKind::compile("k".into(), r"id=(?P<secret>\w*);", Extent::Match).unwrap();
+        assert_eq!(
+            group.match_at("id=abc;", 0),
+            Some(KindMatch {
+                end: 7,
+                secret_start: 3,
+                secret_end: 6
+            })
+        );
+        // An empty secret is no secret.
+        assert_eq!(group.match_at("id=;", 0), None);
+    }
+}

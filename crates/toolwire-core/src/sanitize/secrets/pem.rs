@@ -1,0 +1,222 @@
+//! PEM fragments: where the body before a lone END line starts, and whether a BEGIN block holds
+//! key material at all.
+//!
+//! A body is base64 (`A-Z a-z 0-9 + / =`), line breaks (CR, LF, and the `\n`, `\r` escapes of
+//! JSON text, possibly double-escaped) and spaces or tabs that indent or end a line. All of it is
+//! ASCII, so every position these functions return is a char boundary.
+
+/// The base64 characters a blank inside a line must border to be part of a body.
+const LONG_RUN: usize = 16;
+
+/// Whether `byte` is a base64 character (standard alphabet and padding).
+fn is_base64(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
+}
+
+/// Whether a line break starts at `at`: CR, LF, or backslashes followed by `r` or `n`.
+fn line_break_at(text: &[u8], at: usize) -> bool {
+    match text.get(at) {
+        Some(b'\r' | b'\n') => true,
+        Some(b'\\') => {
+            let mut next = at;
+            while text.get(next) == Some(&b'\\') {
+                next += 1;
+            }
+            matches!(text.get(next), Some(b'r' | b'n'))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a line break ends just before `at`: CR, LF, or an escape `\r`, `\n`.
+fn line_break_before(text: &[u8], at: usize) -> bool {
+    match at.checked_sub(1).map(|last| text[last]) {
+        Some(b'\r' | b'\n') => true,
+        Some(b'r' | b'n') => at >= 2 && text[at - 2] == b'\\',
+        _ => false,
+    }
+}
+
+/// The start of the PEM body that ends at `end_line` (where `-----END` starts): walks back over
+/// body characters and stops at the first character a body cannot contain; then skips forward
+/// over leading line breaks and blanks so the body starts with base64. Returns `end_line` when
+/// there is no body. Linear in the length of the body walked over.
+pub(super) fn body_start(text: &str, end_line: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = end_line;
+    while at > 0 {
+        let byte = bytes[at - 1];
+        if matches!(byte, b'r' | b'n') && line_break_before(bytes, at) {
+            // An escaped line break: step over `n` and the backslashes before it.
+            at -= 1;
+            while at > 0 && bytes[at - 1] == b'\\' {
+                at -= 1;
+            }
+        } else if is_base64(byte) || matches!(byte, b'\r' | b'\n') {
+            at -= 1;
+        } else if matches!(byte, b' ' | b'\t') {
+            // Blanks belong to the body when they end or indent a line, or when 16 or more base64
+            // characters come before them (a key pasted on one line).
+            let mut run = at - 1;
+            while run > 0 && matches!(bytes[run - 1], b' ' | b'\t') {
+                run -= 1;
+            }
+            let long_run_before = bytes[..run]
+                .iter()
+                .rev()
+                .take(LONG_RUN)
+                .take_while(|&&byte| is_base64(byte))
+                .count()
+                == LONG_RUN;
+            if line_break_at(bytes, at) || line_break_before(bytes, run) || long_run_before {
+                at = run;
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    skip_breaks(bytes, at, end_line)
+}
+
+/// The first position at or after `from` (and before `to`) that is not a line break or a blank.
+pub(super) fn skip_breaks(text: &[u8], from: usize, to: usize) -> usize {
+    let mut at = from;
+    while at < to {
+        match text[at] {
+            b' ' | b'\t' | b'\r' | b'\n' => at += 1,
+            b'\\' if line_break_at(text, at) => {
+                while text[at] == b'\\' {
+                    at += 1;
+                }
+                at += 1;
+            }
+            _ => break,
+        }
+    }
+    at.min(to)
+}
+
+/// The end of `text[..end]` without trailing line breaks and blanks (a fragment ends with its
+/// last body character). Never before `start`.
+pub(super) fn trim_breaks_end(text: &[u8], start: usize, end: usize) -> usize {
+    let mut at = end;
+    while at > start {
+        match text[at - 1] {
+            b' ' | b'\t' | b'\r' | b'\n' => at -= 1,
+            b'r' | b'n' if line_break_before(text, at) => {
+                at -= 1;
+                while at > start && text[at - 1] == b'\\' {
+                    at -= 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    at
+}
+
+/// Whether `body` holds key material: at least one letter or digit.
+pub(super) fn has_key_material(body: &str) -> bool {
+    body.bytes().any(|byte| byte.is_ascii_alphanumeric())
+}
+
+/// Whether a match of the BEGIN pattern (a complete block or a BEGIN line with what follows)
+/// holds key material between its BEGIN line and its END line (or its end).
+pub(super) fn begin_block_has_body(block: &str) -> bool {
+    const DASHES: &str = "-----";
+    // The label between `-----BEGIN` and the closing dashes holds no dash.
+    let Some(label_end) = block
+        .get(DASHES.len()..)
+        .and_then(|rest| rest.find(DASHES))
+        .map(|at| at + 2 * DASHES.len())
+    else {
+        return false;
+    };
+    let body = &block[label_end..];
+    let body = match body.rfind("-----END") {
+        Some(end_line) if block.ends_with(DASHES) => &body[..end_line],
+        _ => body,
+    };
+    has_key_material(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_before_an_end_line_starts_after_the_first_non_body_character() {
+        let cases: &[(&str, &str)] = &[
+            // (text before the END line, expected body)
+            (
+                "MIIBVgIBADAN\nBgkqhkiG9w0B\n",
+                "MIIBVgIBADAN\nBgkqhkiG9w0B\n",
+            ),
+            ("the key: MIIBVgIBADAN\nBgkq\n", "MIIBVgIBADAN\nBgkq\n"),
+            ("note.\n\nMIIBVgIB+/==\n", "MIIBVgIB+/==\n"),
+            // Indented (YAML block) and indented END line.
+            (
+                "key: |\n  MIIBVgIB\n  BgkqhkiG\n  ",
+                "MIIBVgIB\n  BgkqhkiG\n  ",
+            ),
+            // JSON text: escaped line breaks, single and double.
+            ("{\"k\": \"MIIBVgIB\\nBgkqhkiG\\n", "MIIBVgIB\\nBgkqhkiG\\n"),
+            ("{\\\"k\\\": \\\"MIIB\\\\nBgkq\\\\n", "MIIB\\\\nBgkq\\\\n"),
+            // A blank inside a line is not body.
+            ("some words here\n", "here\n"),
+            // Blanks inside a line join only after 16 base64 characters (a one-line key).
+            (
+                "x MIIBVgIBADANBgkqhkiG MIIBVgIBADANBgkq ",
+                "MIIBVgIBADANBgkqhkiG MIIBVgIBADANBgkq ",
+            ),
+            ("x MIIBVgIBADANBgkqhkiG short ", ""),
+            ("ends with ", ""),
+            ("no body: ", ""),
+            ("", ""),
+        ];
+        for (before, body) in cases {
+            let text = format!("{before}-----END PRIVATE KEY-----");
+            let start = body_start(&text, before.len());
+            assert_eq!(&text[start..before.len()], *body, "text {text:?}");
+        }
+    }
+
+    #[test]
+    fn trailing_line_breaks_are_trimmed() {
+        let cases: &[(&str, &str)] = &[
+            ("MIIB\n", "MIIB"),
+            ("MIIB \r\n\n", "MIIB"),
+            ("MIIB\\n\\r\\n", "MIIB"),
+            ("MIIB\\\\n", "MIIB"),
+            ("MIIBn", "MIIBn"),
+            ("\n\n", ""),
+        ];
+        for (text, trimmed) in cases {
+            let end = trim_breaks_end(text.as_bytes(), 0, text.len());
+            assert_eq!(&text[..end], *trimmed, "text {text:?}");
+        }
+    }
+
+    #[test]
+    fn begin_blocks_need_key_material() {
+        let cases: &[(&str, bool)] = &[
+            (
+                "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+                true,
+            ),
+            (
+                "-----BEGIN PRIVATE KEY-----\n\n-----END PRIVATE KEY-----",
+                false,
+            ),
+            ("-----BEGIN PRIVATE KEY-----\nMIIB", true),
+            ("-----BEGIN PRIVATE KEY-----", false),
+            ("-----BEGIN PRIVATE KEY-----\n  \n", false),
+            ("-----BEGIN", false),
+        ];
+        for (block, expected) in cases {
+            assert_eq!(begin_block_has_body(block), *expected, "block {block:?}");
+        }
+    }
+}

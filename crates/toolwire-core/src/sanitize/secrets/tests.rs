@@ -1,0 +1,944 @@
+//! Tests of the scanner: one per built-in kind (all values are made-up fakes), overlaps, counts,
+//! custom patterns and hostile inputs.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use super::*;
+
+/// Deterministic "random-looking" characters from `alphabet` (a fake key body).
+fn fake(alphabet: &str, len: usize, seed: u64) -> String {
+    let alphabet = alphabet.as_bytes();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            alphabet[(state >> 33) as usize % alphabet.len()] as char
+        })
+        .collect()
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const BASE64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+const UPPER_DIGITS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+fn scanner() -> SecretScanner {
+    SecretScanner::new(&[]).unwrap()
+}
+
+/// The secrets of `text` as (kind, secret text).
+fn found<'a>(scanner: &SecretScanner, text: &'a str) -> Vec<(String, &'a str)> {
+    scanner
+        .find(text)
+        .into_iter()
+        .map(|secret| (secret.kind.to_string(), &text[secret.start..secret.end]))
+        .collect()
+}
+
+/// Checks that `secret` (the part replaced) is found as `kind` in `sample`, and that `sample`
+/// is found in prose, in JSON text, at the start and at the end of the text; and that none of
+/// `misses` holds a secret of `kind`, alone or in prose.
+fn check_kind(kind: &str, samples: &[(String, String)], misses: &[String]) {
+    let scanner = scanner();
+    for (sample, secret) in samples {
+        let json = serde_json::to_string(&serde_json::json!({ "output": sample, "n": 1 })).unwrap();
+        let contexts = [
+            sample.clone(),
+            format!("Here is the value {sample} as requested."),
+            json,
+            format!("{sample}\nnext line"),
+            format!("first line: {sample}"),
+        ];
+        for text in &contexts {
+            // In JSON text a secret with escaped characters is found in its escaped form.
+            let escaped = serde_json::to_string(secret).unwrap();
+            let expected = if text.contains(secret.as_str()) {
+                secret.as_str()
+            } else {
+                &escaped[1..escaped.len() - 1]
+            };
+            assert_eq!(
+                found(&scanner, text),
+                [(kind.to_string(), expected)],
+                "kind {kind}, text {text:?}"
+            );
+        }
+    }
+    for miss in misses {
+        for text in [miss.clone(), format!("see {miss} here")] {
+            let hits = found(&scanner, &text);
+            assert!(
+                hits.iter().all(|(found_kind, _)| found_kind != kind),
+                "kind {kind} wrongly found in {text:?}: {hits:?}"
+            );
+        }
+    }
+}
+
+/// A sample whose secret is the whole sample.
+fn whole(sample: String) -> (String, String) {
+    (sample.clone(), sample)
+}
+
+#[test]
+fn openai_key() {
+    let legacy = format!("sk-{}T3BlbkFJ{}", fake(ALNUM, 20, 1), fake(ALNUM, 20, 2));
+    let project = format!("sk-proj-{}", fake(BASE64URL, 156, 3));
+    let service = format!("sk-svcacct-{}", fake(BASE64URL, 120, 4));
+    let admin = format!(
+        "sk-admin-{}T3BlbkFJ{}",
+        fake(BASE64URL, 58, 5),
+        fake(BASE64URL, 58, 6)
+    );
+    let none_key = format!(
+        "sk-None-{}T3BlbkFJ{}",
+        fake(ALNUM, 70, 7),
+        fake(ALNUM, 70, 8)
+    );
+    check_kind(
+        "openai-key",
+        &[
+            whole(legacy),
+            whole(project),
+            whole(service),
+            whole(admin),
+            whole(none_key),
+        ],
+        &[
+            "sk-abc".into(),
+            "sk-".into(),
+            format!("sk-{}", fake(ALNUM, 30, 9)),
+            format!("sk-proj-{}", fake(BASE64URL, 20, 10)),
+            // Embedded in a longer word: `task-...`, `my_sk-...`.
+            format!("task-{}", fake(ALNUM, 48, 11)),
+            format!("my_sk-{}", fake(ALNUM, 48, 12)),
+            // Anthropic keys are not OpenAI keys.
+            format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, 13)),
+        ],
+    );
+}
+
+#[test]
+fn anthropic_key() {
+    let api = format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, 20));
+    let admin = format!("sk-ant-admin01-{}AA", fake(BASE64URL, 93, 21));
+    let oauth = format!("sk-ant-oat01-{}", fake(BASE64URL, 80, 22));
+    check_kind(
+        "anthropic-key",
+        &[whole(api), whole(admin), whole(oauth)],
+        &[
+            "sk-ant-".into(),
+            format!("sk-ant-api03-{}", fake(BASE64URL, 20, 23)),
+            format!("sk-ant-{}", fake(ALNUM, 60, 24)),
+            format!("xsk-ant-api03-{}", fake(ALNUM, 93, 25)),
+        ],
+    );
+}
+
+#[test]
+fn aws_access_key() {
+    let samples: Vec<_> = ["AKIA", "ASIA", "ABIA", "ACCA"]
+        .iter()
+        .enumerate()
+        .map(|(seed, prefix)| {
+            whole(format!(
+                "{prefix}{}",
+                fake(UPPER_DIGITS, 16, 30 + seed as u64)
+            ))
+        })
+        .collect();
+    let body = fake(UPPER_DIGITS, 16, 35);
+    check_kind(
+        "aws-access-key",
+        &samples,
+        &[
+            format!("AKIA{}", &body[..15]),
+            format!("AKIA{body}Q"),
+            format!("XAKIA{body}"),
+            format!("AKIB{body}"),
+            format!("AKIA{}", body.to_lowercase()),
+            format!("AKIA{body}_suffix"),
+        ],
+    );
+}
+
+#[test]
+fn github_token() {
+    let samples: Vec<_> = ["ghp", "gho", "ghu", "ghs", "ghr"]
+        .iter()
+        .enumerate()
+        .map(|(seed, prefix)| whole(format!("{prefix}_{}", fake(ALNUM, 36, 40 + seed as u64))))
+        .collect();
+    let fine_grained = format!(
+        "github_pat_11{}_{}",
+        fake(UPPER_DIGITS, 20, 46),
+        fake(ALNUM, 59, 47)
+    );
+    let samples: Vec<_> = samples.into_iter().chain([whole(fine_grained)]).collect();
+    let body = fake(ALNUM, 36, 48);
+    check_kind(
+        "github-token",
+        &samples,
+        &[
+            format!("ghp_{}", &body[..35]),
+            format!("ghx_{body}"),
+            format!("xghp_{body}"),
+            format!("ghp_{body}_suffix"),
+            format!("github_pat_{}", fake(ALNUM, 20, 49)),
+        ],
+    );
+}
+
+#[test]
+fn slack_token() {
+    let bot = format!("xoxb-1234567890123-1234567890123-{}", fake(ALNUM, 24, 50));
+    let user = format!(
+        "xoxp-123456789012-123456789012-123456789012-{}",
+        fake("0123456789abcdef", 32, 51)
+    );
+    let app = format!(
+        "xapp-1-A0123456789-1234567890123-{}",
+        fake("0123456789abcdef", 64, 52)
+    );
+    let refresh = format!("xoxe-1-{}", fake(UPPER_DIGITS, 146, 53));
+    let config = format!("xoxe.xoxp-1-{}", fake(UPPER_DIGITS, 163, 54));
+    let legacy = format!("xoxa-2-{}", fake(ALNUM, 30, 55));
+    check_kind(
+        "slack-token",
+        &[
+            whole(bot),
+            whole(user),
+            whole(app),
+            whole(refresh),
+            whole(config),
+            whole(legacy),
+        ],
+        &[
+            "xoxb-123".into(),
+            format!("xoxz-1234567890-{}", fake(ALNUM, 24, 56)),
+            format!("xoxb_{}", fake(ALNUM, 40, 57)),
+            format!("axoxb-1234567890-{}", fake(ALNUM, 24, 58)),
+            format!("xapp-{}", fake(ALNUM, 40, 59)),
+        ],
+    );
+}
+
+#[test]
+fn google_api_key() {
+    let key = format!("AIza{}", fake(BASE64URL, 35, 60));
+    let body = fake(BASE64URL, 35, 61);
+    check_kind(
+        "google-api-key",
+        &[whole(key), whole(format!("AIzaSy{}", fake(ALNUM, 33, 62)))],
+        &[
+            format!("AIza{}", &body[..34]),
+            format!("AIza{body}Z"),
+            format!("AIZA{body}"),
+            format!("xAIza{body}"),
+        ],
+    );
+}
+
+#[test]
+fn jwt() {
+    let token = format!(
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIiwiaWF0IjoxNzAwMDAwMDAwfQ.{}",
+        fake(BASE64URL, 43, 70)
+    );
+    let short_payload = format!(
+        "eyJhbGciOiJIUzI1NiJ9.eyJhIjoxfQ.{}",
+        fake(BASE64URL, 43, 71)
+    );
+    check_kind(
+        "jwt",
+        &[whole(token), whole(short_payload)],
+        &[
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0".into(),
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.".into(),
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc".into(),
+            format!("abc.eyJzdWIiOiIxIn0.{}", fake(BASE64URL, 43, 72)),
+            format!("eyJhbGciOiJIUzI1NiJ9.abcdef.{}", fake(BASE64URL, 43, 73)),
+            format!(
+                "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.{}",
+                fake(BASE64URL, 43, 74)
+            ),
+        ],
+    );
+}
+
+/// A fake PEM body: `lines` lines of 64 base64 characters.
+fn pem_body(lines: usize, seed: u64) -> String {
+    let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    (0..lines)
+        .map(|line| fake(alphabet, 64, seed + line as u64) + "\n")
+        .collect()
+}
+
+#[test]
+fn private_key() {
+    let body = pem_body(4, 80);
+    let block =
+        |label: &str, body: &str| format!("-----BEGIN {label}-----\n{body}-----END {label}-----");
+    let encrypted = block(
+        "RSA PRIVATE KEY",
+        &format!("Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,4D5B1E2F3A4C5D6E7F8091A2B3C4D5E6\n\n{body}"),
+    );
+    let pgp = block(
+        "PGP PRIVATE KEY BLOCK",
+        &format!("Version: GnuPG v2\n\n{body}=Xy9Q\n"),
+    );
+    let one_line = format!(
+        "-----BEGIN PRIVATE KEY----- {} -----END PRIVATE KEY-----",
+        fake(ALNUM, 64, 81)
+    );
+    let indented = format!(
+        "-----BEGIN EC PRIVATE KEY-----\n  {}\n  {}\n  -----END EC PRIVATE KEY-----",
+        fake(ALNUM, 64, 82),
+        fake(ALNUM, 20, 83)
+    );
+    check_kind(
+        "private-key",
+        &[
+            whole(block("PRIVATE KEY", &body)),
+            whole(block("RSA PRIVATE KEY", &body)),
+            whole(block("EC PRIVATE KEY", &body)),
+            whole(block("OPENSSH PRIVATE KEY", &body)),
+            whole(block("DSA PRIVATE KEY", &body)),
+            whole(block("ENCRYPTED PRIVATE KEY", &body)),
+            whole(encrypted),
+            whole(pgp),
+            whole(one_line),
+            whole(indented),
+        ],
+        &[
+            "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----".into(),
+            "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUF\n-----END CERTIFICATE-----".into(),
+            // Marker lines without a body reveal nothing.
+            "-----BEGIN PRIVATE KEY-----".into(),
+            "-----END PRIVATE KEY-----".into(),
+            "-----BEGIN PRIVATE KEY-----\n\n-----END PRIVATE KEY-----".into(),
+            "see -----BEGIN PRIVATE KEY----- here".into(),
+            "the file starts with -----BEGIN RSA PRIVATE KEY----- and ends with -----END RSA PRIVATE KEY-----".into(),
+        ],
+    );
+}
+
+#[test]
+fn private_key_fragments() {
+    let scanner = scanner();
+    let body = pem_body(3, 90);
+    // (text, expected secret)
+    let begin_only = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}MIIEow");
+    let end_only = format!("{body}-----END RSA PRIVATE KEY-----");
+    let cases: Vec<(String, String)> = vec![
+        // BEGIN-only fragment at the end of the text.
+        (format!("key follows: {begin_only}"), begin_only.clone()),
+        // It stops at the first character a body cannot contain.
+        (format!("{begin_only}\" }}, next"), begin_only.clone()),
+        (format!("{begin_only}... (truncated)"), begin_only.clone()),
+        // END-only fragment at the start of the text (cut mid-line), and after prose.
+        (
+            format!("kiG9w0B{end_only}\nmore output"),
+            format!("kiG9w0B{end_only}"),
+        ),
+        (format!("cut here: {end_only} tail"), end_only.clone()),
+        // In JSON text with escaped line breaks.
+        (
+            serde_json::to_string(&serde_json::json!({ "pem": begin_only })).unwrap(),
+            begin_only.replace('\n', "\\n"),
+        ),
+        (
+            serde_json::to_string(&serde_json::json!({ "pem": end_only })).unwrap(),
+            end_only.replace('\n', "\\n"),
+        ),
+    ];
+    for (text, secret) in &cases {
+        assert_eq!(
+            found(&scanner, text),
+            [("private-key".to_string(), secret.as_str())],
+            "text {text:?}"
+        );
+    }
+    let mut counts = BTreeMap::new();
+    let scrubbed = scanner.scrub(&cases[4].0, &mut counts);
+    assert_eq!(scrubbed, "cut here: [redacted:private-key] tail");
+}
+
+#[test]
+fn bearer_token_replaces_only_the_token() {
+    let token = fake(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-",
+        40,
+        100,
+    );
+    let samples: Vec<(String, String)> = [
+        format!("Authorization: Bearer {token}"),
+        format!("authorization: bearer {token}"),
+        format!("AUTHORIZATION:BEARER {token}"),
+        format!("Proxy-Authorization: Bearer {token}"),
+        format!("authorization=Bearer {token}"),
+        format!("\"Authorization\": \"Bearer {token}\""),
+        format!("'Authorization': 'Bearer {token}=='"),
+    ]
+    .into_iter()
+    .map(|sample| {
+        let secret = if sample.ends_with("=='") {
+            format!("{token}==")
+        } else {
+            token.clone()
+        };
+        (sample, secret)
+    })
+    .collect();
+    check_kind(
+        "bearer-token",
+        &samples,
+        &[
+            format!("Authorization: Basic {}", fake(ALNUM, 40, 101)),
+            format!("Bearer {}", fake(ALNUM, 40, 102)),
+            "Authorization: Bearer abc".into(),
+            "Authorization: Bearer $TOKEN".into(),
+            "Authorization: Bearer <token>".into(),
+            format!("Authorizationx: Bearer {}", fake(ALNUM, 40, 103)),
+        ],
+    );
+    let scanner = scanner();
+    let mut counts = BTreeMap::new();
+    let headers = format!("GET / HTTP/1.1\r\nAuthorization: Bearer {token}\r\nAccept: */*\r\n");
+    assert_eq!(
+        scanner.scrub(&headers, &mut counts),
+        "GET / HTTP/1.1\r\nAuthorization: Bearer [redacted:bearer-token]\r\nAccept: */*\r\n"
+    );
+    let json = format!(r#"{{"headers":{{"Authorization":"Bearer {token}","X":"1"}}}}"#);
+    assert_eq!(
+        scanner.scrub(&json, &mut counts),
+        r#"{"headers":{"Authorization":"Bearer [redacted:bearer-token]","X":"1"}}"#
+    );
+    // Double-encoded JSON.
+    let nested = format!(r#"{{\"Authorization\": \"Bearer {token}\"}}"#);
+    assert_eq!(
+        scanner.scrub(&nested, &mut counts),
+        r#"{\"Authorization\": \"Bearer [redacted:bearer-token]\"}"#
+    );
+    assert_eq!(counts, BTreeMap::from([("bearer-token".to_string(), 3)]));
+}
+
+#[test]
+fn url_password_replaces_only_the_password() {
+    let samples: Vec<(String, String)> = [
+        (
+            "postgres://app_user:{}@db.internal:5432/app",
+            "s3cr3t-P4ss.w0rd",
+        ),
+        (
+            "https://x-access-token:{}@github.com/org/repo.git",
+            "tok_9f8e7d6c5b4a",
+        ),
+        (
+            "mongodb+srv://admin:{}@cluster0.example.net/?retryWrites=true",
+            "p%40ss%3Aw0rd!",
+        ),
+        ("redis://:{}@cache:6379/0", "only-a-password"),
+        ("amqp://guest:{}@localhost", "pa:ss:word"),
+    ]
+    .into_iter()
+    .map(|(url, password)| (url.replace("{}", password), password.to_string()))
+    .collect();
+    check_kind(
+        "url-password",
+        &samples,
+        &[
+            "https://example.com:8080/path".into(),
+            "ssh://git@github.com/org/repo.git".into(),
+            "https://user@example.com/".into(),
+            "https://user:@example.com/".into(),
+            "mailto:someone@example.com".into(),
+            "see http://host/a:b@c".into(),
+        ],
+    );
+    let scanner = scanner();
+    let mut counts = BTreeMap::new();
+    assert_eq!(
+        scanner.scrub(
+            "DATABASE_URL=postgres://app:hunter2hunter2@db:5432/app",
+            &mut counts
+        ),
+        "DATABASE_URL=postgres://app:[redacted:url-password]@db:5432/app"
+    );
+}
+
+#[test]
+fn overlaps_keep_the_earlier_start_then_the_longer_then_the_first_kind() {
+    let jwt = format!(
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.{}",
+        fake(BASE64URL, 43, 110)
+    );
+    let github = format!("ghp_{}", fake(ALNUM, 36, 111));
+    let aws = format!("AKIA{}", fake(UPPER_DIGITS, 16, 112));
+    let aws_secret = fake(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        40,
+        113,
+    );
+    let scanner = SecretScanner::new(&[
+        SecretPattern {
+            kind: "aws-pair".into(),
+            pattern: r"AKIA[A-Z0-9]{16}:[A-Za-z0-9+/]{40}".into(),
+        },
+        SecretPattern {
+            kind: "ticket".into(),
+            pattern: r"TCK-[0-9]{4}-[A-Za-z0-9_]+".into(),
+        },
+        SecretPattern {
+            kind: "same-as-aws".into(),
+            pattern: r"AKIA[A-Z0-9]{16}".into(),
+        },
+    ])
+    .unwrap();
+    let cases: Vec<(String, Vec<(&str, String)>)> = vec![
+        // Same range: the built-in listed first names it.
+        (
+            format!("Authorization: Bearer {jwt}"),
+            vec![("jwt", jwt.clone())],
+        ),
+        (
+            format!("Authorization: Bearer {github}"),
+            vec![("github-token", github.clone())],
+        ),
+        (
+            format!("id {aws} ok"),
+            vec![("aws-access-key", aws.clone())],
+        ),
+        // Same start: the longer one.
+        (
+            format!("{aws}:{aws_secret}"),
+            vec![("aws-pair", format!("{aws}:{aws_secret}"))],
+        ),
+        // Earlier start wins over a secret inside it.
+        (
+            format!("TCK-1234-{github}"),
+            vec![("ticket", format!("TCK-1234-{github}"))],
+        ),
+        // A secret in a URL's user name comes before the password; both are kept.
+        (
+            format!("https://{github}:x-oauth-basic@github.com"),
+            vec![
+                ("github-token", github.clone()),
+                ("url-password", "x-oauth-basic".into()),
+            ],
+        ),
+        // Adjacent secrets are both kept.
+        (
+            format!("{github} {aws}"),
+            vec![
+                ("github-token", github.clone()),
+                ("aws-access-key", aws.clone()),
+            ],
+        ),
+    ];
+    for (text, expected) in &cases {
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(kind, secret)| (kind.to_string(), secret.as_str()))
+            .collect();
+        assert_eq!(found(&scanner, text), expected, "text {text:?}");
+    }
+}
+
+#[test]
+fn an_end_only_fragment_takes_over_secrets_inside_its_body() {
+    let scanner = scanner();
+    let aws = format!("AKIA{}", fake(UPPER_DIGITS, 16, 115));
+    // The AWS key id (between `+` signs, so on word boundaries) is found first; the END line's body
+    // starts earlier and covers it.
+    let body = format!("MIIBVg+{aws}+{}\n", fake(ALNUM, 40, 116));
+    let text = format!("{body}-----END PRIVATE KEY-----");
+    assert_eq!(
+        found(&scanner, &text),
+        [("private-key".to_string(), text.as_str())]
+    );
+    // A secret that starts before the body stays; the fragment starts after it.
+    let github = format!("ghp_{}", fake(ALNUM, 36, 117));
+    let text = format!("{github}\n{body}-----END PRIVATE KEY-----");
+    let secrets = found(&scanner, &text);
+    assert_eq!(secrets.len(), 2, "{secrets:?}");
+    assert_eq!(secrets[0], ("github-token".to_string(), github.as_str()));
+    assert_eq!(secrets[1].0, "private-key");
+    assert!(secrets[1].1.starts_with("MIIBVg+"));
+}
+
+#[test]
+fn scanners_are_shareable_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<SecretScanner>();
+    let scanner = std::sync::Arc::new(scanner());
+    let token = format!("ghp_{}", fake(ALNUM, 36, 118));
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let scanner = std::sync::Arc::clone(&scanner);
+            let token = &token;
+            scope.spawn(move || assert_eq!(scanner.find(token).len(), 1));
+        }
+    });
+}
+
+#[test]
+fn scrub_counts_per_kind_and_borrows_clean_text() {
+    let scanner = scanner();
+    let mut counts = BTreeMap::from([("jwt".to_string(), 5)]);
+    let clean = "Nothing secret here: sk-abc, AKIA, ghp_, eyJ, -----, https://example.com.";
+    assert!(matches!(
+        scanner.scrub(clean, &mut counts),
+        Cow::Borrowed(_)
+    ));
+    assert!(scanner.find(clean).is_empty());
+    assert!(matches!(scanner.scrub("", &mut counts), Cow::Borrowed("")));
+    let github = [fake(ALNUM, 36, 120), fake(ALNUM, 36, 121)];
+    let aws = format!("AKIA{}", fake(UPPER_DIGITS, 16, 122));
+    let text = format!(
+        "a ghp_{} b ghp_{} c {aws} d postgres://u:pw123456@h/db é",
+        github[0], github[1]
+    );
+    let scrubbed = scanner.scrub(&text, &mut counts);
+    assert_eq!(
+        scrubbed,
+        "a [redacted:github-token] b [redacted:github-token] c [redacted:aws-access-key] \
+         d postgres://u:[redacted:url-password]@h/db é"
+    );
+    assert_eq!(
+        counts,
+        BTreeMap::from([
+            ("aws-access-key".to_string(), 1),
+            ("github-token".to_string(), 2),
+            ("jwt".to_string(), 5),
+            ("url-password".to_string(), 1),
+        ])
+    );
+    assert_eq!(redaction_label("github-token"), "[redacted:github-token]");
+}
+
+#[test]
+fn matches_are_sorted_disjoint_and_on_char_boundaries() {
+    let scanner = scanner();
+    let text = format!(
+        "ümlaut AKIA{} 日本 ghp_{}—Authorization: Bearer {} ✓ redis://:p4ssw0rd@h",
+        fake(UPPER_DIGITS, 16, 130),
+        fake(ALNUM, 36, 131),
+        fake(ALNUM, 30, 132)
+    );
+    let secrets = scanner.find(&text);
+    assert_eq!(secrets.len(), 4);
+    let mut previous_end = 0;
+    for secret in &secrets {
+        assert!(secret.start >= previous_end && secret.start < secret.end);
+        assert!(text.is_char_boundary(secret.start) && text.is_char_boundary(secret.end));
+        previous_end = secret.end;
+    }
+}
+
+#[test]
+fn custom_patterns() {
+    let scanner = SecretScanner::new(&[
+        SecretPattern {
+            kind: "ticket-key".into(),
+            pattern: r"\bTKT-[0-9]{6}\b".into(),
+        },
+        SecretPattern {
+            kind: "db-password".into(),
+            pattern: r"passwd: (?P<secret>\S+)".into(),
+        },
+        SecretPattern {
+            kind: "internal".into(),
+            pattern: r"(?i)internal-[0-9]{4}".into(),
+        },
+        SecretPattern {
+            kind: "jwt".into(),
+            pattern: r"session=(?P<secret>[a-f0-9]{32})".into(),
+        },
+        SecretPattern {
+            kind: "never-empty".into(),
+            pattern: r"x*".into(),
+        },
+        SecretPattern {
+            kind: "other-group".into(),
+            pattern: r"(?P<secret>pin)=(?P<value>[0-9]{4})".into(),
+        },
+    ])
+    .unwrap();
+    let session = fake("0123456789abcdef", 32, 140);
+    let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+        (
+            "order TKT-123456 done".into(),
+            vec![("ticket-key", "TKT-123456")],
+        ),
+        ("order TKT-1234567 done".into(), vec![]),
+        (
+            "passwd: hunter2 # note".into(),
+            vec![("db-password", "hunter2")],
+        ),
+        (
+            "see INTERNAL-2024 and Internal-7".into(),
+            vec![("internal", "INTERNAL-2024")],
+        ),
+        (
+            format!("cookie session={session};"),
+            vec![("jwt", session.as_str())],
+        ),
+        ("yyy zzz".into(), vec![]),
+        ("a xx b".into(), vec![("never-empty", "xx")]),
+        ("pin=1234".into(), vec![("other-group", "pin")]),
+    ];
+    for (text, expected) in &cases {
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(kind, secret)| (kind.to_string(), *secret))
+            .collect();
+        assert_eq!(found(&scanner, text), expected, "text {text:?}");
+    }
+    let mut counts = BTreeMap::new();
+    assert_eq!(
+        scanner.scrub("passwd: hunter2 # note", &mut counts),
+        "passwd: [redacted:db-password] # note"
+    );
+}
+
+#[test]
+fn custom_patterns_are_validated() {
+    let make = |kind: &str, pattern: &str| {
+        SecretScanner::new(&[SecretPattern {
+            kind: kind.into(),
+            pattern: pattern.into(),
+        }])
+        .map(|_| ())
+    };
+    // (kind, pattern, words the message must contain)
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("Bad Kind", "abc", &["\"Bad Kind\"", "a-z"]),
+        ("", "abc", &["\"\"", "1 to 64"]),
+        (
+            "look-ahead",
+            r"token(?=[0-9])",
+            &[
+                "\"token(?=[0-9])\"",
+                "\"look-ahead\"",
+                "linear-time",
+                "look-around",
+            ],
+        ),
+        (
+            "look-behind",
+            r"(?<=key=)\w+",
+            &[r#""(?<=key=)\\w+""#, "linear-time", "look-around"],
+        ),
+        (
+            "backref",
+            r"(a)\1",
+            &[r#""(a)\\1""#, "linear-time", "backreference"],
+        ),
+        (
+            "syntax",
+            r"a(b",
+            &["\"a(b\"", "linear-time", "unclosed group"],
+        ),
+        (
+            "huge",
+            r"(?:\w{100}){100}",
+            &["\"huge\"", "exceeds size limit"],
+        ),
+    ];
+    for (kind, pattern, words) in cases {
+        let error = make(kind, pattern).unwrap_err();
+        assert_eq!(error.code, ErrorCode::ValidationError, "{kind}");
+        assert!(!error.becomes_result());
+        for word in *words {
+            assert!(
+                error.message.contains(word),
+                "{word:?} not in {:?}",
+                error.message
+            );
+        }
+    }
+    // Verbose mode with a trailing comment and a named group works.
+    assert!(make("verbose", "(?x) key= (?P<secret> [0-9]+ ) # digits").is_ok());
+    let patterns: Vec<SecretPattern> =
+        serde_json::from_str(r#"[{"kind":"k","pattern":"a+"}]"#).unwrap();
+    assert_eq!(patterns[0].kind, "k");
+    assert!(serde_json::from_str::<SecretPattern>(r#"{"kind":"k","pattern":"a","x":1}"#).is_err());
+}
+
+/// 1 MB (or a little more) of `unit` repeated.
+fn repeated(unit: &str) -> String {
+    unit.repeat((1 << 20) / unit.len() + 1)
+}
+
+#[test]
+fn hostile_inputs_complete_with_correct_results() {
+    let scanner = scanner();
+    for unit in [
+        "sk-",
+        "eyJ.",
+        "-----BEGIN PRIVATE KEY-----",
+        "-----BEGIN PRIVATE KEY-----\n",
+        "-----END PRIVATE KEY-----",
+        "a:",
+        "://",
+        "a://",
+        "://a:",
+        "AKIA",
+        "ghp_",
+        "Authorization: ",
+        "x",
+    ] {
+        let text = repeated(unit);
+        assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
+    }
+    // A long run of one kind's characters is one secret.
+    let text = format!("ghp_{}", "a".repeat(1 << 20));
+    assert_eq!(
+        found(&scanner, &text),
+        [("github-token".to_string(), text.as_str())]
+    );
+    // Many BEGIN fragments, each with a body.
+    let unit = "-----BEGIN PRIVATE KEY-----\nMIIB\n";
+    let text = repeated(unit);
+    let secrets = scanner.find(&text);
+    assert_eq!(secrets.len(), text.len() / unit.len());
+    assert!(secrets
+        .iter()
+        .all(|secret| secret.end - secret.start == unit.len() - 1));
+    // A megabyte of body before a lone END line is one fragment.
+    let text = format!("{}-----END PRIVATE KEY-----", "QUJD\n".repeat(1 << 18));
+    assert_eq!(
+        found(&scanner, &text),
+        [("private-key".to_string(), text.as_str())]
+    );
+    // Many URL passwords.
+    let text = repeated("://u:p@");
+    assert_eq!(scanner.find(&text).len(), text.len() / 7);
+}
+
+#[test]
+fn hostile_custom_patterns_complete() {
+    let scanner = SecretScanner::new(&[
+        SecretPattern {
+            kind: "digits".into(),
+            pattern: r"[0-9]+".into(),
+        },
+        SecretPattern {
+            kind: "maybe-empty".into(),
+            pattern: r"z*".into(),
+        },
+    ])
+    .unwrap();
+    let text = "1a".repeat(1 << 17);
+    assert_eq!(scanner.find(&text).len(), 1 << 17);
+    // A pattern matching empty everywhere: checked at every position, nothing found.
+    let text = "y".repeat(1 << 16);
+    assert!(scanner.find(&text).is_empty());
+    let text = format!("{text}zz 12");
+    assert_eq!(
+        found(&scanner, &text),
+        [
+            ("maybe-empty".to_string(), "zz"),
+            ("digits".to_string(), "12")
+        ]
+    );
+}
+
+/// Throughput of `find` in release mode (about 1 MB per text):
+/// `cargo test --release -p toolwire-core secrets::tests::throughput -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    use std::time::Instant;
+    let words = [
+        "the",
+        "tool",
+        "returned",
+        "result",
+        "of",
+        "a",
+        "call",
+        "with",
+        "status",
+        "ok,",
+        "and",
+        "{\"id\":",
+        "42,",
+        "\"name\":",
+        "\"search\"}",
+        "https://example.com/docs?q=1",
+        "user:",
+        "value",
+        "2024-05-01T12:00:00Z",
+        "task-list",
+        "risk-free",
+        "error:",
+        "retry",
+        "in",
+        "3s.",
+        "Author:",
+        "Jane",
+        "auth",
+        "token",
+        "ask-me",
+        "eye",
+        "--flag",
+        "path/to/file.rs:12:5",
+        "\n",
+    ];
+    let mut prose = String::new();
+    let mut index = 0usize;
+    while prose.len() < 1 << 20 {
+        index = index.wrapping_mul(31).wrapping_add(17) % words.len();
+        prose.push_str(words[index]);
+        prose.push(' ');
+    }
+    let unicode = "Grüße aus München — 日本語のテキスト、ümlaut ✓ 🚀 données. ".repeat(14_000);
+    let records = (0..9_000)
+        .map(|n| {
+            format!(
+                r#"{{"id":{n},"url":"https://api.example.com/v1/items/{n}?page=2","title":"Item {n}","ok":true}}"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",\n");
+    let base64 = fake(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        1 << 20,
+        150,
+    );
+    let mut with_secrets = prose.clone();
+    for seed in 0..5 {
+        let at = with_secrets.len() / 6 * (seed + 1);
+        let at = (at..)
+            .find(|&at| with_secrets.is_char_boundary(at))
+            .unwrap();
+        with_secrets.insert_str(at, &format!(" ghp_{} ", fake(ALNUM, 36, seed as u64)));
+    }
+    let scanner = scanner();
+    for (name, text) in [
+        ("prose", &prose),
+        ("non-ASCII prose", &unicode),
+        ("JSON records with URLs", &records),
+        ("one base64 blob", &base64),
+        ("prose with five secrets", &with_secrets),
+    ] {
+        let rounds = 20;
+        let started = Instant::now();
+        let mut total = 0;
+        for _ in 0..rounds {
+            total += scanner.find(text).len();
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let mb_per_s = (text.len() * rounds) as f64 / seconds / 1e6;
+        println!(
+            "{name}: {mb_per_s:.0} MB/s ({} found per round)",
+            total / rounds
+        );
+    }
+}

@@ -1,0 +1,253 @@
+//! What events, the UI and audit records may carry of a result: details reduced to the tool's
+//! redaction allowlist (or withheld), image data replaced by its metadata, text cut shorter.
+
+use serde_json::{json, Map, Value};
+
+use super::options::RedactionMode;
+use super::text::{recut, utf16_len, BudgetUnit, Kept};
+use crate::envelope::{ContentBlock, ToolResult};
+
+/// How a result's details reach events.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DetailsView {
+    /// As they are.
+    Same,
+    /// Only the allowed fields.
+    Filtered(Value),
+    /// Withheld: the tool declared no allowlist and redaction is strict (or its details are not
+    /// an object its allowlist can select from).
+    Withheld,
+}
+
+/// The details as events may carry them. `allow`: the tool's allowlist (`None`: it declared
+/// none). Fields are named by top-level key or dotted path (`stats.lines`); `*` allows all.
+pub fn details_view(details: &Value, allow: Option<&[String]>, mode: RedactionMode) -> DetailsView {
+    let Some(allow) = allow else {
+        return match mode {
+            RedactionMode::Strict => DetailsView::Withheld,
+            RedactionMode::Permissive => DetailsView::Same,
+        };
+    };
+    if allow.iter().any(|field| field == "*") {
+        return DetailsView::Same;
+    }
+    let Value::Object(source) = details else {
+        return DetailsView::Withheld;
+    };
+    let mut kept = Map::new();
+    for field in allow {
+        select(source, field, &mut kept);
+    }
+    if kept.len() == source.len() && Value::Object(kept.clone()) == *details {
+        DetailsView::Same
+    } else {
+        DetailsView::Filtered(Value::Object(kept))
+    }
+}
+
+/// Copies the field at dotted `path` of `source` into `out`, creating the objects on the way.
+fn select(source: &Map<String, Value>, path: &str, out: &mut Map<String, Value>) {
+    let (head, rest) = match path.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (path, None),
+    };
+    let Some(value) = source.get(head) else {
+        return;
+    };
+    match (rest, value) {
+        (None, value) => {
+            out.insert(head.to_owned(), value.clone());
+        }
+        (Some(rest), Value::Object(inner)) => {
+            let entry = out
+                .entry(head.to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(entry) = entry {
+                select(inner, rest, entry);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The content as events carry it: image data replaced by `{ mimeType, bytes, width, height,
+/// omitted: true }` (sizes from the sanitizer's report where it has them), text longer than
+/// `text_chars` cut. `None` when nothing changes.
+pub fn content_view(
+    content: &[ContentBlock],
+    images: &[Value],
+    text_chars: u64,
+    head_ratio: f64,
+) -> Option<Vec<Value>> {
+    let changes = content.iter().any(|block| match block {
+        ContentBlock::Text { text } => utf16_len(text) > text_chars,
+        ContentBlock::Image { .. } => true,
+    });
+    if !changes {
+        return None;
+    }
+    let blocks = content
+        .iter()
+        .enumerate()
+        .map(|(index, block)| match block {
+            ContentBlock::Text { text } if utf16_len(text) > text_chars => {
+                let kept = Kept {
+                    text: text.clone(),
+                    unit: BudgetUnit::Utf16,
+                    cut: None,
+                    ansi: 0,
+                };
+                json!({"type": "text", "text": recut(&kept, text_chars, head_ratio).text})
+            }
+            ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+            ContentBlock::Image { data, mime_type } => {
+                let mut meta = json!({
+                    "type": "image",
+                    "mimeType": mime_type,
+                    "bytes": base64_len(data),
+                    "omitted": true,
+                });
+                let report = images
+                    .iter()
+                    .find(|image| image.get("block").and_then(Value::as_i64) == Some(index as i64));
+                for key in ["width", "height"] {
+                    if let Some(value) = report.and_then(|r| r.get(key)).filter(|v| !v.is_null()) {
+                        meta[key] = value.clone();
+                    }
+                }
+                meta
+            }
+        })
+        .collect();
+    Some(blocks)
+}
+
+/// The decoded size of base64 data.
+fn base64_len(data: &str) -> usize {
+    let data = data.trim_end();
+    let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
+    (data.len() / 4 * 3 + (data.len() % 4).saturating_sub(1)).saturating_sub(padding)
+}
+
+/// The view of a result for events, as the fields that differ from the result: `content`,
+/// `details`, `detailsWithheld: true` and `args`. `None` when the view is the result itself.
+/// The second value is whether details were withheld for want of an allowlist (the caller emits
+/// `redaction_failed`).
+pub fn result_view(
+    result: &ToolResult,
+    allow: Option<&[String]>,
+    mode: RedactionMode,
+    text_chars: u64,
+    head_ratio: f64,
+    args: Option<Value>,
+) -> (Option<Value>, bool) {
+    let mut delta = Map::new();
+    let images = result
+        .sanitization
+        .as_ref()
+        .map_or(&[][..], |report| report.images.as_slice());
+    if let Some(content) = content_view(&result.content, images, text_chars, head_ratio) {
+        delta.insert("content".into(), Value::Array(content));
+    }
+    let mut failed = false;
+    if let Some(details) = &result.details {
+        match details_view(details, allow, mode) {
+            DetailsView::Same => {}
+            DetailsView::Filtered(value) => {
+                delta.insert("details".into(), value);
+            }
+            DetailsView::Withheld => {
+                delta.insert("detailsWithheld".into(), Value::Bool(true));
+                failed = allow.is_none();
+            }
+        }
+    }
+    if let Some(args) = args {
+        delta.insert("args".into(), args);
+    }
+    ((!delta.is_empty()).then_some(Value::Object(delta)), failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allow(fields: &[&str]) -> Vec<String> {
+        fields.iter().map(|f| f.to_string()).collect()
+    }
+
+    #[test]
+    fn allowlists_select_fields_and_paths() {
+        let details = json!({"path": "/a", "token": "x", "stats": {"lines": 3, "raw": "y"}});
+        assert_eq!(
+            details_view(
+                &details,
+                Some(&allow(&["path", "stats.lines", "missing"])),
+                RedactionMode::Strict
+            ),
+            DetailsView::Filtered(json!({"path": "/a", "stats": {"lines": 3}}))
+        );
+        assert_eq!(
+            details_view(
+                &details,
+                Some(&allow(&["path", "token", "stats"])),
+                RedactionMode::Strict
+            ),
+            DetailsView::Same
+        );
+        assert_eq!(
+            details_view(&details, Some(&allow(&["*"])), RedactionMode::Strict),
+            DetailsView::Same
+        );
+        assert_eq!(
+            details_view(&json!([1]), Some(&allow(&["a"])), RedactionMode::Strict),
+            DetailsView::Withheld
+        );
+    }
+
+    #[test]
+    fn no_allowlist_withholds_in_strict_mode_only() {
+        let details = json!({"a": 1});
+        assert_eq!(
+            details_view(&details, None, RedactionMode::Strict),
+            DetailsView::Withheld
+        );
+        assert_eq!(
+            details_view(&details, None, RedactionMode::Permissive),
+            DetailsView::Same
+        );
+    }
+
+    #[test]
+    fn images_become_metadata_and_long_text_is_cut() {
+        let content = vec![
+            ContentBlock::text("x".repeat(9000)),
+            ContentBlock::Image {
+                data: "iVBORw0KGgo=".into(),
+                mime_type: "image/png".into(),
+            },
+            ContentBlock::text("short"),
+        ];
+        let images = vec![json!({"block": 1, "width": 4, "height": 3, "action": "kept"})];
+        let view = content_view(&content, &images, 8000, 0.5).unwrap();
+        assert!(utf16_len(view[0]["text"].as_str().unwrap()) <= 8000);
+        assert!(view[0]["text"].as_str().unwrap().contains("characters cut"));
+        assert_eq!(
+            view[1],
+            json!({"type": "image", "mimeType": "image/png", "bytes": 8, "width": 4, "height": 3, "omitted": true})
+        );
+        assert_eq!(view[2], json!({"type": "text", "text": "short"}));
+        assert_eq!(
+            content_view(&[ContentBlock::text("ok")], &[], 8000, 0.5),
+            None
+        );
+    }
+
+    #[test]
+    fn base64_sizes() {
+        assert_eq!(base64_len(""), 0);
+        assert_eq!(base64_len("QQ=="), 1);
+        assert_eq!(base64_len("QUI="), 2);
+        assert_eq!(base64_len("QUJD"), 3);
+    }
+}

@@ -1,0 +1,135 @@
+'use strict'
+// Sanitization on the JavaScript side: describing content for the engine without copying big
+// strings or bytes, and `sanitizeResult` for standalone use.
+
+const { sanitizeResult: nativeSanitizeResult } = require('../native.js')
+const { ToolwireError, native, describe, jsonText } = require('./common.js')
+
+/** The per-result budget when none is given (README: maxResultChars). */
+const DEFAULT_MAX_RESULT_CHARS = 32768
+/** How far past a cut secrets are searched for (toolwire_core::sanitize::text::SECRET_WINDOW). */
+const SECRET_WINDOW = 4096
+/** Strings longer than this are sanitized from their ends instead of crossing whole. */
+const LONG_CHARS = 1 << 18
+
+/**
+ * Describes content blocks for the engine: `{ blocks }` referring to `texts` and `buffers`.
+ * A string much longer than the budget crosses as its two ends only, so copying it costs what is
+ * kept, not its length; bytes cross without a copy.
+ */
+function describeContent(content, maxChars, where) {
+  const texts = []
+  const buffers = []
+  const edge = maxChars + SECRET_WINDOW
+  const blocks = content.map((block, index) => {
+    if (block === null || typeof block !== 'object') {
+      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] must be a block object, got ${describe(block)}`)
+    }
+    if (block.type === 'image') {
+      if (typeof block.data !== 'string' || typeof block.mimeType !== 'string') {
+        throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] is an image block without string data and mimeType`)
+      }
+      texts.push(block.data)
+      return { t: 'i', i: texts.length - 1, m: block.mimeType }
+    }
+    if (block.type !== 'text') {
+      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] has type ${describe(block.type)}; only "text" and "image" blocks are supported`)
+    }
+    return describeText(block.text, edge, texts, buffers, `${where}: content[${index}].text`)
+  })
+  return { blocks, texts, buffers }
+}
+
+function describeText(text, edge, texts, buffers, where) {
+  if (text instanceof Uint8Array) {
+    buffers.push(text)
+    return { t: 'b', i: buffers.length - 1 }
+  }
+  if (text instanceof ArrayBuffer) {
+    buffers.push(new Uint8Array(text))
+    return { t: 'b', i: buffers.length - 1 }
+  }
+  if (typeof text !== 'string') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} must be a string or a Uint8Array of UTF-8, got ${describe(text)}`)
+  }
+  if (text.length > 2 * edge + 1) {
+    texts.push(text.slice(0, edge), text.slice(text.length - edge))
+    return { t: 'e', h: texts.length - 2, e: texts.length - 1, n: text.length }
+  }
+  texts.push(text)
+  return { t: 's', i: texts.length - 1 }
+}
+
+/** The effective per-result budget of a `sanitize` object (validated by the engine). */
+function maxCharsOf(...sanitizes) {
+  for (const sanitize of sanitizes) {
+    if (sanitize && typeof sanitize.maxResultChars === 'number') return sanitize.maxResultChars
+  }
+  return DEFAULT_MAX_RESULT_CHARS
+}
+
+/** How a tool's value is sanitized (see `sanitizeLane`). */
+const LANE_INLINE = 0
+const LANE_ENDS = 1
+const LANE_POOL = 2
+
+/**
+ * Where a tool's value is sanitized: with the rest of its completion (`LANE_INLINE`: small
+ * values); right away on this thread from the two ends of its long strings (`LANE_ENDS`: the
+ * work is bounded by the budget, whatever the length); or on the libuv pool (`LANE_POOL`: bytes,
+ * images, and `MEDIA:` lines of a trusted-media tool, whose work grows with the data).
+ */
+function sanitizeLane(value, trustedMedia) {
+  if (typeof value === 'string') return stringLane(value, trustedMedia)
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return LANE_POOL
+  if (value === null || typeof value !== 'object' || !Array.isArray(value.content)) return LANE_INLINE
+  let lane = LANE_INLINE
+  for (const block of value.content) {
+    if (block === null || typeof block !== 'object') return LANE_INLINE
+    if (block.type === 'image') return LANE_POOL
+    const text = block.text
+    if (text instanceof Uint8Array || text instanceof ArrayBuffer) return LANE_POOL
+    if (typeof text === 'string') lane = Math.max(lane, stringLane(text, trustedMedia))
+    if (lane === LANE_POOL) return lane
+  }
+  return lane
+}
+
+function stringLane(text, trustedMedia) {
+  if (trustedMedia && text.includes('MEDIA:')) return LANE_POOL
+  return text.length > LONG_CHARS ? LANE_ENDS : LANE_INLINE
+}
+
+/**
+ * The content of a tool's value for the ends and pool lanes, and `rest`, its other fields, from which the
+ * engine rebuilds the value (undefined for bare text or bytes).
+ */
+function heavyContent(value) {
+  if (typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) {
+    return { content: [{ type: 'text', text: value }], rest: undefined }
+  }
+  const { content, ...rest } = value
+  return { content, rest }
+}
+
+/**
+ * Sanitizes a result synchronously: `{ content, details? }` with text blocks as strings or UTF-8
+ * bytes. Returns `{ result, report }`; the caller's objects and buffers are never modified.
+ */
+function sanitizeResult(result, options = {}) {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
+    throw new ToolwireError('VALIDATION_ERROR', `sanitizeResult: result must be { content: [...], details? }, got ${describe(result)}`)
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`sanitizeResult: options must be an object, got ${describe(options)}`)
+  }
+  const { blocks, texts, buffers } = describeContent(result.content, maxCharsOf(options), 'sanitizeResult')
+  const description = { blocks }
+  if (result.details !== undefined) description.details = result.details
+  const json = native(() =>
+    nativeSanitizeResult(jsonText('sanitizeResult: result', description), texts, buffers, jsonText('sanitizeResult: options', options)),
+  )
+  return JSON.parse(json)
+}
+
+module.exports = { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf }

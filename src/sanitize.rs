@@ -1,0 +1,115 @@
+//! Sanitization across the boundary: `sanitizeResult` (synchronous, standalone) and the
+//! runtime's off-thread sanitization of big outputs, bytes and images.
+
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::{AsyncTask, Uint8Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+use toolwire_core::sanitize::blocks::{sanitize_described, sanitize_output, Described};
+use toolwire_core::sanitize::{SanitizeOptions, Sanitizer};
+
+use crate::convert::parse_json;
+use crate::error::guard;
+
+/// The sanitizer of the last options seen: compiling the secret patterns costs more than
+/// sanitizing a small result, and callers reuse the same options.
+static LAST: Mutex<Option<(String, Arc<Sanitizer>)>> = Mutex::new(None);
+
+fn sanitizer_for(options: &str) -> toolwire_core::Result<Arc<Sanitizer>> {
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((text, sanitizer)) = last.as_ref() {
+        if text == options {
+            return Ok(sanitizer.clone());
+        }
+    }
+    let value = if options.is_empty() {
+        serde_json::json!({})
+    } else {
+        parse_json("sanitizeResult: options", options)?
+    };
+    let options_parsed = SanitizeOptions::default().with(&value, "sanitizeResult: options")?;
+    let sanitizer = Arc::new(Sanitizer::new(options_parsed)?);
+    *last = Some((options.to_owned(), sanitizer.clone()));
+    Ok(sanitizer)
+}
+
+/// Sanitizes described content now: `description` is `{ blocks, details? }` (see
+/// `toolwire_core::sanitize::blocks`), `texts` and `buffers` what it refers to, `options` the
+/// `sanitize` object as JSON text. Returns `{ result, report }` as JSON text.
+#[napi(js_name = "sanitizeResult")]
+pub fn sanitize_result_js(
+    description: String,
+    texts: Vec<String>,
+    buffers: Vec<Uint8Array>,
+    options: String,
+) -> napi::Result<String> {
+    guard(|| {
+        let sanitizer = sanitizer_for(&options)?;
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+        let input = Described {
+            description: &description,
+            texts: &texts,
+            buffers: &buffers,
+        };
+        sanitize_described(&sanitizer, input)
+    })
+}
+
+/// The same work for a running dispatch, on a worker thread.
+pub struct SanitizeTask {
+    pub(crate) sanitizer: Arc<Sanitizer>,
+    pub(crate) description: String,
+    pub(crate) texts: Vec<String>,
+    pub(crate) buffers: Vec<Uint8Array>,
+    pub(crate) trusted_media: bool,
+}
+
+impl Task for SanitizeTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<String> {
+        let buffers: Vec<&[u8]> = self.buffers.iter().map(|b| &b[..]).collect();
+        let sanitizer = self.sanitizer.clone();
+        let input = Described {
+            description: &self.description,
+            texts: &self.texts,
+            buffers: &buffers,
+        };
+        guard(|| sanitize_output(&sanitizer, input, self.trusted_media))
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
+    }
+}
+
+/// A batch's sanitizer for one tool's output (see `NativeRuntime.outputSanitizer`). Its own
+/// object, so the work it starts does not hold the runtime borrowed while it runs.
+#[napi]
+pub struct NativeSanitizer {
+    pub(crate) sanitizer: Arc<Sanitizer>,
+    pub(crate) trusted_media: bool,
+}
+
+#[napi]
+impl NativeSanitizer {
+    /// Sanitizes a tool's described output on a worker thread; resolves with the JSON text
+    /// `[value, report]` that completes the call (see `sanitize_output`).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn run(
+        &self,
+        description: String,
+        texts: Vec<String>,
+        buffers: Vec<Uint8Array>,
+    ) -> AsyncTask<SanitizeTask> {
+        AsyncTask::new(SanitizeTask {
+            sanitizer: self.sanitizer.clone(),
+            description,
+            texts,
+            buffers,
+            trusted_media: self.trusted_media,
+        })
+    }
+}
