@@ -10,10 +10,12 @@ use crate::output::{OutputShape, ToolOutcome};
 use crate::registry::ToolSpec;
 use crate::sanitize::content::water_fill;
 use crate::sanitize::report::{CutScope, Truncation};
-use crate::sanitize::text::{keep_text, kept_again, recut, utf16_len, TextSource};
+use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
 use crate::sanitize::values::{has_secret, scrub_value};
 use crate::sanitize::view::{content_view, details_view, result_view, DetailsView};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
+
+use super::BatchText;
 
 /// Sanitizes a result in place: content for the model (unless the driver already did, off the
 /// JavaScript thread), the error message, and secrets in details and data. What changed is
@@ -53,13 +55,14 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
 /// Whether a successful tool value passes sanitization unchanged, checked without building
 /// anything: its text is within the budget, holds no secret and (when they are stripped) no
 /// escape sequence, it has no image to check, and its details hold no secret. `json_text`: the
-/// value's JSON text for [`OutputShape::Json`].
+/// value's JSON text for [`OutputShape::Json`]. Returns the text's length in UTF-16 units when
+/// it passes.
 pub(super) fn passes_unchanged(
     rules: &ResultRules,
     outcome: &ToolOutcome,
     shape: OutputShape,
     json_text: Option<&str>,
-) -> bool {
+) -> Option<u64> {
     let options = &rules.sanitizer.options;
     let scanner = rules.sanitizer.scanner();
     let mut total = 0;
@@ -87,7 +90,7 @@ pub(super) fn passes_unchanged(
         (OutputShape::Nothing, _) => true,
         _ => false,
     };
-    texts_clean && total <= options.max_result_chars
+    (texts_clean && total <= options.max_result_chars).then_some(total)
 }
 
 /// The arguments as events carry them: `Some` with the secrets replaced when they hold any.
@@ -188,47 +191,23 @@ pub(super) fn returned_view(
     ((!delta.is_empty()).then_some(Value::Object(delta)), failed)
 }
 
-/// The text blocks of a result, kept for the batch budget: `(block index, text)`.
-pub(super) fn texts_of(content: &[ContentBlock]) -> Vec<(usize, String)> {
-    content
-        .iter()
-        .enumerate()
-        .filter_map(|(index, block)| match block {
-            ContentBlock::Text { text } => Some((index, text.clone())),
-            ContentBlock::Image { .. } => None,
-        })
-        .collect()
-}
-
 /// What the batch budget changed in one result: its slot, `(block, new text)`, what was cut.
 pub(super) type BatchTrim = (usize, Vec<(usize, String)>, Vec<Truncation>);
 
 /// Cuts the results of a batch further when their text together is over `budget`: the largest
 /// results first, and in each result its largest texts first. Returns, per slot that changed,
 /// the new texts and what was cut.
-pub(super) fn trim_batch(
-    texts: Vec<Vec<(usize, String)>>,
-    budget: u64,
-    head_ratio: f64,
-) -> Vec<BatchTrim> {
-    let kept: Vec<Vec<(usize, crate::sanitize::text::Kept)>> = texts
-        .into_iter()
-        .map(|blocks| {
-            blocks
-                .into_iter()
-                .map(|(index, text)| (index, kept_again(text)))
-                .collect()
-        })
-        .collect();
-    let sizes: Vec<u64> = kept
-        .iter()
-        .map(|blocks| blocks.iter().map(|(_, k)| k.size()).sum())
-        .collect();
+pub(super) fn trim_batch(texts: Vec<BatchText>, budget: u64, head_ratio: f64) -> Vec<BatchTrim> {
+    let sizes: Vec<u64> = texts.iter().map(BatchText::size).collect();
     let Some(shares) = water_fill(&sizes, budget) else {
         return Vec::new();
     };
     let mut trims = Vec::new();
-    for (slot, blocks) in kept.into_iter().enumerate() {
+    for (slot, text) in texts.into_iter().enumerate() {
+        // Texts of at most MIN_SHARE units (only their sizes kept) are never cut.
+        let BatchText::Blocks(blocks) = text else {
+            continue;
+        };
         if sizes[slot] <= shares[slot] {
             continue;
         }
@@ -371,13 +350,24 @@ fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sanitize::text::kept_again;
+
+    fn batch_text(texts: &[(usize, String)]) -> BatchText {
+        BatchText::Blocks(
+            texts
+                .iter()
+                .map(|(index, text)| (*index, kept_again(text.clone())))
+                .collect(),
+        )
+    }
 
     #[test]
     fn a_batch_over_its_budget_cuts_the_largest_results() {
         let texts = vec![
-            vec![(0, "a".repeat(100))],
-            vec![(0, "b".repeat(5000)), (1, "c".repeat(5000))],
-            vec![(0, "d".repeat(3000))],
+            batch_text(&[(0, "a".repeat(100))]),
+            batch_text(&[(0, "b".repeat(5000)), (1, "c".repeat(5000))]),
+            batch_text(&[(0, "d".repeat(3000))]),
+            BatchText::Small(60),
         ];
         let trims = trim_batch(texts, 2000, 0.5);
         assert_eq!(trims.len(), 2);
@@ -389,7 +379,7 @@ mod tests {
         let (slot, blocks, _) = &trims[1];
         assert_eq!(*slot, 2);
         assert!(utf16_len(&blocks[0].1) <= 950);
-        assert!(trim_batch(vec![vec![(0, "x".into())]], 2000, 0.5).is_empty());
+        assert!(trim_batch(vec![batch_text(&[(0, "x".repeat(100))])], 2000, 0.5).is_empty());
     }
 
     #[test]

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use crate::args::{parse_arguments, prepare_arguments, validate_arguments};
+use crate::envelope::ContentBlock;
 use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::output::{
@@ -32,6 +33,8 @@ use crate::output::{
 };
 use crate::params::Normalization;
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
+use crate::sanitize::content::MIN_SHARE;
+use crate::sanitize::text::{kept_again, utf16_len, Kept};
 use crate::sanitize::{Limits, ResultRules, SanitizeReport};
 use keys::KeyLocks;
 pub use protocol::{
@@ -137,8 +140,66 @@ struct Call {
     limits: Limits,
     /// The pending result's content was sanitized (a hook's new content is not).
     sanitized: bool,
-    /// The result's text blocks, kept for the batch's budget once the call ended.
-    texts: Vec<(usize, String)>,
+    /// The result's text, kept for the batch's budget once the call ended.
+    texts: BatchText,
+}
+
+/// A successful value that passed sanitization unchanged, on its way to the driver.
+struct Returned {
+    shape: OutputShape,
+    outcome: ToolOutcome,
+    /// The value's JSON text, for [`OutputShape::Json`].
+    text: Option<String>,
+    /// Its text's length in UTF-16 units.
+    units: u64,
+}
+
+/// A result's text as the batch budget needs it.
+#[derive(Debug)]
+enum BatchText {
+    /// At most [`MIN_SHARE`] units: never cut, so only its size is kept.
+    Small(u64),
+    /// The text blocks: `(block index, text with its cut found again)`.
+    Blocks(Vec<(usize, Kept)>),
+}
+
+impl Default for BatchText {
+    fn default() -> Self {
+        BatchText::Small(0)
+    }
+}
+
+impl BatchText {
+    /// The text of `content`, copied only when it could be cut.
+    fn of(content: &[ContentBlock]) -> BatchText {
+        let units: u64 = content
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text } => utf16_len(text),
+                ContentBlock::Image { .. } => 0,
+            })
+            .sum();
+        if units <= MIN_SHARE {
+            return BatchText::Small(units);
+        }
+        let blocks = content
+            .iter()
+            .enumerate()
+            .filter_map(|(index, block)| match block {
+                ContentBlock::Text { text } => Some((index, kept_again(text.clone()))),
+                ContentBlock::Image { .. } => None,
+            })
+            .collect();
+        BatchText::Blocks(blocks)
+    }
+
+    /// Its size in budget units.
+    fn size(&self) -> u64 {
+        match self {
+            BatchText::Small(units) => *units,
+            BatchText::Blocks(blocks) => blocks.iter().map(|(_, kept)| kept.size()).sum(),
+        }
+    }
 }
 
 /// What the precheck found: whether the arguments parsed, and whether they are valid.
@@ -270,6 +331,8 @@ struct Batch {
     /// Keyed calls are admitted to their key queues in source order; this is the next slot.
     admitted: usize,
     remaining: usize,
+    /// The text of the results so far, in budget units (for `maxBatchChars`).
+    text_units: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -391,7 +454,7 @@ impl Dispatcher {
                     normalization: None,
                     limits,
                     sanitized: false,
-                    texts: Vec::new(),
+                    texts: BatchText::default(),
                 }
             })
             .collect();
@@ -416,6 +479,7 @@ impl Dispatcher {
                 sequential,
                 admitted: 0,
                 remaining: count,
+                text_units: 0,
             },
         );
         if count == 0 {
@@ -812,16 +876,19 @@ impl Dispatcher {
                     (OutputShape::Json, ToolOutcome::Returned(value)) => Some(value.to_string()),
                     _ => None,
                 };
-                if finalize::passes_unchanged(&rules, &outcome, checked.shape, json_text.as_deref())
-                {
-                    return self.finish_as_returned(
-                        call,
-                        &spec,
-                        checked.shape,
+                if let Some(units) = finalize::passes_unchanged(
+                    &rules,
+                    &outcome,
+                    checked.shape,
+                    json_text.as_deref(),
+                ) {
+                    let returned = Returned {
+                        shape: checked.shape,
                         outcome,
-                        json_text,
-                        now,
-                    );
+                        text: json_text,
+                        units,
+                    };
+                    return self.finish_as_returned(call, &spec, returned, now);
                 }
             }
         }
@@ -1043,7 +1110,8 @@ impl Dispatcher {
         }
         let spec = c.spec.clone();
         if rules.sanitizer.options.max_batch_chars.is_some() {
-            c.texts = finalize::texts_of(&result.content);
+            let text = BatchText::of(&result.content);
+            self.keep_batch_text(call, text);
         }
         let view = if self.options(call).events {
             let (view, failed) = finalize::end_view(&rules, spec.as_deref(), &result);
@@ -1061,18 +1129,16 @@ impl Dispatcher {
     /// Delivers a successful result that is the tool's value as returned (it passed
     /// sanitization unchanged): the driver builds it from the value it holds, so nothing of it
     /// is built here.
-    fn finish_as_returned(
-        &mut self,
-        call: CallRef,
-        spec: &ToolSpec,
-        shape: OutputShape,
-        outcome: ToolOutcome,
-        text: Option<String>,
-        now: Now,
-    ) {
+    fn finish_as_returned(&mut self, call: CallRef, spec: &ToolSpec, returned: Returned, now: Now) {
+        let Returned {
+            shape,
+            outcome,
+            text,
+            units,
+        } = returned;
         let rules = self.rules(call);
         let events = self.options(call).events;
-        let c = self.call_mut(call).expect("call exists");
+        let c = self.call(call).expect("call exists");
         let started = c.started.unwrap_or(now);
         let content = || {
             let mut result = ToolResult::ok(String::new(), String::new(), Value::Null);
@@ -1089,19 +1155,24 @@ impl Dispatcher {
             apply_verdict(&mut result, spec, outcome, verdict);
             result.content
         };
-        if rules.sanitizer.options.max_batch_chars.is_some() {
-            c.texts = finalize::texts_of(&content());
-        }
-        let view = if events {
-            let (view, failed) =
-                finalize::returned_view(&rules, spec, &outcome, text.as_deref(), &c.args, content);
-            if failed {
-                self.actions.push(Action::RedactionFailed { call });
+        let batch_text = rules.sanitizer.options.max_batch_chars.map(|_| {
+            if units <= MIN_SHARE {
+                BatchText::Small(units)
+            } else {
+                BatchText::of(&content())
             }
-            view
+        });
+        let (view, failed) = if events {
+            finalize::returned_view(&rules, spec, &outcome, text.as_deref(), &c.args, content)
         } else {
-            None
+            (None, false)
         };
+        if failed {
+            self.actions.push(Action::RedactionFailed { call });
+        }
+        if let Some(batch_text) = batch_text {
+            self.keep_batch_text(call, batch_text);
+        }
         let action = Action::EndAsReturned {
             call,
             started_at: started.epoch_ms,
@@ -1143,12 +1214,22 @@ impl Dispatcher {
         }
     }
 
+    /// Keeps a finished call's text for the batch budget, adding up the batch's total.
+    fn keep_batch_text(&mut self, call: CallRef, text: BatchText) {
+        let batch = self.batches.get_mut(&call.batch).expect("batch exists");
+        batch.text_units += text.size();
+        batch.calls[call.slot as usize].texts = text;
+    }
+
     /// The batch's results together over `maxBatchChars`: cut the largest further.
     fn trim_batch(&mut self, batch_id: u32, batch: Batch) {
         let options = &batch.rules.sanitizer.options;
         let Some(budget) = options.max_batch_chars else {
             return;
         };
+        if batch.text_units <= budget {
+            return;
+        }
         let head_ratio = options.head_ratio;
         let texts = batch.calls.into_iter().map(|c| c.texts).collect();
         for (slot, blocks, truncations) in finalize::trim_batch(texts, budget, head_ratio) {
