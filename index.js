@@ -459,7 +459,7 @@ class ToolRuntime {
     }
     returned.then(
       (value) => {
-        const lane = sanitizeLane(value, registered.trustedMedia)
+        const lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
         batch.values[slot] = value
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
@@ -477,8 +477,8 @@ class ToolRuntime {
   }
 
   /**
-   * Sanitizes a big value before the call completes: long strings here from their ends (the
-   * work is bounded by the budget), bytes, images and media lines on the libuv pool. The
+   * Sanitizes a big value before the call completes, in the lane `sanitizeLane` chose: long
+   * strings and bytes right away from their ends, images and media files on the libuv pool. The
    * engine's answer is the completion itself, so the value is not parsed again here.
    */
   #sanitizeOutput(lane, batch, batchId, call, value, settle) {
@@ -491,7 +491,7 @@ class ToolRuntime {
         const sanitizer = native(() => this.#native.outputSanitizer(batchId, call.name))
         task = sanitizer.run(description, texts, buffers).then((completion) => settle(RETURNED_SANITIZED, completion))
       } else {
-        const completion = native(() => this.#native.sanitizeOutput(batchId, call.name, description, texts))
+        const completion = native(() => this.#native.sanitizeOutput(batchId, call.name, description, texts, buffers))
         return settle(RETURNED_SANITIZED, completion)
       }
     } catch (error) {

@@ -58,11 +58,11 @@ export declare class NativeRuntime {
    */
   outputSanitizer(batch: number, tool: string): NativeSanitizer
   /**
-   * Sanitizes a tool's described output now, from strings only (long ones as their two
-   * ends, so the work is bounded by the budget); returns the completion's JSON text
-   * `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
+   * Sanitizes a tool's described output now (long strings as their two ends, bytes read
+   * near their ends, so the work is bounded by the budget); returns the completion's JSON
+   * text `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
    */
-  sanitizeOutput(batch: number, tool: string, description: string, texts: Array<string>): string
+  sanitizeOutput(batch: number, tool: string, description: string, texts: Array<string>, buffers: Array<Uint8Array>): string
   /** A tool's partial result (JSON text) as its `tool_execution_update` event carries it. */
   updateView(batch: number, tool: string, partial: string): string
   /**

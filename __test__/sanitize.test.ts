@@ -128,6 +128,22 @@ describe('bytes', () => {
     expect(createHash('sha256').update(output).digest('hex')).toBe(digest)
   })
 
+  it('sanitizes long text on the libuv pool when the budget is large, keeping the value’s other fields', async () => {
+    const output = Buffer.from(`${GITHUB}\n${'x'.repeat(2_000_000)}\n`)
+    const long = `${'y'.repeat(1_000_000)} ${AWS}`
+    const runtime = runtimeWith(
+      { shell: () => ({ content: [{ type: 'text', text: output }, { type: 'text', text: long }], details: { code: 0 } }) },
+      { sanitize: { maxResultChars: 400_000, maxBatchChars: null }, redaction: 'permissive' },
+    )
+    const { result } = await run(runtime, 'shell')
+    const [bytes, text] = result.content.map((b) => (b as { text: string }).text)
+    expect(bytes.length + text.length).toBeLessThanOrEqual(400_000)
+    expect(bytes.startsWith('[redacted:github-token]\n')).toBe(true)
+    expect(text.endsWith(' [redacted:aws-access-key]')).toBe(true)
+    expect(result.details).toEqual({ code: 0 })
+    expect(result.sanitization!.truncated.map((t) => t.unit)).toEqual(['bytes', 'characters'])
+  })
+
   it('accepts bytes as the text of a text block, and a secret straddling the cut leaves no fragment', () => {
     const bytes = new TextEncoder().encode('.'.repeat(480) + GITHUB + '.'.repeat(100_000))
     const { result, report } = sanitizeResult({ content: [{ type: 'text', text: bytes }] }, { maxResultChars: 1000 })

@@ -9,7 +9,10 @@ const { ToolwireError, native, describe, jsonText } = require('./common.js')
 const DEFAULT_MAX_RESULT_CHARS = 32768
 /** How far past a cut secrets are searched for (toolwire_core::sanitize::text::SECRET_WINDOW). */
 const SECRET_WINDOW = 4096
-/** Strings longer than this are sanitized from their ends instead of crossing whole. */
+/**
+ * Strings longer than this are sanitized from their ends instead of crossing whole; budgets
+ * over it send long text to the libuv pool.
+ */
 const LONG_CHARS = 1 << 18
 
 /**
@@ -74,30 +77,34 @@ const LANE_ENDS = 1
 const LANE_POOL = 2
 
 /**
- * Where a tool's value is sanitized: with the rest of its completion (`LANE_INLINE`: small
- * values); right away on this thread from the two ends of its long strings (`LANE_ENDS`: the
- * work is bounded by the budget, whatever the length); or on the libuv pool (`LANE_POOL`: bytes,
- * images, and `MEDIA:` lines of a trusted-media tool, whose work grows with the data).
+ * Where a tool's value is sanitized:
+ * - `LANE_INLINE`, small values: with the rest of the call's completion;
+ * - `LANE_ENDS`, long strings and bytes: right away, in Rust, from their two ends only, so the
+ *   work is bounded by the budget (about half a millisecond at the default 32768 characters),
+ *   however long the output; waking a pool thread and coming back costs more than that;
+ * - `LANE_POOL`: on the libuv pool, for work that grows with the data: images, the `MEDIA:`
+ *   files of a trusted-media tool, and long text under a budget over `LONG_CHARS`.
  */
-function sanitizeLane(value, trustedMedia) {
-  if (typeof value === 'string') return stringLane(value, trustedMedia)
-  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return LANE_POOL
+function sanitizeLane(value, trustedMedia, maxChars) {
+  const long = maxChars > LONG_CHARS ? LANE_POOL : LANE_ENDS
+  if (typeof value === 'string') return stringLane(value, trustedMedia, long)
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return long
   if (value === null || typeof value !== 'object' || !Array.isArray(value.content)) return LANE_INLINE
   let lane = LANE_INLINE
   for (const block of value.content) {
     if (block === null || typeof block !== 'object') return LANE_INLINE
     if (block.type === 'image') return LANE_POOL
     const text = block.text
-    if (text instanceof Uint8Array || text instanceof ArrayBuffer) return LANE_POOL
-    if (typeof text === 'string') lane = Math.max(lane, stringLane(text, trustedMedia))
+    if (text instanceof Uint8Array || text instanceof ArrayBuffer) lane = Math.max(lane, long)
+    else if (typeof text === 'string') lane = Math.max(lane, stringLane(text, trustedMedia, long))
     if (lane === LANE_POOL) return lane
   }
   return lane
 }
 
-function stringLane(text, trustedMedia) {
+function stringLane(text, trustedMedia, long) {
   if (trustedMedia && text.includes('MEDIA:')) return LANE_POOL
-  return text.length > LONG_CHARS ? LANE_ENDS : LANE_INLINE
+  return text.length > LONG_CHARS ? long : LANE_INLINE
 }
 
 /**

@@ -1,5 +1,6 @@
 //! `NativeRuntime`: the engine's runtime, driven by `ToolRuntime` in `index.js`.
 
+use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
 use toolwire_core::definitions::parse_definition_options;
 use toolwire_core::dispatch::protocol::{
@@ -125,9 +126,9 @@ impl NativeRuntime {
         })
     }
 
-    /// Sanitizes a tool's described output now, from strings only (long ones as their two
-    /// ends, so the work is bounded by the budget); returns the completion's JSON text
-    /// `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
+    /// Sanitizes a tool's described output now (long strings as their two ends, bytes read
+    /// near their ends, so the work is bounded by the budget); returns the completion's JSON
+    /// text `[value, report]` (see `toolwire_core::sanitize::blocks::sanitize_output`).
     #[napi]
     pub fn sanitize_output(
         &mut self,
@@ -135,7 +136,9 @@ impl NativeRuntime {
         tool: String,
         description: String,
         texts: Vec<String>,
+        buffers: Vec<Uint8Array>,
     ) -> napi::Result<String> {
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
         self.run(|inner| {
             let trusted_media = inner
                 .registry()
@@ -145,7 +148,7 @@ impl NativeRuntime {
             let input = toolwire_core::sanitize::blocks::Described {
                 description: &description,
                 texts: &texts,
-                buffers: &[],
+                buffers: &buffers,
             };
             toolwire_core::sanitize::blocks::sanitize_output(&rules.sanitizer, input, trusted_media)
         })
