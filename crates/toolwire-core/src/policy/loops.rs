@@ -223,3 +223,215 @@ impl LoopDetector {
         self.runs.entry(run.to_string()).or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn options(warn_at: u32, block_at: u32) -> Option<LoopOptions> {
+        Some(LoopOptions { warn_at, block_at })
+    }
+
+    #[test]
+    fn thresholds() {
+        let mut detector = LoopDetector::new(options(2, 4));
+        let args = json!({ "cmd": "ls" });
+        let verdicts: Vec<LoopVerdict> = (0..6)
+            .map(|_| detector.record("r", "exec", &args))
+            .collect();
+        assert_eq!(
+            verdicts,
+            vec![
+                LoopVerdict::Ok,
+                LoopVerdict::Warn { count: 2 },
+                LoopVerdict::Ok,
+                LoopVerdict::Block { count: 4 },
+                LoopVerdict::Block { count: 5 },
+                LoopVerdict::Block { count: 6 },
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults() {
+        let mut detector = LoopDetector::new(Some(LoopOptions::default()));
+        let verdicts: Vec<LoopVerdict> = (0..10)
+            .map(|_| detector.record("r", "read", &json!({})))
+            .collect();
+        assert_eq!(verdicts[4], LoopVerdict::Warn { count: 5 });
+        assert_eq!(verdicts[8], LoopVerdict::Ok);
+        assert_eq!(verdicts[9], LoopVerdict::Block { count: 10 });
+    }
+
+    #[test]
+    fn what_counts_as_the_same_call() {
+        let mut detector = LoopDetector::new(options(1, 2));
+        // First sightings warn at warn_at 1; the second sighting of the same call blocks.
+        let rows = [
+            (
+                "r",
+                "exec",
+                json!({ "a": 1, "b": 2 }),
+                LoopVerdict::Warn { count: 1 },
+            ),
+            (
+                "r",
+                "exec",
+                json!({ "b": 2, "a": 1 }),
+                LoopVerdict::Block { count: 2 },
+            ),
+            (
+                "r",
+                "exec",
+                json!({ "a": 1, "b": 3 }),
+                LoopVerdict::Warn { count: 1 },
+            ),
+            (
+                "r",
+                "Bash",
+                json!({ "a": 1, "b": 3 }),
+                LoopVerdict::Block { count: 2 },
+            ),
+            (
+                "r",
+                "read",
+                json!({ "a": 1, "b": 3 }),
+                LoopVerdict::Warn { count: 1 },
+            ),
+            (
+                "other",
+                "exec",
+                json!({ "a": 1, "b": 2 }),
+                LoopVerdict::Warn { count: 1 },
+            ),
+        ];
+        for (index, (run, tool, args, expected)) in rows.into_iter().enumerate() {
+            assert_eq!(detector.record(run, tool, &args), expected, "row {index}");
+        }
+    }
+
+    #[test]
+    fn end_run_resets() {
+        let mut detector = LoopDetector::new(options(2, 3));
+        let args = json!({ "q": "x" });
+        detector.record("r", "web_search", &args);
+        assert_eq!(
+            detector.record("r", "web_search", &args),
+            LoopVerdict::Warn { count: 2 }
+        );
+        detector.end_run("r");
+        assert_eq!(detector.tracked_runs(), 0);
+        assert_eq!(detector.record("r", "web_search", &args), LoopVerdict::Ok);
+        assert_eq!(
+            detector.record("r", "web_search", &args),
+            LoopVerdict::Warn { count: 2 }
+        );
+        detector.end_run("never-seen");
+    }
+
+    #[test]
+    fn off() {
+        let mut detector = LoopDetector::new(None);
+        for _ in 0..20 {
+            assert_eq!(detector.record("r", "exec", &json!({})), LoopVerdict::Ok);
+        }
+        assert_eq!(detector.tracked_runs(), 0);
+    }
+
+    #[test]
+    fn memory_is_bounded() {
+        let mut detector = LoopDetector::new(options(2, 3));
+        detector.record("first", "exec", &json!({}));
+        for run in 0..MAX_RUNS {
+            detector.record(&format!("run{run}"), "exec", &json!({}));
+        }
+        assert_eq!(detector.tracked_runs(), MAX_RUNS);
+        // "first" was evicted, so it counts from one again.
+        assert_eq!(
+            detector.record("first", "exec", &json!({})),
+            LoopVerdict::Ok
+        );
+
+        let mut detector = LoopDetector::new(options(2, 3));
+        detector.record("r", "exec", &json!({ "i": -1 }));
+        for i in 0..MAX_KEYS_PER_RUN {
+            detector.record("r", "exec", &json!({ "i": i }));
+        }
+        // The first call was evicted; the most recent one is still counted.
+        assert_eq!(
+            detector.record("r", "exec", &json!({ "i": -1 })),
+            LoopVerdict::Ok
+        );
+        assert_eq!(
+            detector.record("r", "exec", &json!({ "i": MAX_KEYS_PER_RUN - 1 })),
+            LoopVerdict::Warn { count: 2 }
+        );
+    }
+
+    #[test]
+    fn parsing_options() {
+        let defaults = Some(LoopOptions::default());
+        for (value, expected) in [
+            (json!(false), None),
+            (json!(true), defaults),
+            (json!(null), defaults),
+            (json!({}), defaults),
+            (json!({ "warnAt": 2 }), options(2, 10)),
+            (json!({ "warnAt": 3, "blockAt": 4 }), options(3, 4)),
+            (json!({ "blockAt": 6, "warnAt": null }), options(5, 6)),
+        ] {
+            assert_eq!(
+                LoopOptions::from_json(&value, "loopDetection").unwrap(),
+                expected,
+                "{value}"
+            );
+        }
+        for (value, message) in [
+            (
+                json!(3),
+                "loopDetection must be false or an object { warnAt, blockAt }, got a number",
+            ),
+            (
+                json!({ "warnAt": 0 }),
+                "loopDetection.warnAt must be a positive integer, got 0",
+            ),
+            (
+                json!({ "blockAt": 0 }),
+                "loopDetection.blockAt must be a positive integer, got 0",
+            ),
+            (
+                json!({ "warnAt": 1.5 }),
+                "loopDetection.warnAt must be a positive integer, got 1.5",
+            ),
+            (
+                json!({ "warnAt": -2 }),
+                "loopDetection.warnAt must be a positive integer, got -2",
+            ),
+            (
+                json!({ "warnAt": "5" }),
+                "loopDetection.warnAt must be a positive integer, got a string",
+            ),
+            (
+                json!({ "blockAt": 5000000000u64 }),
+                "loopDetection.blockAt must be a positive integer, got 5000000000",
+            ),
+            (
+                json!({ "warnAt": 4, "blockAt": 4 }),
+                "loopDetection.warnAt (4) must be less than loopDetection.blockAt (4)",
+            ),
+            (
+                json!({ "warnAt": 12 }),
+                "loopDetection.warnAt (12) must be less than loopDetection.blockAt (10)",
+            ),
+            (
+                json!({ "warn": 1 }),
+                "loopDetection has unknown key \"warn\" (expected warnAt, blockAt)",
+            ),
+        ] {
+            let error = LoopOptions::from_json(&value, "loopDetection").expect_err(message);
+            assert_eq!(error.code, ErrorCode::ValidationError);
+            assert_eq!(error.message, message);
+        }
+    }
+}

@@ -234,3 +234,225 @@ fn push_components(pending: &mut Vec<OsString>, path: &Path, resolved: &mut Path
     }
     pending.extend(parts.into_iter().rev());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh directory under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> TempDir {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "toolwire-policy-paths-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = fs::remove_dir_all(&path);
+            fs::create_dir_all(&path).unwrap();
+            TempDir(path)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// `<tmp>/ws` (with `sub/file.txt`), `<tmp>/ws2` and `<tmp>/outside/secret.txt`.
+    fn layout() -> (TempDir, PathBuf) {
+        let tmp = TempDir::new();
+        let ws = tmp.0.join("ws");
+        fs::create_dir_all(ws.join("sub")).unwrap();
+        fs::write(ws.join("sub/file.txt"), "x").unwrap();
+        fs::create_dir_all(tmp.0.join("ws2")).unwrap();
+        fs::create_dir_all(tmp.0.join("outside/deep")).unwrap();
+        fs::write(tmp.0.join("outside/secret.txt"), "s").unwrap();
+        (tmp, ws)
+    }
+
+    fn check(root: &Path, path: &str) -> std::result::Result<(), PathViolation> {
+        check_workspace_paths(root, &json!({ "path": path }), &["path".to_string()])
+    }
+
+    #[test]
+    fn plain_paths() {
+        let (tmp, ws) = layout();
+        let outside = tmp.0.join("outside/secret.txt");
+        let inside = ws.join("sub/file.txt");
+        let sibling = tmp.0.join("ws2/file.txt");
+        for (path, allowed) in [
+            ("sub/file.txt", true),
+            ("./sub/../sub/file.txt", true),
+            ("", true),
+            (".", true),
+            ("a/b/c/new.txt", true),
+            ("missing/../new.txt", true),
+            (inside.to_str().unwrap(), true),
+            ("..", false),
+            ("../outside/secret.txt", false),
+            ("sub/../../outside/secret.txt", false),
+            ("missing/../../x", false),
+            (outside.to_str().unwrap(), false),
+            (sibling.to_str().unwrap(), false),
+            ("../ws2/file.txt", false),
+            ("/", false),
+        ] {
+            assert_eq!(check(&ws, path).is_ok(), allowed, "{path}");
+        }
+    }
+
+    #[test]
+    fn refusals_name_the_resolved_path() {
+        let (tmp, ws) = layout();
+        let error = check(&ws, "../outside/secret.txt").unwrap_err();
+        let resolved = fs::canonicalize(tmp.0.join("outside/secret.txt")).unwrap();
+        assert_eq!(error.param, "path");
+        assert_eq!(error.value, "../outside/secret.txt");
+        assert_eq!(error.reason, format!("resolves to {}", resolved.display()));
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "parameter \"path\" (\"../outside/secret.txt\") is outside the workspace {}: \
+                 resolves to {}",
+                ws.display(),
+                resolved.display()
+            )
+        );
+    }
+
+    #[test]
+    fn bad_values() {
+        let (_tmp, ws) = layout();
+        let params = ["file_path".to_string(), "paths".to_string()];
+        for (args, param, reason) in [
+            (
+                json!({ "file_path": "a\u{0}b" }),
+                "file_path",
+                "the path contains a NUL byte",
+            ),
+            (
+                json!({ "file_path": "~/x" }),
+                "file_path",
+                "a leading ~ is not expanded; give the path relative to the workspace",
+            ),
+            (
+                json!({ "file_path": 3 }),
+                "file_path",
+                "a path must be a string or an array of strings, got a number",
+            ),
+            (
+                json!({ "file_path": { "p": "x" } }),
+                "file_path",
+                "a path must be a string or an array of strings, got an object",
+            ),
+            (
+                json!({ "paths": ["ok.txt", 1] }),
+                "paths[1]",
+                "a path must be a string or an array of strings, got a number",
+            ),
+        ] {
+            let error = check_workspace_paths(&ws, &args, &params).unwrap_err();
+            assert_eq!(
+                (error.param.as_str(), error.reason.as_str()),
+                (param, reason)
+            );
+        }
+        let error = check_workspace_paths(&ws, &json!({ "paths": ["ok.txt", "../x"] }), &params)
+            .unwrap_err();
+        assert_eq!(error.param, "paths[1]");
+        for args in [
+            json!({}),
+            json!({ "file_path": null }),
+            json!({ "other": "../../x" }),
+            json!({ "paths": ["a", "sub/b"], "file_path": "c" }),
+            json!("not an object"),
+        ] {
+            assert_eq!(check_workspace_paths(&ws, &args, &params), Ok(()), "{args}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks() {
+        use std::os::unix::fs::symlink;
+        let (tmp, ws) = layout();
+        let outside = tmp.0.join("outside");
+        symlink(outside.join("secret.txt"), ws.join("file_link")).unwrap();
+        symlink(&outside, ws.join("dir_link")).unwrap();
+        symlink(outside.join("deep"), ws.join("deep_link")).unwrap();
+        symlink(outside.join("missing.txt"), ws.join("dangling")).unwrap();
+        symlink(ws.join("sub"), ws.join("inside_abs")).unwrap();
+        symlink("sub/file.txt", ws.join("inside_rel")).unwrap();
+        symlink("loop_b", ws.join("loop_a")).unwrap();
+        symlink("loop_a", ws.join("loop_b")).unwrap();
+        for (path, allowed) in [
+            ("file_link", false),
+            ("dir_link", false),
+            ("dir_link/secret.txt", false),
+            ("dir_link/new.txt", false),
+            ("deep_link/../secret.txt", false),
+            ("deep_link/..", false),
+            ("dangling", false),
+            ("inside_abs/file.txt", true),
+            ("inside_abs/new/deeper.txt", true),
+            ("inside_rel", true),
+            ("inside_abs/../sub/file.txt", true),
+            ("loop_a", false),
+        ] {
+            assert_eq!(check(&ws, path).is_ok(), allowed, "{path}");
+        }
+        assert!(check(&ws, "loop_a")
+            .unwrap_err()
+            .reason
+            .starts_with("more than 40 symlinks followed"));
+        // A root reached through a symlink is resolved too.
+        let root_link = tmp.0.join("root_link");
+        symlink(&ws, &root_link).unwrap();
+        assert_eq!(check(&root_link, "sub/file.txt"), Ok(()));
+        assert_eq!(check(&root_link, ws.join("sub").to_str().unwrap()), Ok(()));
+        assert!(check(&root_link, "../outside/secret.txt").is_err());
+    }
+
+    #[test]
+    fn default_params_from_the_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string" },
+                "file_path": { "type": "string" },
+                "filePath": { "type": ["string", "null"] },
+                "dir": { "type": "string" },
+                "cwd": { "type": "string" },
+                "outputPath": { "type": "string" },
+                "sourcePath": { "type": "array", "items": { "type": "string" } },
+                "countPath": { "type": "integer" },
+                "name": { "type": "string" },
+                "paths": { "type": "array", "items": { "type": "string" } },
+                "Path_": { "type": "string" },
+                "dirPath": {},
+            }
+        });
+        assert_eq!(
+            path_params(&schema, None),
+            vec![
+                "path",
+                "file_path",
+                "filePath",
+                "dir",
+                "cwd",
+                "outputPath",
+                "sourcePath"
+            ]
+        );
+        let declared = vec!["target".to_string()];
+        assert_eq!(path_params(&schema, Some(&declared)), vec!["target"]);
+        assert!(path_params(&json!({ "type": "string" }), None).is_empty());
+        assert!(path_params(&json!(true), None).is_empty());
+    }
+}

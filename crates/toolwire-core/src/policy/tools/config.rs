@@ -459,3 +459,199 @@ fn parse_profiles(value: Option<&Value>, at: &str) -> Result<BTreeMap<String, Ru
     }
     Ok(profiles)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refused_configs() {
+        for (policy, message) in [
+            (json!(3), "policy must be an object, got 3"),
+            (
+                json!({ "alow": [] }),
+                "policy has unknown key \"alow\" (expected one of: profile, allow, deny, \
+                 alsoAllow, byProvider, agents, senders, groups, profiles)",
+            ),
+            (
+                json!({ "byProvider": { "openai": { "allow": ["read", 3] } } }),
+                "policy.byProvider.openai.allow[1] must be a string, got 3",
+            ),
+            (
+                json!({ "allow": "read" }),
+                "policy.allow must be an array of strings, got \"read\"",
+            ),
+            (
+                json!({ "deny": [""] }),
+                "policy.deny[0] must name a tool, a group or a glob, got \"\"",
+            ),
+            (
+                json!({ "agents": { "a": { "byProvider": { "x": { "deny": [{}] } } } } }),
+                "policy.agents.a.byProvider.x.deny[0] must be a string, got an object",
+            ),
+            (
+                json!({ "agents": { "a": { "profile": "coding" } } }),
+                "policy.agents.a has unknown key \"profile\" (expected one of: allow, deny, \
+                 byProvider)",
+            ),
+            (
+                json!({ "senders": { "u": { "allow": [true] } } }),
+                "policy.senders.u.allow[0] must be a string, got true",
+            ),
+            (
+                json!({ "profile": "codin" }),
+                "policy.profile names unknown profile \"codin\" (known: minimal, coding, \
+                 messaging, full)",
+            ),
+            (
+                json!({ "byProvider": { "openai": { "profile": "mine" } } }),
+                "policy.byProvider.openai.profile names unknown profile \"mine\" (known: \
+                 minimal, coding, messaging, full)",
+            ),
+            (
+                json!({ "profile": 5 }),
+                "policy.profile must be a string, got 5",
+            ),
+            (
+                json!({ "allow": ["group:nope"] }),
+                "policy.allow[0] names unknown group \"group:nope\" (known: fs, runtime, web, \
+                 memory, sessions, ui, automation, messaging, nodes, plugins)",
+            ),
+            (
+                json!({ "groups": { "a": ["group:b"] } }),
+                "policy.groups.a[0] names unknown group \"group:b\" (known: fs, runtime, web, \
+                 memory, sessions, ui, automation, messaging, nodes, plugins, a)",
+            ),
+            (
+                json!({ "groups": { "group:fs": ["read"] } }),
+                "policy.groups.group:fs shadows the built-in group \"group:fs\"",
+            ),
+            (
+                json!({ "groups": { "x": ["read"], "group:x": ["write"] } }),
+                "policy.groups.group:x defines group \"group:x\" a second time",
+            ),
+            (
+                json!({ "groups": { "x": "read" } }),
+                "policy.groups.x must be an array of strings, got \"read\"",
+            ),
+            (
+                json!({ "profiles": { "coding": { "allow": ["read"] } } }),
+                "policy.profiles.coding shadows the built-in profile \"coding\"",
+            ),
+            (
+                json!({ "profiles": { "p": { "allow": ["read"], "alsoAllow": [] } } }),
+                "policy.profiles.p has unknown key \"alsoAllow\" (expected one of: allow, deny)",
+            ),
+            (
+                json!({ "profiles": { "p": { "deny": ["group:zz"] } } }),
+                "policy.profiles.p.deny[0] names unknown group \"group:zz\" (known: fs, runtime, \
+                 web, memory, sessions, ui, automation, messaging, nodes, plugins)",
+            ),
+            (
+                json!({ "byProvider": { "openai": {}, "OpenAI": {} } }),
+                "policy.byProvider.OpenAI repeats a provider that is already configured \
+                 (names are case-insensitive)",
+            ),
+        ] {
+            let error = PolicyConfig::from_json(&policy, "policy").expect_err(message);
+            assert_eq!(error.code, ErrorCode::ValidationError, "{message}");
+            assert_eq!(error.fault, crate::error::Fault::Caller, "{message}");
+            assert_eq!(error.message, message);
+        }
+    }
+
+    #[test]
+    fn accepted_configs() {
+        let config = PolicyConfig::from_json(
+            &json!({
+                "profile": "Coding",
+                "alsoAllow": ["Browser"],
+                "allow": null,
+                "deny": ["BASH", "Web_*"],
+                "byProvider": { "OpenAI": { "profile": "mine", "deny": ["group:mine"] } },
+                "agents": { "a1": { "byProvider": { "Anthropic": { "allow": ["read"] } } } },
+                "senders": { "u1": { "deny": [] } },
+                "groups": { "group:Mine": ["apply-patch"] },
+                "profiles": { "Mine": { "allow": ["group:mine"] } },
+            }),
+            "policy",
+        )
+        .expect("valid");
+        assert_eq!(config.profile.as_deref(), Some("coding"));
+        assert_eq!(config.also_allow, vec!["browser"]);
+        assert_eq!(config.global.allow, None);
+        assert_eq!(config.global.deny, vec!["exec", "web_*"]);
+        assert_eq!(
+            config.by_provider["openai"].profile.as_deref(),
+            Some("mine")
+        );
+        assert!(config.agents["a1"].by_provider.contains_key("anthropic"));
+        assert_eq!(config.groups["mine"], vec!["apply_patch"]);
+        assert_eq!(
+            config.profiles["mine"].allow,
+            Some(vec!["group:mine".to_string()])
+        );
+        assert_eq!(
+            PolicyConfig::from_json(&Value::Null, "policy").unwrap(),
+            PolicyConfig::default()
+        );
+    }
+
+    #[test]
+    fn contexts() {
+        let ctx = PolicyContext::from_json(&json!({
+            "provider": "OpenAI",
+            "agentId": "a1",
+            "sender": { "id": "u1", "isOwner": true },
+            "timeoutMs": 5,
+        }))
+        .unwrap();
+        assert_eq!(
+            ctx,
+            PolicyContext {
+                provider: Some("openai".into()),
+                agent_id: Some("a1".into()),
+                sender: Some(SenderContext {
+                    id: Some("u1".into()),
+                    is_owner: true,
+                }),
+            }
+        );
+        assert_eq!(
+            PolicyContext::from_json(&Value::Null).unwrap(),
+            PolicyContext::default()
+        );
+        assert_eq!(
+            PolicyContext::from_json(&json!({ "sender": null, "provider": null })).unwrap(),
+            PolicyContext::default()
+        );
+        for (value, message) in [
+            (json!([]), "options must be an object, got an array"),
+            (
+                json!({ "provider": 3 }),
+                "options.provider must be a string, got 3",
+            ),
+            (
+                json!({ "agentId": false }),
+                "options.agentId must be a string, got false",
+            ),
+            (
+                json!({ "sender": "u1" }),
+                "options.sender must be an object, got \"u1\"",
+            ),
+            (
+                json!({ "sender": { "isOwner": "yes" } }),
+                "options.sender.isOwner must be a boolean, got \"yes\"",
+            ),
+            (
+                json!({ "sender": { "name": "x" } }),
+                "options.sender has unknown key \"name\" (expected one of: id, isOwner)",
+            ),
+        ] {
+            let error = PolicyContext::from_json(&value).expect_err(message);
+            assert_eq!(error.code, ErrorCode::ValidationError);
+            assert_eq!(error.message, message);
+        }
+    }
+}
