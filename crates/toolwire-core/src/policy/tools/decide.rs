@@ -198,6 +198,21 @@ impl ProfileLayer {
     }
 }
 
+/// A layer configured for the context of one decision.
+enum Layer<'a> {
+    Profile(&'a ProfileLayer),
+    Rules(&'a RuleLayer),
+}
+
+impl Layer<'_> {
+    fn judge(&self, query: &Query<'_>) -> Verdict {
+        match self {
+            Layer::Profile(profile) => profile.judge(query),
+            Layer::Rules(rules) => rules.judge(query),
+        }
+    }
+}
+
 /// A compiled agent entry.
 #[derive(Clone, Debug)]
 struct AgentLayer {
@@ -307,39 +322,43 @@ impl ToolPolicy {
             .and_then(|sender| sender.id.as_deref())
             .and_then(|id| self.senders.get(id));
 
-        let verdicts: [(&'static str, Option<Verdict>); 7] = [
-            ("profile", self.profile.as_ref().map(|p| p.judge(&query))),
+        // The layers in order; only those configured for this context are judged, lazily.
+        let layers: [(&'static str, Option<Layer<'_>>); 7] = [
+            ("profile", self.profile.as_ref().map(Layer::Profile)),
             (
                 "providerProfile",
                 provider
                     .and_then(|p| p.profile.as_ref())
-                    .map(|p| p.judge(&query)),
+                    .map(Layer::Profile),
             ),
-            ("global", Some(self.global.judge(&query))),
-            ("provider", provider.map(|p| p.rules.judge(&query))),
-            ("agent", agent.map(|a| a.rules.judge(&query))),
-            ("agentProvider", agent_provider.map(|r| r.judge(&query))),
-            ("sender", sender.map(|r| r.judge(&query))),
+            ("global", Some(Layer::Rules(&self.global))),
+            ("provider", provider.map(|p| Layer::Rules(&p.rules))),
+            ("agent", agent.map(|a| Layer::Rules(&a.rules))),
+            ("agentProvider", agent_provider.map(Layer::Rules)),
+            ("sender", sender.map(Layer::Rules)),
         ];
         let mut decision = Decision {
             allowed: true,
             layer: None,
             rule: None,
         };
-        for (layer, verdict) in verdicts {
-            match verdict {
-                Some(Verdict::Refused(rule)) => {
+        for (name, layer) in layers {
+            let Some(layer) = layer else {
+                continue;
+            };
+            match layer.judge(&query) {
+                Verdict::Refused(rule) => {
                     return Decision {
                         allowed: false,
-                        layer: Some(layer),
+                        layer: Some(name),
                         rule: Some(rule),
                     }
                 }
-                Some(Verdict::Allowed(Some(rule))) => {
-                    decision.layer = Some(layer);
+                Verdict::Allowed(Some(rule)) => {
+                    decision.layer = Some(name);
                     decision.rule = Some(rule);
                 }
-                Some(Verdict::Allowed(None)) | None => {}
+                Verdict::Allowed(None) => {}
             }
         }
         decision
