@@ -16,6 +16,7 @@ pub mod ids;
 pub mod output;
 pub mod params;
 pub mod pointer;
+pub mod policy;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;

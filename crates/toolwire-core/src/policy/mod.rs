@@ -1,0 +1,11 @@
+//! Policy building blocks the runtime consults before a call runs: which tools a context may use
+//! ([`tools`]), whether path arguments stay inside the workspace ([`paths`]) and whether a run
+//! keeps repeating the same call ([`loops`]).
+//!
+//! Each block is pure and self-contained: it parses its own slice of the JS options, compiles
+//! it once and answers questions about single calls; wiring them into dispatch is the runtime's
+//! job.
+
+pub mod loops;
+pub mod paths;
+pub mod tools;
