@@ -15,6 +15,7 @@ pub mod error;
 pub mod ids;
 pub mod output;
 pub mod params;
+pub mod policy;
 pub mod pointer;
 pub mod registry;
 pub mod runtime;
