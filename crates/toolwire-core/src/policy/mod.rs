@@ -1,6 +1,7 @@
 //! Policy building blocks the runtime consults before a call runs: which tools a context may use
-//! ([`tools`]), whether path arguments stay inside the workspace ([`paths`]) and whether a run
-//! keeps repeating the same call ([`loops`]).
+//! ([`tools`]), whether path arguments stay inside the workspace ([`paths`]), whether a run
+//! keeps repeating the same call ([`loops`]) and whether a shell command may run without asking
+//! ([`shell`]).
 //!
 //! Each block is pure and self-contained: it parses its own slice of the JS options, compiles
 //! it once and answers questions about single calls; wiring them into dispatch is the runtime's
@@ -8,4 +9,5 @@
 
 pub mod loops;
 pub mod paths;
+pub mod shell;
 pub mod tools;

@@ -1,0 +1,252 @@
+//! `analyzeCommand`: decides whether a shell command line for an exec-like tool may run without
+//! asking, by reading it literally.
+//!
+//! The analyzer approves only what it can read as plain words: anything the shell would expand,
+//! substitute or redirect is refused at the command level ([`lex`]); the command is split into
+//! segments ([`segments`]) and each segment's program is resolved to its real path
+//! ([`resolve`]), refused when it is a wrapper or interpreter running other code
+//! ([`wrappers`]), and approved only through the allowlist ([`allowlist`]) or a safe-bin
+//! profile ([`safe_bins`]), with argument injection refused ([`injection`], [`sed`]).
+
+pub mod allowlist;
+pub mod injection;
+pub mod lex;
+pub mod options;
+pub mod resolve;
+pub mod safe_bins;
+pub mod sed;
+pub mod segments;
+pub mod wrappers;
+
+#[cfg(test)]
+mod bypass_tests;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use options::AnalyzeOptions;
+
+/// Commands longer than this (in bytes) are refused.
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+/// The verdict on one simple command of the line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SegmentVerdict {
+    /// Its words after quote removal.
+    pub argv: Vec<String>,
+    /// The program as typed (argv[0]), when there is one.
+    pub executable: Option<String>,
+    /// The real path of the program, when it was found.
+    pub resolved_path: Option<String>,
+    /// Whether this segment may run.
+    pub approved: bool,
+    /// Why it was refused (or which rule approved it).
+    pub reason: Option<String>,
+    /// Whether the program runs other commands or program text (never approved automatically).
+    pub wrapper: bool,
+}
+
+/// The verdict on a whole command line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    /// Whether every segment is approved and nothing was refused at the command level.
+    pub approved: bool,
+    /// The first refusal, when not approved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// One verdict per segment (empty when the line could not be read).
+    pub segments: Vec<SegmentVerdict>,
+}
+
+impl Analysis {
+    fn refused(reason: String) -> Analysis {
+        Analysis {
+            approved: false,
+            reason: Some(reason),
+            segments: Vec::new(),
+        }
+    }
+}
+
+/// Analyzes `command` against `options`; never panics, linear in the command's length (plus the
+/// file-system lookups of each segment's program).
+pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
+    if command.len() > MAX_COMMAND_BYTES {
+        return Analysis::refused(format!(
+            "command is {} bytes, over the limit of {MAX_COMMAND_BYTES} bytes",
+            command.len()
+        ));
+    }
+    let segments = match lex::tokenize(command).and_then(segments::split) {
+        Ok(segments) => segments,
+        Err(reason) => return Analysis::refused(reason),
+    };
+    let context = Context::new(options);
+    let verdicts: Vec<SegmentVerdict> = segments
+        .iter()
+        .map(|segment| context.check(segment))
+        .collect();
+    let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
+        format!(
+            "segment `{}`: {}",
+            v.argv.join(" "),
+            v.reason.as_deref().unwrap_or("refused")
+        )
+    });
+    Analysis {
+        approved: first_refusal.is_none(),
+        reason: first_refusal,
+        segments: verdicts,
+    }
+}
+
+/// What every segment check needs, computed once per command.
+struct Context<'a> {
+    options: &'a AnalyzeOptions,
+    path_var: String,
+    trusted: Vec<PathBuf>,
+}
+
+/// The basename of what was typed.
+fn basename(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+impl<'a> Context<'a> {
+    fn new(options: &'a AnalyzeOptions) -> Self {
+        let path_var = match &options.path {
+            Some(path) => path.clone(),
+            None => std::env::var("PATH").unwrap_or_default(),
+        };
+        Context {
+            options,
+            path_var,
+            trusted: resolve::canonical_dirs(&options.trusted_dirs),
+        }
+    }
+
+    fn check(&self, segment: &segments::Segment) -> SegmentVerdict {
+        let argv: Vec<String> = segment.words.iter().map(|w| w.text.clone()).collect();
+        let mut verdict = SegmentVerdict {
+            argv,
+            executable: None,
+            resolved_path: None,
+            approved: false,
+            reason: None,
+            wrapper: false,
+        };
+        match self.decide(segment, &mut verdict) {
+            Ok(rule) => {
+                verdict.approved = true;
+                verdict.reason = Some(rule);
+            }
+            Err(reason) => verdict.reason = Some(reason),
+        }
+        verdict
+    }
+
+    /// Fills in what it learns and returns the approving rule, or the refusal.
+    fn decide(
+        &self,
+        segment: &segments::Segment,
+        verdict: &mut SegmentVerdict,
+    ) -> Result<String, String> {
+        if segment.words[0].assignment {
+            verdict.wrapper = true;
+            return Err(format!(
+                "environment assignment `{}` before the command (wrapper)",
+                segment.words[0].text
+            ));
+        }
+        let typed = verdict.argv[0].clone();
+        verdict.executable = Some(typed.clone());
+        let args = &verdict.argv[1..];
+        let typed_name = basename(&typed).to_string();
+        if wrappers::is_wrapper(&typed_name) {
+            verdict.wrapper = true;
+            return Err(format!(
+                "`{typed_name}` is a wrapper that runs other commands"
+            ));
+        }
+        if wrappers::SHELL_WORDS.contains(&typed.as_str()) {
+            return Err(format!("shell keyword or builtin `{typed}` is not allowed"));
+        }
+        let cwd = self.options.cwd.as_deref();
+        let real = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
+        let real_str = real
+            .to_str()
+            .ok_or_else(|| format!("real path of `{typed}` is not UTF-8"))?
+            .to_string();
+        verdict.resolved_path = Some(real_str.clone());
+        let real_name = real
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let names = [real_name.as_str(), typed_name.as_str()];
+        for name in names {
+            if wrappers::is_wrapper(name) {
+                verdict.wrapper = true;
+                return Err(format!(
+                    "`{typed}` resolves to `{real_str}`, a wrapper (`{name}`) that runs other commands"
+                ));
+            }
+            if wrappers::REFUSED_PROGRAMS.contains(&name) {
+                return Err(format!(
+                    "`{name}` can spawn a shell and is refused outright"
+                ));
+            }
+            if let Some(why) = wrappers::interpreter_program_text(name, args) {
+                verdict.wrapper = true;
+                return Err(format!("interpreter wrapper: {why}"));
+            }
+        }
+        let trusted = resolve::in_trusted_dir(&real, &self.trusted);
+        if let Some(entry) = allowlist::matching_entry(
+            &self.options.allowlist,
+            &real_str,
+            &real_name,
+            &typed_name,
+            trusted,
+        ) {
+            injection::check_arguments(&dedup(&names), args)?;
+            return Ok(format!("allowlisted by `{entry}`"));
+        }
+        if trusted {
+            if let Some(bin) = self
+                .options
+                .safe_bins
+                .iter()
+                .find(|b| b.as_str() == real_name || b.as_str() == typed_name)
+            {
+                safe_bins::check_profile(bin, args)?;
+                return Ok(format!("safe bin `{bin}`"));
+            }
+        }
+        Err(format!(
+            "`{typed}` ({}) is not allowlisted",
+            display_real(&real, trusted)
+        ))
+    }
+}
+
+fn dedup<'n>(names: &[&'n str; 2]) -> Vec<&'n str> {
+    if names[0] == names[1] {
+        vec![names[0]]
+    } else {
+        names.to_vec()
+    }
+}
+
+fn display_real(real: &Path, trusted: bool) -> String {
+    if trusted {
+        format!("{} in a trusted dir", real.display())
+    } else {
+        format!("{} outside the trusted dirs", real.display())
+    }
+}

@@ -1,0 +1,188 @@
+//! The options of [`analyze_command`](super::analyze_command), parsed from the JSON object the
+//! JavaScript binding passes.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::safe_bins::DEFAULT_SAFE_BINS;
+use crate::error::{Error, ErrorCode, Result};
+
+/// The default trusted directories.
+pub const DEFAULT_TRUSTED_DIRS: &[&str] =
+    &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
+
+/// What the analyzer approves and where it looks for programs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalyzeOptions {
+    /// The directory relative executable paths are resolved against (absolute).
+    pub cwd: Option<PathBuf>,
+    /// Allowed programs: bare names (found in a trusted dir) or path globs.
+    pub allowlist: Vec<String>,
+    /// Stream filters allowed with the arguments of their profile.
+    pub safe_bins: Vec<String>,
+    /// Directories whose programs bare allowlist names and safe bins may match.
+    pub trusted_dirs: Vec<PathBuf>,
+    /// The PATH used for lookups; `None` means the process's PATH.
+    pub path: Option<String>,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            cwd: None,
+            allowlist: Vec::new(),
+            safe_bins: DEFAULT_SAFE_BINS.iter().map(|s| s.to_string()).collect(),
+            trusted_dirs: DEFAULT_TRUSTED_DIRS.iter().map(PathBuf::from).collect(),
+            path: None,
+        }
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::caller(
+        ErrorCode::ValidationError,
+        format!("analyzeCommand: {message}"),
+    )
+}
+
+fn string_list(value: &Value, key: &str) -> Result<Vec<String>> {
+    let items = value.as_array().ok_or_else(|| {
+        invalid(format!(
+            "options.{key} must be an array of strings, got {value}"
+        ))
+    })?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item.as_str() {
+            Some("") => Err(invalid(format!("options.{key}[{i}] must not be empty"))),
+            Some(s) => Ok(s.to_string()),
+            None => Err(invalid(format!(
+                "options.{key}[{i}] must be a string, got {item}"
+            ))),
+        })
+        .collect()
+}
+
+fn absolute_path(value: &str, key: &str) -> Result<PathBuf> {
+    if value.starts_with('/') {
+        Ok(PathBuf::from(value))
+    } else {
+        Err(invalid(format!(
+            "options.{key} must be an absolute path, got {value:?}"
+        )))
+    }
+}
+
+impl AnalyzeOptions {
+    /// Parses `{ cwd, allowlist, safeBins, trustedDirs, env }` (`null` gives the defaults).
+    /// Unknown keys and wrong types are `VALIDATION_ERROR`s naming the key path.
+    pub fn from_json(value: &Value) -> Result<AnalyzeOptions> {
+        let mut options = AnalyzeOptions::default();
+        let object = match value {
+            Value::Null => return Ok(options),
+            Value::Object(object) => object,
+            other => return Err(invalid(format!("options must be an object, got {other}"))),
+        };
+        for (key, value) in object {
+            match key.as_str() {
+                "cwd" => match value {
+                    Value::Null => {}
+                    Value::String(s) => options.cwd = Some(absolute_path(s, "cwd")?),
+                    other => {
+                        return Err(invalid(format!("options.cwd must be a string, got {other}")))
+                    }
+                },
+                "allowlist" => options.allowlist = string_list(value, "allowlist")?,
+                "safeBins" => options.safe_bins = string_list(value, "safeBins")?,
+                "trustedDirs" => {
+                    options.trusted_dirs = string_list(value, "trustedDirs")?
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| absolute_path(d, &format!("trustedDirs[{i}]")))
+                        .collect::<Result<_>>()?;
+                }
+                "env" => {
+                    let env = value.as_object().ok_or_else(|| {
+                        invalid(format!("options.env must be an object, got {value}"))
+                    })?;
+                    match env.get("PATH") {
+                        None | Some(Value::Null) => {}
+                        Some(Value::String(path)) => options.path = Some(path.clone()),
+                        Some(other) => {
+                            return Err(invalid(format!(
+                                "options.env.PATH must be a string, got {other}"
+                            )))
+                        }
+                    }
+                }
+                other => {
+                    return Err(invalid(format!(
+                        "unknown option `{other}` (expected cwd, allowlist, safeBins, trustedDirs, env)"
+                    )))
+                }
+            }
+        }
+        Ok(options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_and_defaults() {
+        let options = AnalyzeOptions::from_json(&json!({
+            "cwd": "/work", "allowlist": ["git"], "safeBins": ["wc"],
+            "trustedDirs": ["/opt/bin"], "env": { "PATH": "/opt/bin", "HOME": "/x" }
+        }))
+        .unwrap();
+        assert_eq!(options.cwd, Some(PathBuf::from("/work")));
+        assert_eq!(options.allowlist, vec!["git"]);
+        assert_eq!(options.safe_bins, vec!["wc"]);
+        assert_eq!(options.trusted_dirs, vec![PathBuf::from("/opt/bin")]);
+        assert_eq!(options.path.as_deref(), Some("/opt/bin"));
+        let defaults = AnalyzeOptions::from_json(&json!({})).unwrap();
+        assert_eq!(defaults, AnalyzeOptions::default());
+        assert_eq!(defaults.safe_bins.len(), 6);
+        assert_eq!(AnalyzeOptions::from_json(&Value::Null).unwrap(), defaults);
+    }
+
+    #[test]
+    fn errors_name_the_key_path() {
+        let cases = [
+            (
+                json!({"safeBins": ["a", "b", 5]}),
+                "analyzeCommand: options.safeBins[2] must be a string, got 5",
+            ),
+            (
+                json!({"allowlist": "git"}),
+                "options.allowlist must be an array of strings",
+            ),
+            (json!({"cwd": 3}), "options.cwd must be a string, got 3"),
+            (
+                json!({"cwd": "rel"}),
+                "options.cwd must be an absolute path",
+            ),
+            (
+                json!({"trustedDirs": ["bin"]}),
+                "options.trustedDirs[0] must be an absolute path",
+            ),
+            (
+                json!({"env": {"PATH": 1}}),
+                "options.env.PATH must be a string, got 1",
+            ),
+            (json!({"env": []}), "options.env must be an object"),
+            (json!({"shell": "bash"}), "unknown option `shell`"),
+            (json!([1]), "options must be an object"),
+        ];
+        for (value, want) in cases {
+            let err = AnalyzeOptions::from_json(&value).unwrap_err();
+            assert_eq!(err.code, ErrorCode::ValidationError);
+            assert!(err.message.contains(want), "{value}: {}", err.message);
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Tests of the analyzer: tokenizer, splitter, one test per refused construct, resolution
+//! against a fake file system, wrappers and the JSON shape.
+
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::json;
+
+use super::lex::{tokenize, Operator, Token};
+use super::segments::split;
+use super::*;
+
+/// A temporary directory tree with fake executables; removed on drop.
+pub(super) struct Sandbox {
+    pub root: PathBuf,
+}
+
+static SANDBOXES: AtomicUsize = AtomicUsize::new(0);
+
+impl Sandbox {
+    pub fn new(name: &str) -> Sandbox {
+        let unique = SANDBOXES.fetch_add(1, Ordering::Relaxed);
+        let root = std::env::temp_dir().join(format!(
+            "toolwire-shell-{name}-{}-{unique}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        Sandbox {
+            root: std::fs::canonicalize(&root).unwrap(),
+        }
+    }
+
+    pub fn dir(&self, rel: &str) -> PathBuf {
+        let dir = self.root.join(rel);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    pub fn file(&self, rel: &str, mode: u32) -> PathBuf {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        path
+    }
+
+    pub fn exe(&self, rel: &str) -> PathBuf {
+        self.file(rel, 0o755)
+    }
+
+    pub fn link(&self, rel: &str, target: &Path) -> PathBuf {
+        let path = self.root.join(rel);
+        symlink(target, &path).unwrap();
+        path
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn words(command: &str) -> Vec<String> {
+    tokenize(command)
+        .unwrap()
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.text),
+            Token::Op(..) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn tokenizer_table() {
+    let cases: &[(&str, &[&str])] = &[
+        ("ls -la", &["ls", "-la"]),
+        ("  ls\t-la  ", &["ls", "-la"]),
+        ("echo 'a b' \"c d\"", &["echo", "a b", "c d"]),
+        ("echo \"l\"s", &["echo", "ls"]),
+        ("echo a\\ b", &["echo", "a b"]),
+        ("echo \\$x", &["echo", "$x"]),
+        ("echo \"a\\\"b\"", &["echo", "a\"b"]),
+        ("echo \"a\\nb\"", &["echo", "a\\nb"]),
+        ("echo \"a\\\\b\"", &["echo", "a\\b"]),
+        ("echo \"\\$HOME\"", &["echo", "$HOME"]),
+        ("echo '$(x) `y` ; | &'", &["echo", "$(x) `y` ; | &"]),
+        ("echo \"a;b\"", &["echo", "a;b"]),
+        ("echo ''", &["echo", ""]),
+        ("echo a~b c#d", &["echo", "a~b", "c#d"]),
+        ("echo 'it'\\''s'", &["echo", "it's"]),
+        ("echo héllo ；", &["echo", "héllo", "；"]),
+        ("a=b", &["a=b"]),
+    ];
+    for (command, want) in cases {
+        assert_eq!(words(command), *want, "{command}");
+    }
+}
+
+#[test]
+fn assignments_are_flagged_only_when_the_name_is_plain() {
+    let flag = |command: &str| match &tokenize(command).unwrap()[0] {
+        Token::Word(w) => w.assignment,
+        Token::Op(..) => unreachable!(),
+    };
+    assert!(flag("FOO=1 ls"));
+    assert!(flag("_x9=\"a b\" ls"));
+    assert!(!flag("'FOO'=1 ls"));
+    assert!(!flag("F\\OO=1 ls"));
+    assert!(!flag("9X=1 ls"));
+    assert!(!flag("=1 ls"));
+}
+
+#[test]
+fn splitter_table() {
+    let ops = |command: &str| -> Vec<(usize, Option<Operator>)> {
+        split(tokenize(command).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.words.len(), s.followed_by))
+            .collect()
+    };
+    assert_eq!(ops("ls"), vec![(1, None)]);
+    assert_eq!(
+        ops("a b && c || d e f ; g | h"),
+        vec![
+            (2, Some(Operator::And)),
+            (1, Some(Operator::Or)),
+            (3, Some(Operator::Semi)),
+            (1, Some(Operator::Pipe)),
+            (1, None)
+        ]
+    );
+    assert_eq!(ops("a&&b"), vec![(1, Some(Operator::And)), (1, None)]);
+    let errors: &[(&str, &str)] = &[
+        ("", "empty command"),
+        ("   ", "empty command"),
+        ("a && && b", "empty command before `&&` at byte 5"),
+        ("&& a", "empty command before `&&` at byte 0"),
+        ("a ||", "empty command after trailing `||` at byte 2"),
+        ("a ;;", "empty command before `;` at byte 3"),
+        ("| a", "empty command before `|`"),
+    ];
+    for (command, want) in errors {
+        let err = tokenize(command).and_then(split).unwrap_err();
+        assert!(err.contains(want), "{command}: {err}");
+    }
+}
+
+fn refusal(command: &str) -> String {
+    let analysis = analyze_command(command, &AnalyzeOptions::default());
+    assert!(!analysis.approved, "{command} approved");
+    assert!(analysis.segments.is_empty(), "{command} refused late");
+    analysis.reason.unwrap()
+}
+
+macro_rules! refuses {
+    ($($name:ident: $command:expr => $want:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                let reason = refusal($command);
+                assert!(reason.contains($want), "{}: {reason}", $command);
+            }
+        )*
+    };
+}
+
+refuses! {
+    refuses_command_substitution: "echo $(id)" => "command substitution `$(` at byte 5";
+    refuses_command_substitution_in_double_quotes: "echo \"$(id)\"" => "command substitution `$(` at byte 6";
+    refuses_backticks: "echo `id`" => "command substitution (backtick) at byte 5";
+    refuses_process_substitution_in: "cat <(id)" => "process substitution `<(` at byte 4";
+    refuses_process_substitution_out: "tee >(sh)" => "process substitution `>(` at byte 4";
+    refuses_redirection_out: "echo x > f" => "redirection `>` at byte 7";
+    refuses_redirection_append: "echo x >> f" => "redirection `>>` at byte 7";
+    refuses_redirection_in: "cat < f" => "redirection `<` at byte 4";
+    refuses_redirection_stderr: "ls 2> f" => "redirection `>` at byte 4";
+    refuses_redirection_both: "ls &> f" => "redirection `&>` at byte 3";
+    refuses_redirection_clobber: "ls >| f" => "redirection `>|` at byte 3";
+    refuses_redirection_read_write: "ls <> f" => "redirection `<>` at byte 3";
+    refuses_fd_duplication: "ls 2>&1" => "fd duplication redirection `>&` at byte 4";
+    refuses_fd_duplication_in: "ls <&3" => "fd duplication redirection `<&` at byte 3";
+    refuses_background: "ls & id" => "background `&` at byte 3";
+    refuses_trailing_background: "ls &" => "background `&` at byte 3";
+    refuses_heredoc: "cat <<EOF" => "heredoc `<<` at byte 4";
+    refuses_herestring: "cat <<< x" => "herestring `<<<` at byte 4";
+    refuses_newline: "ls\nid" => "newline at byte 2";
+    refuses_carriage_return: "ls\rid" => "newline at byte 2";
+    refuses_newline_in_quotes: "echo 'a\nb'" => "newline at byte 7";
+    refuses_escaped_newline: "ls \\\nid" => "escaped newline at byte 3";
+    refuses_unterminated_single_quote: "echo 'abc" => "unterminated single quote at byte 5";
+    refuses_unterminated_double_quote: "echo \"abc" => "unterminated double quote at byte 5";
+    refuses_trailing_backslash: "echo a\\" => "trailing backslash at byte 6";
+    refuses_empty_segment: "ls && && id" => "empty command before `&&`";
+    refuses_leading_operator: "; ls" => "empty command before `;` at byte 0";
+    refuses_trailing_operator: "ls |" => "empty command after trailing `|`";
+    refuses_double_semicolon: "ls ;; id" => "empty command before `;` at byte 4";
+    refuses_pipe_stderr: "ls |& cat" => "pipe with stderr `|&` at byte 3";
+    refuses_parameter_expansion: "echo $HOME" => "parameter expansion `$` at byte 5";
+    refuses_braced_parameter_expansion: "echo ${IFS}" => "parameter expansion `${` at byte 5";
+    refuses_parameter_expansion_in_double_quotes: "echo \"$HOME\"" => "parameter expansion `$` at byte 6";
+    refuses_ansi_c_quotes: "$'\\x73h'" => "ANSI-C quoting `$'` at byte 0";
+    refuses_locale_quotes: "echo $\"x\"" => "locale quoting `$\"` at byte 5";
+    refuses_glob_star: "ls *.rs" => "glob character at byte 3";
+    refuses_glob_question: "/bin/s?" => "glob character at byte 6";
+    refuses_glob_bracket: "ls [ab]" => "glob character at byte 3";
+    refuses_brace_expansion: "echo {a,b}" => "brace expansion or group brace at byte 5";
+    refuses_group: "{ ls; }" => "brace expansion or group brace at byte 0";
+    refuses_tilde: "ls ~/x" => "tilde expansion `~` at byte 3";
+    refuses_subshell: "(ls)" => "subshell or group parenthesis at byte 0";
+    refuses_bang: "! ls" => "history expansion or negation `!` at byte 0";
+    refuses_bang_in_double_quotes: "echo \"!!\"" => "history expansion `!` in double quotes at byte 6";
+    refuses_comment: "ls #x" => "comment `#` at byte 3";
+    refuses_control_character: "ls\u{7}" => "control character at byte 2";
+}
+
+#[test]
+fn refuses_commands_over_64_kib() {
+    let command = format!("echo {}", "a".repeat(MAX_COMMAND_BYTES));
+    let reason = refusal(&command);
+    assert!(reason.contains("over the limit of 65536 bytes"), "{reason}");
+}
+
+#[test]
+fn long_commands_are_linear() {
+    let command = format!("echo {}", "'a' \"b\" c\\ ".repeat(5000));
+    let started = std::time::Instant::now();
+    let analysis = analyze_command(&command, &AnalyzeOptions::default());
+    assert!(!analysis.approved);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+/// A sandbox with a trusted `bin` holding fake programs, a workspace and an untrusted dir.
+struct Fixture {
+    sandbox: Sandbox,
+    bin: PathBuf,
+    ws: PathBuf,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let sandbox = Sandbox::new(name);
+        let bin = sandbox.dir("bin");
+        let ws = sandbox.dir("ws");
+        for exe in ["ls", "git", "bash", "head", "wc", "python3"] {
+            sandbox.exe(&format!("bin/{exe}"));
+        }
+        Fixture { sandbox, bin, ws }
+    }
+
+    fn options(&self, allowlist: &[&str]) -> AnalyzeOptions {
+        AnalyzeOptions {
+            cwd: Some(self.ws.clone()),
+            allowlist: allowlist.iter().map(|s| s.to_string()).collect(),
+            trusted_dirs: vec![self.bin.clone()],
+            path: Some(self.bin.display().to_string()),
+            ..AnalyzeOptions::default()
+        }
+    }
+}
+
+#[test]
+fn resolution_through_path_and_cwd() {
+    let f = Fixture::new("resolve");
+    let other = f.sandbox.dir("other");
+    f.sandbox.exe("other/tool");
+    f.sandbox.file("other/plain", 0o644);
+    f.sandbox.dir("other/adir");
+    f.sandbox.exe("ws/script");
+    let path = format!(".::rel/bin:{}:{}", other.display(), f.bin.display());
+    let cwd = Some(f.ws.as_path());
+    let ok = |name: &str| resolve::resolve_executable(name, cwd, &path);
+    assert_eq!(ok("ls").unwrap(), f.bin.join("ls"));
+    assert_eq!(ok("tool").unwrap(), other.join("tool"));
+    assert_eq!(ok("./script").unwrap(), f.ws.join("script"));
+    assert_eq!(ok("../bin/git").unwrap(), f.bin.join("git"));
+    assert!(ok("script").unwrap_err().contains("not found in PATH"));
+    assert!(ok("plain").unwrap_err().contains("not found in PATH"));
+    assert!(ok("adir").unwrap_err().contains("not found in PATH"));
+    assert!(ok("../other/plain")
+        .unwrap_err()
+        .contains("is not an executable regular file"));
+    assert!(ok("../other/adir")
+        .unwrap_err()
+        .contains("is not an executable regular file"));
+    assert!(ok("./missing").unwrap_err().contains("not found"));
+    assert!(resolve::resolve_executable("./script", None, &path)
+        .unwrap_err()
+        .contains("without a cwd"));
+    // A symlink resolves to its target's real path.
+    f.sandbox.link("other/gitlink", &f.bin.join("git"));
+    assert_eq!(ok("gitlink").unwrap(), f.bin.join("git"));
+}
+
+#[test]
+fn allowlist_by_name_needs_the_trusted_dir_and_globs_match_real_paths() {
+    let f = Fixture::new("allow");
+    f.sandbox.exe("ws/ls");
+    let options = f.options(&["ls"]);
+    let analysis = analyze_command("ls -la", &options);
+    assert!(analysis.approved, "{analysis:?}");
+    let seg = &analysis.segments[0];
+    assert_eq!(seg.resolved_path.as_deref(), f.bin.join("ls").to_str());
+    assert_eq!(seg.reason.as_deref(), Some("allowlisted by `ls`"));
+    let shadow = analyze_command("./ls", &options);
+    assert!(!shadow.approved);
+    assert!(shadow.reason.unwrap().contains("outside the trusted dirs"));
+    let glob = format!("{}/*", f.ws.display());
+    let options = f.options(&[glob.as_str()]);
+    assert!(analyze_command("./ls -la", &options).approved);
+    assert!(!analyze_command("ls -la", &options).approved);
+}
+
+#[test]
+fn safe_bins_need_the_trusted_dir() {
+    let f = Fixture::new("safe");
+    f.sandbox.exe("ws/head");
+    let options = f.options(&[]);
+    let analysis = analyze_command("head -n 5 | wc -l", &options);
+    assert!(analysis.approved, "{analysis:?}");
+    assert_eq!(
+        analysis.segments[0].reason.as_deref(),
+        Some("safe bin `head`")
+    );
+    assert!(!analyze_command("./head -n 5", &options).approved);
+    let reason = analyze_command("head -n 5 secret", &options)
+        .reason
+        .unwrap();
+    assert!(reason.contains("file argument `secret`"), "{reason}");
+    assert!(!analyze_command("ls", &options).approved);
+}
+
+#[test]
+fn wrappers_are_marked_and_never_approved() {
+    let f = Fixture::new("wrap");
+    let trusted2 = f.sandbox.dir("bin2");
+    f.sandbox.link("bin2/ls", &f.bin.join("bash"));
+    let mut options = f.options(&["ls", "bash", "python3", "git"]);
+    options.trusted_dirs.push(trusted2.clone());
+    let cases = [
+        "bash -c id".to_string(),
+        format!("{}/ls -la", trusted2.display()),
+        "python3 -c print".to_string(),
+        "python3".to_string(),
+        "FOO=1 ls".to_string(),
+        "sudo ls".to_string(),
+        "exec ls".to_string(),
+    ];
+    for command in &cases {
+        let analysis = analyze_command(command, &options);
+        assert!(!analysis.approved, "{command}");
+        assert!(analysis.segments[0].wrapper, "{command}: {analysis:?}");
+    }
+    let analysis = analyze_command("python3 script.py", &options);
+    assert!(analysis.approved, "{analysis:?}");
+    assert!(!analysis.segments[0].wrapper);
+}
+
+#[test]
+fn analysis_serializes_in_camel_case() {
+    let f = Fixture::new("json");
+    let options = f.options(&["ls"]);
+    let value = serde_json::to_value(analyze_command("ls && git status", &options)).unwrap();
+    let real_ls = f.bin.join("ls").display().to_string();
+    let real_git = f.bin.join("git").display().to_string();
+    assert_eq!(
+        value,
+        json!({
+            "approved": false,
+            "reason": format!("segment `git status`: `git` ({real_git} in a trusted dir) is not allowlisted"),
+            "segments": [
+                { "argv": ["ls"], "executable": "ls", "resolvedPath": real_ls, "approved": true,
+                  "reason": "allowlisted by `ls`", "wrapper": false },
+                { "argv": ["git", "status"], "executable": "git", "resolvedPath": real_git,
+                  "approved": false,
+                  "reason": format!("`git` ({real_git} in a trusted dir) is not allowlisted"),
+                  "wrapper": false }
+            ]
+        })
+    );
+    let approved = serde_json::to_value(analyze_command("ls", &options)).unwrap();
+    assert!(approved.get("reason").is_none());
+}
