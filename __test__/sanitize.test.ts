@@ -79,6 +79,18 @@ describe('text budgets', () => {
     expect(LONE_SURROGATE.test(textOf(result))).toBe(false)
   })
 
+  it('takes a dispatch’s own sanitize options over the runtime’s, for that dispatch only', async () => {
+    const runtime = runtimeWith({ log: () => 'z'.repeat(5000) }, { sanitize: { secrets: { patterns: [{ kind: 'acme', pattern: 'acme_[0-9]{8}' }] } } })
+    const { result: cut } = await run(runtime, 'log', {}, { sanitize: { maxResultChars: 500 } })
+    expect(textOf(cut).length).toBeLessThanOrEqual(500)
+    expect(cut.sanitization!.truncated[0]).toMatchObject({ budget: 500, scope: 'result' })
+    const { result: whole } = await run(runtime, 'log')
+    expect(textOf(whole).length).toBe(5000)
+    await expect(runtime.dispatch([{ id: 'a', name: 'log', arguments: '{}' }], { sanitize: { maxResultChars: 5 } })).rejects.toThrow(
+      /dispatch: options\.sanitize\.maxResultChars/,
+    )
+  })
+
   it('turns unpaired surrogates into U+FFFD', () => {
     const { result } = sanitizeResult({ content: [{ type: 'text', text: 'a\uD800b' }] })
     expect(result.content[0]).toEqual({ type: 'text', text: 'a\uFFFDb' })

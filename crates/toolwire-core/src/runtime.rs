@@ -9,7 +9,7 @@ use crate::dispatch::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::{positive_millis, Registry, ToolDeclaration};
-use crate::sanitize::ResultRules;
+use crate::sanitize::{ResultRules, RuleOptions};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,12 +20,8 @@ struct RawRuntimeOptions {
     timeout_ms: Option<f64>,
     #[serde(default)]
     coerce: Option<Value>,
-    #[serde(default)]
-    sanitize: Option<Value>,
-    #[serde(default)]
-    limits: Option<Value>,
-    #[serde(default)]
-    redaction: Option<Value>,
+    #[serde(flatten)]
+    rules: RuleOptions,
 }
 
 /// A runtime's settings: the scheduler's limits, the defaults of its tools, and how results are
@@ -79,12 +75,7 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
             ))
         }
     };
-    let rules = ResultRules::default().with(
-        raw.sanitize.as_ref().filter(|v| !v.is_null()),
-        raw.limits.as_ref().filter(|v| !v.is_null()),
-        raw.redaction.as_ref().filter(|v| !v.is_null()),
-        "runtime option ",
-    )?;
+    let rules = ResultRules::default().with(&raw.rules, "runtime option ")?;
     Ok(RuntimeConfig {
         dispatch: config,
         coerce,

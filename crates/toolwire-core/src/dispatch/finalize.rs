@@ -12,7 +12,7 @@ use crate::sanitize::content::water_fill;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
 use crate::sanitize::values::{has_secret, scrub_value};
-use crate::sanitize::view::{content_view, details_view, result_view, DetailsView};
+use crate::sanitize::view::{content_view, put_details_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
 use super::BatchText;
@@ -134,7 +134,6 @@ pub(super) fn returned_view(
 ) -> (Option<Value>, bool) {
     let options = &rules.sanitizer.options;
     let mut delta = Map::new();
-    let mut failed = false;
     let texts: Vec<&str> = match outcome {
         _ if json_text.is_some() => json_text.into_iter().collect(),
         ToolOutcome::Returned(Value::String(text)) => vec![text],
@@ -170,21 +169,13 @@ pub(super) fn returned_view(
             delta.extend(view);
         }
     }
-    if let ToolOutcome::Returned(Value::Object(map)) = outcome {
-        if let Some(details) = map.get("details") {
-            let allow = spec.redaction_allow.as_deref();
-            match details_view(details, allow, rules.redaction) {
-                DetailsView::Same => {}
-                DetailsView::Filtered(value) => {
-                    delta.insert("details".into(), value);
-                }
-                DetailsView::Withheld => {
-                    delta.insert("detailsWithheld".into(), Value::Bool(true));
-                    failed = allow.is_none();
-                }
-            }
-        }
-    }
+    let allow = spec.redaction_allow.as_deref();
+    let failed = match outcome {
+        ToolOutcome::Returned(Value::Object(map)) => map
+            .get("details")
+            .is_some_and(|details| put_details_view(&mut delta, details, allow, rules.redaction)),
+        _ => false,
+    };
     if let Some(args) = scrubbed_args(rules, args) {
         delta.insert("args".into(), args);
     }
@@ -303,16 +294,9 @@ pub fn partial_view(rules: &ResultRules, spec: Option<&ToolSpec>, value: Value) 
             scrub_value(&mut details, scanner, &mut scrubbed);
         }
         let allow = spec.and_then(|s| s.redaction_allow.as_deref());
-        match details_view(&details, allow, rules.redaction) {
-            DetailsView::Same => {
-                view.insert("details".into(), details);
-            }
-            DetailsView::Filtered(value) => {
-                view.insert("details".into(), value);
-            }
-            DetailsView::Withheld => {
-                view.insert("detailsWithheld".into(), Value::Bool(true));
-            }
+        put_details_view(&mut view, &details, allow, rules.redaction);
+        if !view.contains_key("details") && !view.contains_key("detailsWithheld") {
+            view.insert("details".into(), details);
         }
     }
     Value::Object(view)

@@ -39,7 +39,7 @@ use crate::sanitize::{Limits, ResultRules, SanitizeReport};
 use keys::KeyLocks;
 pub use protocol::{
     AbortReason, Action, BatchOptions, CallRef, CallRequest, Completion, CompletionKind, Hooks,
-    RawArguments, RuleOverrides,
+    RawArguments,
 };
 
 /// A moment on both clocks: monotonic for deadlines, wall for timestamps.
@@ -414,18 +414,7 @@ impl Dispatcher {
         let rules = if options.overrides.is_empty() {
             self.rules.clone()
         } else {
-            let RuleOverrides {
-                sanitize,
-                limits,
-                redaction,
-            } = &options.overrides;
-            let rules = self.rules.with(
-                sanitize.as_ref(),
-                limits.as_ref(),
-                redaction.as_ref(),
-                "dispatch: options.",
-            )?;
-            Arc::new(rules)
+            Arc::new(self.rules.with(&options.overrides, "dispatch: options.")?)
         };
         let limits = rules.limits;
         let default_timeout = options.timeout_ms.unwrap_or(self.config.timeout_ms);

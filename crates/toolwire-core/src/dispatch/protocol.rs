@@ -41,6 +41,7 @@ use crate::error::{Error, Result};
 use crate::output::{OutputShape, ToolOutcome};
 use crate::registry::positive_millis;
 use crate::sanitize::report::{SanitizeReport, Truncation};
+use crate::sanitize::RuleOptions;
 
 /// A call's place: its batch and its index in that batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -397,29 +398,12 @@ pub struct BatchOptions {
     /// The signal was already aborted: run nothing.
     pub cancelled: bool,
     /// `sanitize`, `limits` and `redaction` given for this dispatch.
-    pub overrides: RuleOverrides,
+    pub overrides: RuleOptions,
 }
 
-/// The result rules a dispatch overrides (each `None` when not given).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RuleOverrides {
-    /// `sanitize`.
-    pub sanitize: Option<Value>,
-    /// `limits`.
-    pub limits: Option<Value>,
-    /// `redaction`.
-    pub redaction: Option<Value>,
-}
-
-impl RuleOverrides {
-    /// Whether the dispatch overrides nothing.
-    pub fn is_empty(&self) -> bool {
-        self.sanitize.is_none() && self.limits.is_none() && self.redaction.is_none()
-    }
-}
-
+/// Unknown keys are ignored: `deny_unknown_fields` does not combine with the flattened rules.
 #[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct RawBatchOptions {
     #[serde(default)]
     timeout_ms: Option<f64>,
@@ -435,12 +419,8 @@ struct RawBatchOptions {
     on_event: bool,
     #[serde(default)]
     aborted: bool,
-    #[serde(default)]
-    sanitize: Option<Value>,
-    #[serde(default)]
-    limits: Option<Value>,
-    #[serde(default)]
-    redaction: Option<Value>,
+    #[serde(flatten)]
+    rules: RuleOptions,
 }
 
 /// Parses dispatch options; a bad `timeoutMs` is the caller's error, naming the value.
@@ -468,11 +448,7 @@ pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
         },
         events: raw.on_event,
         cancelled: raw.aborted,
-        overrides: RuleOverrides {
-            sanitize: raw.sanitize,
-            limits: raw.limits,
-            redaction: raw.redaction,
-        },
+        overrides: raw.rules,
     })
 }
 

@@ -21,6 +21,8 @@ pub mod text;
 pub mod values;
 pub mod view;
 
+use std::sync::Arc;
+
 use crate::error::Result;
 pub use content::{InputBlock, SanitizedBlock};
 pub use options::{Limits, RedactionMode, SanitizeOptions};
@@ -32,23 +34,33 @@ use text::TextRules;
 pub struct Sanitizer {
     /// The settings.
     pub options: SanitizeOptions,
-    scanner: Option<SecretScanner>,
+    scanner: Option<Arc<SecretScanner>>,
 }
 
 impl Sanitizer {
     /// Compiles the settings; a bad custom pattern is the caller's error, naming it.
     pub fn new(options: SanitizeOptions) -> Result<Sanitizer> {
         let scanner = if options.secrets {
-            Some(SecretScanner::new(&options.patterns)?)
+            Some(Arc::new(SecretScanner::new(&options.patterns)?))
         } else {
             None
         };
         Ok(Sanitizer { options, scanner })
     }
 
+    /// A sanitizer with other settings, sharing this one's compiled patterns when the secret
+    /// settings are the same (a dispatch that overrides only budgets compiles nothing).
+    pub fn with_options(&self, options: SanitizeOptions) -> Result<Sanitizer> {
+        if options.secrets == self.options.secrets && options.patterns == self.options.patterns {
+            let scanner = self.scanner.clone();
+            return Ok(Sanitizer { options, scanner });
+        }
+        Sanitizer::new(options)
+    }
+
     /// The secret scanner, when scrubbing is on.
     pub fn scanner(&self) -> Option<&SecretScanner> {
-        self.scanner.as_ref()
+        self.scanner.as_deref()
     }
 
     /// The rules for text.
@@ -56,7 +68,7 @@ impl Sanitizer {
         TextRules {
             head_ratio: self.options.head_ratio,
             strip_ansi: self.options.strip_ansi,
-            scanner: self.scanner.as_ref(),
+            scanner: self.scanner.as_deref(),
         }
     }
 }
@@ -74,7 +86,7 @@ impl std::fmt::Debug for Sanitizer {
 #[derive(Clone, Debug)]
 pub struct ResultRules {
     /// The compiled `sanitize` settings.
-    pub sanitizer: std::sync::Arc<Sanitizer>,
+    pub sanitizer: Arc<Sanitizer>,
     /// The `limits` settings.
     pub limits: Limits,
     /// The `redaction` mode.
@@ -84,7 +96,7 @@ pub struct ResultRules {
 impl Default for ResultRules {
     fn default() -> Self {
         ResultRules {
-            sanitizer: std::sync::Arc::new(
+            sanitizer: Arc::new(
                 Sanitizer::new(SanitizeOptions::default()).expect("the built-in patterns compile"),
             ),
             limits: Limits::default(),
@@ -93,30 +105,105 @@ impl Default for ResultRules {
     }
 }
 
+/// The `sanitize`, `limits` and `redaction` options as given (on the runtime, or on one dispatch
+/// over the runtime's); each `None` when absent or `null`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+pub struct RuleOptions {
+    /// `sanitize`.
+    #[serde(default)]
+    pub sanitize: Option<serde_json::Value>,
+    /// `limits`.
+    #[serde(default)]
+    pub limits: Option<serde_json::Value>,
+    /// `redaction`.
+    #[serde(default)]
+    pub redaction: Option<serde_json::Value>,
+}
+
+impl RuleOptions {
+    /// Whether nothing is given.
+    pub fn is_empty(&self) -> bool {
+        self.sanitize.is_none() && self.limits.is_none() && self.redaction.is_none()
+    }
+}
+
 impl ResultRules {
-    /// These rules with `sanitize`, `limits` and `redaction` values applied over them (each
-    /// `None` when not given); `at` names where they came from in errors.
-    pub fn with(
-        &self,
-        sanitize: Option<&serde_json::Value>,
-        limits: Option<&serde_json::Value>,
-        redaction: Option<&serde_json::Value>,
-        at: &str,
-    ) -> Result<ResultRules> {
+    /// These rules with `options` applied over them; `at` names where they came from in errors.
+    /// The compiled secret patterns are kept when `options` leaves them as they are.
+    pub fn with(&self, options: &RuleOptions, at: &str) -> Result<ResultRules> {
         let mut rules = self.clone();
-        if let Some(sanitize) = sanitize {
+        if let Some(sanitize) = &options.sanitize {
             let options = self
                 .sanitizer
                 .options
                 .with(sanitize, &format!("{at}sanitize"))?;
-            rules.sanitizer = std::sync::Arc::new(Sanitizer::new(options)?);
+            rules.sanitizer = Arc::new(self.sanitizer.with_options(options)?);
         }
-        if let Some(limits) = limits {
+        if let Some(limits) = &options.limits {
             rules.limits = self.limits.with(limits, &format!("{at}limits"))?;
         }
-        if let Some(redaction) = redaction {
+        if let Some(redaction) = &options.redaction {
             rules.redaction = RedactionMode::parse(redaction, &format!("{at}redaction"))?;
         }
         Ok(rules)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn options(value: serde_json::Value) -> RuleOptions {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn overrides_apply_over_the_rules_and_keep_the_compiled_patterns_when_they_can() {
+        let base = ResultRules::default()
+            .with(
+                &options(json!({"sanitize": {"secrets": {"patterns": [{"kind": "acme", "pattern": "acme_[0-9]{8}"}]}}})),
+                "runtime option ",
+            )
+            .unwrap();
+        let budget_only = base
+            .with(
+                &options(json!({"sanitize": {"maxResultChars": 1000}, "redaction": "permissive"})),
+                "dispatch: options.",
+            )
+            .unwrap();
+        assert_eq!(budget_only.sanitizer.options.max_result_chars, 1000);
+        assert_eq!(budget_only.redaction, RedactionMode::Permissive);
+        assert!(Arc::ptr_eq(
+            budget_only.sanitizer.scanner.as_ref().unwrap(),
+            base.sanitizer.scanner.as_ref().unwrap()
+        ));
+        let mut scrubbed = Default::default();
+        let kept = budget_only
+            .sanitizer
+            .scanner()
+            .unwrap()
+            .scrub("id acme_12345678", &mut scrubbed);
+        assert_eq!(kept, "id [redacted:acme]");
+        let no_secrets = base
+            .with(
+                &options(json!({"sanitize": {"secrets": {"enabled": false}}})),
+                "dispatch: options.",
+            )
+            .unwrap();
+        assert!(no_secrets.sanitizer.scanner().is_none());
+        assert!(options(json!({"sanitize": null})).is_empty());
+        let error = base
+            .with(
+                &options(json!({"limits": {"maxIdChars": 0}})),
+                "dispatch: options.",
+            )
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("dispatch: options.limits.maxIdChars"),
+            "{error}"
+        );
     }
 }

@@ -38,10 +38,32 @@ pub fn details_view(details: &Value, allow: Option<&[String]>, mode: RedactionMo
     for field in allow {
         select(source, field, &mut kept);
     }
-    if kept.len() == source.len() && Value::Object(kept.clone()) == *details {
+    if kept == *source {
         DetailsView::Same
     } else {
         DetailsView::Filtered(Value::Object(kept))
+    }
+}
+
+/// Puts what events may carry of `details` into a view delta: the allowed fields as `details`,
+/// or `detailsWithheld: true`; nothing when they pass as they are. Returns whether they were
+/// withheld for want of an allowlist (the caller emits `redaction_failed`).
+pub fn put_details_view(
+    delta: &mut Map<String, Value>,
+    details: &Value,
+    allow: Option<&[String]>,
+    mode: RedactionMode,
+) -> bool {
+    match details_view(details, allow, mode) {
+        DetailsView::Same => false,
+        DetailsView::Filtered(value) => {
+            delta.insert("details".into(), value);
+            false
+        }
+        DetailsView::Withheld => {
+            delta.insert("detailsWithheld".into(), Value::Bool(true));
+            allow.is_none()
+        }
     }
 }
 
@@ -149,19 +171,10 @@ pub fn result_view(
     if let Some(content) = content_view(&result.content, images, text_chars, head_ratio) {
         delta.insert("content".into(), Value::Array(content));
     }
-    let mut failed = false;
-    if let Some(details) = &result.details {
-        match details_view(details, allow, mode) {
-            DetailsView::Same => {}
-            DetailsView::Filtered(value) => {
-                delta.insert("details".into(), value);
-            }
-            DetailsView::Withheld => {
-                delta.insert("detailsWithheld".into(), Value::Bool(true));
-                failed = allow.is_none();
-            }
-        }
-    }
+    let failed = result
+        .details
+        .as_ref()
+        .is_some_and(|details| put_details_view(&mut delta, details, allow, mode));
     if let Some(args) = args {
         delta.insert("args".into(), args);
     }

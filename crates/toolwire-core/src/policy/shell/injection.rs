@@ -253,10 +253,7 @@ pub fn check_arguments(names: &[&str], args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::policy::shell::tests::argv;
 
     #[test]
     fn injection_tables() {

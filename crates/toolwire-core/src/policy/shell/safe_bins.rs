@@ -188,10 +188,7 @@ fn check_tr(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::policy::shell::tests::argv;
 
     #[test]
     fn profiles_accept_and_refuse() {

@@ -37,6 +37,28 @@ fn text_within_the_budget_is_kept_whole() {
 }
 
 #[test]
+fn labels_longer_than_their_secrets_may_exceed_the_budget() {
+    // The budget is checked before labels are put in: a text of exactly the budget is kept whole,
+    // and the label (23 characters for a 2-character password) makes it longer.
+    let text = format!("{}postgres://u:pw@db", "x".repeat(82));
+    assert_eq!(text.len(), 100);
+    let (kept, scrubbed) = keep(TextSource::Whole(&text), 100);
+    assert_eq!(kept.cut, None);
+    assert!(kept
+        .text
+        .ends_with("postgres://u:[redacted:url-password]@db"));
+    assert_eq!(kept.text.len(), 100 - 2 + "[redacted:url-password]".len());
+    assert_eq!(scrubbed.get("url-password"), Some(&1));
+    // A cut text keeps its head and tail by the budget, then its labels are put in.
+    let long = format!("{}{}", "postgres://u:pw@db ".repeat(40), "y".repeat(1000));
+    let (kept, _) = keep(TextSource::Whole(&long), 200);
+    let labels = kept.text.matches("[redacted:url-password]").count() as u64;
+    assert!(labels > 0);
+    assert!(utf16_len(&kept.text) <= 200 + labels * (23 - 2));
+    assert!(utf16_len(&kept.text) > 200);
+}
+
+#[test]
 fn long_text_keeps_head_and_tail_within_the_budget() {
     let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
     let (kept, _) = keep(TextSource::Whole(&text), 1000);
