@@ -35,6 +35,7 @@ const RULES: &[Rule] = &[
             "output",
             "extcmd",
             "tool",
+            "open-files-in-pager",
         ],
         exact: &[],
         substrings: &[
@@ -93,7 +94,7 @@ const RULES: &[Rule] = &[
     Rule {
         programs: &["rsync"],
         short: "eM",
-        long: &["rsh", "rsync-path", "remote-option"],
+        long: &["rsh", "rsync-path", "remote-option", "daemon", "config"],
         exact: &[],
         substrings: &[],
         bare_cluster_first: false,
@@ -132,6 +133,7 @@ const GIT_SUBCOMMANDS_REFUSED: &[&str] = &[
     "send-email",
     "instaweb",
     "daemon",
+    "help",
     "web--browse",
     "bisect",
     "submodule",
@@ -219,6 +221,7 @@ fn check_git(args: &[String]) -> Result<(), String> {
     let short_refused = match sub {
         s if GIT_UPLOAD_PACK_U.contains(&s) => Some('u'),
         "rebase" => Some('x'),
+        "grep" => Some('O'),
         _ => None,
     };
     if let Some(letter) = short_refused {
@@ -281,6 +284,11 @@ mod tests {
             ("git", "config alias.x !sh", false),
             ("git", "submodule foreach sh", false),
             ("git", "-C dir status", true),
+            ("git", "grep -O sh pattern", false),
+            ("git", "grep --open-files-in-pager=sh x", false),
+            ("git", "grep -n pattern", true),
+            ("git", "help -w log", false),
+            ("rsync", "--daemon --config=x", false),
             ("find", ". -name x", true),
             ("find", ". -exec sh ;", false),
             ("find", ". -execdir sh ;", false),

@@ -231,7 +231,10 @@ pub fn tokenize(command: &str) -> Result<Vec<Token>, String> {
             b'*' | b'?' | b'[' => return Err(at("glob character", i)),
             b'{' | b'}' => return Err(at("brace expansion or group brace", i)),
             b'!' => return Err(at("history expansion or negation `!`", i)),
-            b'~' if !word.started => return Err(at("tilde expansion `~`", i)),
+            b'~' if !word.started || matches!(b[i - 1], b'=' | b':') => {
+                return Err(at("tilde expansion `~`", i))
+            }
+            b'=' if !word.started => return Err(at("`=` at a word start (zsh expansion)", i)),
             b'#' if !word.started => return Err(at("comment `#`", i)),
             b'=' => {
                 if word.started && word.plain && !word.assignment && is_name(&word.bytes) {

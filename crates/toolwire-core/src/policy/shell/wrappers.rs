@@ -212,3 +212,60 @@ pub fn interpreter_program_text(name: &str, args: &[String]) -> Option<String> {
         Some(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn interpreters_run_program_text_unless_given_a_script() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("python3", "script.py", false),
+            ("python3.12", "script.py -c x", false),
+            ("python3", "-c print", true),
+            ("python3", "-Bc print", true),
+            ("python3", "", true),
+            ("python3", "- x", true),
+            ("perl", "-e x", true),
+            ("perl5.36.0", "-E x", true),
+            ("ruby", "-r x y", true),
+            ("node", "--eval=x", true),
+            ("node", "-p x", true),
+            ("node", "app.js", false),
+            ("deno", "eval x", true),
+            ("deno", "run x.ts", true),
+            ("php", "-r x", true),
+            ("lua5.4", "-e x", true),
+            ("osascript", "-e x", true),
+            ("pwsh", "-Command x", true),
+            ("awk", "", true),
+            ("gawk", "-f prog.awk", true),
+            ("mawk", "{print}", true),
+            ("ls", "-c", false),
+            ("git", "", false),
+        ];
+        for (name, args, want) in cases {
+            let got = interpreter_program_text(name, &argv(args));
+            assert_eq!(got.is_some(), *want, "{name} {args}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn wrapper_and_refused_lists() {
+        for name in [
+            "sh", "bash", "env", "sudo", "xargs", "busybox", ".", "exec", "time",
+        ] {
+            assert!(is_wrapper(name), "{name}");
+        }
+        for name in ["ls", "git", "cat", "python3"] {
+            assert!(!is_wrapper(name), "{name}");
+        }
+        for name in ["less", "more", "man", "vi", "vim", "nvi", "emacs", "nano"] {
+            assert!(REFUSED_PROGRAMS.contains(&name), "{name}");
+        }
+    }
+}
