@@ -216,10 +216,7 @@ pub fn interpreter_program_text(name: &str, args: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::policy::shell::tests::argv;
 
     #[test]
     fn interpreters_run_program_text_unless_given_a_script() {
