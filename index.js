@@ -26,6 +26,7 @@ const TIMER = 9
 const END_AS_RETURNED = 10
 const REDACTION_FAILED = 11
 const TRIM = 12
+const LOOP_WARNING = 13
 
 // How a result as returned is rebuilt from the tool's value (toolwire_core::output::OutputShape).
 const SHAPE_AGENT_RESULT = 0
@@ -110,6 +111,70 @@ function finiteOption(where, value) {
   return value
 }
 
+/** What the engine needs of a tool (its functions stay here); `where` names the caller in errors. */
+function declarationOf(tool, where) {
+  if (tool === null || typeof tool !== 'object') {
+    throw new TypeError(`${where}: tool must be an object, got ${describe(tool)}`)
+  }
+  const name = tool.name
+  if (typeof name !== 'string') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: tool name must be a string, got ${describe(name)}`)
+  }
+  if (typeof tool.execute !== 'function') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: tool "${name}" has no execute function`)
+  }
+  if (tool.concurrencyKey !== undefined && typeof tool.concurrencyKey !== 'function') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: tool "${name}": concurrencyKey must be a function`)
+  }
+  const declaration = {
+    name,
+    label: tool.label,
+    description: tool.description,
+    parameters: tool.parameters,
+    outputSchema: tool.outputSchema,
+    timeoutMs: finiteOption(`${where}: tool "${name}": timeoutMs`, tool.timeoutMs),
+    executionMode: tool.executionMode,
+    hasConcurrencyKey: typeof tool.concurrencyKey === 'function',
+    riskLevel: tool.riskLevel,
+    category: tool.category,
+    aliases: tool.aliases,
+    requiredGroups: tool.requiredGroups,
+    coerce: tool.coerce,
+    redaction: tool.redaction,
+    trustedMedia: tool.trustedMedia,
+    ownerOnly: tool.ownerOnly,
+    workspaceOnly: tool.workspaceOnly,
+    pathParams: tool.pathParams,
+    command: tool.command,
+  }
+  try {
+    JSON.stringify(declaration)
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: tool "${name}" cannot be serialized: ${messageOf(error)}`)
+  }
+  return declaration
+}
+
+/** The policy context of dispatch options (or of definitions' options), as the engine reads it. */
+function contextOf(options) {
+  const { provider, agentId, sender } = options
+  if (provider === undefined && agentId === undefined && sender === undefined) return undefined
+  return { provider, agentId, sender }
+}
+
+/** One listener calling both: a dispatch's own `onEvent` and the runtime's. */
+function bothListeners(own, runtime) {
+  if (own === undefined) return runtime
+  if (runtime === undefined) return own
+  return (event) => {
+    try {
+      own(event)
+    } finally {
+      runtime(event)
+    }
+  }
+}
+
 function optionalFunction(options, key) {
   const value = options[key]
   if (value !== undefined && typeof value !== 'function') {
@@ -137,6 +202,8 @@ class ToolRuntime {
   #timer = null
   /** the runtime's `sanitize` option, for the driver's own share of the work */
   #sanitize
+  /** the runtime-level `onEvent`: every dispatch's events */
+  #onEvent
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -144,56 +211,63 @@ class ToolRuntime {
     }
     const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
     const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
-    const { coerce, sanitize, limits, redaction } = options
-    const text = jsonText('ToolRuntime: options', { concurrency, timeoutMs, coerce, sanitize, limits, redaction })
+    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+      throw new TypeError(`ToolRuntime: options.onEvent must be a function, got ${describe(options.onEvent)}`)
+    }
+    const { coerce, sanitize, limits, redaction, policy, workspaceRoot, loopDetection } = options
+    const text = jsonText('ToolRuntime: options', {
+      concurrency,
+      timeoutMs,
+      coerce,
+      sanitize,
+      limits,
+      redaction,
+      policy,
+      workspaceRoot,
+      loopDetection,
+    })
     this.#native = native(() => new NativeRuntime(text))
     this.#sanitize = sanitize
+    this.#onEvent = options.onEvent
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */
   register(tool) {
-    if (tool === null || typeof tool !== 'object') {
-      throw new TypeError(`register: tool must be an object, got ${describe(tool)}`)
-    }
-    const name = tool.name
-    if (typeof name !== 'string') {
-      throw new ToolwireError('VALIDATION_ERROR', `register: tool name must be a string, got ${describe(name)}`)
-    }
-    if (typeof tool.execute !== 'function') {
-      throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}" has no execute function`)
-    }
-    if (tool.concurrencyKey !== undefined && typeof tool.concurrencyKey !== 'function') {
-      throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}": concurrencyKey must be a function`)
-    }
-    const timeoutMs = finiteOption(`register: tool "${name}": timeoutMs`, tool.timeoutMs)
-    let declaration
-    try {
-      declaration = JSON.stringify({
-        name,
-        label: tool.label,
-        description: tool.description,
-        parameters: tool.parameters,
-        outputSchema: tool.outputSchema,
-        timeoutMs,
-        executionMode: tool.executionMode,
-        hasConcurrencyKey: typeof tool.concurrencyKey === 'function',
-        riskLevel: tool.riskLevel,
-        category: tool.category,
-        aliases: tool.aliases,
-        requiredGroups: tool.requiredGroups,
-        coerce: tool.coerce,
-        redaction: tool.redaction,
-        trustedMedia: tool.trustedMedia,
-      })
-    } catch (error) {
-      throw new ToolwireError('VALIDATION_ERROR', `register: tool "${name}" cannot be serialized: ${messageOf(error)}`)
-    }
-    const id = native(() => this.#native.register(declaration))
+    const declaration = declarationOf(tool, 'register')
+    const id = native(() => this.#native.register(JSON.stringify(declaration)))
+    this.#keep(id, tool)
+  }
+
+  /**
+   * Registers a plugin's tools, all or none. Refused: an id equal to a registered tool's name
+   * or another plugin's id, and tool names already registered or given twice (all named).
+   * Policies reach every plugin tool through `group:plugins`.
+   */
+  registerPlugin(id, tools) {
+    if (typeof id !== 'string') throw new TypeError(`registerPlugin: id must be a string, got ${describe(id)}`)
+    if (!Array.isArray(tools)) throw new TypeError(`registerPlugin: tools must be an array, got ${describe(tools)}`)
+    const declarations = tools.map((tool) => declarationOf(tool, `registerPlugin("${id}")`))
+    const ids = native(() => this.#native.registerPlugin(id, JSON.stringify(declarations)))
+    ids.forEach((registration, i) => this.#keep(registration, tools[i]))
+  }
+
+  /**
+   * Whether the policy lets `toolName` be called in `context` (`{ provider, agentId, sender:
+   * { id, isOwner } }`), with the layer and rule that decided: `{ allowed, layer, rule }`.
+   */
+  explainPolicy(toolName, context) {
+    if (typeof toolName !== 'string') throw new TypeError(`explainPolicy: toolName must be a string, got ${describe(toolName)}`)
+    const text = context === undefined ? '' : jsonText('explainPolicy: context', context)
+    const decision = JSON.parse(native(() => this.#native.explainPolicy(toolName, text)))
+    return { allowed: decision.allowed, layer: decision.layer ?? null, rule: decision.rule ?? null }
+  }
+
+  #keep(id, tool) {
     // An AbortController costs microseconds in Node: create one per call only for tools that can
     // see it, i.e. whose execute declares a third parameter or takes its arguments as a rest.
     const arity = tool.execute.length
     this.#tools.set(id, { tool, takesSignal: arity === 0 || arity >= 3, trustedMedia: tool.trustedMedia === true })
-    this.#ids.set(name, id)
+    this.#ids.set(tool.name, id)
   }
 
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
@@ -221,8 +295,12 @@ class ToolRuntime {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new TypeError(`definitions: options must be an object, got ${describe(options)}`)
     }
-    const text = options === undefined ? '' : jsonText('definitions: options', options)
-    return JSON.parse(native(() => this.#native.definitions(target, text)))
+    if (options === undefined) return JSON.parse(native(() => this.#native.definitions(target, '', '')))
+    const { provider, agentId, sender, ...format } = options
+    const context = contextOf(options)
+    const text = jsonText('definitions: options', format)
+    const contextText = context === undefined ? '' : jsonText('definitions: options', context)
+    return JSON.parse(native(() => this.#native.definitions(target, text, contextText)))
   }
 
   /** The tool-result messages `wire` expects for these results. */
@@ -250,7 +328,7 @@ class ToolRuntime {
         beforeToolCall: optionalFunction(options, 'beforeToolCall'),
         afterToolCall: optionalFunction(options, 'afterToolCall'),
         onPersist: optionalFunction(options, 'onPersist'),
-        onEvent: optionalFunction(options, 'onEvent'),
+        onEvent: bothListeners(optionalFunction(options, 'onEvent'), this.#onEvent),
       }
       const signal = options.signal
       if (signal !== undefined && !(signal instanceof AbortSignal)) {
@@ -270,6 +348,7 @@ class ToolRuntime {
         sanitize: options.sanitize,
         limits: options.limits,
         redaction: options.redaction,
+        context: contextOf(options),
       })
       const id = this.#nextBatch
       this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
@@ -397,6 +476,9 @@ class ToolRuntime {
           break
         case TRIM:
           trimResult(batch.results[slot], action[3], action[4])
+          break
+        case LOOP_WARNING:
+          emit(batch, { type: 'loop_warning', toolCallId: call.id, toolName: call.name, count: action[3] })
           break
       }
     }

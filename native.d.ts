@@ -32,15 +32,26 @@ export declare class NativeRuntime {
   constructor(options: string)
   /** Registers a tool declaration (JSON); returns its registration id. */
   register(declaration: string): number
+  /**
+   * Registers the tools of plugin `id` (`declarations`: a JSON array), all or none; returns
+   * their registration ids in order.
+   */
+  registerPlugin(id: string, declarations: string): Array<number>
+  /**
+   * Whether `tool` may be called in `context` (JSON `{ provider, agentId, sender }`):
+   * `{ allowed, layer, rule }` as JSON.
+   */
+  explainPolicy(tool: string, context: string): string
   /** Unregisters a tool by name; returns whether it was registered. */
   unregister(name: string): boolean
   /** The registered tools as a JSON array. */
   list(): string
   /**
-   * The registered tools in `target`'s definition format with the normalization reports:
-   * `{ tools, reports }` as JSON; `options` is JSON text (empty for defaults).
+   * The registered tools `context` may call (JSON `{ provider, agentId, sender }`, empty for
+   * none) in `target`'s definition format with the normalization reports: `{ tools,
+   * reports }` as JSON; `options` is JSON text (empty for defaults).
    */
-  definitions(target: string, options: string): string
+  definitions(target: string, options: string, context: string): string
   /**
    * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
    * arguments text, `options` JSON. Returns the first actions.

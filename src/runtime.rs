@@ -7,6 +7,7 @@ use toolwire_core::dispatch::protocol::{
     actions_to_json, parse_batch_options, parse_calls, parse_completions,
 };
 use toolwire_core::dispatch::{Action, Now};
+use toolwire_core::policy::tools::PolicyContext;
 use toolwire_core::registry::ToolDeclaration;
 use toolwire_core::{parse_runtime_options, Error, ErrorCode, Runtime};
 
@@ -49,6 +50,38 @@ impl NativeRuntime {
         })
     }
 
+    /// Registers the tools of plugin `id` (`declarations`: a JSON array), all or none; returns
+    /// their registration ids in order.
+    #[napi]
+    pub fn register_plugin(&mut self, id: String, declarations: String) -> napi::Result<Vec<u32>> {
+        self.run(|inner| {
+            let declarations: Vec<ToolDeclaration> =
+                serde_json::from_str(&declarations).map_err(|e| {
+                    Error::caller(
+                        ErrorCode::ValidationError,
+                        format!("registerPlugin: invalid tool declaration: {e}"),
+                    )
+                })?;
+            let ids = inner.register_plugin(&id, declarations)?;
+            ids.into_iter()
+                .map(|id| {
+                    u32::try_from(id).map_err(|_| Error::internal("registration ids exhausted"))
+                })
+                .collect()
+        })
+    }
+
+    /// Whether `tool` may be called in `context` (JSON `{ provider, agentId, sender }`):
+    /// `{ allowed, layer, rule }` as JSON.
+    #[napi]
+    pub fn explain_policy(&mut self, tool: String, context: String) -> napi::Result<String> {
+        self.run(|inner| {
+            let context = parse_context("explainPolicy: context", &context)?;
+            let decision = inner.explain_policy(&tool, &context);
+            Ok(serde_json::to_string(&decision).expect("a decision serializes"))
+        })
+    }
+
     /// Unregisters a tool by name; returns whether it was registered.
     #[napi]
     pub fn unregister(&mut self, name: String) -> napi::Result<bool> {
@@ -61,13 +94,20 @@ impl NativeRuntime {
         self.run(|inner| Ok(inner.list().to_string()))
     }
 
-    /// The registered tools in `target`'s definition format with the normalization reports:
-    /// `{ tools, reports }` as JSON; `options` is JSON text (empty for defaults).
+    /// The registered tools `context` may call (JSON `{ provider, agentId, sender }`, empty for
+    /// none) in `target`'s definition format with the normalization reports: `{ tools,
+    /// reports }` as JSON; `options` is JSON text (empty for defaults).
     #[napi]
-    pub fn definitions(&mut self, target: String, options: String) -> napi::Result<String> {
+    pub fn definitions(
+        &mut self,
+        target: String,
+        options: String,
+        context: String,
+    ) -> napi::Result<String> {
         self.run(|inner| {
             let options = parse_definition_options(&options)?;
-            Ok(inner.definitions(&target, &options)?.to_string())
+            let context = parse_context("definitions: options", &context)?;
+            Ok(inner.definitions(&target, &options, &context)?.to_string())
         })
     }
 
@@ -201,4 +241,13 @@ impl NativeRuntime {
         }
         result
     }
+}
+
+/// A policy context from JSON text (empty: none); its errors name `at`.
+fn parse_context(at: &str, text: &str) -> toolwire_core::Result<PolicyContext> {
+    if text.is_empty() {
+        return Ok(PolicyContext::default());
+    }
+    let value = crate::convert::parse_json(at, text)?;
+    PolicyContext::from_json_at(&value, at)
 }

@@ -269,6 +269,16 @@ pub enum ToolExecutionEvent {
         /// Always `REDACTION_FAILED`.
         code: ErrorCode,
     },
+    /// The run made this call (same tool, same canonical arguments) `count` times; at the
+    /// `loopDetection.blockAt` count it is blocked.
+    LoopWarning {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// How many times the run made the call, this one included.
+        count: u32,
+    },
 }
 
 /// A stable 64-bit FNV-1a hash of a value's canonical JSON (object keys sorted), as 16 hex digits.

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use crate::envelope::RiskLevel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::params::{parse_rules, ParamRules};
+use crate::policy::guards::ToolGuards;
 use crate::schema::schema_hash;
 
 /// Whether a tool's calls may overlap with other calls of their batch.
@@ -76,6 +77,19 @@ pub struct ToolDeclaration {
     /// Whether `MEDIA:<path>` lines of this tool's text become images read from those paths.
     #[serde(default)]
     pub trusted_media: Option<bool>,
+    /// Whether only the owner may call this tool (the dispatch's `sender.isOwner`).
+    #[serde(default)]
+    pub owner_only: Option<bool>,
+    /// Whether every path argument must resolve inside the runtime's `workspaceRoot`.
+    #[serde(default)]
+    pub workspace_only: Option<bool>,
+    /// The parameters holding paths, for `workspaceOnly` (default: by name, see
+    /// [`crate::policy::paths::path_params`]).
+    #[serde(default)]
+    pub path_params: Option<Vec<String>>,
+    /// The parameter holding a shell command: the tool is exec-like, its commands are analyzed.
+    #[serde(default)]
+    pub command: Option<String>,
 }
 
 /// A registered tool: its declaration checked, its validators compiled.
@@ -111,6 +125,8 @@ pub struct ToolSpec {
     pub redaction_allow: Option<Vec<String>>,
     /// Whether `MEDIA:` lines of this tool become images.
     pub trusted_media: bool,
+    /// What the tool declared about the policy its calls pass.
+    pub guards: ToolGuards,
     /// Set once this tool's definition was sent in OpenAI's strict form: its calls then have the
     /// nulls that form forced stripped before validation.
     strict_sent: AtomicBool,
@@ -168,6 +184,26 @@ impl ToolSpec {
                 "trustedMedia",
                 self.trusted_media.then_some(Value::Bool(true)),
             ),
+            (
+                "ownerOnly",
+                self.guards.owner_only.then_some(Value::Bool(true)),
+            ),
+            (
+                "workspaceOnly",
+                self.guards
+                    .workspace_paths
+                    .as_ref()
+                    .map(|_| Value::Bool(true)),
+            ),
+            (
+                "pathParams",
+                self.guards.workspace_paths.clone().map(|p| json!(p)),
+            ),
+            (
+                "command",
+                self.guards.command_param.clone().map(Value::String),
+            ),
+            ("plugin", self.guards.plugin.clone().map(Value::String)),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
@@ -183,6 +219,8 @@ impl ToolSpec {
 pub struct Registry {
     tools: HashMap<String, Arc<ToolSpec>>,
     order: Vec<String>,
+    /// Plugin id -> the names of the tools it registered.
+    plugins: HashMap<String, Vec<String>>,
     next_id: u64,
     /// Whether tools that do not say coerce their arguments.
     default_coerce: bool,
@@ -214,21 +252,113 @@ impl Registry {
                 ),
             ));
         }
-        self.next_id += 1;
-        let spec = Arc::new(build_spec(self.next_id, declaration, self.default_coerce)?);
-        self.order.push(spec.name.clone());
-        self.tools.insert(spec.name.clone(), Arc::clone(&spec));
+        if self.plugins.contains_key(&declaration.name) {
+            return Err(Error::caller(
+                ErrorCode::Conflict,
+                format!(
+                    "a plugin with the id \"{}\" is registered; a tool cannot take its name",
+                    declaration.name
+                ),
+            ));
+        }
+        let spec = self.build(declaration, None)?;
+        self.insert(Arc::clone(&spec));
         Ok(spec)
     }
 
-    /// Removes a tool; calls of it already running finish normally. Returns whether it existed.
-    pub fn unregister(&mut self, name: &str) -> bool {
-        if self.tools.remove(name).is_some() {
-            self.order.retain(|n| n != name);
-            true
-        } else {
-            false
+    /// Registers the tools of plugin `id`, all or none. Refused: an id that is a registered
+    /// tool's name or another plugin's id, and tool names already registered or given twice
+    /// (the error names every one of them).
+    pub fn register_plugin(
+        &mut self,
+        id: &str,
+        declarations: Vec<ToolDeclaration>,
+    ) -> Result<Vec<Arc<ToolSpec>>> {
+        check_plugin_id(id)?;
+        let conflict = |message: String| Error::caller(ErrorCode::Conflict, message);
+        if self.tools.contains_key(id) {
+            return Err(conflict(format!(
+                "plugin id \"{id}\" is the name of a registered tool; pick another id"
+            )));
         }
+        if self.plugins.contains_key(id) {
+            return Err(conflict(format!(
+                "a plugin with the id \"{id}\" is already registered"
+            )));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut duplicates: Vec<&str> = Vec::new();
+        for declaration in &declarations {
+            let name = declaration.name.as_str();
+            let taken = self.tools.contains_key(name) || self.plugins.contains_key(name);
+            if (!seen.insert(name) || taken) && !duplicates.contains(&name) {
+                duplicates.push(name);
+            }
+        }
+        if !duplicates.is_empty() {
+            let names: Vec<String> = duplicates.iter().map(|n| format!("\"{n}\"")).collect();
+            return Err(conflict(format!(
+                "plugin \"{id}\" was not registered: these tool names are already registered \
+                 or given twice: {}",
+                names.join(", ")
+            )));
+        }
+        let specs = declarations
+            .into_iter()
+            .map(|declaration| {
+                check_name(&declaration.name)?;
+                self.build(declaration, Some(id))
+            })
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| Error {
+                message: format!("plugin \"{id}\" was not registered: {}", e.message),
+                ..e
+            })?;
+        for spec in &specs {
+            self.insert(Arc::clone(spec));
+        }
+        let names = specs.iter().map(|spec| spec.name.clone()).collect();
+        self.plugins.insert(id.to_owned(), names);
+        Ok(specs)
+    }
+
+    /// The ids of the registered plugins.
+    pub fn plugin_ids(&self) -> impl Iterator<Item = &str> {
+        self.plugins.keys().map(String::as_str)
+    }
+
+    fn build(
+        &mut self,
+        declaration: ToolDeclaration,
+        plugin: Option<&str>,
+    ) -> Result<Arc<ToolSpec>> {
+        self.next_id += 1;
+        let mut spec = build_spec(self.next_id, declaration, self.default_coerce)?;
+        spec.guards.plugin = plugin.map(str::to_owned);
+        Ok(Arc::new(spec))
+    }
+
+    fn insert(&mut self, spec: Arc<ToolSpec>) {
+        self.order.push(spec.name.clone());
+        self.tools.insert(spec.name.clone(), spec);
+    }
+
+    /// Removes a tool; calls of it already running finish normally. Returns whether it existed.
+    /// A plugin whose last tool goes is removed too.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let Some(spec) = self.tools.remove(name) else {
+            return false;
+        };
+        self.order.retain(|n| n != name);
+        if let Some(plugin) = &spec.guards.plugin {
+            if let Some(names) = self.plugins.get_mut(plugin) {
+                names.retain(|n| n != name);
+                if names.is_empty() {
+                    self.plugins.remove(plugin);
+                }
+            }
+        }
+        true
     }
 
     /// The tool registered under `name`.
@@ -291,6 +421,19 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// A plugin id follows the tool name rule.
+fn check_plugin_id(id: &str) -> Result<()> {
+    check_name(id).map_err(|_| {
+        Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "plugin id {} is invalid: it must match ^[a-zA-Z0-9_-]{{1,64}}$",
+                serde_json::to_string(id).unwrap_or_default()
+            ),
+        )
+    })
+}
+
 fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Result<ToolSpec> {
     let name = declaration.name;
     let invalid = |message: String| Error::caller(ErrorCode::ValidationError, message);
@@ -350,9 +493,18 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         default_coerce,
     )?;
     let redaction_allow = parse_redaction(&name, declaration.redaction.as_ref())?;
+    let guards = ToolGuards::declared(
+        &name,
+        &parameters,
+        declaration.owner_only,
+        declaration.workspace_only,
+        declaration.path_params,
+        declaration.command,
+    )?;
     Ok(ToolSpec {
         id,
         redaction_allow,
+        guards,
         trusted_media: declaration.trusted_media.unwrap_or(false),
         schema_hash: schema_hash(&parameters),
         rules,

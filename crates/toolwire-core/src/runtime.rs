@@ -8,8 +8,11 @@ use crate::dispatch::{
     Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::gate::PolicyGate;
+use crate::policy::tools::{Decision, PolicyContext};
 use crate::registry::{positive_millis, Registry, ToolDeclaration};
 use crate::sanitize::{ResultRules, RuleOptions};
+use std::sync::Arc;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,13 +23,19 @@ struct RawRuntimeOptions {
     timeout_ms: Option<f64>,
     #[serde(default)]
     coerce: Option<Value>,
+    #[serde(default)]
+    policy: Value,
+    #[serde(default)]
+    workspace_root: Value,
+    #[serde(default)]
+    loop_detection: Value,
     #[serde(flatten)]
     rules: RuleOptions,
 }
 
 /// A runtime's settings: the scheduler's limits, the defaults of its tools, and how results are
 /// sanitized.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct RuntimeConfig {
     /// Concurrency and the default deadline.
     pub dispatch: DispatchConfig,
@@ -34,10 +43,12 @@ pub struct RuntimeConfig {
     pub coerce: bool,
     /// `sanitize`, `limits` and `redaction`.
     pub rules: ResultRules,
+    /// `policy`, `workspaceRoot` and `loopDetection`.
+    pub gate: PolicyGate,
 }
 
-/// Parses `{ concurrency?, timeoutMs?, coerce?, sanitize?, limits?, redaction? }`; a bad value
-/// is the caller's error, naming it.
+/// Parses `{ concurrency?, timeoutMs?, coerce?, sanitize?, limits?, redaction?, policy?,
+/// workspaceRoot?, loopDetection? }`; a bad value is the caller's error, naming it.
 pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
     let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
         Error::caller(
@@ -76,10 +87,12 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
         }
     };
     let rules = ResultRules::default().with(&raw.rules, "runtime option ")?;
+    let gate = PolicyGate::from_options(&raw.policy, &raw.workspace_root, &raw.loop_detection)?;
     Ok(RuntimeConfig {
         dispatch: config,
         coerce,
         rules,
+        gate,
     })
 }
 
@@ -87,14 +100,17 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
 pub struct Runtime {
     registry: Registry,
     dispatcher: Dispatcher,
+    gate: Arc<PolicyGate>,
 }
 
 impl Runtime {
     /// A runtime with these settings and no tools.
     pub fn new(config: RuntimeConfig) -> Self {
+        let gate = Arc::new(config.gate);
         Runtime {
             registry: Registry::with_default_coerce(config.coerce),
-            dispatcher: Dispatcher::new(config.dispatch, config.rules),
+            dispatcher: Dispatcher::new(config.dispatch, config.rules, Arc::clone(&gate)),
+            gate,
         }
     }
 
@@ -105,7 +121,27 @@ impl Runtime {
 
     /// Registers a tool; returns its registration id.
     pub fn register(&mut self, declaration: ToolDeclaration) -> Result<u64> {
+        self.gate.check_declaration(&declaration)?;
         Ok(self.registry.register(declaration)?.id)
+    }
+
+    /// Registers the tools of plugin `id`, all or none; returns their registration ids. See
+    /// [`Registry::register_plugin`].
+    pub fn register_plugin(
+        &mut self,
+        id: &str,
+        declarations: Vec<ToolDeclaration>,
+    ) -> Result<Vec<u64>> {
+        for declaration in &declarations {
+            self.gate.check_declaration(declaration)?;
+        }
+        let specs = self.registry.register_plugin(id, declarations)?;
+        Ok(specs.iter().map(|spec| spec.id).collect())
+    }
+
+    /// Whether `tool` may be called in `ctx`, and the layer and rule that decided.
+    pub fn explain_policy(&self, tool: &str, ctx: &PolicyContext) -> Decision {
+        self.gate.explain(tool, ctx, &self.registry)
     }
 
     /// Unregisters a tool; its calls in flight finish, its queued calls end `NOT_FOUND`.
@@ -118,14 +154,21 @@ impl Runtime {
         Value::Array(self.registry.iter().map(|spec| spec.info()).collect())
     }
 
-    /// The registered tools in `target`'s definition format, with the normalization reports.
-    /// See [`definitions`].
-    pub fn definitions(&self, target: &str, options: &DefinitionOptions) -> Result<Value> {
-        definitions(
-            self.registry.iter().map(|spec| spec.as_ref()),
-            target,
-            options,
-        )
+    /// The registered tools `ctx` may call, in `target`'s definition format, with the
+    /// normalization reports. See [`definitions`].
+    pub fn definitions(
+        &self,
+        target: &str,
+        options: &DefinitionOptions,
+        ctx: &PolicyContext,
+    ) -> Result<Value> {
+        let registry = &self.registry;
+        let allowed = self
+            .registry
+            .iter()
+            .filter(|spec| self.gate.admit(spec, ctx, registry).is_ok())
+            .map(|spec| spec.as_ref());
+        definitions(allowed, target, options)
     }
 
     /// The result rules of an open batch, or the runtime's when it is not open.

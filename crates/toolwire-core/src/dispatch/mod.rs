@@ -32,6 +32,8 @@ use crate::output::{
     BeforeDecision, OutputShape, ToolOutcome,
 };
 use crate::params::Normalization;
+use crate::policy::gate::PolicyGate;
+use crate::policy::loops::{LoopDetector, LoopVerdict};
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
 use crate::sanitize::content::MIN_SHARE;
 use crate::sanitize::text::{kept_again, utf16_len, Kept};
@@ -346,6 +348,10 @@ struct Deadline {
 pub struct Dispatcher {
     config: DispatchConfig,
     rules: Arc<ResultRules>,
+    /// The runtime's policy.
+    gate: Arc<PolicyGate>,
+    /// Identical calls per run.
+    loops: LoopDetector,
     batches: HashMap<u32, Batch>,
     in_flight: usize,
     to_begin: VecDeque<CallRef>,
@@ -360,11 +366,13 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher with these limits and result rules.
-    pub fn new(config: DispatchConfig, rules: ResultRules) -> Self {
+    /// A dispatcher with these limits, result rules and policy.
+    pub fn new(config: DispatchConfig, rules: ResultRules, gate: Arc<PolicyGate>) -> Self {
         Dispatcher {
             config,
             rules: Arc::new(rules),
+            loops: LoopDetector::new(gate.loop_options()),
+            gate,
             batches: HashMap::new(),
             in_flight: 0,
             to_begin: VecDeque::new(),
@@ -576,19 +584,25 @@ impl Dispatcher {
             return;
         }
         let parsed = self.announce(call);
+        let c = self.call(call).expect("call exists");
+        let spec = match c.spec.clone() {
+            Some(spec) => spec,
+            None => {
+                let error = not_found(registry, &c.request.name);
+                return self.fail(call, ToolStatus::Error, error, now);
+            }
+        };
+        if let Err(error) = self
+            .gate
+            .admit(&spec, &self.options(call).context, registry)
+        {
+            return self.fail(call, ToolStatus::Blocked, error, now);
+        }
         let c = self.call_mut(call).expect("call exists");
         let valid = c.prechecked.take().and_then(|p| p.valid);
-        let checked = parsed.and_then(|()| {
-            let spec = c
-                .spec
-                .clone()
-                .ok_or_else(|| not_found(registry, &c.request.name))?;
-            valid.unwrap_or_else(|| c.prepare()).map(|()| spec)
-        });
-        let spec = match checked {
-            Ok(spec) => spec,
-            Err(error) => return self.fail(call, ToolStatus::Error, error, now),
-        };
+        if let Err(error) = parsed.and_then(|()| valid.unwrap_or_else(|| c.prepare())) {
+            return self.fail(call, ToolStatus::Error, error, now);
+        }
         if self.options(call).hooks.before {
             let envelope = self.envelope(call, &spec, now);
             let c = self.call_mut(call).expect("call exists");
@@ -602,8 +616,43 @@ impl Dispatcher {
                 envelope: Box::new(envelope),
             });
         } else {
-            self.prepared(call);
+            self.guarded(call, now);
         }
+    }
+
+    /// The arguments are final: check their paths and whether the run loops, then go on.
+    fn guarded(&mut self, call: CallRef, now: Now) {
+        let batch = &self.batches[&call.batch];
+        let c = &batch.calls[call.slot as usize];
+        let spec = c.spec.clone().expect("guarded calls have a tool");
+        if let Err(error) = self.gate.check_paths(&spec, &c.args) {
+            return self.fail(call, ToolStatus::Blocked, error, now);
+        }
+        let options = &batch.options;
+        if let (Some(run), Some(_)) = (&options.run_id, self.gate.loop_options()) {
+            let events = options.events;
+            match self.loops.record(run, &spec.name, &c.args) {
+                LoopVerdict::Ok => {}
+                LoopVerdict::Warn { count } => {
+                    if events {
+                        self.actions.push(Action::LoopWarning { call, count });
+                    }
+                }
+                LoopVerdict::Block { count } => {
+                    let error = ToolError::new(
+                        ErrorCode::Blocked,
+                        format!(
+                            "Tool \"{}\" was called with the same arguments {count} times in this \
+                             run, so the call was blocked. Stop repeating it: change the \
+                             arguments or try another approach.",
+                            spec.name
+                        ),
+                    );
+                    return self.fail(call, ToolStatus::Blocked, error, now);
+                }
+            }
+        }
+        self.prepared(call);
     }
 
     /// Parses the call's arguments and emits its start event (once); returns the parse outcome.
@@ -817,7 +866,7 @@ impl Dispatcher {
 
     fn before_answered(&mut self, call: CallRef, decision: BeforeDecision, now: Now) {
         match decision {
-            BeforeDecision::Proceed => self.prepared(call),
+            BeforeDecision::Proceed => self.guarded(call, now),
             BeforeDecision::Block(reason) => {
                 let error =
                     ToolError::new(ErrorCode::Blocked, format!("Tool call blocked: {reason}"));
@@ -830,7 +879,7 @@ impl Dispatcher {
                 let spec = c.spec.clone().expect("hooked calls have a tool");
                 match validate_arguments(&spec, &c.args) {
                     Err(error) => self.fail(call, ToolStatus::Error, error, now),
-                    Ok(()) => self.prepared(call),
+                    Ok(()) => self.guarded(call, now),
                 }
             }
         }
@@ -1342,5 +1391,7 @@ fn not_found(registry: &Registry, name: &str) -> ToolError {
     ToolError::new(ErrorCode::NotFound, message).with_details(json!({ "suggestions": suggestions }))
 }
 
+#[cfg(test)]
+mod policy_tests;
 #[cfg(test)]
 mod tests;

@@ -19,6 +19,7 @@
 //! | 10 | the call ended with its value as returned | batch, slot, startedAt, endedAt, durationMs, shape, JSON text (shape 2 only, else null when a view follows), view? |
 //! | 11 | emit `redaction_failed` | batch, slot |
 //! | 12 | cut the batch's text further (`maxBatchChars`) | batch, slot, `[[block, text], ...]`, truncations |
+//! | 13 | emit `loop_warning` | batch, slot, count |
 //!
 //! `view?` (codes 7 and 10) is what events carry instead of the result where they differ: an
 //! object with any of `content`, `details`, `detailsWithheld: true` and `args` (see
@@ -39,6 +40,7 @@ use serde_json::Value;
 use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
 use crate::output::{OutputShape, ToolOutcome};
+use crate::policy::tools::PolicyContext;
 use crate::registry::positive_millis;
 use crate::sanitize::report::{SanitizeReport, Truncation};
 use crate::sanitize::RuleOptions;
@@ -171,6 +173,13 @@ pub enum Action {
         /// What was cut, for the result's report.
         truncations: Vec<Truncation>,
     },
+    /// The run made this call (same tool, same arguments) `count` times: emit `loop_warning`.
+    LoopWarning {
+        /// The call.
+        call: CallRef,
+        /// How many times, this call included.
+        count: u32,
+    },
     /// Every call of the batch has ended.
     BatchDone {
         /// The batch.
@@ -290,6 +299,10 @@ impl Serialize for Action {
                 seq.serialize_element(blocks)?;
                 seq.serialize_element(truncations)?;
             }
+            Action::LoopWarning { call, count } => {
+                head(&mut seq, 13, call)?;
+                seq.serialize_element(count)?;
+            }
             Action::BatchDone { batch } => {
                 seq.serialize_element(&8)?;
                 seq.serialize_element(batch)?;
@@ -399,6 +412,8 @@ pub struct BatchOptions {
     pub cancelled: bool,
     /// `sanitize`, `limits` and `redaction` given for this dispatch.
     pub overrides: RuleOptions,
+    /// Who calls, through which provider: what the tool policy judges.
+    pub context: PolicyContext,
 }
 
 /// Unknown keys are ignored: `deny_unknown_fields` does not combine with the flattened rules.
@@ -419,6 +434,9 @@ struct RawBatchOptions {
     on_event: bool,
     #[serde(default)]
     aborted: bool,
+    /// `{ provider, agentId, sender }` as the caller gave them.
+    #[serde(default)]
+    context: Value,
     #[serde(flatten)]
     rules: RuleOptions,
 }
@@ -449,6 +467,7 @@ pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
         events: raw.on_event,
         cancelled: raw.aborted,
         overrides: raw.rules,
+        context: PolicyContext::from_json_at(&raw.context, "dispatch: options")?,
     })
 }
 

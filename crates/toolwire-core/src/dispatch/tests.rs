@@ -6,15 +6,20 @@ use super::*;
 use crate::output::ToolOutcome;
 use crate::registry::ToolDeclaration;
 
-struct Harness {
-    registry: Registry,
-    dispatcher: Dispatcher,
-    now: Now,
-    log: Vec<Action>,
+pub(super) struct Harness {
+    pub(super) registry: Registry,
+    pub(super) dispatcher: Dispatcher,
+    pub(super) now: Now,
+    pub(super) log: Vec<Action>,
 }
 
 impl Harness {
-    fn new(concurrency: usize) -> Self {
+    pub(super) fn new(concurrency: usize) -> Self {
+        Harness::with_gate(concurrency, PolicyGate::default())
+    }
+
+    /// A harness whose dispatcher consults this policy.
+    pub(super) fn with_gate(concurrency: usize, gate: PolicyGate) -> Self {
         Harness {
             registry: Registry::new(),
             dispatcher: Dispatcher::new(
@@ -23,13 +28,14 @@ impl Harness {
                     timeout_ms: 1_000,
                 },
                 crate::sanitize::ResultRules::default(),
+                Arc::new(gate),
             ),
             now: Now::current(),
             log: Vec::new(),
         }
     }
 
-    fn tool(&mut self, name: &str, extra: Value) -> u64 {
+    pub(super) fn tool(&mut self, name: &str, extra: Value) -> u64 {
         let mut raw = json!({
             "name": name,
             "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}
@@ -41,7 +47,7 @@ impl Harness {
         self.registry.register(declaration).unwrap().id
     }
 
-    fn open(
+    pub(super) fn open(
         &mut self,
         batch: u32,
         calls: &[(&str, &str, &str)],
@@ -63,7 +69,7 @@ impl Harness {
         actions
     }
 
-    fn complete(&mut self, completions: Vec<Completion>) -> Vec<Action> {
+    pub(super) fn complete(&mut self, completions: Vec<Completion>) -> Vec<Action> {
         let actions = self
             .dispatcher
             .complete(&self.registry, completions, self.now);
@@ -72,7 +78,7 @@ impl Harness {
     }
 
     /// Settles a started call with a value.
-    fn settle(&mut self, call: CallRef, outcome: ToolOutcome) -> Vec<Action> {
+    pub(super) fn settle(&mut self, call: CallRef, outcome: ToolOutcome) -> Vec<Action> {
         let token = self.token_of_start(call);
         self.complete(vec![Completion {
             call,
@@ -81,19 +87,19 @@ impl Harness {
         }])
     }
 
-    fn answer(&mut self, call: CallRef, kind: CompletionKind) -> Vec<Action> {
+    pub(super) fn answer(&mut self, call: CallRef, kind: CompletionKind) -> Vec<Action> {
         let token = self.last_token(call);
         self.complete(vec![Completion { call, token, kind }])
     }
 
-    fn advance(&mut self, ms: u64) -> Vec<Action> {
+    pub(super) fn advance(&mut self, ms: u64) -> Vec<Action> {
         self.now = self.now.plus_ms(ms);
         let actions = self.dispatcher.tick(&self.registry, self.now);
         self.log.extend(actions.clone());
         actions
     }
 
-    fn token_of_start(&self, call: CallRef) -> u32 {
+    pub(super) fn token_of_start(&self, call: CallRef) -> u32 {
         self.log
             .iter()
             .rev()
@@ -104,7 +110,7 @@ impl Harness {
             .expect("the call was started")
     }
 
-    fn last_token(&self, call: CallRef) -> u32 {
+    pub(super) fn last_token(&self, call: CallRef) -> u32 {
         self.log
             .iter()
             .rev()
@@ -125,7 +131,7 @@ impl Harness {
 
     /// Every end of the batch; a compact end (the value as returned) shows as an ok result
     /// with no content, since the driver builds its content.
-    fn ends(&self, batch: u32) -> Vec<(u32, ToolResult)> {
+    pub(super) fn ends(&self, batch: u32) -> Vec<(u32, ToolResult)> {
         self.log
             .iter()
             .filter_map(|a| match a {
@@ -153,7 +159,10 @@ impl Harness {
     }
 
     /// The shape and text of a compact end, if the call ended with one.
-    fn as_returned(&self, call: CallRef) -> Option<(crate::output::OutputShape, Option<String>)> {
+    pub(super) fn as_returned(
+        &self,
+        call: CallRef,
+    ) -> Option<(crate::output::OutputShape, Option<String>)> {
         self.log.iter().find_map(|a| match a {
             Action::EndAsReturned {
                 call: c,
@@ -165,7 +174,7 @@ impl Harness {
         })
     }
 
-    fn result(&self, call: CallRef) -> ToolResult {
+    pub(super) fn result(&self, call: CallRef) -> ToolResult {
         let ends: Vec<ToolResult> = self
             .ends(call.batch)
             .into_iter()
@@ -176,12 +185,12 @@ impl Harness {
         ends.into_iter().next().unwrap()
     }
 
-    fn batch_done(&self, batch: u32) -> bool {
+    pub(super) fn batch_done(&self, batch: u32) -> bool {
         self.log.contains(&Action::BatchDone { batch })
     }
 }
 
-fn started(actions: &[Action]) -> Vec<CallRef> {
+pub(super) fn started(actions: &[Action]) -> Vec<CallRef> {
     actions
         .iter()
         .filter_map(|a| match a {
@@ -191,18 +200,18 @@ fn started(actions: &[Action]) -> Vec<CallRef> {
         .collect()
 }
 
-fn at(batch: u32, slot: u32) -> CallRef {
+pub(super) fn at(batch: u32, slot: u32) -> CallRef {
     CallRef { batch, slot }
 }
 
-fn events() -> BatchOptions {
+pub(super) fn events() -> BatchOptions {
     BatchOptions {
         events: true,
         ..BatchOptions::default()
     }
 }
 
-fn text(result: &ToolResult) -> String {
+pub(super) fn text(result: &ToolResult) -> String {
     match &result.content[0] {
         crate::ContentBlock::Text { text } => text.clone(),
         other => panic!("not text: {other:?}"),

@@ -3,10 +3,15 @@
 //! keeps repeating the same call ([`loops`]) and whether a shell command may run without asking
 //! ([`shell`]).
 //!
+//! [`guards`] holds what a tool declares about its calls' policy (`ownerOnly`, `workspaceOnly`,
+//! `command`), and [`gate`] puts the blocks together as the runtime consults them.
+//!
 //! Each block is pure and self-contained: it parses its own slice of the JS options, compiles
 //! it once and answers questions about single calls; wiring them into dispatch is the runtime's
 //! job.
 
+pub mod gate;
+pub mod guards;
 pub mod loops;
 pub mod paths;
 pub mod shell;

@@ -244,15 +244,27 @@ impl PolicyContext {
     /// (other keys of the options are ignored; `null` or absent means unset). Wrong types are
     /// refused with a `VALIDATION_ERROR` naming `options.<key>`.
     pub fn from_json(value: &Value) -> Result<PolicyContext> {
-        const AT: &str = "options";
+        Self::parse(value, "options", false)
+    }
+
+    /// A context object of its own, found at path `at` (e.g. `explainPolicy: context`), which
+    /// its errors name: keys other than `provider`, `agentId` and `sender` are refused too.
+    pub fn from_json_at(value: &Value, at: &str) -> Result<PolicyContext> {
+        Self::parse(value, at, true)
+    }
+
+    fn parse(value: &Value, at: &str, own_object: bool) -> Result<PolicyContext> {
         if value.is_null() {
             return Ok(PolicyContext::default());
         }
-        let map = object(value, AT)?;
+        let map = object(value, at)?;
+        if own_object {
+            check_keys(map, at, &["provider", "agentId", "sender"])?;
+        }
         let sender = match field(map, "sender") {
             None => None,
             Some(sender) => {
-                let at = format!("{AT}.sender");
+                let at = format!("{at}.sender");
                 let sender_map = object(sender, &at)?;
                 check_keys(sender_map, &at, &["id", "isOwner"])?;
                 let is_owner = match field(sender_map, "isOwner") {
@@ -272,9 +284,9 @@ impl PolicyContext {
             }
         };
         Ok(PolicyContext {
-            provider: optional_string(field(map, "provider"), &format!("{AT}.provider"))?
+            provider: optional_string(field(map, "provider"), &format!("{at}.provider"))?
                 .map(|provider| provider.to_lowercase()),
-            agent_id: optional_string(field(map, "agentId"), &format!("{AT}.agentId"))?,
+            agent_id: optional_string(field(map, "agentId"), &format!("{at}.agentId"))?,
             sender,
         })
     }

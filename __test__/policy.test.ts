@@ -1,0 +1,269 @@
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { ToolRuntime, ToolwireError } from '../index.js'
+import type { ToolDefinition, ToolExecutionEvent } from '../index.js'
+import { stringsSchema } from './helpers.js'
+
+/** A tool that records the calls it ran. */
+function recorder(name: string, extra: Partial<ToolDefinition> = {}) {
+  const ran: string[] = []
+  const tool: ToolDefinition = {
+    name,
+    parameters: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } } },
+    async execute(id: string) {
+      ran.push(id)
+      return `${name} ran`
+    },
+    ...extra,
+  }
+  return { tool, ran }
+}
+
+const call = (id: string, name: string, args: object = {}) => ({ id, name, arguments: JSON.stringify(args) })
+
+describe('tool policy', () => {
+  it('blocks denied calls with POLICY_DENIED without running them, and hides them from definitions', async () => {
+    const runtime = new ToolRuntime({
+      policy: {
+        profile: 'coding',
+        deny: ['exec'],
+        byProvider: { openai: { deny: ['group:fs'] } },
+      },
+    })
+    const exec = recorder('exec')
+    const read = recorder('read')
+    const message = recorder('message')
+    for (const { tool } of [exec, read, message]) runtime.register(tool)
+
+    const events: ToolExecutionEvent[] = []
+    const results = await runtime.dispatch([call('a', 'exec'), call('b', 'read'), call('c', 'message'), call('d', 'bash')], {
+      onEvent: (event) => events.push(event),
+    })
+    expect(results.map((r) => [r.status, r.error?.code ?? null])).toEqual([
+      ['blocked', 'POLICY_DENIED'],
+      ['ok', null],
+      ['blocked', 'POLICY_DENIED'],
+      ['error', 'NOT_FOUND'],
+    ])
+    expect(exec.ran).toEqual([])
+    expect(message.ran).toEqual([])
+    expect(results[0].error?.details).toEqual({ layer: 'global', rule: 'deny: exec' })
+    expect(results[2].error?.details).toEqual({ layer: 'profile', rule: 'not in profile coding' })
+    // Every call still gets its start and end events, exactly one result each.
+    expect(events.filter((e) => e.type === 'tool_execution_end')).toHaveLength(4)
+
+    const names = (options?: object) =>
+      runtime.definitions('openai-chat', options).tools.map((t: any) => t.function.name)
+    expect(names()).toEqual(['read'])
+    expect(names({ provider: 'openai' })).toEqual([])
+    const viaOpenai = await runtime.dispatch([call('e', 'read')], { provider: 'OpenAI' })
+    expect(viaOpenai[0].error?.details).toEqual({ layer: 'provider', rule: 'deny: group:fs' })
+  })
+
+  it('explains which layer and rule decided', () => {
+    const runtime = new ToolRuntime({
+      policy: {
+        allow: ['read', 'exec*'],
+        agents: { a1: { deny: ['exec'], byProvider: { anthropic: { deny: ['read'] } } } },
+        senders: { guest: { deny: ['read'] } },
+      },
+    })
+    expect(runtime.explainPolicy('read')).toEqual({ allowed: true, layer: 'global', rule: 'allow: read' })
+    expect(runtime.explainPolicy('Bash', { agentId: 'a1' })).toEqual({ allowed: false, layer: 'agent', rule: 'deny: exec' })
+    expect(runtime.explainPolicy('read', { agentId: 'a1', provider: 'anthropic' })).toEqual({
+      allowed: false,
+      layer: 'agentProvider',
+      rule: 'deny: read',
+    })
+    expect(runtime.explainPolicy('read', { sender: { id: 'guest' } })).toMatchObject({ allowed: false, layer: 'sender' })
+    expect(runtime.explainPolicy('write')).toMatchObject({ allowed: false, layer: 'global' })
+    expect(new ToolRuntime().explainPolicy('anything')).toEqual({ allowed: true, layer: null, rule: null })
+  })
+
+  it('names bad policy options and bad contexts', () => {
+    expect(() => new ToolRuntime({ policy: { deny: [3] } })).toThrow(/policy\.deny\[0\] must be a string, got 3/)
+    expect(() => new ToolRuntime({ policy: { profile: 'nope' } })).toThrow(/nope/)
+    const runtime = new ToolRuntime({ policy: {} })
+    expect(() => runtime.explainPolicy('read', { provder: 'x' } as any)).toThrow(/explainPolicy: context has unknown key "provder"/)
+    expect(() => runtime.explainPolicy(5 as any)).toThrow(TypeError)
+    return expect(runtime.dispatch([], { sender: { id: 5 } } as any)).rejects.toThrow(/dispatch: options\.sender\.id must be a string, got 5/)
+  })
+
+  it('runs ownerOnly tools only for the owner', async () => {
+    const runtime = new ToolRuntime()
+    const admin = recorder('admin', { ownerOnly: true })
+    runtime.register(admin.tool)
+    const [owner] = await runtime.dispatch([call('a', 'admin')], { sender: { id: 'u1', isOwner: true } })
+    const [other] = await runtime.dispatch([call('b', 'admin')], { sender: { id: 'u2' } })
+    const [nobody] = await runtime.dispatch([call('c', 'admin')])
+    expect(owner.ok).toBe(true)
+    expect([other.status, other.error?.code]).toEqual(['blocked', 'POLICY_DENIED'])
+    expect(nobody.error?.details).toEqual({ layer: 'ownerOnly', rule: 'ownerOnly: the call has no sender' })
+    expect(admin.ran).toEqual(['a'])
+    expect(runtime.explainPolicy('admin', { sender: { id: 'u1', isOwner: true } }).allowed).toBe(true)
+    expect(runtime.definitions('anthropic').tools).toEqual([])
+    expect(runtime.definitions('anthropic', { sender: { id: 'u1', isOwner: true } }).tools).toHaveLength(1)
+  })
+})
+
+describe('workspaceOnly', () => {
+  const root = mkdtempSync(join(tmpdir(), 'toolwire-ws-'))
+  const outside = mkdtempSync(join(tmpdir(), 'toolwire-outside-'))
+  mkdirSync(join(root, 'src'))
+  writeFileSync(join(root, 'src', 'a.ts'), 'x')
+  symlinkSync(outside, join(root, 'escape'))
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true })
+    rmSync(outside, { recursive: true, force: true })
+  })
+
+  it('refuses .., absolute paths outside and symlinks that escape, naming the parameter', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const write = recorder('write', {
+      workspaceOnly: true,
+      parameters: stringsSchema('file_path', 'content'),
+    })
+    runtime.register(write.tool)
+    const args = (file_path: string) => ({ file_path, content: 'x' })
+    const results = await runtime.dispatch([
+      call('in', 'write', args('src/a.ts')),
+      call('new', 'write', args('src/new/b.ts')),
+      call('abs-in', 'write', args(join(root, 'src', 'a.ts'))),
+      call('dotdot', 'write', args('../x')),
+      call('abs-out', 'write', args('/etc/passwd')),
+      call('link', 'write', args('escape/secret')),
+      call('tilde', 'write', args('~/x')),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'blocked', 'blocked', 'blocked', 'blocked'])
+    expect(write.ran).toEqual(['in', 'new', 'abs-in'])
+    for (const refused of results.slice(3)) {
+      expect(refused.error?.code).toBe('POLICY_DENIED')
+      expect(refused.error?.details).toMatchObject({ layer: 'workspaceOnly', param: 'file_path' })
+      expect(refused.content[0]).toMatchObject({ type: 'text' })
+    }
+  })
+
+  it('checks the declared pathParams and the arguments a beforeToolCall hook rewrote', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const copy = recorder('copy', {
+      workspaceOnly: true,
+      pathParams: ['from', 'to'],
+      parameters: stringsSchema('from', 'to'),
+    })
+    runtime.register(copy.tool)
+    const [rewritten, plain] = await runtime.dispatch(
+      [call('a', 'copy', { from: 'src/a.ts', to: 'src/b.ts' }), call('b', 'copy', { from: 'src/a.ts', to: '../../b' })],
+      { beforeToolCall: ({ toolCall }) => (toolCall.id === 'a' ? { params: { from: '/etc/hosts', to: 'src/b.ts' } } : undefined) },
+    )
+    expect(rewritten.error?.details).toMatchObject({ param: 'from' })
+    expect(plain.error?.details).toMatchObject({ param: 'to' })
+    expect(copy.ran).toEqual([])
+  })
+
+  it('refuses a workspaceOnly tool without a workspace root, and pathParams that name no parameter', () => {
+    expect(() => new ToolRuntime().register(recorder('w', { workspaceOnly: true }).tool)).toThrow(/no workspaceRoot/)
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    expect(() => runtime.register(recorder('w', { workspaceOnly: true, pathParams: ['nope'] }).tool)).toThrow(
+      /pathParams names "nope", which is not a parameter/,
+    )
+    expect(() => new ToolRuntime({ workspaceRoot: 5 as any })).toThrow(/workspaceRoot must be a non-empty path string/)
+  })
+})
+
+describe('registration', () => {
+  it('refuses a plugin whose id is a tool name, and names every duplicate', () => {
+    const runtime = new ToolRuntime()
+    runtime.register(recorder('read').tool)
+    expect(() => runtime.registerPlugin('read', [recorder('x').tool])).toThrow(/plugin id "read" is the name of a registered tool/)
+    let error: unknown
+    try {
+      runtime.registerPlugin('kit', [recorder('a').tool, recorder('read').tool, recorder('b').tool, recorder('a').tool])
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ToolwireError)
+    expect((error as ToolwireError).code).toBe('CONFLICT')
+    expect((error as Error).message).toContain('"read", "a"')
+    // Nothing of the refused plugin was registered.
+    expect(runtime.list().map((t) => t.name)).toEqual(['read'])
+    expect(() => runtime.register(recorder('read').tool)).toThrow(/"read" is already registered/)
+  })
+
+  it('registers plugin tools under group:plugins', async () => {
+    const runtime = new ToolRuntime({ policy: { deny: ['group:plugins'] } })
+    const core = recorder('read')
+    const browse = recorder('browse')
+    runtime.register(core.tool)
+    runtime.registerPlugin('web-kit', [browse.tool])
+    expect(runtime.list().find((t) => t.name === 'browse')).toMatchObject({ plugin: 'web-kit' })
+    const results = await runtime.dispatch([call('a', 'read'), call('b', 'browse')])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'blocked'])
+    expect(runtime.explainPolicy('browse')).toEqual({ allowed: false, layer: 'global', rule: 'deny: group:plugins' })
+    expect(() => runtime.register(recorder('web-kit').tool)).toThrow(/plugin with the id "web-kit"/)
+  })
+})
+
+describe('loop detection', () => {
+  it('warns at warnAt and blocks from blockAt within one run', async () => {
+    const runtime = new ToolRuntime({ loopDetection: { warnAt: 3, blockAt: 4 } })
+    const read = recorder('read')
+    runtime.register(read.tool)
+    const events: ToolExecutionEvent[] = []
+    const statuses: string[] = []
+    for (let i = 0; i < 5; i++) {
+      // The same arguments with keys in another order are the same call.
+      const args = i % 2 === 0 ? '{"path":"a","command":"x"}' : '{"command":"x","path":"a"}'
+      const [result] = await runtime.dispatch([{ id: `c${i}`, name: 'read', arguments: args }], {
+        runId: 'r1',
+        onEvent: (event) => events.push(event),
+      })
+      statuses.push(result.error?.code ?? result.status)
+    }
+    expect(statuses).toEqual(['ok', 'ok', 'ok', 'BLOCKED', 'BLOCKED'])
+    expect(events.filter((e) => e.type === 'loop_warning')).toEqual([
+      { type: 'loop_warning', toolCallId: 'c2', toolName: 'read', count: 3 },
+    ])
+    // Other arguments, another run, or no run at all are not the same loop.
+    const [other] = await runtime.dispatch([call('d', 'read', { path: 'b' })], { runId: 'r1' })
+    const [fresh] = await runtime.dispatch([call('e', 'read', { path: 'a', command: 'x' })], { runId: 'r2' })
+    expect([other.ok, fresh.ok]).toEqual([true, true])
+    for (let i = 0; i < 5; i++) {
+      const [free] = await runtime.dispatch([call(`f${i}`, 'read', { path: 'a', command: 'x' })])
+      expect(free.ok).toBe(true)
+    }
+  })
+
+  it('is on by default (warn at 5, block at 10) and can be turned off', async () => {
+    const on = new ToolRuntime()
+    const off = new ToolRuntime({ loopDetection: false })
+    for (const runtime of [on, off]) runtime.register(recorder('read').tool)
+    const batch = Array.from({ length: 10 }, (_, i) => call(`c${i}`, 'read', { path: 'a' }))
+    const warnings: number[] = []
+    const results = await on.dispatch(batch, {
+      runId: 'r',
+      onEvent: (e) => e.type === 'loop_warning' && warnings.push(e.count),
+    })
+    expect(results.map((r) => r.status)).toEqual([...Array(9).fill('ok'), 'blocked'])
+    expect(warnings).toEqual([5])
+    const unchecked = await off.dispatch(batch, { runId: 'r' })
+    expect(unchecked.every((r) => r.ok)).toBe(true)
+    expect(() => new ToolRuntime({ loopDetection: { warnAt: 5, blockAt: 2 } })).toThrow(/loopDetection/)
+  })
+
+  it('sends every event to the runtime-level onEvent as well', async () => {
+    const seen: string[] = []
+    const runtime = new ToolRuntime({ onEvent: (e) => seen.push(`runtime:${e.type}`) })
+    runtime.register(recorder('read').tool)
+    await runtime.dispatch([call('a', 'read')], { onEvent: (e) => seen.push(`dispatch:${e.type}`) })
+    expect(seen).toEqual([
+      'dispatch:tool_execution_start',
+      'runtime:tool_execution_start',
+      'dispatch:tool_execution_end',
+      'runtime:tool_execution_end',
+    ])
+    expect(() => new ToolRuntime({ onEvent: 5 as any })).toThrow(TypeError)
+  })
+})
