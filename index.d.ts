@@ -86,6 +86,22 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   redaction?: { allow: string[] }
   /** A line `MEDIA:<path>` in this tool's text becomes an image read from that path. */
   trustedMedia?: boolean
+  /** Only a sender with `isOwner: true` may call it; a call with no sender is refused. */
+  ownerOnly?: boolean
+  /**
+   * Every path argument must resolve inside the runtime's `workspaceRoot` (`..`, absolute paths
+   * outside it and symlinks that escape it are refused with POLICY_DENIED).
+   */
+  workspaceOnly?: boolean
+  /**
+   * The parameters holding paths, for `workspaceOnly`. Default: every string property named
+   * `path`, `file_path`, `filePath`, `dir`, `cwd` or ending in `Path`.
+   */
+  pathParams?: string[]
+  /** The parameter holding a shell command: the tool is exec-like and its commands are analyzed for approvals. */
+  command?: string
+  /** Overrides the runtime's `approvals.security` and `approvals.ask` for this tool. */
+  approval?: ApprovalSettings
   /**
    * Text may be returned as UTF-8 bytes (a Buffer or Uint8Array), directly or as a text block's
    * `text`: it is cut and scrubbed in Rust without becoming a JavaScript string.
@@ -117,6 +133,12 @@ export interface ToolInfo {
   hasConcurrencyKey: boolean
   riskLevel?: RiskLevel
   category?: string
+  ownerOnly?: boolean
+  workspaceOnly?: boolean
+  pathParams?: string[]
+  command?: string
+  /** The plugin that registered the tool. */
+  plugin?: string
 }
 
 /** A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object. */
@@ -196,6 +218,8 @@ export type ToolExecutionEvent =
   | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
   | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
   | { type: 'redaction_failed'; toolCallId: string; toolName: string; code: 'REDACTION_FAILED' }
+  /** The run made this call (same tool, same canonical arguments) `count` times. */
+  | { type: 'loop_warning'; toolCallId: string; toolName: string; count: number }
 
 /** Secret kinds scrubbed by default; custom patterns add their own kinds. */
 export type SecretKind =
@@ -280,15 +304,115 @@ export interface RuntimeOptions {
   limits?: Limits
   /** Details of tools without a redaction allowlist: withheld from events (strict, the default) or not. */
   redaction?: 'strict' | 'permissive'
+  /** Which tools may be called, by whom, through which provider. Absent: every tool. */
+  policy?: ToolPolicy
+  /** The directory `workspaceOnly` tools must keep their paths in; relative paths resolve against it. */
+  workspaceRoot?: string
+  /**
+   * The same call repeated within one run (one `runId`): a `loop_warning` event at `warnAt`
+   * (default 5), `blocked` with BLOCKED from `blockAt` (default 10). `false` turns it off.
+   */
+  loopDetection?: false | { warnAt?: number; blockAt?: number }
+  /** Who approves calls that need approval. Absent: nothing is ever asked. */
+  approvals?: ApprovalsOptions
+  /** Receives the events of every dispatch, and of calls resumed by `resolveApproval`. */
+  onEvent?: (event: ToolExecutionEvent) => void
 }
 
-export interface DispatchOptions {
+/** Allow and deny lists: names, `group:<name>` and `*` globs; names are case-insensitive, `bash` is `exec`. */
+export interface PolicyRules {
+  allow?: string[]
+  deny?: string[]
+}
+
+/**
+ * The tool policy. Every configured layer must allow a tool, in this order: profile, provider
+ * profile, global allow/deny, provider, agent, agent-by-provider, sender. Deny wins over allow;
+ * an empty allow list allows all.
+ */
+export interface ToolPolicy extends PolicyRules {
+  /** `minimal`, `coding`, `messaging`, `full`, or one of `profiles`. */
+  profile?: string
+  /** Added to the profile. */
+  alsoAllow?: string[]
+  byProvider?: Record<string, PolicyRules & { profile?: string }>
+  agents?: Record<string, PolicyRules & { byProvider?: Record<string, PolicyRules> }>
+  senders?: Record<string, PolicyRules>
+  /** User groups, used as `group:<name>`. */
+  groups?: Record<string, string[]>
+  profiles?: Record<string, PolicyRules>
+}
+
+/** Who calls and through which provider: what the policy judges. */
+export interface PolicyContext {
+  provider?: string
+  agentId?: string
+  sender?: { id?: string; isOwner?: boolean }
+}
+
+/** What `explainPolicy` answers: the layer and rule that decided (null when none listed the tool). */
+export interface PolicyDecision {
+  allowed: boolean
+  layer: 'profile' | 'providerProfile' | 'global' | 'provider' | 'agent' | 'agentProvider' | 'sender' | 'ownerOnly' | null
+  rule: string | null
+}
+
+/** `deny`: never run; `allowlist`: run what is allowlisted; `full`: run everything. */
+export type ApprovalSecurity = 'deny' | 'allowlist' | 'full'
+/** When to ask: never, when the allowlist misses, or for every call. */
+export type ApprovalAsk = 'off' | 'on-miss' | 'always'
+export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'
+
+export interface ApprovalSettings {
+  security?: ApprovalSecurity
+  ask?: ApprovalAsk
+}
+
+export interface ApprovalsOptions extends ApprovalSettings {
+  /** Applied when `onApproval` does not answer within `timeoutMs`. Default `deny`. */
+  askFallback?: ApprovalSecurity
+  /** How long `onApproval` may take. Default 120000. */
+  timeoutMs?: number
+  /** Where `allow-always` answers are kept (JSON, written atomically) and read from at start. */
+  file?: string
+  /**
+   * Asked for each call that needs approval. Without it, such calls end `pending` with
+   * APPROVAL_REQUIRED and `details.approvalId`, for `resolveApproval`.
+   */
+  onApproval?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>
+  /** Tools that never need approval under `allowlist` (non exec-like tools). */
+  allowTools?: string[]
+  /** For exec-like tools: the programs commands may run without asking (see `analyzeCommand`). */
+  allowlist?: string[]
+  safeBins?: string[]
+  trustedDirs?: string[]
+  env?: { PATH?: string }
+}
+
+/** What `onApproval` is asked. */
+export interface ApprovalRequest {
+  approvalId: string
+  toolCallId: string
+  toolName: string
+  args: unknown
+  /** Exec-like tools: the command and its analysis. */
+  command?: string
+  analysis?: CommandAnalysis
+  /** Why approval is needed. */
+  reason: string
+  security: ApprovalSecurity
+  ask: ApprovalAsk
+}
+
+export interface DispatchOptions extends PolicyContext {
   /** Aborting cancels: running tools get their signal aborted, the rest never run. */
   signal?: AbortSignal
   /** Overrides the runtime deadline for this dispatch (a tool's own timeoutMs still wins). */
   timeoutMs?: number
-  /** Stamped on every result. */
+  /** Stamped on every result; calls with one runId form one run for loop detection. */
   runId?: string
+  /** Overrides the tool's and the runtime's approval settings for these calls. */
+  approval?: ApprovalSettings
   /** Override the runtime's sanitization for this dispatch (keys merge over the runtime's). */
   sanitize?: SanitizeOptions
   limits?: Limits
@@ -315,6 +439,18 @@ export declare class ToolRuntime {
   constructor(options?: RuntimeOptions)
   /** Registers a tool; throws a ToolwireError for a duplicate or invalid name, a schema that does not compile, a missing execute. */
   register(tool: ToolDefinition): void
+  /**
+   * Registers a plugin's tools, all or none (they form `group:plugins`). Throws a ToolwireError
+   * CONFLICT for an id equal to a registered tool's name, naming every duplicate tool name.
+   */
+  registerPlugin(id: string, tools: ToolDefinition[]): void
+  /** Whether the policy lets `toolName` be called in `context`, and the layer and rule that decided. */
+  explainPolicy(toolName: string, context?: PolicyContext): PolicyDecision
+  /**
+   * Runs or refuses a call left `pending` (APPROVAL_REQUIRED): its final result. Its events go to
+   * the runtime-level `onEvent`. `allow-always` is remembered as for `onApproval`.
+   */
+  resolveApproval(approvalId: string, decision: ApprovalDecision): Promise<ToolResult>
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
   unregister(name: string): boolean
   list(): ToolInfo[]
@@ -333,7 +469,8 @@ export declare class ToolRuntime {
   encodeToolCalls(turn: HistoryCall[] | HistoryTurn, wire: Wire): object[]
 }
 
-export interface DefinitionOptions {
+/** The policy context, when given, leaves out the tools it may not call. */
+export interface DefinitionOptions extends PolicyContext {
   /** Gemini: send full JSON Schema as `parametersJsonSchema`. */
   jsonSchema?: boolean
   /** `openai-chat` / `openai-responses`: the strict form (`strict: true`). */

@@ -27,6 +27,8 @@ const END_AS_RETURNED = 10
 const REDACTION_FAILED = 11
 const TRIM = 12
 const LOOP_WARNING = 13
+const APPROVAL = 14
+const WARNING = 15
 
 // How a result as returned is rebuilt from the tool's value (toolwire_core::output::OutputShape).
 const SHAPE_AGENT_RESULT = 0
@@ -49,6 +51,8 @@ const AFTER_FAILED = 10
 const PERSIST_ANSWERED = 11
 const PERSIST_FAILED = 12
 const RETURNED_SANITIZED = 13
+const APPROVAL_ANSWERED = 14
+const APPROVAL_FAILED = 15
 
 const MAX_BATCH_ID = 0xffffffff
 
@@ -146,6 +150,7 @@ function declarationOf(tool, where) {
     workspaceOnly: tool.workspaceOnly,
     pathParams: tool.pathParams,
     command: tool.command,
+    approval: tool.approval,
   }
   try {
     JSON.stringify(declaration)
@@ -173,6 +178,21 @@ function bothListeners(own, runtime) {
       runtime(event)
     }
   }
+}
+
+/** Splits `approvals` into what the engine reads (`hasCallback` for the function) and `onApproval`. */
+function approvalsOption(approvals) {
+  if (approvals === undefined || approvals === null) return { engine: undefined, onApproval: undefined }
+  if (typeof approvals !== 'object' || Array.isArray(approvals)) {
+    throw new TypeError(`ToolRuntime: options.approvals must be an object, got ${describe(approvals)}`)
+  }
+  const { onApproval, ...engine } = approvals
+  if (onApproval !== undefined && typeof onApproval !== 'function') {
+    throw new TypeError(`ToolRuntime: options.approvals.onApproval must be a function, got ${describe(onApproval)}`)
+  }
+  engine.timeoutMs = finiteOption('ToolRuntime: options.approvals.timeoutMs', engine.timeoutMs)
+  engine.hasCallback = onApproval !== undefined
+  return { engine, onApproval }
 }
 
 function optionalFunction(options, key) {
@@ -204,6 +224,8 @@ class ToolRuntime {
   #sanitize
   /** the runtime-level `onEvent`: every dispatch's events */
   #onEvent
+  /** `approvals.onApproval`, when given */
+  #onApproval
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -215,7 +237,9 @@ class ToolRuntime {
       throw new TypeError(`ToolRuntime: options.onEvent must be a function, got ${describe(options.onEvent)}`)
     }
     const { coerce, sanitize, limits, redaction, policy, workspaceRoot, loopDetection } = options
+    const approvals = approvalsOption(options.approvals)
     const text = jsonText('ToolRuntime: options', {
+      approvals: approvals.engine,
       concurrency,
       timeoutMs,
       coerce,
@@ -229,6 +253,7 @@ class ToolRuntime {
     this.#native = native(() => new NativeRuntime(text))
     this.#sanitize = sanitize
     this.#onEvent = options.onEvent
+    this.#onApproval = approvals.onApproval
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */
@@ -349,6 +374,7 @@ class ToolRuntime {
         limits: options.limits,
         redaction: options.redaction,
         context: contextOf(options),
+        approval: options.approval,
       })
       const id = this.#nextBatch
       this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
@@ -381,6 +407,43 @@ class ToolRuntime {
         throw error
       }
       this.#drive(() => actions)
+    })
+  }
+
+  /**
+   * Runs (`allow-once`, `allow-always`) or refuses (`deny`) a call that ended `pending` with
+   * APPROVAL_REQUIRED; resolves with its final result. Its events go to the runtime-level
+   * `onEvent`. An unknown or already resolved approval id rejects with NOT_FOUND.
+   */
+  resolveApproval(approvalId, decision) {
+    return new Promise((resolve, reject) => {
+      if (typeof approvalId !== 'string') {
+        throw new TypeError(`resolveApproval: approvalId must be a string, got ${describe(approvalId)}`)
+      }
+      if (typeof decision !== 'string') {
+        throw new TypeError(`resolveApproval: decision must be a string, got ${describe(decision)}`)
+      }
+      const id = this.#nextBatch
+      this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
+      const events = this.#onEvent !== undefined
+      const [call, actions] = JSON.parse(
+        native(() => this.#native.resumeApproval(id, approvalId, decision, events)),
+      )
+      this.#batches.set(id, {
+        calls: [call],
+        hooks: { onEvent: this.#onEvent },
+        signal: undefined,
+        runId: call.runId ?? undefined,
+        results: new Array(1),
+        args: [call.arguments],
+        values: new Array(1),
+        running: new Map(),
+        resolve: (results) => resolve(results[0]),
+        reject,
+        onAbort: undefined,
+        maxChars: maxCharsOf(undefined, this.#sanitize),
+      })
+      this.#drive(() => JSON.stringify(actions))
     })
   }
 
@@ -479,6 +542,12 @@ class ToolRuntime {
           break
         case LOOP_WARNING:
           emit(batch, { type: 'loop_warning', toolCallId: call.id, toolName: call.name, count: action[3] })
+          break
+        case APPROVAL:
+          this.#hook(action, APPROVAL_ANSWERED, APPROVAL_FAILED, () => this.#onApproval(action[4]))
+          break
+        case WARNING:
+          process.emitWarning(`toolwire: call "${call.id}" of tool "${call.name}": ${action[3]}`, 'ToolwireWarning')
           break
       }
     }

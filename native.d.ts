@@ -61,6 +61,12 @@ export declare class NativeRuntime {
   complete(completions: string): string
   /** The timer fired; returns the next actions. */
   tick(): string
+  /**
+   * Runs or refuses the call left `pending` under `approval_id` as batch `batch` (`decision`:
+   * `allow-once`, `allow-always` or `deny`); returns `[call, actions]` as JSON, `call` being
+   * `{ id, name, arguments, runId }`.
+   */
+  resumeApproval(batch: number, approvalId: string, decision: string, events: boolean): string
   /** Cancels a batch; returns the next actions. */
   cancel(batch: number): string
   /**

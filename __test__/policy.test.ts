@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -84,7 +84,7 @@ describe('tool policy', () => {
   })
 
   it('names bad policy options and bad contexts', () => {
-    expect(() => new ToolRuntime({ policy: { deny: [3] } })).toThrow(/policy\.deny\[0\] must be a string, got 3/)
+    expect(() => new ToolRuntime({ policy: { deny: [3] } as any })).toThrow(/policy\.deny\[0\] must be a string, got 3/)
     expect(() => new ToolRuntime({ policy: { profile: 'nope' } })).toThrow(/nope/)
     const runtime = new ToolRuntime({ policy: {} })
     expect(() => runtime.explainPolicy('read', { provder: 'x' } as any)).toThrow(/explainPolicy: context has unknown key "provder"/)
@@ -265,5 +265,174 @@ describe('loop detection', () => {
       'runtime:tool_execution_end',
     ])
     expect(() => new ToolRuntime({ onEvent: 5 as any })).toThrow(TypeError)
+  })
+})
+
+describe('approvals', () => {
+  const sandbox = mkdtempSync(join(tmpdir(), 'toolwire-approvals-'))
+  const bin = join(sandbox, 'bin')
+  mkdirSync(bin)
+  for (const program of ['ls', 'git', 'rm', 'sh', 'env']) writeFileSync(join(bin, program), '#!/bin/sh\n', { mode: 0o755 })
+  afterAll(() => rmSync(sandbox, { recursive: true, force: true }))
+  const analysis = { env: { PATH: bin }, trustedDirs: [bin] }
+
+  const exec = () =>
+    recorder('exec', {
+      command: 'command',
+      parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+    })
+
+  it('runs allowlisted commands, asks onApproval on a miss, and refuses a denial', async () => {
+    const asked: any[] = []
+    const answers: Record<string, string> = { 'rm -rf /': 'deny', 'git status': 'allow-once' }
+    const runtime = new ToolRuntime({
+      approvals: {
+        ...analysis,
+        allowlist: ['ls'],
+        onApproval: async (request) => {
+          asked.push(request)
+          return answers[request.command!] as any
+        },
+      },
+    })
+    const tool = exec()
+    runtime.register(tool.tool)
+    const results = await runtime.dispatch([
+      call('a', 'exec', { command: 'ls -la' }),
+      call('b', 'exec', { command: 'rm -rf /' }),
+      call('c', 'exec', { command: 'git status' }),
+    ])
+    expect(results.map((r) => [r.status, r.error?.code ?? null])).toEqual([
+      ['ok', null],
+      ['blocked', 'POLICY_DENIED'],
+      ['ok', null],
+    ])
+    expect(tool.ran.sort()).toEqual(['a', 'c'])
+    expect(asked.map((r) => r.command)).toEqual(['rm -rf /', 'git status'])
+    expect(asked[0]).toMatchObject({
+      toolCallId: 'b',
+      toolName: 'exec',
+      args: { command: 'rm -rf /' },
+      security: 'allowlist',
+      ask: 'on-miss',
+      analysis: { approved: false },
+    })
+    expect(asked[0].approvalId).toMatch(/^approval-/)
+    expect(asked[0].reason).toContain('not allowlisted')
+    expect(results[1].content[0]).toMatchObject({ text: expect.stringContaining('denied') })
+  })
+
+  it('applies askFallback when onApproval is silent, and treats a bad answer as a denial', async () => {
+    const make = (askFallback: 'deny' | 'full', answer: unknown) => {
+      const runtime = new ToolRuntime({
+        approvals: { ...analysis, allowTools: [], timeoutMs: 30, askFallback, onApproval: () => answer as any },
+      })
+      const tool = recorder('write')
+      runtime.register(tool.tool)
+      return { runtime, tool }
+    }
+    const never = new Promise(() => {})
+    const denied = make('deny', never)
+    const [timedOut] = await denied.runtime.dispatch([call('a', 'write')])
+    expect([timedOut.status, timedOut.error?.code]).toEqual(['blocked', 'POLICY_DENIED'])
+    expect(timedOut.error?.message).toContain('within 30 ms')
+    const allowed = make('full', never)
+    const [ranAnyway] = await allowed.runtime.dispatch([call('b', 'write')])
+    expect(ranAnyway.ok).toBe(true)
+    const confused = make('full', 'sure')
+    const [bad] = await confused.runtime.dispatch([call('c', 'write')])
+    expect(bad.error?.code).toBe('POLICY_DENIED')
+    expect(bad.error?.message).toContain('"allow-once", "allow-always" or "deny", got "sure"')
+    expect(confused.tool.ran).toEqual([])
+  })
+
+  it('remembers allow-always in the approvals file, but never a wrapper program', async () => {
+    const file = join(sandbox, 'state', 'approvals.json')
+    const asked: string[] = []
+    const options = {
+      approvals: {
+        ...analysis,
+        file,
+        onApproval: (request: any) => {
+          asked.push(request.command)
+          return 'allow-always' as const
+        },
+      },
+    }
+    const first = new ToolRuntime(options)
+    first.register(exec().tool)
+    await first.dispatch([call('a', 'exec', { command: 'git status' }), call('b', 'exec', { command: "sh -c 'ls'" })])
+    expect(asked).toEqual(['git status', "sh -c 'ls'"])
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    expect(saved.version).toBe(1)
+    expect(saved.commands.exec.executables).toEqual([realpathSync(join(bin, 'git'))])
+    expect(saved.commands.exec.exact).toEqual(["sh -c 'ls'"])
+
+    // A new runtime reads the file: the remembered program and exact command run unasked.
+    asked.length = 0
+    const second = new ToolRuntime({ approvals: { ...options.approvals, onApproval: (r: any) => (asked.push(r.command), 'deny' as const) } })
+    second.register(exec().tool)
+    const results = await second.dispatch([
+      call('c', 'exec', { command: 'git log' }),
+      call('d', 'exec', { command: "sh -c 'ls'" }),
+      call('e', 'exec', { command: "sh -c 'rm -rf /'" }),
+      call('f', 'exec', { command: 'git -c core.pager=sh log' }),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'ok', 'blocked', 'blocked'])
+    expect(asked).toEqual(["sh -c 'rm -rf /'", 'git -c core.pager=sh log'])
+
+    writeFileSync(file, '{ broken')
+    expect(() => new ToolRuntime(options)).toThrow(/approvals file .*approvals\.json: is malformed/)
+  })
+
+  it('defers without onApproval: pending with an approvalId, then resolveApproval runs or refuses it', async () => {
+    const events: ToolExecutionEvent[] = []
+    const runtime = new ToolRuntime({ approvals: { ask: 'always' }, onEvent: (e) => events.push(e) })
+    const tool = recorder('write')
+    runtime.register(tool.tool)
+    const [first, second] = await runtime.dispatch([call('a', 'write', { path: 'x' }), call('b', 'write', { path: 'y' })], {
+      runId: 'run-7',
+    })
+    expect([first.status, first.error?.code]).toEqual(['pending', 'APPROVAL_REQUIRED'])
+    const firstId = (first.details as any).approvalId
+    const secondId = (second.details as any).approvalId
+    expect(firstId).not.toEqual(secondId)
+    expect(tool.ran).toEqual([])
+    // Events show the engine's own details, with no redaction_failed.
+    expect(events.some((e) => e.type === 'redaction_failed')).toBe(false)
+    const pendingEnd = events.find((e) => e.type === 'tool_execution_end' && e.toolCallId === 'a') as any
+    expect(pendingEnd.result.details).toEqual({ approvalId: firstId })
+
+    events.length = 0
+    const ran = await runtime.resolveApproval(firstId, 'allow-once')
+    expect(ran).toMatchObject({ callId: 'a', tool: 'write', status: 'ok', runId: 'run-7', args: { path: 'x' } })
+    expect(tool.ran).toEqual(['a'])
+    expect(events.map((e) => e.type)).toEqual(['tool_execution_start', 'tool_execution_end'])
+    const refused = await runtime.resolveApproval(secondId, 'deny')
+    expect([refused.status, refused.error?.code]).toEqual(['blocked', 'POLICY_DENIED'])
+    expect(tool.ran).toEqual(['a'])
+
+    await expect(runtime.resolveApproval(firstId, 'allow-once')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    const [third] = await runtime.dispatch([call('c', 'write')])
+    await expect(runtime.resolveApproval((third.details as any).approvalId, 'maybe' as any)).rejects.toThrow(
+      /resolveApproval: decision must be "allow-once", "allow-always" or "deny", got "maybe"/,
+    )
+  })
+
+  it('lets a tool or a dispatch override the settings, and security deny refuses outright', async () => {
+    const runtime = new ToolRuntime({ approvals: { security: 'full', ask: 'off' } })
+    const locked = recorder('locked', { approval: { security: 'deny' } })
+    const open = recorder('open')
+    runtime.register(locked.tool)
+    runtime.register(open.tool)
+    const [a, b] = await runtime.dispatch([call('a', 'locked'), call('b', 'open')])
+    expect([a.status, b.status]).toEqual(['blocked', 'ok'])
+    expect(a.error?.message).toContain('approvals.security is "deny"')
+    const [c] = await runtime.dispatch([call('c', 'open')], { approval: { ask: 'always' } })
+    expect(c.status).toBe('pending')
+    expect(() => runtime.register(recorder('x', { approval: { ask: 'sometimes' } as any }).tool)).toThrow(
+      /tool "x": approval\.ask must be "off", "on-miss" or "always", got "sometimes"/,
+    )
+    expect(() => new ToolRuntime({ approvals: { onApproval: 5 } as any })).toThrow(TypeError)
   })
 })

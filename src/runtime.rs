@@ -7,6 +7,7 @@ use toolwire_core::dispatch::protocol::{
     actions_to_json, parse_batch_options, parse_calls, parse_completions,
 };
 use toolwire_core::dispatch::{Action, Now};
+use toolwire_core::policy::approvals::ApprovalDecision;
 use toolwire_core::policy::tools::PolicyContext;
 use toolwire_core::registry::ToolDeclaration;
 use toolwire_core::{parse_runtime_options, Error, ErrorCode, Runtime};
@@ -138,6 +139,34 @@ impl NativeRuntime {
     #[napi]
     pub fn tick(&mut self) -> napi::Result<String> {
         self.act(|inner, now| Ok(inner.tick(now)))
+    }
+
+    /// Runs or refuses the call left `pending` under `approval_id` as batch `batch` (`decision`:
+    /// `allow-once`, `allow-always` or `deny`); returns `[call, actions]` as JSON, `call` being
+    /// `{ id, name, arguments, runId }`.
+    #[napi]
+    pub fn resume_approval(
+        &mut self,
+        batch: u32,
+        approval_id: String,
+        decision: String,
+        events: bool,
+    ) -> napi::Result<String> {
+        self.run(|inner| {
+            let decision = ApprovalDecision::from_json(
+                &serde_json::Value::String(decision),
+                "resolveApproval: decision",
+            )?;
+            let (call, actions) =
+                inner.resume(batch, &approval_id, decision, events, Now::current())?;
+            let call = serde_json::json!({
+                "id": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+                "runId": call.run_id,
+            });
+            Ok(format!("[{call},{}]", actions_to_json(&actions)))
+        })
     }
 
     /// Cancels a batch; returns the next actions.

@@ -90,6 +90,9 @@ pub struct ToolDeclaration {
     /// The parameter holding a shell command: the tool is exec-like, its commands are analyzed.
     #[serde(default)]
     pub command: Option<String>,
+    /// `{ security?, ask? }`: this tool's approval settings over the runtime's.
+    #[serde(default)]
+    pub approval: Option<Value>,
 }
 
 /// A registered tool: its declaration checked, its validators compiled.
@@ -500,6 +503,7 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         declaration.workspace_only,
         declaration.path_params,
         declaration.command,
+        declaration.approval.as_ref(),
     )?;
     Ok(ToolSpec {
         id,

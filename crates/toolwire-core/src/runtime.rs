@@ -5,9 +5,10 @@ use serde_json::Value;
 
 use crate::definitions::{definitions, DefinitionOptions};
 use crate::dispatch::{
-    Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now,
+    Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now, ResumedCall,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::approvals::{ApprovalDecision, ApprovalStore};
 use crate::policy::gate::PolicyGate;
 use crate::policy::tools::{Decision, PolicyContext};
 use crate::registry::{positive_millis, Registry, ToolDeclaration};
@@ -29,6 +30,8 @@ struct RawRuntimeOptions {
     workspace_root: Value,
     #[serde(default)]
     loop_detection: Value,
+    #[serde(default)]
+    approvals: Value,
     #[serde(flatten)]
     rules: RuleOptions,
 }
@@ -43,12 +46,14 @@ pub struct RuntimeConfig {
     pub coerce: bool,
     /// `sanitize`, `limits` and `redaction`.
     pub rules: ResultRules,
-    /// `policy`, `workspaceRoot` and `loopDetection`.
+    /// `policy`, `workspaceRoot`, `loopDetection` and `approvals`.
     pub gate: PolicyGate,
+    /// The `allow-always` grants of `approvals.file`.
+    pub store: ApprovalStore,
 }
 
 /// Parses `{ concurrency?, timeoutMs?, coerce?, sanitize?, limits?, redaction?, policy?,
-/// workspaceRoot?, loopDetection? }`; a bad value is the caller's error, naming it.
+/// workspaceRoot?, loopDetection?, approvals? }`; a bad value is the caller's error, naming it.
 pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
     let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
         Error::caller(
@@ -87,12 +92,22 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
         }
     };
     let rules = ResultRules::default().with(&raw.rules, "runtime option ")?;
-    let gate = PolicyGate::from_options(&raw.policy, &raw.workspace_root, &raw.loop_detection)?;
+    let gate = PolicyGate::from_options(
+        &raw.policy,
+        &raw.workspace_root,
+        &raw.loop_detection,
+        &raw.approvals,
+    )?;
+    let store = match &gate.approvals().file {
+        Some(file) => ApprovalStore::load(file)?,
+        None => ApprovalStore::in_memory(),
+    };
     Ok(RuntimeConfig {
         dispatch: config,
         coerce,
         rules,
         gate,
+        store,
     })
 }
 
@@ -109,7 +124,12 @@ impl Runtime {
         let gate = Arc::new(config.gate);
         Runtime {
             registry: Registry::with_default_coerce(config.coerce),
-            dispatcher: Dispatcher::new(config.dispatch, config.rules, Arc::clone(&gate)),
+            dispatcher: Dispatcher::new(
+                config.dispatch,
+                config.rules,
+                Arc::clone(&gate),
+                config.store,
+            ),
             gate,
         }
     }
@@ -206,6 +226,20 @@ impl Runtime {
     /// Expires passed deadlines. See [`Dispatcher::tick`].
     pub fn tick(&mut self, now: Now) -> Vec<Action> {
         self.dispatcher.tick(&self.registry, now)
+    }
+
+    /// Runs or refuses a call left `pending` for approval, as batch `batch_id`. See
+    /// [`Dispatcher::resume`].
+    pub fn resume(
+        &mut self,
+        batch_id: u32,
+        approval_id: &str,
+        decision: ApprovalDecision,
+        events: bool,
+        now: Now,
+    ) -> Result<(ResumedCall, Vec<Action>)> {
+        self.dispatcher
+            .resume(&self.registry, batch_id, approval_id, decision, events, now)
     }
 
     /// Cancels a batch. See [`Dispatcher::cancel`].

@@ -11,6 +11,8 @@
 //! (afterToolCall) -> (onPersist) -> end`, and every path out of that walk, whatever failed, ends
 //! with exactly one [`Action::End`].
 
+mod approval;
+pub use approval::ResumedCall;
 mod finalize;
 mod keys;
 pub use finalize::partial_view;
@@ -32,6 +34,7 @@ use crate::output::{
     BeforeDecision, OutputShape, ToolOutcome,
 };
 use crate::params::Normalization;
+use crate::policy::approvals::ApprovalStore;
 use crate::policy::gate::PolicyGate;
 use crate::policy::loops::{LoopDetector, LoopVerdict};
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
@@ -41,7 +44,7 @@ use crate::sanitize::{Limits, ResultRules, SanitizeReport};
 use keys::KeyLocks;
 pub use protocol::{
     AbortReason, Action, BatchOptions, CallRef, CallRequest, Completion, CompletionKind, Hooks,
-    RawArguments,
+    RawArguments, Resumed,
 };
 
 /// A moment on both clocks: monotonic for deadlines, wall for timestamps.
@@ -99,6 +102,8 @@ enum Stage {
     Waiting,
     /// Its `beforeToolCall` hook is running.
     Before,
+    /// Waiting for `onApproval` to answer.
+    Approval,
     /// Its `concurrencyKey` is being computed.
     Key,
     /// Keyed, waiting for the earlier keyed calls of its batch to be admitted.
@@ -144,6 +149,8 @@ struct Call {
     sanitized: bool,
     /// The result's text, kept for the batch's budget once the call ended.
     texts: BatchText,
+    /// While `onApproval` decides: what the answer applies to.
+    approval: Option<Box<approval::Waiting>>,
 }
 
 /// A successful value that passed sanitization unchanged, on its way to the driver.
@@ -352,6 +359,12 @@ pub struct Dispatcher {
     gate: Arc<PolicyGate>,
     /// Identical calls per run.
     loops: LoopDetector,
+    /// `allow-always` grants.
+    store: ApprovalStore,
+    /// Calls waiting for `resolveApproval`, by approval id.
+    deferred: HashMap<String, approval::Deferred>,
+    /// Numbers approval ids.
+    next_approval: u64,
     batches: HashMap<u32, Batch>,
     in_flight: usize,
     to_begin: VecDeque<CallRef>,
@@ -366,12 +379,20 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher with these limits, result rules and policy.
-    pub fn new(config: DispatchConfig, rules: ResultRules, gate: Arc<PolicyGate>) -> Self {
+    /// A dispatcher with these limits, result rules, policy and approval grants.
+    pub fn new(
+        config: DispatchConfig,
+        rules: ResultRules,
+        gate: Arc<PolicyGate>,
+        store: ApprovalStore,
+    ) -> Self {
         Dispatcher {
             config,
             rules: Arc::new(rules),
             loops: LoopDetector::new(gate.loop_options()),
+            store,
+            deferred: HashMap::new(),
+            next_approval: 0,
             gate,
             batches: HashMap::new(),
             in_flight: 0,
@@ -452,6 +473,7 @@ impl Dispatcher {
                     limits,
                     sanitized: false,
                     texts: BatchText::default(),
+                    approval: None,
                 }
             })
             .collect();
@@ -629,6 +651,9 @@ impl Dispatcher {
             return self.fail(call, ToolStatus::Blocked, error, now);
         }
         let options = &batch.options;
+        if let Some(resumed) = options.resumed.clone() {
+            return self.resumed(call, *resumed, now);
+        }
         if let (Some(run), Some(_)) = (&options.run_id, self.gate.loop_options()) {
             let events = options.events;
             match self.loops.record(run, &spec.name, &c.args) {
@@ -652,7 +677,7 @@ impl Dispatcher {
                 }
             }
         }
-        self.prepared(call);
+        self.approve(call, now);
     }
 
     /// Parses the call's arguments and emits its start event (once); returns the parse outcome.
@@ -803,6 +828,12 @@ impl Dispatcher {
                     format!("The beforeToolCall hook failed, so the call was blocked: {message}"),
                 );
                 self.fail(call, ToolStatus::Blocked, error, now)
+            }
+            (Stage::Approval, CompletionKind::ApprovalAnswered(answer)) => {
+                self.approval_answered(call, Ok(answer), now)
+            }
+            (Stage::Approval, CompletionKind::ApprovalFailed(message)) => {
+                self.approval_answered(call, Err(message), now)
             }
             (Stage::Key, CompletionKind::Key(key)) => {
                 let c = self.call_mut(call).expect("call exists");
@@ -991,6 +1022,7 @@ impl Dispatcher {
         let ms = c.timeout_ms;
         let tool = c.request.name.clone();
         match c.stage {
+            Stage::Approval => self.approval_expired(call, now),
             Stage::Before => {
                 let error = ToolError::new(
                     ErrorCode::Blocked,
@@ -1152,7 +1184,17 @@ impl Dispatcher {
             self.keep_batch_text(call, text);
         }
         let view = if self.options(call).events {
+            // A pending result's details are the engine's own (the approval id), not the
+            // tool's: events show them as they are.
+            let engine_details = if result.status == ToolStatus::Pending {
+                result.details.take()
+            } else {
+                None
+            };
             let (view, failed) = finalize::end_view(&rules, spec.as_deref(), &result);
+            if engine_details.is_some() {
+                result.details = engine_details;
+            }
             if failed {
                 self.actions.push(Action::RedactionFailed { call });
             }
@@ -1284,8 +1326,14 @@ impl Dispatcher {
 
     fn set_deadline(&mut self, call: CallRef, now: Now) {
         let c = self.call(call).expect("call exists");
+        self.set_deadline_in(call, c.timeout_ms, now);
+    }
+
+    /// Arms a deadline `ms` from now for the call's current stage.
+    fn set_deadline_in(&mut self, call: CallRef, ms: u64, now: Now) {
+        let c = self.call(call).expect("call exists");
         self.deadlines.push(Reverse(Deadline {
-            at: now.instant + Duration::from_millis(c.timeout_ms),
+            at: now.instant + Duration::from_millis(ms),
             call,
             token: c.token,
         }));

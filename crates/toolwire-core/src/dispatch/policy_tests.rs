@@ -5,10 +5,11 @@ use serde_json::{json, Value};
 use super::tests::{at, events, started, Harness};
 use super::*;
 use crate::output::ToolOutcome;
+use crate::policy::approvals::{ApprovalDecision, ApprovalRequest};
 use crate::policy::tools::PolicyContext;
 
 fn gate(policy: Value, root: Value, loops: Value) -> PolicyGate {
-    PolicyGate::from_options(&policy, &root, &loops).unwrap()
+    PolicyGate::from_options(&policy, &root, &loops, &Value::Null).unwrap()
 }
 
 fn context(value: Value) -> PolicyContext {
@@ -204,4 +205,112 @@ fn loop_detection_can_be_turned_off() {
         let actions = h.open(batch, &[("a", "read", "{}")], options);
         assert_eq!(started(&actions), vec![at(batch, 0)]);
     }
+}
+
+fn approvals_gate(approvals: Value) -> PolicyGate {
+    PolicyGate::from_options(&Value::Null, &Value::Null, &Value::Null, &approvals).unwrap()
+}
+
+fn approval_request(actions: &[Action]) -> (CallRef, u32, ApprovalRequest) {
+    actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Approval {
+                call,
+                token,
+                request,
+            } => Some((*call, *token, (**request).clone())),
+            _ => None,
+        })
+        .expect("an approval request")
+}
+
+#[test]
+fn a_call_that_needs_approval_waits_for_the_answer_or_the_fallback() {
+    let gate =
+        approvals_gate(json!({ "hasCallback": true, "timeoutMs": 50, "allowTools": ["read"] }));
+    let mut h = Harness::with_gate(16, gate);
+    h.tool("read", json!({}));
+    h.tool("write", json!({}));
+    let actions = h.open(
+        1,
+        &[
+            ("a", "read", "{}"),
+            ("b", "write", "{}"),
+            ("c", "write", "{}"),
+        ],
+        events(),
+    );
+    assert_eq!(started(&actions), vec![at(1, 0)]);
+    let asked: Vec<_> = actions
+        .iter()
+        .filter(|a| matches!(a, Action::Approval { .. }))
+        .collect();
+    assert_eq!(asked.len(), 2);
+    let (call, token, request) = approval_request(&actions);
+    assert_eq!(call, at(1, 1));
+    assert_eq!(request.tool_name, "write");
+    assert_eq!(
+        request.reason,
+        "tool \"write\" is not in approvals.allowTools"
+    );
+    let answered = h.complete(vec![Completion {
+        call,
+        token,
+        kind: CompletionKind::ApprovalAnswered(json!("allow-once")),
+    }]);
+    assert_eq!(started(&answered), vec![at(1, 1)]);
+    // The third call's answer never comes: askFallback (deny) refuses it at the deadline.
+    h.advance(50);
+    assert_eq!(
+        code(&h, at(1, 2)),
+        (ToolStatus::Blocked, ErrorCode::PolicyDenied)
+    );
+    // A late answer is ignored.
+    let late = h.complete(vec![Completion {
+        call: at(1, 2),
+        token: token + 1,
+        kind: CompletionKind::ApprovalAnswered(json!("allow-once")),
+    }]);
+    assert!(started(&late).is_empty());
+}
+
+#[test]
+fn without_a_callback_the_call_ends_pending_and_resumes_once() {
+    let gate = approvals_gate(json!({ "ask": "always" }));
+    let mut h = Harness::with_gate(16, gate);
+    h.tool("write", json!({}));
+    let options = BatchOptions {
+        run_id: Some("r".into()),
+        ..events()
+    };
+    let actions = h.open(1, &[("a", "write", r#"{"path": "x"}"#)], options);
+    assert!(started(&actions).is_empty());
+    let pending = h.result(at(1, 0));
+    assert_eq!(pending.status, ToolStatus::Pending);
+    assert_eq!(
+        pending.error.as_ref().unwrap().code,
+        ErrorCode::ApprovalRequired
+    );
+    let id = pending.details.unwrap()["approvalId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut resume = |batch: u32| {
+        let decision = ApprovalDecision::AllowOnce;
+        h.dispatcher
+            .resume(&h.registry, batch, &id, decision, true, h.now)
+    };
+    let (call, actions) = resume(2).unwrap();
+    assert_eq!(
+        (
+            call.id.as_str(),
+            call.arguments.clone(),
+            call.run_id.as_deref()
+        ),
+        ("a", json!({ "path": "x" }), Some("r"))
+    );
+    assert_eq!(started(&actions), vec![at(2, 0)]);
+    let again = resume(3).err().expect("resolved once");
+    assert_eq!(again.code, ErrorCode::NotFound);
 }

@@ -20,6 +20,8 @@
 //! | 11 | emit `redaction_failed` | batch, slot |
 //! | 12 | cut the batch's text further (`maxBatchChars`) | batch, slot, `[[block, text], ...]`, truncations |
 //! | 13 | emit `loop_warning` | batch, slot, count |
+//! | 14 | ask `onApproval(request)` | batch, slot, token, request |
+//! | 15 | warn (`process.emitWarning`) | batch, slot, message |
 //!
 //! `view?` (codes 7 and 10) is what events carry instead of the result where they differ: an
 //! object with any of `content`, `details`, `detailsWithheld: true` and `args` (see
@@ -40,6 +42,7 @@ use serde_json::Value;
 use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
 use crate::output::{OutputShape, ToolOutcome};
+use crate::policy::approvals::{ApprovalDecision, ApprovalRequest, ApprovalSettings, Grant};
 use crate::policy::tools::PolicyContext;
 use crate::registry::positive_millis;
 use crate::sanitize::report::{SanitizeReport, Truncation};
@@ -180,6 +183,23 @@ pub enum Action {
         /// How many times, this call included.
         count: u32,
     },
+    /// Ask the runtime's `onApproval(request)`; the answer comes back as code 14 or 15.
+    Approval {
+        /// The call.
+        call: CallRef,
+        /// Echoed back.
+        token: u32,
+        /// What `onApproval` receives.
+        request: Box<ApprovalRequest>,
+    },
+    /// Something went wrong that does not change the call's result (an `allow-always` grant
+    /// that could not be saved): tell the developer.
+    Warning {
+        /// The call.
+        call: CallRef,
+        /// What happened.
+        message: String,
+    },
     /// Every call of the batch has ended.
     BatchDone {
         /// The batch.
@@ -303,6 +323,19 @@ impl Serialize for Action {
                 head(&mut seq, 13, call)?;
                 seq.serialize_element(count)?;
             }
+            Action::Approval {
+                call,
+                token,
+                request,
+            } => {
+                head(&mut seq, 14, call)?;
+                seq.serialize_element(token)?;
+                seq.serialize_element(request)?;
+            }
+            Action::Warning { call, message } => {
+                head(&mut seq, 15, call)?;
+                seq.serialize_element(message)?;
+            }
             Action::BatchDone { batch } => {
                 seq.serialize_element(&8)?;
                 seq.serialize_element(batch)?;
@@ -414,6 +447,20 @@ pub struct BatchOptions {
     pub overrides: RuleOptions,
     /// Who calls, through which provider: what the tool policy judges.
     pub context: PolicyContext,
+    /// `approval: { security, ask }` for these calls (over the tool's and the runtime's).
+    pub approval: ApprovalSettings,
+    /// Set only by [`super::Dispatcher::resume`], never parsed: the batch is one call that
+    /// waited for `resolveApproval`, and this is the answer.
+    pub resumed: Option<Box<Resumed>>,
+}
+
+/// The answer a resumed call carries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resumed {
+    /// The decision.
+    pub decision: ApprovalDecision,
+    /// What `allow-always` remembers.
+    pub grant: Grant,
 }
 
 /// Unknown keys are ignored: `deny_unknown_fields` does not combine with the flattened rules.
@@ -437,6 +484,8 @@ struct RawBatchOptions {
     /// `{ provider, agentId, sender }` as the caller gave them.
     #[serde(default)]
     context: Value,
+    #[serde(default)]
+    approval: Value,
     #[serde(flatten)]
     rules: RuleOptions,
 }
@@ -468,6 +517,8 @@ pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
         cancelled: raw.aborted,
         overrides: raw.rules,
         context: PolicyContext::from_json_at(&raw.context, "dispatch: options")?,
+        approval: ApprovalSettings::from_json(&raw.approval, "dispatch: options.approval")?,
+        resumed: None,
     })
 }
 
@@ -506,6 +557,10 @@ pub enum CompletionKind {
     /// Code 13: the tool returned this value, whose content the driver already had sanitized
     /// off the JavaScript thread (big text, bytes, images), with that report.
     ToolSanitized(Value, Box<SanitizeReport>),
+    /// Code 14: `onApproval` answered this.
+    ApprovalAnswered(Value),
+    /// Code 15: `onApproval` threw or rejected.
+    ApprovalFailed(String),
 }
 
 /// Parses the completions the driver collected, in the order they happened.
@@ -543,6 +598,8 @@ pub fn parse_completions(text: &str) -> Result<Vec<Completion>> {
                         })?;
                     CompletionKind::ToolSanitized(value, Box::new(report))
                 }
+                14 => CompletionKind::ApprovalAnswered(payload),
+                15 => CompletionKind::ApprovalFailed(message(payload)),
                 other => {
                     return Err(Error::internal(format!(
                         "malformed completion from the driver: kind {other}"

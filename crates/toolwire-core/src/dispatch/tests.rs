@@ -29,6 +29,7 @@ impl Harness {
                 },
                 crate::sanitize::ResultRules::default(),
                 Arc::new(gate),
+                crate::policy::approvals::ApprovalStore::in_memory(),
             ),
             now: Now::current(),
             log: Vec::new(),

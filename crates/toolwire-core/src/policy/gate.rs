@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
+use super::approvals::ApprovalsConfig;
 use super::loops::LoopOptions;
 use super::paths::check_workspace_paths;
 use super::tools::{Decision, PolicyConfig, PolicyContext, ToolPolicy};
@@ -25,6 +26,7 @@ pub struct PolicyGate {
     tools: Option<ToolPolicy>,
     workspace_root: Option<PathBuf>,
     loops: Option<LoopOptions>,
+    approvals: ApprovalsConfig,
 }
 
 impl Default for PolicyGate {
@@ -33,17 +35,20 @@ impl Default for PolicyGate {
             tools: None,
             workspace_root: None,
             loops: Some(LoopOptions::default()),
+            approvals: ApprovalsConfig::default(),
         }
     }
 }
 
 impl PolicyGate {
-    /// Parses the runtime options `policy`, `workspaceRoot` and `loopDetection` (each `null`
-    /// when absent). Loop detection is on by default; `loopDetection: false` turns it off.
+    /// Parses the runtime options `policy`, `workspaceRoot`, `loopDetection` and `approvals`
+    /// (each `null` when absent). Loop detection is on by default; `loopDetection: false` turns
+    /// it off. Without `approvals` nothing is ever asked.
     pub fn from_options(
         policy: &Value,
         workspace_root: &Value,
         loop_detection: &Value,
+        approvals: &Value,
     ) -> Result<PolicyGate> {
         let tools = match policy {
             Value::Null => None,
@@ -65,16 +70,23 @@ impl PolicyGate {
             }
         };
         let loops = LoopOptions::from_json(loop_detection, "loopDetection")?;
+        let approvals = ApprovalsConfig::from_json(approvals, "approvals")?;
         Ok(PolicyGate {
             tools,
             workspace_root,
             loops,
+            approvals,
         })
     }
 
     /// The loop detection thresholds (`None`: off).
     pub fn loop_options(&self) -> Option<LoopOptions> {
         self.loops
+    }
+
+    /// The approvals settings.
+    pub fn approvals(&self) -> &ApprovalsConfig {
+        &self.approvals
     }
 
     /// The workspace root, when configured.
@@ -263,6 +275,7 @@ mod tests {
             &json!({ "deny": ["group:runtime", "group:plugins"] }),
             &Value::Null,
             &Value::Null,
+            &Value::Null,
         )
         .unwrap();
         let mut registry = registry(&[json!({ "name": "exec" }), json!({ "name": "read" })]);
@@ -314,15 +327,19 @@ mod tests {
             ),
         ];
         for (root, loops, expected) in rows {
-            let error = PolicyGate::from_options(&Value::Null, &root, &loops).expect_err(expected);
+            let error = PolicyGate::from_options(&Value::Null, &root, &loops, &Value::Null)
+                .expect_err(expected);
             assert_eq!(error.code, ErrorCode::ValidationError);
             assert!(error.message.starts_with(expected), "{}", error.message);
         }
-        let off = PolicyGate::from_options(&Value::Null, &Value::Null, &json!(false)).unwrap();
+        let off = PolicyGate::from_options(&Value::Null, &Value::Null, &json!(false), &Value::Null)
+            .unwrap();
         assert_eq!(off.loop_options(), None);
         let on = PolicyGate::default();
         assert_eq!(on.loop_options(), Some(LoopOptions::default()));
-        let parsed = PolicyGate::from_options(&Value::Null, &Value::Null, &Value::Null).unwrap();
+        let parsed =
+            PolicyGate::from_options(&Value::Null, &Value::Null, &Value::Null, &Value::Null)
+                .unwrap();
         assert_eq!(parsed.loop_options(), Some(LoopOptions::default()));
     }
 
@@ -330,9 +347,13 @@ mod tests {
     fn workspace_paths_are_checked_against_the_root() {
         let dir = std::env::temp_dir().join(format!("toolwire-gate-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let gate =
-            PolicyGate::from_options(&Value::Null, &json!(dir.to_str().unwrap()), &Value::Null)
-                .unwrap();
+        let gate = PolicyGate::from_options(
+            &Value::Null,
+            &json!(dir.to_str().unwrap()),
+            &Value::Null,
+            &Value::Null,
+        )
+        .unwrap();
         let write = json!({
             "name": "write",
             "workspaceOnly": true,

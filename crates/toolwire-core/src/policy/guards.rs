@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::approvals::ApprovalSettings;
 use super::paths::path_params;
 use crate::error::{Error, ErrorCode, Result};
 
@@ -18,6 +19,8 @@ pub struct ToolGuards {
     pub command_param: Option<String>,
     /// The plugin that registered the tool (set by the registry, never declared).
     pub plugin: Option<String>,
+    /// `approval: { security, ask }` over the runtime's settings.
+    pub approval: ApprovalSettings,
 }
 
 impl ToolGuards {
@@ -31,6 +34,7 @@ impl ToolGuards {
         workspace_only: Option<bool>,
         declared_paths: Option<Vec<String>>,
         command: Option<String>,
+        approval: Option<&Value>,
     ) -> Result<ToolGuards> {
         let invalid = |message: String| Error::caller(ErrorCode::ValidationError, message);
         let properties = parameters.get("properties").and_then(Value::as_object);
@@ -64,6 +68,12 @@ impl ToolGuards {
                 .then(|| path_params(parameters, declared_paths.as_deref())),
             command_param: command,
             plugin: None,
+            approval: match approval {
+                None => ApprovalSettings::default(),
+                Some(value) => {
+                    ApprovalSettings::from_json(value, &format!("tool \"{tool}\": approval"))?
+                }
+            },
         })
     }
 }
@@ -88,16 +98,17 @@ mod tests {
 
     #[test]
     fn workspace_paths_default_to_the_path_named_parameters() {
-        let guards = ToolGuards::declared("t", &schema(), None, Some(true), None, None).unwrap();
+        let guards =
+            ToolGuards::declared("t", &schema(), None, Some(true), None, None, None).unwrap();
         assert_eq!(
             guards.workspace_paths,
             Some(vec!["path".to_string(), "outPath".to_string()])
         );
         let declared = Some(vec!["target".to_string()]);
         let guards =
-            ToolGuards::declared("t", &schema(), None, Some(true), declared, None).unwrap();
+            ToolGuards::declared("t", &schema(), None, Some(true), declared, None, None).unwrap();
         assert_eq!(guards.workspace_paths, Some(vec!["target".to_string()]));
-        let off = ToolGuards::declared("t", &schema(), Some(true), None, None, None).unwrap();
+        let off = ToolGuards::declared("t", &schema(), Some(true), None, None, None, None).unwrap();
         assert_eq!(off.workspace_paths, None);
         assert!(off.owner_only);
     }
@@ -125,12 +136,13 @@ mod tests {
             ),
         ];
         for (workspace_only, paths, command, expected) in rows {
-            let error = ToolGuards::declared("t", &schema(), None, workspace_only, paths, command)
-                .expect_err(expected);
+            let error =
+                ToolGuards::declared("t", &schema(), None, workspace_only, paths, command, None)
+                    .expect_err(expected);
             assert_eq!(error.code, ErrorCode::ValidationError);
             assert!(error.message.starts_with(expected), "{}", error.message);
         }
-        let ok = ToolGuards::declared("t", &schema(), None, None, None, Some("cmd".into()));
+        let ok = ToolGuards::declared("t", &schema(), None, None, None, Some("cmd".into()), None);
         assert_eq!(ok.unwrap().command_param.as_deref(), Some("cmd"));
     }
 }

@@ -3,6 +3,7 @@
 //! keeps repeating the same call ([`loops`]) and whether a shell command may run without asking
 //! ([`shell`]).
 //!
+//! [`approvals`] decides which calls run without asking and keeps `allow-always` grants.
 //! [`guards`] holds what a tool declares about its calls' policy (`ownerOnly`, `workspaceOnly`,
 //! `command`), and [`gate`] puts the blocks together as the runtime consults them.
 //!
@@ -10,6 +11,7 @@
 //! it once and answers questions about single calls; wiring them into dispatch is the runtime's
 //! job.
 
+pub mod approvals;
 pub mod gate;
 pub mod guards;
 pub mod loops;

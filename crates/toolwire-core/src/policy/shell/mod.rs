@@ -21,7 +21,7 @@ pub mod wrappers;
 #[cfg(test)]
 mod bypass_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,10 @@ pub struct SegmentVerdict {
     pub reason: Option<String>,
     /// Whether the program runs other commands or program text (never approved automatically).
     pub wrapper: bool,
+    /// Refused only because its program is not allowlisted: a plain program found at
+    /// `resolved_path`, whose arguments were not judged. Not shown to JavaScript.
+    #[serde(skip)]
+    pub unlisted: bool,
 }
 
 /// The verdict on a whole command line.
@@ -139,6 +143,7 @@ impl<'a> Context<'a> {
             approved: false,
             reason: None,
             wrapper: false,
+            unlisted: false,
         };
         match self.decide(segment, &mut verdict) {
             Ok(rule) => {
@@ -228,6 +233,7 @@ impl<'a> Context<'a> {
                 return Ok(format!("safe bin `{bin}`"));
             }
         }
+        verdict.unlisted = true;
         Err(format!(
             "`{typed}` ({}) is not allowlisted",
             display_real(&real, trusted)

@@ -12,12 +12,12 @@ use super::segments::split;
 use super::*;
 
 /// Arguments split on whitespace, for the tables of the argument checks.
-pub(super) fn argv(s: &str) -> Vec<String> {
+pub(crate) fn argv(s: &str) -> Vec<String> {
     s.split_whitespace().map(String::from).collect()
 }
 
 /// A temporary directory tree with fake executables; removed on drop.
-pub(super) struct Sandbox {
+pub(crate) struct Sandbox {
     pub root: PathBuf,
 }
 

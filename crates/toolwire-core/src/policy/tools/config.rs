@@ -293,12 +293,12 @@ impl PolicyContext {
 }
 
 /// A `VALIDATION_ERROR` thrown to the caller.
-fn validation(message: String) -> Error {
+pub(in crate::policy) fn validation(message: String) -> Error {
     Error::caller(ErrorCode::ValidationError, message)
 }
 
 /// A short rendering of an offending value: scalars as JSON (cut), containers by type.
-fn describe(value: &Value) -> String {
+pub(in crate::policy) fn describe(value: &Value) -> String {
     match value {
         Value::Array(_) => "an array".to_string(),
         Value::Object(_) => "an object".to_string(),
@@ -319,13 +319,17 @@ fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     map.get(key).filter(|value| !value.is_null())
 }
 
-fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>> {
+pub(in crate::policy) fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>> {
     value
         .as_object()
         .ok_or_else(|| validation(format!("{at} must be an object, got {}", describe(value))))
 }
 
-fn check_keys(map: &Map<String, Value>, at: &str, known: &[&str]) -> Result<()> {
+pub(in crate::policy) fn check_keys(
+    map: &Map<String, Value>,
+    at: &str,
+    known: &[&str],
+) -> Result<()> {
     match map.keys().find(|key| !known.contains(&key.as_str())) {
         None => Ok(()),
         Some(key) => Err(validation(format!(

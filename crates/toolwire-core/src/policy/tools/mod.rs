@@ -6,7 +6,7 @@
 //! tool may run in a [`PolicyContext`], with a [`Decision`] that explains which layer and rule
 //! decided.
 
-mod config;
+pub(crate) mod config;
 mod decide;
 mod names;
 
