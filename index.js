@@ -818,4 +818,5 @@ module.exports = {
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,
+  analyzeCommand: require('./lib/shell.js').analyzeCommand,
 }
