@@ -702,3 +702,57 @@ export declare class StreamDecoder {
   /** Ends the body; returns the assembled turn. */
   finish(): AssembledTurn
 }
+
+// Shell command analysis
+
+/** What `analyzeCommand` approves and where it looks for programs. */
+export interface AnalyzeOptions {
+  /** The directory relative program paths (`./x`) resolve against; absolute. Default `process.cwd()`. */
+  cwd?: string
+  /**
+   * Allowed programs: a bare name (`'git'`) matches a program found in a trusted dir; an entry
+   * with `/` is a glob (`*` within a path segment, `**` across, `?` one character) matched
+   * against the program's real path, symlinks resolved. Wrappers are never approved.
+   */
+  allowlist?: string[]
+  /** Stream filters approved with only their profile's arguments, never a file. Default `cut uniq head tail tr wc`. */
+  safeBins?: string[]
+  /** Directories whose programs bare allowlist names and safe bins may match. Default `/bin /usr/bin /usr/local/bin /sbin /usr/sbin`. */
+  trustedDirs?: string[]
+  /** Only `PATH` is read: given `env` without `PATH`, nothing is found. Default `process.env`. */
+  env?: { PATH?: string; [name: string]: string | undefined }
+}
+
+/** The verdict on one simple command of the line. */
+export interface SegmentVerdict {
+  /** Its words after quote removal. */
+  argv: string[]
+  /** The program as typed (`argv[0]`); `null` for a leading `NAME=value`. */
+  executable: string | null
+  /** The program's real path, when it was found. */
+  resolvedPath: string | null
+  /** Whether this segment may run. */
+  approved: boolean
+  /** Why it was refused, or which rule approved it (`allowlisted by \`git\``, `safe bin \`head\``). */
+  reason: string | null
+  /** Whether the program runs other commands or program text (never approved). */
+  wrapper: boolean
+}
+
+/** The verdict on a whole command line. */
+export interface CommandAnalysis {
+  /** Whether every segment is approved and nothing was refused at the command level. */
+  approved: boolean
+  /** The first refusal, when not approved. */
+  reason?: string
+  /** One verdict per segment of `;`, `&&`, `||` and `|`; empty when the line could not be read. */
+  segments: SegmentVerdict[]
+}
+
+/**
+ * Decides whether a shell command line for an exec-like tool may run without asking, reading it
+ * literally: anything the shell would expand, substitute or redirect is refused, and each
+ * segment's program must be allowlisted or a safe bin. Throws a TypeError when `command` is not
+ * a string, a ToolwireError (`VALIDATION_ERROR`) naming a bad option.
+ */
+export declare function analyzeCommand(command: string, options?: AnalyzeOptions): CommandAnalysis

@@ -10,6 +10,7 @@ const { NativeDecoder, NativeRuntime } = require('./native.js')
 const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText } = require('./lib/common.js')
 const { normalizeSchema, validateToolName } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
+const { analyzeCommand } = require('./lib/shell.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
@@ -969,4 +970,5 @@ module.exports = {
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,
+  analyzeCommand,
 }

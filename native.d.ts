@@ -101,6 +101,13 @@ export declare class NativeSanitizer {
   run(description: string, texts: Array<string>, buffers: Array<Uint8Array>): Promise<string>
 }
 
+/**
+ * Analyzes the shell command line `command`; `options` is JSON text of `{ cwd, allowlist,
+ * safeBins, trustedDirs, env }` (empty for defaults). Returns the `Analysis` as JSON text:
+ * `{ approved, reason?, segments }`.
+ */
+export declare function analyzeCommand(command: string, options: string): string
+
 /** Strips from `args` (JSON text) the nulls that the strict form of `original` forced. */
 export declare function denormalizeStrict(original: string, args: string): string
 

@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeDecoder = nativeBinding.NativeDecoder
 module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
+module.exports.analyzeCommand = nativeBinding.analyzeCommand
 module.exports.denormalizeStrict = nativeBinding.denormalizeStrict
 module.exports.encodeResults = nativeBinding.encodeResults
 module.exports.encodeToolCalls = nativeBinding.encodeToolCalls

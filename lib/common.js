@@ -43,6 +43,7 @@ function safeString(value) {
 
 function describe(value) {
   if (value === null) return 'null'
+  if (value === undefined) return 'undefined'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${safeString(value)}`
 }

@@ -9,6 +9,7 @@ mod convert;
 mod decoder;
 mod error;
 mod history;
+mod policy;
 mod runtime;
 mod sanitize;
 mod schema;

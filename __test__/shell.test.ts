@@ -1,0 +1,355 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { analyzeCommand, ToolwireError } from '../index.js'
+import type { AnalyzeOptions, CommandAnalysis } from '../index.js'
+
+/** Programs the fake trusted `bin` holds (the names the core's bypass corpus uses). */
+const FAKE_PROGRAMS = [
+  'git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env',
+  'sh', 'bash', 'sudo', 'xargs', 'timeout', 'nice', 'busybox', 'less', 'head', 'tail', 'cut',
+  'uniq', 'tr', 'wc', 'perl', 'node', 'vi', 'watch', 'nohup',
+]
+
+/** The allowlist of the core's bypass corpus: every refusal there is the analyzer's doing. */
+const ALLOWLIST = ['git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env']
+
+/**
+ * The sandbox: `bin` (trusted, every fake program), `alt` (trusted, `ls` -> `bin/bash`), `ws` (the
+ * cwd, a shadowing `ls` and an `evil`), `tools` (untrusted, `jq`), `links` (`jq2` -> `tools/jq`),
+ * `untrusted` (a `git` outside the trusted dirs).
+ */
+let root = ''
+const dir = (name: string) => path.join(root, name)
+
+function exe(rel: string) {
+  const file = path.join(root, rel)
+  fs.writeFileSync(file, '#!/bin/sh\nexit 0\n')
+  fs.chmodSync(file, 0o755)
+}
+
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-shell-')))
+  for (const name of ['bin', 'alt', 'ws', 'tools', 'links', 'untrusted']) fs.mkdirSync(dir(name))
+  for (const program of FAKE_PROGRAMS) exe(`bin/${program}`)
+  fs.symlinkSync(path.join(dir('bin'), 'bash'), path.join(dir('alt'), 'ls'))
+  exe('ws/ls')
+  exe('ws/evil')
+  exe('tools/jq')
+  fs.symlinkSync(path.join(dir('tools'), 'jq'), path.join(dir('links'), 'jq2'))
+  exe('untrusted/git')
+  fs.writeFileSync(path.join(dir('bin'), 'notes.txt'), 'not executable\n')
+})
+
+afterAll(() => {
+  if (root) fs.rmSync(root, { recursive: true, force: true })
+})
+
+/** The corpus options: PATH with `.`, an empty and a relative entry before the trusted `bin`. */
+function corpusOptions(extra: AnalyzeOptions = {}): AnalyzeOptions {
+  return {
+    cwd: dir('ws'),
+    allowlist: ALLOWLIST,
+    trustedDirs: [dir('bin'), dir('alt')],
+    env: { PATH: `.::rel/bin:${dir('bin')}` },
+    ...extra,
+  }
+}
+
+function refused(command: string, options: AnalyzeOptions = corpusOptions()): CommandAnalysis {
+  const analysis = analyzeCommand(command, options)
+  expect(analysis.approved, `${command}: ${JSON.stringify(analysis)}`).toBe(false)
+  expect(typeof analysis.reason).toBe('string')
+  return analysis
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a throw')
+}
+
+describe('analyzeCommand: segments', () => {
+  it('gives one verdict per segment of a chain or pipeline, with argv after quote removal', () => {
+    const analysis = analyzeCommand(`git status && ls -la | wc -l; echo "a;b" 'c d' e\\ f || cat x`, corpusOptions())
+    expect(analysis).toEqual({
+      approved: true,
+      segments: [
+        { argv: ['git', 'status'], executable: 'git', resolvedPath: `${dir('bin')}/git`, approved: true, reason: 'allowlisted by `git`', wrapper: false },
+        { argv: ['ls', '-la'], executable: 'ls', resolvedPath: `${dir('bin')}/ls`, approved: true, reason: 'allowlisted by `ls`', wrapper: false },
+        { argv: ['wc', '-l'], executable: 'wc', resolvedPath: `${dir('bin')}/wc`, approved: true, reason: 'safe bin `wc`', wrapper: false },
+        { argv: ['echo', 'a;b', 'c d', 'e f'], executable: 'echo', resolvedPath: `${dir('bin')}/echo`, approved: true, reason: 'allowlisted by `echo`', wrapper: false },
+        { argv: ['cat', 'x'], executable: 'cat', resolvedPath: `${dir('bin')}/cat`, approved: true, reason: 'allowlisted by `cat`', wrapper: false },
+      ],
+    })
+    expect('reason' in analysis).toBe(false)
+  })
+
+  it('removes quotes and escapes inside names and arguments', () => {
+    const analysis = analyzeCommand(`"l"s 'a'"b"\\c "x\\"y" 'it''s'`, corpusOptions())
+    expect(analysis.approved).toBe(true)
+    expect(analysis.segments[0].argv).toEqual(['ls', 'abc', 'x"y', 'its'])
+    expect(analysis.segments[0].executable).toBe('ls')
+  })
+
+  it('refuses the whole line when one segment is refused, naming it', () => {
+    const analysis = refused('git status; bash')
+    expect(analysis.segments.map((s) => s.approved)).toEqual([true, false])
+    expect(analysis.segments[1].wrapper).toBe(true)
+    expect(analysis.reason).toContain('segment `bash`')
+  })
+})
+
+describe('analyzeCommand: refusals at the command level', () => {
+  const cases: [string, string, string][] = [
+    ['command substitution', 'ls $(id)', 'command substitution `$(`'],
+    ['backticks', 'ls `id`', 'command substitution (backtick)'],
+    ['backticks in double quotes', 'echo "`id`"', 'command substitution (backtick)'],
+    ['process substitution', 'cat <(ls)', 'process substitution `<(`'],
+    ['output redirection', 'ls > out', 'redirection `>`'],
+    ['input redirection', 'cat < /etc/passwd', 'redirection `<`'],
+    ['append redirection', 'echo x >> out', 'redirection `>>`'],
+    ['background', 'ls & ls', 'background `&`'],
+    ['trailing background', 'ls &', 'background `&`'],
+    ['heredoc', 'cat <<EOF', 'heredoc `<<`'],
+    ['newline', 'ls\nls', 'newline'],
+    ['unterminated single quote', "echo 'abc", 'unterminated single quote'],
+    ['unterminated double quote', 'echo "abc', 'unterminated double quote'],
+    ['empty segment', 'ls && && ls', 'empty command before `&&`'],
+    ['trailing operator', 'ls |', 'empty command after trailing `|`'],
+    ['parameter expansion', 'ls $HOME', 'parameter expansion `$`'],
+  ]
+  it.each(cases)('%s is refused with a reason naming it', (_name, command, want) => {
+    const analysis = refused(command)
+    expect(analysis.reason).toContain(want)
+    expect(analysis.segments).toEqual([])
+  })
+})
+
+describe('analyzeCommand: resolution and the allowlist', () => {
+  it('matches a path glob against the real path, symlinks resolved', () => {
+    const options = corpusOptions({ allowlist: [`${dir('tools')}/*`] })
+    const analysis = analyzeCommand(`${dir('links')}/jq2 .`, options)
+    expect(analysis.approved).toBe(true)
+    expect(analysis.segments[0]).toMatchObject({
+      executable: `${dir('links')}/jq2`,
+      resolvedPath: `${dir('tools')}/jq`,
+      reason: `allowlisted by \`${dir('tools')}/*\``,
+    })
+    // A glob over the symlink's own dir does not match: the real path is elsewhere.
+    const viaLink = refused(`${dir('links')}/jq2 .`, corpusOptions({ allowlist: [`${dir('links')}/*`] }))
+    expect(viaLink.reason).toContain('is not allowlisted')
+    // Found through PATH, the same symlink resolves the same way.
+    const found = analyzeCommand('jq2', { ...options, env: { PATH: dir('links') } })
+    expect(found.approved).toBe(true)
+    expect(found.segments[0].resolvedPath).toBe(`${dir('tools')}/jq`)
+  })
+
+  it('matches a bare name only when the program resolves into a trusted dir', () => {
+    const shadowed = refused('git status', corpusOptions({ env: { PATH: `${dir('untrusted')}:${dir('bin')}` } }))
+    expect(shadowed.segments[0].resolvedPath).toBe(`${dir('untrusted')}/git`)
+    expect(shadowed.reason).toContain('outside the trusted dirs')
+    const shadowingLs = refused('./ls -la')
+    expect(shadowingLs.segments[0].resolvedPath).toBe(`${dir('ws')}/ls`)
+    expect(shadowingLs.reason).toContain('outside the trusted dirs')
+    // A symlink in a trusted dir is judged by what it points to.
+    const toBash = refused(`${dir('alt')}/ls -la`)
+    expect(toBash.segments[0]).toMatchObject({ resolvedPath: `${dir('bin')}/bash`, wrapper: true })
+    expect(toBash.reason).toContain('a wrapper (`bash`)')
+  })
+
+  it('never searches empty or `.` PATH entries', () => {
+    const options = corpusOptions({ allowlist: [`${root}/**`], env: { PATH: `.::${dir('bin')}` } })
+    expect(refused('evil', options).reason).toContain('`evil` not found in PATH')
+    expect(analyzeCommand('./evil', options).approved).toBe(true)
+  })
+
+  it('reads only env.PATH, and an env without PATH finds nothing', () => {
+    const noPath = refused('ls', corpusOptions({ env: { HOME: dir('bin') } }))
+    expect(noPath.reason).toContain('`ls` not found in PATH')
+    const nullPath = refused('ls', corpusOptions({ env: { PATH: null as unknown as string } }))
+    expect(nullPath.reason).toContain('`ls` not found in PATH')
+  })
+
+  it('defaults PATH to process.env.PATH and cwd to process.cwd()', () => {
+    const saved = { path: process.env.PATH, cwd: process.cwd() }
+    try {
+      process.env.PATH = dir('bin')
+      process.chdir(dir('ws'))
+      const options = { allowlist: ['ls'], trustedDirs: [dir('bin')] }
+      expect(analyzeCommand('ls -la', options).segments[0].resolvedPath).toBe(`${dir('bin')}/ls`)
+      expect(analyzeCommand('./ls', options).segments[0].resolvedPath).toBe(`${dir('ws')}/ls`)
+    } finally {
+      process.env.PATH = saved.path
+      process.chdir(saved.cwd)
+    }
+  })
+
+  it('counts a leading NAME=value as a wrapper', () => {
+    const analysis = refused('FOO=1 ls')
+    expect(analysis.segments[0]).toMatchObject({ argv: ['FOO=1', 'ls'], executable: null, wrapper: true, approved: false })
+    expect(analysis.reason).toContain('environment assignment `FOO=1`')
+    // After the program name, NAME=value is an argument.
+    expect(analyzeCommand('echo FOO=1', corpusOptions()).approved).toBe(true)
+  })
+})
+
+describe('analyzeCommand: safe bins, wrappers, argument injection', () => {
+  it('approves a safe bin with its profile arguments only, never a file', () => {
+    const options = corpusOptions({ allowlist: [] })
+    const head = analyzeCommand('head -n 5', options)
+    expect(head.approved).toBe(true)
+    expect(head.segments[0].reason).toBe('safe bin `head`')
+    expect(refused('head file.txt', options).reason).toContain('file argument `file.txt`')
+    expect(refused('tail -f', options).reason).toContain('not in its profile')
+    // Only the listed safe bins, and only from a trusted dir.
+    expect(refused('head -n 5', corpusOptions({ allowlist: [], safeBins: ['wc'] })).reason).toContain('not allowlisted')
+    expect(refused('head -n 5', corpusOptions({ allowlist: [], trustedDirs: [dir('alt')] })).reason).toContain('not allowlisted')
+  })
+
+  const wrappers: [string, string][] = [
+    ['sh -c id', 'sh'],
+    ['env ls', 'env'],
+    ['sudo ls', 'sudo'],
+    ['echo x | xargs ls', 'xargs'],
+    ['timeout 1 ls', 'timeout'],
+    ["python3 -c 'print(1)'", 'python3'],
+  ]
+  it.each(wrappers)('%s is never approved, even allowlisted', (command, program) => {
+    const allowlist = [...ALLOWLIST, 'sh', 'sudo', 'xargs', 'timeout', `${dir('bin')}/*`]
+    const analysis = refused(command, corpusOptions({ allowlist }))
+    const segment = analysis.segments.find((s) => s.executable === program)
+    expect(segment).toMatchObject({ approved: false, wrapper: true })
+    expect(segment?.reason).toMatch(/wrapper/)
+  })
+
+  const injections: [string, string][] = [
+    ['git -c core.pager=less log', '`-c`'],
+    ['git clone --upload-pack=sh repo', '`--upload-pack=sh`'],
+    ["find . -exec rm '{}' ';'", '`-exec`'],
+    ['tar --to-command=sh -xf a.tar', '`--to-command=sh`'],
+  ]
+  it.each(injections)('%s is refused with git, find and tar allowlisted', (command, want) => {
+    const analysis = refused(command, corpusOptions({ allowlist: ['git', 'find', 'tar'] }))
+    expect(analysis.reason).toContain(want)
+    expect(analysis.segments[0].wrapper).toBe(false)
+  })
+})
+
+describe('analyzeCommand: bad input', () => {
+  it('throws a TypeError naming a command that is not a string', () => {
+    for (const [value, named] of [[5, 'number 5'], [null, 'null'], [['ls'], 'an array'], [undefined, 'undefined']] as const) {
+      const error = thrown(() => analyzeCommand(value as unknown as string))
+      expect(error).toBeInstanceOf(TypeError)
+      expect((error as Error).message).toBe(`analyzeCommand: command must be a string, got ${named}`)
+    }
+  })
+
+  it('throws a TypeError when options is not a plain object', () => {
+    for (const [value, named] of [[null, 'null'], [[], 'an array'], ['x', 'string x'], [new Date(0), 'an object']] as const) {
+      const error = thrown(() => analyzeCommand('ls', value as unknown as AnalyzeOptions))
+      expect(error).toBeInstanceOf(TypeError)
+      expect((error as Error).message).toBe(`analyzeCommand: options must be a plain object, got ${named}`)
+    }
+  })
+
+  const bad: [string, unknown, string][] = [
+    ['safeBins: [5]', { safeBins: [5] }, 'options.safeBins[0] must be a string, got 5'],
+    ['unknown key', { shell: 'bash' }, 'unknown option `shell`'],
+    ['allowlist not an array', { allowlist: 'git' }, 'options.allowlist must be an array of strings, got "git"'],
+    ['empty allowlist entry', { allowlist: ['git', ''] }, 'options.allowlist[1] must not be empty'],
+    ['relative cwd', { cwd: 'rel' }, 'options.cwd must be an absolute path, got "rel"'],
+    ['relative trusted dir', { trustedDirs: ['bin'] }, 'options.trustedDirs[0] must be an absolute path, got "bin"'],
+    ['PATH not a string', { env: { PATH: 1 } }, 'options.env.PATH must be a string, got 1'],
+    ['env not an object', { env: ['PATH'] }, 'options.env must be an object, got ["PATH"]'],
+  ]
+  it.each(bad)('%s is a VALIDATION_ERROR naming the value', (_name, options, want) => {
+    const error = thrown(() => analyzeCommand('ls', options as AnalyzeOptions))
+    expect(error).toBeInstanceOf(ToolwireError)
+    expect((error as ToolwireError).code).toBe('VALIDATION_ERROR')
+    expect((error as ToolwireError).message).toContain(want)
+  })
+
+  it('refuses an over-long command without throwing', () => {
+    expect(refused(`echo ${'a'.repeat(70_000)}`).reason).toContain('over the limit of 65536 bytes')
+  })
+})
+
+/** Rows of the core's bypass corpus (`policy/shell/bypass_tests.rs`): command, reason substring. */
+const BYPASSES: [string, string][] = [
+  ['ls; sh', 'wrapper'],
+  ['git status || bash', 'wrapper'],
+  ['echo id | sh', 'wrapper'],
+  ['cat x | bash -s', 'wrapper'],
+  ['ls $(sh)', 'command substitution `$(`'],
+  ['ls `sh`', 'backtick'],
+  ['cat <(sh)', 'process substitution `<(`'],
+  ['ls${IFS}-la', 'parameter expansion `${`'],
+  ["$'\\x73h'", 'ANSI-C quoting'],
+  ['s"h" -c id', 'wrapper'],
+  ["'ba'sh", 'wrapper'],
+  ['\\sh', 'wrapper'],
+  ['ls \\\nsh', 'escaped newline'],
+  ['ls\r\nsh', 'newline'],
+  ['env -i sh', 'wrapper'],
+  ['LD_PRELOAD=/tmp/x.so ls', 'environment assignment'],
+  ['nice sh', 'wrapper'],
+  ['busybox sh', 'wrapper'],
+  ['exec sh', 'wrapper'],
+  ['. ./x', 'wrapper'],
+  ['alias ls=sh', 'shell keyword or builtin'],
+  ['if ls; then sh; fi', 'shell keyword or builtin'],
+  ['echo x | python3', 'stdin'],
+  ["perl -e 'exec q(sh)'", 'interpreter'],
+  ['awk \'BEGIN{system("sh")}\'', 'runs program text'],
+  ['find . -delete', '`-delete`'],
+  ['git clone ext::sh', 'ext::'],
+  ['git --config-env=core.sshCommand=X fetch', 'core.sshcommand'],
+  ['git rebase -x sh main', '`-x`'],
+  ['tar -cf x --checkpoint-action=exec=sh .', '--checkpoint-action'],
+  ['tar xIf sh a', '`xIf`'],
+  ['rsync -e sh a b', '`-e`'],
+  ['ssh -oProxyCommand=sh x', 'proxycommand'],
+  ["sed -n 'e sh'", 'command `e`'],
+  ["sed 's/x/sh/e'", 'flag `e`'],
+  ['sed -i s/a/b/ f', 'in-place'],
+  ['git log | less', 'refused outright'],
+  ['/tmp/x/../../bin/sh', '/tmp/x/../../bin/sh'],
+  ['ls 2>&1', 'fd duplication'],
+  ['sh <<< id', 'herestring'],
+  ['ls |& sh', '`|&`'],
+  ['/bin/s?', 'glob'],
+  ['{sh,}', 'brace'],
+  ['~/x', 'tilde'],
+  ['(sh)', 'subshell'],
+  ['! ls', '`!`'],
+  ['echo "!!"', '`!`'],
+  ['ls #', 'comment'],
+  ['ls\uff1bsh', 'not found in PATH'],
+  ["'' ls", 'empty command name'],
+  ['head -n 1 /etc/shadow', 'file argument'],
+  ['; sh', 'empty command'],
+]
+
+describe('analyzeCommand: the bypass corpus through JS', () => {
+  it('holds enough rows', () => {
+    expect(BYPASSES.length).toBeGreaterThanOrEqual(20)
+  })
+
+  it.each(BYPASSES)('%j is refused', (command, want) => {
+    expect(refused(command).reason).toContain(want)
+  })
+
+  it('approves the positive controls of the corpus', () => {
+    for (const command of ['ls -la', 'git status', 'head -n 5', 'cat a | wc -l', "find . -name '*.rs' -type f", "sed -n '1,5p' notes.txt"]) {
+      const analysis = analyzeCommand(command, corpusOptions())
+      expect(analysis.approved, `${command}: ${JSON.stringify(analysis)}`).toBe(true)
+    }
+  })
+})

@@ -1,0 +1,49 @@
+'use strict'
+// Shell command analysis for exec-like tools: analyzeCommand (run in Rust). The JavaScript side
+// only fills in the process's defaults (cwd, PATH); the engine checks and names every option.
+
+const native_ = require('../native.js')
+const { native, describe, jsonText } = require('./common.js')
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * The PATH the engine searches: `options.env.PATH` when `options.env` is given (no PATH there
+ * means an empty one, so nothing is found), else the process's. A value of the wrong type goes
+ * through as it is, for the engine to name.
+ */
+function pathOf(options) {
+  if (options.env === undefined) return process.env.PATH ?? ''
+  if (!isPlainObject(options.env)) return undefined
+  const path = options.env.PATH
+  return path === undefined || path === null ? '' : path
+}
+
+/**
+ * Decides whether the shell command line `command` may run without asking: `{ approved, reason?,
+ * segments }`, one verdict per simple command. `options`: `{ cwd, allowlist, safeBins,
+ * trustedDirs, env }`; `cwd` defaults to `process.cwd()`, PATH to `process.env.PATH`.
+ */
+function analyzeCommand(command, options) {
+  if (typeof command !== 'string') {
+    throw new TypeError(`analyzeCommand: command must be a string, got ${describe(command)}`)
+  }
+  if (options !== undefined && !isPlainObject(options)) {
+    throw new TypeError(`analyzeCommand: options must be a plain object, got ${describe(options)}`)
+  }
+  const given = options ?? {}
+  const path = pathOf(given)
+  const engineOptions = {
+    ...given,
+    cwd: given.cwd ?? process.cwd(),
+    env: path === undefined ? given.env : { PATH: path },
+  }
+  const text = jsonText('analyzeCommand: options', engineOptions)
+  return JSON.parse(native(() => native_.analyzeCommand(command, text)))
+}
+
+module.exports = { analyzeCommand }
