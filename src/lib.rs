@@ -18,6 +18,7 @@ pub use decoder::NativeDecoder;
 pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
 };
+pub use policy::analyze_command_js;
 pub use runtime::NativeRuntime;
 pub use sanitize::sanitize_result_js;
 pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

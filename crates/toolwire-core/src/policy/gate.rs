@@ -360,7 +360,7 @@ mod tests {
             "parameters": { "type": "object", "properties": { "path": { "type": "string" } } }
         });
         assert!(gate.check_declaration(&declaration(&write)).is_ok());
-        let registry = registry(&[write.clone()]);
+        let registry = registry(std::slice::from_ref(&write));
         let spec = registry.get("write").unwrap();
         assert!(gate
             .check_paths(spec, &json!({ "path": "notes/a.txt" }))

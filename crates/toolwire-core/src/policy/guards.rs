@@ -115,7 +115,9 @@ mod tests {
 
     #[test]
     fn flags_that_name_missing_parameters_are_refused() {
-        let rows: Vec<(Option<bool>, Option<Vec<String>>, Option<String>, &str)> = vec![
+        // (workspaceOnly, pathParams, command, the error's start)
+        type Row = (Option<bool>, Option<Vec<String>>, Option<String>, &'static str);
+        let rows: Vec<Row> = vec![
             (
                 Some(true),
                 Some(vec!["nope".into()]),
