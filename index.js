@@ -56,6 +56,8 @@ const APPROVAL_ANSWERED = 14
 const APPROVAL_FAILED = 15
 
 const MAX_BATCH_ID = 0xffffffff
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2147483647
 
 /** The `onUpdate` of a dispatch without an event listener. */
 const ignoreUpdate = () => {}
@@ -703,7 +705,9 @@ class ToolRuntime {
   /** The one timer: the engine says when its next deadline is. */
   #arm(delayMs) {
     if (this.#timer !== null) clearTimeout(this.#timer)
-    this.#timer = delayMs < 0 ? null : setTimeout(this.#onTimer, delayMs)
+    // Node fires a timer at once when its delay is over 2^31 - 1 ms: wait that long at most, the
+    // engine re-arms on the tick.
+    this.#timer = delayMs < 0 ? null : setTimeout(this.#onTimer, Math.min(delayMs, MAX_TIMER_MS))
   }
 
   #onTimer = () => {

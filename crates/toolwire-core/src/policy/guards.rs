@@ -116,7 +116,12 @@ mod tests {
     #[test]
     fn flags_that_name_missing_parameters_are_refused() {
         // (workspaceOnly, pathParams, command, the error's start)
-        type Row = (Option<bool>, Option<Vec<String>>, Option<String>, &'static str);
+        type Row = (
+            Option<bool>,
+            Option<Vec<String>>,
+            Option<String>,
+            &'static str,
+        );
         let rows: Vec<Row> = vec![
             (
                 Some(true),

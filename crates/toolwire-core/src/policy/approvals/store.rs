@@ -263,7 +263,8 @@ impl ApprovalStore {
     }
 }
 
-/// Writes `grants` to `file` so that a reader sees the old file or the new one, never a part.
+/// Writes `grants` to `file` so that a reader sees the old file or the new one, never a part;
+/// the file is readable by its owner only (it decides what runs).
 fn write_atomically(file: &Path, grants: &StoreFile) -> Result<()> {
     let failed = |what: &str, e: std::io::Error| {
         Error::caller(
@@ -288,7 +289,11 @@ fn write_atomically(file: &Path, grants: &StoreFile) -> Result<()> {
     let mut text = serde_json::to_string_pretty(grants).expect("grants serialize");
     text.push('\n');
     let written = (|| {
-        let mut out = fs::File::create(&temp)?;
+        let mut open = fs::OpenOptions::new();
+        open.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+        let mut out = open.open(&temp)?;
         out.write_all(text.as_bytes())?;
         out.sync_all()?;
         fs::rename(&temp, file)
@@ -396,8 +401,16 @@ mod tests {
         store.remember(grant).unwrap();
         assert!(hit(&store, &config, "ls"));
         assert!(hit(&store, &config, "git log && ls /tmp"));
-        // Argument injection through a remembered program is still refused.
+        // Argument injection through a remembered program is still refused, and allowing it
+        // always remembers that exact text, not the program.
         assert!(!hit(&store, &config, "git -c core.pager=sh log"));
+        assert_eq!(
+            grant_for(&store, &config, "git -c core.pager=sh log"),
+            Grant::Command {
+                tool: "exec".into(),
+                text: "git -c core.pager=sh log".into()
+            }
+        );
         assert!(!hit(&store, &config, "rm -rf /"));
     }
 
@@ -481,6 +494,12 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(leftovers, vec!["approvals.json".to_string()]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let again = ApprovalStore::load(&file).unwrap();
         assert_eq!(again.grants, store.grants);
         let written: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();

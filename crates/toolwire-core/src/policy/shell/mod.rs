@@ -49,7 +49,8 @@ pub struct SegmentVerdict {
     /// Whether the program runs other commands or program text (never approved automatically).
     pub wrapper: bool,
     /// Refused only because its program is not allowlisted: a plain program found at
-    /// `resolved_path`, whose arguments were not judged. Not shown to JavaScript.
+    /// `resolved_path` whose arguments pass the checks of allowlisted programs. Not shown to
+    /// JavaScript.
     #[serde(skip)]
     pub unlisted: bool,
 }
@@ -233,7 +234,9 @@ impl<'a> Context<'a> {
                 return Ok(format!("safe bin `{bin}`"));
             }
         }
-        verdict.unlisted = true;
+        // Allowlisting its path would approve this segment as it stands only if its arguments
+        // pass the checks an allowlisted program's do.
+        verdict.unlisted = injection::check_arguments(&dedup(&names), args).is_ok();
         Err(format!(
             "`{typed}` ({}) is not allowlisted",
             display_real(&real, trusted)
