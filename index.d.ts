@@ -199,6 +199,10 @@ export interface ToolResult {
   normalization?: ParameterNormalization
   /** What sanitization changed (text cut, secrets scrubbed, images fitted); absent when nothing. */
   sanitization?: SanitizeReport
+  /** The paths the tool reports it changed (returned as `{ content, effects }`). */
+  effects?: { created?: string[]; modified?: string[]; deleted?: string[]; renamed?: { from: string; to: string }[] }
+  /** The tool asked the agent loop to stop (returned as `{ content, terminate: true }`). */
+  terminate?: boolean
 }
 
 /** Parameters renamed (by an alias or a case match) and values coerced before validation. */
@@ -389,6 +393,58 @@ export interface ApprovalsOptions extends ApprovalSettings {
   env?: { PATH?: string }
 }
 
+/** What `model(request)` may resolve to: a fetch Response, a ReadableStream or an (async) iterable of body bytes, strings or SDK chunk objects. */
+export type ModelAnswer = Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string | object> | Iterable<Uint8Array | string | object>
+
+export interface RunOptions extends PolicyContext {
+  wire: Wire
+  /** Given the request body for the wire (`messages`/`input`/`contents`, `tools`, `tool_choice`/`toolConfig`, `stream`). */
+  model: (request: any, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
+  /** The history so far, in the wire's own message shape. */
+  messages?: object[]
+  /** The most model calls. Default 20. */
+  maxSteps?: number
+  signal?: AbortSignal
+  /** Names the run: its calls' `runId`, one run for loop detection. Default: generated. */
+  runId?: string
+  onEvent?: (event: RunEvent) => void
+  /** Messages (wire shape) injected before the next model call. */
+  getSteeringMessages?: () => object[] | undefined | Promise<object[] | undefined>
+  /** Messages (wire shape) that keep the run going when it would otherwise stop. */
+  getFollowUpMessages?: () => object[] | undefined | Promise<object[] | undefined>
+  /** Passed as the wire's `tool_choice` (Gemini: `toolConfig`). */
+  toolChoice?: unknown
+}
+
+/** A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools' events, and one final `done`. */
+export type RunEvent =
+  | { type: 'turn_start'; runId: string; step: number }
+  | Exclude<StreamEvent, { type: 'done' }>
+  | { type: 'turn_end'; stopReason: StopReason }
+  | ToolExecutionEvent
+  | { type: 'done'; runId: string; stopReason: RunStopReason; error?: string }
+
+export type RunStopReason = 'stop' | 'maxSteps' | 'aborted' | 'terminated' | 'error'
+
+export interface RunStep {
+  text: string
+  /** The decoder's stop reason of this turn. */
+  stopReason: StopReason
+  calls: AssembledToolCall[]
+  results: ToolResult[]
+}
+
+export interface RunOutcome {
+  runId: string
+  /** The whole history in the wire's own shape. */
+  messages: object[]
+  steps: RunStep[]
+  stopReason: RunStopReason
+  usage?: { inputTokens?: number; outputTokens?: number }
+  /** Why the run ended with `error`. */
+  error?: string
+}
+
 /** What `onApproval` is asked. */
 export interface ApprovalRequest {
   approvalId: string
@@ -451,6 +507,13 @@ export declare class ToolRuntime {
    * the runtime-level `onEvent`. `allow-always` is remembered as for `onApproval`.
    */
   resolveApproval(approvalId: string, decision: ApprovalDecision): Promise<ToolResult>
+  /**
+   * The agent loop: the model is called with the history and the tool definitions, its streamed
+   * answer decoded, the calls run and both appended to the history, until a turn has no calls,
+   * `maxSteps` model calls were made, the signal aborts, or every result of a batch asks to
+   * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
+   */
+  run(options: RunOptions): Promise<RunOutcome>
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
   unregister(name: string): boolean
   list(): ToolInfo[]

@@ -11,6 +11,7 @@ const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText 
 const { normalizeSchema, validateToolName } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
+const { runLoop } = require('./lib/run.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
@@ -450,6 +451,16 @@ class ToolRuntime {
     })
   }
 
+  /**
+   * The agent loop: calls `model(request)` with the history and the tool definitions for the
+   * wire, decodes its answer, runs the calls, appends both to the history and goes again until a
+   * turn has no calls, `maxSteps` model calls were made, the signal aborts, or every result asks
+   * to terminate. Resolves with `{ runId, messages, steps, stopReason, usage }`.
+   */
+  run(options) {
+    return runLoop(this, { decoderOf: (wire) => new StreamDecoder(wire), endRun: (runId) => this.#native.endRun(runId) }, options)
+  }
+
   /** Runs the engine step `step` and performs the actions it returns; a fault fails every batch. */
   #drive(step) {
     let text
@@ -806,6 +817,10 @@ function resultAsReturned(batch, call, action) {
   if (batch.runId !== undefined) result.runId = batch.runId
   if (details !== undefined) result.details = details
   if (data !== undefined) result.data = data
+  if (action[6] === SHAPE_AGENT_RESULT) {
+    if (value.effects !== undefined && value.effects !== null) result.effects = value.effects
+    if (value.terminate === true) result.terminate = true
+  }
   result.startedAt = action[3]
   result.endedAt = action[4]
   result.durationMs = action[5]

@@ -67,6 +67,8 @@ export declare class NativeRuntime {
    * `{ id, name, arguments, runId }`.
    */
   resumeApproval(batch: number, approvalId: string, decision: string, events: boolean): string
+  /** The run `run_id` ended: its loop-detection counts are forgotten. */
+  endRun(runId: string): void
   /** Cancels a batch; returns the next actions. */
   cancel(batch: number): string
   /**

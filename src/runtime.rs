@@ -169,6 +169,15 @@ impl NativeRuntime {
         })
     }
 
+    /// The run `run_id` ended: its loop-detection counts are forgotten.
+    #[napi]
+    pub fn end_run(&mut self, run_id: String) -> napi::Result<()> {
+        self.run(|inner| {
+            inner.end_run(&run_id);
+            Ok(())
+        })
+    }
+
     /// Cancels a batch; returns the next actions.
     #[napi]
     pub fn cancel(&mut self, batch: u32) -> napi::Result<String> {

@@ -187,6 +187,40 @@ pub struct ToolResult {
     /// changed nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sanitization: Option<SanitizeReport>,
+    /// The paths the tool reports it created, modified, deleted or renamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effects: Option<Effects>,
+    /// The tool asked the agent loop to stop after this batch (`{ content, terminate: true }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate: Option<bool>,
+}
+
+/// What a tool changed on disk (or elsewhere), as it reports it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Effects {
+    /// Paths created.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created: Vec<String>,
+    /// Paths modified.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modified: Vec<String>,
+    /// Paths deleted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deleted: Vec<String>,
+    /// Paths renamed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed: Vec<Renamed>,
+}
+
+/// One renamed path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Renamed {
+    /// The old path.
+    pub from: String,
+    /// The new path.
+    pub to: String,
 }
 
 impl ToolResult {
@@ -210,6 +244,8 @@ impl ToolResult {
             duration_ms: 0.0,
             normalization: None,
             sanitization: None,
+            effects: None,
+            terminate: None,
         }
     }
 

@@ -67,6 +67,16 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
             if map.get("content").is_some_and(Value::is_array) =>
         {
             check_content(tool, "returned", map.get("content"))?;
+            check_effects(tool, map.get("effects"))?;
+            if let Some(flag) = map.get("terminate").filter(|flag| !flag.is_boolean()) {
+                return Err(ToolError::new(
+                    ErrorCode::ExecutionError,
+                    format!(
+                        "Tool \"{tool}\" returned invalid terminate: it must be true or false, got {}",
+                        json_type(flag)
+                    ),
+                ));
+            }
             match map.get("details") {
                 Some(details) => validate_output(spec, details)?,
                 None if spec.output_validator().is_some() => {
@@ -140,6 +150,10 @@ pub fn apply_verdict(
                 .filter_map(content_block)
                 .collect();
             result.details = map.remove("details");
+            result.effects = map
+                .remove("effects")
+                .and_then(|effects| serde_json::from_value(effects).ok());
+            result.terminate = (map.get("terminate") == Some(&Value::Bool(true))).then_some(true);
         }
         ToolOutcome::Returned(value) => {
             result.content = vec![ContentBlock::text(value.to_string())];
@@ -154,6 +168,25 @@ pub fn apply_verdict(
         result.ok = false;
         result.error = Some(ToolError::new(ErrorCode::ExecutionError, message));
     }
+}
+
+/// Checks a returned `effects`: `{ created?, modified?, deleted?: string[], renamed?: [{ from,
+/// to }] }`, naming what is wrong.
+fn check_effects(tool: &str, effects: Option<&Value>) -> Result<(), ToolError> {
+    let Some(effects) = effects.filter(|e| !e.is_null()) else {
+        return Ok(());
+    };
+    serde_json::from_value::<crate::envelope::Effects>(effects.clone())
+        .map(|_| ())
+        .map_err(|e| {
+            ToolError::new(
+                ErrorCode::ExecutionError,
+                format!(
+                    "Tool \"{tool}\" returned invalid effects ({e}); expected {{ created?, \
+                     modified?, deleted?: string[], renamed?: [{{ from, to }}] }}"
+                ),
+            )
+        })
 }
 
 /// Checks content blocks without building them, naming the first bad block.
@@ -341,6 +374,46 @@ mod tests {
         let verdict = check_outcome(spec, &outcome);
         apply_verdict(&mut result, spec, outcome, verdict);
         result
+    }
+
+    #[test]
+    fn effects_and_terminate_are_kept_and_checked() {
+        let spec = spec(None);
+        let kept = outcome(
+            &spec,
+            ToolOutcome::Returned(json!({
+                "content": [{ "type": "text", "text": "moved" }],
+                "effects": { "created": ["a"], "renamed": [{ "from": "b", "to": "c" }] },
+                "terminate": true
+            })),
+        );
+        assert!(kept.ok);
+        let effects = kept.effects.expect("effects");
+        assert_eq!(effects.created, vec!["a".to_string()]);
+        assert_eq!(effects.renamed[0].to, "c");
+        assert_eq!(kept.terminate, Some(true));
+        let rows = [
+            (
+                json!({ "deleted": "x" }),
+                json!(false),
+                "returned invalid effects",
+            ),
+            (
+                json!({ "moved": [] }),
+                json!(false),
+                "returned invalid effects",
+            ),
+            (json!(null), json!("yes"), "returned invalid terminate"),
+        ];
+        for (effects, terminate, expected) in rows {
+            let value = json!({ "content": [], "effects": effects, "terminate": terminate });
+            let result = outcome(&spec, ToolOutcome::Returned(value));
+            let error = result.error.expect("refused");
+            assert_eq!(error.code, ErrorCode::ExecutionError);
+            assert!(error.message.contains(expected), "{}", error.message);
+        }
+        let plain = outcome(&spec, ToolOutcome::Returned(json!({ "content": [] })));
+        assert_eq!((plain.effects, plain.terminate), (None, None));
     }
 
     #[test]

@@ -242,6 +242,11 @@ impl Runtime {
             .resume(&self.registry, batch_id, approval_id, decision, events, now)
     }
 
+    /// The run `run_id` ended (a `run()` or `executePlan()`): its loop counts are forgotten.
+    pub fn end_run(&mut self, run_id: &str) {
+        self.dispatcher.end_run(run_id);
+    }
+
     /// Cancels a batch. See [`Dispatcher::cancel`].
     pub fn cancel(&mut self, batch_id: u32, now: Now) -> Vec<Action> {
         self.dispatcher.cancel(&self.registry, batch_id, now)

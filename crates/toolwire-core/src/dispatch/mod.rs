@@ -421,6 +421,11 @@ impl Dispatcher {
         &self.rules
     }
 
+    /// Forgets run `run_id`'s loop counts: the run ended.
+    pub fn end_run(&mut self, run_id: &str) {
+        self.loops.end_run(run_id);
+    }
+
     /// How many batches have calls that have not ended.
     pub fn open_batches(&self) -> usize {
         self.batches.len()

@@ -1,0 +1,220 @@
+'use strict'
+// The agent loop: call the model with the history and the tool definitions, decode its streamed
+// answer, run the calls through the runtime, append both to the history in the wire's own shape,
+// and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
+// every result of a batch asks to terminate.
+
+const { ToolwireError, WIRES, describe, messageOf } = require('./common.js')
+
+const DEFAULT_MAX_STEPS = 20
+
+/** The request body of one model call, in the wire's own shape. */
+function requestBody(wire, messages, tools, toolChoice) {
+  const body = {}
+  switch (wire) {
+    case 'openai-responses':
+      body.input = messages
+      break
+    case 'gemini':
+      body.contents = messages
+      break
+    default:
+      body.messages = messages
+  }
+  if (wire === 'gemini') {
+    if (tools.length > 0) body.tools = tools
+    if (toolChoice !== undefined) body.toolConfig = toolChoice
+  } else {
+    if (tools.length > 0) body.tools = tools
+    if (toolChoice !== undefined) body.tool_choice = toolChoice
+    body.stream = true
+  }
+  return body
+}
+
+/** The items of a model's answer: a fetch Response's body, a ReadableStream or an async iterable. */
+async function bodyOf(answer) {
+  if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
+    if (answer.ok === false) {
+      let text = ''
+      try {
+        text = await answer.text()
+      } catch {}
+      throw new ToolwireError('EXECUTION_ERROR', `the model answered HTTP ${answer.status}: ${text.slice(0, 500)}`)
+    }
+    if (answer.body === null) throw new ToolwireError('EXECUTION_ERROR', 'the model answered with an empty body')
+    return answer.body
+  }
+  if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.asyncIterator] === 'function') return answer
+  if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.iterator] === 'function') return answer
+  throw new TypeError(`run: model(request) must resolve to a fetch Response, a ReadableStream or an async iterable, got ${describe(answer)}`)
+}
+
+/** Adds a turn's reported usage to the run's. */
+function addUsage(total, usage) {
+  if (usage === undefined || usage === null) return total
+  const sum = total ?? {}
+  for (const key of ['inputTokens', 'outputTokens']) {
+    if (typeof usage[key] === 'number') sum[key] = (sum[key] ?? 0) + usage[key]
+  }
+  return sum
+}
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`run: options must be an object, got ${describe(options)}`)
+  const { wire, model, messages = [], maxSteps = DEFAULT_MAX_STEPS, signal, onEvent } = options
+  if (typeof wire !== 'string' || !WIRES.includes(wire)) {
+    throw new ToolwireError('VALIDATION_ERROR', `run: unknown wire ${describe(wire)}: expected one of ${WIRES.join(', ')}`)
+  }
+  if (typeof model !== 'function') throw new TypeError(`run: options.model must be a function, got ${describe(model)}`)
+  if (!Array.isArray(messages)) throw new TypeError(`run: options.messages must be an array, got ${describe(messages)}`)
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new ToolwireError('VALIDATION_ERROR', `run: options.maxSteps must be a whole number of at least 1, got ${describe(maxSteps)}`)
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`run: options.signal must be an AbortSignal, got ${describe(signal)}`)
+  }
+  for (const key of ['onEvent', 'getSteeringMessages', 'getFollowUpMessages']) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      throw new TypeError(`run: options.${key} must be a function, got ${describe(options[key])}`)
+    }
+  }
+  return { wire, model, messages, maxSteps, signal, onEvent }
+}
+
+/** Messages a callback returns, checked: an array (or nothing). */
+async function messagesFrom(where, get) {
+  if (get === undefined) return []
+  const got = await get()
+  if (got === undefined || got === null) return []
+  if (!Array.isArray(got)) throw new TypeError(`run: ${where} must return an array of messages, got ${describe(got)}`)
+  return got
+}
+
+/**
+ * Runs the agent loop on `runtime` (see ToolRuntime.run). `decoderOf(wire)` makes a
+ * StreamDecoder; `endRun(runId)` forgets the run's loop counts. Resolves with `{ runId, messages,
+ * steps, stopReason, usage, error? }`; only misuse of the options rejects.
+ */
+async function runLoop(runtime, { decoderOf, endRun }, options) {
+  const { wire, model, maxSteps, signal, onEvent, messages: given } = checkOptions(options)
+  const runId = options.runId ?? `run_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+  const context = { provider: options.provider, agentId: options.agentId, sender: options.sender }
+  const emit = (event) => {
+    if (onEvent === undefined) return
+    try {
+      onEvent(event)
+    } catch (error) {
+      process.emitWarning(`toolwire: run onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+    }
+  }
+  const messages = given.slice()
+  const steps = []
+  let usage
+  let stopReason
+  let failure
+  let modelCalls = 0
+  try {
+    for (;;) {
+      if (signal?.aborted) {
+        stopReason = 'aborted'
+        break
+      }
+      messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages)))
+      if (modelCalls >= maxSteps) {
+        stopReason = 'maxSteps'
+        break
+      }
+      modelCalls += 1
+      emit({ type: 'turn_start', runId, step: modelCalls })
+      const tools = runtime.definitions(wire, context).tools
+      const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
+      const turn = await decodeTurn(decoderOf(wire), await model(request, { signal }), signal, emit)
+      usage = addUsage(usage, turn.usage)
+      if (signal?.aborted) {
+        stopReason = 'aborted'
+        break
+      }
+      if (turn.toolCalls.length === 0) {
+        if (turn.text !== '') messages.push(textMessage(wire, turn.text))
+        steps.push({ text: turn.text, stopReason: turn.stopReason, calls: [], results: [] })
+        if (turn.stopReason === 'error') {
+          stopReason = 'error'
+          failure = turn.errors.join('; ') || 'the model stream ended with an error'
+          break
+        }
+        const followUps = await messagesFrom('getFollowUpMessages()', options.getFollowUpMessages)
+        if (followUps.length > 0) {
+          messages.push(...followUps)
+          continue
+        }
+        stopReason = 'stop'
+        break
+      }
+      // A turn cut for length may hold calls whose arguments look whole but are not what the
+      // model meant: none is run, each asks to be re-issued.
+      const truncated = turn.stopReason === 'length'
+      const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
+      messages.push(...runtime.encodeToolCalls(turn, wire))
+      const results = await runtime.dispatch(calls, { ...context, runId, signal, onEvent: emit })
+      messages.push(...runtime.encodeResults(results, wire))
+      steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
+      if (signal?.aborted) {
+        stopReason = 'aborted'
+        break
+      }
+      if (results.every((result) => result.terminate === true)) {
+        stopReason = 'terminated'
+        break
+      }
+    }
+  } catch (error) {
+    if (signal?.aborted) {
+      stopReason = 'aborted'
+    } else {
+      stopReason = 'error'
+      failure = messageOf(error)
+    }
+  } finally {
+    endRun(runId)
+  }
+  emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
+  const outcome = { runId, messages, steps, stopReason, usage }
+  if (failure !== undefined) outcome.error = failure
+  return outcome
+}
+
+/** The assistant message of a turn without calls (its text), for history. */
+function textMessage(wire, text) {
+  switch (wire) {
+    case 'openai-responses':
+      return { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }
+    case 'anthropic':
+      return { role: 'assistant', content: [{ type: 'text', text }] }
+    case 'gemini':
+      return { role: 'model', parts: [{ text }] }
+    default:
+      return { role: 'assistant', content: text }
+  }
+}
+
+/**
+ * Decodes one model answer: raw bytes and strings are pushed as the body, plain objects as SDK
+ * chunks. The decoder's events are forwarded, its `done` as `turn_end`.
+ */
+async function decodeTurn(decoder, answer, signal, emit) {
+  const forward = (events) => {
+    for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
+  }
+  const body = await bodyOf(answer)
+  for await (const item of body) {
+    if (signal?.aborted) break
+    if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
+    else forward(decoder.pushEvent(item))
+  }
+  const turn = decoder.finish()
+  forward(turn.events)
+  return turn
+}
+
+module.exports = { runLoop, requestBody }
