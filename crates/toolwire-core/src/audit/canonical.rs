@@ -140,13 +140,19 @@ mod tests {
         let cases = [
             (json!({}), "{}"),
             (json!([]), "[]"),
-            (json!({"b": 1, "a": [true, null, "x"]}), r#"{"a":[true,null,"x"],"b":1}"#),
+            (
+                json!({"b": 1, "a": [true, null, "x"]}),
+                r#"{"a":[true,null,"x"],"b":1}"#,
+            ),
             (
                 json!({"z": {"y": 1, "x": [{"d": 0, "c": 1.5}]}, "a": "q\"\n"}),
                 r#"{"a":"q\"\n","z":{"x":[{"c":1.5,"d":0}],"y":1}}"#,
             ),
             (json!("é\u{1}"), "\"é\\u0001\""),
-            (json!(-12.5e300), &serde_json::to_string(&json!(-12.5e300)).unwrap()),
+            (
+                json!(-12.5e300),
+                &serde_json::to_string(&json!(-12.5e300)).unwrap(),
+            ),
             (json!([[], {}, [1, [2]]]), "[[],{},[1,[2]]]"),
         ];
         for (value, expected) in cases {
@@ -159,7 +165,10 @@ mod tests {
         let value = json!({"b": 1, "a": {"d": [1, "x", null], "c": false}, "e": 0.25});
         let mut out = Vec::new();
         write_json(&value, KeyOrder::AsHeld, &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&value).unwrap());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
     }
 
     #[test]

@@ -75,7 +75,10 @@ pub fn scan_jsonl<R: BufRead>(
 mod tests {
     use super::*;
 
-    fn scan(text: &[u8]) -> (Vec<(usize, bool)>, Tail) {
+    /// The line numbers seen with whether each parsed, and the tail.
+    type Scanned = (Vec<(usize, bool)>, Tail);
+
+    fn scan(text: &[u8]) -> Scanned {
         let mut seen = Vec::new();
         let tail = scan_jsonl(text, |n, parsed| seen.push((n, parsed.is_ok()))).unwrap();
         (seen, tail)
@@ -83,21 +86,35 @@ mod tests {
 
     #[test]
     fn tells_partial_tails_from_malformed_middles() {
-        let cases: [(&[u8], Vec<(usize, bool)>, Tail); 7] = [
-            (b"", vec![], Tail::Terminated),
-            (b"{}\n{\"a\":1}\n", vec![(1, true), (2, true)], Tail::Terminated),
+        let cases: [(&[u8], Scanned); 7] = [
+            (b"", (vec![], Tail::Terminated)),
+            (
+                b"{}\n{\"a\":1}\n",
+                (vec![(1, true), (2, true)], Tail::Terminated),
+            ),
             (
                 b"{}\n{\"a\":",
-                vec![(1, true)],
-                Tail::Partial { offset: 3, len: 5 },
+                (vec![(1, true)], Tail::Partial { offset: 3, len: 5 }),
             ),
-            (b"{}\n{\"a\":1}", vec![(1, true), (2, true)], Tail::UnterminatedRecord),
-            (b"{}\nnope\n{}\n", vec![(1, true), (2, false), (3, true)], Tail::Terminated),
-            (b"{}\n\n  \n{}\n", vec![(1, true), (4, true)], Tail::Terminated),
-            (b"{\"a\":\"\xc3", vec![], Tail::Partial { offset: 0, len: 7 }),
+            (
+                b"{}\n{\"a\":1}",
+                (vec![(1, true), (2, true)], Tail::UnterminatedRecord),
+            ),
+            (
+                b"{}\nnope\n{}\n",
+                (vec![(1, true), (2, false), (3, true)], Tail::Terminated),
+            ),
+            (
+                b"{}\n\n  \n{}\n",
+                (vec![(1, true), (4, true)], Tail::Terminated),
+            ),
+            (
+                b"{\"a\":\"\xc3",
+                (vec![], Tail::Partial { offset: 0, len: 7 }),
+            ),
         ];
-        for (text, lines, tail) in cases {
-            assert_eq!(scan(text), (lines, tail), "{:?}", String::from_utf8_lossy(text));
+        for (text, expected) in cases {
+            assert_eq!(scan(text), expected, "{:?}", String::from_utf8_lossy(text));
         }
     }
 }

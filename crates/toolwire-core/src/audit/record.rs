@@ -160,7 +160,8 @@ mod tests {
 
     #[test]
     fn stamps_seq_ts_first_and_hashes_call_args() {
-        let call = json!({"callId": "c1", "tool": "read", "args": {"b": 1, "a": [true, null, "x"]}});
+        let call =
+            json!({"callId": "c1", "tool": "read", "args": {"b": 1, "a": [true, null, "x"]}});
         let line = stamp(LogFile::Calls, &call, 7, 1000).unwrap();
         let keys: Vec<&str> = line.keys().map(String::as_str).collect();
         assert_eq!(keys, ["seq", "ts", "callId", "tool", "args", "argsHash"]);
@@ -192,10 +193,26 @@ mod tests {
     #[test]
     fn rejects_bad_records_naming_the_value() {
         let cases = [
-            (LogFile::Calls, json!([1]), "must be a JSON object, got an array"),
-            (LogFile::Events, json!("x"), "must be a JSON object, got a string"),
-            (LogFile::Calls, json!({"tool": "t"}), "needs a string callId, got none"),
-            (LogFile::Results, json!({"callId": 5}), "needs a string callId, got 5"),
+            (
+                LogFile::Calls,
+                json!([1]),
+                "must be a JSON object, got an array",
+            ),
+            (
+                LogFile::Events,
+                json!("x"),
+                "must be a JSON object, got a string",
+            ),
+            (
+                LogFile::Calls,
+                json!({"tool": "t"}),
+                "needs a string callId, got none",
+            ),
+            (
+                LogFile::Results,
+                json!({"callId": 5}),
+                "needs a string callId, got 5",
+            ),
             (
                 LogFile::Calls,
                 json!({"callId": "c", "attempt": 0}),

@@ -275,3 +275,267 @@ fn pair_calls(calls: &[Value], results: &[Value]) -> Vec<CallPair> {
     pairs.sort_by_key(first_seq);
     pairs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::test_support::{call_line, result_line, write_run, Scratch};
+    use crate::audit::verify::verify_run;
+    use crate::audit::writer::AuditWriter;
+    use serde_json::json;
+
+    /// Writes a small run with two calls (one retried), their results and events.
+    fn record_run(dir: &Path) -> Vec<Value> {
+        let mut writer =
+            AuditWriter::create(dir, &json!({"runId": "r1", "plan": ["a", "b"]})).unwrap();
+        let records = [
+            (LogFile::Events, json!({"type": "run_start"})),
+            (
+                LogFile::Calls,
+                json!({"callId": "a", "stepId": "s1", "tool": "read", "args": {"path": "x"}, "startedAt": 10}),
+            ),
+            (
+                LogFile::Calls,
+                json!({"callId": "b", "stepId": "s2", "attempt": 1, "tool": "exec", "args": {"cmd": "ls"}, "startedAt": 11}),
+            ),
+            (
+                LogFile::Results,
+                json!({"callId": "b", "attempt": 1, "status": "error", "endedAt": 20, "durationMs": 9}),
+            ),
+            (
+                LogFile::Calls,
+                json!({"callId": "b", "stepId": "s2", "attempt": 2, "tool": "exec", "args": {"cmd": "ls"}, "startedAt": 21}),
+            ),
+            (
+                LogFile::Results,
+                json!({"callId": "a", "status": "success", "startedAt": 10, "endedAt": 25, "durationMs": 15}),
+            ),
+            (
+                LogFile::Results,
+                json!({"callId": "b", "attempt": 2, "status": "success", "endedAt": 30, "durationMs": 9}),
+            ),
+            (LogFile::Events, json!({"type": "run_end"})),
+        ];
+        let mut written = Vec::new();
+        for (i, (file, record)) in records.into_iter().enumerate() {
+            let ts = 1000 + u64::try_from(i).unwrap();
+            match file {
+                LogFile::Calls => writer.record_call(&record, ts),
+                LogFile::Results => writer.record_result(&record, ts),
+                LogFile::Events => writer.record_event(&record, ts),
+            }
+            .unwrap();
+            written.push(record);
+        }
+        writer.finish(Some(&json!({"status": "ok"}))).unwrap();
+        written
+    }
+
+    #[test]
+    fn round_trip_gives_back_what_was_written_in_order() {
+        let scratch = Scratch::new("roundtrip");
+        let dir = scratch.path("run");
+        let written = record_run(&dir);
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(
+            replay.run,
+            json!({"runId": "r1", "plan": ["a", "b"], "status": "ok"})
+        );
+        assert_eq!(replay.partial_lines, 0);
+        assert!(replay.malformed.is_empty());
+        // Merged by seq, the three files give back the records in the order they were written,
+        // each with its fields (timing included) as given plus seq, ts and argsHash.
+        let mut merged: Vec<&Value> = replay
+            .calls
+            .iter()
+            .chain(&replay.results)
+            .chain(&replay.events)
+            .collect();
+        merged.sort_by_key(|r| seq_of(r));
+        assert_eq!(merged.len(), written.len());
+        for (i, (got, given)) in merged.iter().zip(&written).enumerate() {
+            let seq = u64::try_from(i).unwrap() + 1;
+            assert_eq!(got["seq"], seq);
+            assert_eq!(got["ts"], 999 + seq);
+            for (key, value) in given.as_object().unwrap() {
+                assert_eq!(&got[key], value, "record {seq} field {key}");
+            }
+        }
+        let pairs: Vec<(&str, u64, Option<usize>, Vec<usize>)> = replay
+            .pairs
+            .iter()
+            .map(|p| (p.call_id.as_str(), p.attempt, p.call, p.results.clone()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("a", 1, Some(0), vec![1]),
+                ("b", 1, Some(1), vec![0]),
+                ("b", 2, Some(2), vec![2])
+            ]
+        );
+        let verification = verify_run(&dir);
+        assert!(verification.ok, "{:?}", verification.problems);
+    }
+
+    #[test]
+    fn serializes_in_camel_case() {
+        let scratch = Scratch::new("json");
+        let dir = scratch.path("run");
+        record_run(&dir);
+        let value = serde_json::to_value(replay_run(&dir).unwrap()).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "run",
+                "calls",
+                "results",
+                "events",
+                "partialLines",
+                "partialLinesByFile",
+                "malformed",
+                "pairs"
+            ]
+        );
+        assert_eq!(
+            value["pairs"][0],
+            json!({"callId": "a", "attempt": 1, "call": 0, "results": [1]})
+        );
+        assert_eq!(
+            value["partialLinesByFile"],
+            json!({"calls.jsonl": 0, "events.jsonl": 0, "results.jsonl": 0})
+        );
+    }
+
+    #[test]
+    fn a_partial_final_line_is_counted_not_malformed() {
+        let scratch = Scratch::new("partial");
+        let dir = scratch.path("run");
+        record_run(&dir);
+        let path = dir.join("results.jsonl");
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.partial_lines, 1);
+        assert_eq!(replay.partial_lines_by_file["results.jsonl"], 1);
+        assert!(replay.malformed.is_empty());
+        assert_eq!(replay.results.len(), 2);
+        // The lost line was the final result of "b": that is a missing result, nothing else.
+        let verification = verify_run(&dir);
+        let kinds: Vec<(&str, Option<&str>)> = verification
+            .problems
+            .iter()
+            .map(|p| (p.kind.as_str(), p.call_id.as_deref()))
+            .collect();
+        assert_eq!(kinds, [("missing_result", Some("b"))]);
+    }
+
+    #[test]
+    fn a_malformed_middle_line_is_kept_with_file_and_line() {
+        let scratch = Scratch::new("malformed");
+        let dir = scratch.path("run");
+        let args = json!({});
+        let calls = [
+            call_line(1, "a", 1, &args),
+            "{\"seq\":2,\"callId\":\"b\",".to_string(),
+            call_line(3, "c", 1, &args),
+        ];
+        let results = [result_line(4, "a", 1), result_line(5, "c", 1)];
+        write_run(
+            &dir,
+            &calls,
+            &results,
+            &["{\"ts\":1,\"type\":\"no seq\"}", "[1]"],
+        );
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.partial_lines, 0);
+        let malformed: Vec<(&str, usize)> = replay
+            .malformed
+            .iter()
+            .map(|m| (m.file.as_str(), m.line))
+            .collect();
+        assert_eq!(
+            malformed,
+            [("calls.jsonl", 2), ("events.jsonl", 1), ("events.jsonl", 2)]
+        );
+        assert!(
+            replay.malformed[0].message.contains("does not parse"),
+            "{:?}",
+            replay.malformed[0]
+        );
+        assert_eq!(replay.malformed[1].message, "has no numeric seq");
+        assert_eq!(replay.malformed[2].message, "is an array, not an object");
+        assert_eq!(replay.calls.len(), 2);
+    }
+
+    #[test]
+    fn missing_directory_or_run_json_is_an_error_naming_it() {
+        let scratch = Scratch::new("missing");
+        let dir = scratch.path("nowhere");
+        let err = replay_run(&dir).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotFound);
+        assert!(err.message.contains("nowhere"), "{}", err.message);
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = replay_run(&dir).unwrap_err();
+        assert!(err.message.contains("run.json"), "{}", err.message);
+        // Missing JSONL files are empty, a run.json that does not parse is reported.
+        std::fs::write(dir.join("run.json"), "{\"a\":").unwrap();
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.run, Value::Null);
+        assert_eq!(replay.malformed[0].file, "run.json");
+        assert!(replay.calls.is_empty());
+    }
+
+    #[test]
+    fn a_file_cut_at_any_byte_replays() {
+        let scratch = Scratch::new("cuts");
+        let dir = scratch.path("run");
+        record_run(&dir);
+        let calls = std::fs::read(dir.join("calls.jsonl")).unwrap();
+        let line_ends: Vec<usize> = calls
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        let copy = scratch.path("copy");
+        std::fs::create_dir_all(&copy).unwrap();
+        for name in ["run.json", "results.jsonl", "events.jsonl"] {
+            std::fs::copy(dir.join(name), copy.join(name)).unwrap();
+        }
+        for cut in 0..=calls.len() {
+            std::fs::write(copy.join("calls.jsonl"), &calls[..cut]).unwrap();
+            let replay = replay_run(&copy).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+            let whole = line_ends.iter().filter(|&&end| end <= cut).count();
+            // A cut right before a line's "\n" leaves a whole record missing only its newline.
+            let unterminated = line_ends.contains(&(cut + 1));
+            let expected_partial =
+                usize::from(!line_ends.contains(&cut) && cut > 0 && !unterminated);
+            assert_eq!(replay.partial_lines, expected_partial, "cut at {cut}");
+            assert_eq!(
+                replay.calls.len(),
+                whole + usize::from(unterminated),
+                "cut at {cut}"
+            );
+            assert!(
+                replay.malformed.is_empty(),
+                "cut at {cut}: {:?}",
+                replay.malformed
+            );
+            let verification = verify_run(&copy);
+            assert!(
+                verification
+                    .problems
+                    .iter()
+                    .all(|p| p.kind != "malformed_line"),
+                "cut at {cut}"
+            );
+        }
+    }
+}

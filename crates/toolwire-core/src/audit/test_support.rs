@@ -36,19 +36,30 @@ impl Drop for Scratch {
 }
 
 /// Writes a hand-made run directory: `run.json` = `{}` and each file's lines as given.
-pub fn write_run(dir: &Path, calls: &[&str], results: &[&str], events: &[&str]) {
+pub fn write_run<C: AsRef<str>, R: AsRef<str>, E: AsRef<str>>(
+    dir: &Path,
+    calls: &[C],
+    results: &[R],
+    events: &[E],
+) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("run.json"), "{}\n").unwrap();
-    for (name, lines) in [
-        ("calls.jsonl", calls),
-        ("results.jsonl", results),
-        ("events.jsonl", events),
-    ] {
-        let mut text = String::new();
-        for line in lines {
-            text.push_str(line);
-            text.push('\n');
-        }
+    let text = |lines: Vec<&str>| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
+    let files = [
+        (
+            "calls.jsonl",
+            text(calls.iter().map(AsRef::as_ref).collect()),
+        ),
+        (
+            "results.jsonl",
+            text(results.iter().map(AsRef::as_ref).collect()),
+        ),
+        (
+            "events.jsonl",
+            text(events.iter().map(AsRef::as_ref).collect()),
+        ),
+    ];
+    for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
 }

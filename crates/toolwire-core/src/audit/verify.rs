@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::canonical::args_sha256;
-use super::record::{ARGS, ARGS_HASH};
+use super::record::{LogFile, ARGS, ARGS_HASH};
 use super::replay::{replay_run, seq_of, Replay};
 
 /// One breach of an invariant.
@@ -149,15 +149,16 @@ pub fn verify_replay(replay: &Replay) -> Verification {
 
 /// `seq` must be unique across the three files.
 fn check_unique_seq(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, String)) {
+    // (seq, file): stable sort keeps the files in calls, results, events order.
     let mut seqs: Vec<(u64, &str)> = [
-        (&replay.calls, "calls.jsonl"),
-        (&replay.results, "results.jsonl"),
-        (&replay.events, "events.jsonl"),
+        (&replay.calls, LogFile::Calls),
+        (&replay.results, LogFile::Results),
+        (&replay.events, LogFile::Events),
     ]
     .into_iter()
-    .flat_map(|(records, file)| records.iter().map(move |r| (seq_of(r), file)))
+    .flat_map(|(records, file)| records.iter().map(move |r| (seq_of(r), file.file_name())))
     .collect();
-    seqs.sort_unstable();
+    seqs.sort_by_key(|(seq, _)| *seq);
     for window in seqs.windows(2) {
         if window[0].0 == window[1].0 {
             report(
@@ -239,5 +240,224 @@ fn check_attempts(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, S
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::test_support::{call_line, result_line, write_run, Scratch};
+    use serde_json::json;
+
+    /// A hand-written run: `calls`, `results`, `events` lines; expected (kind, callId) problems.
+    struct Case {
+        name: &'static str,
+        calls: Vec<String>,
+        results: Vec<String>,
+        events: Vec<String>,
+        expected: Vec<(&'static str, Option<&'static str>)>,
+        message: &'static str,
+    }
+
+    fn case(
+        name: &'static str,
+        calls: Vec<String>,
+        results: Vec<String>,
+        expected: Vec<(&'static str, Option<&'static str>)>,
+        message: &'static str,
+    ) -> Case {
+        Case {
+            name,
+            calls,
+            results,
+            events: Vec::new(),
+            expected,
+            message,
+        }
+    }
+
+    #[test]
+    fn reports_each_kind_of_breach_naming_the_call() {
+        let args = json!({"path": "a"});
+        let call = |seq, id, attempt| call_line(seq, id, attempt, &args);
+        let result = result_line;
+        let cases = vec![
+            case(
+                "healthy",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1)],
+                vec![],
+                "",
+            ),
+            case(
+                "missing_result",
+                vec![call(1, "a", 1), call(2, "b", 1)],
+                vec![result(3, "a", 1)],
+                vec![("missing_result", Some("b"))],
+                "call \"b\" attempt 1 (its final attempt, seq 2) has no result",
+            ),
+            case(
+                "only the final attempt needs a result",
+                vec![call(1, "a", 1), call(2, "a", 2)],
+                vec![result(3, "a", 2)],
+                vec![],
+                "",
+            ),
+            case(
+                "duplicate_result",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "a", 1)],
+                vec![("duplicate_result", Some("a"))],
+                "call \"a\" attempt 1 has 2 results (seq 2, 3)",
+            ),
+            case(
+                "result_before_call",
+                vec![call(2, "a", 1)],
+                vec![result(1, "a", 1)],
+                vec![("result_before_call", Some("a"))],
+                "result seq 1 of call \"a\" attempt 1 comes before its call (seq 2)",
+            ),
+            case(
+                "attempt_gap",
+                vec![call(1, "a", 1), call(3, "a", 3)],
+                vec![result(2, "a", 1), result(4, "a", 3)],
+                vec![("attempt_gap", Some("a"))],
+                "call \"a\": attempt 2 is missing before attempt 3",
+            ),
+            case(
+                "attempt_gap not starting at 1",
+                vec![call(1, "a", 3)],
+                vec![result(2, "a", 3)],
+                vec![("attempt_gap", Some("a"))],
+                "call \"a\": attempts 1 to 2 are missing before attempt 3",
+            ),
+            case(
+                "attempt_order",
+                vec![call(1, "a", 2), call(2, "a", 1)],
+                vec![result(3, "a", 2)],
+                vec![("attempt_order", Some("a"))],
+                "call \"a\": attempt 2 (seq 1) is recorded before attempt 1 (seq 2)",
+            ),
+            case(
+                "orphan_result",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "ghost", 1)],
+                vec![("orphan_result", Some("ghost"))],
+                "result seq 3 of call \"ghost\" attempt 1 has no recorded call",
+            ),
+            case(
+                "orphan_result of an attempt never called",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "a", 2)],
+                vec![("orphan_result", Some("a"))],
+                "result seq 3 of call \"a\" attempt 2 has no recorded call",
+            ),
+            case(
+                "malformed_line",
+                vec![call(1, "a", 1), "{\"seq\":2,".into(), call(3, "b", 1)],
+                vec![result(4, "a", 1), result(5, "b", 1)],
+                vec![("malformed_line", None)],
+                "calls.jsonl line 2: does not parse",
+            ),
+            case(
+                "malformed_line naming its call",
+                vec![call(1, "a", 1), json!({"callId": "b", "ts": 1}).to_string()],
+                vec![result(4, "a", 1)],
+                vec![("malformed_line", Some("b"))],
+                "calls.jsonl line 2: has no numeric seq",
+            ),
+            case(
+                "args_hash_mismatch",
+                vec![
+                    json!({"seq": 1, "callId": "a", "args": {"x": 1}, "argsHash": "00"})
+                        .to_string(),
+                ],
+                vec![result(2, "a", 1)],
+                vec![("args_hash_mismatch", Some("a"))],
+                "call \"a\" attempt 1 records argsHash \"00\", its args hash to",
+            ),
+            case(
+                "args_hash_mismatch when absent",
+                vec![json!({"seq": 1, "callId": "a", "args": {}}).to_string()],
+                vec![result(2, "a", 1)],
+                vec![("args_hash_mismatch", Some("a"))],
+                "call \"a\" attempt 1 has no argsHash",
+            ),
+            case(
+                "duplicate_call",
+                vec![call(1, "a", 1), call(2, "a", 1)],
+                vec![result(3, "a", 1)],
+                vec![("duplicate_call", Some("a"))],
+                "call \"a\" attempt 1 is recorded again at seq 2 (first at seq 1)",
+            ),
+            Case {
+                name: "duplicate_seq",
+                calls: vec![call(1, "a", 1)],
+                results: vec![result(2, "a", 1)],
+                events: vec![json!({"seq": 2, "type": "x"}).to_string()],
+                expected: vec![("duplicate_seq", None)],
+                message: "seq 2 is used twice (results.jsonl and events.jsonl)",
+            },
+            case(
+                "several at once, in log order",
+                vec![call(1, "a", 1), call(2, "b", 2)],
+                vec![result(3, "b", 2), result(4, "b", 2), result(5, "z", 1)],
+                vec![
+                    ("missing_result", Some("a")),
+                    ("duplicate_result", Some("b")),
+                    ("orphan_result", Some("z")),
+                    ("attempt_gap", Some("b")),
+                ],
+                "call \"a\" attempt 1 (its final attempt, seq 1) has no result",
+            ),
+        ];
+        for case in cases {
+            let scratch = Scratch::new("verify");
+            let dir = scratch.path("run");
+            write_run(&dir, &case.calls, &case.results, &case.events);
+            let verification = verify_run(&dir);
+            let got: Vec<(&str, Option<&str>)> = verification
+                .problems
+                .iter()
+                .map(|p| (p.kind.as_str(), p.call_id.as_deref()))
+                .collect();
+            assert_eq!(
+                got, case.expected,
+                "{}: {:?}",
+                case.name, verification.problems
+            );
+            assert_eq!(verification.ok, case.expected.is_empty(), "{}", case.name);
+            if let Some(first) = verification.problems.first() {
+                assert!(
+                    first.message.starts_with(case.message),
+                    "{}: {}",
+                    case.name,
+                    first.message
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_unreadable_run_is_one_problem() {
+        let scratch = Scratch::new("unreadable");
+        let verification = verify_run(&scratch.path("nowhere"));
+        assert!(!verification.ok);
+        assert_eq!(verification.problems.len(), 1);
+        assert_eq!(verification.problems[0].kind, "unreadable_run");
+        assert!(verification.problems[0].message.contains("nowhere"));
+    }
+
+    #[test]
+    fn serializes_in_camel_case() {
+        let verification = verification(vec![Problem {
+            call_id: Some("c1".into()),
+            kind: "missing_result".into(),
+            message: "m".into(),
+        }]);
+        assert_eq!(
+            serde_json::to_value(&verification).unwrap(),
+            json!({"ok": false, "problems": [{"callId": "c1", "kind": "missing_result", "message": "m"}]})
+        );
     }
 }

@@ -98,7 +98,8 @@ impl AuditWriter {
         if !dropped.is_empty() {
             let now = now_ms();
             for (file, len) in dropped {
-                let event = json!({"type": PARTIAL_LINE_DROPPED, "file": file.file_name(), "bytes": len});
+                let event =
+                    json!({"type": PARTIAL_LINE_DROPPED, "file": file.file_name(), "bytes": len});
                 writer.record(LogFile::Events, &event, now)?;
             }
             writer.flush()?;
@@ -379,7 +380,10 @@ mod tests {
         let writer = AuditWriter::create(&dir, &json!({"runId": "run-1", "plan": [1]})).unwrap();
         assert_eq!(writer.next_seq(), 1);
         drop(writer);
-        assert_eq!(read(&dir, "run.json"), "{\"runId\":\"run-1\",\"plan\":[1]}\n");
+        assert_eq!(
+            read(&dir, "run.json"),
+            "{\"runId\":\"run-1\",\"plan\":[1]}\n"
+        );
         for name in ["calls.jsonl", "results.jsonl", "events.jsonl"] {
             assert_eq!(read(&dir, name), "", "{name}");
         }
@@ -451,7 +455,11 @@ mod tests {
             (500, 1000, false),
         ];
         for (now, interval, due) in cases {
-            assert_eq!(writer.flush_due(now, interval), due, "now {now} interval {interval}");
+            assert_eq!(
+                writer.flush_due(now, interval),
+                due,
+                "now {now} interval {interval}"
+            );
         }
         writer.flush().unwrap();
         assert!(!writer.flush_due(10_000, 1000));
@@ -515,7 +523,11 @@ mod tests {
         first.finish(None).unwrap();
 
         let mut second = AuditWriter::create(&dir, &json!({"dispatch": 2})).unwrap();
-        assert_eq!(second.next_seq(), 3, "seq continues after the highest recorded");
+        assert_eq!(
+            second.next_seq(),
+            3,
+            "seq continues after the highest recorded"
+        );
         second
             .record_call(&json!({"callId": "c2", "args": {}}), 3)
             .unwrap();
@@ -523,7 +535,11 @@ mod tests {
         second.finish(None).unwrap();
 
         let replay = replay_run(&dir).unwrap();
-        let ids: Vec<&str> = replay.calls.iter().map(|c| c["callId"].as_str().unwrap()).collect();
+        let ids: Vec<&str> = replay
+            .calls
+            .iter()
+            .map(|c| c["callId"].as_str().unwrap())
+            .collect();
         assert_eq!(ids, ["c1", "c2"]);
         assert_eq!(replay.run, json!({"dispatch": 2}));
         assert!(verify_run(&dir).ok);
@@ -544,7 +560,8 @@ mod tests {
             .append(true)
             .open(dir.join("calls.jsonl"))
             .unwrap();
-        file.write_all(b"{\"seq\":3,\"ts\":3,\"callId\":\"c2\",\"ar").unwrap();
+        file.write_all(b"{\"seq\":3,\"ts\":3,\"callId\":\"c2\",\"ar")
+            .unwrap();
         drop(file);
 
         let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
@@ -571,7 +588,11 @@ mod tests {
         let scratch = Scratch::new("newline");
         let dir = scratch.path("run");
         fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join("events.jsonl"), "{\"seq\":4,\"ts\":1,\"type\":\"x\"}").unwrap();
+        fs::write(
+            dir.join("events.jsonl"),
+            "{\"seq\":4,\"ts\":1,\"type\":\"x\"}",
+        )
+        .unwrap();
         let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
         assert_eq!(writer.record_event(&json!({"type": "y"}), 2).unwrap(), 5);
         writer.finish(None).unwrap();
