@@ -16,6 +16,7 @@
 
 pub mod canonical;
 pub mod lines;
+pub mod options;
 pub mod record;
 pub mod replay;
 pub mod verify;
@@ -25,7 +26,8 @@ pub mod writer;
 mod test_support;
 
 pub use canonical::{args_sha256, canonical_json};
+pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
 pub use record::LogFile;
 pub use replay::{replay_run, CallPair, MalformedLine, Replay};
 pub use verify::{verify_replay, verify_run, Problem, Verification};
-pub use writer::AuditWriter;
+pub use writer::{now_ms, AuditWriter};

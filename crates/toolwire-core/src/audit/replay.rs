@@ -81,11 +81,26 @@ pub struct Replay {
 /// be read; a missing JSONL file is empty. Everything about the content is reported in the
 /// returned [`Replay`], never thrown.
 pub fn replay_run(dir: &Path) -> Result<Replay> {
-    if !dir.is_dir() {
-        return Err(Error::caller(
-            ErrorCode::NotFound,
-            format!("audit directory {} does not exist", dir.display()),
-        ));
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(Error::caller(
+                ErrorCode::ValidationError,
+                format!("audit directory {} is not a directory", dir.display()),
+            ))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Error::caller(
+                ErrorCode::NotFound,
+                format!("audit directory {} does not exist", dir.display()),
+            ))
+        }
+        Err(e) => {
+            return Err(Error::caller(
+                ErrorCode::ExecutionError,
+                format!("audit directory {}: {e}", dir.display()),
+            ))
+        }
     }
     let mut replay = Replay {
         run: Value::Null,

@@ -130,6 +130,9 @@ impl AuditWriter {
 
     /// Records a call attempt in `calls.jsonl` at time `ts` (ms since the epoch); returns its
     /// `seq`. The call needs a string `callId`; `argsHash` is computed from `args` when absent.
+    ///
+    /// Records are buffered; past the buffer limit they are flushed at once, and an error of
+    /// that flush is returned with the record kept buffered (do not record it again).
     pub fn record_call(&mut self, call: &Value, ts: u64) -> Result<u64> {
         self.record(LogFile::Calls, call, ts)
     }
@@ -243,7 +246,7 @@ impl Drop for AuditWriter {
 }
 
 /// Writes `buffer` to `out`, removing what was written from `buffer` even when a write fails.
-fn write_prefix(out: &mut File, buffer: &mut Vec<u8>) -> io::Result<()> {
+fn write_prefix<W: Write>(out: &mut W, buffer: &mut Vec<u8>) -> io::Result<()> {
     let mut done = 0;
     let result = loop {
         if done == buffer.len() {
@@ -355,8 +358,9 @@ fn write_run_atomically(dir: &Path, run: &Map<String, Value>) -> Result<()> {
     Ok(())
 }
 
-/// Milliseconds since the Unix epoch (0 if the clock is before it).
-fn now_ms() -> u64 {
+/// Milliseconds since the Unix epoch (0 if the clock is before it): the `ts` to pass when the
+/// caller has no time of its own.
+pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -639,6 +643,48 @@ mod tests {
         let replay = replay_run(&dir).unwrap();
         assert!(replay.malformed.is_empty(), "{:?}", replay.malformed);
         assert_eq!(replay.calls.len(), 1);
+    }
+
+    /// Accepts `room` bytes, then fails like a full disk.
+    struct FullDisk {
+        written: Vec<u8>,
+        room: usize,
+    }
+
+    impl Write for FullDisk {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.room - self.written.len()).min(7);
+            if n == 0 {
+                return Err(io::Error::other("no space left on device"));
+            }
+            self.written.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_keeps_exactly_the_unwritten_rest() {
+        let text = b"{\"seq\":1}\n{\"seq\":2}\n".to_vec();
+        for room in 0..text.len() {
+            let mut disk = FullDisk {
+                written: Vec::new(),
+                room,
+            };
+            let mut buffer = text.clone();
+            assert!(write_prefix(&mut disk, &mut buffer).is_err(), "room {room}");
+            assert_eq!(disk.written.len(), room);
+            disk.room = text.len();
+            write_prefix(&mut disk, &mut buffer).unwrap();
+            assert_eq!(
+                disk.written, text,
+                "a retry continues where the failure stopped"
+            );
+            assert!(buffer.is_empty());
+        }
     }
 
     #[cfg(unix)]
