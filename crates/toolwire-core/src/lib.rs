@@ -8,6 +8,7 @@
 //! [`ToolResult`] ([`output`]), whatever happened.
 
 pub mod args;
+pub mod audit;
 pub mod definitions;
 pub mod dispatch;
 pub mod envelope;

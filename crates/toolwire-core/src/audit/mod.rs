@@ -1,0 +1,33 @@
+//! The audit log of a run (issue 7): `run.json` plus three append-only JSONL files, replay and
+//! verification.
+//!
+//! A run directory holds `run.json` (the plan, policy snapshot and confirmation, replaced
+//! atomically), and `calls.jsonl`, `results.jsonl` and `events.jsonl`, one JSON object a line.
+//! Every line carries `seq` (one counter across the three files, so replay can merge the order)
+//! and `ts` (ms since the epoch); every call carries `argsHash`, the hex SHA-256 of its
+//! canonical arguments. Records are written as given: redaction and secret scrubbing happen
+//! before they reach the [`AuditWriter`].
+//!
+//! - [`AuditWriter`] buffers records and appends whole lines on [`AuditWriter::flush`], so a
+//!   crash leaves at most one partial final line per file.
+//! - [`replay_run`] reads a directory back; partial final lines are counted, malformed lines
+//!   kept for verification.
+//! - [`verify_run`] checks the invariants and reports each breach as a [`Problem`].
+
+pub mod canonical;
+pub mod lines;
+pub mod options;
+pub mod record;
+pub mod replay;
+pub mod verify;
+pub mod writer;
+
+#[cfg(test)]
+mod test_support;
+
+pub use canonical::{args_sha256, canonical_json};
+pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
+pub use record::LogFile;
+pub use replay::{replay_run, CallPair, MalformedLine, Replay};
+pub use verify::{verify_replay, verify_run, Problem, Verification};
+pub use writer::{now_ms, AuditWriter};

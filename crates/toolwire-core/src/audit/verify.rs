@@ -1,0 +1,463 @@
+//! [`verify_run`]: checking the invariants of a recorded run, reporting every breach.
+//!
+//! A call is one `(callId, attempt)`. The invariants: every line is a usable record; `seq` is
+//! unique across the three files; each call is recorded once; the highest attempt of each
+//! `callId` has exactly one result (its final result) and no attempt has more than one; the
+//! attempts of a `callId` run 1, 2, .. without gaps, recorded in that order; each result comes
+//! after its call (by `seq`) and has a call; each call's `argsHash` is the SHA-256 of its
+//! recorded `args`. Partial final lines are counted by replay, not reported here.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::canonical::args_sha256;
+use super::record::{LogFile, ARGS, ARGS_HASH};
+use super::replay::{replay_run, seq_of, Replay};
+
+/// One breach of an invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// The call concerned, when there is one.
+    pub call_id: Option<String>,
+    /// What kind of breach: `malformed_line`, `duplicate_seq`, `duplicate_call`,
+    /// `missing_result`, `duplicate_result`, `result_before_call`, `orphan_result`,
+    /// `attempt_gap`, `attempt_order`, `args_hash_mismatch`, or `unreadable_run`.
+    pub kind: String,
+    /// What is wrong, naming the call, attempt, file, line or `seq`.
+    pub message: String,
+}
+
+/// The outcome of [`verify_run`]: `ok` when there is no problem.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    /// Whether the run holds every invariant.
+    pub ok: bool,
+    /// Every breach found, in the order of the log.
+    pub problems: Vec<Problem>,
+}
+
+/// Replays the run directory `dir` and checks its invariants. A directory that cannot be
+/// replayed (missing, no `run.json`) is one `unreadable_run` problem, never a panic or an error.
+pub fn verify_run(dir: &Path) -> Verification {
+    match replay_run(dir) {
+        Ok(replay) => verify_replay(&replay),
+        Err(e) => verification(vec![Problem {
+            call_id: None,
+            kind: "unreadable_run".to_string(),
+            message: e.message,
+        }]),
+    }
+}
+
+fn verification(problems: Vec<Problem>) -> Verification {
+    Verification {
+        ok: problems.is_empty(),
+        problems,
+    }
+}
+
+/// Checks the invariants of an already replayed run.
+pub fn verify_replay(replay: &Replay) -> Verification {
+    let mut problems = Vec::new();
+    let mut report = |call_id: Option<&str>, kind: &str, message: String| {
+        problems.push(Problem {
+            call_id: call_id.map(str::to_string),
+            kind: kind.to_string(),
+            message,
+        })
+    };
+    for line in &replay.malformed {
+        report(
+            line.call_id.as_deref(),
+            "malformed_line",
+            format!("{} line {}: {}", line.file, line.line, line.message),
+        );
+    }
+    check_unique_seq(replay, &mut report);
+
+    // The highest recorded call attempt of each callId.
+    let mut highest: HashMap<&str, u64> = HashMap::new();
+    for pair in replay.pairs.iter().filter(|p| p.call.is_some()) {
+        let top = highest.entry(pair.call_id.as_str()).or_insert(0);
+        *top = (*top).max(pair.attempt);
+    }
+    for pair in &replay.pairs {
+        let id = Some(pair.call_id.as_str());
+        let name = format!("call \"{}\" attempt {}", pair.call_id, pair.attempt);
+        let Some(c) = pair.call else {
+            for &r in &pair.results {
+                let seq = seq_of(&replay.results[r]);
+                report(
+                    id,
+                    "orphan_result",
+                    format!("result seq {seq} of {name} has no recorded call"),
+                );
+            }
+            continue;
+        };
+        let call = &replay.calls[c];
+        let call_seq = seq_of(call);
+        for &extra in &pair.extra_calls {
+            let seq = seq_of(&replay.calls[extra]);
+            report(
+                id,
+                "duplicate_call",
+                format!("{name} is recorded again at seq {seq} (first at seq {call_seq})"),
+            );
+        }
+        check_args_hash(call, &name, id, &mut report);
+        for &r in &pair.results {
+            let seq = seq_of(&replay.results[r]);
+            if seq < call_seq {
+                report(
+                    id,
+                    "result_before_call",
+                    format!("result seq {seq} of {name} comes before its call (seq {call_seq})"),
+                );
+            }
+        }
+        let is_final = highest.get(pair.call_id.as_str()) == Some(&pair.attempt);
+        match pair.results.len() {
+            0 if is_final => report(
+                id,
+                "missing_result",
+                format!("{name} (its final attempt, seq {call_seq}) has no result"),
+            ),
+            0 | 1 => {}
+            n => {
+                let seqs: Vec<String> = pair
+                    .results
+                    .iter()
+                    .map(|&r| seq_of(&replay.results[r]).to_string())
+                    .collect();
+                report(
+                    id,
+                    "duplicate_result",
+                    format!("{name} has {n} results (seq {})", seqs.join(", ")),
+                );
+            }
+        }
+    }
+    check_attempts(replay, &mut report);
+    verification(problems)
+}
+
+/// `seq` must be unique across the three files.
+fn check_unique_seq(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, String)) {
+    // (seq, file): stable sort keeps the files in calls, results, events order.
+    let mut seqs: Vec<(u64, &str)> = [
+        (&replay.calls, LogFile::Calls),
+        (&replay.results, LogFile::Results),
+        (&replay.events, LogFile::Events),
+    ]
+    .into_iter()
+    .flat_map(|(records, file)| records.iter().map(move |r| (seq_of(r), file.file_name())))
+    .collect();
+    seqs.sort_by_key(|(seq, _)| *seq);
+    for window in seqs.windows(2) {
+        if window[0].0 == window[1].0 {
+            report(
+                None,
+                "duplicate_seq",
+                format!(
+                    "seq {} is used twice ({} and {})",
+                    window[0].0, window[0].1, window[1].1
+                ),
+            );
+        }
+    }
+}
+
+/// The call's `argsHash` must be the SHA-256 of its recorded `args` (`null` when absent).
+fn check_args_hash(
+    call: &Value,
+    name: &str,
+    id: Option<&str>,
+    report: &mut impl FnMut(Option<&str>, &str, String),
+) {
+    let expected = args_sha256(call.get(ARGS).unwrap_or(&Value::Null));
+    match call.get(ARGS_HASH) {
+        Some(Value::String(recorded)) if *recorded == expected => {}
+        Some(recorded) => report(
+            id,
+            "args_hash_mismatch",
+            format!("{name} records argsHash {recorded}, its args hash to \"{expected}\""),
+        ),
+        None => report(
+            id,
+            "args_hash_mismatch",
+            format!("{name} has no argsHash (its args hash to \"{expected}\")"),
+        ),
+    }
+}
+
+/// The recorded attempts of each callId must be 1..=n, recorded in increasing order.
+fn check_attempts(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, String)) {
+    // (callId, attempt, call seq) of every recorded call, grouped by callId in log order.
+    let mut order: Vec<&str> = Vec::new();
+    let mut attempts: HashMap<&str, Vec<(u64, u64)>> = HashMap::new();
+    for pair in &replay.pairs {
+        let Some(c) = pair.call else { continue };
+        let list = attempts.entry(pair.call_id.as_str()).or_insert_with(|| {
+            order.push(pair.call_id.as_str());
+            Vec::new()
+        });
+        list.push((pair.attempt, seq_of(&replay.calls[c])));
+    }
+    for id in order {
+        let Some(list) = attempts.get_mut(id) else {
+            continue;
+        };
+        list.sort_unstable();
+        let mut expected = 1;
+        for &(attempt, _) in list.iter() {
+            if attempt > expected {
+                let missing = if attempt - expected == 1 {
+                    format!("attempt {expected} is")
+                } else {
+                    format!("attempts {expected} to {} are", attempt - 1)
+                };
+                report(
+                    Some(id),
+                    "attempt_gap",
+                    format!("call \"{id}\": {missing} missing before attempt {attempt}"),
+                );
+            }
+            expected = attempt + 1;
+        }
+        for window in list.windows(2) {
+            let ((a, a_seq), (b, b_seq)) = (window[0], window[1]);
+            if b_seq < a_seq {
+                report(
+                    Some(id),
+                    "attempt_order",
+                    format!("call \"{id}\": attempt {b} (seq {b_seq}) is recorded before attempt {a} (seq {a_seq})"),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::test_support::{call_line, result_line, write_run, Scratch};
+    use serde_json::json;
+
+    /// A hand-written run: `calls`, `results`, `events` lines; expected (kind, callId) problems.
+    struct Case {
+        name: &'static str,
+        calls: Vec<String>,
+        results: Vec<String>,
+        events: Vec<String>,
+        expected: Vec<(&'static str, Option<&'static str>)>,
+        message: &'static str,
+    }
+
+    fn case(
+        name: &'static str,
+        calls: Vec<String>,
+        results: Vec<String>,
+        expected: Vec<(&'static str, Option<&'static str>)>,
+        message: &'static str,
+    ) -> Case {
+        Case {
+            name,
+            calls,
+            results,
+            events: Vec::new(),
+            expected,
+            message,
+        }
+    }
+
+    #[test]
+    fn reports_each_kind_of_breach_naming_the_call() {
+        let args = json!({"path": "a"});
+        let call = |seq, id, attempt| call_line(seq, id, attempt, &args);
+        let result = result_line;
+        let cases = vec![
+            case(
+                "healthy",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1)],
+                vec![],
+                "",
+            ),
+            case(
+                "missing_result",
+                vec![call(1, "a", 1), call(2, "b", 1)],
+                vec![result(3, "a", 1)],
+                vec![("missing_result", Some("b"))],
+                "call \"b\" attempt 1 (its final attempt, seq 2) has no result",
+            ),
+            case(
+                "only the final attempt needs a result",
+                vec![call(1, "a", 1), call(2, "a", 2)],
+                vec![result(3, "a", 2)],
+                vec![],
+                "",
+            ),
+            case(
+                "duplicate_result",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "a", 1)],
+                vec![("duplicate_result", Some("a"))],
+                "call \"a\" attempt 1 has 2 results (seq 2, 3)",
+            ),
+            case(
+                "result_before_call",
+                vec![call(2, "a", 1)],
+                vec![result(1, "a", 1)],
+                vec![("result_before_call", Some("a"))],
+                "result seq 1 of call \"a\" attempt 1 comes before its call (seq 2)",
+            ),
+            case(
+                "attempt_gap",
+                vec![call(1, "a", 1), call(3, "a", 3)],
+                vec![result(2, "a", 1), result(4, "a", 3)],
+                vec![("attempt_gap", Some("a"))],
+                "call \"a\": attempt 2 is missing before attempt 3",
+            ),
+            case(
+                "attempt_gap not starting at 1",
+                vec![call(1, "a", 3)],
+                vec![result(2, "a", 3)],
+                vec![("attempt_gap", Some("a"))],
+                "call \"a\": attempts 1 to 2 are missing before attempt 3",
+            ),
+            case(
+                "attempt_order",
+                vec![call(1, "a", 2), call(2, "a", 1)],
+                vec![result(3, "a", 2)],
+                vec![("attempt_order", Some("a"))],
+                "call \"a\": attempt 2 (seq 1) is recorded before attempt 1 (seq 2)",
+            ),
+            case(
+                "orphan_result",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "ghost", 1)],
+                vec![("orphan_result", Some("ghost"))],
+                "result seq 3 of call \"ghost\" attempt 1 has no recorded call",
+            ),
+            case(
+                "orphan_result of an attempt never called",
+                vec![call(1, "a", 1)],
+                vec![result(2, "a", 1), result(3, "a", 2)],
+                vec![("orphan_result", Some("a"))],
+                "result seq 3 of call \"a\" attempt 2 has no recorded call",
+            ),
+            case(
+                "malformed_line",
+                vec![call(1, "a", 1), "{\"seq\":2,".into(), call(3, "b", 1)],
+                vec![result(4, "a", 1), result(5, "b", 1)],
+                vec![("malformed_line", None)],
+                "calls.jsonl line 2: does not parse",
+            ),
+            case(
+                "malformed_line naming its call",
+                vec![call(1, "a", 1), json!({"callId": "b", "ts": 1}).to_string()],
+                vec![result(4, "a", 1)],
+                vec![("malformed_line", Some("b"))],
+                "calls.jsonl line 2: has no numeric seq",
+            ),
+            case(
+                "args_hash_mismatch",
+                vec![
+                    json!({"seq": 1, "callId": "a", "args": {"x": 1}, "argsHash": "00"})
+                        .to_string(),
+                ],
+                vec![result(2, "a", 1)],
+                vec![("args_hash_mismatch", Some("a"))],
+                "call \"a\" attempt 1 records argsHash \"00\", its args hash to",
+            ),
+            case(
+                "args_hash_mismatch when absent",
+                vec![json!({"seq": 1, "callId": "a", "args": {}}).to_string()],
+                vec![result(2, "a", 1)],
+                vec![("args_hash_mismatch", Some("a"))],
+                "call \"a\" attempt 1 has no argsHash",
+            ),
+            case(
+                "duplicate_call",
+                vec![call(1, "a", 1), call(2, "a", 1)],
+                vec![result(3, "a", 1)],
+                vec![("duplicate_call", Some("a"))],
+                "call \"a\" attempt 1 is recorded again at seq 2 (first at seq 1)",
+            ),
+            Case {
+                name: "duplicate_seq",
+                calls: vec![call(1, "a", 1)],
+                results: vec![result(2, "a", 1)],
+                events: vec![json!({"seq": 2, "type": "x"}).to_string()],
+                expected: vec![("duplicate_seq", None)],
+                message: "seq 2 is used twice (results.jsonl and events.jsonl)",
+            },
+            case(
+                "several at once, in log order",
+                vec![call(1, "a", 1), call(2, "b", 2)],
+                vec![result(3, "b", 2), result(4, "b", 2), result(5, "z", 1)],
+                vec![
+                    ("missing_result", Some("a")),
+                    ("duplicate_result", Some("b")),
+                    ("orphan_result", Some("z")),
+                    ("attempt_gap", Some("b")),
+                ],
+                "call \"a\" attempt 1 (its final attempt, seq 1) has no result",
+            ),
+        ];
+        for case in cases {
+            let scratch = Scratch::new("verify");
+            let dir = scratch.path("run");
+            write_run(&dir, &case.calls, &case.results, &case.events);
+            let verification = verify_run(&dir);
+            let got: Vec<(&str, Option<&str>)> = verification
+                .problems
+                .iter()
+                .map(|p| (p.kind.as_str(), p.call_id.as_deref()))
+                .collect();
+            assert_eq!(
+                got, case.expected,
+                "{}: {:?}",
+                case.name, verification.problems
+            );
+            assert_eq!(verification.ok, case.expected.is_empty(), "{}", case.name);
+            if let Some(first) = verification.problems.first() {
+                assert!(
+                    first.message.starts_with(case.message),
+                    "{}: {}",
+                    case.name,
+                    first.message
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_unreadable_run_is_one_problem() {
+        let scratch = Scratch::new("unreadable");
+        let verification = verify_run(&scratch.path("nowhere"));
+        assert!(!verification.ok);
+        assert_eq!(verification.problems.len(), 1);
+        assert_eq!(verification.problems[0].kind, "unreadable_run");
+        assert!(verification.problems[0].message.contains("nowhere"));
+    }
+
+    #[test]
+    fn serializes_in_camel_case() {
+        let verification = verification(vec![Problem {
+            call_id: Some("c1".into()),
+            kind: "missing_result".into(),
+            message: "m".into(),
+        }]);
+        assert_eq!(
+            serde_json::to_value(&verification).unwrap(),
+            json!({"ok": false, "problems": [{"callId": "c1", "kind": "missing_result", "message": "m"}]})
+        );
+    }
+}

@@ -1,0 +1,701 @@
+//! [`AuditWriter`]: the append-only writer of one run directory.
+//!
+//! Records are stamped and serialized into one in-memory buffer per file; [`AuditWriter::flush`]
+//! appends each buffer with whole-line writes and syncs the files. A process killed between two
+//! flushes loses whole lines only; killed during a flush, it leaves at most one partial final
+//! line per file, which replay counts. `run.json` is only ever replaced atomically (temp file,
+//! sync, rename).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{json, Map, Value};
+
+use super::canonical::{write_json, KeyOrder};
+use super::lines::{scan_jsonl, Tail};
+use super::record::{stamp, type_name, LogFile, MAX_LINE_DEPTH, RUN_FILE, SEQ};
+use crate::error::{Error, ErrorCode, Result};
+
+/// The `type` of the event recorded when [`AuditWriter::create`] finds a partial final line
+/// left by a crashed writer and cuts it off before appending. Replay counts it as a partial line.
+pub const PARTIAL_LINE_DROPPED: &str = "audit_partial_line_dropped";
+
+/// Distinguishes the temp files of writers of one process.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
+
+/// Buffered bytes past which a record is written out at once (whole lines, then synced).
+pub const DEFAULT_BUFFER_LIMIT: usize = 1 << 20;
+
+/// The writer of one run directory: `run.json` and the three append-only JSONL files.
+///
+/// Dropping it without [`AuditWriter::finish`] still tries to write what is buffered.
+#[derive(Debug)]
+pub struct AuditWriter {
+    dir: PathBuf,
+    run: Map<String, Value>,
+    files: [File; 3],
+    buffers: [Vec<u8>; 3],
+    next_seq: u64,
+    oldest_buffered_ts: Option<u64>,
+    buffer_limit: usize,
+}
+
+/// An error naming the file `path` and what failed.
+fn file_error(path: &Path, what: &str, e: io::Error) -> Error {
+    Error::caller(
+        ErrorCode::ExecutionError,
+        format!("audit file {}: {what}: {e}", path.display()),
+    )
+}
+
+impl AuditWriter {
+    /// Opens the run directory `dir` for writing: creates it (and its parents), writes `run`
+    /// (an object) as `run.json` atomically, and opens `calls.jsonl`, `results.jsonl` and
+    /// `events.jsonl` for append, creating them when missing.
+    ///
+    /// An existing run directory is appended to: `seq` continues after the highest one found,
+    /// and a partial final line left by a crashed writer is cut off (so appending cannot turn it
+    /// into a malformed middle line) and recorded as a [`PARTIAL_LINE_DROPPED`] event.
+    pub fn create(dir: &Path, run: &Value) -> Result<AuditWriter> {
+        let Value::Object(run) = run else {
+            return Err(Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "audit run.json content must be a JSON object, got {}",
+                    type_name(run)
+                ),
+            ));
+        };
+        create_dir(dir)?;
+        write_run_atomically(dir, run)?;
+        let mut max_seq = 0;
+        let mut dropped = Vec::new();
+        let mut open = |file: LogFile| -> Result<File> {
+            let path = dir.join(file.file_name());
+            let (handle, seq, cut) = open_for_append(&path)?;
+            max_seq = max_seq.max(seq);
+            if let Some(len) = cut {
+                dropped.push((file, len));
+            }
+            Ok(handle)
+        };
+        let files = [
+            open(LogFile::Calls)?,
+            open(LogFile::Results)?,
+            open(LogFile::Events)?,
+        ];
+        let mut writer = AuditWriter {
+            dir: dir.to_path_buf(),
+            run: run.clone(),
+            files,
+            buffers: [Vec::new(), Vec::new(), Vec::new()],
+            next_seq: max_seq + 1,
+            oldest_buffered_ts: None,
+            buffer_limit: DEFAULT_BUFFER_LIMIT,
+        };
+        if !dropped.is_empty() {
+            let now = now_ms();
+            for (file, len) in dropped {
+                let event =
+                    json!({"type": PARTIAL_LINE_DROPPED, "file": file.file_name(), "bytes": len});
+                writer.record(LogFile::Events, &event, now)?;
+            }
+            writer.flush()?;
+        }
+        Ok(writer)
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The `seq` the next record will get (one counter across the three files).
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Bytes recorded but not yet written to disk.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buffers.iter().map(Vec::len).sum()
+    }
+
+    /// Sets how many buffered bytes trigger an immediate flush ([`DEFAULT_BUFFER_LIMIT`] by
+    /// default); 0 flushes after every record.
+    pub fn set_buffer_limit(&mut self, bytes: usize) {
+        self.buffer_limit = bytes;
+    }
+
+    /// Records a call attempt in `calls.jsonl` at time `ts` (ms since the epoch); returns its
+    /// `seq`. The call needs a string `callId`; `argsHash` is computed from `args` when absent.
+    ///
+    /// Records are buffered; past the buffer limit they are flushed at once, and an error of
+    /// that flush is returned with the record kept buffered (do not record it again).
+    pub fn record_call(&mut self, call: &Value, ts: u64) -> Result<u64> {
+        self.record(LogFile::Calls, call, ts)
+    }
+
+    /// Records a result in `results.jsonl` at time `ts`; returns its `seq`. The result needs a
+    /// string `callId` (and the call's `attempt` when the call has one).
+    pub fn record_result(&mut self, result: &Value, ts: u64) -> Result<u64> {
+        self.record(LogFile::Results, result, ts)
+    }
+
+    /// Records an event in `events.jsonl` at time `ts`; returns its `seq`.
+    pub fn record_event(&mut self, event: &Value, ts: u64) -> Result<u64> {
+        self.record(LogFile::Events, event, ts)
+    }
+
+    /// Stamps `record` and appends its line to the buffer of `file`.
+    fn record(&mut self, file: LogFile, record: &Value, ts: u64) -> Result<u64> {
+        let seq = self.next_seq;
+        let line = stamp(file, record, seq, ts)?;
+        let buffer = &mut self.buffers[file.index()];
+        let start = buffer.len();
+        let depth = write_json(&Value::Object(line), KeyOrder::AsHeld, buffer)
+            .map_err(|e| Error::internal(format!("audit {} line: {e}", file.file_name())))?;
+        if depth > MAX_LINE_DEPTH {
+            buffer.truncate(start);
+            return Err(Error::caller(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "audit {} record {seq} nests {depth} levels deep; at most {MAX_LINE_DEPTH} can be read back",
+                    file.record_kind()
+                ),
+            ));
+        }
+        buffer.push(b'\n');
+        self.next_seq += 1;
+        self.oldest_buffered_ts.get_or_insert(ts);
+        if self.buffered_bytes() > self.buffer_limit {
+            self.flush()?;
+        }
+        Ok(seq)
+    }
+
+    /// Whether buffered records have waited `interval_ms` or more at `now_ms`, so the driver
+    /// can flush on an interval without a thread of its own.
+    pub fn flush_due(&self, now_ms: u64, interval_ms: u64) -> bool {
+        self.oldest_buffered_ts
+            .is_some_and(|oldest| now_ms.saturating_sub(oldest) >= interval_ms)
+    }
+
+    /// Appends every buffered line to its file (calls first, then results, then events), then
+    /// syncs the files written. On error the unwritten rest stays buffered, so a later flush
+    /// continues exactly where this one stopped; the error names the file.
+    pub fn flush(&mut self) -> Result<()> {
+        let mut written = [false; 3];
+        for file in LogFile::ALL {
+            let i = file.index();
+            if self.buffers[i].is_empty() {
+                continue;
+            }
+            let result = write_prefix(&mut self.files[i], &mut self.buffers[i]);
+            if let Err(e) = result {
+                return Err(file_error(&self.path(file), "cannot be written", e));
+            }
+            written[i] = true;
+        }
+        for file in LogFile::ALL {
+            if written[file.index()] {
+                self.files[file.index()]
+                    .sync_data()
+                    .map_err(|e| file_error(&self.path(file), "cannot be synced", e))?;
+            }
+        }
+        self.oldest_buffered_ts = None;
+        Ok(())
+    }
+
+    /// Flushes, then, when `run_update` (an object) is given, sets its top-level fields in the
+    /// run description (e.g. the end time and status) and rewrites `run.json` atomically.
+    pub fn finish(mut self, run_update: Option<&Value>) -> Result<()> {
+        self.flush()?;
+        match run_update {
+            None => Ok(()),
+            Some(Value::Object(update)) => {
+                for (key, value) in update {
+                    self.run.insert(key.clone(), value.clone());
+                }
+                write_run_atomically(&self.dir, &self.run)
+            }
+            Some(other) => Err(Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "audit run update must be a JSON object, got {}",
+                    type_name(other)
+                ),
+            )),
+        }
+    }
+
+    fn path(&self, file: LogFile) -> PathBuf {
+        self.dir.join(file.file_name())
+    }
+}
+
+impl Drop for AuditWriter {
+    fn drop(&mut self) {
+        if self.buffered_bytes() > 0 {
+            // Best effort: an error has nowhere to go from a destructor.
+            let _ = self.flush();
+        }
+    }
+}
+
+/// Writes `buffer` to `out`, removing what was written from `buffer` even when a write fails.
+fn write_prefix<W: Write>(out: &mut W, buffer: &mut Vec<u8>) -> io::Result<()> {
+    let mut done = 0;
+    let result = loop {
+        if done == buffer.len() {
+            break Ok(());
+        }
+        match out.write(&buffer[done..]) {
+            Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buffer.drain(..done);
+    result
+}
+
+/// Creates the run directory and its parents (owner-only on Unix: the log holds arguments).
+fn create_dir(dir: &Path) -> Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| {
+        Error::caller(
+            ErrorCode::ExecutionError,
+            format!("audit directory {}: cannot be created: {e}", dir.display()),
+        )
+    })
+}
+
+/// Options opening a file of the log, owner-only on Unix when created.
+fn owner_only() -> OpenOptions {
+    let mut open = OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    open
+}
+
+/// Opens a JSONL file for append; returns it, the highest `seq` in it, and the length of a
+/// partial final line that was cut off.
+fn open_for_append(path: &Path) -> Result<(File, u64, Option<u64>)> {
+    let mut file = owner_only()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| file_error(path, "cannot be opened", e))?;
+    let mut max_seq = 0;
+    let tail = scan_jsonl(BufReader::new(&mut file), |_, parsed| {
+        if let Some(seq) = parsed.ok().and_then(|v| v.get(SEQ).and_then(Value::as_u64)) {
+            max_seq = max_seq.max(seq);
+        }
+    })
+    .map_err(|e| file_error(path, "cannot be read", e))?;
+    let cut = match tail {
+        Tail::Terminated => None,
+        Tail::UnterminatedRecord => {
+            file.write_all(b"\n")
+                .map_err(|e| file_error(path, "cannot be written", e))?;
+            None
+        }
+        Tail::Partial { offset, len } => {
+            file.set_len(offset)
+                .map_err(|e| file_error(path, "cannot cut its partial last line", e))?;
+            Some(len)
+        }
+    };
+    file.seek(SeekFrom::End(0))
+        .map_err(|e| file_error(path, "cannot be read", e))?;
+    Ok((file, max_seq, cut))
+}
+
+/// Replaces `run.json` in `dir` so that a reader sees the old file or the new one, never a part.
+fn write_run_atomically(dir: &Path, run: &Map<String, Value>) -> Result<()> {
+    let path = dir.join(RUN_FILE);
+    let mut text = Vec::new();
+    let depth = write_json(&Value::Object(run.clone()), KeyOrder::AsHeld, &mut text)
+        .map_err(|e| Error::internal(format!("audit run.json: {e}")))?;
+    if depth > MAX_LINE_DEPTH {
+        return Err(Error::caller(
+            ErrorCode::LimitExceeded,
+            format!("audit run.json content nests {depth} levels deep; at most {MAX_LINE_DEPTH} can be read back"),
+        ));
+    }
+    text.push(b'\n');
+    let temp = dir.join(format!(
+        ".{RUN_FILE}.tmp-{}-{}",
+        std::process::id(),
+        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut out = owner_only()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)?;
+        out.write_all(&text)?;
+        out.sync_all()?;
+        fs::rename(&temp, &path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(file_error(&path, "cannot be written", e));
+    }
+    // The rename is durable once the directory is synced; the new file is in place either way.
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it): the `ts` to pass when the
+/// caller has no time of its own.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::replay::replay_run;
+    use crate::audit::test_support::Scratch;
+    use crate::audit::verify::verify_run;
+
+    fn read(dir: &Path, name: &str) -> String {
+        fs::read_to_string(dir.join(name)).unwrap()
+    }
+
+    #[test]
+    fn creates_the_directory_run_json_and_three_files() {
+        let scratch = Scratch::new("create");
+        let dir = scratch.path("a/b/run-1");
+        let writer = AuditWriter::create(&dir, &json!({"runId": "run-1", "plan": [1]})).unwrap();
+        assert_eq!(writer.next_seq(), 1);
+        drop(writer);
+        assert_eq!(
+            read(&dir, "run.json"),
+            "{\"runId\":\"run-1\",\"plan\":[1]}\n"
+        );
+        for name in ["calls.jsonl", "results.jsonl", "events.jsonl"] {
+            assert_eq!(read(&dir, name), "", "{name}");
+        }
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn writes_one_stamped_line_per_record_on_flush_only() {
+        let scratch = Scratch::new("lines");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        let args = json!({"b": 1, "a": [true, null, "x"]});
+        assert_eq!(
+            writer
+                .record_call(&json!({"callId": "c1", "args": args}), 100)
+                .unwrap(),
+            1
+        );
+        assert_eq!(
+            writer
+                .record_event(&json!({"type": "tool_execution_start"}), 101)
+                .unwrap(),
+            2
+        );
+        assert_eq!(
+            writer
+                .record_result(&json!({"callId": "c1", "status": "success"}), 102)
+                .unwrap(),
+            3
+        );
+        assert_eq!(read(&dir, "calls.jsonl"), "", "nothing before a flush");
+        writer.flush().unwrap();
+        assert_eq!(
+            read(&dir, "calls.jsonl"),
+            "{\"seq\":1,\"ts\":100,\"callId\":\"c1\",\"args\":{\"b\":1,\"a\":[true,null,\"x\"]},\
+             \"argsHash\":\"54a65415ad370228851a1da4b31b6fd42dc58b19a50d35cae759325f7388ce64\"}\n"
+        );
+        assert_eq!(
+            read(&dir, "events.jsonl"),
+            "{\"seq\":2,\"ts\":101,\"type\":\"tool_execution_start\"}\n"
+        );
+        assert_eq!(
+            read(&dir, "results.jsonl"),
+            "{\"seq\":3,\"ts\":102,\"callId\":\"c1\",\"status\":\"success\"}\n"
+        );
+        assert_eq!(writer.buffered_bytes(), 0);
+    }
+
+    #[test]
+    fn flush_due_follows_the_oldest_buffered_record() {
+        let scratch = Scratch::new("due");
+        let mut writer = AuditWriter::create(&scratch.path("run"), &json!({})).unwrap();
+        let cases = [(5_000, 1000, false)];
+        for (now, interval, due) in cases {
+            assert_eq!(writer.flush_due(now, interval), due, "empty buffer");
+        }
+        writer.record_event(&json!({"type": "x"}), 1_000).unwrap();
+        writer.record_event(&json!({"type": "y"}), 1_900).unwrap();
+        let cases = [
+            (1_500, 1000, false),
+            (1_999, 1000, false),
+            (2_000, 1000, true),
+            (1_000, 0, true),
+            (500, 1000, false),
+        ];
+        for (now, interval, due) in cases {
+            assert_eq!(
+                writer.flush_due(now, interval),
+                due,
+                "now {now} interval {interval}"
+            );
+        }
+        writer.flush().unwrap();
+        assert!(!writer.flush_due(10_000, 1000));
+    }
+
+    #[test]
+    fn every_flush_leaves_whole_lines_even_with_a_tiny_buffer() {
+        let scratch = Scratch::new("whole");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        writer.set_buffer_limit(1);
+        for i in 0..20u64 {
+            let big = "x".repeat(usize::try_from(i).unwrap() * 37);
+            writer
+                .record_call(&json!({"callId": format!("c{i}"), "args": {"s": big}}), i)
+                .unwrap();
+            // The buffer limit flushed the record: the file holds whole lines only.
+            let text = read(&dir, "calls.jsonl");
+            assert!(text.ends_with('\n'), "after record {i}");
+            assert_eq!(text.lines().count(), usize::try_from(i).unwrap() + 1);
+            assert_eq!(writer.buffered_bytes(), 0);
+        }
+    }
+
+    #[test]
+    fn finish_flushes_and_merges_the_run_update() {
+        let scratch = Scratch::new("finish");
+        let dir = scratch.path("run");
+        let mut writer =
+            AuditWriter::create(&dir, &json!({"runId": "r", "status": "running"})).unwrap();
+        writer.record_event(&json!({"type": "x"}), 1).unwrap();
+        writer
+            .finish(Some(&json!({"status": "ok", "endedAt": 99})))
+            .unwrap();
+        assert_eq!(
+            read(&dir, "run.json"),
+            "{\"runId\":\"r\",\"status\":\"ok\",\"endedAt\":99}\n"
+        );
+        assert_eq!(read(&dir, "events.jsonl").lines().count(), 1);
+    }
+
+    #[test]
+    fn dropping_the_writer_writes_what_is_buffered() {
+        let scratch = Scratch::new("drop");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        writer.record_event(&json!({"type": "x"}), 1).unwrap();
+        drop(writer);
+        assert_eq!(read(&dir, "events.jsonl").lines().count(), 1);
+    }
+
+    #[test]
+    fn an_existing_run_directory_is_appended_to() {
+        let scratch = Scratch::new("append");
+        let dir = scratch.path("run");
+        let mut first = AuditWriter::create(&dir, &json!({"dispatch": 1})).unwrap();
+        first
+            .record_call(&json!({"callId": "c1", "args": {}}), 1)
+            .unwrap();
+        first.record_result(&json!({"callId": "c1"}), 2).unwrap();
+        first.finish(None).unwrap();
+
+        let mut second = AuditWriter::create(&dir, &json!({"dispatch": 2})).unwrap();
+        assert_eq!(
+            second.next_seq(),
+            3,
+            "seq continues after the highest recorded"
+        );
+        second
+            .record_call(&json!({"callId": "c2", "args": {}}), 3)
+            .unwrap();
+        second.record_result(&json!({"callId": "c2"}), 4).unwrap();
+        second.finish(None).unwrap();
+
+        let replay = replay_run(&dir).unwrap();
+        let ids: Vec<&str> = replay
+            .calls
+            .iter()
+            .map(|c| c["callId"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        assert_eq!(replay.run, json!({"dispatch": 2}));
+        assert!(verify_run(&dir).ok);
+    }
+
+    #[test]
+    fn appending_after_a_crash_cuts_the_partial_line_and_records_it() {
+        let scratch = Scratch::new("crash");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        writer
+            .record_call(&json!({"callId": "c1", "args": {}}), 1)
+            .unwrap();
+        writer.record_result(&json!({"callId": "c1"}), 2).unwrap();
+        writer.finish(None).unwrap();
+        // A crash in the middle of the next write.
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(dir.join("calls.jsonl"))
+            .unwrap();
+        file.write_all(b"{\"seq\":3,\"ts\":3,\"callId\":\"c2\",\"ar")
+            .unwrap();
+        drop(file);
+
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        writer
+            .record_call(&json!({"callId": "c3", "args": {}}), 9)
+            .unwrap();
+        writer.record_result(&json!({"callId": "c3"}), 10).unwrap();
+        writer.finish(None).unwrap();
+
+        let calls = read(&dir, "calls.jsonl");
+        assert_eq!(calls.lines().count(), 2, "{calls}");
+        assert!(!calls.contains("\"c2\""));
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.partial_lines, 1);
+        assert_eq!(replay.partial_lines_by_file["calls.jsonl"], 1);
+        assert_eq!(replay.events[0]["type"], PARTIAL_LINE_DROPPED);
+        assert_eq!(replay.events[0]["bytes"], 33);
+        assert!(replay.malformed.is_empty());
+        assert!(verify_run(&dir).ok, "{:?}", verify_run(&dir));
+    }
+
+    #[test]
+    fn a_final_line_missing_only_its_newline_is_completed() {
+        let scratch = Scratch::new("newline");
+        let dir = scratch.path("run");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("events.jsonl"),
+            "{\"seq\":4,\"ts\":1,\"type\":\"x\"}",
+        )
+        .unwrap();
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        assert_eq!(writer.record_event(&json!({"type": "y"}), 2).unwrap(), 5);
+        writer.finish(None).unwrap();
+        assert_eq!(read(&dir, "events.jsonl").lines().count(), 2);
+        assert!(replay_run(&dir).unwrap().malformed.is_empty());
+    }
+
+    #[test]
+    fn refuses_bad_input_naming_it() {
+        let scratch = Scratch::new("bad");
+        let dir = scratch.path("run");
+        let err = AuditWriter::create(&dir, &json!([1])).unwrap_err();
+        assert!(err.message.contains("got an array"), "{}", err.message);
+
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        let mut deep = json!(1);
+        for _ in 0..MAX_LINE_DEPTH {
+            deep = json!([deep]);
+        }
+        let err = writer
+            .record_call(&json!({"callId": "c", "args": deep}), 1)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        assert!(err.message.contains("nests 128 levels"), "{}", err.message);
+        assert_eq!(writer.buffered_bytes(), 0, "the refused line is not kept");
+        assert_eq!(writer.next_seq(), 1, "and takes no seq");
+        let err = writer.finish(Some(&json!("done"))).unwrap_err();
+        assert!(err.message.contains("got a string"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_deepest_accepted_line_replays() {
+        let scratch = Scratch::new("deep");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        let mut deep = json!(1);
+        for _ in 0..MAX_LINE_DEPTH - 1 {
+            deep = json!([deep]);
+        }
+        writer
+            .record_call(&json!({"callId": "c", "args": deep}), 1)
+            .unwrap();
+        writer.finish(None).unwrap();
+        let replay = replay_run(&dir).unwrap();
+        assert!(replay.malformed.is_empty(), "{:?}", replay.malformed);
+        assert_eq!(replay.calls.len(), 1);
+    }
+
+    /// Accepts `room` bytes, then fails like a full disk.
+    struct FullDisk {
+        written: Vec<u8>,
+        room: usize,
+    }
+
+    impl Write for FullDisk {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.room - self.written.len()).min(7);
+            if n == 0 {
+                return Err(io::Error::other("no space left on device"));
+            }
+            self.written.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_keeps_exactly_the_unwritten_rest() {
+        let text = b"{\"seq\":1}\n{\"seq\":2}\n".to_vec();
+        for room in 0..text.len() {
+            let mut disk = FullDisk {
+                written: Vec::new(),
+                room,
+            };
+            let mut buffer = text.clone();
+            assert!(write_prefix(&mut disk, &mut buffer).is_err(), "room {room}");
+            assert_eq!(disk.written.len(), room);
+            disk.room = text.len();
+            write_prefix(&mut disk, &mut buffer).unwrap();
+            assert_eq!(
+                disk.written, text,
+                "a retry continues where the failure stopped"
+            );
+            assert!(buffer.is_empty());
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn errors_name_the_file_that_failed() {
+        let scratch = Scratch::new("perm");
+        let dir = scratch.path("run");
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir(dir.join("calls.jsonl")).unwrap();
+        let err = AuditWriter::create(&dir, &json!({})).unwrap_err();
+        assert!(err.message.contains("calls.jsonl"), "{}", err.message);
+        assert_eq!(err.code, ErrorCode::ExecutionError);
+    }
+}
