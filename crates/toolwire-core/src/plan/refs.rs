@@ -410,26 +410,31 @@ impl Scope<'_> {
 pub fn follow<'v>(root: &'v Value, path: &[String]) -> Result<&'v Value, String> {
     let mut node = root;
     for (depth, segment) in path.iter().enumerate() {
-        let at = if depth == 0 {
-            "the value".to_string()
-        } else {
-            format!("\"{}\"", path[..depth].join("."))
+        // Where the walk stands, named only when a message needs it.
+        let at = || match depth {
+            0 => "the value".to_string(),
+            _ => format!("\"{}\"", path[..depth].join(".")),
         };
         node = match node {
             Value::Object(map) => map
                 .get(segment)
-                .ok_or_else(|| format!("{at} has no key {}", quoted(segment)))?,
+                .ok_or_else(|| format!("{} has no key {}", at(), quoted(segment)))?,
             Value::Array(items) => {
                 let index: usize = segment.parse().map_err(|_| {
-                    format!("{at} is an array, and {} is not an index", quoted(segment))
+                    format!(
+                        "{} is an array, and {} is not an index",
+                        at(),
+                        quoted(segment)
+                    )
                 })?;
                 items.get(index).ok_or_else(|| {
-                    format!("{at} has {} elements, no element {index}", items.len())
+                    format!("{} has {} elements, no element {index}", at(), items.len())
                 })?
             }
             other => {
                 return Err(format!(
-                    "{at} is {}, which has no {}",
+                    "{} is {}, which has no {}",
+                    at(),
                     kind_of(other),
                     quoted(segment)
                 ))

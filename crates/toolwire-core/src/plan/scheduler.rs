@@ -94,6 +94,8 @@ pub struct PlanRun {
     run_id: String,
     max_concurrency: usize,
     dependents: Vec<Vec<usize>>,
+    /// Step ids to plan indexes.
+    ids: HashMap<String, usize>,
     steps: Vec<StepRun>,
     /// Each step's record (`{ data, content, status }`, or the list of its iterations' records)
     /// once it ended `ok`; `null` once it failed under `onError: continue`.
@@ -153,7 +155,14 @@ impl PlanRun {
             .or(options.run_id)
             .unwrap_or_else(|| "plan".to_string());
         let count = plan.steps.len();
+        let ids = plan
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(index, step)| (step.id.clone(), index))
+            .collect();
         Ok(PlanRun {
+            ids,
             plan,
             run_id,
             max_concurrency: options.max_concurrency,
@@ -259,7 +268,7 @@ impl PlanRun {
     /// retry runs as soon as a slot is free. A wait made stale by a cancellation or the step's
     /// end is ignored.
     pub fn retry_due(&mut self, step_id: &str, index: Option<usize>) -> Result<Vec<PlanAction>> {
-        let Some(step) = self.plan.steps.iter().position(|s| s.id == step_id) else {
+        let Some(&step) = self.ids.get(step_id) else {
             return Err(Error::caller(
                 ErrorCode::NotFound,
                 format!("retry_due: the plan has no step {}", quoted(step_id)),
@@ -377,8 +386,9 @@ impl PlanRun {
                 {
                     return None
                 }
-                Phase::Done(status) => status.as_str(),
-                _ => "not ended",
+                Phase::Done(StepStatus::Failed) => "failed",
+                Phase::Done(StepStatus::Cancelled) => "was cancelled",
+                _ => "was skipped",
             };
             Some(StepProblem {
                 code: "DEPENDENCY_SKIPPED".to_string(),

@@ -468,7 +468,7 @@ fn on_error_skip_skips_the_step_and_its_dependents_and_goes_on() {
     }
     assert_eq!(
         outcome.step("c").unwrap().problem.as_ref().unwrap().message,
-        "step \"c\" is skipped: its dependency \"b\" skipped"
+        "step \"c\" is skipped: its dependency \"b\" was skipped"
     );
     assert_eq!(d.events_of("b"), [StepEventKind::Skipped]);
 }
