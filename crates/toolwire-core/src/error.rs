@@ -41,6 +41,8 @@ pub enum ErrorCode {
     Conflict,
     /// A precondition of the request does not hold.
     PreconditionFailed,
+    /// A plan failed validation (an unknown reference, a cycle, a bad field).
+    PlanInvalid,
     /// A bug in toolwire.
     InternalError,
 }
@@ -63,6 +65,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::PreconditionFailed => "PRECONDITION_FAILED",
+            ErrorCode::PlanInvalid => "PLAN_INVALID",
             ErrorCode::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -149,6 +152,7 @@ mod tests {
             ErrorCode::InvalidJson,
             ErrorCode::NotFound,
             ErrorCode::Timeout,
+            ErrorCode::PlanInvalid,
             ErrorCode::InternalError,
         ] {
             let json = serde_json::to_string(&code).unwrap();

@@ -16,6 +16,7 @@ pub mod error;
 pub mod ids;
 pub mod output;
 pub mod params;
+pub mod plan;
 pub mod pointer;
 pub mod policy;
 pub mod registry;

@@ -1,0 +1,212 @@
+//! What the plan scheduler asks its driver to do, and the outcome it ends with.
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{json, Map, Value};
+
+/// How a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// Every call of the step succeeded.
+    Ok,
+    /// The step failed (after its retries); `onError` said what followed.
+    Failed,
+    /// The step did not run, or its failure was skipped (`onError: skip`).
+    Skipped,
+    /// The plan was cancelled before the step completed.
+    Cancelled,
+}
+
+impl StepStatus {
+    /// The status as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Ok => "ok",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// How a plan ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanStatus {
+    /// No step failed under `onError: fail`.
+    Ok,
+    /// A step failed under `onError: fail`.
+    Failed,
+    /// The plan was cancelled.
+    Cancelled,
+}
+
+/// The kind of a step event, for the driver's `step.*` events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepEventKind {
+    /// Its dependencies are done; it waits for a free slot.
+    Scheduled,
+    /// Its first call was dispatched.
+    Started,
+    /// It ended `ok`.
+    Finished,
+    /// It ended `failed`.
+    Failed,
+    /// It ended `skipped`.
+    Skipped,
+    /// It ended `cancelled`.
+    Cancelled,
+}
+
+/// Why a step did not end `ok`, when no result says it (or to sum the results up).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StepProblem {
+    /// A machine-readable code: the failed result's `error.code`, or `PLAN_INVALID`-style
+    /// codes of the plan itself (`REFERENCE_ERROR`, `LIMIT_EXCEEDED`, `DEPENDENCY_FAILED`,
+    /// `DEPENDENCY_SKIPPED`, `PLAN_FAILED`, `CANCELLED`).
+    pub code: String,
+    /// What happened, naming the step and what is at fault.
+    pub message: String,
+}
+
+/// One thing for the driver to do, in order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum PlanAction {
+    /// Run one call through the dispatcher; feed its result to
+    /// [`PlanRun::completed`](super::PlanRun::completed) with the same `call_id`.
+    #[serde(rename_all = "camelCase")]
+    Dispatch {
+        /// The step the call belongs to.
+        step_id: String,
+        /// Unique in the run: `<runId>:<stepId>[:<index>]:<attempt>`.
+        call_id: String,
+        /// The tool to call.
+        tool: String,
+        /// The arguments, references resolved.
+        args: Value,
+        /// 1 for the first attempt.
+        attempt: u32,
+        /// Shared by a `foreach` step's iterations: `<runId>:<stepId>`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        loop_id: Option<String>,
+        /// The iteration's index, from 0, for a `foreach` step.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<usize>,
+        /// The step's deadline, when it sets one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+        /// The step's `preview` flag.
+        preview: bool,
+        /// Whether `confirmationsRequired` names the step.
+        confirmation_required: bool,
+    },
+    /// Sleep `delay_ms` before a retry, then call
+    /// [`PlanRun::retry_due`](super::PlanRun::retry_due) with the step and index.
+    #[serde(rename_all = "camelCase")]
+    Wait {
+        /// The step to retry.
+        step_id: String,
+        /// The iteration, for a `foreach` step.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<usize>,
+        /// The attempt that will run after the wait.
+        attempt: u32,
+        /// `backoffMs * 2^(attempt - 2)`, at most 2^31 - 1.
+        delay_ms: u64,
+    },
+    /// Something happened to a step; emit it as `step.<kind>`.
+    #[serde(rename_all = "camelCase")]
+    StepEvent {
+        /// What happened.
+        kind: StepEventKind,
+        /// The step.
+        step_id: String,
+        /// Why, for `failed`, `skipped` and `cancelled`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        problem: Option<StepProblem>,
+    },
+    /// The plan is over; nothing else will be asked.
+    Finished(PlanOutcomeSummary),
+}
+
+/// How one step ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// The step's id.
+    pub id: String,
+    /// How it ended.
+    pub status: StepStatus,
+    /// Indexes into [`PlanOutcomeSummary::results`] of every result of this step, every attempt,
+    /// in the order they arrived.
+    pub results: Vec<usize>,
+    /// Why it did not end `ok`.
+    pub problem: Option<StepProblem>,
+}
+
+/// The outcome of a plan: `{ runId, status, steps: { [stepId]: { status, results, error? } },
+/// results }` as JSON (see [`PlanOutcomeSummary::to_json`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanOutcomeSummary {
+    /// The run's id.
+    pub run_id: String,
+    /// How the plan ended.
+    pub status: PlanStatus,
+    /// Every step, in plan order.
+    pub steps: Vec<StepOutcome>,
+    /// Every result fed back, in the order it arrived.
+    pub results: Vec<Value>,
+}
+
+impl PlanOutcomeSummary {
+    /// The outcome of the step with this id.
+    pub fn step(&self, id: &str) -> Option<&StepOutcome> {
+        self.steps.iter().find(|step| step.id == id)
+    }
+
+    /// The JSON the binding returns: the steps as an object keyed by id in plan order, each with
+    /// its `results` (the result objects themselves) and `error` when it did not end `ok`.
+    pub fn to_json(&self) -> Value {
+        let mut steps = Map::new();
+        for step in &self.steps {
+            steps.insert(step.id.clone(), self.step_json(step));
+        }
+        json!({
+            "runId": self.run_id,
+            "status": self.status,
+            "steps": steps,
+            "results": self.results,
+        })
+    }
+
+    fn step_json(&self, step: &StepOutcome) -> Value {
+        let results: Vec<&Value> = step
+            .results
+            .iter()
+            .filter_map(|&at| self.results.get(at))
+            .collect();
+        let mut out = json!({ "status": step.status, "results": results });
+        if let Some(problem) = &step.problem {
+            out["error"] = json!(problem);
+        }
+        out
+    }
+}
+
+impl Serialize for PlanOutcomeSummary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("runId", &self.run_id)?;
+        map.serialize_entry("status", &self.status)?;
+        let steps: Map<String, Value> = self
+            .steps
+            .iter()
+            .map(|step| (step.id.clone(), self.step_json(step)))
+            .collect();
+        map.serialize_entry("steps", &steps)?;
+        map.serialize_entry("results", &self.results)?;
+        map.end()
+    }
+}
