@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'PLAN_INVALID'
   | 'INTERNAL_ERROR'
 
 export type RiskLevel = 'low' | 'medium' | 'high' | 'critical'
