@@ -150,6 +150,11 @@ export interface ModelToolCall {
   /** `false` (a StreamDecoder's cut-off call): refused with INCOMPLETE_ARGUMENTS, never run. */
   complete?: boolean
   [key: string]: unknown
+  /** Plan marks stamped on the result (and the call envelope): the step, the attempt (from 1), the foreach loop, the confirmation. */
+  stepId?: string
+  attempt?: number
+  loopId?: string
+  confirmationId?: string
 }
 
 /** The call as the executor hands it to hooks: the arguments as they will run, and more. */
@@ -157,6 +162,8 @@ export interface ToolCall {
   callId: string
   runId?: string
   stepId?: string
+  loopId?: string
+  confirmationId?: string
   tool: string
   attempt: number
   args: unknown
@@ -181,6 +188,8 @@ export interface ToolResult {
   callId: string
   runId?: string
   stepId?: string
+  loopId?: string
+  confirmationId?: string
   tool: string
   /** The arguments as run; `null` when they were not valid JSON. */
   args: unknown

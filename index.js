@@ -105,10 +105,26 @@ function encodeCalls(calls) {
         text = `arguments of type ${typeof args} have no JSON form`
       }
     }
-    rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}]`
+    const stamp = stampOf(call, i)
+    rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}${stamp === undefined ? '' : `,${stamp}`}]`
     texts[i] = text
   }
   return { meta: `[${rows.join(',')}]`, texts }
+}
+
+/** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */
+function stampOf(call, i) {
+  const { stepId, attempt, loopId, confirmationId } = call
+  if (stepId === undefined && attempt === undefined && loopId === undefined && confirmationId === undefined) return undefined
+  for (const [key, value] of [['stepId', stepId], ['loopId', loopId], ['confirmationId', confirmationId]]) {
+    if (value !== undefined && typeof value !== 'string') {
+      throw new TypeError(`dispatch: calls[${i}].${key} must be a string, got ${describe(value)}`)
+    }
+  }
+  if (attempt !== undefined && !(Number.isInteger(attempt) && attempt >= 1 && attempt <= 0xffffffff)) {
+    throw new TypeError(`dispatch: calls[${i}].attempt must be a whole number of at least 1, got ${describe(attempt)}`)
+  }
+  return JSON.stringify({ stepId, attempt, loopId, confirmationId })
 }
 
 /** A number option must be a finite number when given: JSON would turn NaN into null silently. */
@@ -813,8 +829,17 @@ function resultAsReturned(batch, call, action) {
     default:
       content = [{ type: 'text', text: NO_OUTPUT }]
   }
-  const result = { callId: call.id, tool: call.name, args: batch.args[slot], attempt: 1, status: 'ok', ok: true, content }
+  const result = { callId: call.id }
   if (batch.runId !== undefined) result.runId = batch.runId
+  if (call.stepId !== undefined) result.stepId = call.stepId
+  if (call.loopId !== undefined) result.loopId = call.loopId
+  if (call.confirmationId !== undefined) result.confirmationId = call.confirmationId
+  result.tool = call.name
+  result.args = batch.args[slot]
+  result.attempt = call.attempt ?? 1
+  result.status = 'ok'
+  result.ok = true
+  result.content = content
   if (details !== undefined) result.details = details
   if (data !== undefined) result.data = data
   if (action[6] === SHAPE_AGENT_RESULT) {

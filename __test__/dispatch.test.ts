@@ -569,3 +569,22 @@ describe('defaults', () => {
     expect(stats.max).toBe(16)
   })
 })
+
+describe('plan marks on calls', () => {
+  it('stamps stepId, attempt, loopId and confirmationId on every result, and checks them', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'hi' })
+    runtime.register({ name: 'fails', parameters: { type: 'object' }, execute: async () => { throw new Error('no') } })
+    const mark = { stepId: 's1', attempt: 3, loopId: 'run:s1', confirmationId: 'conf-1' }
+    const [fast, failed, plain] = await runtime.dispatch([
+      { id: 'a', name: 'echo', arguments: '{}', ...mark },
+      { id: 'b', name: 'fails', arguments: '{}', ...mark },
+      { id: 'c', name: 'echo', arguments: '{}' },
+    ])
+    for (const result of [fast, failed]) expect(result).toMatchObject(mark)
+    expect(plain.attempt).toBe(1)
+    expect(plain.stepId).toBeUndefined()
+    await expect(runtime.dispatch([{ id: 'd', name: 'echo', arguments: '{}', attempt: 0 }])).rejects.toThrow(/calls\[0\]\.attempt must be a whole number/)
+    await expect(runtime.dispatch([{ id: 'd', name: 'echo', arguments: '{}', stepId: 5 as any }])).rejects.toThrow(/calls\[0\]\.stepId must be a string/)
+  })
+})

@@ -159,12 +159,21 @@ impl NativeRuntime {
             )?;
             let (call, actions) =
                 inner.resume(batch, &approval_id, decision, events, Now::current())?;
-            let call = serde_json::json!({
+            let mut call_json = serde_json::json!({
                 "id": call.id,
                 "name": call.name,
                 "arguments": call.arguments,
                 "runId": call.run_id,
             });
+            if let Some(serde_json::Value::Object(stamp)) =
+                call.stamp.map(|stamp| serde_json::json!(stamp))
+            {
+                call_json
+                    .as_object_mut()
+                    .expect("an object literal")
+                    .extend(stamp);
+            }
+            let call = call_json;
             Ok(format!("[{call},{}]", actions_to_json(&actions)))
         })
     }

@@ -118,6 +118,12 @@ pub struct ToolCall {
     /// The plan step this call executes, for plans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
+    /// The `foreach` loop of a plan step the call is an iteration of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_id: Option<String>,
+    /// The confirmation the plan ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation_id: Option<String>,
     /// The tool's registered name.
     pub tool: String,
     /// 1 for the first attempt.
@@ -152,6 +158,12 @@ pub struct ToolResult {
     /// The plan step, for plans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
+    /// The `foreach` loop of a plan step the call is an iteration of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_id: Option<String>,
+    /// The confirmation the plan ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation_id: Option<String>,
     /// The tool name the model asked for.
     pub tool: String,
     /// The arguments as run (after any hook replaced them); `null` when they were not valid JSON.
@@ -230,6 +242,8 @@ impl ToolResult {
             call_id,
             run_id: None,
             step_id: None,
+            loop_id: None,
+            confirmation_id: None,
             tool,
             args,
             attempt: 1,

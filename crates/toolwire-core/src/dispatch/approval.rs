@@ -39,6 +39,7 @@ pub(super) struct Deferred {
     context: PolicyContext,
     timeout_ms: Option<u64>,
     grant: Grant,
+    stamp: Option<Box<super::protocol::CallStamp>>,
 }
 
 /// The call a resumed batch runs, for the driver: `{ id, name, arguments }`.
@@ -51,6 +52,8 @@ pub struct ResumedCall {
     pub arguments: Value,
     /// The run it belongs to.
     pub run_id: Option<String>,
+    /// Its plan marks.
+    pub stamp: Option<Box<super::protocol::CallStamp>>,
 }
 
 impl Dispatcher {
@@ -156,6 +159,7 @@ impl Dispatcher {
                 context: options.context.clone(),
                 timeout_ms: options.timeout_ms,
                 grant,
+                stamp: c.request.stamp.clone(),
             },
         );
         let mut error = ToolError::new(
@@ -285,11 +289,13 @@ impl Dispatcher {
             name: deferred.tool.clone(),
             arguments: deferred.args.clone(),
             run_id: deferred.run_id.clone(),
+            stamp: deferred.stamp.clone(),
         };
         let request = CallRequest {
             id: deferred.call_id,
             name: deferred.tool,
             arguments: RawArguments::Object(deferred.args.to_string()),
+            stamp: deferred.stamp,
         };
         let options = BatchOptions {
             timeout_ms: deferred.timeout_ms,

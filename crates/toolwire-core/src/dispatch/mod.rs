@@ -709,12 +709,15 @@ impl Dispatcher {
 
     fn envelope(&self, call: CallRef, spec: &ToolSpec, now: Now) -> ToolCall {
         let c = self.call(call).expect("call exists");
+        let stamp = c.request.stamp.as_deref().cloned().unwrap_or_default();
         ToolCall {
             call_id: c.request.id.clone(),
             run_id: self.options(call).run_id.clone(),
-            step_id: None,
+            step_id: stamp.step_id,
+            loop_id: stamp.loop_id,
+            confirmation_id: stamp.confirmation_id,
             tool: spec.name.clone(),
-            attempt: 1,
+            attempt: stamp.attempt.unwrap_or(1),
             args: c.args.clone(),
             args_hash: args_hash(&c.args),
             timeout_ms: c.timeout_ms,
@@ -1162,8 +1165,13 @@ impl Dispatcher {
         let run_id = self.options(call).run_id.clone();
         let c = self.call_mut(call).expect("call exists");
         let started = c.started.unwrap_or(now);
+        let stamp = c.request.stamp.as_deref().cloned().unwrap_or_default();
         ToolResult {
             run_id,
+            step_id: stamp.step_id,
+            loop_id: stamp.loop_id,
+            confirmation_id: stamp.confirmation_id,
+            attempt: stamp.attempt.unwrap_or(1),
             normalization: c.normalization.take(),
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,

@@ -366,7 +366,31 @@ pub struct CallRequest {
     pub name: String,
     /// The arguments as sent.
     pub arguments: RawArguments,
+    /// Where the call stands in a plan, stamped on its result.
+    pub stamp: Option<Box<CallStamp>>,
 }
+
+/// A plan's marks on a call: its step, attempt, loop and confirmation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CallStamp {
+    /// The plan step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// The attempt, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// The `foreach` loop the call is an iteration of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_id: Option<String>,
+    /// The confirmation the plan ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation_id: Option<String>,
+}
+
+/// A row of the calls' metadata: `[id, name, kind]` or `[id, name, kind, stamp]`.
+#[derive(serde::Deserialize)]
+struct CallRow(String, String, u8, #[serde(default)] Option<Box<CallStamp>>);
 
 /// A call's arguments as the caller passed them.
 #[derive(Clone, Debug, PartialEq)]
@@ -381,13 +405,14 @@ pub enum RawArguments {
     Incomplete,
 }
 
-/// Parses the calls of a batch. `meta` is `[[id, name, kind], ...]` and `arguments` holds each
+/// Parses the calls of a batch. `meta` is `[[id, name, kind, stamp?], ...]` (see [`CallStamp`])
+/// and `arguments` holds each
 /// call's arguments text, so that the model's JSON text crosses unescaped: kind 0 for the model's
 /// JSON text, 1 for the JSON text of an object the caller passed, 2 for an object that could not
 /// be serialized (the text is then the reason), 3 for a call the decoder marked incomplete
 /// (`complete: false`: its arguments were cut off; the text is ignored).
 pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
-    let rows: Vec<(String, String, u8)> = serde_json::from_str(meta)
+    let rows: Vec<CallRow> = serde_json::from_str(meta)
         .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
     if rows.len() != arguments.len() {
         return Err(Error::internal(format!(
@@ -398,7 +423,7 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
     }
     rows.into_iter()
         .zip(arguments)
-        .map(|((id, name, kind), text)| {
+        .map(|(CallRow(id, name, kind, stamp), text)| {
             let arguments = match kind {
                 0 => RawArguments::Text(text),
                 1 => RawArguments::Object(text),
@@ -414,6 +439,7 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
                 id,
                 name,
                 arguments,
+                stamp,
             })
         })
         .collect()

@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::dispatch::protocol::parse_calls;
 use crate::output::ToolOutcome;
 use crate::registry::ToolDeclaration;
 
@@ -60,6 +61,7 @@ impl Harness {
                 id: id.to_string(),
                 name: name.to_string(),
                 arguments: RawArguments::Text(args.to_string()),
+                stamp: None,
             })
             .collect();
         let actions = self
@@ -899,6 +901,7 @@ fn a_call_the_decoder_marked_incomplete_is_never_run() {
         id: "cut".into(),
         name: "wipe".into(),
         arguments: RawArguments::Incomplete,
+        stamp: None,
     }];
     let actions = h
         .dispatcher
@@ -1025,4 +1028,51 @@ fn stale_deadlines_do_not_pile_up_behind_a_long_one() {
     // The long call still times out on time.
     h.advance(100_000);
     assert_eq!(h.result(at(1, 0)).status, ToolStatus::Timeout);
+}
+
+#[test]
+fn a_plan_stamp_reaches_the_result_and_the_envelope() {
+    let calls = parse_calls(
+        r#"[["a", "t", 0, {"stepId": "s1", "attempt": 2, "loopId": "r:s1", "confirmationId": "k"}], ["b", "t", 0]]"#,
+        vec!["{}".into(), "{}".into()],
+    )
+    .unwrap();
+    assert_eq!(calls[0].stamp.as_ref().unwrap().attempt, Some(2));
+    assert_eq!(calls[1].stamp, None);
+    let bad = parse_calls(r#"[["a", "t", 0, {"step": "s1"}]]"#, vec!["{}".into()]);
+    assert!(bad.is_err(), "unknown stamp keys are refused");
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let options = BatchOptions {
+        hooks: Hooks {
+            before: true,
+            ..Hooks::default()
+        },
+        ..events()
+    };
+    let actions = h
+        .dispatcher
+        .open(&h.registry, 1, calls, options, h.now)
+        .unwrap();
+    let envelope = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::BeforeHook { call, envelope, .. } if call.slot == 0 => Some(envelope.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        (envelope.step_id.as_deref(), envelope.attempt),
+        (Some("s1"), 2)
+    );
+    h.log.extend(actions);
+    h.answer(
+        at(1, 0),
+        CompletionKind::BeforeAnswered(json!({"block": true, "reason": "no"})),
+    );
+    let result = h.result(at(1, 0));
+    assert_eq!(result.step_id.as_deref(), Some("s1"));
+    assert_eq!(result.attempt, 2);
+    assert_eq!(result.loop_id.as_deref(), Some("r:s1"));
+    assert_eq!(result.confirmation_id.as_deref(), Some("k"));
 }
