@@ -331,7 +331,36 @@ export interface RuntimeOptions {
   approvals?: ApprovalsOptions
   /** Receives the events of every dispatch, and of calls resumed by `resolveApproval`. */
   onEvent?: (event: ToolExecutionEvent) => void
+  /** Writes an audit log of every dispatch, run and plan under `dir`, one directory per run id. */
+  audit?: AuditOptions
 }
+
+export interface AuditOptions {
+  dir: string
+  /** Buffered records are written at least this often. Default 1000. */
+  flushIntervalMs?: number
+}
+
+/** A run directory read back; a final line cut by a crash is counted, never thrown. */
+export interface AuditReplay {
+  /** run.json: the run id, kind, settings snapshot, times, and how it ended. */
+  run: any
+  calls: any[]
+  results: any[]
+  events: any[]
+  partialLines: number
+  malformed: { file: string; line: number; callId?: string; message: string }[]
+}
+
+export interface AuditVerification {
+  ok: boolean
+  problems: { callId: string | null; kind: string; message: string }[]
+}
+
+/** Reads the run directory `dir` back (synchronous). */
+export declare function replayRun(dir: string): AuditReplay
+/** Checks a run directory's invariants: one final result per call, consecutive attempts, results after their calls, argsHash. */
+export declare function verifyRun(dir: string): AuditVerification
 
 /** Allow and deny lists: names, `group:<name>` and `*` globs; names are case-insensitive, `bash` is `exec`. */
 export interface PolicyRules {
@@ -424,6 +453,8 @@ export interface RunOptions extends PolicyContext {
   getFollowUpMessages?: () => object[] | undefined | Promise<object[] | undefined>
   /** Passed as the wire's `tool_choice` (Gemini: `toolConfig`). */
   toolChoice?: unknown
+  /** An audit log of its own for this run (else the runtime's). */
+  audit?: AuditOptions
 }
 
 /** A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools' events, and one final `done`. */
@@ -479,6 +510,8 @@ export interface DispatchOptions extends PolicyContext {
   runId?: string
   /** Overrides the tool's and the runtime's approval settings for these calls. */
   approval?: ApprovalSettings
+  /** An audit log of its own for this dispatch (else the runtime's). */
+  audit?: AuditOptions
   /** Override the runtime's sanitization for this dispatch (keys merge over the runtime's). */
   sanitize?: SanitizeOptions
   limits?: Limits

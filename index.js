@@ -12,6 +12,7 @@ const { normalizeSchema, validateToolName } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
+const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
@@ -246,6 +247,10 @@ class ToolRuntime {
   #onEvent
   /** `approvals.onApproval`, when given */
   #onApproval
+  /** the runtime's `audit` log, when given */
+  #audit
+  /** what run.json records of the runtime's settings */
+  #snapshot
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -274,6 +279,15 @@ class ToolRuntime {
     this.#sanitize = sanitize
     this.#onEvent = options.onEvent
     this.#onApproval = approvals.onApproval
+    this.#snapshot = { policy: policy ?? null, workspaceRoot: workspaceRoot ?? null, loopDetection: loopDetection ?? null, approvals: approvals.engine ?? null }
+    const audit = auditOption('ToolRuntime: options.audit', options.audit)
+    this.#audit = audit === undefined ? undefined : new AuditLog(audit, this.#snapshot)
+  }
+
+  /** The audit log an `audit` option names (a run's or a dispatch's own), else the runtime's. */
+  #auditLog(where, audit) {
+    const own = auditOption(where, audit)
+    return own === undefined ? this.#audit : new AuditLog(own, this.#snapshot)
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */
@@ -368,66 +382,74 @@ class ToolRuntime {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`dispatch: options must be an object, got ${describe(options)}`)
       }
-      const encoded = encodeCalls(calls)
-      const hooks = {
-        beforeToolCall: optionalFunction(options, 'beforeToolCall'),
-        afterToolCall: optionalFunction(options, 'afterToolCall'),
-        onPersist: optionalFunction(options, 'onPersist'),
-        onEvent: bothListeners(optionalFunction(options, 'onEvent'), this.#onEvent),
-      }
-      const signal = options.signal
-      if (signal !== undefined && !(signal instanceof AbortSignal)) {
-        throw new TypeError(`dispatch: options.signal must be an AbortSignal, got ${describe(signal)}`)
-      }
-      if (options.runId !== undefined && typeof options.runId !== 'string') {
-        throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
-      }
-      const engineOptions = jsonText('dispatch: options', {
-        timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
-        runId: options.runId,
-        beforeToolCall: hooks.beforeToolCall !== undefined,
-        afterToolCall: hooks.afterToolCall !== undefined,
-        onPersist: hooks.onPersist !== undefined,
-        onEvent: hooks.onEvent !== undefined,
-        aborted: signal !== undefined && signal.aborted,
-        sanitize: options.sanitize,
-        limits: options.limits,
-        redaction: options.redaction,
-        context: contextOf(options),
-        approval: options.approval,
-      })
-      const id = this.#nextBatch
-      this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
-      const batch = {
-        calls,
-        hooks,
-        signal,
-        runId: options.runId,
-        results: new Array(calls.length),
-        /** per slot: the arguments the tool received (the call's own, parsed once) */
-        args: new Array(calls.length),
-        /** per slot: the value the tool returned, until its result is built */
-        values: new Array(calls.length),
-        running: new Map(),
-        resolve,
-        reject,
-        onAbort: undefined,
-        maxChars: maxCharsOf(options.sanitize, this.#sanitize),
-      }
-      this.#batches.set(id, batch)
-      if (signal !== undefined && !signal.aborted) {
-        batch.onAbort = () => this.#drive(() => this.#native.cancel(id))
-        signal.addEventListener('abort', batch.onAbort, { once: true })
-      }
-      let actions
-      try {
-        actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, engineOptions))
-      } catch (error) {
-        this.#closeBatch(id, batch)
-        throw error
-      }
-      this.#drive(() => actions)
+      this.#dispatch(calls, options, this.#auditLog('dispatch: options.audit', options.audit), resolve, reject)
     })
+  }
+
+  /** `dispatch`, recording into `auditLog` (a run's, when the run dispatches). */
+  #dispatch(calls, options, auditLog, resolve, reject) {
+    const encoded = encodeCalls(calls)
+    const hooks = {
+      beforeToolCall: optionalFunction(options, 'beforeToolCall'),
+      afterToolCall: optionalFunction(options, 'afterToolCall'),
+      onPersist: optionalFunction(options, 'onPersist'),
+      onEvent: bothListeners(optionalFunction(options, 'onEvent'), this.#onEvent),
+    }
+    const signal = options.signal
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError(`dispatch: options.signal must be an AbortSignal, got ${describe(signal)}`)
+    }
+    if (options.runId !== undefined && typeof options.runId !== 'string') {
+      throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
+    }
+    const engineOptions = jsonText('dispatch: options', {
+      timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
+      runId: options.runId,
+      beforeToolCall: hooks.beforeToolCall !== undefined,
+      afterToolCall: hooks.afterToolCall !== undefined,
+      onPersist: hooks.onPersist !== undefined,
+      onEvent: hooks.onEvent !== undefined || auditLog !== undefined,
+      aborted: signal !== undefined && signal.aborted,
+      sanitize: options.sanitize,
+      limits: options.limits,
+      redaction: options.redaction,
+      context: contextOf(options),
+      approval: options.approval,
+    })
+    const id = this.#nextBatch
+    this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
+    const audit = auditLog?.open(options.runId ?? newRunId('dispatch'), { kind: 'dispatch' })
+    const batch = {
+      calls,
+      hooks,
+      signal,
+      runId: options.runId,
+      results: new Array(calls.length),
+      /** per slot: the arguments the tool received (the call's own, parsed once) */
+      args: new Array(calls.length),
+      /** per slot: the value the tool returned, until its result is built */
+      values: new Array(calls.length),
+      running: new Map(),
+      resolve,
+      reject,
+      onAbort: undefined,
+      maxChars: maxCharsOf(options.sanitize, this.#sanitize),
+      audit,
+      auditLog,
+    }
+    this.#batches.set(id, batch)
+    if (signal !== undefined && !signal.aborted) {
+      batch.onAbort = () => this.#drive(() => this.#native.cancel(id))
+      signal.addEventListener('abort', batch.onAbort, { once: true })
+    }
+    let actions
+    try {
+      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, engineOptions))
+    } catch (error) {
+      this.#closeBatch(id, batch)
+      throw error
+    }
+    this.#drive(() => actions)
   }
 
   /**
@@ -474,7 +496,18 @@ class ToolRuntime {
    * to terminate. Resolves with `{ runId, messages, steps, stopReason, usage }`.
    */
   run(options) {
-    return runLoop(this, { decoderOf: (wire) => new StreamDecoder(wire), endRun: (runId) => this.#native.endRun(runId) }, options)
+    return new Promise((resolve) => {
+      const auditLog = this.#auditLog('run: options.audit', options?.audit)
+      const hooks = {
+        decoderOf: (wire) => new StreamDecoder(wire),
+        endRun: (runId) => this.#native.endRun(runId),
+        newRunId: () => newRunId('run'),
+        audit: auditLog,
+        dispatch: (calls, dispatchOptions) =>
+          new Promise((done, failed) => this.#dispatch(calls, dispatchOptions, auditLog, done, failed)),
+      }
+      resolve(runLoop(this, hooks, options))
+    })
   }
 
   /** Runs the engine step `step` and performs the actions it returns; a fault fails every batch. */
@@ -517,12 +550,12 @@ class ToolRuntime {
       const slot = action[2]
       const call = batch.calls[slot]
       switch (code) {
-        case START_EVENT:
-          if (batch.hooks.onEvent !== undefined) {
-            const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
-            emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
-          }
+        case START_EVENT: {
+          const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
+          if (batch.audit !== undefined) batch.audit.call(callRecord(batch, call, args))
+          emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
           break
+        }
         case BEFORE_HOOK:
           this.#hook(action, BEFORE_ANSWERED, BEFORE_FAILED, () =>
             batch.hooks.beforeToolCall({ toolCall: call, args: action[4], call: action[5] }),
@@ -552,15 +585,11 @@ class ToolRuntime {
           const result = code === END ? action[3] : resultAsReturned(batch, call, action)
           batch.results[slot] = result
           batch.values[slot] = undefined
-          if (batch.hooks.onEvent !== undefined) {
+          if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = code === END ? action[4] : action[8]
-            emit(batch, {
-              type: 'tool_execution_end',
-              toolCallId: call.id,
-              toolName: call.name,
-              result: view === undefined ? result : viewOf(result, view),
-              isError: !result.ok,
-            })
+            const shown = view === undefined ? result : viewOf(result, view)
+            if (batch.audit !== undefined) batch.audit.result(shown)
+            emit(batch, { type: 'tool_execution_end', toolCallId: call.id, toolName: call.name, result: shown, isError: !result.ok })
           }
           break
         }
@@ -745,6 +774,10 @@ class ToolRuntime {
   #closeBatch(id, batch) {
     this.#batches.delete(id)
     if (batch.onAbort !== undefined) batch.signal.removeEventListener('abort', batch.onAbort)
+    if (batch.audit !== undefined) {
+      batch.auditLog.release(batch.audit, {})
+      batch.audit = undefined
+    }
   }
 
   /** An internal fault: every open dispatch rejects with it, and their tools are aborted. */
@@ -870,6 +903,7 @@ function abortRunning(batch, slot, reason) {
 
 /** Delivers an event; a listener that throws is reported, never allowed to break dispatch. */
 function emit(batch, event) {
+  if (batch.audit !== undefined) batch.audit.event(event)
   const onEvent = batch.hooks.onEvent
   if (onEvent === undefined) return
   try {
@@ -877,6 +911,28 @@ function emit(batch, event) {
   } catch (error) {
     process.emitWarning(`toolwire: onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
   }
+}
+
+/** The audit record of a call as it starts: its marks and its arguments as events show them. */
+function callRecord(batch, call, args) {
+  const record = { callId: call.id }
+  if (batch.runId !== undefined) record.runId = batch.runId
+  if (call.stepId !== undefined) record.stepId = call.stepId
+  if (call.loopId !== undefined) record.loopId = call.loopId
+  if (call.confirmationId !== undefined) record.confirmationId = call.confirmationId
+  record.tool = call.name
+  record.attempt = call.attempt ?? 1
+  record.args = args
+  record.createdAt = Date.now()
+  return record
+}
+
+let runCounter = 0
+
+/** A fresh run id: `<kind>_<time>_<counter>`. */
+function newRunId(kind) {
+  runCounter = (runCounter + 1) % 0x100000000
+  return `${kind}_${Date.now().toString(36)}_${runCounter.toString(36)}`
 }
 
 /** The result as a pi-agent-core tool result message. */
@@ -1011,6 +1067,8 @@ module.exports = {
   encodeResults,
   encodeToolCalls,
   sanitizeResult,
+  replayRun,
+  verifyRun,
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,

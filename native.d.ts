@@ -9,6 +9,21 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The writer of one run directory; every record is JSON text, already redacted and scrubbed. */
+export declare class NativeAudit {
+  /** Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`. */
+  constructor(dir: string, run: string)
+  /**
+   * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
+   * last flush is more than `flush_interval_ms` old.
+   */
+  record(kind: number, record: string, flushIntervalMs: number): void
+  /** Writes what is buffered. */
+  flush(): void
+  /** Flushes and closes the run, merging `update` (JSON text, empty for none) into run.json. */
+  finish(update: string): void
+}
+
 /** Decodes one streamed provider response. */
 export declare class NativeDecoder {
   /** `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults). */
@@ -134,6 +149,9 @@ export declare function normalizeToolCallId(id: string, target: string): string
 /** Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`. */
 export declare function repairHistory(messages: string, wire: string): string
 
+/** Reads a run directory back: `{ run, calls, results, events, partialLines, ... }` as JSON. */
+export declare function replayRun(dir: string): string
+
 /**
  * Sanitizes described content now: `description` is `{ blocks, details? }` (see
  * `toolwire_core::sanitize::blocks`), `texts` and `buffers` what it refers to, `options` the
@@ -143,3 +161,6 @@ export declare function sanitizeResult(description: string, texts: Array<string>
 
 /** `null` when `name` is a valid tool name for `target`, else why not. */
 export declare function validateToolName(name: string, target: string): string | null
+
+/** Checks a run directory's invariants: `{ ok, problems }` as JSON. */
+export declare function verifyRun(dir: string): string

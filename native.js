@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeAudit = nativeBinding.NativeAudit
 module.exports.NativeDecoder = nativeBinding.NativeDecoder
 module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
@@ -845,5 +846,7 @@ module.exports.encodeToolCalls = nativeBinding.encodeToolCalls
 module.exports.normalizeSchema = nativeBinding.normalizeSchema
 module.exports.normalizeToolCallId = nativeBinding.normalizeToolCallId
 module.exports.repairHistory = nativeBinding.repairHistory
+module.exports.replayRun = nativeBinding.replayRun
 module.exports.sanitizeResult = nativeBinding.sanitizeResult
 module.exports.validateToolName = nativeBinding.validateToolName
+module.exports.verifyRun = nativeBinding.verifyRun

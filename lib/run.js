@@ -91,16 +91,27 @@ async function messagesFrom(where, get) {
   return got
 }
 
+/** The run's own events the audit log keeps (the tools' are recorded by their dispatch). */
+const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
+
 /**
- * Runs the agent loop on `runtime` (see ToolRuntime.run). `decoderOf(wire)` makes a
- * StreamDecoder; `endRun(runId)` forgets the run's loop counts. Resolves with `{ runId, messages,
- * steps, stopReason, usage, error? }`; only misuse of the options rejects.
+ * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire)` makes a
+ * StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
+ * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts. Resolves
+ * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
+ * rejects.
  */
-async function runLoop(runtime, { decoderOf, endRun }, options) {
+async function runLoop(runtime, hooks, options) {
+  const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
   const { wire, model, maxSteps, signal, onEvent, messages: given } = checkOptions(options)
-  const runId = options.runId ?? `run_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+  if (options.runId !== undefined && typeof options.runId !== 'string') {
+    throw new TypeError(`run: options.runId must be a string, got ${describe(options.runId)}`)
+  }
+  const runId = options.runId ?? newRunId()
+  const recorder = audit?.open(runId, { kind: 'run', wire, maxSteps })
   const context = { provider: options.provider, agentId: options.agentId, sender: options.sender }
   const emit = (event) => {
+    if (recorder !== undefined && AUDITED.has(event.type)) recorder.event(event)
     if (onEvent === undefined) return
     try {
       onEvent(event)
@@ -156,7 +167,7 @@ async function runLoop(runtime, { decoderOf, endRun }, options) {
       const truncated = turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
       messages.push(...runtime.encodeToolCalls(turn, wire))
-      const results = await runtime.dispatch(calls, { ...context, runId, signal, onEvent: emit })
+      const results = await dispatch(calls, { ...context, runId, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
       steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
       if (signal?.aborted) {
@@ -179,6 +190,7 @@ async function runLoop(runtime, { decoderOf, endRun }, options) {
     endRun(runId)
   }
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
+  if (recorder !== undefined) audit.release(recorder, { stopReason })
   const outcome = { runId, messages, steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
   return outcome

@@ -5,6 +5,7 @@
 //! (tools, hooks) and drives the engine's dispatcher. No logic lives here that could live in the
 //! core.
 
+mod audit;
 mod convert;
 mod decoder;
 mod error;
@@ -14,6 +15,7 @@ mod runtime;
 mod sanitize;
 mod schema;
 
+pub use audit::{replay_run_js, verify_run_js, NativeAudit};
 pub use decoder::NativeDecoder;
 pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { ToolRuntime, replayRun, verifyRun } from '../index.js'
+import { scriptedModel } from './scripted.js'
+
+const root = mkdtempSync(join(tmpdir(), 'toolwire-audit-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+function runtimeIn(dir: string, extra: object = {}) {
+  const runtime = new ToolRuntime({ audit: { dir }, policy: { deny: ['forbidden'] }, ...extra })
+  runtime.register({
+    name: 'login',
+    parameters: { type: 'object', properties: { token: { type: 'string' } } },
+    execute: async (_id, { token }: { token: string }) => ({ content: [{ type: 'text', text: `used ${token}` }], details: { secret: token } }),
+  })
+  runtime.register({ name: 'forbidden', parameters: { type: 'object' }, execute: async () => 'never' })
+  return runtime
+}
+
+const TOKEN = 'sk-proj-' + 'a'.repeat(48)
+
+describe('audit log', () => {
+  it('records each call, its result and the events of a dispatch, scrubbed, and replays them', async () => {
+    const dir = join(root, 'dispatch')
+    const runtime = runtimeIn(dir)
+    const results = await runtime.dispatch(
+      [
+        { id: 'c1', name: 'login', arguments: JSON.stringify({ token: TOKEN }) },
+        { id: 'c2', name: 'forbidden', arguments: '{}' },
+      ],
+      { runId: 'r-1' },
+    )
+    expect(results.map((r) => r.status)).toEqual(['ok', 'blocked'])
+    const runDir = join(dir, 'r-1')
+    for (const file of ['run.json', 'calls.jsonl', 'results.jsonl', 'events.jsonl']) expect(existsSync(join(runDir, file))).toBe(true)
+    const text = ['calls.jsonl', 'results.jsonl', 'events.jsonl'].map((f) => readFileSync(join(runDir, f), 'utf8')).join('')
+    expect(text).not.toContain(TOKEN)
+    expect(text).toContain('[redacted:openai-key]')
+
+    const replay = replayRun(runDir)
+    expect(replay.run).toMatchObject({ runId: 'r-1', kind: 'dispatch', policy: { deny: ['forbidden'] } })
+    expect(replay.run.endedAt).toBeGreaterThanOrEqual(replay.run.startedAt)
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['c1', 'c2'])
+    expect(replay.calls[0].argsHash).toMatch(/^[0-9a-f]{64}$/)
+    // Results are in the order the calls ended: the refused one first.
+    expect(replay.results.map((r: any) => [r.callId, r.status])).toEqual([
+      ['c2', 'blocked'],
+      ['c1', 'ok'],
+    ])
+    // Strict redaction: the tool declared no allowlist, so its details are not in the log.
+    expect(replay.results[0].details).toBeUndefined()
+    expect(replay.events.map((e: any) => e.type)).toContain('tool_execution_end')
+    expect(replay.partialLines).toBe(0)
+    expect(verifyRun(runDir)).toEqual({ ok: true, problems: [] })
+  })
+
+  it('records a whole agent run in one directory, with its turns', async () => {
+    const dir = join(root, 'run')
+    const runtime = runtimeIn(dir)
+    const { model } = scriptedModel('openai-chat', [
+      { calls: [{ id: 'k1', name: 'login', args: JSON.stringify({ token: 'x' }) }] },
+      { calls: [{ id: 'k2', name: 'login', args: JSON.stringify({ token: 'y' }) }] },
+      { text: 'ok' },
+    ])
+    const outcome = await runtime.run({ wire: 'openai-chat', model, runId: 'agent-1' })
+    expect(outcome.stopReason).toBe('stop')
+    const replay = replayRun(join(dir, 'agent-1'))
+    expect(replay.run).toMatchObject({ kind: 'run', wire: 'openai-chat', stopReason: 'stop' })
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['k1', 'k2'])
+    const types = replay.events.map((e: any) => e.type)
+    expect(types.filter((t: string) => t === 'turn_start')).toHaveLength(3)
+    expect(types.filter((t: string) => t === 'done')).toHaveLength(1)
+    expect(verifyRun(join(dir, 'agent-1')).ok).toBe(true)
+  })
+
+  it('reports a result lost to a cut line, and counts the partial line instead of throwing', async () => {
+    const dir = join(root, 'cut')
+    const runtime = runtimeIn(dir)
+    await runtime.dispatch(
+      [
+        { id: 'a', name: 'login', arguments: '{"token":"1"}' },
+        { id: 'b', name: 'login', arguments: '{"token":"2"}' },
+      ],
+      { runId: 'r' },
+    )
+    const results = join(dir, 'r', 'results.jsonl')
+    truncateSync(results, statSync(results).size - 10)
+    const replay = replayRun(join(dir, 'r'))
+    expect(replay.partialLines).toBe(1)
+    expect(replay.results).toHaveLength(1)
+    const verification = verifyRun(join(dir, 'r'))
+    expect(verification.ok).toBe(false)
+    expect(verification.problems).toEqual([expect.objectContaining({ callId: 'b', kind: 'missing_result' })])
+  })
+
+  it('leaves files that load after the process is killed with SIGKILL mid-run', async () => {
+    const dir = join(root, 'killed')
+    const child = spawn(process.execPath, [join(__dirname, 'scenarios', 'audit-writer.cjs'), dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve())
+      child.on('exit', (code) => reject(new Error(`the writer exited early with ${code}`)))
+    })
+    // Let it write a little more, then kill it wherever it is.
+    await new Promise((resolve) => setTimeout(resolve, 40))
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    child.kill('SIGKILL')
+    expect(await exited).toBe('SIGKILL')
+
+    const runDir = join(dir, 'killed-run')
+    const replay = replayRun(runDir)
+    expect(replay.calls.length).toBeGreaterThanOrEqual(24)
+    expect(replay.partialLines).toBeLessThanOrEqual(3)
+    const verification = verifyRun(runDir)
+    // Only the calls in flight at the kill may lack a result; nothing else is wrong.
+    for (const problem of verification.problems) expect(problem.kind).toBe('missing_result')
+    expect(verification.problems.length).toBeLessThanOrEqual(8)
+  })
+
+  it('names a bad audit option and refuses a replay of nothing', () => {
+    expect(() => new ToolRuntime({ audit: { dir: '' } })).toThrow(/options\.audit\.dir must be a non-empty path/)
+    expect(() => new ToolRuntime({ audit: { dir: root, flushMs: 1 } as any })).toThrow(/unknown key "flushMs"/)
+    expect(() => replayRun(join(root, 'nope'))).toThrow(/nope/)
+  })
+})
