@@ -862,12 +862,7 @@ function resultAsReturned(batch, call, action) {
     default:
       content = [{ type: 'text', text: NO_OUTPUT }]
   }
-  const result = { callId: call.id }
-  if (batch.runId !== undefined) result.runId = batch.runId
-  if (call.stepId !== undefined) result.stepId = call.stepId
-  if (call.loopId !== undefined) result.loopId = call.loopId
-  if (call.confirmationId !== undefined) result.confirmationId = call.confirmationId
-  result.tool = call.name
+  const result = markedRecord(batch, call)
   result.args = batch.args[slot]
   result.attempt = call.attempt ?? 1
   result.status = 'ok'
@@ -913,14 +908,20 @@ function emit(batch, event) {
   }
 }
 
-/** The audit record of a call as it starts: its marks and its arguments as events show them. */
-function callRecord(batch, call, args) {
+/** `{ callId, runId?, stepId?, loopId?, confirmationId?, tool }`: the head of a result or a call record, in the engine's key order. */
+function markedRecord(batch, call) {
   const record = { callId: call.id }
   if (batch.runId !== undefined) record.runId = batch.runId
   if (call.stepId !== undefined) record.stepId = call.stepId
   if (call.loopId !== undefined) record.loopId = call.loopId
   if (call.confirmationId !== undefined) record.confirmationId = call.confirmationId
   record.tool = call.name
+  return record
+}
+
+/** The audit record of a call as it starts: its marks and its arguments as events show them. */
+function callRecord(batch, call, args) {
+  const record = markedRecord(batch, call)
   record.attempt = call.attempt ?? 1
   record.args = args
   record.createdAt = Date.now()
