@@ -12,6 +12,7 @@ const { normalizeSchema, validateToolName } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
+const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
@@ -55,6 +56,7 @@ const PERSIST_FAILED = 12
 const RETURNED_SANITIZED = 13
 const APPROVAL_ANSWERED = 14
 const APPROVAL_FAILED = 15
+const THREW_NOT_RETRYABLE = 16
 
 const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
@@ -477,6 +479,14 @@ class ToolRuntime {
     return runLoop(this, { decoderOf: (wire) => new StreamDecoder(wire), endRun: (runId) => this.#native.endRun(runId) }, options)
   }
 
+  /**
+   * Runs an action plan: its steps as a dependency graph, with references between steps,
+   * `foreach`, retries, `onError` and confirmation. Resolves with the PlanOutcome.
+   */
+  executePlan(plan, options) {
+    return executePlan(this, { endRun: (runId) => this.#native.endRun(runId) }, plan, options)
+  }
+
   /** Runs the engine step `step` and performs the actions it returns; a fault fails every batch. */
   #drive(step) {
     let text
@@ -653,7 +663,7 @@ class ToolRuntime {
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
       },
-      (error) => settle(THREW, JSON.stringify(messageOf(error))),
+      (error) => settle(error instanceof Error && error.retryable === false ? THREW_NOT_RETRYABLE : THREW, JSON.stringify(messageOf(error))),
     )
   }
 
