@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeDecoder = nativeBinding.NativeDecoder
+module.exports.NativePlan = nativeBinding.NativePlan
 module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
 module.exports.analyzeCommand = nativeBinding.analyzeCommand
