@@ -78,6 +78,8 @@ impl NativePlan {
     }
 
     /// What to do now; the first call starts the run.
+    // The name is the issue's (and the core's); this is no iterator.
+    #[allow(clippy::should_implement_trait)]
     #[napi]
     pub fn next(&mut self) -> napi::Result<String> {
         guard(|| Ok(actions_json(self.run.next())))
@@ -233,9 +235,12 @@ fn finished_json(summary: &PlanOutcomeSummary) -> Value {
 mod tests {
     use super::*;
 
+    /// `maxConcurrency`, `maxRetries` and `runId` as parsed, or a part of the error message.
+    type Expected = Result<(usize, u32, Option<&'static str>), &'static str>;
+
     #[test]
     fn options_are_parsed_or_named() {
-        let cases: &[(&str, Result<(usize, u32, Option<&str>), &str>)] = &[
+        let cases: &[(&str, Expected)] = &[
             ("{}", Ok((4, 5, None))),
             (
                 r#"{"maxConcurrency":2,"maxRetries":0,"runId":"r"}"#,
