@@ -557,6 +557,7 @@ export declare class ToolRuntime {
    * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
    */
   run(options: RunOptions): Promise<RunOutcome>
+  executePlan(plan: ActionPlan, options?: PlanOptions): Promise<PlanOutcome>
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
   unregister(name: string): boolean
   list(): ToolInfo[]
@@ -862,3 +863,119 @@ export interface CommandAnalysis {
  * a string, a ToolwireError (`VALIDATION_ERROR`) naming a bad option.
  */
 export declare function analyzeCommand(command: string, options?: AnalyzeOptions): CommandAnalysis
+
+/** One step of an {@link ActionPlan}: a tool call, run once its dependencies are done. */
+export interface PlanStep {
+  /** Unique in the plan: `[A-Za-z0-9_.-]{1,128}`. */
+  id: string
+  /** The tool to call. */
+  tool: string
+  /**
+   * The arguments. String values may be references: `$steps.<id>.data.x`, `$vars.<name>`, and in
+   * a `foreach` step `{item}`, `{item.path}`, `{index}` (whole, or embedded in text).
+   */
+  args?: Record<string, unknown>
+  /** Steps that must end first (references add their steps implicitly). */
+  dependsOn?: string[]
+  /** Runs the call once per item: a literal list, or a reference to one. */
+  foreach?: unknown[] | string
+  /** Retries of a failed call (`max` is clamped to `PlanOptions.maxRetries`); the wait doubles. */
+  retry?: { max?: number; backoffMs?: number }
+  /** After the retries: `fail` (default) fails the plan, `continue` runs dependents with the
+   *  reference resolving to `null`, `skip` skips the step's dependents. */
+  onError?: 'fail' | 'continue' | 'skip'
+  /** The var name the step's data is visible under (`$vars.<name>`) to its dependents. */
+  captureAs?: string
+  /** Shown to the confirmer as a preview step. */
+  preview?: boolean
+  /** The deadline of each call, in milliseconds. */
+  timeoutMs?: number
+}
+
+/** A list of tool calls run as a dependency graph. */
+export interface ActionPlan {
+  /** The run id (default: `plan_<time36>_<random>`). */
+  runId?: string
+  /** Values for `$vars.<name>` references. */
+  vars?: Record<string, unknown>
+  steps: PlanStep[]
+  /** `true`: confirm the whole plan before it runs; a list: confirm those steps. */
+  confirmationsRequired?: boolean | string[]
+}
+
+/** What `options.confirm` is asked before the plan runs. */
+export interface ConfirmationRequest {
+  runId: string
+  /** Stamped on every call of the confirmed steps when confirmed. */
+  confirmationId: string
+  /** The steps to confirm, arguments as written (references unresolved). */
+  steps: { id: string; tool: string; args: unknown; preview: boolean }[]
+}
+
+/** An event of a plan run (tool `tool_execution_*` events are forwarded as they are too). */
+export interface PlanEvent {
+  type:
+    | 'run.started'
+    | 'run.confirmationRequested'
+    | 'run.confirmed'
+    | 'run.cancelled'
+    | 'run.finished'
+    | 'step.scheduled'
+    | 'step.started'
+    | 'step.progress'
+    | 'step.finished'
+    | 'step.failed'
+    | 'step.skipped'
+    | 'step.cancelled'
+  runId: string
+  /** Milliseconds since the epoch. */
+  timestamp: number
+  /** `warn` for failed, skipped and cancelled; `error` for a failed run. */
+  level: 'info' | 'warn' | 'error'
+  /** A sentence saying what happened. */
+  message: string
+  stepId?: string
+  callId?: string
+  tool?: string
+  attempt?: number
+  loopId?: string
+  /** The iteration of a `foreach` step. */
+  index?: number
+  confirmationId?: string
+  /** `run.confirmationRequested`: the steps to confirm. */
+  steps?: ConfirmationRequest['steps']
+  /** `step.progress`: the tool's partial result. */
+  partialResult?: unknown
+  /** `step.failed`, `step.skipped`, `step.cancelled`: why. */
+  error?: { code: string; message: string }
+  /** `run.finished`: how the plan ended. */
+  status?: PlanOutcome['status']
+  /** `run.cancelled`: why. */
+  reason?: string
+}
+
+/** Options of `ToolRuntime.executePlan`. */
+export interface PlanOptions {
+  /** The most calls in flight at once (default 4). */
+  maxConcurrency?: number
+  /** Every step's `retry.max` is clamped to this (default 5, at most 100). */
+  maxRetries?: number
+  /** Aborting cancels the plan: in-flight calls are aborted, the outcome is `cancelled`. */
+  signal?: AbortSignal
+  onEvent?: (event: PlanEvent | ToolExecutionEvent) => void
+  /** Asked before a plan with `confirmationsRequired` runs; only `true` confirms. */
+  confirm?: (request: ConfirmationRequest) => boolean | Promise<boolean>
+  provider?: string
+  agentId?: string
+  sender?: string
+}
+
+/** How a plan ended. */
+export interface PlanOutcome {
+  runId: string
+  status: 'ok' | 'failed' | 'cancelled'
+  /** Every step, in plan order. */
+  steps: Record<string, { status: 'ok' | 'failed' | 'skipped' | 'cancelled'; results: ToolResult[]; error?: { code: string; message: string } }>
+  /** Every result, in the order calls completed. */
+  results: ToolResult[]
+}

@@ -13,6 +13,7 @@ const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = r
 const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
 const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js')
+const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
@@ -56,6 +57,7 @@ const PERSIST_FAILED = 12
 const RETURNED_SANITIZED = 13
 const APPROVAL_ANSWERED = 14
 const APPROVAL_FAILED = 15
+const THREW_NOT_RETRYABLE = 16
 
 const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
@@ -498,16 +500,30 @@ class ToolRuntime {
   run(options) {
     return new Promise((resolve) => {
       const auditLog = this.#auditLog('run: options.audit', options?.audit)
-      const hooks = {
-        decoderOf: (wire) => new StreamDecoder(wire),
-        endRun: (runId) => this.#native.endRun(runId),
-        newRunId: () => newRunId('run'),
-        audit: auditLog,
-        dispatch: (calls, dispatchOptions) =>
-          new Promise((done, failed) => this.#dispatch(calls, dispatchOptions, auditLog, done, failed)),
-      }
-      resolve(runLoop(this, hooks, options))
+      resolve(runLoop(this, this.#runHooks(auditLog), options))
     })
+  }
+
+  /**
+   * Runs an action plan: its steps as a dependency graph, with references between steps,
+   * `foreach`, retries, `onError` and confirmation. Resolves with the PlanOutcome.
+   */
+  executePlan(plan, options) {
+    return new Promise((resolve) => {
+      const auditLog = this.#auditLog('executePlan: options.audit', options?.audit)
+      resolve(executePlan(this, this.#runHooks(auditLog), plan, options))
+    })
+  }
+
+  /** What run() and executePlan() drive the runtime with: dispatches into their audit log. */
+  #runHooks(auditLog) {
+    return {
+      decoderOf: (wire) => new StreamDecoder(wire),
+      endRun: (runId) => this.#native.endRun(runId),
+      newRunId: () => newRunId('run'),
+      audit: auditLog,
+      dispatch: (calls, options) => new Promise((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
+    }
   }
 
   /** Runs the engine step `step` and performs the actions it returns; a fault fails every batch. */
@@ -682,7 +698,7 @@ class ToolRuntime {
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
       },
-      (error) => settle(THREW, JSON.stringify(messageOf(error))),
+      (error) => settle(error instanceof Error && error.retryable === false ? THREW_NOT_RETRYABLE : THREW, JSON.stringify(messageOf(error))),
     )
   }
 

@@ -38,6 +38,31 @@ export declare class NativeDecoder {
   finish(): string
 }
 
+/** One run of a validated plan. Every method returns the next actions as a JSON array. */
+export declare class NativePlan {
+  /**
+   * Validates `plan` (JSON; a bad plan throws `PLAN_INVALID` naming the step and reference)
+   * and prepares its run. `options`: `{ maxConcurrency?, runId?, maxRetries? }` as JSON; every
+   * step's `retry.max` is clamped to `maxRetries` (default 5).
+   */
+  constructor(planJson: string, optionsJson: string)
+  /** The run's id: the plan's `runId`, else the one the options gave. */
+  get runId(): string
+  /**
+   * The steps that need a confirmation before the plan runs: `[{ id, tool, args, preview }]`
+   * as JSON (`args` as written, references unresolved); `[]` when none does.
+   */
+  confirmationSteps(): string
+  /** What to do now; the first call starts the run. */
+  next(): string
+  /** Feeds back the result (a ToolResult as JSON) of the call dispatched as `call_id`. */
+  completed(callId: string, resultJson: string): string
+  /** The wait a `wait` action announced for `step_id` (and `index`) is over. */
+  retryDue(stepId: string, index?: number | undefined | null): string
+  /** Cancels the run: nothing new is dispatched; the calls in flight end it as they complete. */
+  cancel(): string
+}
+
 /**
  * The engine side of a `ToolRuntime`: the registry and the dispatcher. Every method takes and
  * returns JSON text; methods that advance dispatch return the next actions.

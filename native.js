@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeAudit = nativeBinding.NativeAudit
 module.exports.NativeDecoder = nativeBinding.NativeDecoder
+module.exports.NativePlan = nativeBinding.NativePlan
 module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
 module.exports.analyzeCommand = nativeBinding.analyzeCommand

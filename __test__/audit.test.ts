@@ -77,6 +77,44 @@ describe('audit log', () => {
     expect(verifyRun(join(dir, 'agent-1')).ok).toBe(true)
   })
 
+  it('records a plan with its steps, attempts and confirmation, and the run verifies', async () => {
+    const dir = join(root, 'plan')
+    const runtime = runtimeIn(dir)
+    let failures = 1
+    runtime.register({
+      name: 'flaky',
+      parameters: { type: 'object' },
+      execute: async () => {
+        if (failures-- > 0) throw new Error('try again')
+        return { content: [{ type: 'text', text: 'fine' }] }
+      },
+    })
+    const plan = {
+      runId: 'plan-1',
+      confirmationsRequired: true,
+      steps: [
+        { id: 'first', tool: 'flaky', args: {}, retry: { max: 2, backoffMs: 0 } },
+        { id: 'second', tool: 'login', args: { token: 't' }, dependsOn: ['first'] },
+      ],
+    }
+    const outcome = await runtime.executePlan(plan, { confirm: async () => true })
+    expect(outcome.status).toBe('ok')
+    const runDir = join(dir, 'plan-1')
+    const replay = replayRun(runDir)
+    expect(replay.run).toMatchObject({ kind: 'plan', plan: { runId: 'plan-1' }, status: 'ok', confirmation: { confirmed: true } })
+    expect(replay.calls.map((c: any) => [c.stepId, c.attempt])).toEqual([
+      ['first', 1],
+      ['first', 2],
+      ['second', 1],
+    ])
+    expect(replay.calls.every((c: any) => c.confirmationId === 'plan-1:confirmation')).toBe(true)
+    const types = replay.events.map((e: any) => e.type)
+    expect(types[0]).toBe('run.started')
+    expect(types[types.length - 1]).toBe('run.finished')
+    expect(types).toContain('run.confirmed')
+    expect(verifyRun(runDir)).toEqual({ ok: true, problems: [] })
+  })
+
   it('reports a result lost to a cut line, and counts the partial line instead of throwing', async () => {
     const dir = join(root, 'cut')
     const runtime = runtimeIn(dir)

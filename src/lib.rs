@@ -10,6 +10,7 @@ mod convert;
 mod decoder;
 mod error;
 mod history;
+mod plan;
 mod policy;
 mod runtime;
 mod sanitize;
@@ -20,6 +21,7 @@ pub use decoder::NativeDecoder;
 pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
 };
+pub use plan::NativePlan;
 pub use policy::analyze_command_js;
 pub use runtime::NativeRuntime;
 pub use sanitize::sanitize_result_js;

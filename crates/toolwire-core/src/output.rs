@@ -20,6 +20,9 @@ pub enum ToolOutcome {
     ReturnedNothing,
     /// The tool threw or rejected; the error's message.
     Threw(String),
+    /// The tool threw or rejected with an error marked `retryable = false`; its message. The
+    /// result's `error.retryable` is `false`, so a plan does not try the call again.
+    ThrewNotRetryable(String),
     /// The returned value cannot be serialized (a BigInt, a cycle); why.
     Unserializable(String),
     /// The tool's implementation was gone when the call was to start.
@@ -100,13 +103,11 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
         ToolOutcome::ReturnedNothing => {
             validate_output(spec, &Value::Null).map(|()| shape(OutputShape::Nothing))
         }
-        ToolOutcome::Threw(message) if message.trim().is_empty() => Err(ToolError::new(
-            ErrorCode::ExecutionError,
-            format!("Tool \"{tool}\" failed without an error message."),
-        )),
-        ToolOutcome::Threw(message) => {
-            Err(ToolError::new(ErrorCode::ExecutionError, message.clone()))
-        }
+        ToolOutcome::Threw(message) => Err(thrown(tool, message)),
+        ToolOutcome::ThrewNotRetryable(message) => Err(ToolError {
+            retryable: Some(false),
+            ..thrown(tool, message)
+        }),
         ToolOutcome::Unserializable(why) => Err(ToolError::new(
             ErrorCode::ExecutionError,
             format!("Tool \"{tool}\" returned a value that cannot be serialized to JSON: {why}"),
@@ -172,6 +173,18 @@ pub fn apply_verdict(
 
 /// Checks a returned `effects`: `{ created?, modified?, deleted?: string[], renamed?: [{ from,
 /// to }] }`, naming what is wrong.
+/// The error of a tool that threw `message`.
+fn thrown(tool: &str, message: &str) -> ToolError {
+    if message.trim().is_empty() {
+        ToolError::new(
+            ErrorCode::ExecutionError,
+            format!("Tool \"{tool}\" failed without an error message."),
+        )
+    } else {
+        ToolError::new(ErrorCode::ExecutionError, message)
+    }
+}
+
 fn check_effects(tool: &str, effects: Option<&Value>) -> Result<(), ToolError> {
     let Some(effects) = effects.filter(|e| !e.is_null()) else {
         return Ok(());
@@ -510,6 +523,30 @@ mod tests {
         assert!(first_text(&result.content)
             .unwrap()
             .contains("without an error message"));
+    }
+
+    #[test]
+    fn a_throw_marked_not_retryable_says_so() {
+        let cases = [
+            (ToolOutcome::Threw("flaky".into()), Some(true), "flaky"),
+            (
+                ToolOutcome::ThrewNotRetryable("gone".into()),
+                Some(false),
+                "gone",
+            ),
+            (
+                ToolOutcome::ThrewNotRetryable("".into()),
+                Some(false),
+                "without an error message",
+            ),
+        ];
+        for (thrown, retryable, text) in cases {
+            let result = outcome(&spec(None), thrown);
+            let error = result.error.as_ref().unwrap();
+            assert_eq!(error.code, ErrorCode::ExecutionError);
+            assert_eq!(error.retryable, retryable, "{text}");
+            assert!(first_text(&result.content).unwrap().contains(text));
+        }
     }
 
     #[test]

@@ -570,7 +570,7 @@ pub enum CompletionKind {
     Key(Option<String>),
     /// Code 3: `concurrencyKey` threw.
     KeyFailed(String),
-    /// Codes 4 to 8: the tool ended.
+    /// Codes 4 to 8, and 16 (it threw an error marked `retryable = false`): the tool ended.
     Tool(ToolOutcome),
     /// Code 9: `afterToolCall` returned this.
     AfterAnswered(Value),
@@ -626,6 +626,7 @@ pub fn parse_completions(text: &str) -> Result<Vec<Completion>> {
                 }
                 14 => CompletionKind::ApprovalAnswered(payload),
                 15 => CompletionKind::ApprovalFailed(message(payload)),
+                16 => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(payload))),
                 other => {
                     return Err(Error::internal(format!(
                         "malformed completion from the driver: kind {other}"
@@ -731,7 +732,7 @@ mod tests {
 
     #[test]
     fn completions_parse_every_kind() {
-        let text = r#"[[1,0,1,0,null],[1,0,1,2,"k"],[1,0,2,4,{"x":1}],[1,0,2,5,null],[1,0,2,6,"boom"],[1,0,2,8,null],[1,0,3,12,"bad"]]"#;
+        let text = r#"[[1,0,1,0,null],[1,0,1,2,"k"],[1,0,2,4,{"x":1}],[1,0,2,5,null],[1,0,2,6,"boom"],[1,0,2,8,null],[1,0,2,16,"final"],[1,0,3,12,"bad"]]"#;
         let kinds: Vec<CompletionKind> = parse_completions(text)
             .unwrap()
             .into_iter()
@@ -746,6 +747,7 @@ mod tests {
                 CompletionKind::Tool(ToolOutcome::ReturnedNothing),
                 CompletionKind::Tool(ToolOutcome::Threw("boom".into())),
                 CompletionKind::Tool(ToolOutcome::Missing),
+                CompletionKind::Tool(ToolOutcome::ThrewNotRetryable("final".into())),
                 CompletionKind::PersistFailed("bad".into()),
             ]
         );

@@ -81,7 +81,7 @@ pub enum PlanAction {
     Dispatch {
         /// The step the call belongs to.
         step_id: String,
-        /// Unique in the run: `<runId>:<stepId>[:<index>]:<attempt>`.
+        /// Unique in the run per call, the same for all its attempts: `<runId>:<stepId>[:<index>]`.
         call_id: String,
         /// The tool to call.
         tool: String,

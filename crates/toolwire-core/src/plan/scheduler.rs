@@ -502,9 +502,11 @@ impl PlanRun {
                 return self.maybe_end(step);
             }
         };
+        // One id for every attempt of a call: the attempts of one call are told apart by
+        // `attempt`, as the audit log expects.
         let call_id = match index {
-            Some(index) => format!("{}:{}:{index}:{attempt}", self.run_id, spec.id),
-            None => format!("{}:{}:{attempt}", self.run_id, spec.id),
+            Some(index) => format!("{}:{}:{index}", self.run_id, spec.id),
+            None => format!("{}:{}", self.run_id, spec.id),
         };
         let action = PlanAction::Dispatch {
             step_id: spec.id.clone(),

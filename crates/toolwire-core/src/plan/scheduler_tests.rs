@@ -136,24 +136,24 @@ fn a_diamond_honours_max_concurrency_and_passes_data_along() {
     ]});
     for (max, together) in [(1, 1), (2, 2), (4, 2)] {
         let (mut run, mut d) = start(plan.clone(), max);
-        assert_eq!(d.open, vec!["r:a:1"]);
-        d.complete(&mut run, "r:a:1", ok(json!({ "n": 7 })));
+        assert_eq!(d.open, vec!["r:a"]);
+        d.complete(&mut run, "r:a", ok(json!({ "n": 7 })));
         assert_eq!(d.open.len(), together, "max {max}");
         assert_eq!(d.sent[1].args, json!({ "from": 7 }));
         if max == 1 {
-            assert_eq!(d.open, vec!["r:b:1"]);
-            d.complete(&mut run, "r:b:1", ok(json!("B")));
-            assert_eq!(d.open, vec!["r:c:1"]);
+            assert_eq!(d.open, vec!["r:b"]);
+            d.complete(&mut run, "r:b", ok(json!("B")));
+            assert_eq!(d.open, vec!["r:c"]);
             assert_eq!(d.sent[2].args, json!({ "from": "done" }));
-            d.complete(&mut run, "r:c:1", ok(json!("C")));
+            d.complete(&mut run, "r:c", ok(json!("C")));
         } else {
-            d.complete(&mut run, "r:c:1", ok(json!("C")));
-            assert_eq!(d.open, vec!["r:b:1"], "d waits for b");
-            d.complete(&mut run, "r:b:1", ok(json!("B")));
+            d.complete(&mut run, "r:c", ok(json!("C")));
+            assert_eq!(d.open, vec!["r:b"], "d waits for b");
+            d.complete(&mut run, "r:b", ok(json!("B")));
         }
-        assert_eq!(d.open, vec!["r:d:1"]);
+        assert_eq!(d.open, vec!["r:d"]);
         assert_eq!(d.sent[3].args, json!({ "b": "B", "c": "ok" }));
-        d.complete(&mut run, "r:d:1", ok(json!(null)));
+        d.complete(&mut run, "r:d", ok(json!(null)));
         assert!(d.most_open <= max);
         let outcome = d.finished.as_ref().expect("finished");
         assert_eq!(outcome.status, PlanStatus::Ok);
@@ -183,25 +183,25 @@ fn foreach_over_a_literal_list_runs_each_item_within_the_limit() {
         { "id": "after", "tool": "t", "args": { "last": "$steps.each.2.data" } },
     ]});
     let (mut run, mut d) = start(plan, 2);
-    assert_eq!(d.open, vec!["r:each:0:1", "r:each:1:1"]);
+    assert_eq!(d.open, vec!["r:each:0", "r:each:1"]);
     assert_eq!(
         d.sent[0].args,
         json!({ "name": "x", "label": "x-0", "i": 0 })
     );
     assert_eq!(d.sent[1].index, Some(1));
     assert_eq!(d.sent[1].loop_id.as_deref(), Some("r:each"));
-    d.complete(&mut run, "r:each:1:1", ok(json!("Y")));
-    assert_eq!(d.open, vec!["r:each:0:1", "r:each:2:1"]);
+    d.complete(&mut run, "r:each:1", ok(json!("Y")));
+    assert_eq!(d.open, vec!["r:each:0", "r:each:2"]);
     assert_eq!(
         d.sent[2].args,
         json!({ "name": "z", "label": "z-2", "i": 2 })
     );
-    d.complete(&mut run, "r:each:2:1", ok(json!("Z")));
-    d.complete(&mut run, "r:each:0:1", ok(json!("X")));
-    assert_eq!(d.open, vec!["r:after:1"]);
+    d.complete(&mut run, "r:each:2", ok(json!("Z")));
+    d.complete(&mut run, "r:each:0", ok(json!("X")));
+    assert_eq!(d.open, vec!["r:after"]);
     assert_eq!(d.sent[3].args, json!({ "last": "Z" }));
     assert_eq!(d.sent[3].loop_id, None);
-    d.complete(&mut run, "r:after:1", ok(json!(null)));
+    d.complete(&mut run, "r:after", ok(json!(null)));
     assert_eq!(d.finished.unwrap().status, PlanStatus::Ok);
 }
 
@@ -217,7 +217,7 @@ fn foreach_over_a_reference_resolves_when_the_step_is_ready() {
     let (mut run, mut d) = start(plan, 4);
     d.complete(
         &mut run,
-        "r:list:1",
+        "r:list",
         ok(json!({ "files": [{ "name": "a" }, { "name": "b" }], "empty": [] })),
     );
     // `none` iterates over nothing: it finishes at once.
@@ -229,12 +229,12 @@ fn foreach_over_a_reference_resolves_when_the_step_is_ready() {
             StepEventKind::Finished
         ]
     );
-    assert_eq!(d.open, vec!["r:read:0:1", "r:read:1:1"]);
+    assert_eq!(d.open, vec!["r:read:0", "r:read:1"]);
     assert_eq!(d.sent[1].args, json!({ "path": "a", "all": "a" }));
-    d.complete(&mut run, "r:read:0:1", ok(json!("A")));
-    d.complete(&mut run, "r:read:1:1", ok(json!("B")));
+    d.complete(&mut run, "r:read:0", ok(json!("A")));
+    d.complete(&mut run, "r:read:1", ok(json!("B")));
     assert_eq!(d.sent[3].args, json!({ "bodies": ["A", "B"] }));
-    d.complete(&mut run, "r:sum:1", ok(json!(null)));
+    d.complete(&mut run, "r:sum", ok(json!(null)));
     assert_eq!(d.finished.unwrap().status, PlanStatus::Ok);
 }
 
@@ -245,7 +245,7 @@ fn a_foreach_reference_that_is_no_list_fails_the_step() {
         { "id": "read", "tool": "cat", "foreach": "$steps.list.data" },
     ]});
     let (mut run, mut d) = start(plan, 4);
-    d.complete(&mut run, "r:list:1", ok(json!({ "files": 3 })));
+    d.complete(&mut run, "r:list", ok(json!({ "files": 3 })));
     let outcome = d.finished.as_ref().unwrap();
     assert_eq!(outcome.status, PlanStatus::Failed);
     let problem = outcome.step("read").unwrap().problem.clone().unwrap();
@@ -268,11 +268,11 @@ fn a_missing_path_at_run_time_fails_the_step_without_a_call() {
         { "id": "c", "tool": "t", "args": { "b": "$steps.b.data" } },
     ]});
     let (mut run, mut d) = start(plan, 4);
-    d.complete(&mut run, "r:a:1", ok(json!({ "files": [1] })));
+    d.complete(&mut run, "r:a", ok(json!({ "files": [1] })));
     // b never reached the dispatcher; under `continue`, c runs with b's reference as null.
-    assert_eq!(d.open, vec!["r:c:1"]);
+    assert_eq!(d.open, vec!["r:c"]);
     assert_eq!(d.sent.last().unwrap().args, json!({ "b": null }));
-    d.complete(&mut run, "r:c:1", ok(json!(null)));
+    d.complete(&mut run, "r:c", ok(json!(null)));
     let outcome = d.finished.unwrap();
     assert_eq!(outcome.status, PlanStatus::Ok);
     let b = outcome.step("b").unwrap();
@@ -349,8 +349,7 @@ fn retries_count_attempts_double_their_backoff_and_respect_retryable_false() {
             .iter()
             .map(|s| (s.attempt, s.call_id.as_str()))
             .collect();
-        let expected: Vec<(u32, String)> =
-            (1..=attempts).map(|n| (n, format!("r:a:{n}"))).collect();
+        let expected: Vec<(u32, String)> = (1..=attempts).map(|n| (n, "r:a".to_string())).collect();
         assert_eq!(
             calls,
             expected
@@ -375,11 +374,11 @@ fn a_zero_backoff_retries_at_once_and_long_backoffs_are_capped() {
         { "id": "late", "tool": "t", "retry": { "max": 100, "backoffMs": 1_000_000 } },
     ]});
     let (mut run, mut d) = start(plan, 4);
-    d.complete(&mut run, "r:now:1", failure(None));
+    d.complete(&mut run, "r:now", failure(None));
     assert!(d.waits.is_empty());
-    assert_eq!(d.open, vec!["r:late:1", "r:now:2"]);
-    for attempt in 1..=13u32 {
-        d.complete(&mut run, &format!("r:late:{attempt}"), failure(None));
+    assert_eq!(d.open, vec!["r:late", "r:now"]);
+    for _ in 1..=13u32 {
+        d.complete(&mut run, "r:late", failure(None));
         d.take(run.retry_due("late", None).unwrap());
     }
     let delays: Vec<u64> = d.waits.iter().map(|w| w.3).collect();
@@ -401,11 +400,11 @@ fn on_error_plan(mode: &str) -> Value {
 #[test]
 fn on_error_fail_skips_dependents_lets_steps_in_flight_finish_and_starts_nothing() {
     let (mut run, mut d) = start(on_error_plan("fail"), 2);
-    assert_eq!(d.open, vec!["r:a:1", "r:x:1"]);
-    d.complete(&mut run, "r:a:1", failure(None));
-    assert_eq!(d.open, vec!["r:x:1"], "y does not start");
+    assert_eq!(d.open, vec!["r:a", "r:x"]);
+    d.complete(&mut run, "r:a", failure(None));
+    assert_eq!(d.open, vec!["r:x"], "y does not start");
     assert!(d.finished.is_none(), "x is still in flight");
-    d.complete(&mut run, "r:x:1", ok(json!(1)));
+    d.complete(&mut run, "r:x", ok(json!(1)));
     let outcome = d.finished.as_ref().unwrap();
     assert_eq!(outcome.status, PlanStatus::Failed);
     let statuses: Vec<(&str, StepStatus)> = outcome
@@ -436,14 +435,14 @@ fn on_error_fail_skips_dependents_lets_steps_in_flight_finish_and_starts_nothing
 #[test]
 fn on_error_continue_runs_dependents_with_null_references() {
     let (mut run, mut d) = start(on_error_plan("continue"), 2);
-    d.complete(&mut run, "r:a:1", failure(None));
-    assert_eq!(d.open, vec!["r:x:1", "r:y:1"]);
-    d.complete(&mut run, "r:x:1", ok(json!(1)));
-    assert_eq!(d.open, vec!["r:y:1", "r:b:1"]);
+    d.complete(&mut run, "r:a", failure(None));
+    assert_eq!(d.open, vec!["r:x", "r:y"]);
+    d.complete(&mut run, "r:x", ok(json!(1)));
+    assert_eq!(d.open, vec!["r:y", "r:b"]);
     assert_eq!(d.sent.last().unwrap().args, json!({ "a": null }));
-    d.complete(&mut run, "r:b:1", ok(json!(2)));
-    d.complete(&mut run, "r:y:1", ok(json!(3)));
-    d.complete(&mut run, "r:c:1", ok(json!(4)));
+    d.complete(&mut run, "r:b", ok(json!(2)));
+    d.complete(&mut run, "r:y", ok(json!(3)));
+    d.complete(&mut run, "r:c", ok(json!(4)));
     assert_eq!(d.finished.as_ref().unwrap().status, PlanStatus::Ok);
     assert_eq!(d.status("a"), StepStatus::Failed);
     assert_eq!(d.status("c"), StepStatus::Ok);
@@ -452,10 +451,10 @@ fn on_error_continue_runs_dependents_with_null_references() {
 #[test]
 fn on_error_skip_skips_the_step_and_its_dependents_and_goes_on() {
     let (mut run, mut d) = start(on_error_plan("skip"), 2);
-    d.complete(&mut run, "r:a:1", failure(None));
-    assert_eq!(d.open, vec!["r:x:1", "r:y:1"]);
-    d.complete(&mut run, "r:x:1", ok(json!(1)));
-    d.complete(&mut run, "r:y:1", ok(json!(1)));
+    d.complete(&mut run, "r:a", failure(None));
+    assert_eq!(d.open, vec!["r:x", "r:y"]);
+    d.complete(&mut run, "r:x", ok(json!(1)));
+    d.complete(&mut run, "r:y", ok(json!(1)));
     let outcome = d.finished.as_ref().unwrap();
     assert_eq!(outcome.status, PlanStatus::Ok);
     for (step, status) in [
@@ -479,9 +478,9 @@ fn a_failed_foreach_iteration_stops_new_iterations() {
         { "id": "each", "tool": "t", "foreach": [1, 2, 3, 4], "onError": "skip" },
     ]});
     let (mut run, mut d) = start(plan, 2);
-    d.complete(&mut run, "r:each:0:1", failure(Some(false)));
-    assert_eq!(d.open, vec!["r:each:1:1"], "iteration 2 never starts");
-    d.complete(&mut run, "r:each:1:1", ok(json!(1)));
+    d.complete(&mut run, "r:each:0", failure(Some(false)));
+    assert_eq!(d.open, vec!["r:each:1"], "iteration 2 never starts");
+    d.complete(&mut run, "r:each:1", ok(json!(1)));
     assert_eq!(d.status("each"), StepStatus::Skipped);
     assert_eq!(d.finished.unwrap().status, PlanStatus::Ok);
 }
@@ -495,17 +494,17 @@ fn cancel_mid_run_finishes_cancelled_once_calls_in_flight_complete() {
         { "id": "e", "tool": "t" },
     ]});
     let (mut run, mut d) = start(plan, 2);
-    d.complete(&mut run, "r:b:1", failure(None));
+    d.complete(&mut run, "r:b", failure(None));
     assert_eq!(d.waits.len(), 1);
-    assert_eq!(d.open, vec!["r:a:1", "r:e:1"]);
+    assert_eq!(d.open, vec!["r:a", "r:e"]);
     d.take(run.cancel());
     assert!(d.finished.is_none(), "a and e are in flight");
     // The wait was dropped: its retry never runs.
     d.take(run.retry_due("b", None).unwrap());
-    d.complete(&mut run, "r:a:1", ok(json!(1)));
+    d.complete(&mut run, "r:a", ok(json!(1)));
     d.complete(
         &mut run,
-        "r:e:1",
+        "r:e",
         json!({ "status": "cancelled", "content": [] }),
     );
     assert_eq!(d.sent.len(), 3, "nothing dispatched after the cancel");
@@ -539,13 +538,13 @@ fn cancel_before_the_start_cancels_every_step() {
 #[test]
 fn misuse_is_refused_with_clear_errors() {
     let (mut run, _) = start(json!({ "steps": [{ "id": "a", "tool": "t" }] }), 1);
-    let error = run.completed("r:zz:1", &ok(json!(1))).unwrap_err();
+    let error = run.completed("r:zz", &ok(json!(1))).unwrap_err();
     assert_eq!(error.code, ErrorCode::NotFound);
     assert_eq!(
         error.message,
-        "no call \"r:zz:1\" of plan run \"r\" is in flight"
+        "no call \"r:zz\" of plan run \"r\" is in flight"
     );
-    let error = run.completed("r:a:1", &json!("done")).unwrap_err();
+    let error = run.completed("r:a", &json!("done")).unwrap_err();
     assert_eq!(error.code, ErrorCode::ValidationError);
     assert!(error.message.contains("got a string"), "{}", error.message);
     // The call is still in flight after a refused result.
@@ -586,7 +585,7 @@ fn actions_serialize_in_camel_case_with_a_type_tag() {
     };
     assert_eq!(
         serde_json::to_value(action).unwrap(),
-        json!({ "type": "dispatch", "stepId": "a", "callId": "r:a:0:1", "tool": "t", "args": {},
+        json!({ "type": "dispatch", "stepId": "a", "callId": "r:a:0", "tool": "t", "args": {},
                 "attempt": 1, "loopId": "r:a", "index": 0, "timeoutMs": 5, "preview": false,
                 "confirmationRequired": false })
     );

@@ -1,0 +1,354 @@
+'use strict'
+// Action plans: the engine's NativePlan decides what runs and when (references, foreach,
+// retries, onError); this driver performs its actions (dispatch a call, sleep before a retry,
+// emit a step event), feeds results back, asks for confirmation and reports plan events.
+
+const { NativePlan } = require('../native.js')
+const { ToolwireError, native, messageOf, describe, jsonText } = require('./common.js')
+
+const DEFAULT_MAX_CONCURRENCY = 4
+const DEFAULT_MAX_RETRIES = 5
+/** The most retries a plan step may ask for (toolwire_core::plan::MAX_RETRIES). */
+const MAX_RETRIES = 100
+const FUNCTION_OPTIONS = ['onEvent', 'confirm']
+const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender']
+
+/** The checked options of `executePlan`; a bad one throws a TypeError naming it. */
+function planOptions(options) {
+  if (options === undefined || options === null) options = {}
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`executePlan: options must be an object, got ${describe(options)}`)
+  }
+  const wholeIn = (key, min, max, fallback) => {
+    const value = options[key]
+    if (value === undefined) return fallback
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new TypeError(`executePlan: options.${key} must be a whole number from ${min} to ${max}, got ${describe(value)}`)
+    }
+    return value
+  }
+  const checked = {
+    maxConcurrency: wholeIn('maxConcurrency', 1, 0xffffffff, DEFAULT_MAX_CONCURRENCY),
+    maxRetries: wholeIn('maxRetries', 0, MAX_RETRIES, DEFAULT_MAX_RETRIES),
+    signal: options.signal,
+    onEvent: options.onEvent,
+    confirm: options.confirm,
+    context: {},
+  }
+  if (checked.signal !== undefined && !(checked.signal instanceof AbortSignal)) {
+    throw new TypeError(`executePlan: options.signal must be an AbortSignal, got ${describe(checked.signal)}`)
+  }
+  for (const key of FUNCTION_OPTIONS) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      throw new TypeError(`executePlan: options.${key} must be a function, got ${describe(options[key])}`)
+    }
+  }
+  for (const key of CONTEXT_OPTIONS) {
+    if (options[key] === undefined) continue
+    if (typeof options[key] !== 'string') {
+      throw new TypeError(`executePlan: options.${key} must be a string, got ${describe(options[key])}`)
+    }
+    checked.context[key] = options[key]
+  }
+  return checked
+}
+
+/** A fresh run id: `plan_<time36>_<random>`. */
+function newRunId() {
+  return `plan_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+}
+
+/** The level of a step event. */
+function stepLevel(kind) {
+  return kind === 'failed' || kind === 'skipped' || kind === 'cancelled' ? 'warn' : 'info'
+}
+
+/** The sentence of a step event. */
+function stepMessage(kind, stepId, tool, problem) {
+  const step = `Step "${stepId}"`
+  const why = problem === undefined ? '' : `: ${problem.message}`
+  switch (kind) {
+    case 'scheduled':
+      return `${step} is scheduled: its dependencies are done.`
+    case 'started':
+      return `${step} started calling tool "${tool}".`
+    case 'finished':
+      return `${step} finished.`
+    case 'failed':
+      return `${step} failed${why}`
+    case 'skipped':
+      return `${step} was skipped${why}`
+    default:
+      return `${step} was cancelled${why}`
+  }
+}
+
+/**
+ * Runs `plan` on `runtime`: validates it in the engine (an invalid plan rejects with a
+ * ToolwireError `PLAN_INVALID`), asks for confirmation when the plan requires it, performs the
+ * engine's actions until it finishes, and resolves with `{ runId, status, steps, results }`.
+ * `hooks`: `dispatch(calls, options)` runs a step's call (into the plan's audit log), `audit` is
+ * that log (or undefined), `endRun(runId)` is called once the plan is over.
+ */
+async function executePlan(runtime, hooks, plan, options) {
+  const opts = planOptions(options)
+  const planText = jsonText('executePlan: plan', plan)
+  const ownRunId = plan !== null && typeof plan === 'object' && typeof plan.runId === 'string' ? plan.runId : undefined
+  const engineOptions = JSON.stringify({
+    maxConcurrency: opts.maxConcurrency,
+    maxRetries: opts.maxRetries,
+    runId: ownRunId ?? newRunId(),
+  })
+  const nativePlan = native(() => new NativePlan(planText, engineOptions))
+  const runId = nativePlan.runId
+  const toConfirm = JSON.parse(nativePlan.confirmationSteps())
+  if (toConfirm.length > 0 && opts.confirm === undefined) {
+    throw new ToolwireError(
+      'PRECONDITION_FAILED',
+      `executePlan: the plan requires confirmation of steps ${toConfirm.map((s) => `"${s.id}"`).join(', ')} but options.confirm is missing`,
+    )
+  }
+  const tools = new Map()
+  if (Array.isArray(plan.steps)) {
+    for (const step of plan.steps) {
+      if (step !== null && typeof step === 'object') tools.set(step.id, step.tool)
+    }
+  }
+
+  const recorder = hooks.audit?.open(runId, { kind: 'plan', plan })
+  const emit = (type, level, message, fields) => {
+    const event = { type, runId, timestamp: Date.now(), level, message, ...fields }
+    if (recorder !== undefined) recorder.event(event)
+    if (opts.onEvent === undefined) return
+    try {
+      opts.onEvent(event)
+    } catch (error) {
+      process.emitWarning(`toolwire: executePlan onEvent listener threw on ${type}: ${messageOf(error)}`, 'ToolwireWarning')
+    }
+  }
+
+  emit('run.started', 'info', `Plan run "${runId}" started with ${tools.size} step${tools.size === 1 ? '' : 's'}.`, {})
+  let outcome
+  let confirmation
+  try {
+    let confirmationId
+    let refusal
+    if (toConfirm.length > 0) {
+      confirmationId = `${runId}:confirmation`
+      const request = { runId, confirmationId, steps: toConfirm }
+      emit(
+        'run.confirmationRequested',
+        'info',
+        `Plan run "${runId}" asks to confirm ${toConfirm.length} step${toConfirm.length === 1 ? '' : 's'} before it runs.`,
+        { confirmationId, steps: toConfirm },
+      )
+      try {
+        const answer = await opts.confirm(request)
+        if (answer === true) {
+          emit('run.confirmed', 'info', `Plan run "${runId}" was confirmed.`, { confirmationId })
+        } else {
+          refusal = `the confirmation was refused (confirm answered ${describe(answer)})`
+        }
+      } catch (error) {
+        refusal = `confirm threw: ${messageOf(error)}`
+      }
+      if (refusal !== undefined) {
+        emit('run.cancelled', 'warn', `Plan run "${runId}" was cancelled: ${refusal}.`, { confirmationId, reason: refusal })
+      }
+    }
+    if (confirmationId !== undefined) confirmation = { confirmationId, confirmed: refusal === undefined, reason: refusal }
+    outcome = await drive({ dispatch: hooks.dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled: refusal !== undefined })
+  } catch (error) {
+    if (recorder !== undefined) hooks.audit.release(recorder, { status: 'error', error: messageOf(error), confirmation: confirmation ?? null })
+    throw error
+  } finally {
+    try {
+      hooks.endRun(runId)
+    } catch (error) {
+      process.emitWarning(`toolwire: executePlan could not end run "${runId}": ${messageOf(error)}`, 'ToolwireWarning')
+    }
+  }
+  const level = outcome.status === 'failed' ? 'error' : outcome.status === 'cancelled' ? 'warn' : 'info'
+  emit('run.finished', level, `Plan run "${runId}" finished: ${outcome.status}.`, { status: outcome.status })
+  if (recorder !== undefined) hooks.audit.release(recorder, { status: outcome.status, confirmation: confirmation ?? null })
+  return outcome
+}
+
+/**
+ * Performs the engine's actions until `finished`; resolves with the PlanOutcome. Rejects only
+ * for a fault (an engine error, a dispatch that rejected), after aborting the calls in flight.
+ */
+function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled }) {
+  return new Promise((resolve, reject) => {
+    const controller = new AbortController()
+    const timers = new Set()
+    /** Every result fed back, in the order the engine received them. */
+    const results = []
+    /** Per step: its latest call `{ callId, tool, attempt, loopId, index }`. */
+    const lastCall = new Map()
+    let over = false
+    let cancelEmitted = cancelled
+
+    const end = () => {
+      over = true
+      for (const timer of timers) clearTimeout(timer)
+      timers.clear()
+      if (opts.signal !== undefined) opts.signal.removeEventListener('abort', onAbort)
+    }
+    const fail = (error) => {
+      if (over) return
+      end()
+      controller.abort()
+      reject(error)
+    }
+    const step = (call) => {
+      if (over) return
+      let actions
+      try {
+        actions = JSON.parse(native(call))
+      } catch (error) {
+        fail(error)
+        return
+      }
+      perform(actions)
+    }
+    const callFields = (info) =>
+      info === undefined
+        ? {}
+        : { callId: info.callId, tool: info.tool, attempt: info.attempt, loopId: info.loopId, index: info.index, confirmationId: info.confirmationId }
+
+    const forwardFor = (info) => {
+      if (opts.onEvent === undefined) return undefined
+      return (event) => {
+        try {
+          opts.onEvent(event)
+        } catch (error) {
+          process.emitWarning(`toolwire: executePlan onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+        }
+        if (event.type === 'tool_execution_update') {
+          emit('step.progress', 'info', `Step "${info.stepId}" reported progress.`, {
+            stepId: info.stepId,
+            ...callFields(info),
+            partialResult: event.partialResult,
+          })
+        }
+      }
+    }
+
+    const startCall = (action) => {
+      const info = {
+        stepId: action.stepId,
+        callId: action.callId,
+        tool: action.tool,
+        attempt: action.attempt,
+        loopId: action.loopId,
+        index: action.index,
+        confirmationId: action.confirmationRequired ? confirmationId : undefined,
+      }
+      lastCall.set(action.stepId, info)
+      const call = {
+        id: action.callId,
+        name: action.tool,
+        arguments: action.args,
+        stepId: action.stepId,
+        attempt: action.attempt,
+        loopId: action.loopId,
+        confirmationId: info.confirmationId,
+      }
+      let running
+      try {
+        running = dispatch([call], {
+          runId,
+          timeoutMs: action.timeoutMs,
+          signal: controller.signal,
+          onEvent: forwardFor(info),
+          ...opts.context,
+        })
+      } catch (error) {
+        running = Promise.reject(error)
+      }
+      running.then(
+        ([result]) => {
+          if (over) return
+          results.push(result)
+          step(() => nativePlan.completed(action.callId, JSON.stringify(result)))
+        },
+        fail,
+      )
+    }
+
+    const stepEvent = (action, batch) => {
+      const { kind, stepId, problem } = action
+      let info = lastCall.get(stepId)
+      if (kind === 'started') {
+        const first = batch.find((a) => a.type === 'dispatch' && a.stepId === stepId)
+        if (first !== undefined) info = { callId: first.callId, tool: first.tool, attempt: first.attempt, loopId: first.loopId, index: first.index }
+      }
+      const tool = info?.tool ?? tools.get(stepId)
+      const fields = { stepId, ...callFields(info), tool }
+      if (problem !== undefined) fields.error = problem
+      emit(`step.${kind}`, stepLevel(kind), stepMessage(kind, stepId, tool, problem), fields)
+    }
+
+    const finish = (action) => {
+      end()
+      const steps = {}
+      for (const [id, summary] of Object.entries(action.steps)) {
+        const out = { status: summary.status, results: summary.results.map((at) => results[at]) }
+        if (summary.error !== undefined) out.error = summary.error
+        steps[id] = out
+      }
+      resolve({ runId, status: action.status, steps, results })
+    }
+
+    function perform(actions) {
+      for (const action of actions) {
+        if (over) return
+        switch (action.type) {
+          case 'dispatch':
+            startCall(action)
+            break
+          case 'wait': {
+            const timer = setTimeout(() => {
+              timers.delete(timer)
+              step(() => nativePlan.retryDue(action.stepId, action.index))
+            }, action.delayMs)
+            timers.add(timer)
+            break
+          }
+          case 'stepEvent':
+            stepEvent(action, actions)
+            break
+          case 'finished':
+            finish(action)
+            break
+          default:
+            fail(new ToolwireError('INTERNAL_ERROR', `executePlan: unknown plan action ${JSON.stringify(action)}`))
+        }
+      }
+    }
+
+    function onAbort() {
+      if (over) return
+      if (!cancelEmitted) {
+        cancelEmitted = true
+        emit('run.cancelled', 'warn', `Plan run "${runId}" was cancelled: the signal aborted.`, { reason: 'the signal aborted' })
+      }
+      for (const timer of timers) clearTimeout(timer)
+      timers.clear()
+      controller.abort()
+      step(() => nativePlan.cancel())
+    }
+
+    if (cancelled) {
+      step(() => nativePlan.cancel())
+    } else if (opts.signal !== undefined && opts.signal.aborted) {
+      onAbort()
+    } else {
+      if (opts.signal !== undefined) opts.signal.addEventListener('abort', onAbort, { once: true })
+      step(() => nativePlan.next())
+    }
+  })
+}
+
+module.exports = { executePlan }
