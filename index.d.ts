@@ -967,7 +967,7 @@ export interface PlanOptions {
   confirm?: (request: ConfirmationRequest) => boolean | Promise<boolean>
   provider?: string
   agentId?: string
-  sender?: string
+  sender?: { id?: string; isOwner?: boolean }
 }
 
 /** How a plan ended. */

@@ -486,3 +486,28 @@ describe('executePlan: effects', () => {
     expect(outcome.steps.e.results[0].effects).toEqual({ modified: ['a.txt'] })
   })
 })
+
+describe('executePlan: policy context', () => {
+  it('passes provider, agentId and sender to every call, so ownerOnly and the policy apply', async () => {
+    const runtime = new ToolRuntime({ policy: { byProvider: { openai: { deny: ['shell'] } } } })
+    const ran: string[] = []
+    for (const name of ['admin', 'shell']) {
+      runtime.register({
+        name,
+        ownerOnly: name === 'admin',
+        parameters: { type: 'object' },
+        execute: async (id: string) => {
+          ran.push(name)
+          return 'ok'
+        },
+      })
+    }
+    const plan: ActionPlan = { steps: [{ id: 'a', tool: 'admin', args: {} }, { id: 's', tool: 'shell', args: {}, onError: 'continue' }] }
+    const owner = await runtime.executePlan(plan, { provider: 'openai', sender: { id: 'u1', isOwner: true } })
+    expect(owner.steps.a.status).toBe('ok')
+    expect(owner.steps.s.results[0].error?.code).toBe('POLICY_DENIED')
+    const guest = await runtime.executePlan({ steps: [{ id: 'a', tool: 'admin', args: {}, onError: 'continue' }] }, { sender: { id: 'u2' } })
+    expect(guest.steps.a.results[0].error?.code).toBe('POLICY_DENIED')
+    expect(ran).toEqual(['admin'])
+  })
+})

@@ -43,12 +43,9 @@ function planOptions(options) {
       throw new TypeError(`executePlan: options.${key} must be a function, got ${describe(options[key])}`)
     }
   }
+  // The engine checks the context (`sender` is `{ id, isOwner }`) when the first step dispatches.
   for (const key of CONTEXT_OPTIONS) {
-    if (options[key] === undefined) continue
-    if (typeof options[key] !== 'string') {
-      throw new TypeError(`executePlan: options.${key} must be a string, got ${describe(options[key])}`)
-    }
-    checked.context[key] = options[key]
+    if (options[key] !== undefined) checked.context[key] = options[key]
   }
   return checked
 }
