@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::canonical::args_sha256;
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::json_type;
 
 /// The run description, rewritten atomically (plan, policy snapshot, confirmation, end state).
 pub const RUN_FILE: &str = "run.json";
@@ -107,7 +108,7 @@ pub fn stamp(file: LogFile, record: &Value, seq: u64, ts: u64) -> Result<Map<Str
             ErrorCode::ValidationError,
             format!(
                 "audit {kind} record must be a JSON object, got {}",
-                type_name(record)
+                json_type(record)
             ),
         ));
     };
@@ -139,18 +140,6 @@ pub fn stamp(file: LogFile, record: &Value, seq: u64, ts: u64) -> Result<Map<Str
         line.insert(ARGS_HASH.into(), Value::String(hash));
     }
     Ok(line)
-}
-
-/// The JSON type of `value`, for messages.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -13,9 +13,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::lines::{scan_jsonl, Tail};
-use super::record::{attempt_of, call_id_of, type_name, LogFile, CALL_ID, RUN_FILE, SEQ};
+use super::record::{attempt_of, call_id_of, LogFile, CALL_ID, RUN_FILE, SEQ};
 use super::writer::PARTIAL_LINE_DROPPED;
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::json_type;
 
 /// A line of the log that is not a usable record.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -219,7 +220,7 @@ fn check_record(
     value: Value,
 ) -> std::result::Result<(u64, Value), (Option<String>, String)> {
     let Value::Object(fields) = &value else {
-        return Err((None, format!("is {}, not an object", type_name(&value))));
+        return Err((None, format!("is {}, not an object", json_type(&value))));
     };
     let call_id = call_id_of(fields).map(str::to_string);
     let refuse = |message: String| Err((call_id.clone(), message));

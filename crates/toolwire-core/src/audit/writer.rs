@@ -15,8 +15,9 @@ use serde_json::{json, Map, Value};
 
 use super::canonical::{write_json, KeyOrder};
 use super::lines::{scan_jsonl, Tail};
-use super::record::{stamp, type_name, LogFile, MAX_LINE_DEPTH, RUN_FILE, SEQ};
+use super::record::{stamp, LogFile, MAX_LINE_DEPTH, RUN_FILE, SEQ};
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::json_type;
 
 /// The `type` of the event recorded when [`AuditWriter::create`] finds a partial final line
 /// left by a crashed writer and cuts it off before appending. Replay counts it as a partial line.
@@ -64,7 +65,7 @@ impl AuditWriter {
                 ErrorCode::ValidationError,
                 format!(
                     "audit run.json content must be a JSON object, got {}",
-                    type_name(run)
+                    json_type(run)
                 ),
             ));
         };
@@ -225,7 +226,7 @@ impl AuditWriter {
                 ErrorCode::ValidationError,
                 format!(
                     "audit run update must be a JSON object, got {}",
-                    type_name(other)
+                    json_type(other)
                 ),
             )),
         }

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::graph::find_cycle;
 use super::refs::{
-    find_templates, follow, kind_of, parse_template, quoted, Names, Reference, Target, Template,
-    TemplateAt, MAX_STEP_ID_LEN,
+    find_templates, follow, parse_template, quoted, Names, Reference, Target, Template, TemplateAt,
+    MAX_STEP_ID_LEN,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -578,7 +578,7 @@ fn parse_step(
         Some(other) => {
             return Err(invalid(format!(
                 "{path}.preview must be a boolean, got {}",
-                kind_of(other)
+                crate::registry::json_type(other)
             )))
         }
     };

@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::registry::json_type;
+
 /// The longest step id, in bytes (ids are ASCII).
 pub const MAX_STEP_ID_LEN: usize = 128;
 
@@ -435,7 +437,7 @@ pub fn follow<'v>(root: &'v Value, path: &[String]) -> Result<&'v Value, String>
                 return Err(format!(
                     "{} is {}, which has no {}",
                     at(),
-                    kind_of(other),
+                    json_type(other),
                     quoted(segment)
                 ))
             }
@@ -447,16 +449,4 @@ pub fn follow<'v>(root: &'v Value, path: &[String]) -> Result<&'v Value, String>
 /// `"text"` as a JSON string, for messages.
 pub fn quoted(text: &str) -> String {
     crate::wire::json_text::json_string(text)
-}
-
-/// A JSON value's kind with its article, for messages.
-pub fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

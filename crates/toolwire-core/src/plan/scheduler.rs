@@ -12,8 +12,9 @@ use super::actions::{
     PlanAction, PlanOutcomeSummary, PlanStatus, StepEventKind, StepOutcome, StepProblem, StepStatus,
 };
 use super::parse::{Foreach, OnError, Plan, MAX_FOREACH_ITEMS};
-use super::refs::{kind_of, quoted, Scope};
+use super::refs::{quoted, Scope};
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::json_type;
 
 /// The longest wait asked for, in milliseconds (the longest `setTimeout` delay).
 pub const MAX_DELAY_MS: u64 = (1 << 31) - 1;
@@ -227,7 +228,7 @@ impl PlanRun {
                 format!(
                     "the result of plan call {} must be an object with a string status, got {}",
                     quoted(call_id),
-                    kind_of(result)
+                    json_type(result)
                 ),
             ));
         };
@@ -423,7 +424,7 @@ impl PlanRun {
                             message: format!(
                                 "step {}: foreach {reference} is {}, not a list",
                                 quoted(&spec.id),
-                                kind_of(&other)
+                                json_type(&other)
                             ),
                         })
                     }
