@@ -469,10 +469,15 @@ class ToolRuntime {
       }
       const id = this.#nextBatch
       this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
-      const events = this.#onEvent !== undefined
+      const auditLog = this.#audit
+      const events = this.#onEvent !== undefined || auditLog !== undefined
       const [call, actions] = JSON.parse(
         native(() => this.#native.resumeApproval(id, approvalId, decision, events)),
       )
+      // The final result joins the run the pending one was recorded in; without a run id that
+      // run cannot be found, so the call is recorded again in a run of its own.
+      const joined = call.runId !== undefined && call.runId !== null
+      const audit = auditLog?.open(joined ? call.runId : newRunId('dispatch'), { kind: 'dispatch' })
       this.#batches.set(id, {
         calls: [call],
         hooks: { onEvent: this.#onEvent },
@@ -486,6 +491,9 @@ class ToolRuntime {
         reject,
         onAbort: undefined,
         maxChars: maxCharsOf(undefined, this.#sanitize),
+        audit,
+        auditLog,
+        callRecorded: joined,
       })
       this.#drive(() => JSON.stringify(actions))
     })
@@ -568,7 +576,7 @@ class ToolRuntime {
       switch (code) {
         case START_EVENT: {
           const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
-          if (batch.audit !== undefined) batch.audit.call(callRecord(batch, call, args))
+          if (batch.audit !== undefined && !batch.callRecorded) batch.audit.call(callRecord(batch, call, args))
           emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
           break
         }

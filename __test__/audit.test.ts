@@ -164,3 +164,19 @@ describe('audit log', () => {
     expect(() => replayRun(join(root, 'nope'))).toThrow(/nope/)
   })
 })
+
+describe('audit log and approvals', () => {
+  it('records the pending result and, once resolved, the final one in the same run, which verifies', async () => {
+    const dir = join(root, 'approvals')
+    const runtime = new ToolRuntime({ audit: { dir }, approvals: { ask: 'always' } })
+    runtime.register({ name: 'write', parameters: { type: 'object' }, execute: async () => 'written' })
+    const [pending] = await runtime.dispatch([{ id: 'w1', name: 'write', arguments: '{}' }], { runId: 'ap-1' })
+    expect(pending.status).toBe('pending')
+    const final = await runtime.resolveApproval((pending.details as any).approvalId, 'allow-once')
+    expect(final.ok).toBe(true)
+    const replay = replayRun(join(dir, 'ap-1'))
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['w1'])
+    expect(replay.results.map((r: any) => r.status)).toEqual(['pending', 'ok'])
+    expect(verifyRun(join(dir, 'ap-1'))).toEqual({ ok: true, problems: [] })
+  })
+})

@@ -122,7 +122,18 @@ pub fn verify_replay(replay: &Replay) -> Verification {
             }
         }
         let is_final = highest.get(pair.call_id.as_str()) == Some(&pair.attempt);
-        match pair.results.len() {
+        // A `pending` result (waiting for approval) is followed by the call's final one once
+        // the approval is resolved: only the results that are not pending must be unique.
+        let pending = pair
+            .results
+            .iter()
+            .filter(|&&r| {
+                replay.results[r].get("status").and_then(Value::as_str) == Some("pending")
+            })
+            .count();
+        let finals = pair.results.len() - pending;
+        let counted = if finals == 0 { pending } else { finals };
+        match counted {
             0 if is_final => report(
                 id,
                 "missing_result",
@@ -138,7 +149,7 @@ pub fn verify_replay(replay: &Replay) -> Verification {
                 report(
                     id,
                     "duplicate_result",
-                    format!("{name} has {n} results (seq {})", seqs.join(", ")),
+                    format!("{name} has {n} final results (seq {})", seqs.join(", ")),
                 );
             }
         }
@@ -281,6 +292,10 @@ mod tests {
         let args = json!({"path": "a"});
         let call = |seq, id, attempt| call_line(seq, id, attempt, &args);
         let result = result_line;
+        let pending = |seq: u64, id: &str| {
+            json!({ "seq": seq, "ts": 1000 + seq, "callId": id, "attempt": 1, "status": "pending" })
+                .to_string()
+        };
         let cases = vec![
             case(
                 "healthy",
@@ -308,7 +323,21 @@ mod tests {
                 vec![call(1, "a", 1)],
                 vec![result(2, "a", 1), result(3, "a", 1)],
                 vec![("duplicate_result", Some("a"))],
-                "call \"a\" attempt 1 has 2 results (seq 2, 3)",
+                "call \"a\" attempt 1 has 2 final results (seq 2, 3)",
+            ),
+            case(
+                "a pending result then the final one",
+                vec![call(1, "a", 1)],
+                vec![pending(2, "a"), result(3, "a", 1)],
+                vec![],
+                "",
+            ),
+            case(
+                "two final results after a pending one",
+                vec![call(1, "a", 1)],
+                vec![pending(2, "a"), result(3, "a", 1), result(4, "a", 1)],
+                vec![("duplicate_result", Some("a"))],
+                "call \"a\" attempt 1 has 2 final results (seq 2, 3, 4)",
             ),
             case(
                 "result_before_call",
