@@ -817,12 +817,17 @@ export interface AnalyzeOptions {
   /** The directory relative program paths (`./x`) resolve against; absolute. Default `process.cwd()`. */
   cwd?: string
   /**
-   * Allowed programs: a bare name (`'git'`) matches a program found in a trusted dir; an entry
-   * with `/` is a glob (`*` within a path segment, `**` across, `?` one character) matched
-   * against the program's real path, symlinks resolved. Wrappers are never approved.
+   * Allowed programs: a bare name (`'git'`) matches a program whose real file is in a trusted
+   * dir, by the real file's name (or the name of a symlink to it that lies, with every further
+   * link, in trusted dirs, as `/usr/bin/python3` -> `python3.11`), never by the name it was typed
+   * as; an entry with `/` is a glob (`*` within a path segment, `**` across, `?` one character)
+   * matched against the program's real path, symlinks resolved. Wrappers are never approved.
    */
   allowlist?: string[]
-  /** Stream filters approved with only their profile's arguments, never a file. Default `cut uniq head tail tr wc`. */
+  /**
+   * Stream filters approved with only their profile's arguments, never a file, matched by the
+   * name of the program's real file in a trusted dir. Default `cut uniq head tail tr wc`.
+   */
   safeBins?: string[]
   /** Directories whose programs bare allowlist names and safe bins may match. Default `/bin /usr/bin /usr/local/bin /sbin /usr/sbin`. */
   trustedDirs?: string[]

@@ -109,14 +109,14 @@ pub fn glob_matches(pattern: &str, path: &str) -> bool {
 
 /// The allowlist entry that admits an executable, if any.
 ///
-/// `real_path` is its real path, `real_name` the real file name, `typed_name` the basename of
-/// what was typed, `trusted` whether the real file lies in a trusted directory.
+/// An entry with `/` is a glob matched against `real_path`, the executable's real path; a bare
+/// entry matches one of `trusted_names`, the names the executable goes by in the trusted dirs
+/// ([`Executable::trusted_names`](super::resolve::Executable::trusted_names): empty when its
+/// real file is outside them). The name it was typed as plays no part.
 pub fn matching_entry<'a>(
     allowlist: &'a [String],
     real_path: &str,
-    real_name: &str,
-    typed_name: &str,
-    trusted: bool,
+    trusted_names: &[String],
 ) -> Option<&'a str> {
     allowlist
         .iter()
@@ -124,7 +124,7 @@ pub fn matching_entry<'a>(
             if entry.contains('/') {
                 glob_matches(entry, real_path)
             } else {
-                trusted && (entry.as_str() == real_name || entry.as_str() == typed_name)
+                trusted_names.iter().any(|name| name == *entry)
             }
         })
         .map(String::as_str)
@@ -173,23 +173,27 @@ mod tests {
     }
 
     #[test]
-    fn bare_names_need_a_trusted_dir() {
+    fn bare_names_match_trusted_names_only() {
         let list = vec!["git".to_string(), "/opt/tools/*".to_string()];
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            matching_entry(&list, "/usr/bin/git", "git", "git", true),
+            matching_entry(&list, "/usr/bin/git", &names(&["git"])),
             Some("git")
         );
+        // Outside the trusted dirs an executable has no trusted names.
+        assert_eq!(matching_entry(&list, "/home/x/git", &[]), None);
         assert_eq!(
-            matching_entry(&list, "/home/x/git", "git", "git", false),
-            None
-        );
-        assert_eq!(
-            matching_entry(&list, "/opt/tools/jq", "jq", "jq", false),
+            matching_entry(&list, "/opt/tools/jq", &[]),
             Some("/opt/tools/*")
         );
         assert_eq!(
-            matching_entry(&list, "/usr/bin/Git", "Git", "Git", true),
+            matching_entry(&list, "/usr/bin/Git", &names(&["Git"])),
             None
+        );
+        // A trusted link's name counts like the real file's.
+        assert_eq!(
+            matching_entry(&list, "/usr/bin/git-2.4", &names(&["git-2.4", "git"])),
+            Some("git")
         );
     }
 }

@@ -1,9 +1,10 @@
 //! The bypass corpus: command lines that try to run something other than what the allowlist
 //! approves. The allowlist approves `git ls cat echo find tar rsync ssh sed awk python3 env` and
 //! the default safe bins, so every refusal here is the analyzer's doing; each row names the
-//! substring its reason must contain. `{alt}` (trusted, holding a symlink `ls` -> `bash`) and
-//! `{ws}` (the cwd, holding a shadowing `ls` and an `evil`) are replaced by the sandbox paths;
-//! the trusted `bin` on PATH holds fake programs of every name used.
+//! substring its reason must contain. `{alt}` (trusted, holding symlinks `ls` -> `bash` and `tr`
+//! -> `rm`) and `{ws}` (the cwd, holding a shadowing `ls`, an `evil`, and in `links/` symlinks
+//! `ls` -> `rm`, `tr` -> `rm` and `head` -> `dd`) are replaced by the sandbox paths; the
+//! trusted `bin` on PATH holds fake programs of every name used.
 
 use super::tests::Sandbox;
 use super::*;
@@ -15,7 +16,7 @@ const ALLOWLIST: &[&str] = &[
 const FAKE_PROGRAMS: &[&str] = &[
     "git", "ls", "cat", "echo", "find", "tar", "rsync", "ssh", "sed", "awk", "python3", "env",
     "sh", "bash", "sudo", "xargs", "timeout", "nice", "busybox", "less", "head", "tail", "cut",
-    "uniq", "tr", "wc", "perl", "node", "vi", "watch", "nohup",
+    "uniq", "tr", "wc", "perl", "node", "vi", "watch", "nohup", "rm", "dd",
 ];
 
 const CORPUS: &[(&str, &str, &str)] = &[
@@ -180,6 +181,37 @@ const CORPUS: &[(&str, &str, &str)] = &[
         "file argument",
     ),
     ("safe bin follow", "tail -f", "not in its profile"),
+    // A symlink's own name never approves: only the real file's name does.
+    (
+        "symlink ls to rm in the cwd",
+        "./links/ls -rf /",
+        "bin/rm in a trusted dir) is not allowlisted",
+    ),
+    (
+        "symlink ls to rm by absolute path",
+        "{ws}/links/ls -rf /",
+        "bin/rm in a trusted dir) is not allowlisted",
+    ),
+    (
+        "symlink ls to rm after an allowed segment",
+        "ls && ./links/ls -rf /",
+        "bin/rm in a trusted dir) is not allowlisted",
+    ),
+    (
+        "symlink tr to rm as a safe bin",
+        "./links/tr -d x",
+        "bin/rm in a trusted dir) is not allowlisted",
+    ),
+    (
+        "symlink head to dd as a safe bin",
+        "./links/head -n 1",
+        "bin/dd in a trusted dir) is not allowlisted",
+    ),
+    (
+        "trusted symlink tr to rm as a safe bin",
+        "{alt}/tr -d x",
+        "bin/rm in a trusted dir) is not allowlisted",
+    ),
     ("empty segment", "ls && && sh", "empty command"),
     ("leading operator", "; sh", "empty command"),
 ];
@@ -199,6 +231,11 @@ impl Corpus {
             sandbox.exe(&format!("bin/{program}"));
         }
         sandbox.link("alt/ls", &bin.join("bash"));
+        sandbox.link("alt/tr", &bin.join("rm"));
+        sandbox.dir("ws/links");
+        sandbox.link("ws/links/ls", &bin.join("rm"));
+        sandbox.link("ws/links/tr", &bin.join("rm"));
+        sandbox.link("ws/links/head", &bin.join("dd"));
         sandbox.exe("ws/ls");
         sandbox.exe("ws/evil");
         let options = AnalyzeOptions {

@@ -183,19 +183,21 @@ impl<'a> Context<'a> {
             return Err(format!("shell keyword or builtin `{typed}` is not allowed"));
         }
         let cwd = self.options.cwd.as_deref();
-        let real = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
+        let found = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
+        let real = found.real.clone();
         let real_str = real
             .to_str()
             .ok_or_else(|| format!("real path of `{typed}` is not UTF-8"))?
             .to_string();
         verdict.resolved_path = Some(real_str.clone());
-        let real_name = real
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let names = [real_name.as_str(), typed_name.as_str()];
-        for name in names {
+        let real_name = found.real_name().to_string();
+        // Only these names can approve: a name given by what was typed or by a symlink outside
+        // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
+        let trusted_names = found.trusted_names(&self.trusted);
+        let trusted = !trusted_names.is_empty();
+        // Every name the program goes by is checked for wrappers and argument injection.
+        let names = all_names(&real_name, &typed_name, &trusted_names);
+        for &name in &names {
             if wrappers::is_wrapper(name) {
                 verdict.wrapper = true;
                 return Err(format!(
@@ -212,23 +214,20 @@ impl<'a> Context<'a> {
                 return Err(format!("interpreter wrapper: {why}"));
             }
         }
-        let trusted = resolve::in_trusted_dir(&real, &self.trusted);
-        if let Some(entry) = allowlist::matching_entry(
-            &self.options.allowlist,
-            &real_str,
-            &real_name,
-            &typed_name,
-            trusted,
-        ) {
-            injection::check_arguments(&dedup(&names), args)?;
+        if let Some(entry) =
+            allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
+        {
+            injection::check_arguments(&names, args)?;
             return Ok(format!("allowlisted by `{entry}`"));
         }
+        // A safe bin's profile describes that program only: it matches the real file's name,
+        // never another name a symlink gives it.
         if trusted {
             if let Some(bin) = self
                 .options
                 .safe_bins
                 .iter()
-                .find(|b| b.as_str() == real_name || b.as_str() == typed_name)
+                .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
                 return Ok(format!("safe bin `{bin}`"));
@@ -236,7 +235,7 @@ impl<'a> Context<'a> {
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
         // pass the checks an allowlisted program's do.
-        verdict.unlisted = injection::check_arguments(&dedup(&names), args).is_ok();
+        verdict.unlisted = injection::check_arguments(&names, args).is_ok();
         Err(format!(
             "`{typed}` ({}) is not allowlisted",
             display_real(&real, trusted)
@@ -244,12 +243,15 @@ impl<'a> Context<'a> {
     }
 }
 
-fn dedup<'n>(names: &[&'n str; 2]) -> Vec<&'n str> {
-    if names[0] == names[1] {
-        vec![names[0]]
-    } else {
-        names.to_vec()
+/// The real name, the typed name and the trusted names, each once.
+fn all_names<'n>(real_name: &'n str, typed_name: &'n str, trusted: &'n [String]) -> Vec<&'n str> {
+    let mut names: Vec<&str> = vec![real_name];
+    for name in std::iter::once(typed_name).chain(trusted.iter().map(String::as_str)) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
     }
+    names
 }
 
 fn display_real(real: &Path, trusted: bool) -> String {

@@ -1,5 +1,5 @@
-//! Executable resolution: PATH lookup for bare names, `cwd` for relative paths, and the real
-//! path of what was found (symlinks resolved).
+//! Executable resolution: PATH lookup for bare names, `cwd` for relative paths, the real path
+//! of what was found (symlinks resolved), and the names it may be matched by in trusted dirs.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -12,8 +12,89 @@ fn is_executable_file(path: &Path) -> bool {
     }
 }
 
-/// The real path of an executable candidate, or why it is not one.
-fn real_executable(candidate: &Path) -> Result<PathBuf, String> {
+/// The most symlinks followed while reading the chain from a found path to its real file.
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// An executable as the analyzer found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Executable {
+    /// Where it was found: a PATH entry joined with the name, or the typed path (joined to the
+    /// `cwd` when relative). May be a symlink.
+    pub found: PathBuf,
+    /// Its real path: every symlink resolved.
+    pub real: PathBuf,
+}
+
+impl Executable {
+    /// The real file's name.
+    pub fn real_name(&self) -> &str {
+        file_name(&self.real)
+    }
+
+    /// The names a bare allowlist entry may match this executable by: none unless the real
+    /// file lies directly in a trusted dir; then the real file's name, plus the name of every
+    /// symlink on the way from [`found`](Self::found) to the real file that lies in a trusted
+    /// dir with every later link also in one (`/usr/bin/python3` -> `python3.11`, placed there
+    /// by the system). A name given only by what was typed or by a link outside the trusted
+    /// dirs (`./ls` -> `/usr/bin/rm`) is never one of them.
+    pub fn trusted_names(&self, trusted: &[PathBuf]) -> Vec<String> {
+        if !in_trusted_dir(&self.real, trusted) {
+            return Vec::new();
+        }
+        let mut names = vec![self.real_name().to_string()];
+        let Some(links) = symlink_chain(&self.found, &self.real) else {
+            return names;
+        };
+        for link in links.iter().rev() {
+            let link_dir = link
+                .parent()
+                .and_then(|dir| std::fs::canonicalize(dir).ok());
+            if !link_dir.is_some_and(|dir| trusted.contains(&dir)) {
+                break;
+            }
+            let name = file_name(link);
+            if !name.is_empty() && !names.iter().any(|known| known == name) {
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+}
+
+/// The last component of `path` as UTF-8 (empty when it has none or is not UTF-8).
+fn file_name(path: &Path) -> &str {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default()
+}
+
+/// The symlinks from `found` to its real file, in order (empty when `found` is no symlink).
+/// `None` when the chain cannot be read, is too long, or no longer ends at `real` (it changed
+/// since `real` was computed).
+fn symlink_chain(found: &Path, real: &Path) -> Option<Vec<PathBuf>> {
+    let mut links = Vec::new();
+    let mut current = found.to_path_buf();
+    while std::fs::symlink_metadata(&current)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
+        if links.len() == MAX_SYMLINK_HOPS {
+            return None;
+        }
+        let target = std::fs::read_link(&current).ok()?;
+        let next = if target.is_absolute() {
+            target
+        } else {
+            current.parent()?.join(target)
+        };
+        links.push(std::mem::replace(&mut current, next));
+    }
+    (std::fs::canonicalize(&current).ok()? == real).then_some(links)
+}
+
+/// The executable `candidate` with its real path, or why it is not one.
+fn real_executable(candidate: &Path) -> Result<Executable, String> {
     if !candidate.exists() {
         return Err(format!("`{}` not found", candidate.display()));
     }
@@ -23,11 +104,15 @@ fn real_executable(candidate: &Path) -> Result<PathBuf, String> {
             candidate.display()
         ));
     }
-    std::fs::canonicalize(candidate)
-        .map_err(|e| format!("`{}` cannot be resolved: {e}", candidate.display()))
+    let real = std::fs::canonicalize(candidate)
+        .map_err(|e| format!("`{}` cannot be resolved: {e}", candidate.display()))?;
+    Ok(Executable {
+        found: candidate.to_path_buf(),
+        real,
+    })
 }
 
-/// Resolves the executable `name` to its real path.
+/// Resolves the executable `name`: where it was found and its real path.
 ///
 /// A name without `/` is looked up through `path_var` (empty, `.` and relative entries are
 /// skipped); a name with `/` is taken as is when absolute, else against `cwd` (refused without
@@ -36,7 +121,7 @@ pub fn resolve_executable(
     name: &str,
     cwd: Option<&Path>,
     path_var: &str,
-) -> Result<PathBuf, String> {
+) -> Result<Executable, String> {
     if name.is_empty() {
         return Err("empty command name".to_string());
     }

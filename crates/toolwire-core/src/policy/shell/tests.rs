@@ -283,7 +283,7 @@ fn resolution_through_path_and_cwd() {
     f.sandbox.exe("ws/script");
     let path = format!(".::rel/bin:{}:{}", other.display(), f.bin.display());
     let cwd = Some(f.ws.as_path());
-    let ok = |name: &str| resolve::resolve_executable(name, cwd, &path);
+    let ok = |name: &str| resolve::resolve_executable(name, cwd, &path).map(|exe| exe.real);
     assert_eq!(ok("ls").unwrap(), f.bin.join("ls"));
     assert_eq!(ok("tool").unwrap(), other.join("tool"));
     assert_eq!(ok("./script").unwrap(), f.ws.join("script"));
@@ -301,9 +301,11 @@ fn resolution_through_path_and_cwd() {
     assert!(resolve::resolve_executable("./script", None, &path)
         .unwrap_err()
         .contains("without a cwd"));
-    // A symlink resolves to its target's real path.
+    // A symlink resolves to its target's real path, and is where it was found.
     f.sandbox.link("other/gitlink", &f.bin.join("git"));
     assert_eq!(ok("gitlink").unwrap(), f.bin.join("git"));
+    let found = resolve::resolve_executable("gitlink", cwd, &path).unwrap();
+    assert_eq!(found.found, other.join("gitlink"));
 }
 
 #[test]
@@ -323,6 +325,132 @@ fn allowlist_by_name_needs_the_trusted_dir_and_globs_match_real_paths() {
     let options = f.options(&[glob.as_str()]);
     assert!(analyze_command("./ls -la", &options).approved);
     assert!(!analyze_command("ls -la", &options).approved);
+}
+
+/// Approved and resolved to `real`, or panics naming the command.
+fn assert_approved(command: &str, options: &AnalyzeOptions, real: &Path) {
+    let analysis = analyze_command(command, options);
+    assert!(analysis.approved, "{command}: {analysis:?}");
+    assert_eq!(
+        analysis.segments[0].resolved_path.as_deref(),
+        real.to_str(),
+        "{command}"
+    );
+}
+
+/// Refused as not allowlisted after resolving to `real`, or panics naming the command.
+fn assert_unlisted(command: &str, options: &AnalyzeOptions, real: &Path) {
+    let analysis = analyze_command(command, options);
+    assert!(!analysis.approved, "{command}: {analysis:?}");
+    let segment = &analysis.segments[0];
+    assert_eq!(segment.resolved_path.as_deref(), real.to_str(), "{command}");
+    let reason = segment.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.ends_with("is not allowlisted"),
+        "{command}: {reason}"
+    );
+}
+
+#[test]
+fn a_symlink_outside_the_trusted_dirs_never_lends_its_name() {
+    let f = Fixture::new("lent-names");
+    let rm = f.sandbox.exe("bin/rm");
+    f.sandbox.dir("ws/links");
+    f.sandbox.link("ws/links/ls", &rm);
+    f.sandbox.link("ws/links/head", &rm);
+    f.sandbox.link("ws/links/wc", &rm);
+    let shadow = f.sandbox.dir("shadow");
+    f.sandbox.link("shadow/ls", &rm);
+    f.sandbox.link("shadow/head", &rm);
+    let mut options = f.options(&["ls"]);
+    for command in [
+        "./links/ls -rf /",
+        "links/ls -rf /",
+        "./links/head -n 1",
+        "./links/wc -l",
+    ] {
+        assert_unlisted(command, &options, &rm);
+    }
+    let typed = format!("{}/links/ls -rf /", f.ws.display());
+    assert_unlisted(&typed, &options, &rm);
+    // Found through PATH in an untrusted dir: the same.
+    options.path = Some(format!("{}:{}", shadow.display(), f.bin.display()));
+    assert_unlisted("ls -rf /", &options, &rm);
+    assert_unlisted("head -n 1", &options, &rm);
+    // The real programs of those names still pass.
+    options.path = Some(f.bin.display().to_string());
+    assert_approved("ls -la", &options, &f.bin.join("ls"));
+    assert_approved("head -n 1", &options, &f.bin.join("head"));
+}
+
+#[test]
+fn a_safe_bin_matches_its_real_file_only() {
+    let f = Fixture::new("safe-real");
+    let rm = f.sandbox.exe("bin/rm");
+    let alt = f.sandbox.dir("alt");
+    f.sandbox.link("alt/tr", &rm);
+    f.sandbox.link("alt/wc", &f.bin.join("wc"));
+    let mut options = f.options(&[]);
+    options.trusted_dirs.push(alt.clone());
+    options.path = Some(format!("{}:{}", alt.display(), f.bin.display()));
+    // Even a symlink in a trusted dir does not make `rm` a `tr`.
+    assert_unlisted("tr -d x", &options, &rm);
+    // A symlink to the real safe bin is that safe bin.
+    assert_approved("wc -l", &options, &f.bin.join("wc"));
+}
+
+#[test]
+fn symlinks_within_the_trusted_dirs_keep_their_names() {
+    let f = Fixture::new("trusted-links");
+    let real = f.sandbox.exe("bin/tool-1.2");
+    // `/usr/bin/python3` -> `python3.11`: a relative link beside its target.
+    f.sandbox.link("bin/tool", Path::new("tool-1.2"));
+    // `/usr/bin/awk` -> `/etc/alternatives/awk` -> `/usr/bin/mawk`: a hop outside.
+    f.sandbox.dir("alternatives");
+    f.sandbox
+        .link("alternatives/alt-tool", &f.bin.join("tool-1.2"));
+    f.sandbox.link(
+        "bin/alt-tool",
+        &f.sandbox.root.join("alternatives/alt-tool"),
+    );
+    // `/bin` -> `/usr/bin`: the trusted dir and PATH entry are a symlink to the real dir.
+    let bin_link = f.sandbox.link("bin-link", &f.bin);
+    let mut options = f.options(&["tool"]);
+    options.trusted_dirs = vec![bin_link.clone()];
+    options.path = Some(bin_link.display().to_string());
+    assert_approved("tool --version", &options, &real);
+    assert_approved(&format!("{}/tool -v", bin_link.display()), &options, &real);
+    options.allowlist = vec!["tool-1.2".to_string()];
+    assert_approved("tool-1.2 x", &options, &real);
+    assert_approved("tool x", &options, &real);
+    assert_approved("alt-tool x", &options, &real);
+    // A link whose chain leaves the trusted dirs lends no name.
+    options.allowlist = vec!["alt-tool".to_string()];
+    assert_unlisted("alt-tool x", &options, &real);
+    // Nor does one typed in the cwd in front of a trusted link: its own name is not matched.
+    f.sandbox.link("ws/renamed", &f.bin.join("tool"));
+    options.allowlist = vec!["renamed".to_string()];
+    assert_unlisted("./renamed", &options, &real);
+    // The names of the trusted links it leads through are.
+    options.allowlist = vec!["tool".to_string()];
+    assert_approved("./renamed", &options, &real);
+}
+
+#[test]
+fn the_system_layout_resolves_and_matches() {
+    // On this machine's own programs: PATH through `/bin` (often a link to `/usr/bin`) and the
+    // default trusted dirs.
+    let Ok(real) = std::fs::canonicalize("/bin/ls") else {
+        return;
+    };
+    let options = AnalyzeOptions {
+        allowlist: vec!["ls".to_string()],
+        path: Some("/bin:/usr/bin".to_string()),
+        ..AnalyzeOptions::default()
+    };
+    assert_approved("ls -la", &options, &real);
+    assert_approved("/bin/ls -la", &options, &real);
+    assert_approved("/usr/bin/ls -la", &options, &real);
 }
 
 #[test]
