@@ -140,8 +140,8 @@ impl RuleLayer {
 #[derive(Clone, Debug)]
 struct ProfileLayer {
     name: String,
-    /// What the profile lists; `None` allows everything (`full`, or a user profile without
-    /// `allow`).
+    /// What the profile lists; `None` allows everything (`full`, or a user profile whose
+    /// `allow` is absent or empty: an empty allow list allows all, as in every layer).
     allow: Option<Vec<Matcher>>,
     /// Extra allows (`alsoAllow`, global profile only).
     also_allow: Vec<Matcher>,
@@ -168,6 +168,7 @@ impl ProfileLayer {
                     rules
                         .allow
                         .as_ref()
+                        .filter(|allow| !allow.is_empty())
                         .map(|allow| compile_all(allow, &config.groups)),
                     compile_all(&rules.deny, &config.groups),
                 )
@@ -805,13 +806,78 @@ mod tests {
                 Some("profile nox"),
             ),
             (
-                "user profile with an empty allow allows nothing",
-                json!({ "profiles": { "shut": { "allow": [] } }, "profile": "shut" }),
+                "user profile with an empty allow allows all",
+                json!({ "profiles": { "open": { "allow": [] } }, "profile": "open" }),
                 &none,
                 "read",
+                true,
+                Some("profile"),
+                Some("profile open"),
+            ),
+            (
+                "user profile with an empty allow still denies",
+                json!({ "profiles": { "open": { "allow": [], "deny": ["exec"] } },
+                        "profile": "open" }),
+                &none,
+                "exec",
                 false,
                 Some("profile"),
-                Some("not in profile shut"),
+                Some("deny: exec"),
+            ),
+            (
+                "provider profile with an empty allow allows all",
+                json!({ "profiles": { "open": { "allow": [] } },
+                        "byProvider": { "openai": { "profile": "open" } } }),
+                &openai,
+                "read",
+                true,
+                Some("providerProfile"),
+                Some("profile open"),
+            ),
+            (
+                "provider empty allow allows all but deny",
+                json!({ "byProvider": { "openai": { "allow": [], "deny": ["write"] } } }),
+                &openai,
+                "read",
+                true,
+                None,
+                None,
+            ),
+            (
+                "provider empty allow still denies",
+                json!({ "byProvider": { "openai": { "allow": [], "deny": ["write"] } } }),
+                &openai,
+                "write",
+                false,
+                Some("provider"),
+                Some("deny: write"),
+            ),
+            (
+                "agent empty allow allows all",
+                json!({ "agents": { "a1": { "allow": [] } } }),
+                &a1,
+                "read",
+                true,
+                None,
+                None,
+            ),
+            (
+                "agent by provider empty allow allows all",
+                json!({ "agents": { "a1": { "byProvider": { "openai": { "allow": [] } } } } }),
+                &a1_openai,
+                "read",
+                true,
+                None,
+                None,
+            ),
+            (
+                "sender empty allow allows all",
+                json!({ "senders": { "u1": { "allow": [] } } }),
+                &u1,
+                "read",
+                true,
+                None,
+                None,
             ),
             (
                 "group:plugins by the predicate",
