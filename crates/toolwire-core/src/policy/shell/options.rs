@@ -152,6 +152,30 @@ mod tests {
     }
 
     #[test]
+    fn defaults_are_the_documented_lists() {
+        assert_eq!(
+            DEFAULT_TRUSTED_DIRS,
+            &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
+        );
+        let defaults = AnalyzeOptions::from_json(&Value::Null).unwrap();
+        let dirs: Vec<&str> = defaults
+            .trusted_dirs
+            .iter()
+            .map(|dir| dir.to_str().unwrap())
+            .collect();
+        assert_eq!(
+            dirs,
+            ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
+        );
+        assert_eq!(
+            defaults.safe_bins,
+            ["cut", "uniq", "head", "tail", "tr", "wc"]
+        );
+        assert!(defaults.allowlist.is_empty());
+        assert_eq!((defaults.cwd, defaults.path), (None, None));
+    }
+
+    #[test]
     fn errors_name_the_key_path() {
         let cases = [
             (

@@ -9,6 +9,8 @@
 pub(crate) mod config;
 mod decide;
 mod names;
+#[cfg(test)]
+mod pinned_tests;
 
 pub use config::{PolicyConfig, PolicyContext, SenderContext};
 pub use decide::{Decision, ToolPolicy};
