@@ -283,13 +283,13 @@ class ToolRuntime {
     this.#onApproval = approvals.onApproval
     this.#snapshot = { policy: policy ?? null, workspaceRoot: workspaceRoot ?? null, loopDetection: loopDetection ?? null, approvals: approvals.engine ?? null }
     const audit = auditOption('ToolRuntime: options.audit', options.audit)
-    this.#audit = audit === undefined ? undefined : new AuditLog(audit, this.#snapshot)
+    this.#audit = audit === undefined ? undefined : new AuditLog(audit, this.#snapshot, sanitize)
   }
 
   /** The audit log an `audit` option names (a run's or a dispatch's own), else the runtime's. */
   #auditLog(where, audit) {
     const own = auditOption(where, audit)
-    return own === undefined ? this.#audit : new AuditLog(own, this.#snapshot)
+    return own === undefined ? this.#audit : new AuditLog(own, this.#snapshot, this.#sanitize)
   }
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged). */

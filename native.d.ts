@@ -9,10 +9,17 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The writer of one run directory; every record is JSON text, already redacted and scrubbed. */
+/**
+ * The writer of one run directory; every record is JSON text, already redacted. Secrets are
+ * scrubbed here (again) from every record and from run.json, with the runtime's settings.
+ */
 export declare class NativeAudit {
-  /** Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`. */
-  constructor(dir: string, run: string)
+  /**
+   * Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`.
+   * `sanitize`: the runtime's `sanitize` option as JSON text (empty for the defaults), whose
+   * secret patterns scrub everything written.
+   */
+  constructor(dir: string, run: string, sanitize: string)
   /**
    * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
    * last flush is more than `flush_interval_ms` old.

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, replayRun, verifyRun } from '../index.js'
+import { sleep } from './helpers.js'
 import { scriptedModel } from './scripted.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-audit-'))
@@ -162,6 +163,132 @@ describe('audit log', () => {
     expect(() => new ToolRuntime({ audit: { dir: '' } })).toThrow(/options\.audit\.dir must be a non-empty path/)
     expect(() => new ToolRuntime({ audit: { dir: root, flushMs: 1 } as any })).toThrow(/unknown key "flushMs"/)
     expect(() => replayRun(join(root, 'nope'))).toThrow(/nope/)
+  })
+})
+
+/** Every file of a run directory as one text. */
+function everything(runDir: string) {
+  return ['run.json', 'calls.jsonl', 'results.jsonl', 'events.jsonl'].map((f) => readFileSync(join(runDir, f), 'utf8')).join('\n')
+}
+
+describe('audit log: secrets never reach the disk', () => {
+  const AWS = 'AKIAIOSFODNN7EXAMPLE'
+  const GITHUB = 'ghp_' + 'x1'.repeat(18)
+
+  it('scrubs a plan: its vars and args in run.json, the confirmation request in events.jsonl', async () => {
+    const dir = join(root, 'plan-secrets')
+    const runtime = runtimeIn(dir)
+    const plan = {
+      runId: 'secret-plan',
+      confirmationsRequired: true,
+      vars: { apiKey: TOKEN, nested: { aws: AWS } },
+      steps: [
+        { id: 'use', tool: 'login', args: { token: '$vars.apiKey' } },
+        { id: 'raw', tool: 'login', args: { token: GITHUB, note: `key ${AWS}` } },
+      ],
+    }
+    const requests: any[] = []
+    const outcome = await runtime.executePlan(plan, { confirm: async (request) => (requests.push(request), true) })
+    expect(outcome.status).toBe('ok')
+    // The confirmation request itself carries the raw args (the caller's own), the log does not.
+    expect(JSON.stringify(requests)).toContain(GITHUB)
+    const runDir = join(dir, 'secret-plan')
+    const text = everything(runDir)
+    for (const secret of [TOKEN, AWS, GITHUB]) expect(text).not.toContain(secret)
+    const replay = replayRun(runDir)
+    expect(replay.run.plan.vars).toEqual({ apiKey: '[redacted:openai-key]', nested: { aws: '[redacted:aws-access-key]' } })
+    const asked = replay.events.find((e: any) => e.type === 'run.confirmationRequested')
+    expect(JSON.stringify(asked.steps)).toContain('[redacted:github-token]')
+    expect(verifyRun(runDir)).toEqual({ ok: true, problems: [] })
+  })
+
+  it("scrubs with the runtime's own secret patterns", async () => {
+    const dir = join(root, 'custom-secrets')
+    const runtime = runtimeIn(dir, { sanitize: { secrets: { patterns: [{ kind: 'acme', pattern: 'acme_[0-9]{8}' }] } } })
+    const plan = { runId: 'custom', vars: { id: 'acme_12345678' }, steps: [{ id: 'a', tool: 'login', args: { token: '$vars.id' } }] }
+    expect((await runtime.executePlan(plan)).status).toBe('ok')
+    const text = everything(join(dir, 'custom'))
+    expect(text).not.toContain('acme_12345678')
+    expect(text).toContain('[redacted:acme]')
+  })
+})
+
+describe('audit log: per-run options, progress and the flush timer', () => {
+  it("a run's own audit option records it there, not in the runtime's log", async () => {
+    const runtimeDir = join(root, 'per-run-runtime')
+    const ownDir = join(root, 'per-run-own')
+    const runtime = runtimeIn(runtimeDir)
+    const { model } = scriptedModel('anthropic', [{ calls: [{ id: 'p1', name: 'login', args: '{"token":"a"}' }] }, { text: 'ok' }])
+    await runtime.run({ wire: 'anthropic', model, runId: 'own-run', audit: { dir: ownDir } })
+    const plan = { runId: 'own-plan', steps: [{ id: 'a', tool: 'login', args: { token: 'b' } }] }
+    await runtime.executePlan(plan, { audit: { dir: ownDir } })
+    expect(replayRun(join(ownDir, 'own-run')).calls.map((c: any) => c.callId)).toEqual(['p1'])
+    expect(replayRun(join(ownDir, 'own-plan')).calls.map((c: any) => c.stepId)).toEqual(['a'])
+    for (const id of ['own-run', 'own-plan']) {
+      expect(existsSync(join(runtimeDir, id))).toBe(false)
+      expect(verifyRun(join(ownDir, id)).ok).toBe(true)
+    }
+    // Without a runtime-level log, a run's own option still records.
+    const bare = new ToolRuntime()
+    bare.register({ name: 'noop', parameters: { type: 'object' }, execute: async () => 'ok' })
+    await bare.executePlan({ runId: 'bare-plan', steps: [{ id: 'a', tool: 'noop', args: {} }] }, { audit: { dir: ownDir } })
+    expect(replayRun(join(ownDir, 'bare-plan')).run).toMatchObject({ kind: 'plan', status: 'ok' })
+  })
+
+  it('records step.progress with no listener', async () => {
+    const dir = join(root, 'progress')
+    const runtime = runtimeIn(dir)
+    runtime.register({
+      name: 'slow',
+      parameters: { type: 'object' },
+      execute: async (_id, _args, _signal, onUpdate) => {
+        onUpdate?.({ content: [{ type: 'text', text: 'half way' }], details: {} })
+        return 'done'
+      },
+    })
+    const outcome = await runtime.executePlan({ runId: 'progress-plan', steps: [{ id: 'work', tool: 'slow', args: {} }] })
+    expect(outcome.status).toBe('ok')
+    const progress = replayRun(join(dir, 'progress-plan')).events.filter((e: any) => e.type === 'step.progress')
+    expect(progress).toEqual([expect.objectContaining({ type: 'step.progress', stepId: 'work', tool: 'slow', attempt: 1, runId: 'progress-plan' })])
+  })
+
+  it('writes records to disk on the flushIntervalMs timer while the run is still going', async () => {
+    const dir = join(root, 'interval')
+    // Longer than the burst of records before the stall, so only the timer can write them.
+    const runtime = new ToolRuntime({ audit: { dir, flushIntervalMs: 50 } })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    runtime.register({ name: 'quick', parameters: { type: 'object' }, execute: async () => 'quick' })
+    runtime.register({
+      name: 'held',
+      parameters: { type: 'object' },
+      execute: async () => {
+        started()
+        await released
+        return 'held'
+      },
+    })
+    const plan = {
+      runId: 'interval-plan',
+      steps: [
+        { id: 'first', tool: 'quick', args: {} },
+        { id: 'second', tool: 'held', args: {}, dependsOn: ['first'] },
+      ],
+    }
+    const done = runtime.executePlan(plan)
+    await running
+    const callsFile = join(dir, 'interval-plan', 'calls.jsonl')
+    // The timer writes what is buffered while the second step is still running.
+    for (let i = 0; i < 400 && !readFileSync(callsFile, 'utf8').includes('"stepId":"second"'); i++) await sleep(5)
+    const midRun = replayRun(join(dir, 'interval-plan'))
+    expect(midRun.calls.map((c: any) => c.stepId)).toEqual(['first', 'second'])
+    expect(midRun.results.map((r: any) => r.callId)).toEqual(['interval-plan:first'])
+    expect(midRun.run.endedAt).toBeUndefined()
+    release()
+    expect((await done).status).toBe('ok')
+    expect(replayRun(join(dir, 'interval-plan')).run.status).toBe('ok')
   })
 })
 

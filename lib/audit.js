@@ -1,7 +1,9 @@
 'use strict'
 // The audit log of dispatches, runs and plans: one directory per run under `audit.dir`, written
 // by the engine (run.json, calls.jsonl, results.jsonl, events.jsonl, append-only). What is
-// recorded is what events carry: arguments scrubbed of secrets, results sanitized and redacted.
+// recorded is what events carry: arguments scrubbed of secrets, results sanitized and redacted;
+// the engine's writer scrubs secrets from every record and from run.json once more, so a plan's
+// vars and args or a confirmation request cannot reach the disk raw.
 
 const path = require('node:path')
 const { NativeAudit, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
@@ -43,12 +45,20 @@ function directoryName(runId) {
 class AuditLog {
   #options
   #snapshot
+  /** the runtime's `sanitize` option as JSON text ('' for none): the engine scrubs every record with it */
+  #sanitize
   /** runId -> { native, refs, timer } */
   #open = new Map()
 
-  constructor(options, snapshot) {
+  /**
+   * `options`: the checked `audit` option; `snapshot`: what run.json records of the runtime's
+   * settings; `sanitize`: the runtime's `sanitize` option, whose secret patterns the engine
+   * applies to everything written (run.json included).
+   */
+  constructor(options, snapshot, sanitize) {
     this.#options = options
     this.#snapshot = snapshot
+    this.#sanitize = sanitize === undefined || sanitize === null ? '' : jsonText('audit: the sanitize option', sanitize)
   }
 
   /**
@@ -62,7 +72,7 @@ class AuditLog {
       const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
       let handle
       try {
-        handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run)))
+        handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize))
       } catch (error) {
         process.emitWarning(`toolwire: the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`, 'ToolwireWarning')
         return undefined

@@ -2,15 +2,44 @@
 //! `replayRun` and `verifyRun` read one back.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use napi_derive::napi;
-use toolwire_core::audit::{now_ms, replay_run, verify_run, AuditWriter};
+use toolwire_core::audit::{now_ms, replay_run, verify_run, AuditWriter, RecordScrubber};
+use toolwire_core::sanitize::{ResultRules, RuleOptions, Sanitizer};
 use toolwire_core::Error;
 
 use crate::convert::parse_json;
 use crate::error::guard;
 
-/// The writer of one run directory; every record is JSON text, already redacted and scrubbed.
+/// The sanitizer of the last `sanitize` settings an audit log was opened with: a run per
+/// dispatch would otherwise compile custom secret patterns for every directory.
+static LAST_SANITIZER: Mutex<Option<(String, Arc<Sanitizer>)>> = Mutex::new(None);
+
+/// The scrubber of the runtime's `sanitize` option (JSON text, empty for none).
+fn scrubber_of(sanitize: &str) -> toolwire_core::Result<RecordScrubber> {
+    if sanitize.is_empty() {
+        return Ok(RecordScrubber::default());
+    }
+    let mut last = LAST_SANITIZER.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((text, sanitizer)) = last.as_ref() {
+        if text == sanitize {
+            return Ok(RecordScrubber::new(sanitizer.clone()));
+        }
+    }
+    let options = RuleOptions {
+        sanitize: Some(parse_json("audit: the sanitize option", sanitize)?),
+        ..RuleOptions::default()
+    };
+    let sanitizer = ResultRules::default()
+        .with(&options, "ToolRuntime: options.")?
+        .sanitizer;
+    *last = Some((sanitize.to_owned(), sanitizer.clone()));
+    Ok(RecordScrubber::new(sanitizer))
+}
+
+/// The writer of one run directory; every record is JSON text, already redacted. Secrets are
+/// scrubbed here (again) from every record and from run.json, with the runtime's settings.
 #[napi]
 pub struct NativeAudit {
     /// `None` once finished.
@@ -20,12 +49,19 @@ pub struct NativeAudit {
 #[napi]
 impl NativeAudit {
     /// Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`.
+    /// `sanitize`: the runtime's `sanitize` option as JSON text (empty for the defaults), whose
+    /// secret patterns scrub everything written.
     #[napi(constructor)]
-    pub fn new(dir: String, run: String) -> napi::Result<Self> {
+    pub fn new(dir: String, run: String, sanitize: String) -> napi::Result<Self> {
         guard(|| {
             let run = parse_json("audit: the run record", &run)?;
+            let scrubber = scrubber_of(&sanitize)?;
             Ok(NativeAudit {
-                writer: Some(AuditWriter::create(Path::new(&dir), &run)?),
+                writer: Some(AuditWriter::create_scrubbed(
+                    Path::new(&dir),
+                    &run,
+                    scrubber,
+                )?),
             })
         })
     }

@@ -5,8 +5,9 @@
 //! atomically), and `calls.jsonl`, `results.jsonl` and `events.jsonl`, one JSON object a line.
 //! Every line carries `seq` (one counter across the three files, so replay can merge the order)
 //! and `ts` (ms since the epoch); every call carries `argsHash`, the hex SHA-256 of its
-//! canonical arguments. Records are written as given: redaction and secret scrubbing happen
-//! before they reach the [`AuditWriter`].
+//! canonical arguments. Redaction happens before records reach the [`AuditWriter`]; secret
+//! scrubbing happens there too, and the writer scrubs every record and the run description
+//! again with its [`RecordScrubber`], so nothing written can bypass it.
 //!
 //! - [`AuditWriter`] buffers records and appends whole lines on [`AuditWriter::flush`], so a
 //!   crash leaves at most one partial final line per file.
@@ -19,6 +20,7 @@ pub mod lines;
 pub mod options;
 pub mod record;
 pub mod replay;
+pub mod scrub;
 pub mod verify;
 pub mod writer;
 
@@ -29,5 +31,6 @@ pub use canonical::{args_sha256, canonical_json};
 pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
 pub use record::LogFile;
 pub use replay::{replay_run, CallPair, MalformedLine, Replay};
+pub use scrub::RecordScrubber;
 pub use verify::{verify_replay, verify_run, Problem, Verification};
 pub use writer::{now_ms, AuditWriter};

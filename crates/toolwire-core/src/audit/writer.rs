@@ -5,6 +5,9 @@
 //! flushes loses whole lines only; killed during a flush, it leaves at most one partial final
 //! line per file, which replay counts. `run.json` is only ever replaced atomically (temp file,
 //! sync, rename).
+//!
+//! Every record, the run description and its updates pass through the writer's
+//! [`RecordScrubber`] first, so no secret reaches the directory whoever built the record.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Seek, SeekFrom, Write};
@@ -16,6 +19,7 @@ use serde_json::{json, Map, Value};
 use super::canonical::{write_json, KeyOrder};
 use super::lines::{scan_jsonl, Tail};
 use super::record::{stamp, LogFile, MAX_LINE_DEPTH, RUN_FILE, SEQ};
+use super::scrub::RecordScrubber;
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::json_type;
 
@@ -41,6 +45,7 @@ pub struct AuditWriter {
     next_seq: u64,
     oldest_buffered_ts: Option<u64>,
     buffer_limit: usize,
+    scrubber: RecordScrubber,
 }
 
 /// An error naming the file `path` and what failed.
@@ -59,13 +64,26 @@ impl AuditWriter {
     /// An existing run directory is appended to: `seq` continues after the highest one found,
     /// and a partial final line left by a crashed writer is cut off (so appending cannot turn it
     /// into a malformed middle line) and recorded as a [`PARTIAL_LINE_DROPPED`] event.
+    ///
+    /// Secrets are scrubbed with the built-in kinds ([`RecordScrubber::default`]); see
+    /// [`AuditWriter::create_scrubbed`] for the runtime's own settings.
     pub fn create(dir: &Path, run: &Value) -> Result<AuditWriter> {
-        let Value::Object(run) = run else {
+        AuditWriter::create_scrubbed(dir, run, RecordScrubber::default())
+    }
+
+    /// [`AuditWriter::create`], scrubbing `run` and every later record with `scrubber`.
+    pub fn create_scrubbed(
+        dir: &Path,
+        run: &Value,
+        scrubber: RecordScrubber,
+    ) -> Result<AuditWriter> {
+        let run = scrubber.scrub(run);
+        let Value::Object(run) = run.as_ref() else {
             return Err(Error::caller(
                 ErrorCode::ValidationError,
                 format!(
                     "audit run.json content must be a JSON object, got {}",
-                    json_type(run)
+                    json_type(&run)
                 ),
             ));
         };
@@ -95,6 +113,7 @@ impl AuditWriter {
             next_seq: max_seq + 1,
             oldest_buffered_ts: None,
             buffer_limit: DEFAULT_BUFFER_LIMIT,
+            scrubber,
         };
         if !dropped.is_empty() {
             let now = now_ms();
@@ -149,10 +168,11 @@ impl AuditWriter {
         self.record(LogFile::Events, event, ts)
     }
 
-    /// Stamps `record` and appends its line to the buffer of `file`.
+    /// Scrubs and stamps `record` and appends its line to the buffer of `file`.
     fn record(&mut self, file: LogFile, record: &Value, ts: u64) -> Result<u64> {
         let seq = self.next_seq;
-        let line = stamp(file, record, seq, ts)?;
+        let record = self.scrubber.scrub(record);
+        let line = stamp(file, &record, seq, ts)?;
         let buffer = &mut self.buffers[file.index()];
         let start = buffer.len();
         let depth = write_json(&Value::Object(line), KeyOrder::AsHeld, buffer)
@@ -214,7 +234,8 @@ impl AuditWriter {
     /// run description (e.g. the end time and status) and rewrites `run.json` atomically.
     pub fn finish(mut self, run_update: Option<&Value>) -> Result<()> {
         self.flush()?;
-        match run_update {
+        let run_update = run_update.map(|update| self.scrubber.scrub(update));
+        match run_update.as_deref() {
             None => Ok(()),
             Some(Value::Object(update)) => {
                 for (key, value) in update {
@@ -603,6 +624,60 @@ mod tests {
         writer.finish(None).unwrap();
         assert_eq!(read(&dir, "events.jsonl").lines().count(), 2);
         assert!(replay_run(&dir).unwrap().malformed.is_empty());
+    }
+
+    #[test]
+    fn scrubs_secrets_from_run_json_every_file_and_the_run_update() {
+        let openai = format!("sk-proj-{}", "a".repeat(48));
+        let aws = "AKIAIOSFODNN7EXAMPLE";
+        let github = format!("ghp_{}", "b".repeat(36));
+        let scratch = Scratch::new("scrub");
+        let dir = scratch.path("run");
+        let plan = json!({"kind": "plan", "plan": {"vars": {"key": openai}, "steps": [{"id": "s", "args": {"aws": aws}}]}});
+        let mut writer = AuditWriter::create(&dir, &plan).unwrap();
+        writer
+            .record_call(&json!({"callId": "c", "args": {"token": github}}), 1)
+            .unwrap();
+        writer
+            .record_result(
+                &json!({"callId": "c", "content": [{"type": "text", "text": openai}]}),
+                2,
+            )
+            .unwrap();
+        writer
+            .record_event(
+                &json!({"type": "run.confirmationRequested", "steps": [{"args": {"aws": aws}}]}),
+                3,
+            )
+            .unwrap();
+        writer
+            .finish(Some(&json!({"status": "ok", "note": github})))
+            .unwrap();
+        for name in ["run.json", "calls.jsonl", "results.jsonl", "events.jsonl"] {
+            let text = read(&dir, name);
+            for secret in [openai.as_str(), aws, github.as_str()] {
+                assert!(!text.contains(secret), "{name}: {text}");
+            }
+            assert!(text.contains("[redacted:"), "{name}: {text}");
+        }
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.run["plan"]["vars"]["key"], "[redacted:openai-key]");
+        assert_eq!(replay.run["status"], "ok");
+    }
+
+    #[test]
+    fn a_scrubber_without_secret_scrubbing_writes_records_as_given() {
+        use crate::sanitize::{SanitizeOptions, Sanitizer};
+        let off = SanitizeOptions::default()
+            .with(&json!({"secrets": {"enabled": false}}), "sanitize")
+            .unwrap();
+        let scrubber = RecordScrubber::new(std::sync::Arc::new(Sanitizer::new(off).unwrap()));
+        let scratch = Scratch::new("noscrub");
+        let dir = scratch.path("run");
+        let key = "AKIAIOSFODNN7EXAMPLE";
+        let writer = AuditWriter::create_scrubbed(&dir, &json!({"key": key}), scrubber).unwrap();
+        writer.finish(None).unwrap();
+        assert!(read(&dir, "run.json").contains(key));
     }
 
     #[test]
