@@ -95,8 +95,9 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
    */
   workspaceOnly?: boolean
   /**
-   * The parameters holding paths, for `workspaceOnly`. Default: every string property named
-   * `path`, `file_path`, `filePath`, `dir`, `cwd` or ending in `Path`.
+   * The parameters holding paths, for `workspaceOnly`. Default: every property named `path`,
+   * `file_path`, `filePath`, `dir`, `cwd` or ending in `Path` whose schema does not rule out a
+   * string (no `type`, `type` naming `string`, an `anyOf`/`oneOf` with a string branch, ...).
    */
   pathParams?: string[]
   /** The parameter holding a shell command: the tool is exec-like and its commands are analyzed for approvals. */

@@ -46,8 +46,8 @@ impl fmt::Display for PathViolation {
 impl std::error::Error for PathViolation {}
 
 /// The parameters of a tool that hold paths: the `declared` list if given, else every
-/// top-level property of `schema` whose type is a string (or an array of strings) and whose
-/// name is `path`, `file_path`, `filePath`, `dir`, `cwd` or ends in `Path`.
+/// top-level property of `schema` named `path`, `file_path`, `filePath`, `dir`, `cwd` or
+/// ending in `Path` whose schema does not rule out a string ([`may_hold_strings`]).
 pub fn path_params(schema: &Value, declared: Option<&[String]>) -> Vec<String> {
     if let Some(declared) = declared {
         return declared.to_vec();
@@ -57,7 +57,7 @@ pub fn path_params(schema: &Value, declared: Option<&[String]>) -> Vec<String> {
     };
     properties
         .iter()
-        .filter(|(name, property)| is_path_name(name) && holds_strings(property))
+        .filter(|(name, property)| is_path_name(name) && may_hold_strings(property))
         .map(|(name, _)| name.clone())
         .collect()
 }
@@ -66,18 +66,64 @@ fn is_path_name(name: &str) -> bool {
     matches!(name, "path" | "file_path" | "filePath" | "dir" | "cwd") || name.ends_with("Path")
 }
 
-/// Whether a property schema's type is `string` (alone or with others) or an array of such.
-fn holds_strings(property: &Value) -> bool {
-    let has_type = |schema: &Value, wanted: &str| match schema.get("type") {
-        Some(Value::String(kind)) => kind == wanted,
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == wanted),
-        _ => false,
+/// Whether a value valid against the property schema `property` can be a string, or an array
+/// holding strings: the schema does not rule them out. `true`, `{}` and a schema without `type`
+/// can; `type` must name `string` (or `array` with items that can); `anyOf` and `oneOf` need a
+/// branch that can, `allOf` every branch; `enum` and `const` need a string value. A schema that
+/// is not an object or boolean rules everything out.
+pub fn may_hold_strings(property: &Value) -> bool {
+    let object = match property {
+        Value::Bool(allowed) => return *allowed,
+        Value::Object(object) => object,
+        _ => return false,
     };
-    has_type(property, "string")
-        || (has_type(property, "array")
-            && property
-                .get("items")
-                .is_some_and(|items| has_type(items, "string")))
+    let type_allows = match object.get("type") {
+        None => true,
+        Some(Value::String(kind)) => type_allows_strings(kind, object.get("items")),
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| {
+            kind.as_str()
+                .is_some_and(|kind| type_allows_strings(kind, object.get("items")))
+        }),
+        Some(_) => false,
+    };
+    let some_branch = |key: &str| match object.get(key) {
+        None => true,
+        Some(Value::Array(branches)) => branches.iter().any(may_hold_strings),
+        Some(_) => false,
+    };
+    let every_branch = match object.get("allOf") {
+        None => true,
+        Some(Value::Array(branches)) => branches.iter().all(may_hold_strings),
+        Some(_) => false,
+    };
+    let enum_allows = match object.get("enum") {
+        None => true,
+        Some(Value::Array(values)) => values.iter().any(Value::is_string),
+        Some(_) => false,
+    };
+    let const_allows = match object.get("const") {
+        None => true,
+        Some(value) => value.is_string(),
+    };
+    type_allows
+        && some_branch("anyOf")
+        && some_branch("oneOf")
+        && every_branch
+        && enum_allows
+        && const_allows
+}
+
+/// Whether the JSON type `kind` admits a string: `string`, or `array` whose `items` (absent:
+/// anything) admit one.
+fn type_allows_strings(kind: &str, items: Option<&Value>) -> bool {
+    match kind {
+        "string" => true,
+        "array" => match items {
+            None => true,
+            Some(items) => may_hold_strings(items),
+        },
+        _ => false,
+    }
 }
 
 /// Checks every parameter of `params` present in `args`: strings (or arrays of strings) that
@@ -427,32 +473,67 @@ mod tests {
                 "path": { "type": "string" },
                 "file_path": { "type": "string" },
                 "filePath": { "type": ["string", "null"] },
-                "dir": { "type": "string" },
-                "cwd": { "type": "string" },
-                "outputPath": { "type": "string" },
+                "dir": {},
+                "cwd": true,
+                "outputPath": { "anyOf": [{ "type": "null" }, { "type": "string" }] },
                 "sourcePath": { "type": "array", "items": { "type": "string" } },
+                "inputPath": { "oneOf": [{ "type": "integer" }, { "type": "string" }] },
+                "basePath": { "description": "no type at all" },
+                "listPath": { "type": "array" },
+                "modePath": { "enum": ["a", 1] },
+                "refPath": { "$ref": "#/$defs/p" },
                 "countPath": { "type": "integer" },
+                "numberPath": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
+                "flagPath": { "oneOf": [{ "type": "boolean" }] },
+                "boolPath": { "type": ["boolean", "null"] },
+                "numbersPath": { "type": "array", "items": { "type": "number" } },
+                "onePath": { "const": 1 },
+                "neverPath": false,
+                "bothPath": { "allOf": [{ "type": "string" }, { "type": "integer" }] },
                 "name": { "type": "string" },
                 "paths": { "type": "array", "items": { "type": "string" } },
                 "Path_": { "type": "string" },
-                "dirPath": {},
             }
         });
-        assert_eq!(
-            path_params(&schema, None),
-            vec![
-                "path",
-                "file_path",
-                "filePath",
-                "dir",
-                "cwd",
-                "outputPath",
-                "sourcePath"
-            ]
-        );
+        let mut params = path_params(&schema, None);
+        params.sort();
+        let mut expected = vec![
+            "path",
+            "file_path",
+            "filePath",
+            "dir",
+            "cwd",
+            "outputPath",
+            "sourcePath",
+            "inputPath",
+            "basePath",
+            "listPath",
+            "modePath",
+            "refPath",
+        ];
+        expected.sort();
+        assert_eq!(params, expected);
         let declared = vec!["target".to_string()];
         assert_eq!(path_params(&schema, Some(&declared)), vec!["target"]);
         assert!(path_params(&json!({ "type": "string" }), None).is_empty());
         assert!(path_params(&json!(true), None).is_empty());
+    }
+
+    #[test]
+    fn a_path_param_without_a_declared_type_is_checked() {
+        let (_dir, root) = layout();
+        let schema = json!({ "properties": { "path": {}, "dirPath": { "anyOf": [
+            { "type": "string" }, { "type": "null" } ] } } });
+        let params = path_params(&schema, None);
+        assert_eq!(params, vec!["path", "dirPath"]);
+        let refused = check_workspace_paths(&root, &json!({ "path": "../../etc/passwd" }), &params)
+            .unwrap_err();
+        assert_eq!(refused.param, "path");
+        let refused =
+            check_workspace_paths(&root, &json!({ "dirPath": "/etc" }), &params).unwrap_err();
+        assert_eq!(refused.param, "dirPath");
+        assert!(
+            check_workspace_paths(&root, &json!({ "path": "a", "dirPath": null }), &params).is_ok()
+        );
     }
 }
