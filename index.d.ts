@@ -940,15 +940,20 @@ export interface PlanEvent {
   level: 'info' | 'warn' | 'error'
   /** A sentence saying what happened. */
   message: string
+  /** Every `step.*` event. */
   stepId?: string
+  /** `step.*`: the step's latest call (for `step.started`, its first). */
   callId?: string
   tool?: string
+  /** `step.started`, `step.progress` and the end events once a call was made. */
   attempt?: number
+  /** Every `step.*` event of a `foreach` step, `step.scheduled` included. */
   loopId?: string
   /** The iteration of a `foreach` step. */
   index?: number
+  /** Every `step.*` event of a confirmed step, and the `run.confirm*` and `run.cancelled` events. */
   confirmationId?: string
-  /** `run.confirmationRequested`: the steps to confirm. */
+  /** `run.confirmationRequested`: the steps to confirm (secrets scrubbed in the audit log). */
   steps?: ConfirmationRequest['steps']
   /** `step.progress`: the tool's partial result. */
   partialResult?: unknown

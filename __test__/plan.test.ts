@@ -511,3 +511,80 @@ describe('executePlan: policy context', () => {
     expect(ran).toEqual(['admin'])
   })
 })
+
+describe('executePlan: the marks of step events', () => {
+  it('every step event of a confirmed foreach plan carries stepId, loopId and confirmationId; started and ended ones the attempt', async () => {
+    const list = recorder('list', () => ({ items: ['a', 'b'] }))
+    const use = recorder('use')
+    const events: any[] = []
+    const outcome = await runtimeWith(list.tool, use.tool).executePlan(
+      {
+        runId: 'marks',
+        confirmationsRequired: true,
+        steps: [
+          { id: 'list', tool: 'list' },
+          { id: 'each', tool: 'use', dependsOn: ['list'], foreach: '$steps.list.data.items', args: { v: '{item}' } },
+        ],
+      },
+      { onEvent: (e) => events.push(e), confirm: async () => true },
+    )
+    expect(outcome.status).toBe('ok')
+    const stepEvents = events.filter((e) => e.type.startsWith('step.'))
+    const ofStep = (id: string) => stepEvents.filter((e) => e.stepId === id)
+    expect(ofStep('each').map((e) => e.type)).toEqual(['step.scheduled', 'step.started', 'step.finished'])
+    for (const event of stepEvents) {
+      expect(event.confirmationId, event.type).toBe('marks:confirmation')
+      expect(event.tool, event.type).toBe(event.stepId === 'list' ? 'list' : 'use')
+    }
+    for (const event of ofStep('each')) expect(event.loopId, event.type).toBe('marks:each')
+    for (const event of ofStep('list')) expect(event.loopId, event.type).toBeUndefined()
+    for (const event of stepEvents.filter((e) => e.type !== 'step.scheduled')) expect(event.attempt, event.type).toBe(1)
+    // The results carry the same marks.
+    for (const result of outcome.steps.each.results) expect(result).toMatchObject({ stepId: 'each', loopId: 'marks:each', confirmationId: 'marks:confirmation', attempt: 1 })
+  })
+
+  it('step.failed carries the error, the last attempt and the marks', async () => {
+    const { tool, stats } = flaky('shaky', 5)
+    const events: any[] = []
+    const outcome = await runtimeWith(tool).executePlan(
+      { runId: 'fails', confirmationsRequired: true, steps: [{ id: 's', tool: 'shaky', foreach: [1], retry: { max: 1, backoffMs: 0 } }] },
+      { onEvent: (e) => events.push(e), confirm: async () => true },
+    )
+    expect(outcome.status).toBe('failed')
+    expect(stats.calls).toBe(2)
+    const failed = events.filter((e) => e.type === 'step.failed')
+    expect(failed).toEqual([
+      expect.objectContaining({
+        type: 'step.failed',
+        level: 'warn',
+        runId: 'fails',
+        stepId: 's',
+        tool: 'shaky',
+        attempt: 2,
+        loopId: 'fails:s',
+        confirmationId: 'fails:confirmation',
+        error: expect.objectContaining({ code: 'EXECUTION_ERROR', message: expect.stringContaining('shaky failed call 2') }),
+      }),
+    ])
+    expect(failed[0].message).toMatch(/^Step "s" failed: /)
+  })
+})
+
+describe('executePlan: loop detection', () => {
+  it('one plan is one run: a foreach over the same arguments warns, then is blocked', async () => {
+    const runtime = new ToolRuntime({ loopDetection: { warnAt: 2, blockAt: 3 } })
+    const same = recorder('same')
+    runtime.register(same.tool)
+    const events: any[] = []
+    const plan = { steps: [{ id: 'again', tool: 'same', foreach: [1, 2, 3, 4], args: { path: 'a' } }] }
+    const outcome = await runtime.executePlan(plan, { onEvent: (e) => events.push(e), maxConcurrency: 1 })
+    expect(outcome.status).toBe('failed')
+    const results = outcome.steps.again.results
+    expect(results.map((r) => r.error?.code ?? r.status)).toEqual(['ok', 'ok', 'BLOCKED'])
+    expect(same.calls).toHaveLength(2)
+    expect(events.filter((e) => e.type === 'loop_warning')).toEqual([expect.objectContaining({ type: 'loop_warning', toolName: 'same', count: 2 })])
+    // The next plan is another run: its counts start again.
+    const again = await runtime.executePlan({ steps: [{ id: 'once', tool: 'same', args: { path: 'a' } }] })
+    expect(again.status).toBe('ok')
+  })
+})

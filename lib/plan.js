@@ -154,7 +154,17 @@ async function executePlan(runtime, hooks, plan, options) {
       }
     }
     if (confirmationId !== undefined) confirmation = { confirmationId, confirmed: refusal === undefined, reason: refusal }
-    outcome = await drive({ dispatch: hooks.dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled: refusal !== undefined })
+    outcome = await drive({
+      dispatch: hooks.dispatch,
+      nativePlan,
+      runId,
+      opts,
+      tools,
+      emit,
+      confirmationId,
+      cancelled: refusal !== undefined,
+      recording: recorder !== undefined,
+    })
   } catch (error) {
     if (recorder !== undefined) hooks.audit.release(recorder, { status: 'error', error: messageOf(error), confirmation: confirmation ?? null })
     throw error
@@ -175,7 +185,7 @@ async function executePlan(runtime, hooks, plan, options) {
  * Performs the engine's actions until `finished`; resolves with the PlanOutcome. Rejects only
  * for a fault (an engine error, a dispatch that rejected), after aborting the calls in flight.
  */
-function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled }) {
+function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled, recording }) {
   return new Promise((resolve, reject) => {
     const controller = new AbortController()
     const timers = new Set()
@@ -214,13 +224,17 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
         ? {}
         : { callId: info.callId, tool: info.tool, attempt: info.attempt, loopId: info.loopId, index: info.index, confirmationId: info.confirmationId }
 
+    // A call's events go to the listener, and its progress becomes `step.progress`, which the
+    // audit log records whether or not anyone listens.
     const forwardFor = (info) => {
-      if (opts.onEvent === undefined) return undefined
+      if (opts.onEvent === undefined && !recording) return undefined
       return (event) => {
-        try {
-          opts.onEvent(event)
-        } catch (error) {
-          process.emitWarning(`toolwire: executePlan onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+        if (opts.onEvent !== undefined) {
+          try {
+            opts.onEvent(event)
+          } catch (error) {
+            process.emitWarning(`toolwire: executePlan onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+          }
         }
         if (event.type === 'tool_execution_update') {
           emit('step.progress', 'info', `Step "${info.stepId}" reported progress.`, {
@@ -274,6 +288,9 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
       )
     }
 
+    // A step event carries the step's marks (its loopId for a foreach, the confirmationId when
+    // it was confirmed), known from the start, and the fields of its latest call: for `started`
+    // the call dispatched with it, for the end events the last attempt.
     const stepEvent = (action, batch) => {
       const { kind, stepId, problem } = action
       let info = lastCall.get(stepId)
@@ -281,8 +298,10 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
         const first = batch.find((a) => a.type === 'dispatch' && a.stepId === stepId)
         if (first !== undefined) info = { callId: first.callId, tool: first.tool, attempt: first.attempt, loopId: first.loopId, index: first.index }
       }
-      const tool = info?.tool ?? tools.get(stepId)
+      const tool = action.tool ?? info?.tool ?? tools.get(stepId)
       const fields = { stepId, ...callFields(info), tool }
+      if (action.loopId !== undefined) fields.loopId = action.loopId
+      if (action.confirmationRequired === true && confirmationId !== undefined) fields.confirmationId = confirmationId
       if (problem !== undefined) fields.error = problem
       emit(`step.${kind}`, stepLevel(kind), stepMessage(kind, stepId, tool, problem), fields)
     }

@@ -124,6 +124,14 @@ pub enum PlanAction {
         kind: StepEventKind,
         /// The step.
         step_id: String,
+        /// The step's tool.
+        tool: String,
+        /// The `loopId` its calls share, for a `foreach` step (known before any call).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        loop_id: Option<String>,
+        /// Whether `confirmationsRequired` names the step, so its events carry the
+        /// `confirmationId`.
+        confirmation_required: bool,
         /// Why, for `failed`, `skipped` and `cancelled`.
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<StepProblem>,

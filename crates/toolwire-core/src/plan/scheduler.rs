@@ -515,7 +515,7 @@ impl PlanRun {
             tool: spec.tool.clone(),
             args,
             attempt,
-            loop_id: looped.then(|| format!("{}:{}", self.run_id, spec.id)),
+            loop_id: self.loop_id(step),
             index,
             timeout_ms: spec.timeout_ms,
             preview: spec.preview,
@@ -694,11 +694,23 @@ impl PlanRun {
     }
 
     fn event(&mut self, kind: StepEventKind, step: usize, problem: Option<StepProblem>) {
+        let spec = &self.plan.steps[step];
         self.out.push(PlanAction::StepEvent {
             kind,
-            step_id: self.plan.steps[step].id.clone(),
+            step_id: spec.id.clone(),
+            tool: spec.tool.clone(),
+            loop_id: self.loop_id(step),
+            confirmation_required: spec.needs_confirmation,
             problem,
         });
+    }
+
+    /// The `loopId` of a `foreach` step's calls: `<runId>:<stepId>`.
+    fn loop_id(&self, step: usize) -> Option<String> {
+        let spec = &self.plan.steps[step];
+        spec.foreach
+            .is_some()
+            .then(|| format!("{}:{}", self.run_id, spec.id))
     }
 
     fn plan_failed_problem(&self, at: usize) -> StepProblem {

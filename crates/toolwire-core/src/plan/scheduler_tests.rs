@@ -711,3 +711,59 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn step_events_carry_the_tool_the_loop_id_and_the_confirmation_mark() {
+    let plan = Plan::from_json(&json!({ "confirmationsRequired": ["each"], "steps": [
+        { "id": "one", "tool": "t" },
+        { "id": "each", "tool": "u", "dependsOn": ["one"], "foreach": [1, 2] },
+    ]}))
+    .unwrap();
+    let options = PlanRunOptions {
+        max_concurrency: 4,
+        run_id: Some("r".into()),
+    };
+    let mut run = PlanRun::new(plan, options).unwrap();
+    let mut events = Vec::new();
+    let mut open = Vec::new();
+    let mut actions = run.next();
+    loop {
+        for action in actions.drain(..) {
+            match action {
+                PlanAction::StepEvent {
+                    kind,
+                    step_id,
+                    tool,
+                    loop_id,
+                    confirmation_required,
+                    ..
+                } => events.push((step_id, kind, tool, loop_id, confirmation_required)),
+                PlanAction::Dispatch { call_id, .. } => open.push(call_id),
+                _ => {}
+            }
+        }
+        let Some(call) = open.pop() else { break };
+        actions = run.completed(&call, &ok(json!(null))).unwrap();
+    }
+    let each = |kind| {
+        (
+            "each".to_string(),
+            kind,
+            "u".to_string(),
+            Some("r:each".to_string()),
+            true,
+        )
+    };
+    let one = |kind| ("one".to_string(), kind, "t".to_string(), None, false);
+    assert_eq!(
+        events,
+        [
+            one(StepEventKind::Scheduled),
+            one(StepEventKind::Started),
+            one(StepEventKind::Finished),
+            each(StepEventKind::Scheduled),
+            each(StepEventKind::Started),
+            each(StepEventKind::Finished),
+        ]
+    );
+}
