@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::approvals::ApprovalsConfig;
 use super::loops::LoopOptions;
 use super::paths::check_workspace_paths;
-use super::tools::{Decision, PolicyConfig, PolicyContext, ToolPolicy};
+use super::tools::{canonical_tool_name, Decision, PolicyConfig, PolicyContext, ToolPolicy};
 use crate::envelope::ToolError;
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::{json_type, Registry, ToolDeclaration, ToolSpec};
@@ -111,12 +111,13 @@ impl PolicyGate {
     }
 
     /// Whether `tool` may be called in `ctx`, with the layer and rule that decided: the tool
-    /// policy's layers, then the tool's `ownerOnly` flag when it is registered.
+    /// policy's layers, then the `ownerOnly` flag of the registered tools the name stands for
+    /// ([`registered_as`]: `ADMIN` or an alias is judged as the tool it names).
     pub fn explain(&self, tool: &str, ctx: &PolicyContext, registry: &Registry) -> Decision {
         let is_plugin_tool = |name: &str| {
-            registry
-                .get(name)
-                .is_some_and(|s| s.guards.plugin.is_some())
+            registered_as(registry, name)
+                .iter()
+                .any(|spec| spec.guards.plugin.is_some())
         };
         let decision = match &self.tools {
             Some(policy) => policy.decide(tool, ctx, &is_plugin_tool),
@@ -129,7 +130,9 @@ impl PolicyGate {
         if !decision.allowed {
             return decision;
         }
-        let owner_only = registry.get(tool).is_some_and(|s| s.guards.owner_only);
+        let owner_only = registered_as(registry, tool)
+            .iter()
+            .any(|spec| spec.guards.owner_only);
         let is_owner = ctx.sender.as_ref().is_some_and(|sender| sender.is_owner);
         if owner_only && !is_owner {
             let rule = if ctx.sender.is_none() {
@@ -199,6 +202,21 @@ impl PolicyGate {
             error
         })
     }
+}
+
+/// The registered tools the name `tool` stands for, as the policy reads names: the tool
+/// registered under exactly that name, else every tool whose name is the same once
+/// case-insensitive and with aliases resolved (`ADMIN` is `admin`, `bash` is `exec`).
+fn registered_as<'r>(registry: &'r Registry, tool: &str) -> Vec<&'r ToolSpec> {
+    if let Some(spec) = registry.get(tool) {
+        return vec![spec.as_ref()];
+    }
+    let canonical = canonical_tool_name(tool);
+    registry
+        .iter()
+        .filter(|spec| canonical_tool_name(&spec.name) == canonical)
+        .map(|spec| spec.as_ref())
+        .collect()
 }
 
 /// A refused option value as the error shows it.
@@ -305,6 +323,48 @@ mod tests {
             error.details,
             Some(json!({ "layer": "global", "rule": "deny: group:runtime" }))
         );
+    }
+
+    #[test]
+    fn owner_only_and_plugins_follow_the_name_as_the_policy_reads_it() {
+        let gate = PolicyGate::from_options(
+            &json!({ "deny": ["group:plugins"] }),
+            &Value::Null,
+            &Value::Null,
+            &Value::Null,
+        )
+        .unwrap();
+        let mut registry = registry(&[
+            json!({ "name": "admin", "ownerOnly": true }),
+            json!({ "name": "exec", "ownerOnly": true }),
+            json!({ "name": "Mixed", "ownerOnly": true }),
+            json!({ "name": "mixed" }),
+        ]);
+        let plugin_tool: ToolDeclaration =
+            serde_json::from_value(json!({ "name": "browse" })).unwrap();
+        registry.register_plugin("kit", vec![plugin_tool]).unwrap();
+        let guest = context(json!({ "sender": { "id": "u2" } }));
+        let owner = context(json!({ "sender": { "id": "u1", "isOwner": true } }));
+        for name in ["admin", "ADMIN", "Admin", " admin ", "exec", "Bash", "EXEC"] {
+            let decision = gate.explain(name, &guest, &registry);
+            assert_eq!(
+                (decision.allowed, decision.layer),
+                (false, Some(OWNER_ONLY_LAYER)),
+                "{name}"
+            );
+            assert!(gate.explain(name, &owner, &registry).allowed, "{name}");
+        }
+        // An exact registration is the tool a call of that name runs.
+        assert!(gate.explain("mixed", &guest, &registry).allowed);
+        assert!(!gate.explain("Mixed", &guest, &registry).allowed);
+        // Neither spelling registered: any tool of that name being ownerOnly refuses.
+        assert!(!gate.explain("MIXED", &guest, &registry).allowed);
+        let browse = gate.explain("BROWSE", &owner, &registry);
+        assert_eq!(
+            (browse.allowed, browse.rule.as_deref()),
+            (false, Some("deny: group:plugins"))
+        );
+        assert!(gate.explain("unknown", &guest, &registry).allowed);
     }
 
     #[test]
