@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime } from '../index.js'
 import type { ToolDefinition, Wire } from '../index.js'
-import { scriptedModel } from './scripted.js'
-import type { ScriptedTurn } from './scripted.js'
-import { stringsSchema } from './helpers.js'
+import { body, scriptedModel } from './scripted.js'
+import type { AnswerForm, ScriptedTurn } from './scripted.js'
+import { sleep, stringsSchema } from './helpers.js'
 
 const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 
@@ -205,5 +205,232 @@ describe('run: steering, follow-ups and SDK chunks', () => {
     const outcome = await runtime.run({ wire: 'openai-chat', model: async (request) => model() })
     expect(outcome.stopReason).toBe('stop')
     expect(ran).toEqual(['z'])
+  })
+})
+
+/** The first user message on `wire`. */
+function userMessage(wire: Wire, text: string) {
+  return wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }
+}
+
+describe('run: the forms of a model answer', () => {
+  const forms: AnswerForm[] = ['stream', 'strings', 'chunks']
+  for (const wire of WIRES) {
+    for (const form of forms) {
+      it(`${wire}: ${form === 'stream' ? 'a bare ReadableStream' : form === 'strings' ? 'string items' : 'an async iterable of SDK chunk objects'}`, async () => {
+        const { runtime, ran } = runtimeWithRead()
+        const { model, requests } = scriptedModel(
+          wire,
+          [{ text: 'Looking.', calls: [{ id: 'f1aaaaaaa', name: 'read', args: '{"path":"a.txt"}' }] }, { text: 'Done.' }],
+          form,
+        )
+        const outcome = await runtime.run({ wire, model, messages: [userMessage(wire, 'go')] })
+        expect(outcome.stopReason).toBe('stop')
+        expect(requests).toHaveLength(2)
+        expect(ran).toEqual(['a.txt'])
+        expect(outcome.steps.map((s) => s.text)).toEqual(['Looking.', 'Done.'])
+        expect(outcome.usage).toEqual({ inputTokens: 20, outputTokens: 10 })
+      })
+    }
+  }
+})
+
+describe('run: toolChoice', () => {
+  for (const wire of WIRES) {
+    it(`${wire}: reaches the request body as the wire names it`, async () => {
+      const { runtime } = runtimeWithRead()
+      const choice = wire === 'gemini' ? { functionCallingConfig: { mode: 'ANY' } } : wire === 'anthropic' ? { type: 'any' } : 'required'
+      const { model, requests } = scriptedModel(wire, [{ text: 'ok' }])
+      await runtime.run({ wire, model, messages: [userMessage(wire, 'go')], toolChoice: choice })
+      const [request] = requests
+      if (wire === 'gemini') {
+        expect(request.toolConfig).toEqual(choice)
+        expect(request.tool_choice).toBeUndefined()
+      } else {
+        expect(request.tool_choice).toEqual(choice)
+        expect(request.stream).toBe(true)
+      }
+      // Without the option, nothing is sent.
+      const plain = scriptedModel(wire, [{ text: 'ok' }])
+      await runtime.run({ wire, model: plain.model, messages: [userMessage(wire, 'go')] })
+      expect(plain.requests[0]).not.toHaveProperty('tool_choice')
+      expect(plain.requests[0]).not.toHaveProperty('toolConfig')
+    })
+  }
+})
+
+describe('run: more ways to stop, or not', () => {
+  const readCall = (id: string, path: string) => ({ id, name: 'read', args: JSON.stringify({ path }) })
+
+  it('stops after 20 model calls by default', async () => {
+    const { runtime } = runtimeWithRead()
+    const script = Array.from({ length: 25 }, (_, i) => ({ calls: [readCall(`m${i}`, `f${i}.txt`)] }))
+    const { model, requests } = scriptedModel('openai-chat', script)
+    const outcome = await runtime.run({ wire: 'openai-chat', model })
+    expect(outcome.stopReason).toBe('maxSteps')
+    expect(requests).toHaveLength(20)
+    expect(outcome.steps).toHaveLength(20)
+  })
+
+  it('takes no steering messages once maxSteps is reached (they would never be sent)', async () => {
+    const { runtime } = runtimeWithRead()
+    const { model, requests } = scriptedModel('openai-chat', [{ calls: [readCall('s1', 'a')] }, { calls: [readCall('s2', 'b')] }])
+    let asked = 0
+    const outcome = await runtime.run({
+      wire: 'openai-chat',
+      model,
+      maxSteps: 2,
+      getSteeringMessages: () => {
+        asked += 1
+        return [{ role: 'user', content: `steer ${asked}` }]
+      },
+    })
+    expect(outcome.stopReason).toBe('maxSteps')
+    expect(requests).toHaveLength(2)
+    // One message before each model call, none after the last.
+    expect(asked).toBe(2)
+    expect(requests[1].messages.at(-1)).toEqual({ role: 'user', content: 'steer 2' })
+    expect(JSON.stringify(outcome.messages)).not.toContain('steer 3')
+    expect(outcome.messages.at(-1)).toMatchObject({ role: 'tool' })
+  })
+
+  it('goes on when only some results of a batch ask to terminate', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'finish', parameters: { type: 'object' }, execute: async () => ({ content: [{ type: 'text', text: 'bye' }], terminate: true }) })
+    runtime.register({ name: 'note', parameters: { type: 'object' }, execute: async () => 'noted' })
+    const { model, requests } = scriptedModel('anthropic', [
+      {
+        calls: [
+          { id: 'p1', name: 'finish', args: '{}' },
+          { id: 'p2', name: 'note', args: '{}' },
+        ],
+      },
+      { text: 'carried on' },
+    ])
+    const outcome = await runtime.run({ wire: 'anthropic', model })
+    expect(outcome.steps[0].results.map((r) => r.terminate === true)).toEqual([true, false])
+    expect(outcome.stopReason).toBe('stop')
+    expect(requests).toHaveLength(2)
+  })
+
+  it('aborts while a tool is running: the tool sees the abort, the run resolves aborted with one done', async () => {
+    const runtime = new ToolRuntime()
+    const controller = new AbortController()
+    let toolSignal: AbortSignal | undefined
+    runtime.register({
+      name: 'wait',
+      parameters: { type: 'object' },
+      execute: (_id, _args, signal) =>
+        new Promise((_resolve, reject) => {
+          toolSignal = signal
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+          controller.abort()
+        }),
+    })
+    const { model, requests } = scriptedModel('openai-chat', [{ calls: [{ id: 'w1', name: 'wait', args: '{}' }] }, { text: 'never' }])
+    const events: any[] = []
+    const outcome = await runtime.run({ wire: 'openai-chat', model, signal: controller.signal, onEvent: (e) => events.push(e) })
+    expect(outcome.stopReason).toBe('aborted')
+    expect(toolSignal?.aborted).toBe(true)
+    expect(requests).toHaveLength(1)
+    expect(outcome.steps[0].results[0].ok).toBe(false)
+    expect(events.filter((e) => e.type === 'done')).toEqual([{ type: 'done', runId: outcome.runId, stopReason: 'aborted' }])
+  })
+})
+
+describe('run: a model body that stalls', () => {
+  const firstChunk = body('openai-chat', { text: 'thinking' }).split('\n\n')[0] + '\n\n'
+
+  it('an async iterable that yields one chunk then never resolves: abort ends the run', async () => {
+    const { runtime } = runtimeWithRead()
+    const controller = new AbortController()
+    let returned = false
+    const stalled: AsyncIterable<string> = {
+      [Symbol.asyncIterator]() {
+        let sent = false
+        return {
+          next: () => {
+            if (sent) return new Promise<IteratorResult<string>>(() => {})
+            sent = true
+            return Promise.resolve({ done: false, value: firstChunk })
+          },
+          return: () => {
+            returned = true
+            return Promise.resolve({ done: true, value: undefined })
+          },
+        }
+      },
+    }
+    const events: any[] = []
+    setTimeout(() => controller.abort(), 50)
+    const outcome = await runtime.run({ wire: 'openai-chat', model: async () => stalled, signal: controller.signal, onEvent: (e) => events.push(e) })
+    expect(outcome.stopReason).toBe('aborted')
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1)
+    expect(events.at(-1)).toMatchObject({ type: 'done', stopReason: 'aborted' })
+    // The text that did arrive was decoded before the stall.
+    expect(events.some((e) => e.type === 'text_delta' && e.delta === 'thinking')).toBe(true)
+    expect(returned).toBe(true)
+  })
+
+  it('a ReadableStream that stalls is cancelled on abort', async () => {
+    const { runtime } = runtimeWithRead()
+    const controller = new AbortController()
+    let cancelled = false
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(firstChunk))
+      },
+      cancel() {
+        cancelled = true
+      },
+    })
+    const events: string[] = []
+    setTimeout(() => controller.abort(), 50)
+    const outcome = await runtime.run({ wire: 'openai-chat', model: async () => stream, signal: controller.signal, onEvent: (e) => events.push(e.type) })
+    expect(outcome.stopReason).toBe('aborted')
+    expect(events.filter((t) => t === 'done')).toHaveLength(1)
+    expect(cancelled).toBe(true)
+  })
+
+  it('a model call that never answers: abort ends the run', async () => {
+    const { runtime } = runtimeWithRead()
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 50)
+    const events: string[] = []
+    const outcome = await runtime.run({ wire: 'anthropic', model: () => new Promise(() => {}), signal: controller.signal, onEvent: (e) => events.push(e.type) })
+    expect(outcome.stopReason).toBe('aborted')
+    expect(events.filter((t) => t === 'done')).toHaveLength(1)
+  })
+})
+
+describe('run: loop detection', () => {
+  const same = (id: string) => ({ id, name: 'read', args: '{"path":"same.txt"}' })
+
+  it('one run counts the same call across turns: a warning, then BLOCKED; the next run starts again', async () => {
+    const runtime = new ToolRuntime({ loopDetection: { warnAt: 2, blockAt: 3 } })
+    const ran: string[] = []
+    runtime.register({ name: 'read', parameters: stringsSchema('path'), execute: async (_id, { path }: { path: string }) => (ran.push(path), 'x') })
+    const { model } = scriptedModel('openai-chat', [{ calls: [same('l1')] }, { calls: [same('l2')] }, { calls: [same('l3')] }, { text: 'gave up' }])
+    const events: any[] = []
+    const outcome = await runtime.run({ wire: 'openai-chat', model, onEvent: (e) => events.push(e) })
+    expect(outcome.stopReason).toBe('stop')
+    expect(outcome.steps.slice(0, 3).map((s) => s.results[0].error?.code ?? s.results[0].status)).toEqual(['ok', 'ok', 'BLOCKED'])
+    expect(ran).toHaveLength(2)
+    expect(events.filter((e) => e.type === 'loop_warning')).toEqual([{ type: 'loop_warning', toolCallId: 'l2', toolName: 'read', count: 2 }])
+    const next = scriptedModel('openai-chat', [{ calls: [same('n1')] }, { text: 'ok' }])
+    const fresh = await runtime.run({ wire: 'openai-chat', model: next.model })
+    expect(fresh.steps[0].results[0].ok).toBe(true)
+  })
+
+  it('with the defaults, ten identical calls in one batch: a warning at 5, the tenth BLOCKED', async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const batch = Array.from({ length: 10 }, (_, i) => same(`b${i}`))
+    const { model } = scriptedModel('anthropic', [{ calls: batch }, { text: 'ok' }])
+    const events: any[] = []
+    const outcome = await runtime.run({ wire: 'anthropic', model, onEvent: (e) => events.push(e) })
+    expect(outcome.steps[0].results.map((r) => r.status)).toEqual([...Array(9).fill('ok'), 'blocked'])
+    expect(outcome.steps[0].results[9].error?.code).toBe('BLOCKED')
+    expect(ran).toHaveLength(9)
+    expect(events.filter((e) => e.type === 'loop_warning').map((e) => [e.toolName, e.count])).toEqual([['read', 5]])
   })
 })

@@ -131,24 +131,64 @@ export function body(wire: Wire, turn: ScriptedTurn): string {
   }
 }
 
+/** The SDK chunk objects of `turn` on `wire`: each SSE event's data, parsed (`[DONE]` left out). */
+export function chunks(wire: Wire, turn: ScriptedTurn): object[] {
+  return body(wire, turn)
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)))
+}
+
 /**
- * A model that answers each call with the next turn of the script, as a fetch Response (bytes in
- * small pieces), and records the requests it got.
+ * How a scripted model answers: a fetch `Response`, a bare `ReadableStream` of bytes, an async
+ * iterable of body strings, or an async iterable of SDK chunk objects.
  */
-export function scriptedModel(wire: Wire, turns: ScriptedTurn[]) {
+export type AnswerForm = 'response' | 'stream' | 'strings' | 'chunks'
+
+/** The body's bytes in small pieces, as a ReadableStream. */
+function byteStream(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text)
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 37) controller.enqueue(bytes.slice(i, i + 37))
+      controller.close()
+    },
+  })
+}
+
+async function* each<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item
+}
+
+/** The answer to `turn` on `wire` in `form`. */
+export function answer(wire: Wire, turn: ScriptedTurn, form: AnswerForm = 'response') {
+  switch (form) {
+    case 'response':
+      return new Response(byteStream(body(wire, turn)), { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    case 'stream':
+      return byteStream(body(wire, turn))
+    case 'strings': {
+      const text = body(wire, turn)
+      const pieces: string[] = []
+      for (let i = 0; i < text.length; i += 23) pieces.push(text.slice(i, i + 23))
+      return each(pieces)
+    }
+    case 'chunks':
+      return each(chunks(wire, turn))
+  }
+}
+
+/**
+ * A model that answers each call with the next turn of the script (as a fetch Response with the
+ * bytes in small pieces, unless `form` says otherwise), and records the requests it got.
+ */
+export function scriptedModel(wire: Wire, turns: ScriptedTurn[], form: AnswerForm = 'response') {
   const requests: any[] = []
   const model = async (request: any) => {
     requests.push(structuredClone(request))
     const turn = turns[requests.length - 1]
     if (turn === undefined) throw new Error(`the script has no turn ${requests.length}`)
-    const bytes = new TextEncoder().encode(body(wire, turn))
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < bytes.length; i += 37) controller.enqueue(bytes.slice(i, i + 37))
-        controller.close()
-      },
-    })
-    return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    return answer(wire, turn, form)
   }
   return { model, requests }
 }

@@ -7,6 +7,8 @@
 const { ToolwireError, WIRES, describe, messageOf } = require('./common.js')
 
 const DEFAULT_MAX_STEPS = 20
+/** What `untilAborted` resolves with when the signal aborted first. */
+const ABORTED = Symbol('aborted')
 
 /** The request body of one model call, in the wire's own shape. */
 function requestBody(wire, messages, tools, toolChoice) {
@@ -131,16 +133,23 @@ async function runLoop(runtime, hooks, options) {
         stopReason = 'aborted'
         break
       }
-      messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages)))
+      // Steering is taken only when a model call follows: messages taken at the end would be
+      // consumed and never sent.
       if (modelCalls >= maxSteps) {
         stopReason = 'maxSteps'
         break
       }
+      messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages)))
       modelCalls += 1
       emit({ type: 'turn_start', runId, step: modelCalls })
       const tools = runtime.definitions(wire, context).tools
       const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
-      const turn = await decodeTurn(decoderOf(wire), await model(request, { signal }), signal, emit)
+      const answer = await untilAborted(Promise.resolve(model(request, { signal })), signal)
+      if (answer === ABORTED) {
+        stopReason = 'aborted'
+        break
+      }
+      const turn = await decodeTurn(decoderOf(wire), answer, signal, emit)
       usage = addUsage(usage, turn.usage)
       if (signal?.aborted) {
         stopReason = 'aborted'
@@ -212,21 +221,89 @@ function textMessage(wire, text) {
 
 /**
  * Decodes one model answer: raw bytes and strings are pushed as the body, plain objects as SDK
- * chunks. The decoder's events are forwarded, its `done` as `turn_end`.
+ * chunks. The decoder's events are forwarded, its `done` as `turn_end`. An abort stops reading at
+ * once, even while the body stalls; what arrived is decoded.
  */
 async function decodeTurn(decoder, answer, signal, emit) {
   const forward = (events) => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
   }
-  const body = await bodyOf(answer)
-  for await (const item of body) {
-    if (signal?.aborted) break
-    if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
-    else forward(decoder.pushEvent(item))
+  const items = itemsOf(await bodyOf(answer))
+  let ended = false
+  try {
+    // A body that stalls must not hold the run past an abort: each read races the signal.
+    while (!signal?.aborted) {
+      const next = await untilAborted(items.next(), signal)
+      if (next === ABORTED) break
+      if (next.done) {
+        ended = true
+        break
+      }
+      const item = next.value
+      if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
+      else forward(decoder.pushEvent(item))
+    }
+  } finally {
+    // Stopped early (an abort, a decoder error): the body is given up, never awaited.
+    if (!ended) items.stop()
   }
   const turn = decoder.finish()
   forward(turn.events)
   return turn
+}
+
+/**
+ * `promise`, or `ABORTED` as soon as `signal` aborts, whichever comes first. A rejection of the
+ * abandoned promise is swallowed (nobody waits for it any more).
+ */
+function untilAborted(promise, signal) {
+  if (signal === undefined) return promise
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.resolve(ABORTED)
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {})
+      resolve(ABORTED)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/**
+ * One reader over a model's body: `next()` resolves with `{ done, value }`; `stop()` gives the
+ * body up without waiting (a ReadableStream is cancelled, an iterator returned), so a stalled
+ * body is released on abort.
+ */
+function itemsOf(body) {
+  if (typeof body.getReader === 'function') {
+    const reader = body.getReader()
+    return {
+      next: () => reader.read(),
+      stop: () => reader.cancel().catch(() => {}),
+    }
+  }
+  const iterator = typeof body[Symbol.asyncIterator] === 'function' ? body[Symbol.asyncIterator]() : body[Symbol.iterator]()
+  return {
+    next: () => Promise.resolve(iterator.next()),
+    stop: () => {
+      if (typeof iterator.return !== 'function') return
+      try {
+        Promise.resolve(iterator.return()).catch(() => {})
+      } catch {}
+    },
+  }
 }
 
 module.exports = { runLoop, requestBody }
