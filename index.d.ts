@@ -979,6 +979,8 @@ export interface PlanOptions {
   provider?: string
   agentId?: string
   sender?: { id?: string; isOwner?: boolean }
+  /** An audit log of its own for this plan (else the runtime's). */
+  audit?: AuditOptions
 }
 
 /** How a plan ended. */
