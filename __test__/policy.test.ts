@@ -83,6 +83,28 @@ describe('tool policy', () => {
     expect(new ToolRuntime().explainPolicy('anything')).toEqual({ allowed: true, layer: null, rule: null })
   })
 
+  it('lets an empty allow list allow all in every layer, a user profile included, deny still applying', async () => {
+    const runtime = new ToolRuntime({
+      policy: {
+        profiles: { open: { allow: [], deny: ['exec'] } },
+        profile: 'open',
+        allow: [],
+        byProvider: { openai: { allow: [], deny: ['write'] } },
+        agents: { a1: { allow: [], byProvider: { openai: { allow: [] } } } },
+        senders: { u1: { allow: [] } },
+      },
+    })
+    const read = recorder('read')
+    runtime.register(read.tool)
+    const context = { provider: 'openai', agentId: 'a1', sender: { id: 'u1' } }
+    expect(runtime.explainPolicy('read', context)).toEqual({ allowed: true, layer: 'profile', rule: 'profile open' })
+    expect(runtime.explainPolicy('exec', context)).toEqual({ allowed: false, layer: 'profile', rule: 'deny: exec' })
+    expect(runtime.explainPolicy('write', context)).toEqual({ allowed: false, layer: 'provider', rule: 'deny: write' })
+    const [ran] = await runtime.dispatch([call('a', 'read')], context)
+    expect(ran.ok).toBe(true)
+    expect(read.ran).toEqual(['a'])
+  })
+
   it('names bad policy options and bad contexts', () => {
     expect(() => new ToolRuntime({ policy: { deny: [3] } as any })).toThrow(/policy\.deny\[0\] must be a string, got 3/)
     expect(() => new ToolRuntime({ policy: { profile: 'nope' } })).toThrow(/nope/)
@@ -104,6 +126,16 @@ describe('tool policy', () => {
     expect(nobody.error?.details).toEqual({ layer: 'ownerOnly', rule: 'ownerOnly: the call has no sender' })
     expect(admin.ran).toEqual(['a'])
     expect(runtime.explainPolicy('admin', { sender: { id: 'u1', isOwner: true } }).allowed).toBe(true)
+    // Names are case-insensitive for the policy: every spelling is the ownerOnly tool.
+    for (const name of ['ADMIN', 'Admin', ' admin ']) {
+      expect(runtime.explainPolicy(name, { sender: { id: 'u2' } })).toEqual({
+        allowed: false,
+        layer: 'ownerOnly',
+        rule: 'ownerOnly: the sender is not the owner',
+      })
+      expect(runtime.explainPolicy(name)).toMatchObject({ allowed: false, rule: 'ownerOnly: the call has no sender' })
+      expect(runtime.explainPolicy(name, { sender: { id: 'u1', isOwner: true } }).allowed).toBe(true)
+    }
     expect(runtime.definitions('anthropic').tools).toEqual([])
     expect(runtime.definitions('anthropic', { sender: { id: 'u1', isOwner: true } }).tools).toHaveLength(1)
   })
@@ -144,6 +176,32 @@ describe('workspaceOnly', () => {
       expect(refused.error?.details).toMatchObject({ layer: 'workspaceOnly', param: 'file_path' })
       expect(refused.content[0]).toMatchObject({ type: 'text' })
     }
+  })
+
+  it('checks by default path-named parameters whose schema has no type or a string branch', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const move = recorder('move', {
+      workspaceOnly: true,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: {},
+          targetPath: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          dir: { oneOf: [{ type: 'integer' }, { type: 'string' }] },
+          countPath: { type: 'integer' },
+        },
+      },
+    })
+    runtime.register(move.tool)
+    const results = await runtime.dispatch([
+      call('in', 'move', { path: 'src/a.ts', targetPath: 'src/b.ts', dir: 'src', countPath: 3 }),
+      call('path', 'move', { path: '../x' }),
+      call('target', 'move', { path: 'src/a.ts', targetPath: '/etc/passwd' }),
+      call('dir', 'move', { dir: 'escape/secret' }),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'blocked', 'blocked', 'blocked'])
+    expect(results.slice(1).map((r) => (r.error?.details as any)?.param)).toEqual(['path', 'targetPath', 'dir'])
+    expect(move.ran).toEqual(['in'])
   })
 
   it('checks the declared pathParams and the arguments a beforeToolCall hook rewrote', async () => {
@@ -417,6 +475,43 @@ describe('approvals', () => {
     await expect(runtime.resolveApproval((third.details as any).approvalId, 'maybe' as any)).rejects.toThrow(
       /resolveApproval: decision must be "allow-once", "allow-always" or "deny", got "maybe"/,
     )
+  })
+
+  it('defers, and resolveApproval allow-always runs the call, saves the grant and lets the same call run unasked', async () => {
+    const file = join(sandbox, 'deferred', 'approvals.json')
+    const events: ToolExecutionEvent[] = []
+    const options = { approvals: { ...analysis, file, allowTools: [] }, onEvent: (e: ToolExecutionEvent) => events.push(e) }
+    const runtime = new ToolRuntime(options)
+    const tool = exec()
+    const write = recorder('write')
+    runtime.register(tool.tool)
+    runtime.register(write.tool)
+    const [gitPending, writePending] = await runtime.dispatch([
+      call('a', 'exec', { command: 'git status' }),
+      call('b', 'write', { path: 'x' }),
+    ])
+    expect([gitPending.status, gitPending.error?.code, writePending.status]).toEqual(['pending', 'APPROVAL_REQUIRED', 'pending'])
+    expect([tool.ran, write.ran]).toEqual([[], []])
+
+    events.length = 0
+    const ranGit = await runtime.resolveApproval((gitPending.details as any).approvalId, 'allow-always')
+    const ranWrite = await runtime.resolveApproval((writePending.details as any).approvalId, 'allow-always')
+    expect([ranGit.status, ranGit.callId, ranWrite.status, ranWrite.callId]).toEqual(['ok', 'a', 'ok', 'b'])
+    expect([tool.ran, write.ran]).toEqual([['a'], ['b']])
+    expect(events.filter((e) => e.type === 'tool_execution_end').map((e: any) => e.toolCallId)).toEqual(['a', 'b'])
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    expect(saved.commands.exec.executables).toEqual([realpathSync(join(bin, 'git'))])
+    expect(saved.tools).toEqual(['write'])
+
+    // The same calls again run without approval, here and in a runtime that reads the file.
+    const again = await runtime.dispatch([call('c', 'exec', { command: 'git status' }), call('d', 'write', { path: 'x' })])
+    expect(again.map((r) => r.status)).toEqual(['ok', 'ok'])
+    const fresh = new ToolRuntime(options)
+    const freshExec = exec()
+    fresh.register(freshExec.tool)
+    const [fromFile, other] = await fresh.dispatch([call('e', 'exec', { command: 'git status' }), call('f', 'exec', { command: 'rm x' })])
+    expect([fromFile.status, other.status]).toEqual(['ok', 'pending'])
+    expect(freshExec.ran).toEqual(['e'])
   })
 
   it('lets a tool or a dispatch override the settings, and security deny refuses outright', async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,16 +12,18 @@ import type { AnalyzeOptions, CommandAnalysis } from '../index.js'
 const FAKE_PROGRAMS = [
   'git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env',
   'sh', 'bash', 'sudo', 'xargs', 'timeout', 'nice', 'busybox', 'less', 'head', 'tail', 'cut',
-  'uniq', 'tr', 'wc', 'perl', 'node', 'vi', 'watch', 'nohup',
+  'uniq', 'tr', 'wc', 'perl', 'node', 'vi', 'watch', 'nohup', 'rm', 'dd',
 ]
 
 /** The allowlist of the core's bypass corpus: every refusal there is the analyzer's doing. */
 const ALLOWLIST = ['git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env']
 
 /**
- * The sandbox: `bin` (trusted, every fake program), `alt` (trusted, `ls` -> `bin/bash`), `ws` (the
- * cwd, a shadowing `ls` and an `evil`), `tools` (untrusted, `jq`), `links` (`jq2` -> `tools/jq`),
- * `untrusted` (a `git` outside the trusted dirs).
+ * The sandbox: `bin` (trusted, every fake program), `alt` (trusted, `ls` -> `bin/bash`, `tr` ->
+ * `bin/rm`), `ws` (the cwd, a shadowing `ls` and an `evil`; in `ws/links`, `ls` -> `bin/rm`, `tr`
+ * -> `bin/rm`, `head` -> `bin/dd`), `tools` (untrusted, `jq`), `links` (`jq2` -> `tools/jq`),
+ * `untrusted` (a `git` outside the trusted dirs), `shadow` (untrusted, `ls` and `head` ->
+ * `bin/rm`).
  */
 let root = ''
 const dir = (name: string) => path.join(root, name)
@@ -33,9 +36,14 @@ function exe(rel: string) {
 
 beforeAll(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-shell-')))
-  for (const name of ['bin', 'alt', 'ws', 'tools', 'links', 'untrusted']) fs.mkdirSync(dir(name))
+  for (const name of ['bin', 'alt', 'ws', 'ws/links', 'tools', 'links', 'untrusted', 'shadow']) fs.mkdirSync(dir(name))
   for (const program of FAKE_PROGRAMS) exe(`bin/${program}`)
   fs.symlinkSync(path.join(dir('bin'), 'bash'), path.join(dir('alt'), 'ls'))
+  fs.symlinkSync(path.join(dir('bin'), 'rm'), path.join(dir('alt'), 'tr'))
+  for (const [name, target] of [['ls', 'rm'], ['tr', 'rm'], ['head', 'dd']]) {
+    fs.symlinkSync(path.join(dir('bin'), target), path.join(dir('ws/links'), name))
+  }
+  for (const name of ['ls', 'head']) fs.symlinkSync(path.join(dir('bin'), 'rm'), path.join(dir('shadow'), name))
   exe('ws/ls')
   exe('ws/evil')
   exe('tools/jq')
@@ -164,10 +172,82 @@ describe('analyzeCommand: resolution and the allowlist', () => {
     expect(toBash.reason).toContain('a wrapper (`bash`)')
   })
 
+  const lentNames: [string, () => string, string][] = [
+    ['ls -> rm in the cwd', () => './links/ls -rf /', 'rm'],
+    ['ls -> rm by absolute path', () => `${dir('ws/links')}/ls -rf /`, 'rm'],
+    ['ls -> rm after an approved segment', () => 'ls && ./links/ls -rf /', 'rm'],
+    ['tr -> rm as a safe bin', () => './links/tr -d x', 'rm'],
+    ['head -> dd as a safe bin', () => './links/head -n 1', 'dd'],
+    ['tr -> rm in a trusted dir as a safe bin', () => `${dir('alt')}/tr -d x`, 'rm'],
+  ]
+  it.each(lentNames)('a symlink never lends its name: %s', (_name, command, real) => {
+    const analysis = refused(command())
+    const segment = analysis.segments[analysis.segments.length - 1]
+    expect(segment.resolvedPath).toBe(`${dir('bin')}/${real}`)
+    expect(segment.reason).toBe(`\`${segment.executable}\` (${dir('bin')}/${real} in a trusted dir) is not allowlisted`)
+  })
+
+  it('judges a program found through PATH by its real file, not the name it was found by', () => {
+    const options = corpusOptions({ env: { PATH: `${dir('shadow')}:${dir('bin')}` } })
+    for (const command of ['ls -rf /', 'head -n 1']) {
+      const analysis = refused(command, options)
+      expect(analysis.segments[0].resolvedPath).toBe(`${dir('bin')}/rm`)
+      expect(analysis.reason).toContain('is not allowlisted')
+    }
+    // The real programs of those names still pass.
+    expect(analyzeCommand('ls -la && head -n 1', corpusOptions()).approved).toBe(true)
+  })
+
+  it('matches the system programs through the default trusted dirs, /bin included', () => {
+    const real = fs.realpathSync('/bin/ls')
+    for (const command of ['ls -la', '/bin/ls -la', '/usr/bin/ls -la']) {
+      const analysis = analyzeCommand(command, { allowlist: ['ls'], env: { PATH: '/bin:/usr/bin' } })
+      expect(analysis.approved, `${command}: ${JSON.stringify(analysis)}`).toBe(true)
+      expect(analysis.segments[0].resolvedPath).toBe(real)
+    }
+  })
+
   it('never searches empty or `.` PATH entries', () => {
     const options = corpusOptions({ allowlist: [`${root}/**`], env: { PATH: `.::${dir('bin')}` } })
     expect(refused('evil', options).reason).toContain('`evil` not found in PATH')
     expect(analyzeCommand('./evil', options).approved).toBe(true)
+  })
+
+  it("never searches empty or `.` PATH entries in the process's own current directory", () => {
+    // A child process whose cwd holds an executable `evil` that the allowlist would approve.
+    const here = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-cwd-')))
+    try {
+      fs.writeFileSync(path.join(here, 'evil'), '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+      const allowlist = [`${here}/*`, 'evil']
+      const searched = ['.:/usr/bin', ':/usr/bin', '/usr/bin:', '/usr/bin::/bin', '.', './', '']
+      const cases = [
+        ...searched.map((PATH) => ({ command: 'evil', options: { allowlist, env: { PATH } } })),
+        // No env: the process's PATH, which starts with `.` and an empty entry.
+        { command: 'evil', options: { allowlist } },
+        // The control: named by its path, it is found in the cwd and approved.
+        { command: './evil', options: { allowlist, env: { PATH: '.:/usr/bin' } } },
+      ]
+      const child = spawnSync(process.execPath, [path.join(__dirname, 'scenarios', 'analyze-in-cwd.cjs'), JSON.stringify(cases)], {
+        cwd: here,
+        env: { ...process.env, PATH: '.::/usr/bin' },
+        encoding: 'utf8',
+        timeout: 10_000,
+      })
+      expect(child.status, child.stderr).toBe(0)
+      const { cwd, analyses } = JSON.parse(child.stdout) as { cwd: string; analyses: CommandAnalysis[] }
+      expect(cwd).toBe(here)
+      const control = analyses.pop()!
+      expect(control.approved).toBe(true)
+      expect(control.segments[0].resolvedPath).toBe(`${here}/evil`)
+      expect(analyses).toHaveLength(searched.length + 1)
+      for (const [i, analysis] of analyses.entries()) {
+        expect(analysis.approved, `case ${i}: ${JSON.stringify(cases[i])}`).toBe(false)
+        expect(analysis.reason).toContain('`evil` not found in PATH')
+        expect(analysis.segments[0].resolvedPath).toBeNull()
+      }
+    } finally {
+      fs.rmSync(here, { recursive: true, force: true })
+    }
   })
 
   it('reads only env.PATH, and an env without PATH finds nothing', () => {
@@ -338,10 +418,6 @@ const BYPASSES: [string, string][] = [
 ]
 
 describe('analyzeCommand: the bypass corpus through JS', () => {
-  it('holds enough rows', () => {
-    expect(BYPASSES.length).toBeGreaterThanOrEqual(20)
-  })
-
   it.each(BYPASSES)('%j is refused', (command, want) => {
     expect(refused(command).reason).toContain(want)
   })
