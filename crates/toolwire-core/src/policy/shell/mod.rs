@@ -115,6 +115,7 @@ struct Context<'a> {
     options: &'a AnalyzeOptions,
     path_var: String,
     trusted: Vec<PathBuf>,
+    link_dirs: Vec<PathBuf>,
 }
 
 /// The basename of what was typed.
@@ -132,6 +133,7 @@ impl<'a> Context<'a> {
             options,
             path_var,
             trusted: resolve::canonical_dirs(&options.trusted_dirs),
+            link_dirs: resolve::canonical_dirs(&options.link_dirs),
         }
     }
 
@@ -193,7 +195,7 @@ impl<'a> Context<'a> {
         let real_name = found.real_name().to_string();
         // Only these names can approve: a name given by what was typed or by a symlink outside
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
-        let trusted_names = found.trusted_names(&self.trusted);
+        let trusted_names = found.trusted_names(&self.trusted, &self.link_dirs);
         let trusted = !trusted_names.is_empty();
         // Every name the program goes by is checked for wrappers and argument injection.
         let names = all_names(&real_name, &typed_name, &trusted_names);

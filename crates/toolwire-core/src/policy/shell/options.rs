@@ -12,6 +12,10 @@ use crate::error::{Error, ErrorCode, Result};
 pub const DEFAULT_TRUSTED_DIRS: &[&str] =
     &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
 
+/// The default link dirs: the alternatives system's directory (Debian, Fedora), through which
+/// `/usr/bin/which` leads to `/usr/bin/which.debianutils`.
+pub const DEFAULT_LINK_DIRS: &[&str] = &["/etc/alternatives"];
+
 /// What the analyzer approves and where it looks for programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnalyzeOptions {
@@ -25,6 +29,10 @@ pub struct AnalyzeOptions {
     pub trusted_dirs: Vec<PathBuf>,
     /// The PATH used for lookups; `None` means the process's PATH.
     pub path: Option<String>,
+    /// Root-managed directories a symlink chain may pass through between trusted dirs without
+    /// losing the names of the trusted links before them; a link in one lends no name itself.
+    /// Not settable from JavaScript.
+    pub link_dirs: Vec<PathBuf>,
 }
 
 impl Default for AnalyzeOptions {
@@ -35,6 +43,7 @@ impl Default for AnalyzeOptions {
             safe_bins: DEFAULT_SAFE_BINS.iter().map(|s| s.to_string()).collect(),
             trusted_dirs: DEFAULT_TRUSTED_DIRS.iter().map(PathBuf::from).collect(),
             path: None,
+            link_dirs: DEFAULT_LINK_DIRS.iter().map(PathBuf::from).collect(),
         }
     }
 }

@@ -35,9 +35,11 @@ impl Executable {
     /// file lies directly in a trusted dir; then the real file's name, plus the name of every
     /// symlink on the way from [`found`](Self::found) to the real file that lies in a trusted
     /// dir with every later link also in one (`/usr/bin/python3` -> `python3.11`, placed there
-    /// by the system). A name given only by what was typed or by a link outside the trusted
+    /// by the system). A link in one of `link_dirs` (`/usr/bin/which` ->
+    /// `/etc/alternatives/which` -> `/usr/bin/which.debianutils`) is passed through without
+    /// lending its own name. A name given only by what was typed or by a link outside these
     /// dirs (`./ls` -> `/usr/bin/rm`) is never one of them.
-    pub fn trusted_names(&self, trusted: &[PathBuf]) -> Vec<String> {
+    pub fn trusted_names(&self, trusted: &[PathBuf], link_dirs: &[PathBuf]) -> Vec<String> {
         if !in_trusted_dir(&self.real, trusted) {
             return Vec::new();
         }
@@ -49,7 +51,11 @@ impl Executable {
             let link_dir = link
                 .parent()
                 .and_then(|dir| std::fs::canonicalize(dir).ok());
-            if !link_dir.is_some_and(|dir| trusted.contains(&dir)) {
+            let Some(link_dir) = link_dir else { break };
+            if link_dirs.contains(&link_dir) {
+                continue;
+            }
+            if !trusted.contains(&link_dir) {
                 break;
             }
             let name = file_name(link);

@@ -427,6 +427,10 @@ fn symlinks_within_the_trusted_dirs_keep_their_names() {
     // A link whose chain leaves the trusted dirs lends no name.
     options.allowlist = vec!["alt-tool".to_string()];
     assert_unlisted("alt-tool x", &options, &real);
+    // Unless the hop is through a link dir (the alternatives system's): then it does.
+    options.link_dirs = vec![f.sandbox.root.join("alternatives")];
+    assert_approved("alt-tool x", &options, &real);
+    options.link_dirs = Vec::new();
     // Nor does one typed in the cwd in front of a trusted link: its own name is not matched.
     f.sandbox.link("ws/renamed", &f.bin.join("tool"));
     options.allowlist = vec!["renamed".to_string()];
@@ -451,6 +455,23 @@ fn the_system_layout_resolves_and_matches() {
     assert_approved("ls -la", &options, &real);
     assert_approved("/bin/ls -la", &options, &real);
     assert_approved("/usr/bin/ls -la", &options, &real);
+}
+
+#[test]
+fn the_alternatives_system_keeps_the_generic_name() {
+    // Debian: `/usr/bin/which` -> `/etc/alternatives/which` -> `/usr/bin/which.debianutils`.
+    let via_alternatives = std::fs::read_link("/usr/bin/which")
+        .is_ok_and(|target| target.starts_with("/etc/alternatives"));
+    if !via_alternatives {
+        return;
+    }
+    let real = std::fs::canonicalize("/usr/bin/which").unwrap();
+    let options = AnalyzeOptions {
+        allowlist: vec!["which".to_string()],
+        path: Some("/usr/bin".to_string()),
+        ..AnalyzeOptions::default()
+    };
+    assert_approved("which ls", &options, &real);
 }
 
 #[test]
