@@ -1,0 +1,1 @@
+//! The Reactive Agent Protocol transport of toolwire (modules follow).
