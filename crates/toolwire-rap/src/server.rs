@@ -625,3 +625,213 @@ impl CallbackServer {
         &self.shared.test_hooks
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{post, DEADLINE};
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn start(options: ServerOptions) -> (CallbackServer, mpsc::Receiver<RapEvent>) {
+        let (tx, rx) = mpsc::channel(64);
+        (CallbackServer::start(options, tx).await.unwrap(), rx)
+    }
+
+    fn result(group: &str, id: &str, text: &str) -> Value {
+        json!({"type": "tool_result", "group_id": group, "id": id, "text": text})
+    }
+
+    /// Sends raw bytes, then reads until the server closes (or the deadline).
+    async fn raw(addr: SocketAddr, bytes: &[u8]) -> String {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(bytes).await.unwrap();
+        let mut out = Vec::new();
+        let read = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut out)).await;
+        assert!(read.is_ok(), "the server did not close the connection");
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn attacks_are_refused_and_the_real_result_is_intact() {
+        let (server, mut events) = start(ServerOptions {
+            max_callback_bytes: 1024,
+            ..ServerOptions::default()
+        })
+        .await;
+        let mut reg = server.register("g1", "c1").unwrap();
+        let url = reg.callback_url().to_owned();
+        let token = url.rsplit('/').next().unwrap().to_owned();
+        let base = format!("{}{CALLBACK_PATH}", server.base_url());
+        // A forged token: right selector, wrong secret (last digit flipped).
+        let mut forged = token.clone();
+        let last = if forged.ends_with('0') { "1" } else { "0" };
+        forged.replace_range(forged.len() - 1.., last);
+        let fake = result("g1", "c1", "forged");
+        assert_eq!(post(&format!("{base}{forged}"), &fake).await, 404, "forged secret");
+        let other_selector = format!("{:016x}{}", u64::MAX - 1, &token[16..]);
+        assert_eq!(post(&format!("{base}{other_selector}"), &fake).await, 404);
+        assert_eq!(post(&format!("{base}short"), &fake).await, 404);
+        assert_eq!(post(&format!("{}/other", server.base_url()), &fake).await, 404);
+        // A result for another group or another call.
+        assert_eq!(post(&url, &result("g2", "c1", "x")).await, 404, "other group");
+        assert_eq!(post(&url, &result("g1", "c2", "x")).await, 404, "other id");
+        // Oversized: declared, and (chunked, no length) while streaming.
+        let big = result("g1", "c1", &"x".repeat(2000));
+        assert_eq!(post(&url, &big).await, 413, "declared length");
+        let path = &url[url.find(CALLBACK_PATH).unwrap()..];
+        let chunk = "y".repeat(600);
+        let chunked = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
+             258\r\n{chunk}\r\n258\r\n{chunk}\r\n0\r\n\r\n"
+        );
+        let answer = raw(server.local_addr(), chunked.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+        // Malformed JSON and a result without text or content.
+        assert_eq!(post(&url, &json!("not a callback")).await, 400);
+        let client = reqwest::Client::new();
+        let status = client.post(&url).body("{nope").send().await.unwrap().status();
+        assert_eq!(status, 400);
+        let empty = json!({"type": "tool_result", "group_id": "g1", "id": "c1"});
+        assert_eq!(post(&url, &empty).await, 400);
+        // Wrong method.
+        let response = client.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "POST");
+        // Nothing was delivered so far.
+        assert!(reg.result.try_recv().is_err());
+        assert!(events.try_recv().is_err());
+        // The real result, then replays.
+        let real = result("g1", "c1", "real");
+        assert_eq!(post(&url, &real).await, 200);
+        assert_eq!(post(&url, &real).await, 200, "identical replay is idempotent");
+        assert_eq!(post(&url, &result("g1", "c1", "other")).await, 409);
+        let delivered = reg.result().await.unwrap();
+        assert_eq!(delivered.text.as_deref(), Some("real"));
+        assert!(reg.result.try_recv().is_err(), "delivered once");
+        assert!(events.try_recv().is_err());
+        // An event on a finished call's token is refused.
+        let event = json!({"type": "view_update", "group_id": "g1", "view_type": "d", "content": 1});
+        assert_eq!(post(&url, &event).await, 404);
+    }
+
+    #[tokio::test]
+    async fn callbacks_after_the_call_ended_are_refused() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        assert_eq!(reg.end(), None);
+        assert_eq!(post(&url, &result("g", "c", "late")).await, 404);
+        let event = json!({"type": "oauth", "group_id": "g", "id": "c", "auth_url": "u"});
+        assert_eq!(post(&url, &event).await, 404);
+        assert!(events.try_recv().is_err());
+        // Dropping a registration expires it too.
+        let reg = server.register("g", "d").unwrap();
+        let url = reg.callback_url().to_owned();
+        drop(reg);
+        assert_eq!(post(&url, &result("g", "d", "late")).await, 404);
+        assert_eq!(server.live_tokens(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_result_accepted_before_end_is_returned_by_end() {
+        let (server, _events) = start(ServerOptions::default()).await;
+        let reg = server.register("g", "c").unwrap();
+        assert_eq!(post(reg.callback_url(), &result("g", "c", "just in time")).await, 200);
+        assert_eq!(reg.end().unwrap().text.as_deref(), Some("just in time"));
+    }
+
+    #[tokio::test]
+    async fn retained_results_expire() {
+        let (server, _events) = start(ServerOptions {
+            result_retention: Duration::ZERO,
+            ..ServerOptions::default()
+        })
+        .await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 200);
+        drop(reg);
+        server.shared.sweep_retained();
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 404);
+    }
+
+    #[tokio::test]
+    async fn slow_clients_are_cut_off() {
+        let (server, _events) = start(ServerOptions {
+            read_timeout: Duration::from_millis(200),
+            ..ServerOptions::default()
+        })
+        .await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let path = &url[url.find(CALLBACK_PATH).unwrap()..];
+        // Headers, then a body that stalls after two bytes.
+        let stalled_body =
+            format!("POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{{\"");
+        let answer = raw(server.local_addr(), stalled_body.as_bytes()).await;
+        assert!(!answer.contains(" 200 "), "{answer}");
+        // Headers that never finish.
+        let stalled_headers = format!("POST {path} HTTP/1.1\r\nhost: x\r\n");
+        let answer = raw(server.local_addr(), stalled_headers.as_bytes()).await;
+        assert!(!answer.contains(" 200 "), "{answer}");
+        // The call is intact.
+        assert_eq!(post(&url, &result("g", "c", "fine")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("fine"));
+    }
+
+    #[tokio::test]
+    async fn messages_of_one_group_are_processed_one_at_a_time() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        server.hooks().hold_ms.store(20, Ordering::SeqCst);
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let mut sends = tokio::task::JoinSet::new();
+        for i in 0..8 {
+            let url = url.clone();
+            sends.spawn(async move {
+                let event = json!({"type": "subscription_event", "group_id": "g",
+                                   "tool_call_id": "c", "text": format!("e{i}")});
+                post(&url, &event).await
+            });
+        }
+        while let Some(status) = sends.join_next().await {
+            assert_eq!(status.unwrap(), 200);
+        }
+        assert_eq!(server.hooks().max_inside.load(Ordering::SeqCst), 1);
+        let mut texts = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            assert_eq!(event.name(), "rap_subscription_event");
+            assert_eq!((event.call_id.as_str(), event.group_id.as_str()), ("c", "g"));
+            let RapEventKind::Subscription(e) = event.kind else {
+                panic!("not a subscription event")
+            };
+            texts.push(e.text);
+        }
+        texts.sort();
+        assert_eq!(texts, (0..8).map(|i| format!("e{i}")).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn public_url_and_bind_are_used() {
+        let (server, _events) = start(ServerOptions {
+            public_url: Some("https://agent.example/hooks/".to_owned()),
+            ..ServerOptions::default()
+        })
+        .await;
+        let reg = server.register("g", "c").unwrap();
+        assert!(reg
+            .callback_url()
+            .starts_with("https://agent.example/hooks/rap/callback/"));
+        assert!(server.local_addr().ip().is_loopback());
+        let (tx, _rx) = mpsc::channel(1);
+        let bad = ServerOptions {
+            public_url: Some("ftp://x".to_owned()),
+            ..ServerOptions::default()
+        };
+        assert!(matches!(
+            CallbackServer::start(bad, tx).await,
+            Err(RapError::InvalidConfig { .. })
+        ));
+    }
+}
