@@ -336,3 +336,360 @@ fn outcome_of(result: ToolResult) -> RapOutcome {
         RapOutcome::Ok(result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::callback::ContentItem;
+    use crate::client::RetryPolicy;
+    use crate::event::RapEventKind;
+    use crate::test_support::{manifest, post, ToolServer, DEADLINE};
+    use serde_json::{json, Value};
+
+    fn fast_retry(max_attempts: u32) -> RetryPolicy {
+        RetryPolicy {
+            max_attempts,
+            base_delay: Duration::from_millis(1),
+        }
+    }
+
+    async fn hub_with(server: &ToolServer, options: ToolsetOptions) -> RapHub {
+        let hub = RapHub::new(HubOptions::default()).unwrap();
+        hub.load_toolset(&server.base_url, options).await.unwrap();
+        hub
+    }
+
+    fn call(tool: &str, id: &str, arguments: Value) -> RapCall {
+        RapCall {
+            tool: tool.to_owned(),
+            arguments: RawValue::from_string(arguments.to_string()).unwrap(),
+            id: id.to_owned(),
+            call_id: Some(format!("prov-{id}")),
+            group_id: "run-1".to_owned(),
+            thread_ancestors: vec!["root".to_owned()],
+            user_id: Some("u1".to_owned()),
+            timeout: Some(DEADLINE),
+        }
+    }
+
+    async fn run(hub: &RapHub, call: RapCall) -> RapOutcome {
+        tokio::time::timeout(DEADLINE * 2, hub.invoke(call))
+            .await
+            .expect("invoke never resolved")
+    }
+
+    #[tokio::test]
+    async fn loads_a_toolset_and_refuses_bad_ones() {
+        let server = ToolServer::start(manifest("scripted")).await;
+        let hub = RapHub::new(HubOptions::default()).unwrap();
+        let names = hub
+            .load_toolset(&server.base_url, ToolsetOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(names[0], "echo");
+        assert!(server
+            .seen()
+            .iter()
+            .any(|s| s.method == "GET" && s.path == "/.well-known/rap-toolset"));
+        // Loading it again duplicates every name: refused, naming the first.
+        let err = hub
+            .load_toolset(&server.base_url, ToolsetOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RapError::DuplicateTool {
+                tool: "echo".into(),
+                toolset: "scripted".into()
+            }
+        );
+        let prefixed = ToolsetOptions {
+            prefix: Some("b_".into()),
+            ..ToolsetOptions::default()
+        };
+        let names = hub.load_toolset(&server.base_url, prefixed).await.unwrap();
+        assert_eq!(names[0], "b_echo");
+        assert_eq!(hub.tool("b_echo").unwrap().operation, "echo");
+
+        let mut bad = manifest("bad");
+        bad["tools"][1]["inputSchema"] = json!({"type": 12});
+        let bad_server = ToolServer::start(bad).await;
+        let err = hub
+            .load_toolset(&bad_server.base_url, ToolsetOptions::default())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("\"image\""), "{err}");
+        assert_eq!(err.fault(), crate::error::Fault::Remote);
+
+        let missing = hub
+            .load_toolset(
+                &format!("{}/nothing-here", server.base_url),
+                ToolsetOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(missing, RapError::ManifestStatus { status: 404, .. }),
+            "{missing:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn text_image_and_error_results() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+
+        let RapOutcome::Ok(result) = run(&hub, call("echo", "c1", json!({"x": 1}))).await else {
+            panic!("echo failed")
+        };
+        assert_eq!(result.text.as_deref(), Some(r#"echo {"x":1}"#));
+        assert_eq!(result.call_id.as_deref(), Some("prov-c1"));
+        let invocation = server.wait_for(|s| s.body["id"] == "c1").await.body;
+        assert_eq!(invocation["operation"], "echo");
+        assert_eq!(invocation["group_id"], "run-1");
+        assert_eq!(invocation["thread_ancestors"], json!(["root"]));
+        assert_eq!(invocation["user_id"], "u1");
+        assert_eq!(invocation["call_id"], "prov-c1");
+
+        let RapOutcome::Ok(result) = run(&hub, call("image", "c2", json!({}))).await else {
+            panic!("image failed")
+        };
+        let content = result.content.unwrap();
+        assert!(
+            matches!(&content[1], ContentItem::Image { media_type, .. } if media_type == "image/png")
+        );
+        assert_eq!(result.display_as.unwrap()[0]["content"], "pixel");
+
+        let outcome = run(&hub, call("fail", "c3", json!({}))).await;
+        let RapOutcome::ToolError(result) = outcome else {
+            panic!("not a tool error: {outcome:?}")
+        };
+        assert_eq!(result.text.as_deref(), Some("Error: the tool failed"));
+
+        let RapOutcome::Ok(result) = run(&hub, call("early", "c4", json!({}))).await else {
+            panic!("early failed")
+        };
+        assert_eq!(result.text.as_deref(), Some("early"));
+
+        let outcome = run(&hub, call("nope", "c5", json!({}))).await;
+        assert_eq!(
+            outcome,
+            RapOutcome::Failed(RapError::UnknownTool {
+                tool: "nope".into()
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn timeout_and_abort_send_cancel() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+        let mut slow = call("slow", "slow-1", json!({}));
+        slow.timeout = Some(Duration::from_millis(200));
+        assert_eq!(run(&hub, slow).await, RapOutcome::Timeout);
+        let cancel = server.wait_for(|s| s.path == "/cancel_tool_call").await;
+        assert_eq!(
+            cancel.body,
+            json!({"thread_id": "run-1", "tool_call_id": "slow-1"})
+        );
+
+        // The toolset's own timeout applies when the call has none.
+        let server2 = ToolServer::start(manifest("s")).await;
+        let hub2 = hub_with(
+            &server2,
+            ToolsetOptions {
+                timeout: Some(Duration::from_millis(100)),
+                ..ToolsetOptions::default()
+            },
+        )
+        .await;
+        let mut slow = call("slow", "slow-2", json!({}));
+        slow.timeout = None;
+        assert_eq!(run(&hub2, slow).await, RapOutcome::Timeout);
+
+        // Abort once the tool server has the invocation.
+        let (fire, fired) = tokio::sync::oneshot::channel::<()>();
+        let watch = async {
+            server.wait_for(|s| s.body["id"] == "slow-3").await;
+            let _ = fire.send(());
+        };
+        let abort = async {
+            let _ = fired.await;
+        };
+        let (outcome, ()) = tokio::join!(
+            hub.invoke_until(call("slow", "slow-3", json!({})), abort),
+            watch
+        );
+        assert_eq!(outcome, RapOutcome::Cancelled);
+        server
+            .wait_for(|s| s.path == "/cancel_tool_call" && s.body["tool_call_id"] == "slow-3")
+            .await;
+    }
+
+    #[tokio::test]
+    async fn retries_5xx_and_connection_failures_but_never_4xx() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(
+            &server,
+            ToolsetOptions {
+                retry: fast_retry(3),
+                ..ToolsetOptions::default()
+            },
+        )
+        .await;
+        let count = |id: &str| {
+            server
+                .seen()
+                .iter()
+                .filter(|s| s.path == "/invoke" && s.body["id"] == id)
+                .count()
+        };
+        let outcome = run(&hub, call("flaky", "f1", json!({"fail_times": 2}))).await;
+        let RapOutcome::Ok(result) = outcome else {
+            panic!("not retried to success: {outcome:?}")
+        };
+        assert_eq!(result.text.as_deref(), Some("ok after 3"));
+        assert_eq!(count("f1"), 3);
+
+        let outcome = run(&hub, call("flaky", "f2", json!({"fail_times": 9}))).await;
+        let RapOutcome::Failed(err) = outcome else {
+            panic!("not a failure: {outcome:?}")
+        };
+        assert!(
+            matches!(
+                err,
+                RapError::Rejected {
+                    status: 503,
+                    attempts: 3,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("503"), "{err}");
+        assert_eq!(count("f2"), 3);
+
+        let outcome = run(&hub, call("reject", "r1", json!({}))).await;
+        assert!(
+            matches!(
+                outcome,
+                RapOutcome::Failed(RapError::Rejected {
+                    status: 400,
+                    attempts: 1,
+                    ..
+                })
+            ),
+            "{outcome:?}"
+        );
+        assert_eq!(count("r1"), 1);
+    }
+
+    #[tokio::test]
+    async fn unreachable_endpoint_is_retried_bounded() {
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let dead = format!("http://{}/invoke", closed.local_addr().unwrap());
+        drop(closed);
+        let mut m = manifest("s");
+        m["endpoint"] = json!(dead);
+        let server = ToolServer::start(m).await;
+        let hub = hub_with(
+            &server,
+            ToolsetOptions {
+                retry: fast_retry(4),
+                ..ToolsetOptions::default()
+            },
+        )
+        .await;
+        let outcome = run(&hub, call("echo", "u1", json!({}))).await;
+        let RapOutcome::Failed(RapError::Unreachable { attempts, url, .. }) = outcome else {
+            panic!("not unreachable: {outcome:?}")
+        };
+        assert_eq!((attempts, url), (4, dead));
+        // A failed invocation is not a timeout: no cancel.
+        assert_eq!(server.count("/cancel_tool_call"), 0);
+    }
+
+    #[tokio::test]
+    async fn events_are_delivered_and_user_choices_answered() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+        let mut events = hub.take_events().unwrap();
+        assert!(hub.take_events().is_none());
+        let RapOutcome::Ok(_) = run(&hub, call("events", "e1", json!({}))).await else {
+            panic!("events call failed")
+        };
+        let mut names = Vec::new();
+        for _ in 0..4 {
+            let event = tokio::time::timeout(DEADLINE, events.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (event.call_id.as_str(), event.group_id.as_str()),
+                ("e1", "run-1")
+            );
+            names.push(event.name());
+            if let RapEventKind::UserChoice(choice) = &event.kind {
+                assert_eq!(choice.choices, vec!["a", "b"]);
+                assert_eq!(choice.default, 1);
+            }
+            let json: Value = serde_json::from_str(&event.to_json()).unwrap();
+            assert_eq!(json["type"], event.name());
+        }
+        assert_eq!(
+            names,
+            [
+                "rap_subscription_event",
+                "rap_oauth",
+                "rap_user_choice",
+                "rap_view_update"
+            ]
+        );
+        let err = hub.answer_user_choice("e1", 2).await.unwrap_err();
+        assert!(
+            matches!(err, RapError::InvalidChoice { choices: 2, .. }),
+            "{err:?}"
+        );
+        hub.answer_user_choice("e1", 1).await.unwrap();
+        let answer = server.wait_for(|s| s.path == "/choice").await;
+        assert_eq!(answer.body, json!({"id": "e1", "selected": 1}));
+        let again = hub.answer_user_choice("e1", 0).await.unwrap_err();
+        assert_eq!(again, RapError::UnknownChoice { id: "e1".into() });
+    }
+
+    #[tokio::test]
+    async fn subscriptions_stay_open_until_final_and_threads_close() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+        let mut events = hub.take_events().unwrap();
+        let RapOutcome::Ok(result) = run(&hub, call("subscribe", "s1", json!({}))).await else {
+            panic!("subscribe failed")
+        };
+        assert!(result.is_subscription());
+        let mut texts = Vec::new();
+        for _ in 0..2 {
+            let event = tokio::time::timeout(DEADLINE, events.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            let RapEventKind::Subscription(e) = event.kind else {
+                panic!("not a subscription event")
+            };
+            texts.push(e.text);
+        }
+        assert_eq!(texts, ["first", "last"]);
+        // After the final event the token is closed.
+        let url = server.wait_for(|s| s.body["id"] == "s1").await.body["callback_url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let late = json!({"type": "subscription_event", "group_id": "run-1",
+                          "tool_call_id": "s1", "text": "late"});
+        assert_eq!(post(&url, &late).await, 404);
+        assert!(!hub.cancel_subscription("run-1", "s1"));
+
+        hub.close_thread("run-1").await;
+        let close = server.wait_for(|s| s.path == "/close_thread").await;
+        assert_eq!(close.body, json!({"thread_id": "run-1"}));
+    }
+}

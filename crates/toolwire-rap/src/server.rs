@@ -668,13 +668,24 @@ mod tests {
         let last = if forged.ends_with('0') { "1" } else { "0" };
         forged.replace_range(forged.len() - 1.., last);
         let fake = result("g1", "c1", "forged");
-        assert_eq!(post(&format!("{base}{forged}"), &fake).await, 404, "forged secret");
+        assert_eq!(
+            post(&format!("{base}{forged}"), &fake).await,
+            404,
+            "forged secret"
+        );
         let other_selector = format!("{:016x}{}", u64::MAX - 1, &token[16..]);
         assert_eq!(post(&format!("{base}{other_selector}"), &fake).await, 404);
         assert_eq!(post(&format!("{base}short"), &fake).await, 404);
-        assert_eq!(post(&format!("{}/other", server.base_url()), &fake).await, 404);
+        assert_eq!(
+            post(&format!("{}/other", server.base_url()), &fake).await,
+            404
+        );
         // A result for another group or another call.
-        assert_eq!(post(&url, &result("g2", "c1", "x")).await, 404, "other group");
+        assert_eq!(
+            post(&url, &result("g2", "c1", "x")).await,
+            404,
+            "other group"
+        );
         assert_eq!(post(&url, &result("g1", "c2", "x")).await, 404, "other id");
         // Oversized: declared, and (chunked, no length) while streaming.
         let big = result("g1", "c1", &"x".repeat(2000));
@@ -690,7 +701,13 @@ mod tests {
         // Malformed JSON and a result without text or content.
         assert_eq!(post(&url, &json!("not a callback")).await, 400);
         let client = reqwest::Client::new();
-        let status = client.post(&url).body("{nope").send().await.unwrap().status();
+        let status = client
+            .post(&url)
+            .body("{nope")
+            .send()
+            .await
+            .unwrap()
+            .status();
         assert_eq!(status, 400);
         let empty = json!({"type": "tool_result", "group_id": "g1", "id": "c1"});
         assert_eq!(post(&url, &empty).await, 400);
@@ -704,14 +721,19 @@ mod tests {
         // The real result, then replays.
         let real = result("g1", "c1", "real");
         assert_eq!(post(&url, &real).await, 200);
-        assert_eq!(post(&url, &real).await, 200, "identical replay is idempotent");
+        assert_eq!(
+            post(&url, &real).await,
+            200,
+            "identical replay is idempotent"
+        );
         assert_eq!(post(&url, &result("g1", "c1", "other")).await, 409);
         let delivered = reg.result().await.unwrap();
         assert_eq!(delivered.text.as_deref(), Some("real"));
         assert!(reg.result.try_recv().is_err(), "delivered once");
         assert!(events.try_recv().is_err());
         // An event on a finished call's token is refused.
-        let event = json!({"type": "view_update", "group_id": "g1", "view_type": "d", "content": 1});
+        let event =
+            json!({"type": "view_update", "group_id": "g1", "view_type": "d", "content": 1});
         assert_eq!(post(&url, &event).await, 404);
     }
 
@@ -737,7 +759,10 @@ mod tests {
     async fn a_result_accepted_before_end_is_returned_by_end() {
         let (server, _events) = start(ServerOptions::default()).await;
         let reg = server.register("g", "c").unwrap();
-        assert_eq!(post(reg.callback_url(), &result("g", "c", "just in time")).await, 200);
+        assert_eq!(
+            post(reg.callback_url(), &result("g", "c", "just in time")).await,
+            200
+        );
         assert_eq!(reg.end().unwrap().text.as_deref(), Some("just in time"));
     }
 
@@ -802,7 +827,10 @@ mod tests {
         let mut texts = Vec::new();
         while let Ok(event) = events.try_recv() {
             assert_eq!(event.name(), "rap_subscription_event");
-            assert_eq!((event.call_id.as_str(), event.group_id.as_str()), ("c", "g"));
+            assert_eq!(
+                (event.call_id.as_str(), event.group_id.as_str()),
+                ("c", "g")
+            );
             let RapEventKind::Subscription(e) = event.kind else {
                 panic!("not a subscription event")
             };

@@ -85,35 +85,40 @@ impl ToolServer {
                 let (seen, changed, base) = state.clone();
                 let manifest = manifest.clone();
                 tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                        let (seen, changed, base) = (seen.clone(), changed.clone(), base.clone());
-                        let manifest = manifest.clone();
-                        async move {
-                            let method = req.method().to_string();
-                            let path = req.uri().path().to_owned();
-                            let bytes = req.into_body().collect().await?.to_bytes();
-                            let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-                            let seen_now = {
-                                let mut seen = seen.lock().unwrap();
-                                seen.push(Seen {
-                                    method: method.clone(),
-                                    path: path.clone(),
-                                    body: body.clone(),
-                                });
-                                seen.clone()
-                            };
-                            changed.notify_waiters();
-                            let (status, text) = match (method.as_str(), path.as_str()) {
-                                ("GET", "/.well-known/rap-toolset") => (200, manifest.to_string()),
-                                ("POST", "/invoke") => script(&base, &body, &seen_now),
-                                ("POST", _) => (200, "ok".to_owned()),
-                                _ => (404, String::new()),
-                            };
-                            let mut response = Response::new(Full::new(Bytes::from(text)));
-                            *response.status_mut() = StatusCode::from_u16(status).unwrap();
-                            Ok::<_, hyper::Error>(response)
-                        }
-                    });
+                    let service = hyper::service::service_fn(
+                        move |req: hyper::Request<hyper::body::Incoming>| {
+                            let (seen, changed, base) =
+                                (seen.clone(), changed.clone(), base.clone());
+                            let manifest = manifest.clone();
+                            async move {
+                                let method = req.method().to_string();
+                                let path = req.uri().path().to_owned();
+                                let bytes = req.into_body().collect().await?.to_bytes();
+                                let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                                let seen_now = {
+                                    let mut seen = seen.lock().unwrap();
+                                    seen.push(Seen {
+                                        method: method.clone(),
+                                        path: path.clone(),
+                                        body: body.clone(),
+                                    });
+                                    seen.clone()
+                                };
+                                changed.notify_waiters();
+                                let (status, text) = match (method.as_str(), path.as_str()) {
+                                    ("GET", "/.well-known/rap-toolset") => {
+                                        (200, manifest.to_string())
+                                    }
+                                    ("POST", "/invoke") => script(&base, &body, &seen_now),
+                                    ("POST", _) => (200, "ok".to_owned()),
+                                    _ => (404, String::new()),
+                                };
+                                let mut response = Response::new(Full::new(Bytes::from(text)));
+                                *response.status_mut() = StatusCode::from_u16(status).unwrap();
+                                Ok::<_, hyper::Error>(response)
+                            }
+                        },
+                    );
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
@@ -172,7 +177,9 @@ fn script(base: &str, invocation: &Value, seen: &[Seen]) -> (u16, String) {
     let status = match op.as_str() {
         "echo" => {
             let text = format!("echo {}", invocation["arguments"]);
-            callbacks.push(result(json!({"text": text, "call_id": invocation["call_id"]})));
+            callbacks.push(result(
+                json!({"text": text, "call_id": invocation["call_id"]}),
+            ));
             200
         }
         "image" => {
