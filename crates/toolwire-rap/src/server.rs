@@ -800,6 +800,12 @@ mod tests {
         let stalled_headers = format!("POST {path} HTTP/1.1\r\nhost: x\r\n");
         let answer = raw(server.local_addr(), stalled_headers.as_bytes()).await;
         assert!(!answer.contains(" 200 "), "{answer}");
+        // A connection that never sends anything.
+        assert_eq!(raw(server.local_addr(), b"").await, "");
+        // A keep-alive connection idle after its first request.
+        let idle = format!("POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{{}}");
+        let answer = raw(server.local_addr(), idle.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
         // The call is intact.
         assert_eq!(post(&url, &result("g", "c", "fine")).await, 200);
         assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("fine"));
