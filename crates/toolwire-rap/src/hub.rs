@@ -378,6 +378,28 @@ mod tests {
             .expect("invoke never resolved")
     }
 
+    #[test]
+    fn hub_futures_can_be_spawned() {
+        fn assert_send<T: Send + 'static>(_: &T) {}
+        let hub = RapHub::new(HubOptions::default()).unwrap();
+        let owned = hub.clone();
+        let invoke = async move { owned.invoke(call("echo", "x", json!({}))).await };
+        assert_send(&invoke);
+        let owned = hub.clone();
+        let close = async move { owned.close_thread("g").await };
+        assert_send(&close);
+        let owned = hub.clone();
+        let load = async move {
+            owned
+                .load_toolset("http://h", ToolsetOptions::default())
+                .await
+        };
+        assert_send(&load);
+        let owned = hub;
+        let answer = async move { owned.answer_user_choice("c", 0).await };
+        assert_send(&answer);
+    }
+
     #[tokio::test]
     async fn loads_a_toolset_and_refuses_bad_ones() {
         let server = ToolServer::start(manifest("scripted")).await;

@@ -9,6 +9,8 @@
 //! - [`hub`]: [`RapHub`], tying them together.
 //! - [`error`]: [`RapError`], classified by [`Fault`].
 
+#![warn(missing_docs)]
+
 pub mod callback;
 pub mod client;
 pub mod error;

@@ -7,7 +7,8 @@
 //! body must arrive within the read timeout, else the connection is cut; the body must parse
 //! (400); its `group_id` and call id must be the token's (404). Then, one message of a group at
 //! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
-//! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s.
+//! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
+//! the owner's channel (503 if it stays full for the read timeout).
 //!
 //! A call's token lives until the call ends. After its result, the token answers only
 //! repeats of that result, for [`ServerOptions::result_retention`]; a result with
@@ -496,6 +497,11 @@ impl Shared {
         callback: Callback,
     ) -> Response<Full<Bytes>> {
         self.sweep_retained();
+        // Serialized outside the lock: a result can be megabytes.
+        let fingerprint = match &callback {
+            Callback::ToolResult(result) => self.fingerprint(result),
+            _ => 0,
+        };
         let (group_id, id, kind) = {
             let mut entries = lock(&self.entries);
             // The call may have ended while the body was read.
@@ -506,44 +512,65 @@ impl Shared {
                 return reply(StatusCode::NOT_FOUND, "unknown callback\n");
             };
             let kind = match callback {
-                Callback::ToolResult(result) => return self.accept_result(selector, entry, result),
+                Callback::ToolResult(result) => {
+                    return self.accept_result(selector, entry, result, fingerprint)
+                }
                 Callback::SubscriptionEvent(m) => RapEventKind::Subscription(m),
                 Callback::OAuth(m) => RapEventKind::OAuth(m),
                 Callback::UserChoice(m) => RapEventKind::UserChoice(m),
                 Callback::ViewUpdate(m) => RapEventKind::ViewUpdate(m),
             };
-            let subscribed = match entry.state {
-                State::Pending(_) => false,
+            if matches!(
+                entry.state,
                 State::Done {
-                    subscribed: true, ..
-                } => true,
-                State::Done { .. } => return reply(StatusCode::NOT_FOUND, "call has ended\n"),
-            };
-            let ids = (entry.group_id.clone(), entry.id.clone());
-            if subscribed
-                && matches!(&kind, RapEventKind::Subscription(e) if e.r#final == Some(true))
-            {
-                entries.remove(&selector);
+                    subscribed: false,
+                    ..
+                }
+            ) {
+                return reply(StatusCode::NOT_FOUND, "call has ended\n");
             }
-            (ids.0, ids.1, kind)
+            (entry.group_id.clone(), entry.id.clone(), kind)
         };
-        if let RapEventKind::UserChoice(choice) = &kind {
-            lock(&self.choices).insert(
+        let ends_subscription =
+            matches!(&kind, RapEventKind::Subscription(e) if e.r#final == Some(true));
+        let choice = match &kind {
+            RapEventKind::UserChoice(choice) => Some((
                 choice.id.clone(),
                 PendingChoice {
                     group_id: group_id.clone(),
                     choices: choice.choices.len(),
                     response_url: choice.response_url.clone(),
                 },
-            );
-        }
+            )),
+            _ => None,
+        };
         let event = RapEvent {
             call_id: id,
             group_id,
             kind,
         };
-        // Waits while the owner's channel is full: backpressure on this group only.
-        let _ = self.events.send(event).await;
+        // Waits while the owner's channel is full (backpressure on this group only), but not
+        // forever: an owner that stopped draining must not hold the group's results back.
+        let delivery = tokio::time::timeout(self.options.read_timeout, self.events.send(event));
+        if delivery.await.is_err() {
+            return reply(StatusCode::SERVICE_UNAVAILABLE, "event queue full\n");
+        }
+        if let Some((id, choice)) = choice {
+            lock(&self.choices).insert(id, choice);
+        }
+        if ends_subscription {
+            let mut entries = lock(&self.entries);
+            let subscribed = matches!(
+                entries.get(&selector).map(|e| &e.state),
+                Some(State::Done {
+                    subscribed: true,
+                    ..
+                })
+            );
+            if subscribed {
+                entries.remove(&selector);
+            }
+        }
         reply(StatusCode::OK, "ok\n")
     }
 
@@ -553,8 +580,8 @@ impl Shared {
         selector: u64,
         entry: &mut Entry,
         result: ToolResult,
+        fingerprint: u64,
     ) -> Response<Full<Bytes>> {
-        let fingerprint = self.fingerprint(&result);
         match &mut entry.state {
             State::Pending(sender) => {
                 let sender = sender.take();
@@ -844,6 +871,31 @@ mod tests {
         }
         texts.sort();
         assert_eq!(texts, (0..8).map(|i| format!("e{i}")).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_full_event_queue_answers_503_and_results_still_flow() {
+        let (tx, mut events) = mpsc::channel(1);
+        let options = ServerOptions {
+            read_timeout: Duration::from_millis(100),
+            ..ServerOptions::default()
+        };
+        let server = CallbackServer::start(options, tx).await.unwrap();
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let event = |text: &str| {
+            json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                   "text": text})
+        };
+        assert_eq!(post(&url, &event("queued")).await, 200);
+        assert_eq!(post(&url, &event("dropped")).await, 503);
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("r"));
+        let RapEventKind::Subscription(first) = events.recv().await.unwrap().kind else {
+            panic!("not a subscription event")
+        };
+        assert_eq!(first.text, "queued");
+        assert!(events.try_recv().is_err());
     }
 
     #[tokio::test]
