@@ -83,6 +83,25 @@ pub struct Invocation<'a> {
     pub user_id: Option<&'a str>,
 }
 
+/// Checks that every extra header is a valid HTTP header name and value.
+pub fn check_headers(headers: &Headers) -> Result<(), RapError> {
+    for (name, value) in headers {
+        if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(RapError::InvalidConfig {
+                value: name.clone(),
+                message: "not a valid HTTP header name".to_owned(),
+            });
+        }
+        if reqwest::header::HeaderValue::from_str(value).is_err() {
+            return Err(RapError::InvalidConfig {
+                value: name.clone(),
+                message: "header value is not valid in HTTP".to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Largest manifest body accepted.
 pub const MAX_MANIFEST_BYTES: usize = 8 << 20;
 
@@ -98,6 +117,9 @@ impl RapClient {
     pub fn new(request_timeout: Duration) -> Result<Self, RapError> {
         let http = reqwest::Client::builder()
             .timeout(request_timeout)
+            // A redirect is an answer like any other non-200 status: following it would turn
+            // an invocation into a GET, or send it somewhere the toolset did not name.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| RapError::Internal {
                 message: format!("cannot build HTTP client: {e}"),
@@ -276,6 +298,17 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headers_are_checked() {
+        let ok = vec![("x-api-key".to_owned(), "secret".to_owned())];
+        assert!(check_headers(&ok).is_ok());
+        for (name, value) in [("bad name", "v"), ("x-ok", "line\nbreak")] {
+            let headers = vec![(name.to_owned(), value.to_owned())];
+            let err = check_headers(&headers).unwrap_err();
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
 
     #[test]
     fn delays_grow_are_capped_and_jittered() {

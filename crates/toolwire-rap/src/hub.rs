@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, OnceCell};
 
 use crate::callback::ToolResult;
-use crate::client::{Invocation, RapClient, MAX_MANIFEST_BYTES};
+use crate::client::{check_headers, Invocation, RapClient, MAX_MANIFEST_BYTES};
 use crate::error::RapError;
 use crate::event::RapEvent;
 use crate::manifest::{
@@ -152,6 +152,7 @@ impl RapHub {
         base_url: &str,
         options: ToolsetOptions,
     ) -> Result<Vec<String>, RapError> {
+        check_headers(&options.headers)?;
         let url = manifest_url(base_url);
         let body = self
             .inner
@@ -604,6 +605,19 @@ mod tests {
             "{outcome:?}"
         );
         assert_eq!(count("r1"), 1);
+
+        let outcome = run(&hub, call("moved", "m1", json!({}))).await;
+        assert!(
+            matches!(
+                outcome,
+                RapOutcome::Failed(RapError::Rejected {
+                    status: 307,
+                    attempts: 1,
+                    ..
+                })
+            ),
+            "a redirect is not followed: {outcome:?}"
+        );
     }
 
     #[tokio::test]

@@ -387,8 +387,10 @@ async fn handle(
     let Some((selector, secret)) = req
         .uri()
         .path()
-        .strip_prefix(CALLBACK_PATH)
-        .and_then(token::decode)
+        // The token is what follows the callback path, also behind a proxy that keeps a
+        // prefix of its own (`publicUrl` with a path).
+        .rsplit_once(CALLBACK_PATH)
+        .and_then(|(_, token)| token::decode(token))
     else {
         return not_found();
     };
@@ -910,6 +912,15 @@ mod tests {
             .callback_url()
             .starts_with("https://agent.example/hooks/rap/callback/"));
         assert!(server.local_addr().ip().is_loopback());
+        // A proxy that keeps its path prefix reaches the call too.
+        let behind_proxy = reg.callback_url().replace(
+            "https://agent.example",
+            &format!("http://{}", server.local_addr()),
+        );
+        assert_eq!(
+            post(&behind_proxy, &result("g", "c", "via proxy")).await,
+            200
+        );
         let (tx, _rx) = mpsc::channel(1);
         let bad = ServerOptions {
             public_url: Some("ftp://x".to_owned()),

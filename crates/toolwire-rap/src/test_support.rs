@@ -50,6 +50,7 @@ pub fn manifest(name: &str) -> Value {
         "events",
         "subscribe",
         "early",
+        "moved",
     ]
     .iter()
     .map(|op| json!({"name": op, "description": op, "inputSchema": {"type": "object"}}))
@@ -208,6 +209,7 @@ fn script(base: &str, invocation: &Value, seen: &[Seen]) -> (u16, String) {
             }
         }
         "reject" => 400,
+        "moved" => 307,
         "early" => {
             // Answers before accepting: the result may arrive before the 200.
             callbacks.push(result(json!({"text": "early"})));
