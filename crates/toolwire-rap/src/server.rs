@@ -592,8 +592,9 @@ impl Shared {
                     fingerprint,
                     subscribed,
                 };
-                if !subscribed {
-                    let until = Instant::now() + self.options.result_retention;
+                // A retention too long to represent keeps the result until its thread closes.
+                let until = Instant::now().checked_add(self.options.result_retention);
+                if let (false, Some(until)) = (subscribed, until) {
                     lock(&self.retained).push_back((until, selector));
                 }
                 if let Some(sender) = sender {
