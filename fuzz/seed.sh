@@ -108,6 +108,20 @@ for file in $all_files "$fixtures"/*.json; do
     esac
 done
 
+# rap_callback: one message of each RAP callback type (written here: no fixture holds them).
+mkdir -p "$corpus/rap_callback"
+i=0
+for message in \
+    '{"type":"tool_result","group_id":"g","id":"c","call_id":"p","text":"Error: x","display_as":[{"type":"diff","content":{"path":"a","patch":"p"}}],"subscription":true}' \
+    '{"type":"tool_result","group_id":"g","id":"c","content":[{"type":"text","text":"t"},{"type":"image","data":"AA==","mediaType":"image/png"}]}' \
+    '{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":"e","associative":true,"final":true}' \
+    '{"type":"oauth","group_id":"g","id":"c","auth_url":"https://a"}' \
+    '{"type":"user_choice","group_id":"g","id":"c","prompt":"p","choices":["a","b"],"default":1,"response_url":"http://r"}' \
+    '{"type":"view_update","group_id":"g","view_type":"diff","content":{"a":[1,2.5,null]}}'; do
+    printf '%s' "$message" >"$corpus/rap_callback/message.$i"
+    i=$((i + 1))
+done
+
 for dir in "$corpus"/*; do
     echo "$(basename "$dir"): $(find "$dir" -type f | wc -l) inputs"
 done

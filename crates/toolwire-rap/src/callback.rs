@@ -1,0 +1,339 @@
+//! The callback body: RAP's messages from a tool server to the runtime, and
+//! [`parse_callback`], which never panics on any input.
+//!
+//! The types are this crate's own, wire-compatible with the reference `rap-protocol` crate's
+//! `RapCallback` (tagged by `type`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One callback message, tagged by `type` on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Callback {
+    /// The result of a tool call (`"tool_result"`).
+    #[serde(rename = "tool_result")]
+    ToolResult(ToolResult),
+    /// An event of a subscription the call started (`"subscription_event"`).
+    #[serde(rename = "subscription_event")]
+    SubscriptionEvent(SubscriptionEvent),
+    /// The tool needs the user to authorize at `auth_url` (`"oauth"`).
+    #[serde(rename = "oauth")]
+    OAuth(OAuthRequest),
+    /// The tool asks the user to pick one of `choices` (`"user_choice"`).
+    #[serde(rename = "user_choice")]
+    UserChoice(UserChoice),
+    /// A view (e.g. a diff) changed; passed through to the UI (`"view_update"`).
+    #[serde(rename = "view_update")]
+    ViewUpdate(ViewUpdate),
+}
+
+impl Callback {
+    /// The `group_id` (thread) the message claims to belong to.
+    pub fn group_id(&self) -> &str {
+        match self {
+            Callback::ToolResult(m) => &m.group_id,
+            Callback::SubscriptionEvent(m) => &m.group_id,
+            Callback::OAuth(m) => &m.group_id,
+            Callback::UserChoice(m) => &m.group_id,
+            Callback::ViewUpdate(m) => &m.group_id,
+        }
+    }
+
+    /// The tool call id the message claims to answer (`tool_call_id` for subscription events);
+    /// `None` for view updates, which carry only a group.
+    pub fn call_id(&self) -> Option<&str> {
+        match self {
+            Callback::ToolResult(m) => Some(&m.id),
+            Callback::SubscriptionEvent(m) => Some(&m.tool_call_id),
+            Callback::OAuth(m) => Some(&m.id),
+            Callback::UserChoice(m) => Some(&m.id),
+            Callback::ViewUpdate(_) => None,
+        }
+    }
+}
+
+/// A tool call's result. Carries `text`, `content`, or both (`content` then supersedes `text`
+/// for the model).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The thread of the call.
+    pub group_id: String,
+    /// The call's id (the invocation's `id`).
+    pub id: String,
+    /// The provider's companion id, echoed back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// Plain-text result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Structured result: text and image items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentItem>>,
+    /// Display segments for a human-facing UI, kept as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_as: Option<Vec<Value>>,
+    /// `true` when the call started a subscription: its callback URL then stays open for
+    /// `subscription_event`s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<bool>,
+}
+
+impl ToolResult {
+    /// The protocol's error convention: the result's text (or, without `text`, its first text
+    /// item) starts with `Error:`.
+    pub fn is_error(&self) -> bool {
+        let first_text = match (&self.text, &self.content) {
+            (Some(text), _) => Some(text.as_str()),
+            (None, Some(items)) => items.iter().find_map(|item| match item {
+                ContentItem::Text { text } => Some(text.as_str()),
+                ContentItem::Image { .. } => None,
+            }),
+            (None, None) => None,
+        };
+        first_text.is_some_and(|t| t.starts_with("Error:"))
+    }
+
+    /// Whether this result opens a subscription.
+    pub fn is_subscription(&self) -> bool {
+        self.subscription == Some(true)
+    }
+}
+
+/// One item of a structured tool result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum ContentItem {
+    /// Text.
+    #[serde(rename = "text")]
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A base64-encoded image.
+    #[serde(rename = "image")]
+    Image {
+        /// Base64 of the image bytes.
+        data: String,
+        /// MIME type, e.g. `image/png`.
+        #[serde(rename = "mediaType")]
+        media_type: String,
+    },
+}
+
+/// An event of a subscription, delivered to the model later.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionEvent {
+    /// The thread of the subscribing call.
+    pub group_id: String,
+    /// The id of the call that started the subscription.
+    pub tool_call_id: String,
+    /// The event text.
+    pub text: String,
+    /// Whether the event is associative (the reference passes it through).
+    #[serde(default)]
+    pub associative: bool,
+    /// `true` on the subscription's last event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#final: Option<bool>,
+}
+
+/// A request for the user to authorize the tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OAuthRequest {
+    /// The thread of the call.
+    pub group_id: String,
+    /// The call's id.
+    pub id: String,
+    /// The provider's companion id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// Where the user authorizes.
+    pub auth_url: String,
+}
+
+/// A question for the user; the answer is POSTed to `response_url`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserChoice {
+    /// The thread of the call.
+    pub group_id: String,
+    /// The choice id (the call's id).
+    pub id: String,
+    /// The provider's companion id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The question.
+    pub prompt: String,
+    /// The options offered.
+    pub choices: Vec<String>,
+    /// The index of the default option.
+    #[serde(default)]
+    pub default: usize,
+    /// Where `{ id, selected }` is POSTed.
+    pub response_url: String,
+}
+
+/// A view update, passed through to clients without interpretation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewUpdate {
+    /// The thread.
+    pub group_id: String,
+    /// The kind of view (e.g. `diff`).
+    pub view_type: String,
+    /// View-specific payload.
+    pub content: Value,
+}
+
+/// Why a callback body was refused (answered 400).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallbackError {
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CallbackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed RAP callback: {}", self.message)
+    }
+}
+
+impl std::error::Error for CallbackError {}
+
+/// Parses and checks one callback body. Never panics: any bytes give a message or an error
+/// (serde_json bounds nesting depth, so deep input cannot overflow the stack).
+///
+/// Beyond the shape, a `tool_result` must carry `text` or `content`.
+pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
+    let callback: Callback = serde_json::from_slice(body).map_err(|e| CallbackError {
+        message: e.to_string(),
+    })?;
+    if let Callback::ToolResult(result) = &callback {
+        if result.text.is_none() && result.content.is_none() {
+            return Err(CallbackError {
+                message: "tool_result has neither text nor content".to_owned(),
+            });
+        }
+    }
+    Ok(callback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_message_type() {
+        let cases: &[(&str, &str)] = &[
+            (
+                r#"{"type":"tool_result","group_id":"g","id":"c","text":"hi"}"#,
+                "tool_result",
+            ),
+            (
+                r#"{"type":"tool_result","group_id":"g","id":"c","content":[{"type":"text","text":"a"},{"type":"image","data":"AA==","mediaType":"image/png"}],"display_as":[{"type":"text","content":"x"}]}"#,
+                "tool_result",
+            ),
+            (
+                r#"{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":"e","final":true}"#,
+                "subscription_event",
+            ),
+            (
+                r#"{"type":"oauth","group_id":"g","id":"c","auth_url":"https://a"}"#,
+                "oauth",
+            ),
+            (
+                r#"{"type":"user_choice","group_id":"g","id":"c","prompt":"p","choices":["a","b"],"response_url":"http://r"}"#,
+                "user_choice",
+            ),
+            (
+                r#"{"type":"view_update","group_id":"g","view_type":"diff","content":{"a":[1]}}"#,
+                "view_update",
+            ),
+        ];
+        for (body, kind) in cases {
+            let parsed = parse_callback(body.as_bytes()).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let value = serde_json::to_value(&parsed).unwrap();
+            assert_eq!(value["type"], *kind);
+            assert_eq!(parsed.group_id(), "g");
+        }
+    }
+
+    #[test]
+    fn display_as_is_kept() {
+        let body = br#"{"type":"tool_result","group_id":"g","id":"c","text":"t","display_as":[{"type":"diff","content":{"path":"a","patch":"p"}}]}"#;
+        let Callback::ToolResult(r) = parse_callback(body).unwrap() else {
+            panic!("not a tool_result")
+        };
+        assert_eq!(r.display_as.unwrap()[0]["content"]["path"], "a");
+    }
+
+    #[test]
+    fn refuses_malformed_bodies() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", "EOF"),
+            (b"{", "EOF"),
+            (b"\xff\xfe", "expected value"),
+            (br#"{"type":"nope","group_id":"g"}"#, "unknown variant"),
+            (
+                br#"{"group_id":"g","id":"c","text":"t"}"#,
+                "missing field `type`",
+            ),
+            (
+                br#"{"type":"tool_result","group_id":"g","id":"c"}"#,
+                "neither text nor content",
+            ),
+            (
+                br#"{"type":"tool_result","group_id":"g","text":"t"}"#,
+                "missing field `id`",
+            ),
+            (
+                br#"{"type":"tool_result","group_id":"g","id":"c","content":[{"type":"video"}]}"#,
+                "unknown variant",
+            ),
+            (
+                br#"{"type":"tool_result","group_id":1,"id":"c","text":"t"}"#,
+                "invalid type",
+            ),
+        ];
+        for (body, want) in cases {
+            let err = parse_callback(body).expect_err(want);
+            assert!(err.message.contains(want), "{want}: got {}", err.message);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let mut body =
+            String::from(r#"{"type":"view_update","group_id":"g","view_type":"d","content":"#);
+        body.push_str(&"[".repeat(100_000));
+        assert!(parse_callback(body.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn error_convention() {
+        let mut r = ToolResult {
+            group_id: "g".into(),
+            id: "c".into(),
+            call_id: None,
+            text: Some("Error: boom".into()),
+            content: None,
+            display_as: None,
+            subscription: None,
+        };
+        assert!(r.is_error());
+        r.text = Some("fine. Error: not at start".into());
+        assert!(!r.is_error());
+        r.text = None;
+        r.content = Some(vec![
+            ContentItem::Image {
+                data: String::new(),
+                media_type: "image/png".into(),
+            },
+            ContentItem::Text {
+                text: "Error: in content".into(),
+            },
+        ]);
+        assert!(r.is_error());
+    }
+}

@@ -1,0 +1,935 @@
+//! The callback server: a hyper HTTP/1 server that receives RAP callbacks on per-call URLs
+//! `{base}/rap/callback/{token}`.
+//!
+//! Rules, in the order a request meets them: only `POST` (405); the token must name a live
+//! call, its secret compared in constant time (404); a `Content-Length` over the limit is
+//! refused before reading (413), and the body is capped while it streams (413); headers and
+//! body must arrive within the read timeout, else the connection is cut; the body must parse
+//! (400); its `group_id` and call id must be the token's (404). Then, one message of a group at
+//! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
+//! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
+//! the owner's channel (503 if it stays full for the read timeout).
+//!
+//! A call's token lives until the call ends. After its result, the token answers only
+//! repeats of that result, for [`ServerOptions::result_retention`]; a result with
+//! `subscription: true` keeps it open for `subscription_event`s until a `final` one,
+//! [`CallbackServer::end_subscription`] or [`CallbackServer::close_group`].
+
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasher;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH};
+use hyper::server::conn::http1;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::callback::{parse_callback, Callback, ToolResult};
+use crate::error::RapError;
+use crate::event::{RapEvent, RapEventKind};
+use crate::token::{self, SECRET_BYTES};
+
+/// Path prefix of callback URLs.
+pub const CALLBACK_PATH: &str = "/rap/callback/";
+
+/// Default `maxCallbackBytes`: 16 MiB.
+pub const DEFAULT_MAX_CALLBACK_BYTES: usize = 16 << 20;
+
+/// Default time for a request's headers and body to arrive: 10 s.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Options of the callback server.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Address to listen on (`bind`); default `127.0.0.1:0`, a free loopback port.
+    pub bind: SocketAddr,
+    /// Base URL tools are given instead of `http://{local address}` (`publicUrl`), e.g. behind
+    /// a proxy.
+    pub public_url: Option<String>,
+    /// Largest callback body (`maxCallbackBytes`).
+    pub max_callback_bytes: usize,
+    /// Time for a request's headers, and then its body, to arrive.
+    pub read_timeout: Duration,
+    /// How long a delivered result's token still answers repeats (200/409) before 404.
+    pub result_retention: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            public_url: None,
+            max_callback_bytes: DEFAULT_MAX_CALLBACK_BYTES,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            result_retention: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A user choice waiting for its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingChoice {
+    /// The thread it belongs to.
+    pub group_id: String,
+    /// How many choices were offered.
+    pub choices: usize,
+    /// Where the answer goes.
+    pub response_url: String,
+}
+
+enum State {
+    /// Waiting for the result; the sender delivers it.
+    Pending(Option<oneshot::Sender<ToolResult>>),
+    /// The result was delivered; repeats are compared with its fingerprint.
+    Done { fingerprint: u64, subscribed: bool },
+}
+
+struct Entry {
+    secret: [u8; SECRET_BYTES],
+    group_id: String,
+    id: String,
+    state: State,
+}
+
+struct Shared {
+    options: ServerOptions,
+    entries: Mutex<HashMap<u64, Entry>>,
+    /// Delivered, non-subscription results in delivery order, removed after retention.
+    retained: Mutex<VecDeque<(Instant, u64)>>,
+    groups: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
+    choices: Mutex<HashMap<String, PendingChoice>>,
+    events: mpsc::Sender<RapEvent>,
+    next_selector: AtomicU64,
+    hasher: RandomState,
+    #[cfg(test)]
+    test_hooks: test_hooks::Hooks,
+}
+
+/// Locks a std mutex, recovering from poisoning (a panic elsewhere must not take the server
+/// down; every critical section leaves the maps consistent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The running callback server. Dropping it stops accepting connections.
+pub struct CallbackServer {
+    shared: Arc<Shared>,
+    local_addr: SocketAddr,
+    base_url: String,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CallbackServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+impl std::fmt::Debug for CallbackServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallbackServer")
+            .field("local_addr", &self.local_addr)
+            .field("base_url", &self.base_url)
+            .finish()
+    }
+}
+
+impl CallbackServer {
+    /// Binds and starts serving on the current tokio runtime. Events go to `events`; when it
+    /// is full, the sender of the event waits (backpressure on that group only).
+    pub async fn start(
+        options: ServerOptions,
+        events: mpsc::Sender<RapEvent>,
+    ) -> Result<Self, RapError> {
+        let listener = TcpListener::bind(options.bind)
+            .await
+            .map_err(|e| RapError::Bind {
+                addr: options.bind.to_string(),
+                message: e.to_string(),
+            })?;
+        let local_addr = listener.local_addr().map_err(|e| RapError::Bind {
+            addr: options.bind.to_string(),
+            message: e.to_string(),
+        })?;
+        let base_url = match &options.public_url {
+            Some(url) => {
+                let parsed = reqwest::Url::parse(url).map_err(|e| RapError::InvalidConfig {
+                    value: url.clone(),
+                    message: format!("publicUrl is not a URL: {e}"),
+                })?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(RapError::InvalidConfig {
+                        value: url.clone(),
+                        message: "publicUrl is not an http(s) URL".to_owned(),
+                    });
+                }
+                url.trim_end_matches('/').to_owned()
+            }
+            None => format!("http://{local_addr}"),
+        };
+        let shared = Arc::new(Shared {
+            options,
+            entries: Mutex::new(HashMap::new()),
+            retained: Mutex::new(VecDeque::new()),
+            groups: Mutex::new(HashMap::new()),
+            choices: Mutex::new(HashMap::new()),
+            events,
+            next_selector: AtomicU64::new(1),
+            hasher: RandomState::new(),
+            #[cfg(test)]
+            test_hooks: test_hooks::Hooks::default(),
+        });
+        let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
+        Ok(CallbackServer {
+            shared,
+            local_addr,
+            base_url,
+            accept,
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The base of callback URLs (`publicUrl`, or `http://{local address}`).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Registers a pending call and gives it a callback URL with a fresh token. The token
+    /// expires when the [`Registration`] is dropped or ended without a result.
+    pub fn register(&self, group_id: &str, id: &str) -> Result<Registration, RapError> {
+        self.shared.sweep_retained();
+        let secret = token::new_secret()?;
+        let selector = self.shared.next_selector.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared.entries).insert(
+            selector,
+            Entry {
+                secret,
+                group_id: group_id.to_owned(),
+                id: id.to_owned(),
+                state: State::Pending(Some(tx)),
+            },
+        );
+        Ok(Registration {
+            shared: Arc::clone(&self.shared),
+            selector,
+            url: format!(
+                "{}{CALLBACK_PATH}{}",
+                self.base_url,
+                token::encode(selector, &secret)
+            ),
+            result: rx,
+        })
+    }
+
+    /// Takes the pending user choice `id` (an answer is given once).
+    pub fn take_choice(&self, id: &str) -> Option<PendingChoice> {
+        lock(&self.shared.choices).remove(id)
+    }
+
+    /// Puts back a choice taken by [`Self::take_choice`] whose answer could not be sent.
+    pub fn restore_choice(&self, id: &str, choice: PendingChoice) {
+        lock(&self.shared.choices).insert(id.to_owned(), choice);
+    }
+
+    /// Ends the subscription started by call `id` of `group_id`: its token stops answering.
+    pub fn end_subscription(&self, group_id: &str, id: &str) -> bool {
+        let mut entries = lock(&self.shared.entries);
+        let before = entries.len();
+        entries.retain(|_, e| {
+            !(e.group_id == group_id
+                && e.id == id
+                && matches!(
+                    e.state,
+                    State::Done {
+                        subscribed: true,
+                        ..
+                    }
+                ))
+        });
+        before != entries.len()
+    }
+
+    /// Forgets a thread: its subscriptions, retained results and pending choices. Calls still
+    /// pending keep their tokens until they end.
+    pub fn close_group(&self, group_id: &str) {
+        lock(&self.shared.entries)
+            .retain(|_, e| !(e.group_id == group_id && matches!(e.state, State::Done { .. })));
+        lock(&self.shared.choices).retain(|_, c| c.group_id != group_id);
+    }
+
+    /// Number of live tokens (pending calls, subscriptions, retained results).
+    pub fn live_tokens(&self) -> usize {
+        lock(&self.shared.entries).len()
+    }
+}
+
+/// A pending call's registration: its callback URL and where its result arrives.
+pub struct Registration {
+    shared: Arc<Shared>,
+    selector: u64,
+    url: String,
+    result: oneshot::Receiver<ToolResult>,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL holds the secret: never print it.
+        f.debug_struct("Registration")
+            .field("selector", &self.selector)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registration {
+    /// The call's callback URL (holds the secret token).
+    pub fn callback_url(&self) -> &str {
+        &self.url
+    }
+
+    /// Waits for the result. `None` if the server went away.
+    pub async fn result(&mut self) -> Option<ToolResult> {
+        (&mut self.result).await.ok()
+    }
+
+    /// Ends the call now (timeout, abort, failed invocation): the token stops answering. A
+    /// result accepted before this returns it, so an accepted result is never lost.
+    pub fn end(mut self) -> Option<ToolResult> {
+        self.expire();
+        self.result.try_recv().ok()
+    }
+
+    fn expire(&mut self) {
+        let mut entries = lock(&self.shared.entries);
+        if let Some(entry) = entries.get(&self.selector) {
+            if matches!(entry.state, State::Pending(_)) {
+                entries.remove(&self.selector);
+            }
+        }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.expire();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors and the like: wait a little instead of spinning.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let read_timeout = shared.options.read_timeout;
+            let service = hyper::service::service_fn(move |req| {
+                let shared = Arc::clone(&shared);
+                async move { handle(&shared, req).await }
+            });
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Why a connection is cut instead of answered.
+#[derive(Debug)]
+struct CutConnection;
+
+impl std::fmt::Display for CutConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("request body did not arrive in time")
+    }
+}
+
+impl std::error::Error for CutConnection {}
+
+fn reply(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    *response.status_mut() = status;
+    response
+}
+
+async fn handle(
+    shared: &Shared,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, CutConnection> {
+    if req.method() != Method::POST {
+        let mut response = reply(StatusCode::METHOD_NOT_ALLOWED, "POST only\n");
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        return Ok(response);
+    }
+    let not_found = || Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
+    let Some((selector, secret)) = req
+        .uri()
+        .path()
+        // The token is what follows the callback path, also behind a proxy that keeps a
+        // prefix of its own (`publicUrl` with a path).
+        .rsplit_once(CALLBACK_PATH)
+        .and_then(|(_, token)| token::decode(token))
+    else {
+        return not_found();
+    };
+    if shared.lookup(selector, &secret).is_none() {
+        return not_found();
+    }
+    let limit = shared.options.max_callback_bytes;
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = || Ok(reply(StatusCode::PAYLOAD_TOO_LARGE, "callback too large\n"));
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_large();
+    }
+    let collect = Limited::new(req.into_body(), limit).collect();
+    let body = match tokio::time::timeout(shared.options.read_timeout, collect).await {
+        Err(_) => return Err(CutConnection),
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Ok(Err(_)) => return Err(CutConnection),
+    };
+    let callback = match parse_callback(&body) {
+        Ok(callback) => callback,
+        Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "malformed callback\n")),
+    };
+    // Check the claimed ids before taking the group's lock, so a forged group cannot make a
+    // real one wait.
+    let Some((group_id, id)) = shared.lookup(selector, &secret) else {
+        return not_found();
+    };
+    if callback.group_id() != group_id || callback.call_id().is_some_and(|c| c != id) {
+        return not_found();
+    }
+    let group = shared.group_lock(&group_id);
+    let _serial = group.lock().await;
+    #[cfg(test)]
+    let _probe = shared.test_hooks.enter().await;
+    Ok(shared.apply(selector, &secret, callback).await)
+}
+
+impl Shared {
+    /// The live entry behind a token: its group and call id.
+    fn lookup(&self, selector: u64, secret: &[u8; SECRET_BYTES]) -> Option<(String, String)> {
+        let entries = lock(&self.entries);
+        let entry = entries.get(&selector)?;
+        token::secrets_equal(&entry.secret, secret)
+            .then(|| (entry.group_id.clone(), entry.id.clone()))
+    }
+
+    fn group_lock(&self, group_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut groups = lock(&self.groups);
+        if let Some(existing) = groups.get(group_id).and_then(Weak::upgrade) {
+            return existing;
+        }
+        // Forget groups nobody holds before the map grows (amortized).
+        if groups.len() >= 64 && groups.len().is_power_of_two() {
+            groups.retain(|_, weak| weak.strong_count() > 0);
+        }
+        let fresh = Arc::new(tokio::sync::Mutex::new(()));
+        groups.insert(group_id.to_owned(), Arc::downgrade(&fresh));
+        fresh
+    }
+
+    fn fingerprint(&self, result: &ToolResult) -> u64 {
+        // Keyed SipHash of the parsed result: a collision could only turn a 409 into a 200,
+        // never deliver twice.
+        let text = serde_json::to_string(result).unwrap_or_default();
+        self.hasher.hash_one(text)
+    }
+
+    fn sweep_retained(&self) {
+        let now = Instant::now();
+        let mut expired = Vec::new();
+        {
+            let mut retained = lock(&self.retained);
+            while retained.front().is_some_and(|(at, _)| *at <= now) {
+                if let Some((_, selector)) = retained.pop_front() {
+                    expired.push(selector);
+                }
+            }
+        }
+        if expired.is_empty() {
+            return;
+        }
+        let mut entries = lock(&self.entries);
+        for selector in expired {
+            if matches!(
+                entries.get(&selector).map(|e| &e.state),
+                Some(State::Done {
+                    subscribed: false,
+                    ..
+                })
+            ) {
+                entries.remove(&selector);
+            }
+        }
+    }
+
+    /// Applies a checked message under its group's lock.
+    async fn apply(
+        &self,
+        selector: u64,
+        secret: &[u8; SECRET_BYTES],
+        callback: Callback,
+    ) -> Response<Full<Bytes>> {
+        self.sweep_retained();
+        // Serialized outside the lock: a result can be megabytes.
+        let fingerprint = match &callback {
+            Callback::ToolResult(result) => self.fingerprint(result),
+            _ => 0,
+        };
+        let (group_id, id, kind) = {
+            let mut entries = lock(&self.entries);
+            // The call may have ended while the body was read.
+            let Some(entry) = entries
+                .get_mut(&selector)
+                .filter(|e| token::secrets_equal(&e.secret, secret))
+            else {
+                return reply(StatusCode::NOT_FOUND, "unknown callback\n");
+            };
+            let kind = match callback {
+                Callback::ToolResult(result) => {
+                    return self.accept_result(selector, entry, result, fingerprint)
+                }
+                Callback::SubscriptionEvent(m) => RapEventKind::Subscription(m),
+                Callback::OAuth(m) => RapEventKind::OAuth(m),
+                Callback::UserChoice(m) => RapEventKind::UserChoice(m),
+                Callback::ViewUpdate(m) => RapEventKind::ViewUpdate(m),
+            };
+            if matches!(
+                entry.state,
+                State::Done {
+                    subscribed: false,
+                    ..
+                }
+            ) {
+                return reply(StatusCode::NOT_FOUND, "call has ended\n");
+            }
+            (entry.group_id.clone(), entry.id.clone(), kind)
+        };
+        let ends_subscription =
+            matches!(&kind, RapEventKind::Subscription(e) if e.r#final == Some(true));
+        let choice = match &kind {
+            RapEventKind::UserChoice(choice) => Some((
+                choice.id.clone(),
+                PendingChoice {
+                    group_id: group_id.clone(),
+                    choices: choice.choices.len(),
+                    response_url: choice.response_url.clone(),
+                },
+            )),
+            _ => None,
+        };
+        let event = RapEvent {
+            call_id: id,
+            group_id,
+            kind,
+        };
+        // Waits while the owner's channel is full (backpressure on this group only), but not
+        // forever: an owner that stopped draining must not hold the group's results back.
+        let delivery = tokio::time::timeout(self.options.read_timeout, self.events.send(event));
+        if delivery.await.is_err() {
+            return reply(StatusCode::SERVICE_UNAVAILABLE, "event queue full\n");
+        }
+        if let Some((id, choice)) = choice {
+            lock(&self.choices).insert(id, choice);
+        }
+        if ends_subscription {
+            let mut entries = lock(&self.entries);
+            let subscribed = matches!(
+                entries.get(&selector).map(|e| &e.state),
+                Some(State::Done {
+                    subscribed: true,
+                    ..
+                })
+            );
+            if subscribed {
+                entries.remove(&selector);
+            }
+        }
+        reply(StatusCode::OK, "ok\n")
+    }
+
+    /// A `tool_result` for the entry: delivered the first time, compared afterwards.
+    fn accept_result(
+        &self,
+        selector: u64,
+        entry: &mut Entry,
+        result: ToolResult,
+        fingerprint: u64,
+    ) -> Response<Full<Bytes>> {
+        match &mut entry.state {
+            State::Pending(sender) => {
+                let sender = sender.take();
+                let subscribed = result.is_subscription();
+                entry.state = State::Done {
+                    fingerprint,
+                    subscribed,
+                };
+                // A retention too long to represent keeps the result until its thread closes.
+                let until = Instant::now().checked_add(self.options.result_retention);
+                if let (false, Some(until)) = (subscribed, until) {
+                    lock(&self.retained).push_back((until, selector));
+                }
+                if let Some(sender) = sender {
+                    let _ = sender.send(result);
+                }
+                reply(StatusCode::OK, "accepted\n")
+            }
+            State::Done {
+                fingerprint: seen, ..
+            } if *seen == fingerprint => reply(StatusCode::OK, "already accepted\n"),
+            State::Done { .. } => reply(
+                StatusCode::CONFLICT,
+                "a different result was already accepted\n",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_hooks {
+    //! Instrumentation for tests: how many messages of one group are being applied at once.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// Counts concurrent appliers; `hold` keeps each one inside for a while.
+    #[derive(Default)]
+    pub struct Hooks {
+        pub inside: AtomicUsize,
+        pub max_inside: AtomicUsize,
+        pub hold_ms: std::sync::atomic::AtomicU64,
+    }
+
+    /// Leaves the critical section on drop.
+    pub struct Probe<'a>(&'a Hooks);
+
+    impl Hooks {
+        pub async fn enter(&self) -> Probe<'_> {
+            let now = self.inside.fetch_add(1, Ordering::SeqCst) + 1;
+            self.max_inside.fetch_max(now, Ordering::SeqCst);
+            let hold = self.hold_ms.load(Ordering::SeqCst);
+            if hold > 0 {
+                tokio::time::sleep(Duration::from_millis(hold)).await;
+            }
+            Probe(self)
+        }
+    }
+
+    impl Drop for Probe<'_> {
+        fn drop(&mut self) {
+            self.0.inside.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[cfg(test)]
+impl CallbackServer {
+    pub(crate) fn hooks(&self) -> &test_hooks::Hooks {
+        &self.shared.test_hooks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{post, DEADLINE};
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn start(options: ServerOptions) -> (CallbackServer, mpsc::Receiver<RapEvent>) {
+        let (tx, rx) = mpsc::channel(64);
+        (CallbackServer::start(options, tx).await.unwrap(), rx)
+    }
+
+    fn result(group: &str, id: &str, text: &str) -> Value {
+        json!({"type": "tool_result", "group_id": group, "id": id, "text": text})
+    }
+
+    /// Sends raw bytes, then reads until the server closes (or the deadline).
+    async fn raw(addr: SocketAddr, bytes: &[u8]) -> String {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(bytes).await.unwrap();
+        let mut out = Vec::new();
+        let read = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut out)).await;
+        assert!(read.is_ok(), "the server did not close the connection");
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn attacks_are_refused_and_the_real_result_is_intact() {
+        let (server, mut events) = start(ServerOptions {
+            max_callback_bytes: 1024,
+            ..ServerOptions::default()
+        })
+        .await;
+        let mut reg = server.register("g1", "c1").unwrap();
+        let url = reg.callback_url().to_owned();
+        let token = url.rsplit('/').next().unwrap().to_owned();
+        let base = format!("{}{CALLBACK_PATH}", server.base_url());
+        // A forged token: right selector, wrong secret (last digit flipped).
+        let mut forged = token.clone();
+        let last = if forged.ends_with('0') { "1" } else { "0" };
+        forged.replace_range(forged.len() - 1.., last);
+        let fake = result("g1", "c1", "forged");
+        assert_eq!(
+            post(&format!("{base}{forged}"), &fake).await,
+            404,
+            "forged secret"
+        );
+        let other_selector = format!("{:016x}{}", u64::MAX - 1, &token[16..]);
+        assert_eq!(post(&format!("{base}{other_selector}"), &fake).await, 404);
+        assert_eq!(post(&format!("{base}short"), &fake).await, 404);
+        assert_eq!(
+            post(&format!("{}/other", server.base_url()), &fake).await,
+            404
+        );
+        // A result for another group or another call.
+        assert_eq!(
+            post(&url, &result("g2", "c1", "x")).await,
+            404,
+            "other group"
+        );
+        assert_eq!(post(&url, &result("g1", "c2", "x")).await, 404, "other id");
+        // Oversized: declared, and (chunked, no length) while streaming.
+        let big = result("g1", "c1", &"x".repeat(2000));
+        assert_eq!(post(&url, &big).await, 413, "declared length");
+        let path = &url[url.find(CALLBACK_PATH).unwrap()..];
+        let chunk = "y".repeat(600);
+        let chunked = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
+             258\r\n{chunk}\r\n258\r\n{chunk}\r\n0\r\n\r\n"
+        );
+        let answer = raw(server.local_addr(), chunked.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+        // Malformed JSON and a result without text or content.
+        assert_eq!(post(&url, &json!("not a callback")).await, 400);
+        let client = reqwest::Client::new();
+        let status = client
+            .post(&url)
+            .body("{nope")
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status, 400);
+        let empty = json!({"type": "tool_result", "group_id": "g1", "id": "c1"});
+        assert_eq!(post(&url, &empty).await, 400);
+        // Wrong method.
+        let response = client.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "POST");
+        // Nothing was delivered so far.
+        assert!(reg.result.try_recv().is_err());
+        assert!(events.try_recv().is_err());
+        // The real result, then replays.
+        let real = result("g1", "c1", "real");
+        assert_eq!(post(&url, &real).await, 200);
+        assert_eq!(
+            post(&url, &real).await,
+            200,
+            "identical replay is idempotent"
+        );
+        assert_eq!(post(&url, &result("g1", "c1", "other")).await, 409);
+        let delivered = reg.result().await.unwrap();
+        assert_eq!(delivered.text.as_deref(), Some("real"));
+        assert!(reg.result.try_recv().is_err(), "delivered once");
+        assert!(events.try_recv().is_err());
+        // An event on a finished call's token is refused.
+        let event =
+            json!({"type": "view_update", "group_id": "g1", "view_type": "d", "content": 1});
+        assert_eq!(post(&url, &event).await, 404);
+    }
+
+    #[tokio::test]
+    async fn callbacks_after_the_call_ended_are_refused() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        assert_eq!(reg.end(), None);
+        assert_eq!(post(&url, &result("g", "c", "late")).await, 404);
+        let event = json!({"type": "oauth", "group_id": "g", "id": "c", "auth_url": "u"});
+        assert_eq!(post(&url, &event).await, 404);
+        assert!(events.try_recv().is_err());
+        // Dropping a registration expires it too.
+        let reg = server.register("g", "d").unwrap();
+        let url = reg.callback_url().to_owned();
+        drop(reg);
+        assert_eq!(post(&url, &result("g", "d", "late")).await, 404);
+        assert_eq!(server.live_tokens(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_result_accepted_before_end_is_returned_by_end() {
+        let (server, _events) = start(ServerOptions::default()).await;
+        let reg = server.register("g", "c").unwrap();
+        assert_eq!(
+            post(reg.callback_url(), &result("g", "c", "just in time")).await,
+            200
+        );
+        assert_eq!(reg.end().unwrap().text.as_deref(), Some("just in time"));
+    }
+
+    #[tokio::test]
+    async fn retained_results_expire() {
+        let (server, _events) = start(ServerOptions {
+            result_retention: Duration::ZERO,
+            ..ServerOptions::default()
+        })
+        .await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 200);
+        drop(reg);
+        server.shared.sweep_retained();
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 404);
+    }
+
+    #[tokio::test]
+    async fn slow_clients_are_cut_off() {
+        let (server, _events) = start(ServerOptions {
+            read_timeout: Duration::from_millis(200),
+            ..ServerOptions::default()
+        })
+        .await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let path = &url[url.find(CALLBACK_PATH).unwrap()..];
+        // Headers, then a body that stalls after two bytes.
+        let stalled_body =
+            format!("POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{{\"");
+        let answer = raw(server.local_addr(), stalled_body.as_bytes()).await;
+        assert!(!answer.contains(" 200 "), "{answer}");
+        // Headers that never finish.
+        let stalled_headers = format!("POST {path} HTTP/1.1\r\nhost: x\r\n");
+        let answer = raw(server.local_addr(), stalled_headers.as_bytes()).await;
+        assert!(!answer.contains(" 200 "), "{answer}");
+        // A connection that never sends anything.
+        assert_eq!(raw(server.local_addr(), b"").await, "");
+        // A keep-alive connection idle after its first request.
+        let idle = format!("POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{{}}");
+        let answer = raw(server.local_addr(), idle.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        // The call is intact.
+        assert_eq!(post(&url, &result("g", "c", "fine")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("fine"));
+    }
+
+    #[tokio::test]
+    async fn messages_of_one_group_are_processed_one_at_a_time() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        server.hooks().hold_ms.store(20, Ordering::SeqCst);
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let mut sends = tokio::task::JoinSet::new();
+        for i in 0..8 {
+            let url = url.clone();
+            sends.spawn(async move {
+                let event = json!({"type": "subscription_event", "group_id": "g",
+                                   "tool_call_id": "c", "text": format!("e{i}")});
+                post(&url, &event).await
+            });
+        }
+        while let Some(status) = sends.join_next().await {
+            assert_eq!(status.unwrap(), 200);
+        }
+        assert_eq!(server.hooks().max_inside.load(Ordering::SeqCst), 1);
+        let mut texts = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            assert_eq!(event.name(), "rap_subscription_event");
+            assert_eq!(
+                (event.call_id.as_str(), event.group_id.as_str()),
+                ("c", "g")
+            );
+            let RapEventKind::Subscription(e) = event.kind else {
+                panic!("not a subscription event")
+            };
+            texts.push(e.text);
+        }
+        texts.sort();
+        assert_eq!(texts, (0..8).map(|i| format!("e{i}")).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_full_event_queue_answers_503_and_results_still_flow() {
+        let (tx, mut events) = mpsc::channel(1);
+        let options = ServerOptions {
+            read_timeout: Duration::from_millis(100),
+            ..ServerOptions::default()
+        };
+        let server = CallbackServer::start(options, tx).await.unwrap();
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let event = |text: &str| {
+            json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                   "text": text})
+        };
+        assert_eq!(post(&url, &event("queued")).await, 200);
+        assert_eq!(post(&url, &event("dropped")).await, 503);
+        assert_eq!(post(&url, &result("g", "c", "r")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("r"));
+        let RapEventKind::Subscription(first) = events.recv().await.unwrap().kind else {
+            panic!("not a subscription event")
+        };
+        assert_eq!(first.text, "queued");
+        assert!(events.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn public_url_and_bind_are_used() {
+        let (server, _events) = start(ServerOptions {
+            public_url: Some("https://agent.example/hooks/".to_owned()),
+            ..ServerOptions::default()
+        })
+        .await;
+        let reg = server.register("g", "c").unwrap();
+        assert!(reg
+            .callback_url()
+            .starts_with("https://agent.example/hooks/rap/callback/"));
+        assert!(server.local_addr().ip().is_loopback());
+        // A proxy that keeps its path prefix reaches the call too.
+        let behind_proxy = reg.callback_url().replace(
+            "https://agent.example",
+            &format!("http://{}", server.local_addr()),
+        );
+        assert_eq!(
+            post(&behind_proxy, &result("g", "c", "via proxy")).await,
+            200
+        );
+        let (tx, _rx) = mpsc::channel(1);
+        let bad = ServerOptions {
+            public_url: Some("ftp://x".to_owned()),
+            ..ServerOptions::default()
+        };
+        assert!(matches!(
+            CallbackServer::start(bad, tx).await,
+            Err(RapError::InvalidConfig { .. })
+        ));
+    }
+}
