@@ -8,7 +8,7 @@
 
 const { NativeDecoder, NativeRuntime } = require('./native.js')
 const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText } = require('./lib/common.js')
-const { normalizeSchema, validateToolName } = require('./lib/schema.js')
+const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
@@ -157,8 +157,8 @@ function declarationOf(tool, where) {
     name,
     label: tool.label,
     description: tool.description,
-    parameters: tool.parameters,
-    outputSchema: tool.outputSchema,
+    parameters: jsonSchemaOf(tool.parameters, 'input', `${where}: tool "${name}": parameters`),
+    outputSchema: jsonSchemaOf(tool.outputSchema, 'output', `${where}: tool "${name}": outputSchema`),
     timeoutMs: finiteOption(`${where}: tool "${name}": timeoutMs`, tool.timeoutMs),
     executionMode: tool.executionMode,
     hasConcurrencyKey: typeof tool.concurrencyKey === 'function',

@@ -2,7 +2,7 @@
 // Schemas for each provider: normalizeSchema (run in Rust) and the tool-name rules.
 
 const native_ = require('../native.js')
-const { ToolwireError, WIRES, native, describe, jsonText } = require('./common.js')
+const { ToolwireError, WIRES, native, describe, jsonText, messageOf } = require('./common.js')
 
 /** The schema dialects normalizeSchema speaks. */
 const SCHEMA_TARGETS = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
@@ -48,4 +48,54 @@ function validateToolName(name, target) {
   return reason === null || reason === undefined ? { ok: true } : { ok: false, reason }
 }
 
-module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName }
+/**
+ * Whether `value` is a Zod 4 schema (classic or mini, also `zod/v4` of zod 3.25), told by its
+ * `_zod.def` internals: zod itself is never loaded for this.
+ */
+function isZodSchema(value) {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    value._zod !== null &&
+    typeof value._zod === 'object' &&
+    value._zod.def !== null &&
+    typeof value._zod.def === 'object'
+  )
+}
+
+/** A Zod 3 schema: `_def` and `safeParse`, no `_zod`. */
+function isZod3Schema(value) {
+  return value !== null && typeof value === 'object' && !('_zod' in value) && typeof value._def === 'object' && typeof value.safeParse === 'function'
+}
+
+/**
+ * A schema option (`parameters`, `outputSchema`) as JSON Schema: a Zod 4 schema is converted with
+ * Zod's own export (its `toJSONSchema` method, else `toJSONSchema` of the installed `zod/v4/core`),
+ * with `io` 'input' for what a tool receives and 'output' for what it returns; anything else is
+ * returned as given. `where` names the option in errors.
+ */
+function jsonSchemaOf(schema, io, where) {
+  if (isZod3Schema(schema)) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema: use a Zod 4 schema (zod 4, or 'zod/v4' of zod 3.25)`)
+  }
+  if (!isZodSchema(schema)) return schema
+  let convert
+  if (typeof schema.toJSONSchema === 'function') {
+    convert = (params) => schema.toJSONSchema(params)
+  } else {
+    let core
+    try {
+      core = require('zod/v4/core')
+    } catch (error) {
+      throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod schema but zod cannot be loaded to convert it: ${messageOf(error)}`)
+    }
+    convert = (params) => core.toJSONSchema(schema, params)
+  }
+  try {
+    return convert({ io })
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod schema with no JSON Schema form: ${messageOf(error)}`)
+  }
+}
+
+module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName, isZodSchema, jsonSchemaOf }
