@@ -1,0 +1,99 @@
+'use strict'
+// What the adapters share: running one call through a runtime on behalf of another library, and
+// turning a failed result into the Error those libraries expect a failing tool to throw.
+
+const { describe } = require('../common.js')
+
+/** The runtime's registered tools, or those named in `names` (each must be registered). */
+function toolsOf(runtime, names, where) {
+  if (runtime === null || typeof runtime !== 'object' || typeof runtime.dispatch !== 'function' || typeof runtime.list !== 'function') {
+    throw new TypeError(`${where}: runtime must be a ToolRuntime, got ${describe(runtime)}`)
+  }
+  const all = runtime.list()
+  if (names === undefined) return all
+  if (!Array.isArray(names)) throw new TypeError(`${where}: options.tools must be an array of tool names, got ${describe(names)}`)
+  return names.map((name) => {
+    const info = all.find((tool) => tool.name === name)
+    if (info === undefined) throw new TypeError(`${where}: options.tools names "${name}", which is not registered`)
+    return info
+  })
+}
+
+/** The adapter options' `dispatch` (DispatchOptions without `signal`), checked. */
+function dispatchOptionsOf(options, where) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object, got ${describe(options)}`)
+  const given = options.dispatch
+  if (given === undefined) return {}
+  if (given === null || typeof given !== 'object') throw new TypeError(`${where}: options.dispatch must be an object, got ${describe(given)}`)
+  return given
+}
+
+/**
+ * Runs one call through `runtime.dispatch` and resolves with its ToolResult. `signal` cancels it;
+ * `onUpdate`, when given, receives the partial results the call's `tool_execution_update` events
+ * carry. The dispatch options' own `onEvent` still sees every event.
+ */
+function callTool(runtime, call, signal, onUpdate, dispatchOptions) {
+  const options = { ...dispatchOptions }
+  if (signal !== undefined && signal !== null) options.signal = signal
+  if (onUpdate !== undefined) {
+    const own = dispatchOptions.onEvent
+    options.onEvent = (event) => {
+      try {
+        if (own !== undefined) own(event)
+      } finally {
+        if (event.type === 'tool_execution_update' && event.toolCallId === call.id) onUpdate(event.partialResult)
+      }
+    }
+  }
+  return runtime.dispatch([call], options).then((results) => results[0])
+}
+
+/** The text blocks of a result's content, joined. */
+function textOfContent(content) {
+  if (!Array.isArray(content)) return ''
+  return content
+    .filter((block) => block !== null && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text)
+    .join('\n')
+}
+
+/** The Error a failed result becomes: its message, `code` the error code, `result` the ToolResult. */
+function errorOf(result) {
+  const text = textOfContent(result.content)
+  const error = new Error(text !== '' ? text : result.error !== undefined ? result.error.message : `Tool "${result.tool}" failed (${result.status})`)
+  error.name = 'ToolwireToolError'
+  error.code = result.error !== undefined ? result.error.code : undefined
+  error.status = result.status
+  error.result = result
+  return error
+}
+
+let counter = 0
+
+/** A call id for a call that came without one. */
+function freshCallId(prefix) {
+  counter = (counter + 1) % 0x100000000
+  return `${prefix}_${Date.now().toString(36)}_${counter.toString(36)}`
+}
+
+/** Loads an adapter's peer package, saying which to install when it is missing. */
+function peer(name, adapter) {
+  try {
+    return require(name)
+  } catch (error) {
+    if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${packageOf(name)}`)) {
+      const wrapped = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
+      wrapped.code = 'MODULE_NOT_FOUND'
+      wrapped.cause = error
+      throw wrapped
+    }
+    throw error
+  }
+}
+
+function packageOf(name) {
+  return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
+}
+
+module.exports = { toolsOf, dispatchOptionsOf, callTool, textOfContent, errorOf, freshCallId, peer }

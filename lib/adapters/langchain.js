@@ -1,0 +1,83 @@
+'use strict'
+// toolwire/langchain: the runtime's tools as LangChain tools, and a tool node for LangGraph.
+// @langchain/core is loaded when one of these is first called.
+
+const { describe } = require('../common.js')
+const { toolsOf, dispatchOptionsOf, callTool, errorOf, freshCallId, peer } = require('./common.js')
+
+const tools = () => peer('@langchain/core/tools', 'langchain')
+const messages = () => peer('@langchain/core/messages', 'langchain')
+
+/** A result's content as LangChain message content: one text block as a string, else standard blocks. */
+function langChainContent(content) {
+  if (content.length === 1 && content[0].type === 'text') return content[0].text
+  return content.map((block) =>
+    block.type === 'image' ? { type: 'image', data: block.data, mimeType: block.mimeType } : { type: 'text', text: block.text },
+  )
+}
+
+/** The ToolMessage of a result: its content, `status` success or error, the ToolResult as `artifact`. */
+function toolMessageOf(ToolMessage, result, toolCallId) {
+  return new ToolMessage({
+    content: langChainContent(result.content),
+    tool_call_id: toolCallId,
+    name: result.tool,
+    status: result.ok ? 'success' : 'error',
+    artifact: result,
+  })
+}
+
+/**
+ * The runtime's tools as LangChain tools (`tool()` of @langchain/core). Invoked with a tool call,
+ * a tool dispatches it under the call's id with the config's abort signal and returns a
+ * ToolMessage (`status` 'success' or 'error', the ToolResult as `artifact`); invoked with plain
+ * arguments it returns the content, and throws for a failed result. LangChain checks the input
+ * against the JSON Schema before the call reaches the runtime.
+ */
+function toLangChainTools(runtime, options = {}) {
+  const dispatchOptions = dispatchOptionsOf(options, 'toLangChainTools')
+  const selected = toolsOf(runtime, options.tools, 'toLangChainTools')
+  const { tool } = tools()
+  const { ToolMessage } = messages()
+  return selected.map((info) =>
+    tool(
+      async (input, config) => {
+        const toolCallId = config && config.toolCall && typeof config.toolCall.id === 'string' ? config.toolCall.id : undefined
+        const call = { id: toolCallId ?? freshCallId('langchain'), name: info.name, arguments: input === undefined ? {} : input }
+        const result = await callTool(runtime, call, config ? config.signal : undefined, undefined, dispatchOptions)
+        if (toolCallId !== undefined) return toolMessageOf(ToolMessage, result, toolCallId)
+        if (!result.ok) throw errorOf(result)
+        return langChainContent(result.content)
+      },
+      { name: info.name, description: info.description ?? info.label ?? info.name, schema: info.parameters },
+    ),
+  )
+}
+
+/**
+ * A LangGraph node (also callable on its own): runs the `tool_calls` of the last message, an
+ * AIMessage, through one `runtime.dispatch` (in parallel, under deadlines, with the config's abort
+ * signal) and returns one ToolMessage per call in order, `status` 'success' or 'error', the
+ * ToolResult as `artifact`. Takes a state `{ messages }` (returns `{ messages }`) or an array of
+ * messages (returns an array).
+ */
+function createToolNode(runtime, options = {}) {
+  const dispatchOptions = dispatchOptionsOf(options, 'createToolNode')
+  toolsOf(runtime, undefined, 'createToolNode')
+  return async function toolwireToolNode(state, config) {
+    const { ToolMessage, AIMessage } = messages()
+    const list = Array.isArray(state) ? state : state !== null && typeof state === 'object' ? state.messages : undefined
+    if (!Array.isArray(list)) throw new TypeError(`createToolNode: the state must be { messages } or an array of messages, got ${describe(state)}`)
+    const last = list[list.length - 1]
+    if (!AIMessage.isInstance(last)) throw new TypeError('createToolNode: the last message must be an AIMessage (with tool_calls)')
+    const toolCalls = last.tool_calls ?? []
+    const ids = toolCalls.map((call) => (typeof call.id === 'string' && call.id !== '' ? call.id : freshCallId('langchain')))
+    const calls = toolCalls.map((call, i) => ({ id: ids[i], name: call.name, arguments: call.args ?? {} }))
+    const signal = config && config.signal ? config.signal : undefined
+    const results = calls.length === 0 ? [] : await runtime.dispatch(calls, signal ? { ...dispatchOptions, signal } : dispatchOptions)
+    const out = results.map((result, i) => toolMessageOf(ToolMessage, result, ids[i]))
+    return Array.isArray(state) ? out : { messages: out }
+  }
+}
+
+module.exports = { toLangChainTools, createToolNode }
