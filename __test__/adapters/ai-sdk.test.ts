@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
 import { ToolRuntime, type ToolResult } from '../../index.js'
-import { toAiSdkTools } from '../../lib/adapters/ai-sdk.js'
+import { toAiSdkTools } from 'toolwire/ai-sdk'
 import { aborted, pngBase64, sleep } from './fixtures.js'
 
 const usage = {

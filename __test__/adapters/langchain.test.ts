@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
 import { ToolRuntime, type ToolResult } from '../../index.js'
-import { createToolNode, toLangChainTools } from '../../lib/adapters/langchain.js'
+import { createToolNode, toLangChainTools } from 'toolwire/langchain'
 import { aborted, pngBase64, sleep } from './fixtures.js'
 
 function runtimeWithTools() {

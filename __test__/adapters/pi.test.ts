@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
 import { ToolRuntime, type ToolExecutionEvent } from '../../index.js'
-import { piEvents, registerPiTools, toPiTools } from '../../lib/adapters/pi.js'
+import { piEvents, registerPiTools, toPiTools } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'
 
 const readSchema = Type.Object({ path: Type.String({ description: 'File to read' }) })

@@ -1,0 +1,236 @@
+'use strict'
+// toolwire/mcp: tools of a Model Context Protocol server registered in a runtime (through the
+// SDK's Client), and a runtime's tools served as an MCP server (an SDK McpServer).
+// @modelcontextprotocol/sdk is loaded when serveMcp is first called; addMcpServer only uses the
+// Client it is given.
+
+const { ToolwireError, describe } = require('../common.js')
+const { toolsOf, dispatchOptionsOf, textOfContent, peer } = require('./common.js')
+
+/** The longest delay setTimeout honours: the SDK's own request timeout is left to the runtime's deadlines. */
+const MAX_TIMER_MS = 2147483647
+
+/** One MCP content block as toolwire content: text and images kept, anything else described in text. */
+function blockFromMcp(block) {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text }
+    case 'image':
+      return { type: 'image', data: block.data, mimeType: block.mimeType }
+    case 'audio':
+      return { type: 'text', text: `[audio ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes, not shown]` }
+    case 'resource_link':
+      return { type: 'text', text: `[resource ${block.uri}${block.name ? ` (${block.name})` : ''}${block.mimeType ? ` ${block.mimeType}` : ''}]` }
+    case 'resource': {
+      const resource = block.resource
+      if (typeof resource.text === 'string') return { type: 'text', text: resource.text }
+      if (typeof resource.blob === 'string' && typeof resource.mimeType === 'string' && resource.mimeType.startsWith('image/')) {
+        return { type: 'image', data: resource.blob, mimeType: resource.mimeType }
+      }
+      return { type: 'text', text: `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}, not shown]` }
+    }
+    default:
+      return { type: 'text', text: `[${String(block.type)} content, not shown]` }
+  }
+}
+
+/** A progress notification as a partial result. */
+function progressUpdate(progress) {
+  const { progress: done, total, message } = progress
+  const text = message !== undefined ? message : total !== undefined ? `${done}/${total}` : String(done)
+  return { content: [{ type: 'text', text }], details: { progress: done, total, message } }
+}
+
+/** Every tool the server lists, following `nextCursor`. */
+async function listAllTools(client) {
+  const tools = []
+  let cursor
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor })
+    tools.push(...page.tools)
+    cursor = page.nextCursor
+  } while (cursor !== undefined && cursor !== null)
+  return tools
+}
+
+/**
+ * Registers the tools of the MCP server `client` is connected to and returns their names. Each
+ * call goes through `client.callTool` with the runtime's abort signal (a deadline or a
+ * cancellation sends `notifications/cancelled`), progress notifications become
+ * `tool_execution_update` events, image blocks are kept, `isError` results are error results,
+ * and `structuredContent` becomes `details`, checked against the tool's `outputSchema` (by the
+ * SDK client and by the runtime). Options: `prefix` for the registered names, `tools` (the MCP
+ * names to take), `timeoutMs` (each tool's deadline), `plugin` (register them as that plugin,
+ * reached by policies through `group:plugins`).
+ */
+async function addMcpServer(runtime, client, options = {}) {
+  if (runtime === null || typeof runtime !== 'object' || typeof runtime.register !== 'function') {
+    throw new TypeError(`addMcpServer: runtime must be a ToolRuntime, got ${describe(runtime)}`)
+  }
+  if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
+    throw new TypeError(`addMcpServer: client must be a connected @modelcontextprotocol/sdk Client, got ${describe(client)}`)
+  }
+  if (options === null || typeof options !== 'object') throw new TypeError(`addMcpServer: options must be an object, got ${describe(options)}`)
+  const prefix = options.prefix ?? ''
+  if (typeof prefix !== 'string') throw new TypeError(`addMcpServer: options.prefix must be a string, got ${describe(prefix)}`)
+  const listed = await listAllTools(client)
+  let selected = listed
+  if (options.tools !== undefined) {
+    if (!Array.isArray(options.tools)) throw new TypeError(`addMcpServer: options.tools must be an array of tool names, got ${describe(options.tools)}`)
+    selected = options.tools.map((name) => {
+      const tool = listed.find((t) => t.name === name)
+      if (tool === undefined) throw new ToolwireError('NOT_FOUND', `addMcpServer: the server has no tool "${name}"`)
+      return tool
+    })
+  }
+  const definitions = selected.map((mcpTool) => definitionOf(client, mcpTool, prefix, options))
+  if (options.plugin !== undefined) {
+    runtime.registerPlugin(options.plugin, definitions)
+  } else {
+    const registered = []
+    try {
+      for (const definition of definitions) {
+        runtime.register(definition)
+        registered.push(definition.name)
+      }
+    } catch (error) {
+      for (const name of registered) runtime.unregister(name)
+      throw error
+    }
+  }
+  return definitions.map((definition) => definition.name)
+}
+
+/** The toolwire tool that calls `mcpTool` through `client`. */
+function definitionOf(client, mcpTool, prefix, options) {
+  const outputSchema = mcpTool.outputSchema
+  const definition = {
+    name: prefix + mcpTool.name,
+    label: mcpTool.title ?? (mcpTool.annotations ? mcpTool.annotations.title : undefined),
+    description: mcpTool.description,
+    parameters: mcpTool.inputSchema,
+    outputSchema,
+    timeoutMs: options.timeoutMs,
+    async execute(_toolCallId, params, signal, onUpdate) {
+      const result = await client.callTool({ name: mcpTool.name, arguments: params ?? {} }, undefined, {
+        signal,
+        timeout: MAX_TIMER_MS,
+        onprogress: (progress) => {
+          if (typeof onUpdate === 'function') onUpdate(progressUpdate(progress))
+        },
+      })
+      const content = (result.content ?? []).map(blockFromMcp)
+      const structured = result.structuredContent
+      if (result.isError === true) {
+        // With an outputSchema the runtime would check an error's (missing) details: say the error instead.
+        if (outputSchema !== undefined) throw new Error(textOfContent(content) || `MCP tool "${mcpTool.name}" returned an error`)
+        return { content, isError: true }
+      }
+      const output = { content }
+      if (structured !== undefined) output.details = structured
+      return output
+    },
+  }
+  if (definition.label === undefined) delete definition.label
+  if (outputSchema === undefined) delete definition.outputSchema
+  if (options.timeoutMs === undefined) delete definition.timeoutMs
+  return definition
+}
+
+/** A toolwire content block as an MCP content block. */
+function blockToMcp(block) {
+  if (block.type === 'image') return { type: 'image', data: block.data, mimeType: block.mimeType }
+  return { type: 'text', text: block.text }
+}
+
+/** A JSON Schema as an MCP tool schema needs it: an object schema. */
+function objectSchema(schema) {
+  if (schema !== null && typeof schema === 'object' && schema.type === 'object') return schema
+  return { type: 'object', ...(schema !== null && typeof schema === 'object' ? schema : {}) }
+}
+
+/**
+ * An SDK McpServer exposing the runtime's tools (those registered when a client lists them, or
+ * those named in `options.tools`): `tools/list` from `runtime.list()`, `tools/call` through
+ * `runtime.dispatch` with the request's abort signal (a client's cancellation aborts the tool),
+ * `tool_execution_update` events sent as progress notifications when the client asked for
+ * progress, failed results as `isError`, and for tools with an object `outputSchema` the
+ * result's details (or data) as `structuredContent`. Connect it with `.connect(transport)`.
+ * serveMcp owns the server's tool handlers: do not also call its registerTool.
+ */
+function serveMcp(runtime, options = {}) {
+  const { McpServer } = peer('@modelcontextprotocol/sdk/server/mcp.js', 'mcp')
+  const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = peer('@modelcontextprotocol/sdk/types.js', 'mcp')
+  return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, runtime, options)
+}
+
+/**
+ * serveMcp with the SDK's classes given: the ESM entry (mcp.mjs) passes the SDK's ESM build, so
+ * an ESM user gets the McpServer class they import themselves.
+ */
+function serveMcpWith(sdk, runtime, options = {}) {
+  const { McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk
+  const dispatchOptions = dispatchOptionsOf(options, 'serveMcp')
+  toolsOf(runtime, options.tools, 'serveMcp')
+  const serverOptions = { ...options.serverOptions }
+  if (options.instructions !== undefined) serverOptions.instructions = options.instructions
+  const server = new McpServer({ name: options.name ?? 'toolwire', version: options.version ?? '0.1.0' }, serverOptions)
+  const low = server.server
+  low.registerCapabilities({ tools: {} })
+  const exposed = () => {
+    const all = runtime.list()
+    return options.tools === undefined ? all : all.filter((tool) => options.tools.includes(tool.name))
+  }
+  low.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: exposed().map((info) => {
+      const tool = { name: info.name, description: info.description ?? info.label ?? '', inputSchema: objectSchema(info.parameters) }
+      if (info.label !== undefined) tool.title = info.label
+      if (isObjectSchema(info.outputSchema)) tool.outputSchema = info.outputSchema
+      return tool
+    }),
+  }))
+  low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name
+    const info = exposed().find((t) => t.name === name)
+    if (info === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+    const progressToken = request.params._meta !== undefined ? request.params._meta.progressToken : undefined
+    const id = `mcp_${String(extra.requestId)}`
+    const own = dispatchOptions.onEvent
+    let progress = 0
+    const onEvent =
+      progressToken === undefined
+        ? own
+        : (event) => {
+            try {
+              if (own !== undefined) own(event)
+            } finally {
+              if (event.type === 'tool_execution_update' && event.toolCallId === id) {
+                progress += 1
+                const message = textOfContent(event.partialResult && event.partialResult.content)
+                const params = { progressToken, progress }
+                if (message !== '') params.message = message
+                extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {})
+              }
+            }
+          }
+    const [result] = await runtime.dispatch([{ id, name, arguments: request.params.arguments ?? {} }], {
+      ...dispatchOptions,
+      onEvent,
+      signal: extra.signal,
+    })
+    const response = { content: result.content.map(blockToMcp) }
+    if (!result.ok) response.isError = true
+    else if (isObjectSchema(info.outputSchema)) {
+      const structured = result.details !== undefined ? result.details : result.data
+      if (structured !== undefined) response.structuredContent = structured
+    }
+    return response
+  })
+  return server
+}
+
+function isObjectSchema(schema) {
+  return schema !== null && typeof schema === 'object' && schema.type === 'object'
+}
+
+module.exports = { addMcpServer, serveMcp, serveMcpWith }
