@@ -35,6 +35,7 @@ for (const match of rust.stdout.matchAll(/test result: \w+\. (\d+) passed; (\d+)
 if (!rust.ok && !rustCounted) failed += 1
 
 check('type check', 'npx', ['tsc', '-p', 'tsconfig.json'])
+check('type check (pi adapter)', 'npx', ['tsc', '-p', 'tsconfig.pi.json'])
 
 rmSync(report, { force: true })
 const js = run('js tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`])

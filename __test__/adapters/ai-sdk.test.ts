@@ -1,4 +1,3 @@
-import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import { stepCountIs, streamText, type TextStreamPart, type ToolSet } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
@@ -7,6 +6,10 @@ import { z } from 'zod'
 import { ToolRuntime, type ToolResult } from '../../index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
 import { aborted, pngBase64, sleep } from './fixtures.js'
+
+/** The stream parts a LanguageModelV3 emits (the type of @ai-sdk/provider, reached through ai/test). */
+type LanguageModelV3StreamPart =
+  Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never
 
 const usage = {
   inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 },

@@ -1,11 +1,11 @@
 import { Agent, type AgentEvent, type AgentTool, type AgentToolResult } from '@mariozechner/pi-agent-core'
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type ToolResultMessage } from '@mariozechner/pi-ai'
 import { Type } from 'typebox'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 
 import { ToolRuntime, type ToolExecutionEvent } from '../../index.js'
-import { piEvents, registerPiTools, toPiTools } from 'toolwire/pi'
+import { piEvents, registerPiTools, toPiTools, type PiToolExecutionEvent } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'
 
 const readSchema = Type.Object({ path: Type.String({ description: 'File to read' }) })
@@ -57,6 +57,15 @@ function toolResults(agent: Agent): ToolResultMessage[] {
 }
 
 describe('toolwire/pi', () => {
+  it("types: toolwire/pi is typed with pi-agent-core's own AgentTool and events", () => {
+    expectTypeOf(toPiTools).returns.toEqualTypeOf<AgentTool<any, unknown>[]>()
+    expectTypeOf(registerPiTools).parameter(1).toEqualTypeOf<readonly AgentTool<any, any>[]>()
+    expectTypeOf<PiToolExecutionEvent>().toEqualTypeOf<Extract<AgentEvent, { type: `tool_execution_${string}` }>>()
+    expectTypeOf(piEvents).parameter(0).toEqualTypeOf<(event: PiToolExecutionEvent) => void>()
+    // An AgentTool list is what pi's Agent takes, and toPiTools' tools are AgentTools.
+    expectTypeOf(toPiTools).returns.toMatchTypeOf<Agent['state']['tools']>()
+  })
+
   it('registerPiTools registers AgentTools unchanged: the runtime validates with their typebox schema and calls their execute', async () => {
     const runtime = new ToolRuntime()
     expect(registerPiTools(runtime, [readTool, waitTool])).toEqual(['read', 'wait'])
@@ -95,7 +104,7 @@ describe('toolwire/pi', () => {
       fauxAssistantMessage('all done'),
     ])
     const runtimeEvents: AgentEvent[] = []
-    const raw: ToolExecutionEvent[] = []
+    const raw: { type: string; toolCallId?: string }[] = []
     const mapped = piEvents((e) => runtimeEvents.push(e as AgentEvent))
     const runtime = new ToolRuntime({ onEvent: (e) => (raw.push(e), mapped(e)) })
     registerPiTools(runtime, [readTool])

@@ -1,0 +1,32 @@
+// toolwire/langchain: the runtime's tools as LangChain tools, and a LangGraph tool node.
+import type { BaseMessage, ToolMessage } from '@langchain/core/messages'
+import type { RunnableConfig } from '@langchain/core/runnables'
+import type { DynamicStructuredTool } from '@langchain/core/tools'
+
+import type { DispatchOptions, ToolRuntime } from '../../index.js'
+
+export interface LangChainAdapterOptions {
+  /** The tools to expose, by name (each must be registered); default all registered tools. */
+  tools?: string[]
+  /** Options of every dispatch (the signal is the config's). */
+  dispatch?: Omit<DispatchOptions, 'signal'>
+}
+
+/**
+ * LangChain tools whose execution is delegated to the runtime. Invoked with a ToolCall they
+ * return a ToolMessage (`status` 'success' | 'error', the ToolResult as `artifact`) under the
+ * call's id, with the config's abort signal; invoked with plain arguments, the content (a failed
+ * result throws a `ToolwireToolError`).
+ */
+export declare function toLangChainTools(runtime: ToolRuntime, options?: LangChainAdapterOptions): DynamicStructuredTool[]
+
+/**
+ * A LangGraph node: the last message's `tool_calls` (an AIMessage) run in one dispatch, one
+ * ToolMessage per call in order.
+ */
+export interface ToolwireToolNode {
+  (state: BaseMessage[], config?: RunnableConfig): Promise<ToolMessage[]>
+  (state: { messages: BaseMessage[] }, config?: RunnableConfig): Promise<{ messages: ToolMessage[] }>
+}
+
+export declare function createToolNode(runtime: ToolRuntime, options?: LangChainAdapterOptions): ToolwireToolNode
