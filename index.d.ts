@@ -330,8 +330,12 @@ export interface RuntimeOptions {
   loopDetection?: false | { warnAt?: number; blockAt?: number }
   /** Who approves calls that need approval. Absent: nothing is ever asked. */
   approvals?: ApprovalsOptions
-  /** Receives the events of every dispatch, and of calls resumed by `resolveApproval`. */
-  onEvent?: (event: ToolExecutionEvent) => void
+  /**
+   * Receives the events of every dispatch, of calls resumed by `resolveApproval`, and the events
+   * of remote tools (`rap_subscription_event`, `rap_oauth`, `rap_user_choice`, `rap_view_update`).
+   * Declared as a method so a listener typed for `ToolExecutionEvent` alone still fits.
+   */
+  onEvent?(event: ToolExecutionEvent | RapEvent): void
   /** Writes an audit log of every dispatch, run and plan under `dir`, one directory per run id. */
   audit?: AuditOptions
 }
@@ -447,6 +451,11 @@ export interface RunOptions extends PolicyContext {
   signal?: AbortSignal
   /** Names the run: its calls' `runId`, one run for loop detection. Default: generated. */
   runId?: string
+  /**
+   * The thread remote (RAP) tools run in: their invocations' `group_id`. Default: the run's id.
+   * Subscription events of this thread reach the model before each model call.
+   */
+  groupId?: string
   onEvent?: (event: RunEvent) => void
   /** Messages (wire shape) injected before the next model call. */
   getSteeringMessages?: () => object[] | undefined | Promise<object[] | undefined>
@@ -502,6 +511,59 @@ export interface ApprovalRequest {
   ask: ApprovalAsk
 }
 
+/** Options of `addRapToolset`. */
+export interface RapToolsetOptions {
+  /** The tools' own deadline; without it the dispatch's (or runtime's) `timeoutMs` applies. */
+  timeoutMs?: number
+  /** Retry of invocations answered 5xx or unreachable (4xx never). Default 3 attempts, 100 ms. */
+  retry?: { maxAttempts?: number; baseDelayMs?: number }
+  /** The callback server's address (default `127.0.0.1:0`); fixed by the first toolset. */
+  bind?: string
+  /** The base URL tools are given for callbacks instead of the server's address (behind a proxy); fixed by the first toolset. */
+  publicUrl?: string
+  /** Largest callback body accepted (413 above). Default 16 MiB; fixed by the first toolset. */
+  maxCallbackBytes?: number
+  /** Prepended to every tool name; without it the names are the toolset's own. */
+  prefix?: string
+  /** Extra headers sent with the manifest fetch and every invocation. */
+  headers?: Record<string, string>
+}
+
+/** What every RAP event carries: the call whose callback URL received it, and its thread. */
+interface RapEventBase {
+  /** The id of the call whose callback URL received the message. */
+  callId: string
+  /** That call's thread (`groupId`). */
+  groupId: string
+}
+
+/** An event of a subscription a remote tool call opened (during `run()`, also delivered to the model). */
+export interface RapSubscriptionEvent extends RapEventBase {
+  type: 'rap_subscription_event'
+  message: { group_id: string; tool_call_id: string; text: string; associative: boolean; final?: boolean }
+}
+
+/** A remote tool needs the user to authorize at `auth_url`. */
+export interface RapOAuthEvent extends RapEventBase {
+  type: 'rap_oauth'
+  message: { group_id: string; id: string; call_id?: string; auth_url: string }
+}
+
+/** A remote tool asks the user to pick one of `choices`: answer with `runtime.answerUserChoice(message.id, index)`. */
+export interface RapUserChoiceEvent extends RapEventBase {
+  type: 'rap_user_choice'
+  message: { group_id: string; id: string; call_id?: string; prompt: string; choices: string[]; default: number; response_url: string }
+}
+
+/** A view (e.g. a diff) changed; passed through for the UI. */
+export interface RapViewUpdateEvent extends RapEventBase {
+  type: 'rap_view_update'
+  message: { group_id: string; view_type: string; content: unknown }
+}
+
+/** The events of remote tools, delivered to the runtime-level `onEvent`. */
+export type RapEvent = RapSubscriptionEvent | RapOAuthEvent | RapUserChoiceEvent | RapViewUpdateEvent
+
 export interface DispatchOptions extends PolicyContext {
   /** Aborting cancels: running tools get their signal aborted, the rest never run. */
   signal?: AbortSignal
@@ -509,6 +571,11 @@ export interface DispatchOptions extends PolicyContext {
   timeoutMs?: number
   /** Stamped on every result; calls with one runId form one run for loop detection. */
   runId?: string
+  /**
+   * The thread remote (RAP) tools run in: their invocations' `group_id`. Default: `runId`; a
+   * dispatch with neither gets a thread of its own.
+   */
+  groupId?: string
   /** Overrides the tool's and the runtime's approval settings for these calls. */
   approval?: ApprovalSettings
   /** An audit log of its own for this dispatch (else the runtime's). */
@@ -558,6 +625,23 @@ export declare class ToolRuntime {
    * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
    */
   run(options: RunOptions): Promise<RunOutcome>
+  /**
+   * Loads a remote toolset (the Reactive Agent Protocol): fetches
+   * `{baseUrl}/.well-known/rap-toolset`, validates it whole and registers its tools, which then
+   * behave like any other tool (policy, validation, timeouts, events, sanitization, audit).
+   * Resolves with the registered names. Rejects with a ToolwireError naming the offending value:
+   * VALIDATION_ERROR for an invalid toolset or option, CONFLICT (naming the tool) for a name
+   * already registered, in which case nothing of the toolset is registered and earlier tools
+   * stay. The first toolset also registers the built-in `cancel_subscription` tool.
+   */
+  addRapToolset(baseUrl: string, options?: RapToolsetOptions): Promise<string[]>
+  /** `POST /close_thread { thread_id }` to every toolset's server (best effort); the thread's subscriptions and pending choices are forgotten. */
+  closeThread(groupId: string): Promise<void>
+  /**
+   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Rejects
+   * with NOT_FOUND when no such choice is pending, VALIDATION_ERROR for an index outside its choices.
+   */
+  answerUserChoice(id: string, selected: number): Promise<void>
   executePlan(plan: ActionPlan, options?: PlanOptions): Promise<PlanOutcome>
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
   unregister(name: string): boolean

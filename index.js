@@ -15,6 +15,7 @@ const { runLoop } = require('./lib/run.js')
 const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js')
 const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
+const { RapLink, DISPATCH_CONTEXT, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const START_EVENT = 0
@@ -253,6 +254,8 @@ class ToolRuntime {
   #audit
   /** what run.json records of the runtime's settings */
   #snapshot
+  /** remote tools (RAP): the transport, started by the first toolset */
+  #rap = new RapLink((event) => this.#rapEvent(event))
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -327,8 +330,81 @@ class ToolRuntime {
     // An AbortController costs microseconds in Node: create one per call only for tools that can
     // see it, i.e. whose execute declares a third parameter or takes its arguments as a rest.
     const arity = tool.execute.length
-    this.#tools.set(id, { tool, takesSignal: arity === 0 || arity >= 3, trustedMedia: tool.trustedMedia === true })
+    this.#tools.set(id, {
+      tool,
+      takesSignal: arity === 0 || arity >= 3,
+      trustedMedia: tool.trustedMedia === true,
+      // toolwire's own tools (remote ones, cancel_subscription) also get the dispatch context
+      withContext: tool[DISPATCH_CONTEXT] === true,
+    })
     this.#ids.set(tool.name, id)
+  }
+
+  /**
+   * Loads a remote toolset (the Reactive Agent Protocol): fetches `{baseUrl}/.well-known/rap-toolset`,
+   * validates it whole and registers its tools, which then behave like any other tool. Resolves
+   * with the registered names. A toolset exposing a name already registered is refused whole,
+   * naming it (CONFLICT); the earlier tools stay. The first toolset also registers the built-in
+   * `cancel_subscription` tool and fixes the callback server's `bind` and `publicUrl`.
+   */
+  async addRapToolset(baseUrl, options) {
+    if (typeof baseUrl !== 'string') throw new TypeError(`addRapToolset: baseUrl must be a string, got ${describe(baseUrl)}`)
+    const checked = toolsetOptions(options)
+    const { toolset, tools } = await this.#rap.load(baseUrl, checked)
+    const definitions = tools.map((def) => remoteTool(this.#rap, def, checked.timeoutMs))
+    const refuse = (code, why) => {
+      this.#rap.unload(tools[0].name)
+      throw new ToolwireError(code, `addRapToolset: toolset ${JSON.stringify(toolset)} refused: ${why}`)
+    }
+    for (const { name } of definitions) {
+      if (RESERVED.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is a name toolwire reserves`)
+      if (this.#ids.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is already registered`)
+    }
+    if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap))
+    const done = []
+    try {
+      for (const tool of definitions) {
+        this.register(tool)
+        done.push(tool.name)
+      }
+    } catch (error) {
+      for (const name of done) this.unregister(name)
+      refuse(error.code ?? 'VALIDATION_ERROR', messageOf(error))
+    }
+    return done
+  }
+
+  /**
+   * Closes a thread of remote tools: `POST /close_thread { thread_id }` to every toolset's server
+   * (best effort); its subscriptions and pending choices are forgotten.
+   */
+  closeThread(groupId) {
+    if (typeof groupId !== 'string') return Promise.reject(new TypeError(`closeThread: groupId must be a string, got ${describe(groupId)}`))
+    return this.#rap.closeThread(groupId)
+  }
+
+  /**
+   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Rejects with
+   * NOT_FOUND for no such pending choice, VALIDATION_ERROR for an index outside its choices.
+   */
+  answerUserChoice(id, selected) {
+    if (typeof id !== 'string') return Promise.reject(new TypeError(`answerUserChoice: id must be a string, got ${describe(id)}`))
+    if (!Number.isInteger(selected) || selected < 0 || selected > MAX_BATCH_ID) {
+      return Promise.reject(
+        new ToolwireError('VALIDATION_ERROR', `answerUserChoice: selected must be a whole number from 0, got ${describe(selected)}`),
+      )
+    }
+    return this.#rap.answerUserChoice(id, selected)
+  }
+
+  /** A RAP event (subscription event, oauth, user choice, view update) for the runtime-level onEvent. */
+  #rapEvent(event) {
+    if (this.#onEvent === undefined) return
+    try {
+      this.#onEvent(event)
+    } catch (error) {
+      process.emitWarning(`toolwire: onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+    }
   }
 
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
@@ -404,6 +480,9 @@ class ToolRuntime {
     if (options.runId !== undefined && typeof options.runId !== 'string') {
       throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
     }
+    if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
+      throw new TypeError(`dispatch: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
+    }
     const engineOptions = jsonText('dispatch: options', {
       timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
       runId: options.runId,
@@ -426,6 +505,8 @@ class ToolRuntime {
       hooks,
       signal,
       runId: options.runId,
+      // the thread remote tools run in: given, else the run's, else one of this dispatch's own
+      groupId: options.groupId ?? options.runId,
       results: new Array(calls.length),
       /** per slot: the arguments the tool received (the call's own, parsed once) */
       args: new Array(calls.length),
@@ -483,6 +564,7 @@ class ToolRuntime {
         hooks: { onEvent: this.#onEvent },
         signal: undefined,
         runId: call.runId ?? undefined,
+        groupId: call.runId ?? undefined,
         results: new Array(1),
         args: [call.arguments],
         values: new Array(1),
@@ -531,6 +613,8 @@ class ToolRuntime {
       newRunId: () => newRunId('run'),
       audit: auditLog,
       dispatch: (calls, options) => new Promise((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
+      watchEvents: (groupId) => this.#rap.watch(groupId),
+      injectedMessages: (wire, events) => injectedMessages(this, wire, events, () => newRunId('call_rap_event')),
     }
   }
 
@@ -687,7 +771,11 @@ class ToolRuntime {
     let returned
     try {
       const signal = controller === undefined ? undefined : controller.signal
-      returned = Promise.resolve(registered.tool.execute(call.id, args, signal, onUpdate))
+      returned = Promise.resolve(
+        registered.withContext
+          ? registered.tool.execute(call.id, args, signal, onUpdate, { groupId: groupOf(batch), runId: batch.runId })
+          : registered.tool.execute(call.id, args, signal, onUpdate),
+      )
     } catch (error) {
       returned = Promise.reject(error)
     }
@@ -950,6 +1038,12 @@ function callRecord(batch, call, args) {
   record.args = args
   record.createdAt = Date.now()
   return record
+}
+
+/** The thread of a batch's remote calls; a dispatch with neither groupId nor runId gets its own. */
+function groupOf(batch) {
+  if (batch.groupId === undefined) batch.groupId = newRunId('dispatch')
+  return batch.groupId
 }
 
 let runCounter = 0

@@ -71,6 +71,54 @@ export declare class NativePlan {
 }
 
 /**
+ * The RAP transport of one `ToolRuntime`: a hub (toolsets, client, callback server) on a
+ * runtime of its own.
+ */
+export declare class NativeRap {
+  /**
+   * `options`: `{ bind?, publicUrl?, maxCallbackBytes? }` as JSON text (the callback
+   * server's, fixed for this object's life); `deliver` receives every outcome and event.
+   */
+  constructor(options: string, deliver: (messages: string) => void)
+  /**
+   * Loads the toolset at `base_url` (`options`: `{ prefix?, retry?: { maxAttempts,
+   * baseDelayMs }, headers? }` as JSON text); answers `loaded` or `failed` under `ticket`.
+   */
+  load(ticket: number, baseUrl: string, options: string): void
+  /**
+   * Forgets the toolset exposing `tool` (used when the runtime cannot register its tools,
+   * so the load is undone whole); returns whether one was loaded.
+   */
+  unload(tool: string): boolean
+  /**
+   * Invokes a remote tool under `ticket`. `call`: `{ tool, id, groupId, callId?,
+   * threadAncestors?, userId? }` as JSON text; `arguments`: the arguments' JSON text. Answers
+   * `result`, `failed`, `timeout` or `cancelled`.
+   */
+  invoke(ticket: number, call: string, arguments: string): void
+  /**
+   * Aborts the call under `ticket` (its signal aborted: timeout or cancel); it answers
+   * `cancelled` (unless its result was already in) and a cancel is sent. Returns whether the
+   * call was still in flight.
+   */
+  abort(ticket: number): boolean
+  /** Closes thread `group_id`: `POST /close_thread` to every server; answers `done`. */
+  closeThread(ticket: number, groupId: string): void
+  /**
+   * Answers user choice `id` with option `selected` (POSTs `{ id, selected }` to its
+   * `response_url`); answers `done` or `failed`.
+   */
+  answerUserChoice(ticket: number, id: string, selected: number): void
+  /**
+   * Ends the subscription started by call `id` of thread `group_id` (a cancel is sent);
+   * returns whether one was open.
+   */
+  cancelSubscription(groupId: string, id: string): boolean
+  /** The callback server's base URL once it runs (`publicUrl` or `http://{address}`). */
+  callbackBaseUrl(): string | null
+}
+
+/**
  * The engine side of a `ToolRuntime`: the registry and the dispatcher. Every method takes and
  * returns JSON text; methods that advance dispatch return the next actions.
  */

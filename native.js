@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeAudit = nativeBinding.NativeAudit
 module.exports.NativeDecoder = nativeBinding.NativeDecoder
 module.exports.NativePlan = nativeBinding.NativePlan
+module.exports.NativeRap = nativeBinding.NativeRap
 module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
 module.exports.analyzeCommand = nativeBinding.analyzeCommand

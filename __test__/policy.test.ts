@@ -445,7 +445,7 @@ describe('approvals', () => {
 
   it('defers without onApproval: pending with an approvalId, then resolveApproval runs or refuses it', async () => {
     const events: ToolExecutionEvent[] = []
-    const runtime = new ToolRuntime({ approvals: { ask: 'always' }, onEvent: (e) => events.push(e) })
+    const runtime = new ToolRuntime({ approvals: { ask: 'always' }, onEvent: (e) => events.push(e as ToolExecutionEvent) })
     const tool = recorder('write')
     runtime.register(tool.tool)
     const [first, second] = await runtime.dispatch([call('a', 'write', { path: 'x' }), call('b', 'write', { path: 'y' })], {

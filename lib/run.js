@@ -99,7 +99,9 @@ const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
 /**
  * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire)` makes a
  * StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
- * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts. Resolves
+ * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts,
+ * `watchEvents(groupId)` queues the thread's subscription events and `injectedMessages(wire,
+ * events)` turns them into history (see lib/rap.js). Resolves
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
@@ -110,6 +112,12 @@ async function runLoop(runtime, hooks, options) {
     throw new TypeError(`run: options.runId must be a string, got ${describe(options.runId)}`)
   }
   const runId = options.runId ?? newRunId()
+  if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
+    throw new TypeError(`run: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
+  }
+  // The thread remote tools run in; its subscription events reach the model before each call.
+  const groupId = options.groupId ?? runId
+  const events = hooks.watchEvents?.(groupId)
   const recorder = audit?.open(runId, { kind: 'run', wire, maxSteps })
   const context = { provider: options.provider, agentId: options.agentId, sender: options.sender }
   const emit = (event) => {
@@ -140,6 +148,7 @@ async function runLoop(runtime, hooks, options) {
         break
       }
       messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages)))
+      if (events !== undefined && events.size() > 0) messages.push(...hooks.injectedMessages(wire, events.take()))
       modelCalls += 1
       emit({ type: 'turn_start', runId, step: modelCalls })
       const tools = runtime.definitions(wire, context).tools
@@ -168,6 +177,8 @@ async function runLoop(runtime, hooks, options) {
           messages.push(...followUps)
           continue
         }
+        // Subscription events are waiting: the model hears them before the run ends.
+        if (events !== undefined && events.size() > 0) continue
         stopReason = 'stop'
         break
       }
@@ -176,7 +187,7 @@ async function runLoop(runtime, hooks, options) {
       const truncated = turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
       messages.push(...runtime.encodeToolCalls(turn, wire))
-      const results = await dispatch(calls, { ...context, runId, signal, onEvent: emit })
+      const results = await dispatch(calls, { ...context, runId, groupId, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
       steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
       if (signal?.aborted) {
@@ -197,6 +208,7 @@ async function runLoop(runtime, hooks, options) {
     }
   } finally {
     endRun(runId)
+    events?.close()
   }
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
   if (recorder !== undefined) audit.release(recorder, { stopReason })

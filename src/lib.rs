@@ -12,6 +12,7 @@ mod error;
 mod history;
 mod plan;
 mod policy;
+mod rap;
 mod runtime;
 mod sanitize;
 mod schema;
@@ -23,6 +24,7 @@ pub use history::{
 };
 pub use plan::NativePlan;
 pub use policy::analyze_command_js;
+pub use rap::NativeRap;
 pub use runtime::NativeRuntime;
 pub use sanitize::sanitize_result_js;
 pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

@@ -168,6 +168,21 @@ impl RapHub {
             .add(toolset)
     }
 
+    /// Forgets the toolset that exposes `tool`, whole; returns whether one did. Calls in flight
+    /// finish; new calls of its tools fail as unknown.
+    pub fn unload_toolset(&self, tool: &str) -> bool {
+        self.inner
+            .toolsets
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove_toolset(tool)
+    }
+
+    /// The callback server's base URL, once it has started.
+    pub fn server_base_url(&self) -> Option<String> {
+        self.inner.server.get().map(|s| s.base_url().to_owned())
+    }
+
     /// The tool exposed under `name`.
     pub fn tool(&self, name: &str) -> Option<Arc<RemoteTool>> {
         read(&self.inner.toolsets).get(name)

@@ -266,6 +266,17 @@ impl Toolsets {
         Ok(names)
     }
 
+    /// Removes the whole toolset that exposes `tool` (every one of its tools); returns whether
+    /// one did. Lets an owner undo a load it could not complete on its side.
+    pub fn remove_toolset(&mut self, tool: &str) -> bool {
+        let Some(toolset) = self.tools.get(tool).map(|t| Arc::clone(&t.toolset)) else {
+            return false;
+        };
+        self.tools.retain(|_, t| !Arc::ptr_eq(&t.toolset, &toolset));
+        self.toolsets.retain(|t| !Arc::ptr_eq(t, &toolset));
+        true
+    }
+
     /// The tool exposed under `name`.
     pub fn get(&self, name: &str) -> Option<Arc<RemoteTool>> {
         self.tools.get(name).cloned()
@@ -426,6 +437,22 @@ mod tests {
         assert_eq!(tool.def().description, "write");
         assert_eq!(tool.toolset.endpoint, "http://h/invoke");
         assert_eq!(registry.server_urls(), vec!["http://h"]);
+    }
+
+    #[test]
+    fn a_toolset_is_removed_whole() {
+        let mut registry = Toolsets::new();
+        registry.add(loaded(good(), None)).unwrap();
+        let mut other = good();
+        other["name"] = json!("other");
+        registry.add(loaded(other, Some("o_"))).unwrap();
+        assert!(registry.remove_toolset("o_read_file"));
+        assert_eq!(registry.names(), vec!["read_file", "write-file"]);
+        assert!(!registry.remove_toolset("o_write-file"));
+        // Its names are free again.
+        let mut again = good();
+        again["name"] = json!("again");
+        assert!(registry.add(loaded(again, Some("o_"))).is_ok());
     }
 
     #[test]

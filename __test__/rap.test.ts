@@ -1,0 +1,354 @@
+// Remote tools over the Reactive Agent Protocol, end to end: a tool server written on Node's http
+// module (./rap-server.ts) serves the toolset and POSTs its callbacks; toolwire's Rust transport
+// invokes it and receives them; the results come back through the ordinary dispatcher.
+
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { ToolRuntime } from '../index.js'
+import type { RapEvent, RuntimeOptions, ToolResult } from '../index.js'
+import { manifest, PIXEL, ToolServer } from './rap-server.js'
+import { scriptedModel } from './scripted.js'
+import { textOf } from './helpers.js'
+
+const servers: ToolServer[] = []
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+async function server(toolset?: object): Promise<ToolServer> {
+  const started = await ToolServer.start(toolset)
+  servers.push(started)
+  return started
+}
+
+/** A runtime with the test toolset loaded, its RAP events collected. */
+async function loaded(options: RuntimeOptions = {}, toolset?: object) {
+  const tools = await server(toolset)
+  const events: RapEvent[] = []
+  const runtime = new ToolRuntime({
+    ...options,
+    onEvent: (event) => {
+      if (event.type.startsWith('rap_')) events.push(event as RapEvent)
+    },
+  })
+  const names = await runtime.addRapToolset(tools.baseUrl)
+  return { tools, runtime, events, names }
+}
+
+const call = (id: string, name: string, args: object = {}) => ({ id, name, arguments: JSON.stringify(args) })
+
+/** Resolves once `test` holds for one of `events`, checking again on each new event. */
+async function eventually<T>(events: T[], test: (event: T) => boolean): Promise<T> {
+  for (;;) {
+    const found = events.find(test)
+    if (found !== undefined) return found
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('addRapToolset', () => {
+  it('registers the toolset under its own names, or with a prefix, as ordinary tools', async () => {
+    const { runtime, names, tools } = await loaded()
+    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events'])
+    const listed = runtime.list().map((t: any) => t.name)
+    expect(listed).toEqual(expect.arrayContaining([...names, 'cancel_subscription']))
+    expect(listed).not.toContain('receive_event__injected')
+    expect(tools.requests('/.well-known/rap-toolset')).toHaveLength(1)
+    const echo = runtime.definitions('openai-chat').tools.find((t: any) => t.function.name === 'echo') as any
+    expect(echo.function.description).toBe('Echoes its arguments')
+    expect(echo.function.parameters.required).toEqual(['word'])
+
+    const prefixed = new ToolRuntime()
+    const other = await server()
+    expect(await prefixed.addRapToolset(other.baseUrl, { prefix: 'r_' })).toContain('r_echo')
+    const [result] = await prefixed.dispatch([call('p1', 'r_echo', { word: 'hi' })])
+    expect(textOf(result)).toBe('echo {"word":"hi"}')
+    // The invocation names the toolset's own tool.
+    expect((await other.waitFor((s) => s.body?.id === 'p1')).body.operation).toBe('echo')
+  })
+
+  it('refuses an invalid toolset whole, naming the offending value', async () => {
+    const bad = await server(manifest('bad', [{ name: 'ok_tool', description: '', inputSchema: {} }, { name: 'bad name', description: '', inputSchema: {} }]))
+    const runtime = new ToolRuntime()
+    const error = await rejection(runtime.addRapToolset(bad.baseUrl))
+    expect(error.code).toBe('VALIDATION_ERROR')
+    expect(error.message).toContain('"bad name"')
+    expect(runtime.list()).toEqual([])
+
+    const schema = await server(manifest('schema', [{ name: 'typed', description: '', inputSchema: { type: 'nonsense' } }]))
+    const schemaError = await rejection(runtime.addRapToolset(schema.baseUrl))
+    expect(schemaError.message).toContain('inputSchema of tool "typed"')
+
+    const error404 = await rejection(runtime.addRapToolset(`${bad.baseUrl}/nothing`))
+    expect(error404.message).toContain('404')
+    const options = await rejection(runtime.addRapToolset(bad.baseUrl, { retry: { maxAttempts: 0 } }))
+    expect(options.code).toBe('VALIDATION_ERROR')
+    expect(options.message).toContain('maxAttempts')
+    expect(runtime.list()).toEqual([])
+  })
+
+  it('refuses a toolset duplicating a loaded or registered name whole; the earlier tools stay', async () => {
+    const { runtime, tools } = await loaded()
+    const clash = await server(manifest('clash', [{ name: 'fresh', description: '', inputSchema: {} }, { name: 'echo', description: '', inputSchema: {} }]))
+    const error = await rejection(runtime.addRapToolset(clash.baseUrl))
+    expect(error.code).toBe('CONFLICT')
+    expect(error.message).toContain('"echo"')
+    expect(runtime.list().map((t: any) => t.name)).not.toContain('fresh')
+
+    runtime.register({ name: 'local', parameters: { type: 'object' }, execute: async () => 'local' })
+    const local = await server(manifest('local', [{ name: 'new_one', description: '', inputSchema: {} }, { name: 'local', description: '', inputSchema: {} }]))
+    const localError = await rejection(runtime.addRapToolset(local.baseUrl))
+    expect(localError.code).toBe('CONFLICT')
+    expect(localError.message).toContain('"local"')
+    expect(runtime.list().map((t: any) => t.name)).not.toContain('new_one')
+    // Refused whole on the transport's side too: the same toolset loads under a prefix.
+    expect(await runtime.addRapToolset(local.baseUrl, { prefix: 'l_' })).toEqual(['l_new_one', 'l_local'])
+
+    const [echo, mine] = await runtime.dispatch([call('d1', 'echo', { word: 'still' }), call('d2', 'local')])
+    expect(textOf(echo)).toBe('echo {"word":"still"}')
+    expect(textOf(mine)).toBe('local')
+    expect(tools.requests('/invoke').map((s) => s.body.id)).toEqual(['d1'])
+  })
+})
+
+describe('remote calls', () => {
+  it('posts the invocation with the call id and the thread, and maps text, images and errors', async () => {
+    const { runtime, tools } = await loaded()
+    const results = await runtime.dispatch(
+      [call('t1', 'echo', { word: 'hi' }), call('t2', 'image'), call('t3', 'fail'), call('t4', 'reject')],
+      { runId: 'run-7' },
+    )
+    const [text, image, failed, rejected] = results
+    expect(text).toMatchObject({ status: 'ok', content: [{ type: 'text', text: 'echo {"word":"hi"}' }] })
+    const invocation = (await tools.waitFor((s) => s.body?.id === 't1')).body
+    expect(invocation).toMatchObject({
+      operation: 'echo',
+      arguments: { word: 'hi' },
+      id: 't1',
+      call_id: 't1',
+      group_id: 'run-7',
+      thread_ancestors: [],
+    })
+    expect(invocation.callback_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/rap\/callback\/.{22,}/)
+
+    expect(image.status).toBe('ok')
+    expect(image.content).toEqual([
+      { type: 'text', text: 'a pixel' },
+      { type: 'image', data: PIXEL, mimeType: 'image/png' },
+    ])
+    expect(image.details).toEqual({ display_as: [{ type: 'text', content: 'pixel' }] })
+
+    expect(failed).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR', message: 'Error: the tool failed' } })
+
+    expect(rejected).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR', retryable: false } })
+    expect(rejected.error!.message).toContain('HTTP 400')
+    // 4xx is never retried.
+    expect(tools.requests('/invoke').filter((s) => s.body.id === 't4')).toHaveLength(1)
+  })
+
+  it('retries a 503 until the server accepts, within the retry bound', async () => {
+    const { runtime, tools } = await loaded()
+    const [flaky] = await runtime.dispatch([call('f1', 'flaky')])
+    expect(textOf(flaky)).toBe('ok after 2 attempts')
+    expect(tools.requests('/invoke').filter((s) => s.body.id === 'f1')).toHaveLength(2)
+
+    const once = new ToolRuntime()
+    const other = await server()
+    await once.addRapToolset(other.baseUrl, { retry: { maxAttempts: 1, baseDelayMs: 1 } })
+    const [exhausted] = await once.dispatch([call('f2', 'flaky')])
+    expect(exhausted.status).toBe('error')
+    expect(exhausted.error!.message).toContain('HTTP 503')
+    expect(other.requests('/invoke')).toHaveLength(1)
+  })
+
+  it('ends a call without a callback by its deadline as TIMEOUT and sends the cancel', async () => {
+    const { runtime, tools } = await loaded()
+    const [late] = await runtime.dispatch([call('s1', 'slow')], { timeoutMs: 200, groupId: 'thread-s' })
+    expect(late).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' } })
+    const cancel = await tools.waitFor((s) => s.path === '/cancel_tool_call')
+    expect(cancel.body).toEqual({ thread_id: 'thread-s', tool_call_id: 's1' })
+
+    // The toolset's own timeoutMs is the tools' deadline.
+    const own = new ToolRuntime()
+    const other = await server()
+    await own.addRapToolset(other.baseUrl, { timeoutMs: 150 })
+    expect(own.list().find((t: any) => t.name === 'slow')).toMatchObject({ timeoutMs: 150 })
+    const [timed] = await own.dispatch([call('s2', 'slow')], { runId: 'r-own' })
+    expect(timed.status).toBe('timeout')
+    expect((await other.waitFor((s) => s.path === '/cancel_tool_call')).body).toEqual({ thread_id: 'r-own', tool_call_id: 's2' })
+  })
+
+  it('cancels a call when its dispatch aborts, and sends the cancel', async () => {
+    const { runtime, tools } = await loaded()
+    const controller = new AbortController()
+    const pending = runtime.dispatch([call('a1', 'slow')], { signal: controller.signal, groupId: 'thread-a' })
+    await tools.waitFor((s) => s.body?.id === 'a1')
+    controller.abort()
+    const [aborted] = await pending
+    expect(aborted).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } })
+    const cancel = await tools.waitFor((s) => s.path === '/cancel_tool_call')
+    expect(cancel.body).toEqual({ thread_id: 'thread-a', tool_call_id: 'a1' })
+  })
+
+  it('never invokes a call the policy denies or whose arguments are invalid', async () => {
+    const { runtime, tools } = await loaded({ policy: { deny: ['image'] } })
+    const [denied, invalid, fine] = await runtime.dispatch([call('n1', 'image'), call('n2', 'echo', { word: 5 }), call('n3', 'echo', { word: 'ok' })])
+    expect(denied).toMatchObject({ status: 'blocked', error: { code: 'POLICY_DENIED' } })
+    expect(invalid).toMatchObject({ status: 'error', error: { code: 'VALIDATION_ERROR' } })
+    expect(fine.status).toBe('ok')
+    expect(tools.requests('/invoke').map((s) => s.body.id)).toEqual(['n3'])
+  })
+
+  it('refuses a model call of receive_event__injected and a bad groupId', async () => {
+    const { runtime, tools } = await loaded()
+    const [injected] = await runtime.dispatch([call('i1', 'receive_event__injected', { original_tool_name: 'echo' })])
+    expect(injected).toMatchObject({ status: 'error', error: { code: 'NOT_FOUND' } })
+    expect(tools.requests('/invoke')).toHaveLength(0)
+    await expect(runtime.dispatch([call('i2', 'echo', { word: 'x' })], { groupId: 7 as any })).rejects.toThrow(/groupId/)
+  })
+})
+
+describe('events, choices and threads', () => {
+  it('delivers oauth, user choice and view update events to the runtime onEvent; answers a choice', async () => {
+    const { runtime, tools, events } = await loaded()
+    const [result] = await runtime.dispatch([call('e1', 'events')], { groupId: 'thread-e' })
+    expect(textOf(result)).toBe('events sent')
+    await eventually(events, (e) => e.type === 'rap_view_update')
+    expect(events.map((e) => e.type)).toEqual(['rap_oauth', 'rap_user_choice', 'rap_view_update'])
+    expect(events[0]).toMatchObject({ callId: 'e1', groupId: 'thread-e', message: { auth_url: 'https://auth.example/authorize' } })
+    expect(events[1]).toMatchObject({ type: 'rap_user_choice', message: { id: 'e1', prompt: 'Which one?', choices: ['left', 'right'] } })
+    expect(events[2]).toMatchObject({ message: { view_type: 'diff', content: { file: 'a.txt' } } })
+
+    const outside = await rejection(runtime.answerUserChoice('e1', 2))
+    expect(outside.code).toBe('VALIDATION_ERROR')
+    await runtime.answerUserChoice('e1', 1)
+    expect((await tools.waitFor((s) => s.path === '/choice')).body).toEqual({ id: 'e1', selected: 1 })
+    const again = await rejection(runtime.answerUserChoice('e1', 0))
+    expect(again.code).toBe('NOT_FOUND')
+    expect(tools.requests('/choice')).toHaveLength(1)
+  })
+
+  it('closeThread posts /close_thread to the toolset servers', async () => {
+    const { runtime, tools } = await loaded()
+    await runtime.closeThread('thread-c')
+    expect((await tools.waitFor((s) => s.path === '/close_thread')).body).toEqual({ thread_id: 'thread-c' })
+    // Without a toolset there is nobody to tell.
+    await new ToolRuntime().closeThread('thread-c')
+  })
+
+  it('cancel_subscription ends a subscription of the calling thread only', async () => {
+    const { runtime, tools, events } = await loaded()
+    const [subscribed] = await runtime.dispatch([call('sub1', 'subscribe')], { groupId: 'thread-1' })
+    expect(subscribed).toMatchObject({ status: 'ok', details: { subscription: true } })
+    const first = await eventually(events, (e) => e.type === 'rap_subscription_event')
+    expect(first).toMatchObject({ callId: 'sub1', groupId: 'thread-1', message: { text: 'the price is 42', tool_call_id: 'sub1' } })
+
+    const [elsewhere] = await runtime.dispatch([call('x1', 'cancel_subscription', { tool_call_id: 'sub1' })], { groupId: 'thread-2' })
+    expect(elsewhere.status).toBe('error')
+    expect(textOf(elsewhere)).toContain('No open subscription')
+    expect(tools.requests('/cancel_tool_call')).toHaveLength(0)
+    // Still open: another event is delivered.
+    expect(await tools.post('sub1', { type: 'subscription_event', group_id: 'thread-1', tool_call_id: 'sub1', text: 'second' })).toBe(200)
+    await eventually(events, (e) => e.type === 'rap_subscription_event' && (e.message as any).text === 'second')
+
+    const [cancelled] = await runtime.dispatch([call('x2', 'cancel_subscription', { tool_call_id: 'sub1' })], { groupId: 'thread-1' })
+    expect(cancelled.status).toBe('ok')
+    expect(textOf(cancelled)).toContain('cancelled')
+    expect((await tools.waitFor((s) => s.path === '/cancel_tool_call')).body).toEqual({ thread_id: 'thread-1', tool_call_id: 'sub1' })
+    // Later events are refused and never delivered.
+    expect(await tools.post('sub1', { type: 'subscription_event', group_id: 'thread-1', tool_call_id: 'sub1', text: 'third' })).toBe(404)
+    expect(events.filter((e) => e.type === 'rap_subscription_event').map((e) => (e.message as any).text)).toEqual(['the price is 42', 'second'])
+  })
+})
+
+describe('subscriptions in run()', () => {
+  for (const wire of ['openai-chat', 'anthropic'] as const) {
+    it(`${wire}: an event reaches the next model call as a receive_event__injected call and its result`, async () => {
+      const { runtime, events } = await loaded()
+      const scripted = scriptedModel(wire, [
+        { calls: [{ id: 'call_sub1', name: 'subscribe', args: '{}' }] },
+        { text: 'Waiting for news.' },
+        { text: 'The price is 42.' },
+      ])
+      const model = async (request: any) => {
+        // The second answer comes once the event is in, so the run holds it when it would stop.
+        if (scripted.requests.length === 1) await eventually(events, (e) => e.type === 'rap_subscription_event')
+        return scripted.model(request)
+      }
+      const outcome = await runtime.run({ wire, model, messages: [{ role: 'user', content: 'watch the price' }], runId: `run-${wire}` })
+      expect(outcome.stopReason).toBe('stop')
+      const { requests } = scripted
+      expect(requests).toHaveLength(3)
+      const offered = JSON.stringify(requests[0].tools)
+      expect(offered).toContain('cancel_subscription')
+      expect(offered).not.toContain('receive_event__injected')
+
+      const injected = requests[2].messages.slice(requests[1].messages.length + 1)
+      const expectedArgs = { original_tool_name: 'subscribe', original_tool_call_id: 'call_sub1', original_args: {} }
+      if (wire === 'openai-chat') {
+        expect(requests[2].messages[requests[1].messages.length]).toEqual({ role: 'assistant', content: 'Waiting for news.' })
+        const [assistant, result] = injected
+        expect(assistant.role).toBe('assistant')
+        expect(assistant.tool_calls[0].function.name).toBe('receive_event__injected')
+        expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual(expectedArgs)
+        expect(result).toMatchObject({ role: 'tool', tool_call_id: assistant.tool_calls[0].id, content: 'the price is 42' })
+      } else {
+        const [assistant, result] = injected
+        const use = assistant.content.find((b: any) => b.type === 'tool_use')
+        expect(use).toMatchObject({ name: 'receive_event__injected', input: expectedArgs })
+        expect(result.role).toBe('user')
+        const block = result.content.find((b: any) => b.type === 'tool_result')
+        expect(block.tool_use_id).toBe(use.id)
+        expect(JSON.stringify(block.content)).toContain('the price is 42')
+      }
+      expect(outcome.messages.slice(-1)[0]).toEqual(
+        wire === 'anthropic' ? { role: 'assistant', content: [{ type: 'text', text: 'The price is 42.' }] } : { role: 'assistant', content: 'The price is 42.' },
+      )
+    })
+  }
+})
+
+describe('process lifetime', () => {
+  /** Runs the scenario in a fresh Node process; resolves with its exit and output. */
+  function scenario(baseUrl: string, tool: string): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(__dirname, 'scenarios', 'rap-exit.cjs'), baseUrl, tool])
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk) => (stdout += chunk))
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      const kill = setTimeout(() => child.kill(), 15_000)
+      child.on('exit', (code, signal) => {
+        clearTimeout(kill)
+        resolve({ code, signal, stdout, stderr })
+      })
+    })
+  }
+
+  for (const [tool, text] of [
+    ['delayed', 'finally'],
+    ['subscribe', 'subscribed'],
+  ]) {
+    it(`waits for a remote ${tool} call, then exits by itself`, async () => {
+      const tools = await server()
+      const { code, signal, stdout, stderr } = await scenario(tools.baseUrl, tool)
+      expect(signal, 'the process had to be killed: something held it open').toBeNull()
+      expect(code, stderr).toBe(0)
+      const results = JSON.parse(stdout) as ToolResult[]
+      expect(results).toHaveLength(1)
+      expect(results[0]).toMatchObject({ status: 'ok', content: [{ type: 'text', text }] })
+    })
+  }
+})

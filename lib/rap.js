@@ -1,0 +1,380 @@
+'use strict'
+// Remote tools over the Reactive Agent Protocol (RAP). The transport runs in Rust (NativeRap, on
+// a tokio runtime of its own); this layer keeps what cannot cross the boundary: the promises of
+// calls in flight (by ticket), their AbortSignals, the handle that keeps Node alive while
+// anything is in flight, and the queues of subscription events waiting for a run.
+//
+// Every outcome and event crosses back through one callback, as one JSON text array per
+// crossing (see src/rap.rs for the messages).
+
+const { NativeRap } = require('../native.js')
+const { ToolwireError, native, messageOf, describe, jsonText } = require('./common.js')
+
+/** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
+const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
+/** The synthetic call a subscription event is delivered to the model as. Never a real tool. */
+const INJECTED_TOOL = 'receive_event__injected'
+/** The built-in tool ending a subscription of the calling thread. */
+const CANCEL_TOOL = 'cancel_subscription'
+/** Names a toolset may not expose: toolwire's own. */
+const RESERVED = new Set([INJECTED_TOOL, CANCEL_TOOL])
+const MAX_TICKET = 0xffffffff
+/** Longer than any call lives; the interval only keeps the loop alive while it is ref'd. */
+const HOLD_MS = 0x7fffffff
+const noop = () => {}
+
+/** The callback server's options and the toolset's own, split and checked. */
+function toolsetOptions(options) {
+  if (options === undefined) options = {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`addRapToolset: options must be an object, got ${describe(options)}`)
+  }
+  const { timeoutMs, retry, bind, publicUrl, maxCallbackBytes, prefix, headers } = options
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
+    throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.timeoutMs must be a positive number, got ${describe(timeoutMs)}`)
+  }
+  for (const [key, value] of [['bind', bind], ['publicUrl', publicUrl], ['prefix', prefix]]) {
+    if (value !== undefined && typeof value !== 'string') {
+      throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.${key} must be a string, got ${describe(value)}`)
+    }
+  }
+  if (retry !== undefined && (retry === null || typeof retry !== 'object' || Array.isArray(retry))) {
+    throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.retry must be an object { maxAttempts, baseDelayMs }, got ${describe(retry)}`)
+  }
+  if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
+    throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.headers must be an object of strings, got ${describe(headers)}`)
+  }
+  return {
+    timeoutMs,
+    server: jsonText('addRapToolset: options', { bind, publicUrl, maxCallbackBytes }),
+    toolset: jsonText('addRapToolset: options', { prefix, retry, headers }),
+  }
+}
+
+/** A tool's value from a RAP `tool_result`: text and image blocks; `display_as` kept in details. */
+function valueOf(result) {
+  let content
+  if (Array.isArray(result.content)) {
+    content = result.content.map((item) =>
+      item.type === 'image' ? { type: 'image', data: item.data, mimeType: item.mediaType } : { type: 'text', text: item.text },
+    )
+  } else {
+    content = [{ type: 'text', text: typeof result.text === 'string' ? result.text : '' }]
+  }
+  const details = {}
+  if (result.display_as !== undefined) details.display_as = result.display_as
+  if (result.subscription === true) details.subscription = true
+  return Object.keys(details).length === 0 ? { content } : { content, details }
+}
+
+/** The text a `tool_result` reports an error with (its text, else its first text item). */
+function errorText(result) {
+  if (typeof result.text === 'string') return result.text
+  const item = Array.isArray(result.content) ? result.content.find((i) => i.type === 'text') : undefined
+  return item === undefined ? 'Error: the remote tool failed' : item.text
+}
+
+function keyOf(groupId, callId) {
+  return `${groupId.length}:${groupId}${callId}`
+}
+
+/**
+ * The RAP side of one ToolRuntime. The native transport starts with the first toolset; until
+ * then nothing runs and nothing holds the process.
+ */
+class RapLink {
+  #native = null
+  /** the callback server's options the transport was started with (JSON text) */
+  #server = null
+  /** ticket -> { resolve, reject, done? } */
+  #pending = new Map()
+  #nextTicket = 1
+  /** ref'd while anything is in flight, so Node waits for it; unref'd otherwise */
+  #hold = null
+  /** `(event) => void`: where RAP events go (the runtime-level onEvent) */
+  #emit
+  /** groupId -> Set of queues of runs watching that thread */
+  #watchers = new Map()
+  /** keyOf(groupId, callId) -> { toolName, args }: open subscriptions */
+  #subscriptions = new Map()
+
+  constructor(emit) {
+    this.#emit = emit
+  }
+
+  /** Whether a toolset was ever loaded (the transport runs). */
+  get started() {
+    return this.#native !== null
+  }
+
+  /** Starts the transport with these callback server options, or checks they are the ones in use. */
+  #start(server) {
+    if (this.#native !== null) {
+      if (server !== this.#server && server !== '{}') {
+        throw new ToolwireError(
+          'VALIDATION_ERROR',
+          `addRapToolset: bind, publicUrl and maxCallbackBytes are fixed by the first toolset (${this.#server}), got ${server}`,
+        )
+      }
+      return
+    }
+    this.#native = native(() => new NativeRap(server, (messages) => this.#receive(messages)))
+    this.#server = server
+  }
+
+  /** Fetches and validates a toolset; resolves with `{ toolset, tools: [{ name, description, parameters }] }`. */
+  load(baseUrl, options) {
+    this.#start(options.server)
+    return this.#request((ticket) => this.#native.load(ticket, baseUrl, options.toolset))
+  }
+
+  /** Forgets the toolset exposing `tool` (a load the runtime could not complete). */
+  unload(tool) {
+    if (this.#native !== null) this.#native.unload(tool)
+  }
+
+  /**
+   * Runs remote tool `tool` for call `callId` of thread `groupId`: resolves with the tool's value,
+   * rejects with the error the model sees. An abort of `signal` (timeout or cancel) sends a cancel.
+   */
+  call(tool, callId, args, signal, groupId) {
+    let argsText
+    try {
+      argsText = JSON.stringify(args === undefined ? {} : args)
+    } catch (error) {
+      return Promise.reject(new Error(`the arguments cannot be sent: ${messageOf(error)}`))
+    }
+    const head = JSON.stringify({ tool, id: callId, callId, groupId })
+    let onAbort
+    const ticket = this.#ticket()
+    const outcome = this.#request(() => this.#native.invoke(ticket, head, argsText), ticket)
+    if (signal !== undefined) {
+      onAbort = () => this.#native.abort(ticket)
+      if (signal.aborted) onAbort()
+      else signal.addEventListener('abort', onAbort, { once: true })
+    }
+    return outcome.then(
+      (message) => {
+        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+        return this.#settle(tool, callId, args, groupId, message)
+      },
+      (error) => {
+        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+        throw error
+      },
+    )
+  }
+
+  #settle(tool, callId, args, groupId, message) {
+    switch (message.kind) {
+      case 'result':
+        if (message.error) throw new Error(errorText(message.result))
+        if (message.result.subscription === true) {
+          this.#subscriptions.set(keyOf(groupId, callId), { toolName: tool, args })
+        }
+        return valueOf(message.result)
+      case 'timeout':
+        throw new Error(`Remote tool "${tool}" sent no result by its deadline`)
+      default:
+        throw new Error(`Remote tool "${tool}" was cancelled`)
+    }
+  }
+
+  /** `POST /close_thread` to every server; the thread's subscriptions are forgotten. */
+  closeThread(groupId) {
+    for (const key of [...this.#subscriptions.keys()]) {
+      if (key.startsWith(keyOf(groupId, ''))) this.#subscriptions.delete(key)
+    }
+    if (this.#native === null) return Promise.resolve()
+    return this.#request((ticket) => this.#native.closeThread(ticket, groupId)).then(noop)
+  }
+
+  /** POSTs `{ id, selected }` to the pending user choice's `response_url`. */
+  answerUserChoice(id, selected) {
+    if (this.#native === null) return Promise.reject(new ToolwireError('NOT_FOUND', `no pending user choice ${JSON.stringify(id)}`))
+    return this.#request((ticket) => this.#native.answerUserChoice(ticket, id, selected)).then(noop)
+  }
+
+  /** Ends subscription `callId` of thread `groupId`: later events are refused, a cancel is sent. */
+  cancelSubscription(groupId, callId) {
+    const key = keyOf(groupId, callId)
+    const open = this.#native !== null && native(() => this.#native.cancelSubscription(groupId, callId))
+    this.#subscriptions.delete(key)
+    for (const queue of this.#watchers.get(groupId) ?? []) {
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i].original_tool_call_id === callId) queue.splice(i, 1)
+    }
+    return open
+  }
+
+  /**
+   * A run's view of thread `groupId`: `take()` returns the subscription events that arrived
+   * since, as `{ original_tool_name, original_tool_call_id, original_args, text }`; `size()`
+   * how many wait; `close()` stops watching.
+   */
+  watch(groupId) {
+    const queue = []
+    let set = this.#watchers.get(groupId)
+    if (set === undefined) this.#watchers.set(groupId, (set = new Set()))
+    set.add(queue)
+    return {
+      size: () => queue.length,
+      take: () => queue.splice(0, queue.length),
+      close: () => {
+        set.delete(queue)
+        if (set.size === 0 && this.#watchers.get(groupId) === set) this.#watchers.delete(groupId)
+      },
+    }
+  }
+
+  #ticket() {
+    const ticket = this.#nextTicket
+    this.#nextTicket = ticket === MAX_TICKET ? 1 : ticket + 1
+    return ticket
+  }
+
+  /** Starts native work under a ticket; the promise settles with its message. */
+  #request(start, ticket = this.#ticket()) {
+    return new Promise((resolve, reject) => {
+      native(() => start(ticket))
+      this.#pending.set(ticket, { resolve, reject })
+      if (this.#pending.size === 1) this.#holdOpen(true)
+    })
+  }
+
+  #holdOpen(on) {
+    if (on) {
+      if (this.#hold === null) this.#hold = setInterval(noop, HOLD_MS)
+      else this.#hold.ref()
+    } else if (this.#hold !== null) {
+      this.#hold.unref()
+    }
+  }
+
+  /** The one receiver of everything the transport reports; never throws back into Rust. */
+  #receive(text) {
+    let messages
+    try {
+      messages = JSON.parse(text)
+    } catch (error) {
+      process.emitWarning(`toolwire: unreadable RAP messages: ${messageOf(error)}`, 'ToolwireWarning')
+      return
+    }
+    for (const message of messages) {
+      try {
+        if (message.kind === 'event') this.#event(message.event)
+        else this.#answer(message)
+      } catch (error) {
+        process.emitWarning(`toolwire: RAP message ${message.kind} failed: ${messageOf(error)}`, 'ToolwireWarning')
+      }
+    }
+  }
+
+  #answer(message) {
+    const pending = this.#pending.get(message.ticket)
+    if (pending === undefined) return
+    this.#pending.delete(message.ticket)
+    if (this.#pending.size === 0) this.#holdOpen(false)
+    if (message.kind === 'failed') {
+      const error = new ToolwireError(message.code, message.message)
+      if (message.status !== undefined) error.status = message.status
+      // A 4xx is the server's final word: retrying the same call cannot help.
+      if (message.status !== undefined && message.status < 500) error.retryable = false
+      pending.reject(error)
+    } else {
+      pending.resolve(message)
+    }
+  }
+
+  #event(event) {
+    if (event.type === 'rap_subscription_event') {
+      const key = keyOf(event.groupId, event.callId)
+      const subscription = this.#subscriptions.get(key)
+      if (event.message.final === true) this.#subscriptions.delete(key)
+      const watchers = this.#watchers.get(event.groupId)
+      if (watchers !== undefined) {
+        const injected = {
+          original_tool_name: subscription?.toolName ?? null,
+          original_tool_call_id: event.callId,
+          original_args: subscription?.args ?? null,
+          text: event.message.text,
+        }
+        for (const queue of watchers) queue.push(injected)
+      }
+    }
+    this.#emit(event)
+  }
+}
+
+/** The ToolDefinition of a remote tool: its execute delegates to the transport. */
+function remoteTool(link, def, timeoutMs) {
+  const tool = {
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+    // The UI may show what the server asked to display.
+    redaction: { allow: ['display_as', 'subscription'] },
+    execute: (toolCallId, args, signal, onUpdate, context) => link.call(def.name, toolCallId, args, signal, context.groupId),
+    [DISPATCH_CONTEXT]: true,
+  }
+  if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs
+  return tool
+}
+
+/** The built-in `cancel_subscription`: ends a subscription of the calling thread only. */
+function cancelSubscriptionTool(link) {
+  return {
+    name: CANCEL_TOOL,
+    description:
+      'Cancels a subscription started by an earlier remote tool call of this conversation: no more events from it will arrive.',
+    parameters: {
+      type: 'object',
+      properties: { tool_call_id: { type: 'string', description: 'The id of the tool call that started the subscription.' } },
+      required: ['tool_call_id'],
+      additionalProperties: false,
+    },
+    execute: (toolCallId, args, signal, onUpdate, context) => {
+      const id = args.tool_call_id
+      if (!link.cancelSubscription(context.groupId, id)) {
+        throw new Error(`No open subscription started by tool call ${JSON.stringify(id)} in this conversation.`)
+      }
+      return { content: [{ type: 'text', text: `Subscription of tool call ${JSON.stringify(id)} cancelled.` }] }
+    },
+    [DISPATCH_CONTEXT]: true,
+  }
+}
+
+/**
+ * The history items delivering queued subscription events to the model: per event a synthetic
+ * assistant call of `receive_event__injected` and its result, in the wire's own shapes.
+ */
+function injectedMessages(runtime, wire, events, newId) {
+  const messages = []
+  for (const event of events) {
+    const id = newId()
+    const args = {
+      original_tool_name: event.original_tool_name,
+      original_tool_call_id: event.original_tool_call_id,
+      original_args: event.original_args,
+    }
+    messages.push(...runtime.encodeToolCalls([{ id, name: INJECTED_TOOL, arguments: JSON.stringify(args) }], wire))
+    messages.push(
+      ...runtime.encodeResults(
+        [{ role: 'toolResult', toolCallId: id, toolName: INJECTED_TOOL, content: [{ type: 'text', text: event.text }], isError: false }],
+        wire,
+      ),
+    )
+  }
+  return messages
+}
+
+module.exports = {
+  RapLink,
+  DISPATCH_CONTEXT,
+  INJECTED_TOOL,
+  CANCEL_TOOL,
+  RESERVED,
+  toolsetOptions,
+  remoteTool,
+  cancelSubscriptionTool,
+  injectedMessages,
+}
