@@ -12,6 +12,7 @@ export interface Seen {
   method: string
   path: string
   body: any
+  headers: Record<string, string | string[] | undefined>
 }
 
 /** A 1x1 PNG. */
@@ -39,6 +40,7 @@ export function manifest(name: string, tools?: object[]): object {
       { name: 'delayed', description: 'Answers after a while', inputSchema: object },
       { name: 'subscribe', description: 'Opens a subscription', inputSchema: object },
       { name: 'events', description: 'Sends oauth, a user choice and a view update', inputSchema: object },
+      { name: 'twice', description: 'Sends its result again, then a different one', inputSchema: object },
     ],
   }
 }
@@ -130,7 +132,7 @@ export class ToolServer {
   async #handle(req: IncomingMessage): Promise<[number, unknown?]> {
     const path = (req.url ?? '/').split('?')[0]
     const body = req.method === 'POST' ? await readBody(req) : null
-    this.#record({ method: req.method ?? '', path, body })
+    this.#record({ method: req.method ?? '', path, body, headers: req.headers })
     if (req.method === 'GET' && path === '/.well-known/rap-toolset') return [200, this.toolset]
     if (req.method !== 'POST') return [404]
     if (path !== '/invoke') return [200, {}]
@@ -151,6 +153,10 @@ export class ToolServer {
         return [200]
       case 'echo':
         this.#later(id, result({ text: `echo ${JSON.stringify(body.arguments)}` }))
+        return [200]
+      case 'twice':
+        // The same result twice, then a different one: 200, 200 (idempotent), 409.
+        this.#later(id, result({ text: 'once' }), result({ text: 'once' }), result({ text: 'changed' }))
         return [200]
       case 'delayed':
         setTimeout(() => this.#later(id, result({ text: 'finally' })), 200)

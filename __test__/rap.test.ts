@@ -61,7 +61,7 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
 describe('addRapToolset', () => {
   it('registers the toolset under its own names, or with a prefix, as ordinary tools', async () => {
     const { runtime, names, tools } = await loaded()
-    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events'])
+    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events', 'twice'])
     const listed = runtime.list().map((t: any) => t.name)
     expect(listed).toEqual(expect.arrayContaining([...names, 'cancel_subscription']))
     expect(listed).not.toContain('receive_event__injected')
@@ -123,6 +123,51 @@ describe('addRapToolset', () => {
   })
 })
 
+describe('toolset options', () => {
+  it('sends the headers with the manifest fetch and every invocation', async () => {
+    const tools = await server()
+    const runtime = new ToolRuntime()
+    await runtime.addRapToolset(tools.baseUrl, { headers: { 'x-api-key': 'k-123' } })
+    await runtime.dispatch([call('h1', 'echo', { word: 'x' })])
+    expect(tools.requests('/.well-known/rap-toolset')[0].headers['x-api-key']).toBe('k-123')
+    expect(tools.requests('/invoke')[0].headers['x-api-key']).toBe('k-123')
+    const bad = await rejection(new ToolRuntime().addRapToolset(tools.baseUrl, { headers: { 'bad header': 'v' } }))
+    expect(bad.code).toBe('VALIDATION_ERROR')
+    expect(bad.message).toContain('bad header')
+  })
+
+  it('binds the callback server where asked and hands tools publicUrl; later toolsets cannot change them', async () => {
+    const probe = await ToolServer.start()
+    const port = Number(new URL(probe.baseUrl).port)
+    await probe.close()
+    const tools = await server()
+    const runtime = new ToolRuntime()
+    await runtime.addRapToolset(tools.baseUrl, { bind: `127.0.0.1:${port}`, publicUrl: `http://localhost:${port}/` })
+    const [result] = await runtime.dispatch([call('b1', 'echo', { word: 'via localhost' })])
+    expect(textOf(result)).toBe('echo {"word":"via localhost"}')
+    expect(tools.callbacks.get('b1')).toMatch(new RegExp(`^http://localhost:${port}/rap/callback/`))
+
+    const other = await server(manifest('other', [{ name: 'other_tool', description: '', inputSchema: {} }]))
+    const moved = await rejection(runtime.addRapToolset(other.baseUrl, { bind: '127.0.0.1:0' }))
+    expect(moved.code).toBe('VALIDATION_ERROR')
+    expect(moved.message).toContain('127.0.0.1:0')
+    const badBind = await rejection(new ToolRuntime().addRapToolset(other.baseUrl, { bind: 'nowhere' }))
+    expect(badBind.message).toContain('"nowhere"')
+  })
+
+  it('refuses a callback body over maxCallbackBytes with 413; the call gets no result', async () => {
+    const tools = await server()
+    const runtime = new ToolRuntime()
+    await runtime.addRapToolset(tools.baseUrl, { maxCallbackBytes: 1000 })
+    const [small, big] = await runtime.dispatch([call('m1', 'echo', { word: 'small' }), call('m2', 'echo', { word: 'x'.repeat(2000) })], {
+      timeoutMs: 300,
+    })
+    expect(small.status).toBe('ok')
+    expect(big.status).toBe('timeout')
+    expect(tools.callbackStatus.find((c) => c.id === 'm2')).toMatchObject({ status: 413 })
+  })
+})
+
 describe('remote calls', () => {
   it('posts the invocation with the call id and the thread, and maps text, images and errors', async () => {
     const { runtime, tools } = await loaded()
@@ -156,6 +201,14 @@ describe('remote calls', () => {
     expect(rejected.error!.message).toContain('HTTP 400')
     // 4xx is never retried.
     expect(tools.requests('/invoke').filter((s) => s.body.id === 't4')).toHaveLength(1)
+  })
+
+  it('delivers a result once: a repeat is answered 200 when identical, 409 when different', async () => {
+    const { runtime, tools } = await loaded()
+    const [result] = await runtime.dispatch([call('r1', 'twice')])
+    expect(textOf(result)).toBe('once')
+    await eventually(tools.callbackStatus, (c) => c.status === 409)
+    expect(tools.callbackStatus.map((c) => c.status)).toEqual([200, 200, 409])
   })
 
   it('retries a 503 until the server accepts, within the retry bound', async () => {
