@@ -24,3 +24,5 @@ export declare function toAiSdkTools(runtime: ToolRuntime, options?: AiSdkAdapte
 
 /** A successful result as model output: one text block as text, else content parts (images as image-data). */
 export declare function aiSdkModelOutput(result: ToolResult): AiSdkModelOutput
+
+export type { ToolwireToolError } from './errors.js'

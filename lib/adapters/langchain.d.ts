@@ -30,3 +30,5 @@ export interface ToolwireToolNode {
 }
 
 export declare function createToolNode(runtime: ToolRuntime, options?: LangChainAdapterOptions): ToolwireToolNode
+
+export type { ToolwireToolError } from './errors.js'

@@ -30,3 +30,5 @@ export type PiToolExecutionEvent = Extract<AgentEvent, { type: 'tool_execution_s
  * execution events to `listener` as pi's events; other events are ignored.
  */
 export declare function piEvents(listener: (event: PiToolExecutionEvent) => void): (event: ToolExecutionEvent | { readonly type: string }) => void
+
+export type { ToolwireToolError } from './errors.js'
