@@ -80,7 +80,11 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
                     ),
                 ));
             }
+            let reports_error = map.get("isError") == Some(&Value::Bool(true));
+            // The outputSchema describes a success: an error the tool reports keeps its own
+            // text and details, whatever their shape.
             match map.get("details") {
+                _ if reports_error => {}
                 Some(details) => validate_output(spec, details)?,
                 None if spec.output_validator().is_some() => {
                     return Err(ToolError::new(
@@ -94,7 +98,7 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
             }
             Ok(Verdict {
                 shape: OutputShape::AgentResult,
-                reports_error: map.get("isError") == Some(&Value::Bool(true)),
+                reports_error,
             })
         }
         ToolOutcome::Returned(value) => {
@@ -618,6 +622,20 @@ mod tests {
         assert!(first_text(&missing.content)
             .unwrap()
             .contains("returned no details"));
+    }
+
+    #[test]
+    fn a_reported_error_is_not_held_to_the_output_schema() {
+        // Seen with MCP servers: `isError: true` with a message and no structured content.
+        let spec = spec(Some(json!({"type": "object", "required": ["n"]})));
+        for reported in [
+            json!({"content": [{"type": "text", "text": "quota exceeded"}], "isError": true}),
+            json!({"content": [{"type": "text", "text": "quota exceeded"}], "isError": true, "details": {"retryAfter": 3}}),
+        ] {
+            let result = outcome(&spec, ToolOutcome::Returned(reported));
+            assert_eq!(result.status, ToolStatus::Error);
+            assert_eq!(result.error.unwrap().message, "quota exceeded");
+        }
     }
 
     #[test]
