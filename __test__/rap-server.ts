@@ -40,6 +40,7 @@ export function manifest(name: string, tools?: object[]): object {
       { name: 'delayed', description: 'Answers after a while', inputSchema: object },
       { name: 'subscribe', description: 'Opens a subscription', inputSchema: object },
       { name: 'events', description: 'Sends oauth, a user choice and a view update', inputSchema: object },
+      { name: 'eventfirst', description: 'Sends an event before its result', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
       { name: 'twice', description: 'Sends its result again, then a different one', inputSchema: object },
     ],
   }
@@ -134,6 +135,7 @@ export class ToolServer {
     const body = req.method === 'POST' ? await readBody(req) : null
     this.#record({ method: req.method ?? '', path, body, headers: req.headers })
     if (req.method === 'GET' && path === '/.well-known/rap-toolset') return [200, this.toolset]
+    if (req.method === 'GET' && path.startsWith('/callback-of/')) return [200, this.callbacks.get(path.slice('/callback-of/'.length))]
     if (req.method !== 'POST') return [404]
     if (path !== '/invoke') return [200, {}]
     const { operation, id, group_id, callback_url } = body
@@ -183,6 +185,14 @@ export class ToolServer {
           tool_call_id: id,
           text: 'the price is 42',
         })
+        return [200]
+      case 'eventfirst':
+        // An event while the call is still pending, then the result opening the subscription.
+        this.#later(
+          id,
+          { type: 'subscription_event', group_id, tool_call_id: id, text: 'early news' },
+          result({ text: 'subscribed', subscription: true }),
+        )
         return [200]
       case 'events':
         this.#later(

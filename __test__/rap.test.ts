@@ -61,7 +61,7 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
 describe('addRapToolset', () => {
   it('registers the toolset under its own names, or with a prefix, as ordinary tools', async () => {
     const { runtime, names, tools } = await loaded()
-    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events', 'twice'])
+    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events', 'eventfirst', 'twice'])
     const listed = runtime.list().map((t: any) => t.name)
     expect(listed).toEqual(expect.arrayContaining([...names, 'cancel_subscription']))
     expect(listed).not.toContain('receive_event__injected')
@@ -373,11 +373,35 @@ describe('subscriptions in run()', () => {
   }
 })
 
+describe('subscription events before their result', () => {
+  it('an event that arrives before its call\'s result still names the call and its arguments', async () => {
+    const { runtime, events } = await loaded()
+    const scripted = scriptedModel('openai-chat', [
+      { calls: [{ id: 'call_early', name: 'eventfirst', args: '{"topic":"prices"}' }] },
+      { text: 'Early news noted.' },
+    ])
+    const outcome = await runtime.run({ wire: 'openai-chat', model: scripted.model, messages: [{ role: 'user', content: 'watch' }], groupId: 'thread-early' })
+    expect(events[0]).toMatchObject({ type: 'rap_subscription_event', groupId: 'thread-early', callId: 'call_early' })
+    expect(outcome.stopReason).toBe('stop')
+    // It was in before the second model call: delivered there, after the call's own result.
+    const second = scripted.requests[1].messages
+    expect(second.map((m: any) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
+    const call = second[3]
+    expect(call.tool_calls[0].function.name).toBe('receive_event__injected')
+    expect(JSON.parse(call.tool_calls[0].function.arguments)).toEqual({
+      original_tool_name: 'eventfirst',
+      original_tool_call_id: 'call_early',
+      original_args: { topic: 'prices' },
+    })
+    expect(second[4]).toMatchObject({ tool_call_id: call.tool_calls[0].id, content: 'early news' })
+  })
+})
+
 describe('process lifetime', () => {
   /** Runs the scenario in a fresh Node process; resolves with its exit and output. */
-  function scenario(baseUrl: string, tool: string): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  function scenario(args: string[]): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(__dirname, 'scenarios', 'rap-exit.cjs'), baseUrl, tool])
+      const child = spawn(process.execPath, args)
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (chunk) => (stdout += chunk))
@@ -396,7 +420,7 @@ describe('process lifetime', () => {
   ]) {
     it(`waits for a remote ${tool} call, then exits by itself`, async () => {
       const tools = await server()
-      const { code, signal, stdout, stderr } = await scenario(tools.baseUrl, tool)
+      const { code, signal, stdout, stderr } = await scenario([join(__dirname, 'scenarios', 'rap-exit.cjs'), tools.baseUrl, tool])
       expect(signal, 'the process had to be killed: something held it open').toBeNull()
       expect(code, stderr).toBe(0)
       const results = JSON.parse(stdout) as ToolResult[]
@@ -404,4 +428,13 @@ describe('process lifetime', () => {
       expect(results[0]).toMatchObject({ status: 'ok', content: [{ type: 'text', text }] })
     })
   }
+
+  it('a dropped runtime is collected with its transport: its callback server stops', async () => {
+    const tools = await server()
+    const { code, signal, stdout, stderr } = await scenario(['--expose-gc', join(__dirname, 'scenarios', 'rap-drop.cjs'), tools.baseUrl])
+    expect(signal).toBeNull()
+    expect(code, stderr).toBe(0)
+    // While it lives a malformed callback is answered 400; once collected nothing listens.
+    expect(JSON.parse(stdout)).toEqual({ status: 'ok', before: 400, after: 'refused' })
+  })
 })

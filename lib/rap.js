@@ -89,12 +89,14 @@ class RapLink {
   /** ticket -> { resolve, reject, done? } */
   #pending = new Map()
   #nextTicket = 1
-  /** ref'd while anything is in flight, so Node waits for it; unref'd otherwise */
+  /** an interval while anything is in flight, so Node waits for it (and this link stays reachable) */
   #hold = null
   /** `(event) => void`: where RAP events go (the runtime-level onEvent) */
   #emit
   /** groupId -> Set of queues of runs watching that thread */
   #watchers = new Map()
+  /** keyOf(groupId, callId) -> { toolName, args }: calls in flight (an event may overtake its result) */
+  #calls = new Map()
   /** keyOf(groupId, callId) -> { toolName, args }: open subscriptions */
   #subscriptions = new Map()
 
@@ -118,7 +120,10 @@ class RapLink {
       }
       return
     }
-    this.#native = native(() => new NativeRap(server, (messages) => this.#receive(messages)))
+    // The transport holds its callback for as long as it lives: through a WeakRef, so a runtime
+    // dropped by its owner (with nothing in flight) can be collected, and its transport with it.
+    const link = new WeakRef(this)
+    this.#native = native(() => new NativeRap(server, (messages) => link.deref()?.#receive(messages)))
     this.#server = server
   }
 
@@ -147,31 +152,35 @@ class RapLink {
     const head = JSON.stringify({ tool, id: callId, callId, groupId })
     let onAbort
     const ticket = this.#ticket()
+    const key = keyOf(groupId, callId)
     const outcome = this.#request(() => this.#native.invoke(ticket, head, argsText), ticket)
+    this.#calls.set(key, { toolName: tool, args })
     if (signal !== undefined) {
       onAbort = () => this.#native.abort(ticket)
       if (signal.aborted) onAbort()
       else signal.addEventListener('abort', onAbort, { once: true })
     }
+    const ended = () => {
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+      this.#calls.delete(key)
+    }
     return outcome.then(
       (message) => {
-        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
-        return this.#settle(tool, callId, args, groupId, message)
+        ended()
+        return this.#settle(tool, key, args, message)
       },
       (error) => {
-        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+        ended()
         throw error
       },
     )
   }
 
-  #settle(tool, callId, args, groupId, message) {
+  #settle(tool, key, args, message) {
     switch (message.kind) {
       case 'result':
         if (message.error) throw new Error(errorText(message.result))
-        if (message.result.subscription === true) {
-          this.#subscriptions.set(keyOf(groupId, callId), { toolName: tool, args })
-        }
+        if (message.result.subscription === true) this.#subscriptions.set(key, { toolName: tool, args })
         return valueOf(message.result)
       case 'timeout':
         throw new Error(`Remote tool "${tool}" sent no result by its deadline`)
@@ -243,10 +252,11 @@ class RapLink {
 
   #holdOpen(on) {
     if (on) {
-      if (this.#hold === null) this.#hold = setInterval(noop, HOLD_MS)
-      else this.#hold.ref()
+      // The interval's callback keeps this link reachable while it waits for the transport.
+      if (this.#hold === null) this.#hold = setInterval(() => this.#pending, HOLD_MS)
     } else if (this.#hold !== null) {
-      this.#hold.unref()
+      clearInterval(this.#hold)
+      this.#hold = null
     }
   }
 
@@ -288,7 +298,7 @@ class RapLink {
   #event(event) {
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
-      const subscription = this.#subscriptions.get(key)
+      const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)
       if (event.message.final === true) this.#subscriptions.delete(key)
       const watchers = this.#watchers.get(event.groupId)
       if (watchers !== undefined) {
