@@ -360,7 +360,6 @@ class ToolRuntime {
       if (RESERVED.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is a name toolwire reserves`)
       if (this.#ids.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is already registered`)
     }
-    if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap))
     const done = []
     try {
       for (const tool of definitions) {
@@ -371,6 +370,7 @@ class ToolRuntime {
       for (const name of done) this.unregister(name)
       refuse(error.code ?? 'VALIDATION_ERROR', messageOf(error))
     }
+    if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap))
     return done
   }
 

@@ -91,6 +91,16 @@ describe('addRapToolset', () => {
     const schemaError = await rejection(runtime.addRapToolset(schema.baseUrl))
     expect(schemaError.message).toContain('inputSchema of tool "typed"')
 
+    // Valid for RAP (up to 128 characters) but not for the runtime (64): undone whole, on both sides.
+    const long = 'n'.repeat(100)
+    const tooLong = await server(manifest('long', [{ name: 'short_one', description: '', inputSchema: {} }, { name: long, description: '', inputSchema: {} }]))
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const longError = await rejection(runtime.addRapToolset(tooLong.baseUrl))
+      expect(longError.code).toBe('VALIDATION_ERROR')
+      expect(longError.message).toContain(long)
+    }
+    expect(runtime.list()).toEqual([])
+
     const error404 = await rejection(runtime.addRapToolset(`${bad.baseUrl}/nothing`))
     expect(error404.message).toContain('404')
     const options = await rejection(runtime.addRapToolset(bad.baseUrl, { retry: { maxAttempts: 0 } }))
