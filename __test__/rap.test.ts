@@ -3,11 +3,13 @@
 // invokes it and receives them; the results come back through the ordinary dispatcher.
 
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
+import { ToolRuntime, replayRun, verifyRun } from '../index.js'
 import type { RapEvent, RuntimeOptions, ToolResult } from '../index.js'
 import { manifest, PIXEL, ToolServer } from './rap-server.js'
 import { scriptedModel } from './scripted.js'
@@ -263,6 +265,27 @@ describe('remote calls', () => {
     expect(aborted).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } })
     const cancel = await tools.waitFor((s) => s.path === '/cancel_tool_call')
     expect(cancel.body).toEqual({ thread_id: 'thread-a', tool_call_id: 'a1' })
+  })
+
+  it('goes through the runtime like any tool: events, sanitization and the audit log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-rap-audit-'))
+    try {
+      const tools = await server()
+      const events: any[] = []
+      const runtime = new ToolRuntime({ audit: { dir }, sanitize: { maxResultChars: 200 }, onEvent: (e) => events.push(e) })
+      await runtime.addRapToolset(tools.baseUrl)
+      const [long] = await runtime.dispatch([call('au1', 'echo', { word: 'w'.repeat(5000) })], { runId: 'rap-run' })
+      expect(long.status).toBe('ok')
+      expect(textOf(long).length).toBeLessThan(1000)
+      expect(long.sanitization!.truncated.length).toBeGreaterThan(0)
+      expect(events.filter((e) => e.toolCallId === 'au1').map((e) => e.type)).toEqual(['tool_execution_start', 'tool_execution_end'])
+      const replay = replayRun(join(dir, 'rap-run'))
+      expect(replay.calls.map((c: any) => [c.callId, c.tool])).toEqual([['au1', 'echo']])
+      expect(replay.results.map((r: any) => [r.callId, r.status])).toEqual([['au1', 'ok']])
+      expect(verifyRun(join(dir, 'rap-run'))).toEqual({ ok: true, problems: [] })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('never invokes a call the policy denies or whose arguments are invalid', async () => {
