@@ -37,6 +37,12 @@ if (!rust.ok && !rustCounted) failed += 1
 check('type check', 'npx', ['tsc', '-p', 'tsconfig.json'])
 check('type check (pi adapter)', 'npx', ['tsc', '-p', 'tsconfig.pi.json'])
 
+// The CLI test renders the audit timeline in Debian's Chromium (driven by playwright-core,
+// which downloads no browser): install it once when it is missing. Needs root, as on CI here.
+if (!existsSync('/usr/bin/chromium')) {
+  check('install chromium', 'sh', ['-c', 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium'])
+}
+
 rmSync(report, { force: true })
 const js = run('js tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`])
 if (existsSync(report)) {

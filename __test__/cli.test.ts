@@ -1,0 +1,482 @@
+// The `toolwire` CLI, run as users run it: the real bin spawned with node, on the recorded
+// provider streams in ../shared/fixtures (read in place), on inputs written here, and on audit
+// runs written by a real ToolRuntime. The HTML timeline is rendered in a real headless Chromium.
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { ToolRuntime, normalizeSchema } from '../index.js'
+import { FIXTURES } from './fixtures.js'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const BIN = join(ROOT, 'bin', 'toolwire.js')
+const work = mkdtempSync(join(tmpdir(), 'toolwire-cli-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function cli(...args: string[]): Run {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: work })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** The command's --json output (stdout must be one JSON document). */
+function cliJson(...args: string[]): { code: number | null; json: any; stderr: string } {
+  const run = cli(...args, '--json')
+  return { code: run.code, json: JSON.parse(run.stdout), stderr: run.stderr }
+}
+
+const fixture = (path: string) => join(FIXTURES, path)
+const expected = JSON.parse(readFileSync(fixture('expected.json'), 'utf8'))
+
+function write(name: string, text: string): string {
+  const path = join(work, name)
+  writeFileSync(path, text)
+  return path
+}
+
+/** An SSE body of Chat Completions chunks, ending with [DONE] when `done`. */
+function chatSse(chunks: object[], done = true): string {
+  return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + (done ? 'data: [DONE]\n\n' : '')
+}
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+})
+const toolCalls = (...calls: object[]) => chunk({ tool_calls: calls })
+
+/** An error is one line on stderr, never a stack trace. */
+function expectOneLineError(run: Run, pattern: RegExp) {
+  const lines = run.stderr.trimEnd().split('\n')
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toMatch(/^toolwire: /)
+  expect(lines[0]).toMatch(pattern)
+  expect(run.stderr).not.toMatch(/\n\s+at /)
+}
+
+describe('toolwire replay', () => {
+  it('shows a call cut off by max_tokens as incomplete, says why, and exits 1', () => {
+    const run = cli('replay', fixture('anthropic/incomplete_partial_json_response.txt'), '--wire', 'anthropic')
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('[INCOMPLETE] #0 make_file  id toolu_01EKqbqmZrGRXy18eN7m9kvY')
+    expect(run.stdout).toContain('INCOMPLETE_ARGUMENTS')
+    expect(run.stdout).toContain('stop length (provider: max_tokens)')
+    expect(run.stdout).toMatch(/\[error\] block-not-closed: tool_use block never closed/)
+    expect(run.stdout).toMatch(/\[error\] output-limit-cut/)
+    expect(run.stdout).toMatch(/1 call, 1 incomplete, 0 errors: problems found/)
+
+    const { code, json } = cliJson('replay', fixture('anthropic/incomplete_partial_json_response.txt'), '--wire', 'anthropic')
+    expect(code).toBe(1)
+    expect(json.ok).toBe(false)
+    expect(json.responses).toHaveLength(1)
+    const [response] = json.responses
+    expect(response.rawStopReason).toBe('max_tokens')
+    expect(response.toolCalls).toHaveLength(1)
+    expect(response.toolCalls[0]).toMatchObject({ name: 'make_file', complete: false, error: { code: 'INCOMPLETE_ARGUMENTS' } })
+    expect(response.quirks.map((q: any) => q.id)).toEqual(
+      expect.arrayContaining(['json-padding', 'block-not-closed', 'cut-off-arguments', 'output-limit-cut']),
+    )
+  })
+
+  it('decodes recorded parallel calls exactly as expected.json has them, and exits 0', () => {
+    const file = 'openai-chat/f82268f2fefd.sse'
+    const { code, json } = cliJson('replay', fixture(file), '--wire', 'openai-chat')
+    expect(code).toBe(0)
+    expect(json.ok).toBe(true)
+    const want = expected[file].streams[0]
+    expect(json.responses[0].toolCalls.map((c: any) => ({ id: c.id, name: c.name, arguments: c.arguments, complete: c.complete }))).toEqual(
+      want.tool_calls.map((c: any) => ({ ...c, complete: true })),
+    )
+    expect(json.responses[0].rawStopReason).toBe('tool_calls')
+    expect(json.responses[0].errors).toEqual([])
+    expect(json.responses[0].quirks).toEqual([])
+    const text = cli('replay', fixture(file), '--wire', 'openai-chat').stdout
+    expect(text).toContain('[complete] #0 GetWeatherArgs  id call_JMW1whyEaYG438VE1OIflxA2')
+    expect(text).toContain('[complete] #1 get_stock_price  id call_DNYTawLBoN8fj3KN6qU9N1Ou')
+    expect(text).toContain('2 calls, 0 incomplete, 0 errors: ok')
+  })
+
+  it('splits a capture of several responses and decodes each on its own', () => {
+    for (const file of ['openai-responses/openai-reasoning-encrypted-content.1.chunks.txt', 'anthropic/anthropic-programmatic-tool-calling.1.chunks.txt']) {
+      const wire = file.startsWith('anthropic') ? 'anthropic' : 'openai-responses'
+      const { code, json } = cliJson('replay', fixture(file), '--wire', wire)
+      expect(code, file).toBe(0)
+      const parts = expected[file].responses ?? expected[file].messages
+      expect(json.responses, file).toHaveLength(parts.length)
+      json.responses.forEach((r: any) => expect(r.errors, file).toEqual([]))
+    }
+    const { json } = cliJson('replay', fixture('openai-responses/openai-reasoning-encrypted-content.1.chunks.txt'), '--wire', 'openai-responses')
+    const want = expected['openai-responses/openai-reasoning-encrypted-content.1.chunks.txt'].responses
+    expect(json.responses.map((r: any) => r.toolCalls.map((c: any) => [c.id, c.name]))).toEqual(
+      want.map((r: any) => r.tool_calls.map((c: any) => [c.call_id, c.name])),
+    )
+  })
+
+  it('names a spliced stream as an error and a duplicate message_start as a handled quirk', () => {
+    const spliced = cliJson('replay', fixture('anthropic/spliced-message-start.chunks.txt'), '--wire', 'anthropic')
+    expect(spliced.code).toBe(1)
+    const [response] = spliced.json.responses
+    expect(response.errors.map((e: any) => e.kind)).toEqual(['spliced-stream'])
+    expect(response.quirks.find((q: any) => q.id === 'spliced-stream')).toMatchObject({ severity: 'error' })
+    expect(response.toolCalls[0]).toMatchObject({ id: 'toolu_first', complete: false })
+
+    const duplicate = cliJson('replay', fixture('anthropic/duplicate-message-start.chunks.txt'), '--wire', 'anthropic')
+    expect(duplicate.code).toBe(0)
+    expect(duplicate.json.responses).toHaveLength(1)
+    expect(duplicate.json.responses[0].errors).toEqual([])
+    expect(duplicate.json.responses[0].quirks).toEqual([expect.objectContaining({ id: 'duplicate-message-start', severity: 'warning' })])
+  })
+
+  it('names the provider quirks of the recordings', () => {
+    const cases: [string, string, string[]][] = [
+      ['openai-compatible-chat/alibaba-tool-call.chunks.txt', 'openai-chat', ['empty-string-fields']],
+      ['openai-compatible-chat/anthropic-fallback-tool-call.sse', 'openai-chat', ['index-offset']],
+      ['openai-compatible-chat/mistral-tool-call.chunks.txt', 'mistral', ['missing-index']],
+      ['openai-responses/github-copilot-id-rotation.1.chunks.txt', 'openai-responses', ['item-id-rotation']],
+      ['openai-responses/lmstudio-tool-call.1.chunks.txt', 'openai-responses', ['no-argument-deltas']],
+      ['openai-responses/pydantic-bedrock-mantle-reused-tool-call-ids.0.sse', 'openai-responses', ['sse-data-before-event']],
+      ['anthropic/llm-anthropic-test-tools.0.sse', 'anthropic', ['json-padding', 'empty-tool-input']],
+      ['gemini/google-stream-no-args-tool-call.chunks.txt', 'gemini', ['partial-args-streaming', 'thought-signature-first-only', 'missing-id']],
+      ['gemini/google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt', 'gemini', ['partial-args-streaming', 'missing-terminal-function-call', 'missing-id']],
+      ['gemini/llm-gemini-test-tools.0.json-array-stream', 'gemini', ['json-array-stream', 'missing-id']],
+    ]
+    for (const [file, wire, quirks] of cases) {
+      const { code, json } = cliJson('replay', fixture(file), '--wire', wire)
+      expect(code, file).toBe(0)
+      expect(json.responses.flatMap((r: any) => r.quirks.map((q: any) => q.id)), file).toEqual(quirks)
+      expect(json.responses.every((r: any) => r.toolCalls.every((c: any) => c.complete)), file).toBe(true)
+    }
+    const mistral = cli('replay', fixture('openai-compatible-chat/mistral-tool-call.chunks.txt'), '--wire', 'mistral')
+    expect(mistral.stdout).toMatch(/\[warning\] missing-index: tool call without `index`/)
+  })
+
+  it('tells the quirks of streams written here: a reused index, cumulative arguments, finish_reason stop', () => {
+    const reused = write(
+      'ollama.sse',
+      chatSse([
+        toolCalls({ index: 0, id: 'call_a', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }),
+        toolCalls({ index: 0, id: 'call_b', type: 'function', function: { name: 'read', arguments: '{"path":"b"}' } }),
+        chunk({}, 'tool_calls'),
+      ]),
+    )
+    let out = cliJson('replay', reused, '--wire', 'openai-chat')
+    expect(out.code).toBe(0)
+    expect(out.json.responses[0].toolCalls.map((c: any) => [c.id, c.arguments])).toEqual([
+      ['call_a', '{"path":"a"}'],
+      ['call_b', '{"path":"b"}'],
+    ])
+    expect(out.json.responses[0].quirks.map((q: any) => q.id)).toEqual(['index-reused'])
+
+    const cumulative = write(
+      'deepseek.sse',
+      chatSse([
+        toolCalls({ index: 0, id: 'call_c', type: 'function', function: { name: 'search', arguments: '{"query":' } }),
+        toolCalls({ index: 0, function: { arguments: '{"query":"tool' } }),
+        toolCalls({ index: 0, function: { arguments: '{"query":"toolwire"}' } }),
+        chunk({}, 'stop'),
+      ]),
+    )
+    out = cliJson('replay', cumulative, '--wire', 'openai-chat')
+    expect(out.code).toBe(0)
+    expect(out.json.responses[0].toolCalls[0]).toMatchObject({ arguments: '{"query":"toolwire"}', complete: true })
+    expect(out.json.responses[0].quirks.map((q: any) => q.id)).toEqual(['cumulative-arguments', 'finish-stop-with-calls'])
+    expect(out.json.responses[0].stopReason).toBe('toolUse')
+  })
+
+  it('exits 1 on a stream cut before its end, naming the cut-off call', () => {
+    const cut = write(
+      'cut.sse',
+      chatSse([toolCalls({ index: 0, id: 'call_x', type: 'function', function: { name: 'delete_files', arguments: '{"glob":"*.tmp"' } })], false),
+    )
+    const run = cli('replay', cut, '--wire', 'openai-chat')
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('[INCOMPLETE] #0 delete_files  id call_x')
+    const { json } = cliJson('replay', cut, '--wire', 'openai-chat')
+    const [response] = json.responses
+    expect(response.toolCalls[0]).toMatchObject({ complete: false, error: { code: 'INCOMPLETE_ARGUMENTS' } })
+    expect(response.errors.map((e: any) => e.kind)).toEqual(['stream-truncated'])
+    expect(response.quirks.map((q: any) => q.id)).toEqual(['no-finish-reason', 'cut-off-arguments', 'stream-truncated'])
+  })
+
+  it('reports progress on stderr with --progress, stdout staying one JSON document', () => {
+    const run = cli('replay', fixture('openai-responses/azure-reasoning-encrypted-content.1.chunks.txt'), '--wire', 'openai-responses', '--json', '--progress')
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout).responses).toHaveLength(4)
+    const lines = run.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^toolwire: read \d+ bytes from /)
+    expect(lines.slice(1)).toEqual([1, 2, 3, 4].map((i) => expect.stringMatching(new RegExp(`^toolwire: decoding response ${i}/4 \\(\\d+ bytes\\)$`))))
+    // Not a terminal and no --progress: nothing on stderr.
+    expect(cli('replay', fixture('openai-chat/2018feb66ae1.sse'), '--wire', 'openai-chat').stderr).toBe('')
+  })
+
+  it('gives usage errors exit 2 and unreadable input exit 1, each one line on stderr', () => {
+    let run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'))
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /--wire is required/)
+    run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'), '--wire', 'openai')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /unknown wire "openai" \(one of openai-chat, openai-responses, anthropic, gemini, mistral\)/)
+    run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'), '--wire', 'anthropic', '--verbose')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /unknown option --verbose/)
+    run = cli('frobnicate')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /unknown command "frobnicate"/)
+    run = cli()
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('Usage: toolwire <command>')
+    run = cli('--help')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Exit codes: 0 done')
+
+    run = cli('replay', join(work, 'missing.sse'), '--wire', 'anthropic')
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /cannot read .*missing\.sse: no such file/)
+    run = cli('replay', write('empty.sse', '\n\n'), '--wire', 'anthropic')
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /is empty: nothing to decode/)
+    const json = cliJson('replay', join(work, 'missing.sse'), '--wire', 'anthropic')
+    expect(json.code).toBe(1)
+    expect(json.json).toEqual({ ok: false, error: { kind: 'input', message: expect.stringContaining('no such file'), exitCode: 1 } })
+    const usage = cliJson('replay', 'x.sse')
+    expect(usage.json.error).toMatchObject({ kind: 'usage', exitCode: 2 })
+  })
+})
+
+describe('toolwire schema', () => {
+  const tool = {
+    type: 'function',
+    function: {
+      name: 'lookup',
+      parameters: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          email: { type: ['string', 'null'], format: 'email' },
+          kind: { const: 'user' },
+        },
+        required: ['email'],
+      },
+    },
+  }
+
+  it('prints the normalized schema and what was removed, from a tool definition', () => {
+    const file = write('tool.json', JSON.stringify(tool))
+    const { code, json } = cliJson('schema', file, '--target', 'gemini')
+    expect(code).toBe(0)
+    const direct = normalizeSchema(tool.function.parameters, 'gemini')
+    expect(json).toMatchObject({ target: 'gemini', from: '/function/parameters', schema: direct.schema, removed: direct.removed, warnings: direct.warnings })
+    expect(json.removed.map((r: any) => r.keyword)).toEqual(expect.arrayContaining(['additionalProperties', '$schema', 'format']))
+    expect(JSON.stringify(json.schema)).not.toContain('additionalProperties')
+
+    const run = cli('schema', file, '--target', 'gemini')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('(schema at /function/parameters): normalized for gemini')
+    expect(run.stdout).toContain(`Removed (${direct.removed.length}):`)
+    expect(run.stdout).toMatch(/^ {2}\/additionalProperties {2}additionalProperties$/m)
+    expect(run.stdout).toMatch(/^ {2}\/properties\/email\/format {2}format$/m)
+  })
+
+  it('takes a bare JSON Schema and the strict OpenAI form', () => {
+    const file = write('schema.json', JSON.stringify(tool.function.parameters))
+    const { code, json } = cliJson('schema', file, '--target', 'openai-strict')
+    expect(code).toBe(0)
+    const direct = normalizeSchema(tool.function.parameters, 'openai-strict')
+    expect(json.from).toBeNull()
+    expect(json.schema).toEqual(direct.schema)
+    expect(json.schema.required).toEqual(['email', 'kind'])
+  })
+
+  it('exits 1 on input that is not JSON or cannot be normalized, 2 on a bad target', () => {
+    let run = cli('schema', write('bad.json', '{"type": "object",'), '--target', 'anthropic')
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /bad\.json is not JSON/)
+    run = cli('schema', write('ref.json', JSON.stringify({ type: 'object', properties: { a: { $ref: '#/nowhere' } } })), '--target', 'openai-strict')
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /cannot be normalized for openai-strict: .*#\/nowhere/)
+    run = cli('schema', write('ok.json', '{"type":"object"}'), '--target', 'claude')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /unknown target "claude"/)
+    run = cli('schema', write('ok.json', '{"type":"object"}'))
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /--target is required/)
+  })
+})
+
+describe('toolwire audit', () => {
+  const auditRoot = join(work, 'audit')
+  let runDir = ''
+
+  beforeAll(async () => {
+    const runtime = new ToolRuntime({ audit: { dir: auditRoot }, policy: { deny: ['forbidden'] }, timeoutMs: 150 })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'echoed' })
+    runtime.register({
+      name: 'slow',
+      parameters: { type: 'object' },
+      execute: (_id: string, _args: unknown, signal?: AbortSignal) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => resolve('late'), 5_000)
+          signal?.addEventListener('abort', () => clearTimeout(timer))
+        }),
+    })
+    runtime.register({
+      name: 'boom',
+      parameters: { type: 'object' },
+      execute: async () => {
+        throw new Error('disk <full> & "stuck"')
+      },
+    })
+    runtime.register({ name: 'forbidden', parameters: { type: 'object' }, execute: async () => 'never' })
+    const results = await runtime.dispatch(
+      [
+        { id: 'c-echo', name: 'echo', arguments: JSON.stringify({ note: '<img src=x onerror=alert(1)>' }) },
+        { id: 'c-slow', name: 'slow', arguments: '{}' },
+        { id: 'c-boom', name: 'boom', arguments: '{}' },
+        { id: 'c-forbidden', name: 'forbidden', arguments: '{}' },
+      ],
+      { runId: 'cli-run' },
+    )
+    expect(results.map((r) => r.status)).toEqual(['ok', 'timeout', 'error', 'blocked'])
+    runDir = join(auditRoot, 'cli-run')
+  })
+
+  it("summarizes a run and verifyRun's verdict, and exits 0 when it found nothing", () => {
+    const { code, json } = cliJson('audit', runDir)
+    expect(code).toBe(0)
+    expect(json.ok).toBe(true)
+    expect(json.run).toMatchObject({ runId: 'cli-run', kind: 'dispatch' })
+    expect(json.summary).toMatchObject({ calls: 4, results: 4, byStatus: { ok: 1, timeout: 1, error: 1, blocked: 1 }, partialLines: 0, malformedLines: 0 })
+    expect(json.calls.map((c: any) => [c.callId, c.tool, c.status])).toEqual([
+      ['c-echo', 'echo', 'ok'],
+      ['c-slow', 'slow', 'timeout'],
+      ['c-boom', 'boom', 'error'],
+      ['c-forbidden', 'forbidden', 'blocked'],
+    ])
+    expect(json.calls.find((c: any) => c.callId === 'c-forbidden').error.code).toBe('POLICY_DENIED')
+    expect(json.problems).toEqual([])
+
+    const run = cli('audit', runDir)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Run cli-run (dispatch)')
+    expect(run.stdout).toContain('4 calls (1 ok, 1 timeout, 1 error, 1 blocked)')
+    expect(run.stdout).toMatch(/c-slow slow: timeout — TIMEOUT: /)
+    expect(run.stdout).toContain('verifyRun: no problems')
+  })
+
+  it('exits 1 with the findings when a result is missing from the log', () => {
+    const damaged = join(work, 'damaged', 'cli-run')
+    mkdirSync(dirname(damaged), { recursive: true })
+    cpSync(runDir, damaged, { recursive: true })
+    const results = join(damaged, 'results.jsonl')
+    const kept = readFileSync(results, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '' && JSON.parse(line).callId !== 'c-boom')
+    writeFileSync(results, kept.map((line) => `${line}\n`).join(''))
+
+    const { code, json } = cliJson('audit', damaged)
+    expect(code).toBe(1)
+    expect(json.ok).toBe(false)
+    expect(json.problems).toEqual([expect.objectContaining({ callId: 'c-boom', kind: 'missing_result' })])
+    expect(json.calls.find((c: any) => c.callId === 'c-boom').status).toBe('unfinished')
+    const run = cli('audit', damaged)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/verifyRun: 1 problem\n {2}missing_result \(c-boom\): /)
+  })
+
+  it('points at the runs when given the audit root, and exits 1 on a missing directory', () => {
+    let run = cli('audit', auditRoot)
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /is an audit log root holding 1 run \(cli-run\): pass one run directory/)
+    run = cli('audit', join(work, 'nowhere'))
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /cannot read .*nowhere: no such directory/)
+    run = cli('audit')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /audit: expected one <dir>/)
+  })
+
+  it('writes a self-contained HTML timeline that Chromium renders: rows, colors, hover details', async () => {
+    const out = join(work, 'timeline.html')
+    const run = cli('audit', runDir, '--html', out, '--progress')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(`Timeline written to ${out}`)
+    expect(run.stderr).toContain(`toolwire: writing the timeline of 4 calls to ${out}`)
+    const html = readFileSync(out, 'utf8')
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed|video|audio|source)\b|\s(src|href)="|url\(/i)
+
+    const { chromium } = await import('playwright-core')
+    const profile = mkdtempSync(join(tmpdir(), 'toolwire-chromium-'))
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+    try {
+      const requests: string[] = []
+      context.on('request', (request) => requests.push(request.url()))
+      const page = context.pages()[0] ?? (await context.newPage())
+      await page.goto(`file://${out}`)
+      expect(await page.title()).toBe('toolwire run cli-run')
+
+      const rows = await page.$$eval('.row', (elements) =>
+        elements.map((row) => {
+          const bar = row.querySelector('.bar') as HTMLElement
+          const track = row.querySelector('.track') as HTMLElement
+          const b = bar.getBoundingClientRect()
+          const t = track.getBoundingClientRect()
+          return {
+            id: row.getAttribute('data-call-id'),
+            status: row.getAttribute('data-status'),
+            tool: row.querySelector('.tool')!.textContent,
+            color: getComputedStyle(bar).backgroundColor,
+            inTrack: b.width > 0 && b.left >= t.left - 0.5 && b.right <= t.right + 0.5,
+            detailsShown: getComputedStyle(row.querySelector('.details')!).display !== 'none',
+          }
+        }),
+      )
+      expect(rows).toEqual([
+        { id: 'c-echo', status: 'ok', tool: 'echo', color: 'rgb(46, 125, 50)', inTrack: true, detailsShown: false },
+        { id: 'c-slow', status: 'timeout', tool: 'slow', color: 'rgb(239, 108, 0)', inTrack: true, detailsShown: false },
+        { id: 'c-boom', status: 'error', tool: 'boom', color: 'rgb(198, 40, 40)', inTrack: true, detailsShown: false },
+        { id: 'c-forbidden', status: 'blocked', tool: 'forbidden', color: 'rgb(106, 27, 154)', inTrack: true, detailsShown: false },
+      ])
+
+      await page.hover('.row[data-call-id="c-boom"] .bar')
+      const boom = page.locator('.row[data-call-id="c-boom"] .details')
+      expect(await boom.isVisible()).toBe(true)
+      expect(await boom.locator('dd[data-key="status"]').textContent()).toBe('error')
+      // The error text is shown as text, not markup.
+      expect(await boom.locator('dd[data-key="error"]').textContent()).toBe('EXECUTION_ERROR: disk <full> & "stuck"')
+      expect(await page.locator('.row[data-call-id="c-slow"] .details').isVisible()).toBe(false)
+
+      await page.hover('.row[data-call-id="c-echo"] .bar')
+      const echo = page.locator('.row[data-call-id="c-echo"] .details')
+      expect(await echo.isVisible()).toBe(true)
+      expect(await echo.locator('dd[data-key="args"]').textContent()).toBe('{"note":"<img src=x onerror=alert(1)>"}')
+      expect(await page.locator('img').count()).toBe(0)
+      expect(await boom.isVisible()).toBe(false)
+
+      await page.hover('.row[data-call-id="c-slow"] .bar')
+      const slow = page.locator('.row[data-call-id="c-slow"] .details')
+      expect(await slow.locator('dd[data-key="error"]').textContent()).toMatch(/^TIMEOUT: Tool "slow" did not finish within 150 ms/)
+      expect(await slow.locator('dd[data-key="tool"]').textContent()).toBe('slow')
+
+      expect(await page.locator('.legend-item').allTextContents()).toEqual(['ok 1', 'error 1', 'timeout 1', 'blocked 1'])
+      expect(await page.locator('.verify').textContent()).toBe('verifyRun: no problems')
+      // Nothing but the file itself was loaded.
+      expect(requests).toEqual([`file://${out}`])
+    } finally {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

@@ -1,0 +1,77 @@
+'use strict'
+// The `toolwire` command line: replay, schema, audit. Exit codes: 0 done, nothing wrong found;
+// 1 the input is invalid or unreadable, a call in it is broken, or audit found problems; 2 usage
+// error. Errors are one line on stderr, never a stack trace; with --json, stdout also gets
+// `{ "ok": false, "error": { "kind", "message", "exitCode" } }`.
+
+const { parseArgs } = require('./args.js')
+const { Progress } = require('./progress.js')
+const { CliError, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, oneLine, usageError } = require('./errors.js')
+
+const COMMANDS = {
+  replay: () => require('./replay.js'),
+  schema: () => require('./schema.js'),
+  audit: () => require('./audit.js'),
+}
+
+const HELP = `Usage: toolwire <command> [options]
+
+Commands:
+  replay <file> --wire <wire>   decode a captured response body: the calls, whether each is
+                                complete, errors, and the provider quirks noticed
+                                (wire: openai-chat, openai-responses, anthropic, gemini, mistral;
+                                --full prints whole arguments)
+  schema <file> --target <t>    a JSON Schema (or a tool definition) normalized for a provider,
+                                and what was removed (t: openai, openai-strict, anthropic, gemini,
+                                xai, mistral, llamacpp, p0; --json-schema: gemini's full form)
+  audit <dir> [--html <out>]    an audit-log run directory: summary and verifyRun findings;
+                                --html writes a self-contained HTML timeline of the run
+
+Options for every command:
+  --json       machine-readable output on stdout
+  --progress   progress on stderr even when it is not a terminal (--quiet: none)
+  --help       this text
+
+Exit codes: 0 done; 1 invalid or unreadable input, a broken call, or audit findings;
+2 usage error.`
+
+/**
+ * Runs the CLI with `argv` (without node and the script); returns the exit code. `io`:
+ * `{ stdout, stderr }` streams (default: the process's).
+ */
+function main(argv, io = {}) {
+  const stdout = io.stdout ?? process.stdout
+  const stderr = io.stderr ?? process.stderr
+  const json = argv.includes('--json')
+  const out = (text) => stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  try {
+    const [command, ...rest] = argv
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      ;(command === undefined ? stderr : stdout).write(`${HELP}\n`)
+      return command === undefined ? EXIT_USAGE : EXIT_OK
+    }
+    if (command === '--version' || command === '-v') {
+      out(require('../../package.json').version)
+      return EXIT_OK
+    }
+    const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+    if (load === undefined) throw usageError(`unknown command "${command}" (commands: ${Object.keys(COMMANDS).join(', ')})`)
+    const mod = load()
+    if (rest.includes('--help') || rest.includes('-h')) {
+      stdout.write(`${HELP}\n`)
+      return EXIT_OK
+    }
+    const parsed = parseArgs(rest, mod.OPTIONS, command)
+    const progress = Progress.for(parsed.options, stderr)
+    return mod.run(parsed, { out, progress })
+  } catch (error) {
+    const known = error instanceof CliError
+    const message = known ? error.message : `internal error: ${oneLine(error)}`
+    const exitCode = known ? error.exitCode : EXIT_PROBLEMS
+    stderr.write(`toolwire: ${oneLine(message)}${known && error.kind === 'usage' ? ' (see toolwire --help)' : ''}\n`)
+    if (json) out(JSON.stringify({ ok: false, error: { kind: known ? error.kind : 'internal', message, exitCode } }))
+    return exitCode
+  }
+}
+
+module.exports = { main, HELP, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE }

@@ -1,0 +1,313 @@
+'use strict'
+// The provider quirks `replay` names: what the raw events of one response show (the decoder
+// copes with these silently), and what the decoder's errors and refused calls mean, each with a
+// readable name. Severity: `info` (harmless, handled), `warning` (handled here, breaks naive
+// clients or needs care when sending results back), `error` (a call or the turn is broken).
+
+const { paddedBeforeBrace } = require('./frames.js')
+
+/** A readable name for a decoder error message (the decoder reports errors as text). */
+const ERROR_KINDS = [
+  [/spliced/, 'spliced-stream', 'two generations spliced into one stream'],
+  [/ended before its terminal event/, 'stream-truncated', 'stream ended before its terminal event'],
+  [/JSON array body ended/, 'stream-truncated', 'JSON array stream ended before its closing bracket'],
+  [/provider reported an error/, 'provider-error', 'the provider reported an error mid-stream'],
+  [/content filter/, 'content-filter', "stopped by the provider's content filter"],
+  [/response failed/, 'response-failed', 'the response failed'],
+  [/prompt was blocked/, 'prompt-blocked', 'the prompt was blocked'],
+  [/model stopped with/, 'abnormal-finish', 'the model stopped abnormally'],
+  [/after the turn finished/, 'fragment-after-finish', 'a tool call fragment after the turn finished'],
+  [/second response|whole response followed/, 'several-responses', 'a second response in the same body'],
+  [/never\s+announced/, 'arguments-for-unknown-item', 'arguments for an output item never announced'],
+  [/without a name/, 'nameless-function-call', 'a functionCall part without a name'],
+  [/longer than|larger than/, 'oversized-event', 'an event too large, dropped'],
+  [/not a valid|has no type/, 'unreadable-event', 'an event that is not valid JSON or has the wrong shape'],
+  [/input after finish/, 'input-after-finish', 'input after the end of the response'],
+]
+
+function classifyError(message) {
+  for (const [pattern, kind, title] of ERROR_KINDS) if (pattern.test(message)) return { kind, title, message }
+  return { kind: 'decoder-error', title: 'decoder error', message }
+}
+
+class Quirks {
+  constructor() {
+    this.list = []
+    this.seen = new Set()
+  }
+
+  add(id, severity, title, detail) {
+    if (this.seen.has(id)) {
+      const existing = this.list.find((q) => q.id === id)
+      if (existing && detail && !existing.detail.includes(detail) && existing.detail.length < 400) existing.detail += `; ${detail}`
+      return
+    }
+    this.seen.add(id)
+    this.list.push({ id, severity, title, detail: detail ?? '' })
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+function jsonObjectText(text) {
+  try {
+    return isObject(JSON.parse(text))
+  } catch {
+    return false
+  }
+}
+
+/** Quirks seen in the raw events of one response, then those the decoded turn shows. */
+function findQuirks(wire, format, events, turn) {
+  const q = new Quirks()
+  if (events.some((e) => e.data === null && !e.done && e.raw.trim() !== '')) {
+    const count = events.filter((e) => e.data === null && !e.done).length
+    q.add('unreadable-event', 'error', 'events that are not valid JSON', `${count} event(s) could not be parsed; the decoder skipped them`)
+  }
+  if (events.some((e) => e.dataBeforeEvent)) {
+    q.add('sse-data-before-event', 'info', 'SSE `data:` line before `event:`', 'field order inside an SSE block is not fixed (seen from AWS Bedrock "mantle")')
+  }
+  if (format === 'json-array') {
+    q.add('json-array-stream', 'info', 'JSON array stream instead of SSE', 'Gemini without ?alt=sse streams one JSON array')
+  }
+  if (wire === 'anthropic') anthropic(q, events)
+  else if (wire === 'openai-responses') responses(q, events)
+  else if (wire === 'gemini') gemini(q, events)
+  else chat(q, events, format)
+  fromTurn(q, turn)
+  return q.list
+}
+
+function chat(q, events, format) {
+  let finish = null
+  let finished = false
+  const calls = []
+  const byKey = new Map()
+  let firstIndex
+  let sawDone = false
+  for (const event of events) {
+    if (event.done) {
+      sawDone = true
+      continue
+    }
+    const chunk = event.data
+    if (!isObject(chunk)) continue
+    if (Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.prompt_filter_results !== undefined) {
+      q.add('filter-only-chunk', 'warning', 'chunk with no choices, only content-filter results', 'Azure sends `choices: []` with `prompt_filter_results`; code reading choices[0] crashes')
+    }
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      if (!isObject(choice)) continue
+      if (choice.delta === undefined && (choice.content_filter_offsets !== undefined || choice.content_filter_results !== undefined)) {
+        q.add('filter-only-chunk', 'warning', 'chunk with no choices, only content-filter results', 'a choice with content-filter data and no `delta` (Azure)')
+      }
+      const list = isObject(choice.delta) && Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : []
+      list.forEach((fragment, position) => {
+        if (!isObject(fragment)) return
+        const fn = isObject(fragment.function) ? fragment.function : {}
+        const id = fragment.id
+        const name = fn.name
+        const args = typeof fn.arguments === 'string' ? fn.arguments : ''
+        if (finished) {
+          const empty = (id === undefined || id === '') && !name && args === ''
+          if (empty) q.add('trailing-empty-fragment', 'info', 'empty tool call fragment after the call ended', 'a no-op, not a new call')
+          else q.add('fragment-after-finish', 'warning', 'tool call fragment after finish_reason', 'ignored by the decoder')
+          return
+        }
+        if (fragment.index === undefined || fragment.index === null) {
+          q.add('missing-index', 'warning', 'tool call without `index`', 'Mistral, old Ollama and Gemini\'s OpenAI endpoint omit it; calls are keyed by position instead')
+        }
+        if (id === '' || name === '') {
+          q.add('empty-string-fields', 'warning', 'empty-string `id` or `name` in a fragment', 'treated as absent (Qwen/DashScope, GLM); naive clients overwrite the real value')
+        }
+        const key = Number.isInteger(fragment.index) ? fragment.index : `p${position}`
+        if (firstIndex === undefined && Number.isInteger(fragment.index)) {
+          firstIndex = fragment.index
+          if (firstIndex !== 0) q.add('index-offset', 'warning', `tool call index starts at ${firstIndex}`, 'array-by-index clients leave a hole (Anthropic\'s OpenAI-compatible endpoint)')
+        }
+        let call = byKey.get(key)
+        const newId = typeof id === 'string' && id !== '' ? id : null
+        const newName = typeof name === 'string' && name !== '' ? name : null
+        if (call !== undefined && newId !== null && call.id !== null && newId !== call.id) {
+          if (newName !== null) {
+            q.add('index-reused', 'warning', `parallel calls share index ${fragment.index ?? '(none)'}`, 'a new id on an occupied index starts a new call (Ollama 0.20); keying by index alone merges them')
+            call = undefined
+          } else {
+            q.add('unstable-id', 'warning', 'call id changes between fragments of one call', 'kept as one call (Poolside, LM Studio)')
+          }
+        }
+        if (call === undefined) {
+          call = { id: newId, name: newName ?? '', args: '' }
+          byKey.set(key, call)
+          calls.push(call)
+        } else {
+          if (call.id === null && newId !== null) call.id = newId
+          if (newName !== null) {
+            if (call.name === '') call.name = newName
+            else if (newName === call.name) q.add('name-repeated', 'warning', 'tool name repeated in every fragment', `"${newName}" is not doubled (MiniMax via NVIDIA NIM)`)
+            else {
+              q.add('name-split', 'warning', 'tool name split across fragments', `"${call.name}" + "${newName}"`)
+              call.name += newName
+            }
+          }
+        }
+        if (args !== '') {
+          if (call.args !== '' && args === call.args && jsonObjectText(call.args)) {
+            q.add('arguments-resent', 'warning', 'full arguments re-sent after the deltas', 'not duplicated')
+          } else if (call.args.length >= 2 && args.length > call.args.length && args.startsWith(call.args)) {
+            q.add('cumulative-arguments', 'warning', 'each fragment resends the arguments so far', 'cumulative resend (DeepSeek, Qianfan): replaced, not appended')
+            call.args = args
+          } else call.args += args
+        }
+      })
+      if (choice.finish_reason) {
+        finish = choice.finish_reason
+        finished = true
+      }
+    }
+  }
+  const noId = calls.filter((c) => c.id === null)
+  if (noId.length > 0) q.add('missing-id', 'warning', 'tool call without an id', `${noId.length} call(s); an id was generated (the result must reference it)`)
+  if (finish === 'stop' && calls.length > 0) {
+    q.add('finish-stop-with-calls', 'warning', 'finish_reason "stop" although tool calls were sent', 'OpenAI with a named tool_choice and several servers; gate on complete calls, not finish_reason')
+  }
+  if (!finished && calls.length > 0) q.add('no-finish-reason', 'error', 'stream ended without a finish_reason', 'the calls were never signalled complete')
+  if (format === 'sse' && finished && !sawDone && events.length > 0) {
+    q.add('no-done-sentinel', 'info', 'no `data: [DONE]` at the end', 'most OpenAI-compatible servers send it; the finish_reason chunk ended the turn')
+  }
+}
+
+function responses(q, events) {
+  const items = new Map()
+  const anyItem = new Map()
+  const callIds = new Map()
+  for (const event of events) {
+    const e = event.data
+    if (!isObject(e) || typeof e.type !== 'string') continue
+    if (typeof e.item_id === 'string' && Number.isInteger(e.output_index)) {
+      const id = anyItem.get(e.output_index)
+      if (typeof id === 'string' && e.item_id !== id) {
+        q.add('item-id-rotation', 'warning', 'item_id changes from event to event', 'correlated by output_index instead (GitHub Copilot); code keyed by item_id loses deltas')
+      }
+    }
+    if (e.type === 'response.output_item.added' && isObject(e.item)) {
+      const item = e.item
+      if (Number.isInteger(e.output_index) && typeof item.id === 'string') anyItem.set(e.output_index, item.id)
+      if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+        items.set(e.output_index, { id: item.id, name: item.name, deltas: 0 })
+        if (typeof item.call_id === 'string') {
+          if (callIds.has(item.call_id)) q.add('duplicate-call-id', 'warning', 'two calls with one call_id', `"${item.call_id}": the second got a generated id`)
+          callIds.set(item.call_id, true)
+        }
+      }
+    } else if (/^response\.(function_call_arguments|custom_tool_call_input)\.(delta|done)$/.test(e.type)) {
+      const item = items.get(e.output_index)
+      if (item === undefined) continue
+      if (e.type.endsWith('.delta')) item.deltas += 1
+    }
+  }
+  const noDeltas = [...items.values()].filter((i) => i.deltas === 0)
+  if (noDeltas.length > 0) {
+    q.add('no-argument-deltas', 'info', 'no argument deltas', `${noDeltas.map((i) => i.name).join(', ')}: arguments taken from the .done events (LM Studio)`)
+  }
+}
+
+function anthropic(q, events) {
+  const blocks = new Map()
+  let open = null
+  let padded = false
+  for (const event of events) {
+    const e = event.data
+    if (!isObject(e)) continue
+    if (!padded && paddedBeforeBrace(event.raw)) padded = true
+    if (e.type === 'message_start') {
+      const id = isObject(e.message) ? e.message.id : undefined
+      if (open !== null) {
+        if (id === open) q.add('duplicate-message-start', 'warning', 'message_start sent twice', `"${id}": the duplicate was ignored`)
+        else q.add('spliced-stream', 'error', 'two generations spliced into one stream', `message_start "${id}" while "${open}" was open`)
+      } else open = id ?? '(no id)'
+      const content = isObject(e.message) && Array.isArray(e.message.content) ? e.message.content : []
+      if (content.some((b) => isObject(b) && b.type === 'tool_use')) {
+        q.add('tool-use-in-message-start', 'info', 'tool_use inside message_start', 'a whole call with no block events (programmatic tool calling)')
+      }
+    } else if (e.type === 'message_stop') open = null
+    else if (e.type === 'content_block_start' && isObject(e.content_block)) {
+      const b = e.content_block
+      if (b.type === 'tool_use' || b.type === 'server_tool_use') {
+        blocks.set(e.index, { name: b.name, input: b.input, partial: '', deltas: 0, stopped: false })
+      }
+    } else if (e.type === 'content_block_delta' && isObject(e.delta) && e.delta.type === 'input_json_delta') {
+      const b = blocks.get(e.index)
+      if (b !== undefined) {
+        b.deltas += 1
+        b.partial += typeof e.delta.partial_json === 'string' ? e.delta.partial_json : ''
+      }
+    } else if (e.type === 'content_block_stop') {
+      const b = blocks.get(e.index)
+      if (b !== undefined) b.stopped = true
+    } else if (e.type === 'error') {
+      const detail = isObject(e.error) ? `${e.error.type ?? ''}: ${e.error.message ?? ''}` : ''
+      q.add('provider-error', 'error', 'the provider reported an error mid-stream', detail)
+    }
+  }
+  if (padded) q.add('json-padding', 'info', 'JSON padded with blanks before its final brace', 'harmless for a JSON parser')
+  for (const b of blocks.values()) {
+    if (b.deltas > 0 && b.partial === '') q.add('empty-tool-input', 'info', 'tool input streamed as only `""`', `${b.name}: treated as {} (JSON.parse("") throws)`)
+    if (b.deltas === 0 && isObject(b.input) && Object.keys(b.input).length > 0) {
+      q.add('whole-input-in-block-start', 'info', 'input whole in content_block_start', `${b.name}: no input_json_delta`)
+    }
+    if (!b.stopped) q.add('block-not-closed', 'error', 'tool_use block never closed', `${b.name}: no content_block_stop (cut off by max_tokens or the stream's end)`)
+  }
+}
+
+function gemini(q, events) {
+  let open = false
+  const calls = []
+  for (const event of events) {
+    const e = event.data
+    if (!isObject(e) || !Array.isArray(e.candidates)) continue
+    for (const candidate of e.candidates) {
+      const parts = isObject(candidate) && isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : []
+      for (const part of parts) {
+        if (!isObject(part) || !isObject(part.functionCall)) continue
+        const fc = part.functionCall
+        const named = typeof fc.name === 'string' && fc.name !== ''
+        if (Array.isArray(fc.partialArgs) || fc.willContinue === true) {
+          q.add('partial-args-streaming', 'info', 'arguments streamed as partialArgs', 'nameless continuation parts are not calls (Gemini 3 streamFunctionCallArguments)')
+        }
+        if (named) {
+          calls.push({ name: fc.name, id: fc.id, signed: typeof part.thoughtSignature === 'string' })
+          open = fc.willContinue === true
+        } else if (Object.keys(fc).length === 0) open = false
+      }
+    }
+  }
+  if (open) q.add('missing-terminal-function-call', 'warning', 'streamed call never closed by an empty functionCall', 'finalized at the end of the stream')
+  const signed = calls.filter((c) => c.signed)
+  if (calls.length > 1 && signed.length > 0 && signed.length < calls.length) {
+    q.add('thought-signature-first-only', 'warning', 'only the first parallel call carries thoughtSignature', 'send the calls back together, the signature on the same part, or Gemini answers 400')
+  }
+  const noId = calls.filter((c) => typeof c.id !== 'string' || c.id === '')
+  if (noId.length > 0) q.add('missing-id', 'info', 'functionCall without an id', `${noId.length} call(s); an id was generated`)
+}
+
+/** What the decoded turn shows: broken calls, errors with a provider cause, a cut stop. */
+function fromTurn(q, turn) {
+  for (const call of [...turn.toolCalls, ...turn.serverToolCalls]) {
+    if (call.error?.code === 'INCOMPLETE_ARGUMENTS') {
+      q.add('cut-off-arguments', 'error', 'arguments cut off', `${call.name} (${call.id}): ${call.error.message}`)
+    } else if (call.error?.code === 'INVALID_JSON') {
+      q.add('invalid-json-arguments', 'error', 'arguments are not one JSON object', `${call.name} (${call.id}): ${call.error.message}`)
+    }
+  }
+  if (turn.stopReason === 'length' && turn.toolCalls.some((c) => !c.complete)) {
+    q.add('output-limit-cut', 'error', 'the output limit cut a tool call', `stop reason ${turn.rawStopReason ?? 'length'}`)
+  }
+  for (const message of turn.errors) {
+    const { kind, title } = classifyError(message)
+    if (q.seen.has(kind)) continue
+    if (['spliced-stream', 'stream-truncated', 'several-responses', 'fragment-after-finish', 'nameless-function-call', 'oversized-event', 'content-filter'].includes(kind)) {
+      q.add(kind, kind === 'fragment-after-finish' || kind === 'several-responses' ? 'warning' : 'error', title, message)
+    }
+  }
+}
+
+module.exports = { findQuirks, classifyError }
