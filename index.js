@@ -15,7 +15,7 @@ const { runLoop } = require('./lib/run.js')
 const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js')
 const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
-const { RapLink, DISPATCH_CONTEXT, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
+const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const START_EVENT = 0
@@ -353,7 +353,8 @@ class ToolRuntime {
     const { toolset, tools } = await this.#rap.load(baseUrl, checked)
     const definitions = tools.map((def) => remoteTool(this.#rap, def, checked.timeoutMs))
     const refuse = (code, why) => {
-      this.#rap.unload(tools[0].name)
+      // By every name: a rollback of the runtime's side may already have freed some of them.
+      for (const { name } of tools) this.#rap.unload(name)
       throw new ToolwireError(code, `addRapToolset: toolset ${JSON.stringify(toolset)} refused: ${why}`)
     }
     for (const { name } of definitions) {
@@ -407,12 +408,17 @@ class ToolRuntime {
     }
   }
 
-  /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
+  /**
+   * Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. A remote tool's
+   * name is freed in the transport too, so a toolset exposing it can be loaded again.
+   */
   unregister(name) {
     if (typeof name !== 'string') return false
     const removed = native(() => this.#native.unregister(name))
     if (removed) {
-      this.#tools.delete(this.#ids.get(name))
+      const id = this.#ids.get(name)
+      if (this.#tools.get(id)?.tool[REMOTE] === true) this.#rap.unloadTool(name)
+      this.#tools.delete(id)
       this.#ids.delete(name)
     }
     return removed

@@ -91,6 +91,11 @@ export declare class NativeRap {
    */
   unload(tool: string): boolean
   /**
+   * Forgets one remote tool (unregistered from the runtime): its name is free again.
+   * Returns whether it was loaded.
+   */
+  unloadTool(tool: string): boolean
+  /**
    * Invokes a remote tool under `ticket`. `call`: `{ tool, id, groupId, callId?,
    * threadAncestors?, userId? }` as JSON text; `arguments`: the arguments' JSON text. Answers
    * `result`, `failed`, `timeout` or `cancelled`.

@@ -132,6 +132,15 @@ describe('addRapToolset', () => {
     expect(textOf(echo)).toBe('echo {"word":"still"}')
     expect(textOf(mine)).toBe('local')
     expect(tools.requests('/invoke').map((s) => s.body.id)).toEqual(['d1'])
+
+    // Unregistering a remote tool frees its name: the clashing toolset now loads.
+    expect(runtime.unregister('echo')).toBe(true)
+    const [gone] = await runtime.dispatch([call('d3', 'echo', { word: 'x' })])
+    expect(gone.error!.code).toBe('NOT_FOUND')
+    expect(await runtime.addRapToolset(clash.baseUrl)).toEqual(['fresh', 'echo'])
+    const [fresh] = await runtime.dispatch([call('d4', 'echo', {})])
+    expect(fresh.status).toBe('ok')
+    expect(clash.requests('/invoke').map((s) => s.body.id)).toEqual(['d4'])
   })
 })
 

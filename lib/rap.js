@@ -12,6 +12,8 @@ const { ToolwireError, native, messageOf, describe, jsonText } = require('./comm
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
 const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
+/** Marks a remote tool: unregistering it frees its name in the transport too. */
+const REMOTE = Symbol('toolwire.remoteTool')
 /** The synthetic call a subscription event is delivered to the model as. Never a real tool. */
 const INJECTED_TOOL = 'receive_event__injected'
 /** The built-in tool ending a subscription of the calling thread. */
@@ -136,6 +138,11 @@ class RapLink {
   /** Forgets the toolset exposing `tool` (a load the runtime could not complete). */
   unload(tool) {
     if (this.#native !== null) this.#native.unload(tool)
+  }
+
+  /** Forgets one remote tool (unregistered): its name can be loaded again. */
+  unloadTool(tool) {
+    if (this.#native !== null) this.#native.unloadTool(tool)
   }
 
   /**
@@ -325,6 +332,7 @@ function remoteTool(link, def, timeoutMs) {
     redaction: { allow: ['display_as', 'subscription'] },
     execute: (toolCallId, args, signal, onUpdate, context) => link.call(def.name, toolCallId, args, signal, context.groupId),
     [DISPATCH_CONTEXT]: true,
+    [REMOTE]: true,
   }
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs
   return tool
@@ -380,6 +388,7 @@ function injectedMessages(runtime, wire, events, newId) {
 module.exports = {
   RapLink,
   DISPATCH_CONTEXT,
+  REMOTE,
   INJECTED_TOOL,
   CANCEL_TOOL,
   RESERVED,

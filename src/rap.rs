@@ -137,6 +137,13 @@ impl NativeRap {
         guard(|| Ok(self.hub.unload_toolset(&tool))).unwrap_or(false)
     }
 
+    /// Forgets one remote tool (unregistered from the runtime): its name is free again.
+    /// Returns whether it was loaded.
+    #[napi]
+    pub fn unload_tool(&self, tool: String) -> bool {
+        guard(|| Ok(self.hub.unload_tool(&tool))).unwrap_or(false)
+    }
+
     /// Invokes a remote tool under `ticket`. `call`: `{ tool, id, groupId, callId?,
     /// threadAncestors?, userId? }` as JSON text; `arguments`: the arguments' JSON text. Answers
     /// `result`, `failed`, `timeout` or `cancelled`.

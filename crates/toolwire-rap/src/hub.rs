@@ -178,6 +178,16 @@ impl RapHub {
             .remove_toolset(tool)
     }
 
+    /// Forgets one exposed tool (its name is free again); the toolset goes with its last tool.
+    /// Returns whether it was exposed.
+    pub fn unload_tool(&self, name: &str) -> bool {
+        self.inner
+            .toolsets
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove_tool(name)
+    }
+
     /// The callback server's base URL, once it has started.
     pub fn server_base_url(&self) -> Option<String> {
         self.inner.server.get().map(|s| s.base_url().to_owned())

@@ -277,6 +277,22 @@ impl Toolsets {
         true
     }
 
+    /// Removes one exposed tool (its name is free again); the toolset goes when its last tool
+    /// does. Returns whether the tool was exposed.
+    pub fn remove_tool(&mut self, name: &str) -> bool {
+        let Some(tool) = self.tools.remove(name) else {
+            return false;
+        };
+        if !self
+            .tools
+            .values()
+            .any(|t| Arc::ptr_eq(&t.toolset, &tool.toolset))
+        {
+            self.toolsets.retain(|t| !Arc::ptr_eq(t, &tool.toolset));
+        }
+        true
+    }
+
     /// The tool exposed under `name`.
     pub fn get(&self, name: &str) -> Option<Arc<RemoteTool>> {
         self.tools.get(name).cloned()
@@ -453,6 +469,19 @@ mod tests {
         let mut again = good();
         again["name"] = json!("again");
         assert!(registry.add(loaded(again, Some("o_"))).is_ok());
+    }
+
+    #[test]
+    fn a_tool_is_removed_alone_and_its_toolset_with_the_last() {
+        let mut registry = Toolsets::new();
+        registry.add(loaded(good(), None)).unwrap();
+        assert!(registry.remove_tool("read_file"));
+        assert!(!registry.remove_tool("read_file"));
+        assert_eq!(registry.names(), vec!["write-file"]);
+        assert_eq!(registry.server_urls(), vec!["http://h"]);
+        assert!(registry.remove_tool("write-file"));
+        assert!(registry.server_urls().is_empty());
+        assert!(registry.add(loaded(good(), None)).is_ok());
     }
 
     #[test]
