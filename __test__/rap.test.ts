@@ -9,8 +9,8 @@ import { join } from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, replayRun, verifyRun } from '../index.js'
-import type { RapEvent, RuntimeOptions, ToolResult } from '../index.js'
+import { ToolRuntime, repairHistory, replayRun, verifyRun } from '../index.js'
+import type { RapEvent, RuntimeOptions, ToolResult, Wire } from '../index.js'
 import { manifest, PIXEL, ToolServer } from './rap-server.js'
 import { scriptedModel } from './scripted.js'
 import { textOf } from './helpers.js'
@@ -413,6 +413,49 @@ describe('subscriptions in run()', () => {
       )
     })
   }
+})
+
+describe('subscriptions in run() on every wire', () => {
+  const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+  const historyOf = (request: any) => request.messages ?? request.input ?? request.contents
+  for (const wire of WIRES) {
+    it(`${wire}: the injected call and its result form a well-paired history`, async () => {
+      const { runtime, events } = await loaded()
+      const scripted = scriptedModel(wire, [
+        { calls: [{ id: 'call_sub9', name: 'subscribe', args: '{}' }] },
+        { text: 'Waiting.' },
+        { text: 'Got it.' },
+      ])
+      const model = async (request: any) => {
+        if (scripted.requests.length === 1) await eventually(events, (e) => e.type === 'rap_subscription_event')
+        return scripted.model(request)
+      }
+      const first = wire === 'gemini' ? { role: 'user', parts: [{ text: 'watch' }] } : { role: 'user', content: 'watch' }
+      const outcome = await runtime.run({ wire, model, messages: [first] })
+      expect(outcome.stopReason).toBe('stop')
+      expect(scripted.requests).toHaveLength(3)
+      const history = historyOf(scripted.requests[2])
+      const text = JSON.stringify(history.slice(historyOf(scripted.requests[1]).length))
+      expect(text).toContain('receive_event__injected')
+      expect(text).toContain('the price is 42')
+      expect(text).toContain('call_sub9')
+      // Every call has its result and every result its call: nothing to repair.
+      const { report } = repairHistory(history, wire)
+      expect(report.synthesized).toEqual([])
+      expect(report.removed).toEqual([])
+    })
+  }
+})
+
+describe('many calls at once', () => {
+  it('300 remote calls in flight together each get their own result', async () => {
+    const { runtime, tools } = await loaded({ concurrency: 300 })
+    const calls = Array.from({ length: 300 }, (_, i) => call(`many-${i}`, 'echo', { word: `w${i}` }))
+    const results = await runtime.dispatch(calls, { groupId: 'thread-many' })
+    expect(results.map((r) => r.status)).toEqual(calls.map(() => 'ok'))
+    expect(results.map((r) => textOf(r))).toEqual(calls.map((_, i) => `echo {"word":"w${i}"}`))
+    expect(tools.requests('/invoke')).toHaveLength(300)
+  })
 })
 
 describe('subscription events before their result', () => {
