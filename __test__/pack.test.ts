@@ -1,0 +1,162 @@
+// The package as users get it: `npm pack`, installed from the tarball into a fresh temporary
+// project (offline: toolwire has no runtime dependencies, and the per-platform optional
+// dependencies are not published from here), then used there from CommonJS, ESM, TypeScript
+// (node16 resolution) and the `toolwire` bin.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+
+// npm as a user runs it: none of the npm_* variables of an enclosing `npm test`.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)))
+
+function npm(args: string[], cwd: string): string {
+  const result = spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 120_000 })
+  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${result.status}):\n${result.stderr}`)
+  return result.stdout
+}
+
+function node(args: string[], cwd: string): string {
+  return execFileSync(process.execPath, args, { cwd, env, encoding: 'utf8' }).trim()
+}
+
+let dir = ''
+let app = ''
+let packed: { filename: string; size: number; unpackedSize: number; files: { path: string; size: number }[] }
+
+// A tool registered and a call dispatched, as the README shows it; prints what came back.
+const script = (importLine: string) => `${importLine}
+const runtime = new ToolRuntime()
+runtime.register({
+  name: 'add',
+  description: 'Adds two numbers',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  execute: async (_id, { a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], details: { sum: a + b } }),
+})
+const results = await runtime.dispatch([
+  { id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}' },
+  { id: 'call_2', name: 'add', arguments: '{"a":"x"}' },
+])
+const decoder = new StreamDecoder('openai-chat')
+decoder.push('data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"add","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}\\n\\n')
+const turn = decoder.finish()
+const binding = Object.keys(require.cache).filter((path) => path.endsWith('.node'))
+console.log(JSON.stringify({
+  entry: require.resolve('toolwire'),
+  binding,
+  results: results.map((r) => [r.callId, r.status, r.content[0].text, r.details ?? null, r.error?.code ?? null]),
+  calls: turn.toolCalls.map((c) => [c.id, c.name, c.complete]),
+}))
+`
+
+describe('npm pack', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'toolwire-pack-'))
+    // --ignore-scripts: `prepare` would rebuild the binding; the suite tests the one built.
+    const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root)
+    packed = JSON.parse(out)[0]
+    app = join(dir, 'app')
+    mkdirSync(app)
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'toolwire-pack-check', version: '1.0.0', private: true }))
+    npm(['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', join(dir, packed.filename)], app)
+  }, 180_000)
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('holds the entry points, the declarations, the CLI and this platform binary, and no sources, tests or benches', () => {
+    const paths = packed.files.map((f) => f.path)
+    for (const file of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', 'toolwire.linux-x64-gnu.node']) {
+      expect(paths).toContain(file)
+    }
+    // Every file the exports map and the bin name is in the tarball.
+    const targets = Object.values(pkg.exports as Record<string, string | Record<string, string>>).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)))
+    for (const target of [...targets, ...Object.values(pkg.bin as Record<string, string>)]) {
+      expect(paths).toContain(target.replace(/^\.\//, ''))
+    }
+    const allowed = /^(package\.json|README\.md|LICENSE|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts)|schemas\/[^/]+\.json)$/
+    expect(paths.filter((p) => !allowed.test(p))).toEqual([])
+    // Everything but the binary is small; the binary is one file of this platform.
+    const rest = packed.files.filter((f) => !f.path.endsWith('.node')).reduce((sum, f) => sum + f.size, 0)
+    expect(rest).toBeLessThan(1_000_000)
+    expect(paths.filter((p) => p.endsWith('.node'))).toEqual(['toolwire.linux-x64-gnu.node'])
+  })
+
+  it('installs offline without running prepare, the platform packages named as optional dependencies', () => {
+    const installed = join(app, 'node_modules', 'toolwire')
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    expect(manifest.version).toBe(pkg.version)
+    expect(Object.keys(manifest.optionalDependencies).sort()).toEqual(
+      ['darwin-arm64', 'darwin-x64', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-x64-gnu', 'linux-x64-musl', 'win32-x64-msvc'].map((t) => `toolwire-${t}`),
+    )
+    expect(Object.values(manifest.optionalDependencies)).toEqual(Array(7).fill(pkg.version))
+    expect(manifest.dependencies ?? {}).toEqual({})
+    // No build ran in the installed copy (prepare is not run for a tarball install).
+    expect(existsSync(join(installed, 'target'))).toBe(false)
+    expect(existsSync(join(installed, 'Cargo.toml'))).toBe(false)
+  })
+
+  it('registers a tool and dispatches calls from CommonJS, the binary loaded from the installed package', () => {
+    writeFileSync(join(app, 'check.cjs'), `const { ToolRuntime, StreamDecoder } = require('toolwire')\n;(async () => {\n${script('')}\n})()`)
+    const out = JSON.parse(node(['check.cjs'], app))
+    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
+    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', 'toolwire.linux-x64-gnu.node')])
+    expect(out.results).toEqual([
+      ['call_1', 'ok', '5', { sum: 5 }, null],
+      ['call_2', 'error', expect.stringContaining('b'), null, 'VALIDATION_ERROR'],
+    ])
+    expect(out.calls).toEqual([['c', 'add', true]])
+  })
+
+  it('works from ESM with named imports', () => {
+    writeFileSync(
+      join(app, 'check.mjs'),
+      script(`import { ToolRuntime, StreamDecoder } from 'toolwire'\nimport toolwire from 'toolwire'\nimport { createRequire } from 'node:module'\nconst require = createRequire(import.meta.url)\nif (toolwire.ToolRuntime !== ToolRuntime) throw new Error('default and named exports differ')`),
+    )
+    const out = JSON.parse(node(['check.mjs'], app))
+    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
+    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', 'toolwire.linux-x64-gnu.node')])
+    expect(out.results.map((r: unknown[]) => r.slice(0, 2))).toEqual([
+      ['call_1', 'ok'],
+      ['call_2', 'error'],
+    ])
+  })
+
+  it("type-checks a user's TypeScript against the installed declarations (node16, ESM and CommonJS files)", () => {
+    const code = `import { ToolRuntime, StreamDecoder, type ToolResult, type StreamEvent } from 'toolwire'
+const runtime = new ToolRuntime({ concurrency: 4 })
+runtime.register({ name: 'add', execute: (_id: string, p: { a: number; b: number }) => String(p.a + p.b) })
+export const results: Promise<ToolResult[]> = runtime.dispatch([{ id: '1', name: 'add', arguments: { a: 1, b: 2 } }])
+export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
+`
+    writeFileSync(join(app, 'esm.mts'), code)
+    writeFileSync(join(app, 'cjs.cts'), code)
+    writeFileSync(join(app, 'wrong.mts'), `import { ToolRuntime } from 'toolwire'\nnew ToolRuntime().dispatch([{ name: 'add' }])\n`)
+    const options = { compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
+    writeFileSync(join(app, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
+    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, env, encoding: 'utf8' })
+    expect(ok.stdout).toBe('')
+    expect(ok.status).toBe(0)
+    // The declarations are really in use: a call without its id does not compile.
+    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app, env, encoding: 'utf8' })
+    expect(wrong.status).not.toBe(0)
+    expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'ModelToolCall \| AssembledToolCall'/)
+  })
+
+  it('runs the toolwire bin', () => {
+    writeFileSync(join(app, 'schema.json'), JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }))
+    const bin = join(app, 'node_modules', '.bin', 'toolwire')
+    const out = execFileSync(bin, ['schema', 'schema.json', '--target', 'gemini', '--json'], { cwd: app, env, encoding: 'utf8' })
+    expect(JSON.parse(out)).toMatchObject({ schema: { type: 'object' } })
+    const usage = spawnSync(bin, ['nonsense'], { cwd: app, env, encoding: 'utf8' })
+    expect(usage.status).toBe(2)
+  })
+})
