@@ -4,7 +4,7 @@
 // cancel_tool_call, close_thread and user-choice answers toolwire sends.
 
 import { once } from 'node:events'
-import { createServer } from 'node:http'
+import { createServer, request } from 'node:http'
 import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -113,14 +113,32 @@ export class ToolServer {
     }
   }
 
-  /** POSTs a callback message to the callback URL of invocation `id`; resolves with the status. */
+  /**
+   * POSTs a callback message to the callback URL of invocation `id`; resolves with the status
+   * (0 when the connection failed). The body waits for `100 Continue`, so a callback refused
+   * before its body is read (413 on its declared length) gets its answer, not a reset.
+   */
   async post(id: string, message: Record<string, unknown>): Promise<number> {
     const url = this.callbacks.get(id)
     if (url === undefined) throw new Error(`no invocation ${id}`)
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) })
-    await response.arrayBuffer()
-    this.callbackStatus.push({ type: String(message.type), id, status: response.status })
-    return response.status
+    const body = Buffer.from(JSON.stringify(message))
+    const status = await new Promise<number>((resolve) => {
+      const req = request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' },
+      })
+      req.on('continue', () => req.end(body))
+      req.on('response', (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+        res.on('error', () => resolve(res.statusCode ?? 0))
+        res.on('close', () => resolve(res.statusCode ?? 0))
+        if (!req.writableEnded) req.destroy()
+      })
+      req.on('error', () => resolve(0))
+    })
+    this.callbackStatus.push({ type: String(message.type), id, status })
+    return status
   }
 
   #record(seen: Seen) {
@@ -219,7 +237,7 @@ export class ToolServer {
   /** POSTs the messages to the call's callback URL one after another, after answering. */
   #later(id: string, ...messages: Record<string, unknown>[]) {
     setImmediate(async () => {
-      for (const message of messages) await this.post(id, message)
+      for (const message of messages) if ((await this.post(id, message)) === 0) break
     })
   }
 }

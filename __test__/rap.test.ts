@@ -125,6 +125,12 @@ describe('addRapToolset', () => {
     expect(localError.code).toBe('CONFLICT')
     expect(localError.message).toContain('"local"')
     expect(runtime.list().map((t: any) => t.name)).not.toContain('new_one')
+    for (const reserved of ['receive_event__injected', 'cancel_subscription']) {
+      const own = await server(manifest(`own_${reserved}`, [{ name: reserved, description: '', inputSchema: {} }]))
+      const ownError = await rejection(runtime.addRapToolset(own.baseUrl))
+      expect(ownError.code).toBe('CONFLICT')
+      expect(ownError.message).toContain(`"${reserved}"`)
+    }
     // Refused whole on the transport's side too: the same toolset loads under a prefix.
     expect(await runtime.addRapToolset(local.baseUrl, { prefix: 'l_' })).toEqual(['l_new_one', 'l_local'])
 

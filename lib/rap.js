@@ -106,11 +106,6 @@ class RapLink {
     this.#emit = emit
   }
 
-  /** Whether a toolset was ever loaded (the transport runs). */
-  get started() {
-    return this.#native !== null
-  }
-
   /** Starts the transport with these callback server options, or checks they are the ones in use. */
   #start(server) {
     if (this.#native !== null) {
