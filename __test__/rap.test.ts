@@ -377,7 +377,7 @@ describe('events, choices and threads', () => {
 describe('subscriptions in run()', () => {
   for (const wire of ['openai-chat', 'anthropic'] as const) {
     it(`${wire}: an event reaches the next model call as a receive_event__injected call and its result`, async () => {
-      const { runtime, events } = await loaded()
+      const { runtime, events, tools } = await loaded()
       const scripted = scriptedModel(wire, [
         { calls: [{ id: 'call_sub1', name: 'subscribe', args: '{}' }] },
         { text: 'Waiting for news.' },
@@ -390,6 +390,8 @@ describe('subscriptions in run()', () => {
       }
       const outcome = await runtime.run({ wire, model, messages: [{ role: 'user', content: 'watch the price' }], runId: `run-${wire}` })
       expect(outcome.stopReason).toBe('stop')
+      // The run's id is the thread by default.
+      expect(tools.requests('/invoke')[0].body).toMatchObject({ id: 'call_sub1', group_id: `run-${wire}` })
       const { requests } = scripted
       expect(requests).toHaveLength(3)
       const offered = JSON.stringify(requests[0].tools)
