@@ -16,6 +16,7 @@ const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js'
 const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
+const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./lib/otel.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const START_EVENT = 0
@@ -489,13 +490,15 @@ class ToolRuntime {
     if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
       throw new TypeError(`dispatch: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
     }
+    // OpenTelemetry (when installed and a provider is registered): spans start at the start events
+    const otel = tracing(calls.length)
     const engineOptions = jsonText('dispatch: options', {
       timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
       runId: options.runId,
       beforeToolCall: hooks.beforeToolCall !== undefined,
       afterToolCall: hooks.afterToolCall !== undefined,
       onPersist: hooks.onPersist !== undefined,
-      onEvent: hooks.onEvent !== undefined || auditLog !== undefined,
+      onEvent: hooks.onEvent !== undefined || auditLog !== undefined || otel !== undefined,
       aborted: signal !== undefined && signal.aborted,
       sanitize: options.sanitize,
       limits: options.limits,
@@ -525,6 +528,7 @@ class ToolRuntime {
       maxChars: maxCharsOf(options.sanitize, this.#sanitize),
       audit,
       auditLog,
+      otel,
     }
     this.#batches.set(id, batch)
     if (signal !== undefined && !signal.aborted) {
@@ -557,7 +561,8 @@ class ToolRuntime {
       const id = this.#nextBatch
       this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
       const auditLog = this.#audit
-      const events = this.#onEvent !== undefined || auditLog !== undefined
+      const otel = tracing(1)
+      const events = this.#onEvent !== undefined || auditLog !== undefined || otel !== undefined
       const [call, actions] = JSON.parse(
         native(() => this.#native.resumeApproval(id, approvalId, decision, events)),
       )
@@ -582,6 +587,7 @@ class ToolRuntime {
         audit,
         auditLog,
         callRecorded: joined,
+        otel,
       })
       this.#drive(() => JSON.stringify(actions))
     })
@@ -667,6 +673,9 @@ class ToolRuntime {
         case START_EVENT: {
           const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
           if (batch.audit !== undefined && !batch.callRecorded) batch.audit.call(callRecord(batch, call, args))
+          if (batch.otel !== undefined) {
+            startToolSpan(batch.otel, slot, call, this.#tools.get(this.#ids.get(call.name))?.tool.description, batch.runId)
+          }
           emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
           break
         }
@@ -705,6 +714,7 @@ class ToolRuntime {
             if (batch.audit !== undefined) batch.audit.result(shown)
             emit(batch, { type: 'tool_execution_end', toolCallId: call.id, toolName: call.name, result: shown, isError: !result.ok })
           }
+          if (batch.otel !== undefined) endToolSpan(batch.otel, slot, result)
           break
         }
         case REDACTION_FAILED:
@@ -778,9 +788,9 @@ class ToolRuntime {
     try {
       const signal = controller === undefined ? undefined : controller.signal
       returned = Promise.resolve(
-        registered.withContext
-          ? registered.tool.execute(call.id, args, signal, onUpdate, { groupId: groupOf(batch), runId: batch.runId })
-          : registered.tool.execute(call.id, args, signal, onUpdate),
+        batch.otel === undefined
+          ? executeTool(registered, call, args, signal, onUpdate, batch)
+          : withToolSpan(batch.otel, slot, executeTool, registered, call, args, signal, onUpdate, batch),
       )
     } catch (error) {
       returned = Promise.reject(error)
@@ -891,6 +901,7 @@ class ToolRuntime {
 
   #closeBatch(id, batch) {
     this.#batches.delete(id)
+    if (batch.otel !== undefined) endOpenToolSpans(batch.otel, 'INTERNAL_ERROR', 'The dispatch failed before this call ended.')
     if (batch.onAbort !== undefined) batch.signal.removeEventListener('abort', batch.onAbort)
     if (batch.audit !== undefined) {
       batch.auditLog.release(batch.audit, {})
@@ -907,6 +918,13 @@ class ToolRuntime {
     }
     this.#arm(-1)
   }
+}
+
+/** Calls the tool's `execute` (in its span's context when traced: see `#run`). */
+function executeTool(registered, call, args, signal, onUpdate, batch) {
+  return registered.withContext
+    ? registered.tool.execute(call.id, args, signal, onUpdate, { groupId: groupOf(batch), runId: batch.runId })
+    : registered.tool.execute(call.id, args, signal, onUpdate)
 }
 
 /** The call's own arguments as an object: its JSON text parsed once, or the object passed. */
