@@ -36,6 +36,7 @@ if (!rust.ok && !rustCounted) failed += 1
 
 check('type check', 'npx', ['tsc', '-p', 'tsconfig.json'])
 check('type check (pi adapter)', 'npx', ['tsc', '-p', 'tsconfig.pi.json'])
+check('type check (strict consumer, nodenext)', 'npx', ['tsc', '-p', 'tsconfig.strict.json'])
 
 // The CLI test renders the audit timeline in Debian's Chromium (driven by playwright-core,
 // which downloads no browser): install it once when it is missing. Needs root, as on CI here.
