@@ -119,8 +119,6 @@ export declare class NativeRap {
    * returns whether one was open.
    */
   cancelSubscription(groupId: string, id: string): boolean
-  /** The callback server's base URL once it runs (`publicUrl` or `http://{address}`). */
-  callbackBaseUrl(): string | null
 }
 
 /**

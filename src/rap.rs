@@ -226,12 +226,6 @@ impl NativeRap {
             Ok(self.hub.cancel_subscription(&group_id, &id))
         })
     }
-
-    /// The callback server's base URL once it runs (`publicUrl` or `http://{address}`).
-    #[napi]
-    pub fn callback_base_url(&self) -> Option<String> {
-        guard(|| Ok(self.hub.server_base_url())).unwrap_or(None)
-    }
 }
 
 impl NativeRap {

@@ -188,11 +188,6 @@ impl RapHub {
             .remove_tool(name)
     }
 
-    /// The callback server's base URL, once it has started.
-    pub fn server_base_url(&self) -> Option<String> {
-        self.inner.server.get().map(|s| s.base_url().to_owned())
-    }
-
     /// The tool exposed under `name`.
     pub fn tool(&self, name: &str) -> Option<Arc<RemoteTool>> {
         read(&self.inner.toolsets).get(name)
