@@ -3,7 +3,7 @@
 // dependencies are not published from here), then used there from CommonJS, ESM, TypeScript
 // (node16 resolution) and the `toolwire` bin.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,12 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+// The binding `napi build --platform` wrote for this machine (toolwire.linux-x64-gnu.node here).
+const binaries = readdirSync(root).filter((file) => /^toolwire\.[a-z0-9-]+\.node$/.test(file))
 
 // npm as a user runs it: none of the npm_* variables of an enclosing `npm test`.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)))
 
 function npm(args: string[], cwd: string): string {
-  const result = spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 120_000 })
+  const result = spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 120_000, shell: process.platform === 'win32' })
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${result.status}):\n${result.stderr}`)
   return result.stdout
 }
@@ -55,14 +57,14 @@ console.log(JSON.stringify({
 }))
 `
 
-describe('npm pack', () => {
+describe('npm pack', { timeout: 120_000 }, () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'toolwire-pack-'))
     // --ignore-scripts: `prepare` would rebuild the binding; the suite tests the one built.
     const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root)
     packed = JSON.parse(out)[0]
-    app = join(dir, 'app')
-    mkdirSync(app)
+    mkdirSync(join(dir, 'app'))
+    app = realpathSync(join(dir, 'app'))
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'toolwire-pack-check', version: '1.0.0', private: true }))
     npm(['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', join(dir, packed.filename)], app)
   }, 180_000)
@@ -73,7 +75,8 @@ describe('npm pack', () => {
 
   it('holds the entry points, the declarations, the CLI and this platform binary, and no sources, tests or benches', () => {
     const paths = packed.files.map((f) => f.path)
-    for (const file of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', 'toolwire.linux-x64-gnu.node']) {
+    expect(binaries).toHaveLength(1)
+    for (const file of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', ...binaries]) {
       expect(paths).toContain(file)
     }
     // Every file the exports map and the bin name is in the tarball.
@@ -86,7 +89,7 @@ describe('npm pack', () => {
     // Everything but the binary is small; the binary is one file of this platform.
     const rest = packed.files.filter((f) => !f.path.endsWith('.node')).reduce((sum, f) => sum + f.size, 0)
     expect(rest).toBeLessThan(1_000_000)
-    expect(paths.filter((p) => p.endsWith('.node'))).toEqual(['toolwire.linux-x64-gnu.node'])
+    expect(paths.filter((p) => p.endsWith('.node'))).toEqual(binaries)
   })
 
   it('installs offline without running prepare, the platform packages named as optional dependencies', () => {
@@ -107,7 +110,7 @@ describe('npm pack', () => {
     writeFileSync(join(app, 'check.cjs'), `const { ToolRuntime, StreamDecoder } = require('toolwire')\n;(async () => {\n${script('')}\n})()`)
     const out = JSON.parse(node(['check.cjs'], app))
     expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
-    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', 'toolwire.linux-x64-gnu.node')])
+    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', binaries[0])])
     expect(out.results).toEqual([
       ['call_1', 'ok', '5', { sum: 5 }, null],
       ['call_2', 'error', expect.stringContaining('b'), null, 'VALIDATION_ERROR'],
@@ -122,7 +125,7 @@ describe('npm pack', () => {
     )
     const out = JSON.parse(node(['check.mjs'], app))
     expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
-    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', 'toolwire.linux-x64-gnu.node')])
+    expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', binaries[0])])
     expect(out.results.map((r: unknown[]) => r.slice(0, 2))).toEqual([
       ['call_1', 'ok'],
       ['call_2', 'error'],
@@ -153,10 +156,13 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
 
   it('runs the toolwire bin', () => {
     writeFileSync(join(app, 'schema.json'), JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }))
-    const bin = join(app, 'node_modules', '.bin', 'toolwire')
-    const out = execFileSync(bin, ['schema', 'schema.json', '--target', 'gemini', '--json'], { cwd: app, env, encoding: 'utf8' })
+    // The bin as package.json declares it (node_modules/.bin holds a link to it, a .cmd on Windows).
+    const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'toolwire', 'package.json'), 'utf8'))
+    const bin = join(app, 'node_modules', 'toolwire', installed.bin.toolwire)
+    expect(existsSync(join(app, 'node_modules', '.bin', process.platform === 'win32' ? 'toolwire.cmd' : 'toolwire'))).toBe(true)
+    const out = execFileSync(process.execPath, [bin, 'schema', 'schema.json', '--target', 'gemini', '--json'], { cwd: app, env, encoding: 'utf8' })
     expect(JSON.parse(out)).toMatchObject({ schema: { type: 'object' } })
-    const usage = spawnSync(bin, ['nonsense'], { cwd: app, env, encoding: 'utf8' })
+    const usage = spawnSync(process.execPath, [bin, 'nonsense'], { cwd: app, env, encoding: 'utf8' })
     expect(usage.status).toBe(2)
   })
 })
