@@ -219,6 +219,36 @@ describe('OpenTelemetry spans (GenAI semantic conventions, execute_tool)', () =>
     expect(spanOf('call_run').parentSpanContext?.spanId).toBe(parentId)
   })
 
+  it('a call pending approval ends its span without error; resolveApproval runs it in a span of its own', async () => {
+    const runtime = new ToolRuntime({ approvals: { ask: 'always' } })
+    let ranInside: string | undefined
+    runtime.register({
+      name: 'write',
+      parameters: { type: 'object' },
+      async execute() {
+        ranInside = trace.getActiveSpan()?.spanContext().spanId
+        return 'written'
+      },
+    })
+    const [pending] = await runtime.dispatch([{ id: 'call_ask', name: 'write', arguments: '{}' }])
+    expect([pending.status, pending.error?.code]).toEqual(['pending', 'APPROVAL_REQUIRED'])
+    const first = spanOf('call_ask')
+    expect(first.attributes['toolwire.result.status']).toBe('pending')
+    expect(first.attributes['error.type']).toBeUndefined()
+    expect(first.status.code).toBe(SpanStatusCode.UNSET)
+    exporter.reset()
+    const parentId = await trace.getTracer('agent').startActiveSpan('approve', async (approve) => {
+      const ran = await runtime.resolveApproval((pending.details as any).approvalId, 'allow-once')
+      expect(ran.status).toBe('ok')
+      approve.end()
+      return approve.spanContext().spanId
+    })
+    const second = spanOf('call_ask')
+    expect(second.attributes['toolwire.result.status']).toBe('ok')
+    expect(second.parentSpanContext?.spanId).toBe(parentId)
+    expect(ranInside).toBe(second.spanContext().spanId)
+  })
+
   it('records nothing, and dispatches alike, once no tracer provider is registered', async () => {
     trace.disable()
     try {
