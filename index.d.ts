@@ -576,6 +576,10 @@ export interface DispatchOptions extends PolicyContext {
    * dispatch with neither gets a thread of its own.
    */
   groupId?: string
+  /** Sent as the `user_id` of remote (RAP) invocations. */
+  userId?: string
+  /** Sent as the `thread_ancestors` of remote (RAP) invocations: thread ids from the root down. */
+  threadAncestors?: string[]
   /** Overrides the tool's and the runtime's approval settings for these calls. */
   approval?: ApprovalSettings
   /** An audit log of its own for this dispatch (else the runtime's). */

@@ -490,6 +490,12 @@ class ToolRuntime {
     if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
       throw new TypeError(`dispatch: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
     }
+    if (options.userId !== undefined && typeof options.userId !== 'string') {
+      throw new TypeError(`dispatch: options.userId must be a string, got ${describe(options.userId)}`)
+    }
+    if (options.threadAncestors !== undefined && !(Array.isArray(options.threadAncestors) && options.threadAncestors.every((id) => typeof id === 'string'))) {
+      throw new TypeError(`dispatch: options.threadAncestors must be an array of strings, got ${describe(options.threadAncestors)}`)
+    }
     // OpenTelemetry (when installed and a provider is registered): spans start at the start events
     const otel = tracing(calls.length)
     const engineOptions = jsonText('dispatch: options', {
@@ -516,6 +522,9 @@ class ToolRuntime {
       runId: options.runId,
       // the thread remote tools run in: given, else the run's, else one of this dispatch's own
       groupId: options.groupId ?? options.runId,
+      // sent with remote calls: the user, and the thread's ancestors from the root down
+      userId: options.userId,
+      threadAncestors: options.threadAncestors,
       results: new Array(calls.length),
       /** per slot: the arguments the tool received (the call's own, parsed once) */
       args: new Array(calls.length),
@@ -923,7 +932,12 @@ class ToolRuntime {
 /** Calls the tool's `execute` (in its span's context when traced: see `#run`). */
 function executeTool(registered, call, args, signal, onUpdate, batch) {
   return registered.withContext
-    ? registered.tool.execute(call.id, args, signal, onUpdate, { groupId: groupOf(batch), runId: batch.runId })
+    ? registered.tool.execute(call.id, args, signal, onUpdate, {
+        groupId: groupOf(batch),
+        runId: batch.runId,
+        userId: batch.userId,
+        threadAncestors: batch.threadAncestors,
+      })
     : registered.tool.execute(call.id, args, signal, onUpdate)
 }
 

@@ -39,6 +39,7 @@ export function manifest(name: string, tools?: object[]): object {
       { name: 'slow', description: 'Never answers', inputSchema: object },
       { name: 'delayed', description: 'Answers after a while', inputSchema: object },
       { name: 'subscribe', description: 'Opens a subscription', inputSchema: object },
+      { name: 'watch', description: 'Opens a subscription whose events the test posts itself', inputSchema: object },
       { name: 'events', description: 'Sends oauth, a user choice and a view update', inputSchema: object },
       { name: 'eventfirst', description: 'Sends an event before its result', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
       { name: 'twice', description: 'Sends its result again, then a different one', inputSchema: object },
@@ -203,6 +204,9 @@ export class ToolServer {
           tool_call_id: id,
           text: 'the price is 42',
         })
+        return [200]
+      case 'watch':
+        this.#later(id, result({ text: 'watching', subscription: true }))
         return [200]
       case 'eventfirst':
         // An event while the call is still pending, then the result opening the subscription.

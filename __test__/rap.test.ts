@@ -63,7 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
 describe('addRapToolset', () => {
   it('registers the toolset under its own names, or with a prefix, as ordinary tools', async () => {
     const { runtime, names, tools } = await loaded()
-    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'events', 'eventfirst', 'twice'])
+    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'watch', 'events', 'eventfirst', 'twice'])
     const listed = runtime.list().map((t: any) => t.name)
     expect(listed).toEqual(expect.arrayContaining([...names, 'cancel_subscription']))
     expect(listed).not.toContain('receive_event__injected')
@@ -214,6 +214,7 @@ describe('remote calls', () => {
       thread_ancestors: [],
     })
     expect(invocation.callback_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/rap\/callback\/.{22,}/)
+    expect(invocation).not.toHaveProperty('user_id')
 
     expect(image.status).toBe('ok')
     expect(image.content).toEqual([
@@ -312,6 +313,26 @@ describe('remote calls', () => {
     expect(tools.requests('/invoke').map((s) => s.body.id)).toEqual(['n3'])
   })
 
+  it('sends the user and the thread ancestors given with the dispatch', async () => {
+    const { runtime, tools } = await loaded()
+    const [result] = await runtime.dispatch([call('u1', 'echo', { word: 'who' })], {
+      groupId: 'child-thread',
+      userId: 'user-17',
+      threadAncestors: ['root-thread', 'parent-thread'],
+    })
+    expect(result.status).toBe('ok')
+    const invocation = (await tools.waitFor((s) => s.body?.id === 'u1')).body
+    expect(invocation).toMatchObject({
+      group_id: 'child-thread',
+      user_id: 'user-17',
+      thread_ancestors: ['root-thread', 'parent-thread'],
+    })
+    await expect(runtime.dispatch([call('u2', 'echo', { word: 'x' })], { userId: 17 as any })).rejects.toThrow(/options\.userId must be a string, got number 17/)
+    await expect(runtime.dispatch([call('u3', 'echo', { word: 'x' })], { threadAncestors: ['a', 2] as any })).rejects.toThrow(
+      /options\.threadAncestors must be an array of strings/,
+    )
+  })
+
   it('refuses a model call of receive_event__injected and a bad groupId', async () => {
     const { runtime, tools } = await loaded()
     const [injected] = await runtime.dispatch([call('i1', 'receive_event__injected', { original_tool_name: 'echo' })])
@@ -379,13 +400,19 @@ describe('subscriptions in run()', () => {
     it(`${wire}: an event reaches the next model call as a receive_event__injected call and its result`, async () => {
       const { runtime, events, tools } = await loaded()
       const scripted = scriptedModel(wire, [
-        { calls: [{ id: 'call_sub1', name: 'subscribe', args: '{}' }] },
+        { calls: [{ id: 'call_sub1', name: 'watch', args: '{}' }] },
         { text: 'Waiting for news.' },
         { text: 'The price is 42.' },
       ])
       const model = async (request: any) => {
-        // The second answer comes once the event is in, so the run holds it when it would stop.
-        if (scripted.requests.length === 1) await eventually(events, (e) => e.type === 'rap_subscription_event')
+        // The event arrives during the second model call, after the run took what was queued,
+        // so the run holds it when it would stop.
+        if (scripted.requests.length === 1) {
+          const { group_id } = (await tools.waitFor((s) => s.body?.id === 'call_sub1')).body
+          const message = { type: 'subscription_event', group_id, tool_call_id: 'call_sub1', text: 'the price is 42' }
+          expect(await tools.post('call_sub1', message)).toBe(200)
+          await eventually(events, (e) => e.type === 'rap_subscription_event')
+        }
         return scripted.model(request)
       }
       const outcome = await runtime.run({ wire, model, messages: [{ role: 'user', content: 'watch the price' }], runId: `run-${wire}` })
@@ -399,7 +426,7 @@ describe('subscriptions in run()', () => {
       expect(offered).not.toContain('receive_event__injected')
 
       const injected = requests[2].messages.slice(requests[1].messages.length + 1)
-      const expectedArgs = { original_tool_name: 'subscribe', original_tool_call_id: 'call_sub1', original_args: {} }
+      const expectedArgs = { original_tool_name: 'watch', original_tool_call_id: 'call_sub1', original_args: {} }
       if (wire === 'openai-chat') {
         expect(requests[2].messages[requests[1].messages.length]).toEqual({ role: 'assistant', content: 'Waiting for news.' })
         const [assistant, result] = injected
@@ -428,14 +455,21 @@ describe('subscriptions in run() on every wire', () => {
   const historyOf = (request: any) => request.messages ?? request.input ?? request.contents
   for (const wire of WIRES) {
     it(`${wire}: the injected call and its result form a well-paired history`, async () => {
-      const { runtime, events } = await loaded()
+      const { runtime, events, tools } = await loaded()
       const scripted = scriptedModel(wire, [
-        { calls: [{ id: 'call_sub9', name: 'subscribe', args: '{}' }] },
+        { calls: [{ id: 'call_sub9', name: 'watch', args: '{}' }] },
         { text: 'Waiting.' },
         { text: 'Got it.' },
       ])
       const model = async (request: any) => {
-        if (scripted.requests.length === 1) await eventually(events, (e) => e.type === 'rap_subscription_event')
+        if (scripted.requests.length === 1) {
+          // The event arrives during the second model call, after the run took what was
+          // queued: the run must go on to deliver it rather than stop after "Waiting.".
+          const { group_id } = (await tools.waitFor((s) => s.body?.id === 'call_sub9')).body
+          const message = { type: 'subscription_event', group_id, tool_call_id: 'call_sub9', text: 'the price is 42' }
+          expect(await tools.post('call_sub9', message)).toBe(200)
+          await eventually(events, (e) => e.type === 'rap_subscription_event')
+        }
         return scripted.model(request)
       }
       const first = wire === 'gemini' ? { role: 'user', parts: [{ text: 'watch' }] } : { role: 'user', content: 'watch' }

@@ -141,17 +141,18 @@ class RapLink {
   }
 
   /**
-   * Runs remote tool `tool` for call `callId` of thread `groupId`: resolves with the tool's value,
-   * rejects with the error the model sees. An abort of `signal` (timeout or cancel) sends a cancel.
+   * Runs remote tool `tool` for call `callId` in the dispatch's `{ groupId, userId?,
+   * threadAncestors? }`: resolves with the tool's value, rejects with the error the model sees. An
+   * abort of `signal` (timeout or cancel) sends a cancel.
    */
-  call(tool, callId, args, signal, groupId) {
+  call(tool, callId, args, signal, { groupId, userId, threadAncestors }) {
     let argsText
     try {
       argsText = JSON.stringify(args === undefined ? {} : args)
     } catch (error) {
       return Promise.reject(new Error(`the arguments cannot be sent: ${messageOf(error)}`))
     }
-    const head = JSON.stringify({ tool, id: callId, callId, groupId })
+    const head = JSON.stringify({ tool, id: callId, callId, groupId, userId, threadAncestors })
     let onAbort
     const ticket = this.#ticket()
     const key = keyOf(groupId, callId)
@@ -325,7 +326,7 @@ function remoteTool(link, def, timeoutMs) {
     parameters: def.parameters,
     // The UI may show what the server asked to display.
     redaction: { allow: ['display_as', 'subscription'] },
-    execute: (toolCallId, args, signal, onUpdate, context) => link.call(def.name, toolCallId, args, signal, context.groupId),
+    execute: (toolCallId, args, signal, onUpdate, context) => link.call(def.name, toolCallId, args, signal, context),
     [DISPATCH_CONTEXT]: true,
     [REMOTE]: true,
   }
