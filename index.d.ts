@@ -456,6 +456,10 @@ export interface RunOptions extends PolicyContext {
    * Subscription events of this thread reach the model before each model call.
    */
   groupId?: string
+  /** Sent as the `user_id` of remote (RAP) invocations. */
+  userId?: string
+  /** Sent as the `thread_ancestors` of remote (RAP) invocations: thread ids from the root down. */
+  threadAncestors?: string[]
   onEvent?: (event: RunEvent) => void
   /** Messages (wire shape) injected before the next model call. */
   getSteeringMessages?: () => object[] | undefined | Promise<object[] | undefined>

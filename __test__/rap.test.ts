@@ -415,10 +415,22 @@ describe('subscriptions in run()', () => {
         }
         return scripted.model(request)
       }
-      const outcome = await runtime.run({ wire, model, messages: [{ role: 'user', content: 'watch the price' }], runId: `run-${wire}` })
+      const outcome = await runtime.run({
+        wire,
+        model,
+        messages: [{ role: 'user', content: 'watch the price' }],
+        runId: `run-${wire}`,
+        userId: 'user-3',
+        threadAncestors: ['root'],
+      })
       expect(outcome.stopReason).toBe('stop')
-      // The run's id is the thread by default.
-      expect(tools.requests('/invoke')[0].body).toMatchObject({ id: 'call_sub1', group_id: `run-${wire}` })
+      // The run's id is the thread by default; the user and ancestors given to run() are sent.
+      expect(tools.requests('/invoke')[0].body).toMatchObject({
+        id: 'call_sub1',
+        group_id: `run-${wire}`,
+        user_id: 'user-3',
+        thread_ancestors: ['root'],
+      })
       const { requests } = scripted
       expect(requests).toHaveLength(3)
       const offered = JSON.stringify(requests[0].tools)

@@ -187,7 +187,7 @@ async function runLoop(runtime, hooks, options) {
       const truncated = turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
       messages.push(...runtime.encodeToolCalls(turn, wire))
-      const results = await dispatch(calls, { ...context, runId, groupId, signal, onEvent: emit })
+      const results = await dispatch(calls, { ...context, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
       steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
       if (signal?.aborted) {
