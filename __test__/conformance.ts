@@ -57,7 +57,9 @@ export function conformance(title: string, responses: ExpectedResponse[]) {
               expect(got, `split at byte ${at}`).toEqual(want)
             }
           }
-        })
+          // One whole decode per byte of the body: seconds for the longest recordings, and more
+          // while the suite's other files load both cores.
+        }, 120_000)
 
         it('gives the same calls split at 200 random places', () => {
           const { body } = expected
