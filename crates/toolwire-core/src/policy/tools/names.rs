@@ -167,32 +167,6 @@ mod tests {
     }
 
     #[test]
-    fn builtin_groups_hold_exactly_their_members() {
-        let expected: &[(&str, &[&str])] = &[
-            ("fs", &["read", "write", "edit", "apply_patch"]),
-            ("runtime", &["exec", "process"]),
-            ("web", &["web_search", "web_fetch"]),
-            ("memory", &["memory_search", "memory_get"]),
-            (
-                "sessions",
-                &[
-                    "sessions_list",
-                    "sessions_history",
-                    "sessions_send",
-                    "sessions_spawn",
-                    "session_status",
-                ],
-            ),
-            ("ui", &["browser", "canvas"]),
-            ("automation", &["cron", "gateway"]),
-            ("messaging", &["message"]),
-            ("nodes", &["nodes"]),
-            ("plugins", &[]),
-        ];
-        assert_eq!(BUILTIN_GROUPS, expected);
-    }
-
-    #[test]
     fn builtin_profiles_list_exactly_their_patterns() {
         let expected: &[(&str, Option<&[&str]>)] = &[
             ("minimal", Some(&["session_status"])),
