@@ -7,7 +7,7 @@
 // calls at once: completions are collected per microtask and sent as one batch.
 
 const { NativeDecoder, NativeRuntime } = require('./native.js')
-const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText } = require('./lib/common.js')
+const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText, registerAll } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -362,14 +362,10 @@ class ToolRuntime {
       if (RESERVED.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is a name toolwire reserves`)
       if (this.#ids.has(name)) refuse('CONFLICT', `tool ${JSON.stringify(name)} is already registered`)
     }
-    const done = []
+    let done
     try {
-      for (const tool of definitions) {
-        this.register(tool)
-        done.push(tool.name)
-      }
+      done = registerAll(this, definitions)
     } catch (error) {
-      for (const name of done) this.unregister(name)
       refuse(error.code ?? 'VALIDATION_ERROR', messageOf(error))
     }
     if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap))

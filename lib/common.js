@@ -63,4 +63,22 @@ function jsonText(where, value) {
   return text
 }
 
-module.exports = { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText }
+/**
+ * Registers `tools` on `runtime` all or none: when one is refused, those registered before it are
+ * unregistered again and the error is thrown. Returns the names registered.
+ */
+function registerAll(runtime, tools) {
+  const registered = []
+  try {
+    for (const tool of tools) {
+      runtime.register(tool)
+      registered.push(tool.name)
+    }
+  } catch (error) {
+    for (const name of registered) runtime.unregister(name)
+    throw error
+  }
+  return registered
+}
+
+module.exports = { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText, registerAll }

@@ -4,7 +4,7 @@
 // @modelcontextprotocol/sdk is loaded when serveMcp is first called; addMcpServer only uses the
 // Client it is given.
 
-const { ToolwireError, describe } = require('../common.js')
+const { ToolwireError, describe, registerAll } = require('../common.js')
 const { toolsOf, dispatchOptionsOf, textOfContent, peer } = require('./common.js')
 
 /** The longest delay setTimeout honours: the SDK's own request timeout is left to the runtime's deadlines. */
@@ -87,16 +87,7 @@ async function addMcpServer(runtime, client, options = {}) {
   if (options.plugin !== undefined) {
     runtime.registerPlugin(options.plugin, definitions)
   } else {
-    const registered = []
-    try {
-      for (const definition of definitions) {
-        runtime.register(definition)
-        registered.push(definition.name)
-      }
-    } catch (error) {
-      for (const name of registered) runtime.unregister(name)
-      throw error
-    }
+    registerAll(runtime, definitions)
   }
   return definitions.map((definition) => definition.name)
 }

@@ -4,7 +4,7 @@
 // An AgentTool is already a tool the runtime accepts, and the AgentTools made here are plain
 // objects, so nothing of pi-agent-core is loaded at run time (its types describe these shapes).
 
-const { describe } = require('../common.js')
+const { describe, registerAll } = require('../common.js')
 const { toolsOf, dispatchOptionsOf, callTool, errorOf } = require('./common.js')
 
 /**
@@ -13,17 +13,7 @@ const { toolsOf, dispatchOptionsOf, callTool, errorOf } = require('./common.js')
  */
 function registerPiTools(runtime, agentTools) {
   if (!Array.isArray(agentTools)) throw new TypeError(`registerPiTools: agentTools must be an array, got ${describe(agentTools)}`)
-  const registered = []
-  try {
-    for (const tool of agentTools) {
-      runtime.register(tool)
-      registered.push(tool.name)
-    }
-  } catch (error) {
-    for (const name of registered) runtime.unregister(name)
-    throw error
-  }
-  return registered
+  return registerAll(runtime, agentTools)
 }
 
 /**
