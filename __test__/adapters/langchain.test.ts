@@ -133,6 +133,47 @@ describe('toolwire/langchain createToolNode', () => {
     await expect(node({ messages: [new HumanMessage('no calls')] })).rejects.toThrow(/last message must be an AIMessage/)
   })
 
+  it('answers the calls LangChain could not parse (invalid_tool_calls) too, in the message order', async () => {
+    const runtime = new ToolRuntime()
+    const ran: string[] = []
+    runtime.register({
+      name: 'ping',
+      parameters: { type: 'object', properties: { a: { type: 'number' } } },
+      execute: (id: string) => {
+        ran.push(id)
+        return 'pong'
+      },
+    })
+    const node = createToolNode(runtime)
+    const broken = new AIMessage({
+      content: '',
+      additional_kwargs: { tool_calls: [{ id: 'c3', type: 'function', function: { name: 'ping', arguments: '{"a":' } }] },
+    })
+    expect(broken.invalid_tool_calls).toHaveLength(1)
+    const [only] = await node([broken])
+    expect(only).toMatchObject({ tool_call_id: 'c3', name: 'ping', status: 'error' })
+    expect(String(only.content)).toMatch(/not valid JSON/)
+    expect((only.artifact as ToolResult).error?.code).toBe('INVALID_JSON')
+
+    const mixed = new AIMessage({
+      content: '',
+      additional_kwargs: {
+        tool_calls: [
+          { id: 'm1', type: 'function', function: { name: 'ping', arguments: '{}' } },
+          { id: 'm2', type: 'function', function: { name: 'ping', arguments: '{"a":' } },
+          { id: 'm3', type: 'function', function: { name: 'ping', arguments: '{"a":1}' } },
+        ],
+      },
+    })
+    const out = await node({ messages: [mixed] })
+    expect(out.messages.map((m) => [m.tool_call_id, m.status])).toEqual([
+      ['m1', 'success'],
+      ['m2', 'error'],
+      ['m3', 'success'],
+    ])
+    expect(ran.sort()).toEqual(['m1', 'm3'])
+  })
+
   it('is a node of a real LangGraph StateGraph: model node -> tools -> model until no calls', async () => {
     const { runtime, seen } = runtimeWithTools()
     let turn = 0

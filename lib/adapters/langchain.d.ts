@@ -21,8 +21,9 @@ export interface LangChainAdapterOptions {
 export declare function toLangChainTools(runtime: ToolRuntime, options?: LangChainAdapterOptions): DynamicStructuredTool[]
 
 /**
- * A LangGraph node: the last message's `tool_calls` (an AIMessage) run in one dispatch, one
- * ToolMessage per call in order.
+ * A LangGraph node: the last message's calls (an AIMessage's `tool_calls` and `invalid_tool_calls`,
+ * the latter answered INVALID_JSON or VALIDATION_ERROR) run in one dispatch, one ToolMessage per
+ * call in the message's order.
  */
 export interface ToolwireToolNode {
   (state: BaseMessage[], config?: RunnableConfig): Promise<ToolMessage[]>

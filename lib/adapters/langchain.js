@@ -55,11 +55,37 @@ function toLangChainTools(runtime, options = {}) {
 }
 
 /**
- * A LangGraph node (also callable on its own): runs the `tool_calls` of the last message, an
- * AIMessage, through one `runtime.dispatch` (in parallel, under deadlines, with the config's abort
- * signal) and returns one ToolMessage per call in order, `status` 'success' or 'error', the
- * ToolResult as `artifact`. Takes a state `{ messages }` (returns `{ messages }`) or an array of
- * messages (returns an array).
+ * The calls of an AIMessage in the message's order: its `tool_calls` and its `invalid_tool_calls`
+ * (arguments LangChain could not parse, kept as the raw string so the runtime answers them
+ * INVALID_JSON or VALIDATION_ERROR instead of leaving the call unanswered). The provider's order
+ * is that of `additional_kwargs.tool_calls` when the message has them.
+ */
+function callsOfMessage(message) {
+  const valid = Array.isArray(message.tool_calls) ? message.tool_calls.map((call) => ({ call, raw: false })) : []
+  const invalid = Array.isArray(message.invalid_tool_calls) ? message.invalid_tool_calls.map((call) => ({ call, raw: true })) : []
+  const all = [...valid, ...invalid]
+  const original = message.additional_kwargs && Array.isArray(message.additional_kwargs.tool_calls) ? message.additional_kwargs.tool_calls : []
+  if (invalid.length > 0 && valid.length > 0 && original.length > 0) {
+    const position = new Map()
+    original.forEach((call, i) => {
+      if (call && typeof call.id === 'string' && !position.has(call.id)) position.set(call.id, i)
+    })
+    const rank = (entry) => (typeof entry.call.id === 'string' && position.has(entry.call.id) ? position.get(entry.call.id) : Infinity)
+    all.sort((a, b) => rank(a) - rank(b))
+  }
+  return all.map(({ call, raw }) => ({
+    id: typeof call.id === 'string' && call.id !== '' ? call.id : freshCallId('langchain'),
+    name: typeof call.name === 'string' ? call.name : '',
+    arguments: raw ? (typeof call.args === 'string' ? call.args : call.args ?? null) : call.args ?? {},
+  }))
+}
+
+/**
+ * A LangGraph node (also callable on its own): runs the calls of the last message, an AIMessage
+ * (its `tool_calls` and its `invalid_tool_calls`, in the message's order), through one
+ * `runtime.dispatch` (in parallel, under deadlines, with the config's abort signal) and returns one
+ * ToolMessage per call in order, `status` 'success' or 'error', the ToolResult as `artifact`.
+ * Takes a state `{ messages }` (returns `{ messages }`) or an array of messages (returns an array).
  */
 function createToolNode(runtime, options = {}) {
   const dispatchOptions = dispatchOptionsOf(options, 'createToolNode')
@@ -70,12 +96,10 @@ function createToolNode(runtime, options = {}) {
     if (!Array.isArray(list)) throw new TypeError(`createToolNode: the state must be { messages } or an array of messages, got ${describe(state)}`)
     const last = list[list.length - 1]
     if (!AIMessage.isInstance(last)) throw new TypeError('createToolNode: the last message must be an AIMessage (with tool_calls)')
-    const toolCalls = last.tool_calls ?? []
-    const ids = toolCalls.map((call) => (typeof call.id === 'string' && call.id !== '' ? call.id : freshCallId('langchain')))
-    const calls = toolCalls.map((call, i) => ({ id: ids[i], name: call.name, arguments: call.args ?? {} }))
+    const calls = callsOfMessage(last)
     const signal = config && config.signal ? config.signal : undefined
     const results = calls.length === 0 ? [] : await runtime.dispatch(calls, signal ? { ...dispatchOptions, signal } : dispatchOptions)
-    const out = results.map((result, i) => toolMessageOf(ToolMessage, result, ids[i]))
+    const out = results.map((result, i) => toolMessageOf(ToolMessage, result, calls[i].id))
     return Array.isArray(state) ? out : { messages: out }
   }
 }
