@@ -174,6 +174,28 @@ describe('toolwire/langchain createToolNode', () => {
     expect(ran.sort()).toEqual(['m1', 'm3'])
   })
 
+  it('with options.tools, a call to a tool not listed is answered NOT_FOUND and never runs', async () => {
+    const { runtime, seen } = runtimeWithTools()
+    expect(() => createToolNode(runtime, { tools: ['missing'] })).toThrow(/not registered/)
+    const node = createToolNode(runtime, { tools: ['fail'] })
+    const ai = new AIMessage({
+      content: '',
+      tool_calls: [
+        { id: 'o1', name: 'add', args: { a: 1, b: 2 } },
+        { id: 'o2', name: 'fail', args: {} },
+      ],
+    })
+    const out = await node([ai])
+    expect(out.map((m) => [m.tool_call_id, m.name, m.status])).toEqual([
+      ['o1', 'add', 'error'],
+      ['o2', 'fail', 'error'],
+    ])
+    expect((out[0].artifact as ToolResult).error?.code).toBe('NOT_FOUND')
+    expect(String(out[0].content)).toBe('Tool "add" not found. Available tools: fail.')
+    expect(String(out[1].content)).toBe('disk on fire')
+    expect(seen).toEqual([])
+  })
+
   it('is a node of a real LangGraph StateGraph: model node -> tools -> model until no calls', async () => {
     const { runtime, seen } = runtimeWithTools()
     let turn = 0

@@ -23,7 +23,8 @@ export declare function toLangChainTools(runtime: ToolRuntime, options?: LangCha
 /**
  * A LangGraph node: the last message's calls (an AIMessage's `tool_calls` and `invalid_tool_calls`,
  * the latter answered INVALID_JSON or VALIDATION_ERROR) run in one dispatch, one ToolMessage per
- * call in the message's order.
+ * call in the message's order. With `options.tools`, a call to a tool not listed gets an error
+ * ToolMessage (NOT_FOUND) and the tool never runs.
  */
 export interface ToolwireToolNode {
   (state: BaseMessage[], config?: RunnableConfig): Promise<ToolMessage[]>
