@@ -5,7 +5,7 @@ import { z } from 'zod'
 
 import { ToolRuntime, type ToolResult } from '../../index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
-import { aborted, pngBase64, sleep } from './fixtures.js'
+import { hangingTool, pngBase64, sleep } from './fixtures.js'
 
 /** The stream parts a LanguageModelV3 emits (the type of @ai-sdk/provider, reached through ai/test). */
 type LanguageModelV3StreamPart =
@@ -114,16 +114,10 @@ describe('toolwire/ai-sdk toAiSdkTools', () => {
   })
 
   it("streamText's abortSignal reaches the running tool through the runtime", async () => {
-    const reasons: unknown[] = []
-    const runtime = new ToolRuntime()
-    runtime.register({
-      name: 'hang',
-      execute: async (_id: string, _p: unknown, signal?: AbortSignal) => {
-        reasons.push(await aborted(signal!))
-        return 'stopped'
-      },
-    })
     const controller = new AbortController()
+    const hang = hangingTool(() => controller.abort(new Error('stop it')))
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'hang', execute: hang.execute })
     const result = streamText({
       model: mockModel(toolTurn([{ id: 'h1', name: 'hang', input: '{}' }]), textTurn('never')),
       tools: toAiSdkTools(runtime),
@@ -131,12 +125,9 @@ describe('toolwire/ai-sdk toAiSdkTools', () => {
       abortSignal: controller.signal,
       stopWhen: stepCountIs(2),
     })
-    setTimeout(() => controller.abort(new Error('stop it')), 30)
     const parts: string[] = []
     for await (const part of result.fullStream) parts.push(part.type)
-    await sleep(10)
-    expect(reasons).toHaveLength(1)
-    expect((reasons[0] as Error).message).toBe('stop it')
+    expect(((await hang.stopped) as Error).message).toBe('stop it')
     expect(parts).toContain('abort')
   })
 

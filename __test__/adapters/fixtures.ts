@@ -17,3 +17,20 @@ export function aborted(signal: AbortSignal): Promise<unknown> {
     else signal.addEventListener('abort', () => resolve(signal.reason), { once: true })
   })
 }
+
+/**
+ * A tool body that waits for its signal: `started` runs once the tool runs (a test aborts from
+ * there, so the abort cannot come before the tool started), `stopped` resolves with the abort
+ * reason once the tool's abort handler ran.
+ */
+export function hangingTool(started: () => void = () => {}) {
+  let resolveStopped!: (reason: unknown) => void
+  const stopped = new Promise<unknown>((resolve) => (resolveStopped = resolve))
+  const execute = async (_id: string, _p: unknown, signal?: AbortSignal) => {
+    const reason = aborted(signal!)
+    started()
+    resolveStopped(await reason)
+    return 'stopped'
+  }
+  return { execute, stopped, onStart: (f: () => void) => (started = f) }
+}

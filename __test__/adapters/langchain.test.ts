@@ -6,11 +6,11 @@ import { z } from 'zod'
 
 import { ToolRuntime, type ToolResult } from '../../index.js'
 import { createToolNode, toLangChainTools } from 'toolwire/langchain'
-import { aborted, pngBase64, sleep } from './fixtures.js'
+import { hangingTool, pngBase64, sleep } from './fixtures.js'
 
 function runtimeWithTools() {
   const seen: { id: string; signal: boolean }[] = []
-  const abortReasons: unknown[] = []
+  const hang = hangingTool()
   let running = 0
   let maxRunning = 0
   const runtime = new ToolRuntime()
@@ -39,12 +39,9 @@ function runtimeWithTools() {
     name: 'hang',
     description: 'Waits for its signal',
     parameters: { type: 'object', properties: {} },
-    execute: async (_id: string, _p: unknown, signal?: AbortSignal) => {
-      abortReasons.push(await aborted(signal!))
-      return 'stopped'
-    },
+    execute: hang.execute,
   })
-  return { runtime, seen, abortReasons, stats: () => ({ maxRunning }) }
+  return { runtime, seen, hang, stats: () => ({ maxRunning }) }
 }
 
 const byName = (tools: StructuredToolInterface[], name: string) => tools.find((t) => t.name === name)!
@@ -78,14 +75,12 @@ describe('toolwire/langchain toLangChainTools', () => {
   })
 
   it("the config's abort signal reaches the runtime and aborts the running tool", async () => {
-    const { runtime, abortReasons } = runtimeWithTools()
-    const hang = byName(toLangChainTools(runtime), 'hang')
+    const { runtime, hang } = runtimeWithTools()
+    const tool = byName(toLangChainTools(runtime), 'hang')
     const controller = new AbortController()
-    setTimeout(() => controller.abort(new Error('user stop')), 20)
-    await expect(hang.invoke({ id: 'h1', name: 'hang', args: {}, type: 'tool_call' }, { signal: controller.signal })).rejects.toThrow()
-    await sleep(10)
-    expect(abortReasons).toHaveLength(1)
-    expect((abortReasons[0] as Error).message).toBe('user stop')
+    hang.onStart(() => controller.abort(new Error('user stop')))
+    await expect(tool.invoke({ id: 'h1', name: 'hang', args: {}, type: 'tool_call' }, { signal: controller.signal })).rejects.toThrow()
+    expect(((await hang.stopped) as Error).message).toBe('user stop')
   })
 
   it('image blocks become LangChain standard image blocks', async () => {
@@ -236,7 +231,7 @@ describe('toolwire/langchain createToolNode', () => {
   })
 
   it("the graph's abort signal cancels the calls the node is running", async () => {
-    const { runtime, abortReasons } = runtimeWithTools()
+    const { runtime, hang } = runtimeWithTools()
     const graph = new StateGraph(MessagesAnnotation)
       .addNode('model', () => ({ messages: [new AIMessage({ content: '', tool_calls: [{ id: 'h', name: 'hang', args: {} }] })] }))
       .addNode('tools', createToolNode(runtime))
@@ -245,9 +240,8 @@ describe('toolwire/langchain createToolNode', () => {
       .addEdge('tools', END)
       .compile()
     const controller = new AbortController()
-    setTimeout(() => controller.abort(new Error('graph stop')), 30)
+    hang.onStart(() => controller.abort(new Error('graph stop')))
     await expect(graph.invoke({ messages: [new HumanMessage('x')] }, { signal: controller.signal })).rejects.toThrow()
-    await sleep(10)
-    expect(abortReasons).toHaveLength(1)
+    expect(((await hang.stopped) as Error).message).toBe('graph stop')
   })
 })
