@@ -2,13 +2,14 @@
 // provider streams in ../shared/fixtures (read in place), on inputs written here, and on audit
 // runs written by a real ToolRuntime. The HTML timeline is rendered in a real headless Chromium.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, normalizeSchema } from '../index.js'
+import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES } from './fixtures.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -32,6 +33,12 @@ function cliJson(...args: string[]): { code: number | null; json: any; stderr: s
   const run = cli(...args, '--json')
   return { code: run.code, json: JSON.parse(run.stdout), stderr: run.stderr }
 }
+
+/** The Chromium the timeline test drives (CHROME_PATH, /usr/bin/chromium, or one on PATH). */
+const browser = findBrowser()
+const noBrowser = `no Chromium found: set CHROME_PATH${process.env.CHROME_PATH ? ` (now ${process.env.CHROME_PATH}, not an executable file)` : ''}, or install chromium (/usr/bin/chromium, or chromium, chromium-browser or google-chrome on PATH)`
+const skipTimeline = browser === undefined && !process.env.CI
+if (skipTimeline) console.warn(`cli.test.ts: skipping the HTML timeline test in Chromium: ${noBrowser}`)
 
 const fixture = (path: string) => join(FIXTURES, path)
 const expected = JSON.parse(readFileSync(fixture('expected.json'), 'utf8'))
@@ -404,7 +411,8 @@ describe('toolwire audit', () => {
     expectOneLineError(run, /audit: expected one <dir>/)
   })
 
-  it('writes a self-contained HTML timeline that Chromium renders: rows, colors, hover details', async () => {
+  it.skipIf(skipTimeline)('writes a self-contained HTML timeline that Chromium renders: rows, colors, hover details', async () => {
+    if (browser === undefined) throw new Error(`CI is set and ${noBrowser}`)
     const out = join(work, 'timeline.html')
     const run = cli('audit', runDir, '--html', out, '--progress')
     expect(run.code).toBe(0)
@@ -416,7 +424,7 @@ describe('toolwire audit', () => {
     const { chromium } = await import('playwright-core')
     const profile = mkdtempSync(join(tmpdir(), 'toolwire-chromium-'))
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
+      executablePath: browser,
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     })
@@ -479,4 +487,27 @@ describe('toolwire audit', () => {
       rmSync(profile, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe('the Chromium the timeline test uses', () => {
+  it('is CHROME_PATH, else /usr/bin/chromium, else chromium, chromium-browser or google-chrome on PATH', () => {
+    const bin = join(work, 'browsers')
+    mkdirSync(bin, { recursive: true })
+    const fake = (name: string) => {
+      const path = join(bin, name)
+      writeFileSync(path, '#!/bin/sh\n')
+      chmodSync(path, 0o755)
+      return path
+    }
+    const chrome = fake('google-chrome')
+    expect(findBrowser({ CHROME_PATH: chrome, PATH: '' })).toBe(chrome)
+    expect(findBrowser({ CHROME_PATH: join(bin, 'absent'), PATH: bin })).toBeUndefined()
+    writeFileSync(join(bin, 'chromium-browser'), 'not executable')
+    const onPath = findBrowser({ PATH: `${join(work, 'nowhere')}:${bin}` })
+    // /usr/bin/chromium comes first when this machine has it.
+    expect([chrome, '/usr/bin/chromium']).toContain(onPath)
+    const browserPath = fake('chromium-browser')
+    expect([browserPath, '/usr/bin/chromium']).toContain(findBrowser({ PATH: bin }))
+    expect(findBrowser({ PATH: join(work, 'nowhere') }) ?? 'none').toBe(findBrowser({ PATH: '' }) ?? 'none')
+  })
 })
