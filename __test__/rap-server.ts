@@ -43,6 +43,11 @@ export function manifest(name: string, tools?: object[]): object {
       { name: 'events', description: 'Sends oauth, a user choice and a view update', inputSchema: object },
       { name: 'eventfirst', description: 'Sends an event before its result', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
       { name: 'twice', description: 'Sends its result again, then a different one', inputSchema: object },
+      {
+        name: 'big',
+        description: 'Answers with a text of `bytes` copies of `fill`',
+        inputSchema: { type: 'object', properties: { bytes: { type: 'integer' }, fill: { type: 'string' } } },
+      },
     ],
   }
 }
@@ -233,6 +238,11 @@ export class ToolServer {
           result({ text: 'events sent' }),
         )
         return [200]
+      case 'big': {
+        const { bytes, fill } = body.arguments as { bytes: number; fill: string }
+        this.#later(id, result({ text: fill.repeat(bytes) }))
+        return [200]
+      }
       default:
         return [404]
     }

@@ -63,7 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
 describe('addRapToolset', () => {
   it('registers the toolset under its own names, or with a prefix, as ordinary tools', async () => {
     const { runtime, names, tools } = await loaded()
-    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'watch', 'events', 'eventfirst', 'twice'])
+    expect(names).toEqual(['echo', 'image', 'fail', 'reject', 'flaky', 'slow', 'delayed', 'subscribe', 'watch', 'events', 'eventfirst', 'twice', 'big'])
     const listed = runtime.list().map((t: any) => t.name)
     expect(listed).toEqual(expect.arrayContaining([...names, 'cancel_subscription']))
     expect(listed).not.toContain('receive_event__injected')
@@ -509,6 +509,22 @@ describe('many calls at once', () => {
     expect(results.map((r) => r.status)).toEqual(calls.map(() => 'ok'))
     expect(results.map((r) => textOf(r))).toEqual(calls.map((_, i) => `echo {"word":"w${i}"}`))
     expect(tools.requests('/invoke')).toHaveLength(300)
+  })
+})
+
+describe('large results', () => {
+  it('5 results of 3 MiB in flight together are each delivered intact', async () => {
+    const MiB = 1 << 20
+    const { runtime } = await loaded({ sanitize: { maxResultChars: 4 * MiB, maxBatchChars: null } })
+    const fills = ['a', 'b', 'c', 'd', 'e']
+    const calls = fills.map((fill, i) => call(`big-${i}`, 'big', { bytes: 3 * MiB, fill }))
+    const results = await runtime.dispatch(calls, { groupId: 'thread-big', timeoutMs: 60_000 })
+    expect(results.map((r) => r.status)).toEqual(calls.map(() => 'ok'))
+    results.forEach((result, i) => {
+      const text = textOf(result)
+      expect(text.length).toBe(3 * MiB)
+      expect(text === fills[i].repeat(3 * MiB)).toBe(true)
+    })
   })
 })
 

@@ -5,7 +5,8 @@
 //! ticket chosen by JavaScript and returns at once. Every asynchronous outcome (a toolset
 //! loaded, a call's result, a thread closed, a choice answered) and every RAP event crosses
 //! back through ONE weak threadsafe function, as one JSON text array of messages per crossing:
-//! whatever is ready when the pump runs is drained into the same call.
+//! whatever is ready when the pump runs is drained into the same call, up to 4 MiB per
+//! crossing (the rest goes in the next one).
 //!
 //! Messages (`kind` says which):
 //! - `{ kind: "loaded", ticket, toolset, tools: [{ name, description, parameters }] }`
@@ -36,6 +37,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use toolwire_core::{Error, ErrorCode};
+use toolwire_rap::outbox::{join_batch, BATCH_BYTES};
 use toolwire_rap::{
     HubOptions, RapCall, RapError, RapHub, RapOutcome, RetryPolicy, ServerOptions, ToolsetOptions,
 };
@@ -261,17 +263,21 @@ impl NativeRap {
     }
 }
 
-/// Sends every ready message to JavaScript, as many as are queued in one crossing.
+/// Sends every ready message to JavaScript, as many as are queued in one crossing, up to
+/// `BATCH_BYTES` per crossing (a larger single message goes alone): what does not fit opens
+/// the next crossing.
 async fn pump(mut inbox: mpsc::UnboundedReceiver<String>, deliver: Deliver) {
-    while let Some(first) = inbox.recv().await {
-        let mut batch = String::with_capacity(first.len() + 2);
-        batch.push('[');
-        batch.push_str(&first);
-        while let Ok(next) = inbox.try_recv() {
-            batch.push(',');
-            batch.push_str(&next);
-        }
-        batch.push(']');
+    let mut carried: Option<String> = None;
+    loop {
+        let first = match carried.take() {
+            Some(message) => message,
+            None => match inbox.recv().await {
+                Some(message) => message,
+                None => return,
+            },
+        };
+        let (batch, rest) = join_batch(first, BATCH_BYTES, || inbox.try_recv().ok());
+        carried = rest;
         // Closing: the environment is going away; nothing is waiting any more.
         let _ = deliver.call(batch, ThreadsafeFunctionCallMode::NonBlocking);
     }

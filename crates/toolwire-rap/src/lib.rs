@@ -7,6 +7,7 @@
 //! - [`server`]: the callback server (tokens, limits, idempotent results, per-group order).
 //! - [`event`]: non-result callbacks delivered to the owner.
 //! - [`hub`]: [`RapHub`], tying them together.
+//! - [`outbox`]: batches of messages for a binding to send across, of bounded size.
 //! - [`error`]: [`RapError`], classified by [`Fault`].
 
 #![warn(missing_docs)]
@@ -17,6 +18,7 @@ pub mod error;
 pub mod event;
 pub mod hub;
 pub mod manifest;
+pub mod outbox;
 pub mod server;
 pub mod token;
 
