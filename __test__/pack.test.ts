@@ -80,11 +80,14 @@ describe('npm pack', { timeout: 120_000 }, () => {
       expect(paths).toContain(file)
     }
     // Every file the exports map and the bin name is in the tarball.
-    const targets = Object.values(pkg.exports as Record<string, string | Record<string, string>>).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)))
+    type Target = string | { [condition: string]: Target }
+    const flat = (t: Target): string[] => (typeof t === 'string' ? [t] : Object.values(t).flatMap(flat))
+    const targets = Object.values(pkg.exports as Record<string, Target>).flatMap(flat)
+    expect(targets).toContain('./lib/adapters/mcp.d.mts')
     for (const target of [...targets, ...Object.values(pkg.bin as Record<string, string>)]) {
       expect(paths).toContain(target.replace(/^\.\//, ''))
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts)|schemas\/[^/]+\.json)$/
+    const allowed = /^(package\.json|README\.md|LICENSE|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
     // Everything but the binary is small; the binary is one file of this platform.
     const rest = packed.files.filter((f) => !f.path.endsWith('.node')).reduce((sum, f) => sum + f.size, 0)
@@ -152,6 +155,35 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
     const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app, env, encoding: 'utf8' })
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'ModelToolCall \| AssembledToolCall'/)
+  })
+
+  it('toolwire/mcp without @modelcontextprotocol/sdk installed: addMcpServer loads, serveMcp names the package to install', () => {
+    expect(existsSync(join(app, 'node_modules', '@modelcontextprotocol'))).toBe(false)
+    const check = `const rt = new ToolRuntime()
+let message = 'no error'
+try { serveMcp(rt) } catch (error) { message = error.message }
+console.log(JSON.stringify([typeof addMcpServer, message]))`
+    writeFileSync(join(app, 'mcp-check.mjs'), `import { ToolRuntime } from 'toolwire'\nimport { addMcpServer, serveMcp } from 'toolwire/mcp'\n${check}`)
+    writeFileSync(join(app, 'mcp-check.cjs'), `const { ToolRuntime } = require('toolwire')\nconst { addMcpServer, serveMcp } = require('toolwire/mcp')\n${check}`)
+    const expected = ['function', 'toolwire/mcp needs the package "@modelcontextprotocol/sdk": install it next to toolwire']
+    expect(JSON.parse(node(['mcp-check.mjs'], app))).toEqual(expected)
+    expect(JSON.parse(node(['mcp-check.cjs'], app))).toEqual(expected)
+  })
+
+  it("types toolwire/mcp for import with named exports only (no default) and for require as CommonJS", () => {
+    writeFileSync(join(app, 'mcp-named.mts'), `import { addMcpServer, serveMcp, type ServeMcpOptions } from 'toolwire/mcp'\nexport const options: ServeMcpOptions = { name: 'x' }\nexport const fns = [addMcpServer, serveMcp]\n`)
+    writeFileSync(join(app, 'mcp-require.cts'), `import mcp = require('toolwire/mcp')\nexport const fns = [mcp.addMcpServer, mcp.serveMcp]\n`)
+    writeFileSync(join(app, 'mcp-default.mts'), `import mcp from 'toolwire/mcp'\nexport const fn = mcp.serveMcp\n`)
+    // skipLibCheck: the declarations import the SDK's types, and this project does not install the SDK.
+    const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
+    writeFileSync(join(app, 'tsconfig.mcp.json'), JSON.stringify({ ...options, files: ['mcp-named.mts', 'mcp-require.cts'] }))
+    writeFileSync(join(app, 'tsconfig.mcp-default.json'), JSON.stringify({ ...options, files: ['mcp-default.mts'] }))
+    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp.json'], { cwd: app, env, encoding: 'utf8' })
+    expect(ok.stdout).toBe('')
+    expect(ok.status).toBe(0)
+    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp-default.json'], { cwd: app, env, encoding: 'utf8' })
+    expect(wrong.status).not.toBe(0)
+    expect(wrong.stdout).toMatch(/mcp-default\.mts\(1,8\): error TS1192: Module '"[^"]*mcp"' has no default export/)
   })
 
   it('runs the toolwire bin', () => {

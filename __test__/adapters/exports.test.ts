@@ -44,14 +44,16 @@ describe('package exports', () => {
        import { toLangChainTools, createToolNode } from 'toolwire/langchain'
        import { toAiSdkTools } from 'toolwire/ai-sdk'
        import { addMcpServer, serveMcp } from 'toolwire/mcp'
+       import * as mcpModule from 'toolwire/mcp'
        import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
        const rt = new ToolRuntime(); rt.register({ name: 'a', execute: () => 'x' })
        const [r] = await rt.dispatch([{ id: '1', name: 'a', arguments: {} }])
        console.log(JSON.stringify([toolwire.ToolRuntime === ToolRuntime, typeof StreamDecoder, typeof normalizeSchema, r.ok,
          [registerPiTools, toPiTools, piEvents, toLangChainTools, createToolNode, toAiSdkTools, addMcpServer].map((f) => typeof f),
-         serveMcp(rt) instanceof McpServer]))`,
+         serveMcp(rt) instanceof McpServer, Object.keys(mcpModule).sort()]))`,
     ])
-    expect(JSON.parse(out)).toEqual([true, 'function', 'function', true, Array(7).fill('function'), true])
+    // toolwire/mcp has named exports only (its import declarations, mcp.d.mts, say so too).
+    expect(JSON.parse(out)).toEqual([true, 'function', 'function', true, Array(7).fill('function'), true, ['addMcpServer', 'serveMcp']])
   })
 
   it('the main entry loads none of the peer packages', () => {

@@ -82,18 +82,27 @@ function peer(name, adapter) {
   try {
     return require(name)
   } catch (error) {
-    if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${packageOf(name)}`)) {
-      const wrapped = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
-      wrapped.code = 'MODULE_NOT_FOUND'
-      wrapped.cause = error
-      throw wrapped
-    }
-    throw error
+    throw missingPeer(name, adapter, error) ?? error
   }
+}
+
+/**
+ * The Error saying which package to install when `error` is the failure to load the peer package
+ * `name` (from require or import), else undefined.
+ */
+function missingPeer(name, adapter, error) {
+  const code = error && error.code
+  if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes(`'${packageOf(name)}`)) {
+    const wrapped = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
+    wrapped.code = 'MODULE_NOT_FOUND'
+    wrapped.cause = error
+    return wrapped
+  }
+  return undefined
 }
 
 function packageOf(name) {
   return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }
 
-module.exports = { toolsOf, dispatchOptionsOf, callTool, textOfContent, errorOf, freshCallId, peer }
+module.exports = { toolsOf, dispatchOptionsOf, callTool, textOfContent, errorOf, freshCallId, peer, missingPeer }
