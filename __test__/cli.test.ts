@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ToolRuntime, normalizeSchema } from '../index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES } from './fixtures.js'
+// @ts-expect-error lib/timeline.js is CommonJS without declarations
+import { renderTimeline } from '../lib/timeline.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'toolwire.js')
@@ -409,6 +411,27 @@ describe('toolwire audit', () => {
     run = cli('audit')
     expect(run.code).toBe(2)
     expectOneLineError(run, /audit: expected one <dir>/)
+  })
+
+  it('reports a run.json time no Date can hold as bad input (exit 1), in text, --json and --html alike', () => {
+    const bad = join(work, 'bad-time')
+    cpSync(runDir, bad, { recursive: true })
+    const runJson = JSON.parse(readFileSync(join(bad, 'run.json'), 'utf8'))
+    for (const [key, value] of [['startedAt', 1e20], ['endedAt', -1e17], ['startedAt', 'yesterday']] as const) {
+      writeFileSync(join(bad, 'run.json'), JSON.stringify({ ...runJson, [key]: value }))
+      const shown = JSON.stringify(value)
+      for (const extra of [[], ['--json'], ['--html', join(work, 'bad.html')]]) {
+        const run = cli('audit', bad, ...extra)
+        expect(run.code).toBe(1)
+        if (extra[0] === '--json') expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { kind: 'input', exitCode: 1, message: expect.stringContaining(`${key} ${shown} is not a time`) } })
+        else expectOneLineError(run, new RegExp(`run\\.json: ${key} ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a time`))
+        expect(run.stderr).not.toMatch(/internal error/)
+      }
+    }
+    // The timeline itself never throws on such a time: it leaves the start out.
+    const html = renderTimeline({ run: { runId: 'r', startedAt: 1e20 }, calls: [], results: [] })
+    expect(html).not.toContain('started ')
+    expect(renderTimeline({ run: { runId: 'r', startedAt: 0 }, calls: [], results: [] })).toContain('started 1970-01-01T00:00:00.000Z')
   })
 
   it.skipIf(skipTimeline)('writes a self-contained HTML timeline that Chromium renders: rows, colors, hover details', async () => {

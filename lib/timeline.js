@@ -17,6 +17,15 @@ const STATUS_COLORS = {
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
+/** The largest time a Date holds, in ms either side of the epoch. */
+const MAX_DATE_MS = 8.64e15
+
+/** The ISO text of an epoch-ms time, or undefined when it is not a number a Date can hold. */
+function isoTime(value) {
+  const t = num(value)
+  return t === undefined || Math.abs(t) > MAX_DATE_MS ? undefined : new Date(t).toISOString()
+}
+
 /**
  * The rows of a run, one per call id in the order the calls were recorded: `{ callId, tool,
  * status, start, end, durationMs, attempts, error, args, finished }` (times in epoch ms), and
@@ -164,7 +173,7 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 </head>
 <body>
 <h1>${esc(title)}</h1>
-<div class="meta">${esc(run.kind ?? 'run')} · ${rows.length} call${rows.length === 1 ? '' : 's'} · ${esc(ms(total))}${num(run.startedAt) !== undefined ? ` · started ${esc(new Date(run.startedAt).toISOString())}` : ''}</div>
+<div class="meta">${esc(run.kind ?? 'run')} · ${rows.length} call${rows.length === 1 ? '' : 's'} · ${esc(ms(total))}${isoTime(run.startedAt) !== undefined ? ` · started ${esc(isoTime(run.startedAt))}` : ''}</div>
 <div class="legend">${legend}</div>
 <div class="axis"><span>call</span><span class="scale"><span>0</span><span>${esc(ms(total))}</span></span><span></span></div>
 <div class="rows">
@@ -176,4 +185,4 @@ ${problemHtml}
 `
 }
 
-module.exports = { renderTimeline, timelineRows, STATUS_COLORS }
+module.exports = { renderTimeline, timelineRows, isoTime, STATUS_COLORS }

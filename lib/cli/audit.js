@@ -5,7 +5,7 @@
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs')
 const path = require('node:path')
 const { replayRun, verifyRun } = require('../../index.js')
-const { renderTimeline, timelineRows } = require('../timeline.js')
+const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
 const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
 
 function checkRunDir(dir) {
@@ -47,6 +47,12 @@ function auditDir(dir, progress) {
   const byStatus = {}
   for (const row of rows) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1
   const run = replay.run ?? {}
+  for (const key of ['startedAt', 'endedAt']) {
+    const value = run[key]
+    if (value !== undefined && value !== null && isoTime(value) === undefined) {
+      throw inputError(`${path.join(dir, 'run.json')}: ${key} ${JSON.stringify(value)} is not a time (milliseconds since the epoch, within a Date's range)`)
+    }
+  }
   const report = {
     dir,
     run: { runId: run.runId ?? null, kind: run.kind ?? null, startedAt: run.startedAt ?? null, endedAt: run.endedAt ?? null, durationMs: span.end - span.start },
@@ -78,7 +84,7 @@ function formatReport(report) {
   const out = []
   const r = report.run
   out.push(`Run ${r.runId ?? '(no id)'} (${r.kind ?? 'unknown kind'}) in ${report.dir}`)
-  if (r.startedAt !== null) out.push(`  started ${new Date(r.startedAt).toISOString()}, ${r.endedAt !== null ? `lasted ${Math.round(report.run.durationMs)} ms` : 'never ended (no endedAt)'}`)
+  if (r.startedAt !== null) out.push(`  started ${isoTime(r.startedAt)}, ${r.endedAt !== null ? `lasted ${Math.round(report.run.durationMs)} ms` : 'never ended (no endedAt)'}`)
   const s = report.summary
   const statuses = Object.entries(s.byStatus).map(([k, v]) => `${v} ${k}`).join(', ')
   out.push(`  ${s.calls} call${s.calls === 1 ? '' : 's'}${statuses ? ` (${statuses})` : ''}, ${s.results} results, ${s.events} events`)
