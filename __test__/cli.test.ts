@@ -12,7 +12,7 @@ import { ToolRuntime, normalizeSchema } from '../index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
-import { renderTimeline } from '../lib/timeline.js'
+import { renderTimeline, timelineRows } from '../lib/timeline.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'toolwire.js')
@@ -533,4 +533,18 @@ describe('the Chromium the timeline test uses', () => {
     expect([browserPath, '/usr/bin/chromium']).toContain(findBrowser({ PATH: bin }))
     expect(findBrowser({ PATH: join(work, 'nowhere') }) ?? 'none').toBe(findBrowser({ PATH: '' }) ?? 'none')
   })
+})
+
+describe('the timeline of a large run', () => {
+  it('takes 100k calls (no spread of every time into Math.min/max)', () => {
+    const n = 100_000
+    const calls = Array.from({ length: n }, (_, i) => ({ callId: `c${i}`, tool: 't', createdAt: 1_000 + i }))
+    const results = Array.from({ length: n }, (_, i) => ({ callId: `c${i}`, tool: 't', status: i % 2 ? 'ok' : 'error', startedAt: 1_000 + i, endedAt: 1_010 + i }))
+    const replay = { run: { runId: 'big' }, calls, results }
+    const { rows, span } = timelineRows(replay)
+    expect(rows).toHaveLength(n)
+    expect(span).toEqual({ start: 1_000, end: 1_009 + n })
+    const html = renderTimeline(replay)
+    expect(html.match(/class="row"/g)).toHaveLength(n)
+  }, 60_000)
 })

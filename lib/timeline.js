@@ -59,9 +59,16 @@ function timelineRows(replay) {
     row.finished = true
   }
   const list = [...rows.values()]
-  const times = list.flatMap((r) => [r.start, r.end]).filter((t) => t !== undefined)
-  const start = Math.min(num(run.startedAt) ?? Infinity, ...times)
-  const end = Math.max(num(run.endedAt) ?? -Infinity, ...times)
+  // A loop, not Math.min(...times): spreading a run's hundreds of thousands of times overflows the stack.
+  let start = num(run.startedAt) ?? Infinity
+  let end = num(run.endedAt) ?? -Infinity
+  for (const row of list) {
+    for (const t of [row.start, row.end]) {
+      if (t === undefined) continue
+      if (t < start) start = t
+      if (t > end) end = t
+    }
+  }
   const span = Number.isFinite(start) && Number.isFinite(end) ? { start, end } : { start: 0, end: 0 }
   for (const row of list) {
     if (row.start === undefined) row.start = span.start
