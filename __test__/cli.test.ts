@@ -13,6 +13,8 @@ import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
 import { renderTimeline, timelineRows } from '../lib/timeline.js'
+// @ts-expect-error lib/cli/main.js is CommonJS without declarations
+import { main } from '../lib/cli/main.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'toolwire.js')
@@ -432,6 +434,22 @@ describe('toolwire audit', () => {
     const html = renderTimeline({ run: { runId: 'r', startedAt: 1e20 }, calls: [], results: [] })
     expect(html).not.toContain('started ')
     expect(renderTimeline({ run: { runId: 'r', startedAt: 0 }, calls: [], results: [] })).toContain('started 1970-01-01T00:00:00.000Z')
+  })
+
+  it('on a terminal, an error clears the progress line before its one line', () => {
+    const bad = join(work, 'tty-run')
+    cpSync(runDir, bad, { recursive: true })
+    const runJson = JSON.parse(readFileSync(join(bad, 'run.json'), 'utf8'))
+    writeFileSync(join(bad, 'run.json'), JSON.stringify({ ...runJson, startedAt: 1e20 }))
+    const written: string[] = []
+    const stderr = { isTTY: true, write: (text: string) => written.push(text) }
+    const stdout = { write: (text: string) => written.push(`[stdout] ${text}`) }
+    expect(main(['audit', bad], { stdout, stderr })).toBe(1)
+    const error = written.findIndex((text) => text.startsWith('toolwire: ') && text.includes('is not a time'))
+    expect(error).toBeGreaterThan(0)
+    expect(written.slice(0, error).some((text) => text.startsWith('\r\x1b[2Ktoolwire: reading run'))).toBe(true)
+    expect(written[error - 1]).toBe('\r\x1b[2K')
+    expect(written.slice(error + 1)).toEqual([])
   })
 
   it.skipIf(skipTimeline)('writes a self-contained HTML timeline that Chromium renders: rows, colors, hover details', async () => {

@@ -63,7 +63,12 @@ function main(argv, io = {}) {
     }
     const parsed = parseArgs(rest, mod.OPTIONS, command)
     const progress = Progress.for(parsed.options, stderr)
-    return mod.run(parsed, { out, progress })
+    try {
+      return mod.run(parsed, { out, progress })
+    } finally {
+      // Before the error line below: a terminal's in-place progress line is cleared, not left with the error appended.
+      progress.done()
+    }
   } catch (error) {
     const known = error instanceof CliError
     const message = known ? error.message : `internal error: ${oneLine(error)}`
