@@ -124,7 +124,7 @@ function onEvent(event) {
       live(`\n── model turn ${event.step}`)
       break
     case 'text_delta':
-      process.stdout.write(event.delta ?? event.text ?? '')
+      process.stdout.write(event.delta)
       break
     case 'turn_end':
       process.stdout.write('\n')
