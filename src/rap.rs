@@ -6,7 +6,9 @@
 //! loaded, a call's result, a thread closed, a choice answered) and every RAP event crosses
 //! back through ONE weak threadsafe function, as one JSON text array of messages per crossing:
 //! whatever is ready when the pump runs is drained into the same call, up to 4 MiB per
-//! crossing (the rest goes in the next one).
+//! crossing (the rest goes in the next one). Events wait for JavaScript within a bounded room
+//! (16 MiB), given back as JavaScript takes them: beyond it they back up to the callback server,
+//! which answers 503. Results and answers are never held back.
 //!
 //! Messages (`kind` says which):
 //! - `{ kind: "loaded", ticket, toolset, tools: [{ name, description, parameters }] }`
@@ -37,7 +39,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use toolwire_core::{Error, ErrorCode};
-use toolwire_rap::outbox::{join_batch, BATCH_BYTES};
+use toolwire_rap::outbox::{
+    forward_events, join_batch, EventRoom, Parcel, BATCH_BYTES, EVENT_ROOM_BYTES,
+};
 use toolwire_rap::{
     HubOptions, RapCall, RapError, RapHub, RapOutcome, RetryPolicy, ServerOptions, ToolsetOptions,
 };
@@ -57,7 +61,7 @@ const WORKER_THREADS: usize = 2;
 pub struct NativeRap {
     runtime: Option<tokio::runtime::Runtime>,
     hub: RapHub,
-    outbox: mpsc::UnboundedSender<String>,
+    outbox: mpsc::UnboundedSender<Parcel>,
     /// Calls in flight: their abort switches, by ticket.
     aborts: Arc<Mutex<HashMap<u32, oneshot::Sender<()>>>>,
 }
@@ -95,17 +99,12 @@ impl NativeRap {
             })
             .map_err(rap_error)?;
             let (outbox, inbox) = mpsc::unbounded_channel();
-            runtime.spawn(pump(inbox, deliver));
-            if let Some(mut events) = hub.take_events() {
-                let outbox = outbox.clone();
-                runtime.spawn(async move {
-                    while let Some(event) = events.recv().await {
-                        let message = format!(r#"{{"kind":"event","event":{}}}"#, event.to_json());
-                        if outbox.send(message).is_err() {
-                            break;
-                        }
-                    }
-                });
+            // Events wait for JavaScript within this room; beyond it they back up to the
+            // callback server, which answers 503 when the hub's channel stays full.
+            let room = EventRoom::new(EVENT_ROOM_BYTES);
+            runtime.spawn(pump(inbox, deliver, room.clone()));
+            if let Some(events) = hub.take_events() {
+                runtime.spawn(forward_events(events, room, outbox.clone()));
             }
             Ok(NativeRap {
                 runtime: Some(runtime),
@@ -257,7 +256,7 @@ impl NativeRap {
                     None,
                 ),
             };
-            let _ = outbox.send(message);
+            let _ = outbox.send(Parcel::answer(message));
         });
         Ok(())
     }
@@ -265,9 +264,10 @@ impl NativeRap {
 
 /// Sends every ready message to JavaScript, as many as are queued in one crossing, up to
 /// `BATCH_BYTES` per crossing (a larger single message goes alone): what does not fit opens
-/// the next crossing.
-async fn pump(mut inbox: mpsc::UnboundedReceiver<String>, deliver: Deliver) {
-    let mut carried: Option<String> = None;
+/// the next crossing. The event room a crossing's events hold is given back once JavaScript
+/// has run its callback on it.
+async fn pump(mut inbox: mpsc::UnboundedReceiver<Parcel>, deliver: Deliver, room: EventRoom) {
+    let mut carried: Option<Parcel> = None;
     loop {
         let first = match carried.take() {
             Some(message) => message,
@@ -278,8 +278,20 @@ async fn pump(mut inbox: mpsc::UnboundedReceiver<String>, deliver: Deliver) {
         };
         let (batch, rest) = join_batch(first, BATCH_BYTES, || inbox.try_recv().ok());
         carried = rest;
-        // Closing: the environment is going away; nothing is waiting any more.
-        let _ = deliver.call(batch, ThreadsafeFunctionCallMode::NonBlocking);
+        let held = batch.room;
+        let taken = room.clone();
+        let status = deliver.call_with_return_value(
+            batch.text,
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |_, _| {
+                taken.give_back(held);
+                Ok(())
+            },
+        );
+        if status != Status::Ok {
+            // Closing: the environment is going away; nothing is waiting any more.
+            room.give_back(held);
+        }
     }
 }
 
