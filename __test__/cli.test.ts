@@ -2,6 +2,7 @@
 // provider streams in ../shared/fixtures (read in place), on inputs written here, and on audit
 // runs written by a real ToolRuntime. The HTML timeline is rendered in a real headless Chromium.
 import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -565,4 +566,18 @@ describe('the timeline of a large run', () => {
     const html = renderTimeline(replay)
     expect(html.match(/class="row"/g)).toHaveLength(n)
   }, 60_000)
+})
+
+describe('what the CLI shares with the library', () => {
+  const require = createRequire(import.meta.url)
+  it('takes the wires and the schema targets from the library, and reads input files one way', () => {
+    expect(require('../lib/cli/replay.js').WIRES).toBe(require('../lib/common.js').WIRES)
+    expect(require('../lib/cli/schema.js').TARGETS).toBe(require('../lib/schema.js').SCHEMA_TARGETS)
+    expect(Object.keys(require('../lib/schema.js'))).not.toContain('isZodSchema')
+    for (const args of [['replay', work, '--wire', 'anthropic'], ['schema', work, '--target', 'openai']]) {
+      const run = cli(...args)
+      expect(run.code).toBe(1)
+      expectOneLineError(run, new RegExp(`cannot read ${work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a directory$`))
+    }
+  })
 })

@@ -98,4 +98,4 @@ function jsonSchemaOf(schema, io, where) {
   }
 }
 
-module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName, isZodSchema, jsonSchemaOf }
+module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName, jsonSchemaOf }

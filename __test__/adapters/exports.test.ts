@@ -26,7 +26,7 @@ describe('package exports', () => {
       ['piEvents', 'registerPiTools', 'toPiTools'],
       ['createToolNode', 'toLangChainTools'],
       ['aiSdkModelOutput', 'toAiSdkTools'],
-      ['addMcpServer', 'serveMcp', 'serveMcpWith'],
+      ['addMcpServer', 'serveMcp'],
       1,
       1,
       ['a'],

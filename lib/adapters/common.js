@@ -4,11 +4,16 @@
 
 const { describe } = require('../common.js')
 
-/** The runtime's registered tools, or those named in `names` (each must be registered). */
-function toolsOf(runtime, names, where) {
-  if (runtime === null || typeof runtime !== 'object' || typeof runtime.dispatch !== 'function' || typeof runtime.list !== 'function') {
+/** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
+function checkRuntime(runtime, where) {
+  if (runtime === null || typeof runtime !== 'object' || typeof runtime.dispatch !== 'function' || typeof runtime.list !== 'function' || typeof runtime.register !== 'function') {
     throw new TypeError(`${where}: runtime must be a ToolRuntime, got ${describe(runtime)}`)
   }
+}
+
+/** The runtime's registered tools, or those named in `names` (each must be registered). */
+function toolsOf(runtime, names, where) {
+  checkRuntime(runtime, where)
   const all = runtime.list()
   if (names === undefined) return all
   if (!Array.isArray(names)) throw new TypeError(`${where}: options.tools must be an array of tool names, got ${describe(names)}`)
@@ -36,17 +41,22 @@ function dispatchOptionsOf(options, where) {
 function callTool(runtime, call, signal, onUpdate, dispatchOptions) {
   const options = { ...dispatchOptions }
   if (signal !== undefined && signal !== null) options.signal = signal
-  if (onUpdate !== undefined) {
-    const own = dispatchOptions.onEvent
-    options.onEvent = (event) => {
-      try {
-        if (own !== undefined) own(event)
-      } finally {
-        if (event.type === 'tool_execution_update' && event.toolCallId === call.id) onUpdate(event.partialResult)
-      }
+  if (onUpdate !== undefined) options.onEvent = onEventWithUpdates(dispatchOptions.onEvent, call.id, onUpdate)
+  return runtime.dispatch([call], options).then((results) => results[0])
+}
+
+/**
+ * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any) and
+ * then the partial result of each `tool_execution_update` event of the call `callId` to `onUpdate`.
+ */
+function onEventWithUpdates(own, callId, onUpdate) {
+  return (event) => {
+    try {
+      if (own !== undefined) own(event)
+    } finally {
+      if (event.type === 'tool_execution_update' && event.toolCallId === callId) onUpdate(event.partialResult)
     }
   }
-  return runtime.dispatch([call], options).then((results) => results[0])
 }
 
 /** The text blocks of a result's content, joined. */
@@ -105,4 +115,4 @@ function packageOf(name) {
   return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }
 
-module.exports = { toolsOf, dispatchOptionsOf, callTool, textOfContent, errorOf, freshCallId, peer, missingPeer }
+module.exports = { checkRuntime, toolsOf, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, freshCallId, peer, missingPeer }

@@ -5,7 +5,8 @@
 // Client it is given.
 
 const { ToolwireError, describe, registerAll } = require('../common.js')
-const { toolsOf, dispatchOptionsOf, textOfContent, peer } = require('./common.js')
+const { checkRuntime, textOfContent, peer } = require('./common.js')
+const { serveMcpWith } = require('./mcp-server.js')
 
 /** The longest delay setTimeout honours: the SDK's own request timeout is left to the runtime's deadlines. */
 const MAX_TIMER_MS = 2147483647
@@ -64,9 +65,7 @@ async function listAllTools(client) {
  * reached by policies through `group:plugins`).
  */
 async function addMcpServer(runtime, client, options = {}) {
-  if (runtime === null || typeof runtime !== 'object' || typeof runtime.register !== 'function') {
-    throw new TypeError(`addMcpServer: runtime must be a ToolRuntime, got ${describe(runtime)}`)
-  }
+  checkRuntime(runtime, 'addMcpServer')
   if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
     throw new TypeError(`addMcpServer: client must be a connected @modelcontextprotocol/sdk Client, got ${describe(client)}`)
   }
@@ -128,18 +127,6 @@ function definitionOf(client, mcpTool, prefix, options) {
   return definition
 }
 
-/** A toolwire content block as an MCP content block. */
-function blockToMcp(block) {
-  if (block.type === 'image') return { type: 'image', data: block.data, mimeType: block.mimeType }
-  return { type: 'text', text: block.text }
-}
-
-/** A JSON Schema as an MCP tool schema needs it: an object schema. */
-function objectSchema(schema) {
-  if (schema !== null && typeof schema === 'object' && schema.type === 'object') return schema
-  return { type: 'object', ...(schema !== null && typeof schema === 'object' ? schema : {}) }
-}
-
 /**
  * An SDK McpServer exposing the runtime's tools (those registered when a client lists them, or
  * those named in `options.tools`): `tools/list` from `runtime.list()`, `tools/call` through
@@ -155,73 +142,4 @@ function serveMcp(runtime, options = {}) {
   return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, runtime, options)
 }
 
-/**
- * serveMcp with the SDK's classes given: the ESM entry (mcp.mjs) passes the SDK's ESM build, so
- * an ESM user gets the McpServer class they import themselves.
- */
-function serveMcpWith(sdk, runtime, options = {}) {
-  const { McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk
-  const dispatchOptions = dispatchOptionsOf(options, 'serveMcp')
-  toolsOf(runtime, options.tools, 'serveMcp')
-  const serverOptions = { ...options.serverOptions }
-  if (options.instructions !== undefined) serverOptions.instructions = options.instructions
-  const server = new McpServer({ name: options.name ?? 'toolwire', version: options.version ?? '0.1.0' }, serverOptions)
-  const low = server.server
-  low.registerCapabilities({ tools: {} })
-  const exposed = () => {
-    const all = runtime.list()
-    return options.tools === undefined ? all : all.filter((tool) => options.tools.includes(tool.name))
-  }
-  low.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: exposed().map((info) => {
-      const tool = { name: info.name, description: info.description ?? info.label ?? '', inputSchema: objectSchema(info.parameters) }
-      if (info.label !== undefined) tool.title = info.label
-      if (isObjectSchema(info.outputSchema)) tool.outputSchema = info.outputSchema
-      return tool
-    }),
-  }))
-  low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const name = request.params.name
-    const info = exposed().find((t) => t.name === name)
-    if (info === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)
-    const progressToken = request.params._meta !== undefined ? request.params._meta.progressToken : undefined
-    const id = `mcp_${String(extra.requestId)}`
-    const own = dispatchOptions.onEvent
-    let progress = 0
-    const onEvent =
-      progressToken === undefined
-        ? own
-        : (event) => {
-            try {
-              if (own !== undefined) own(event)
-            } finally {
-              if (event.type === 'tool_execution_update' && event.toolCallId === id) {
-                progress += 1
-                const message = textOfContent(event.partialResult && event.partialResult.content)
-                const params = { progressToken, progress }
-                if (message !== '') params.message = message
-                extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {})
-              }
-            }
-          }
-    const [result] = await runtime.dispatch([{ id, name, arguments: request.params.arguments ?? {} }], {
-      ...dispatchOptions,
-      onEvent,
-      signal: extra.signal,
-    })
-    const response = { content: result.content.map(blockToMcp) }
-    if (!result.ok) response.isError = true
-    else if (isObjectSchema(info.outputSchema)) {
-      const structured = result.details !== undefined ? result.details : result.data
-      if (structured !== undefined) response.structuredContent = structured
-    }
-    return response
-  })
-  return server
-}
-
-function isObjectSchema(schema) {
-  return schema !== null && typeof schema === 'object' && schema.type === 'object'
-}
-
-module.exports = { addMcpServer, serveMcp, serveMcpWith }
+module.exports = { addMcpServer, serveMcp }

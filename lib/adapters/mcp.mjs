@@ -3,6 +3,7 @@
 // addMcpServer needs no SDK of its own (it uses the Client it is given) and serveMcp says which
 // package to install when @modelcontextprotocol/sdk is missing.
 import adapter from './mcp.js'
+import server from './mcp-server.js'
 import common from './common.js'
 
 let sdk
@@ -22,5 +23,5 @@ export const addMcpServer = adapter.addMcpServer
 
 export function serveMcp(runtime, options) {
   if (missing !== undefined) throw missing
-  return adapter.serveMcpWith(sdk, runtime, options)
+  return server.serveMcpWith(sdk, runtime, options)
 }

@@ -4,22 +4,14 @@
 // is complete, the decoder's errors, and the provider quirks noticed. A capture holding several
 // responses one after another is split and each response decoded on its own.
 
-const { readFileSync } = require('node:fs')
 const { StreamDecoder } = require('../../index.js')
+const { WIRES } = require('../common.js')
 const { frameBody, splitResponses } = require('./frames.js')
 const { findQuirks, classifyError } = require('./quirks.js')
-const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
+const { usageError, inputError, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
+const { readInput } = require('./input.js')
 
-const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 const CHUNK = 256 * 1024
-
-function readInput(file) {
-  try {
-    return readFileSync(file)
-  } catch (error) {
-    throw inputError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'it is a directory' : oneLine(error)}`)
-  }
-}
 
 /** Decodes one response body (bytes), pushed in pieces as a stream would arrive. */
 function decode(wire, body, progress, label) {

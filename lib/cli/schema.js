@@ -4,11 +4,10 @@
 // definition carrying one (`parameters`, `function.parameters`, `input_schema`,
 // `parametersJsonSchema`, `inputSchema`), which is taken from it.
 
-const { readFileSync } = require('node:fs')
 const { normalizeSchema } = require('../../index.js')
+const { SCHEMA_TARGETS: TARGETS } = require('../schema.js')
 const { usageError, inputError, oneLine, EXIT_OK } = require('./errors.js')
-
-const TARGETS = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
+const { readInput } = require('./input.js')
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -27,12 +26,7 @@ function schemaOf(value) {
 }
 
 function normalizeFile(file, target, options) {
-  let text
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw inputError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'it is a directory' : oneLine(error)}`)
-  }
+  const text = readInput(file, 'utf8')
   let value
   try {
     value = JSON.parse(text)
