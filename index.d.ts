@@ -553,7 +553,7 @@ export interface RapOAuthEvent extends RapEventBase {
   message: { group_id: string; id: string; call_id?: string; auth_url: string }
 }
 
-/** A remote tool asks the user to pick one of `choices`: answer with `runtime.answerUserChoice(message.id, index)`. */
+/** A remote tool asks the user to pick one of `choices`: answer with `runtime.answerUserChoice(message.id, index, groupId)`. */
 export interface RapUserChoiceEvent extends RapEventBase {
   type: 'rap_user_choice'
   message: { group_id: string; id: string; call_id?: string; prompt: string; choices: string[]; default: number; response_url: string }
@@ -646,10 +646,12 @@ export declare class ToolRuntime {
   /** `POST /close_thread { thread_id }` to every toolset's server (best effort); the thread's subscriptions and pending choices are forgotten. */
   closeThread(groupId: string): Promise<void>
   /**
-   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Rejects
-   * with NOT_FOUND when no such choice is pending, VALIDATION_ERROR for an index outside its choices.
+   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Ids are
+   * unique only within a thread: pass the event's `groupId`; without it, an id pending in several
+   * threads is refused with VALIDATION_ERROR naming them. Rejects with NOT_FOUND when no such
+   * choice is pending, VALIDATION_ERROR for an index outside its choices.
    */
-  answerUserChoice(id: string, selected: number): Promise<void>
+  answerUserChoice(id: string, selected: number, groupId?: string): Promise<void>
   executePlan(plan: ActionPlan, options?: PlanOptions): Promise<PlanOutcome>
   /** Unregisters a tool; its calls in flight finish, its queued calls end NOT_FOUND. */
   unregister(name: string): boolean

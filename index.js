@@ -382,17 +382,22 @@ class ToolRuntime {
   }
 
   /**
-   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Rejects with
-   * NOT_FOUND for no such pending choice, VALIDATION_ERROR for an index outside its choices.
+   * Answers a `rap_user_choice` event: POSTs `{ id, selected }` to its `response_url`. Ids are
+   * unique only within a thread: `groupId` (the event's) names the thread; without it, an id
+   * pending in several threads is refused (VALIDATION_ERROR naming them). Rejects with NOT_FOUND
+   * for no such pending choice, VALIDATION_ERROR for an index outside its choices.
    */
-  answerUserChoice(id, selected) {
+  answerUserChoice(id, selected, groupId) {
     if (typeof id !== 'string') return Promise.reject(new TypeError(`answerUserChoice: id must be a string, got ${describe(id)}`))
+    if (groupId !== undefined && typeof groupId !== 'string') {
+      return Promise.reject(new TypeError(`answerUserChoice: groupId must be a string, got ${describe(groupId)}`))
+    }
     if (!Number.isInteger(selected) || selected < 0 || selected > MAX_BATCH_ID) {
       return Promise.reject(
         new ToolwireError('VALIDATION_ERROR', `answerUserChoice: selected must be a whole number from 0, got ${describe(selected)}`),
       )
     }
-    return this.#rap.answerUserChoice(id, selected)
+    return this.#rap.answerUserChoice(id, selected, groupId)
   }
 
   /** A RAP event (subscription event, oauth, user choice, view update) for the runtime-level onEvent. */

@@ -110,10 +110,11 @@ export declare class NativeRap {
   /** Closes thread `group_id`: `POST /close_thread` to every server; answers `done`. */
   closeThread(ticket: number, groupId: string): void
   /**
-   * Answers user choice `id` with option `selected` (POSTs `{ id, selected }` to its
-   * `response_url`); answers `done` or `failed`.
+   * Answers user choice `id` of thread `group_id` (without one: the only pending choice
+   * with that id) with option `selected` (POSTs `{ id, selected }` to its `response_url`);
+   * answers `done` or `failed`.
    */
-  answerUserChoice(ticket: number, id: string, selected: number): void
+  answerUserChoice(ticket: number, id: string, selected: number, groupId?: string | undefined | null): void
   /**
    * Ends the subscription started by call `id` of thread `group_id` (a cancel is sent);
    * returns whether one was open.

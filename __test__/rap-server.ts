@@ -66,12 +66,14 @@ async function readBody(req: IncomingMessage): Promise<any> {
 
 export class ToolServer {
   readonly seen: Seen[] = []
-  /** callback_url by invocation id */
+  /** callback_url by invocation id, and by `${group_id}\0${id}` */
   readonly callbacks = new Map<string, string>()
   /** status of every callback POSTed, in order */
   readonly callbackStatus: { type: string; id: string; status: number }[] = []
   #waiters: (() => void)[] = []
   #attempts = new Map<string, number>()
+  /** `events` calls waiting for their choice's answer, by `${group}\0${id}` */
+  #choices = new Map<string, { callKey: string }>()
   baseUrl = ''
 
   private constructor(
@@ -161,9 +163,21 @@ export class ToolServer {
     if (req.method === 'GET' && path === '/.well-known/rap-toolset') return [200, this.toolset]
     if (req.method === 'GET' && path.startsWith('/callback-of/')) return [200, this.callbacks.get(path.slice('/callback-of/'.length))]
     if (req.method !== 'POST') return [404]
+    if (path === '/choice') {
+      // The answer to an `events` call's choice: that call (of the thread in the query) sends its result.
+      const group = new URL(req.url ?? '/', this.baseUrl).searchParams.get('group')
+      const key = `${group}\u0000${body.id}`
+      const pending = this.#choices.get(key)
+      if (pending !== undefined) {
+        this.#choices.delete(key)
+        this.#later(pending.callKey, { type: 'tool_result', group_id: group, id: body.id, text: `picked ${body.selected}` })
+      }
+      return [200, {}]
+    }
     if (path !== '/invoke') return [200, {}]
     const { operation, id, group_id, callback_url } = body
     this.callbacks.set(id, callback_url)
+    this.callbacks.set(`${group_id}\u0000${id}`, callback_url)
     const result = (fields: object) => ({ type: 'tool_result', group_id, id, call_id: body.call_id, ...fields })
     switch (operation) {
       case 'reject':
@@ -223,7 +237,7 @@ export class ToolServer {
         return [200]
       case 'events':
         this.#later(
-          id,
+          `${group_id}\u0000${id}`,
           { type: 'oauth', group_id, id, auth_url: 'https://auth.example/authorize' },
           {
             type: 'user_choice',
@@ -232,11 +246,12 @@ export class ToolServer {
             prompt: 'Which one?',
             choices: ['left', 'right'],
             default: 0,
-            response_url: `${this.baseUrl}/choice`,
+            response_url: `${this.baseUrl}/choice?group=${encodeURIComponent(group_id)}`,
           },
           { type: 'view_update', group_id, view_type: 'diff', content: { file: 'a.txt' } },
-          result({ text: 'events sent' }),
         )
+        // The result follows the choice's answer.
+        this.#choices.set(`${group_id}\u0000${id}`, { callKey: `${group_id}\u0000${id}` })
         return [200]
       case 'big': {
         const { bytes, fill } = body.arguments as { bytes: number; fill: string }

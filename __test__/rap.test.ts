@@ -345,8 +345,7 @@ describe('remote calls', () => {
 describe('events, choices and threads', () => {
   it('delivers oauth, user choice and view update events to the runtime onEvent; answers a choice', async () => {
     const { runtime, tools, events } = await loaded()
-    const [result] = await runtime.dispatch([call('e1', 'events')], { groupId: 'thread-e' })
-    expect(textOf(result)).toBe('events sent')
+    const dispatched = runtime.dispatch([call('e1', 'events')], { groupId: 'thread-e' })
     await eventually(events, (e) => e.type === 'rap_view_update')
     expect(events.map((e) => e.type)).toEqual(['rap_oauth', 'rap_user_choice', 'rap_view_update'])
     expect(events[0]).toMatchObject({ callId: 'e1', groupId: 'thread-e', message: { auth_url: 'https://auth.example/authorize' } })
@@ -357,9 +356,34 @@ describe('events, choices and threads', () => {
     expect(outside.code).toBe('VALIDATION_ERROR')
     await runtime.answerUserChoice('e1', 1)
     expect((await tools.waitFor((s) => s.path === '/choice')).body).toEqual({ id: 'e1', selected: 1 })
+    const [result] = await dispatched
+    expect(textOf(result)).toBe('picked 1')
     const again = await rejection(runtime.answerUserChoice('e1', 0))
     expect(again.code).toBe('NOT_FOUND')
     expect(tools.requests('/choice')).toHaveLength(1)
+  })
+
+  it('tells apart user choices of the same call id in two threads by groupId', async () => {
+    const { runtime, tools, events } = await loaded()
+    const first = runtime.dispatch([call('call_0', 'events')], { groupId: 'thread-a' })
+    const second = runtime.dispatch([call('call_0', 'events')], { groupId: 'thread-b' })
+    await eventually(events, (e) => e.type === 'rap_user_choice' && e.groupId === 'thread-a')
+    await eventually(events, (e) => e.type === 'rap_user_choice' && e.groupId === 'thread-b')
+    // Without a thread the id is ambiguous: refused, naming both threads; nothing is sent.
+    const ambiguous = await rejection(runtime.answerUserChoice('call_0', 0))
+    expect(ambiguous.code).toBe('VALIDATION_ERROR')
+    expect(ambiguous.message).toContain('"thread-a", "thread-b"')
+    expect(tools.requests('/choice')).toHaveLength(0)
+    // With the event's groupId each answer reaches its own call.
+    await runtime.answerUserChoice('call_0', 1, 'thread-b')
+    expect(textOf((await second)[0])).toBe('picked 1')
+    // Now only one is pending: the two-argument form works.
+    await runtime.answerUserChoice('call_0', 0)
+    expect(textOf((await first)[0])).toBe('picked 0')
+    expect(tools.requests('/choice').map((s) => s.body)).toEqual([
+      { id: 'call_0', selected: 1 },
+      { id: 'call_0', selected: 0 },
+    ])
   })
 
   it('closeThread posts /close_thread to the toolset servers', async () => {

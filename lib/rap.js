@@ -201,10 +201,13 @@ class RapLink {
     return this.#request((ticket) => this.#native.closeThread(ticket, groupId)).then(noop)
   }
 
-  /** POSTs `{ id, selected }` to the pending user choice's `response_url`. */
-  answerUserChoice(id, selected) {
+  /**
+   * POSTs `{ id, selected }` to the `response_url` of pending user choice `id` of thread
+   * `groupId` (without one: the only pending choice with that id; several are refused).
+   */
+  answerUserChoice(id, selected, groupId) {
     if (this.#native === null) return Promise.reject(new ToolwireError('NOT_FOUND', `no pending user choice ${JSON.stringify(id)}`))
-    return this.#request((ticket) => this.#native.answerUserChoice(ticket, id, selected)).then(noop)
+    return this.#request((ticket) => this.#native.answerUserChoice(ticket, id, selected, groupId)).then(noop)
   }
 
   /** Ends subscription `callId` of thread `groupId`: later events are refused, a cancel is sent. */

@@ -200,16 +200,26 @@ impl NativeRap {
         })
     }
 
-    /// Answers user choice `id` with option `selected` (POSTs `{ id, selected }` to its
-    /// `response_url`); answers `done` or `failed`.
+    /// Answers user choice `id` of thread `group_id` (without one: the only pending choice
+    /// with that id) with option `selected` (POSTs `{ id, selected }` to its `response_url`);
+    /// answers `done` or `failed`.
     #[napi]
-    pub fn answer_user_choice(&self, ticket: u32, id: String, selected: u32) -> napi::Result<()> {
+    pub fn answer_user_choice(
+        &self,
+        ticket: u32,
+        id: String,
+        selected: u32,
+        group_id: Option<String>,
+    ) -> napi::Result<()> {
         guard(|| {
             let hub = self.hub.clone();
             let selected = usize::try_from(selected)
                 .map_err(|_| Error::internal("a u32 does not fit a usize"))?;
             self.spawn(ticket, async move {
-                match hub.answer_user_choice(&id, selected).await {
+                match hub
+                    .answer_user_choice(group_id.as_deref(), &id, selected)
+                    .await
+                {
                     Ok(()) => done(ticket),
                     Err(e) => failed(ticket, &e),
                 }
@@ -361,7 +371,8 @@ fn code_of(error: &RapError) -> ErrorCode {
         RapError::InvalidToolset { .. }
         | RapError::ManifestParse { .. }
         | RapError::InvalidConfig { .. }
-        | RapError::InvalidChoice { .. } => ErrorCode::ValidationError,
+        | RapError::InvalidChoice { .. }
+        | RapError::AmbiguousChoice { .. } => ErrorCode::ValidationError,
         RapError::UnknownTool { .. } | RapError::UnknownChoice { .. } => ErrorCode::NotFound,
         RapError::Bind { .. } => ErrorCode::PreconditionFailed,
         RapError::ManifestStatus { .. }

@@ -85,10 +85,19 @@ pub enum RapError {
         /// The OS error.
         message: String,
     },
-    /// `answer_user_choice` for an id with no pending user choice.
+    /// `answer_user_choice` for an id with no pending user choice (in that thread, if given).
     UnknownChoice {
         /// The choice id.
         id: String,
+        /// The thread asked for, if any.
+        group_id: Option<String>,
+    },
+    /// `answer_user_choice` without a thread for an id pending in several threads.
+    AmbiguousChoice {
+        /// The choice id.
+        id: String,
+        /// The threads it is pending in, sorted.
+        groups: Vec<String>,
     },
     /// `answer_user_choice` with an index outside the offered choices.
     InvalidChoice {
@@ -120,6 +129,7 @@ impl RapError {
             | RapError::InvalidConfig { .. }
             | RapError::Bind { .. }
             | RapError::UnknownChoice { .. }
+            | RapError::AmbiguousChoice { .. }
             | RapError::InvalidChoice { .. } => Fault::Caller,
             RapError::Internal { .. } => Fault::Internal,
         }
@@ -163,7 +173,23 @@ impl fmt::Display for RapError {
             RapError::Bind { addr, message } => {
                 write!(f, "RAP callback server cannot bind {addr}: {message}")
             }
-            RapError::UnknownChoice { id } => write!(f, "no pending user choice {id:?}"),
+            RapError::UnknownChoice { id, group_id: None } => {
+                write!(f, "no pending user choice {id:?}")
+            }
+            RapError::UnknownChoice {
+                id,
+                group_id: Some(group),
+            } => write!(f, "no pending user choice {id:?} in thread {group:?}"),
+            RapError::AmbiguousChoice { id, groups } => write!(
+                f,
+                "user choice {id:?} is pending in several threads ({}): pass the groupId of its \
+                 rap_user_choice event",
+                groups
+                    .iter()
+                    .map(|g| format!("{g:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             RapError::InvalidChoice {
                 id,
                 selected,

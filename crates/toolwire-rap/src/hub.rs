@@ -319,16 +319,24 @@ impl RapHub {
         open
     }
 
-    /// Answers a pending user choice: POSTs `{ id, selected }` to its `response_url`.
-    pub async fn answer_user_choice(&self, id: &str, selected: usize) -> Result<(), RapError> {
+    /// Answers pending user choice `id` of thread `group_id` (without a thread: the one
+    /// pending choice with that id; an id pending in several threads is refused, naming them):
+    /// POSTs `{ id, selected }` to its `response_url`.
+    pub async fn answer_user_choice(
+        &self,
+        group_id: Option<&str>,
+        id: &str,
+        selected: usize,
+    ) -> Result<(), RapError> {
         let server = self
             .inner
             .server
             .get()
-            .ok_or_else(|| RapError::UnknownChoice { id: id.to_owned() })?;
-        let choice = server
-            .take_choice(id)
-            .ok_or_else(|| RapError::UnknownChoice { id: id.to_owned() })?;
+            .ok_or_else(|| RapError::UnknownChoice {
+                id: id.to_owned(),
+                group_id: group_id.map(str::to_owned),
+            })?;
+        let choice = server.take_choice(group_id, id)?;
         if selected >= choice.choices {
             let error = RapError::InvalidChoice {
                 id: id.to_owned(),
@@ -417,7 +425,7 @@ mod tests {
         };
         assert_send(&load);
         let owned = hub;
-        let answer = async move { owned.answer_user_choice("c", 0).await };
+        let answer = async move { owned.answer_user_choice(None, "c", 0).await };
         assert_send(&answer);
     }
 
@@ -665,15 +673,27 @@ mod tests {
         assert_eq!(server.count("/cancel_tool_call"), 0);
     }
 
+    /// Waits for the next event that is a user choice, checking the others on the way.
+    async fn next_choice(events: &mut mpsc::Receiver<RapEvent>) -> RapEvent {
+        loop {
+            let event = tokio::time::timeout(DEADLINE, events.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            if matches!(event.kind, RapEventKind::UserChoice(_)) {
+                return event;
+            }
+        }
+    }
+
     #[tokio::test]
     async fn events_are_delivered_and_user_choices_answered() {
         let server = ToolServer::start(manifest("s")).await;
         let hub = hub_with(&server, ToolsetOptions::default()).await;
         let mut events = hub.take_events().unwrap();
         assert!(hub.take_events().is_none());
-        let RapOutcome::Ok(_) = run(&hub, call("events", "e1", json!({}))).await else {
-            panic!("events call failed")
-        };
+        let owned = hub.clone();
+        let call = tokio::spawn(async move { run(&owned, call("events", "e1", json!({}))).await });
         let mut names = Vec::new();
         for _ in 0..4 {
             let event = tokio::time::timeout(DEADLINE, events.recv())
@@ -701,16 +721,107 @@ mod tests {
                 "rap_view_update"
             ]
         );
-        let err = hub.answer_user_choice("e1", 2).await.unwrap_err();
+        let err = hub.answer_user_choice(None, "e1", 2).await.unwrap_err();
         assert!(
             matches!(err, RapError::InvalidChoice { choices: 2, .. }),
             "{err:?}"
         );
-        hub.answer_user_choice("e1", 1).await.unwrap();
+        hub.answer_user_choice(None, "e1", 1).await.unwrap();
         let answer = server.wait_for(|s| s.path == "/choice").await;
         assert_eq!(answer.body, json!({"id": "e1", "selected": 1}));
-        let again = hub.answer_user_choice("e1", 0).await.unwrap_err();
-        assert_eq!(again, RapError::UnknownChoice { id: "e1".into() });
+        let RapOutcome::Ok(result) = call.await.unwrap() else {
+            panic!("events call failed")
+        };
+        assert_eq!(result.text.as_deref(), Some("picked 1"));
+        let again = hub.answer_user_choice(None, "e1", 0).await.unwrap_err();
+        assert_eq!(
+            again,
+            RapError::UnknownChoice {
+                id: "e1".into(),
+                group_id: None
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn user_choices_are_told_apart_by_thread() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+        let mut events = hub.take_events().unwrap();
+        // Two threads, each with its own call_0 asking for a choice.
+        let mut calls = Vec::new();
+        for group in ["g1", "g2"] {
+            let owned = hub.clone();
+            let mut c = call("events", "call_0", json!({}));
+            c.group_id = group.to_owned();
+            calls.push(tokio::spawn(async move { run(&owned, c).await }));
+            next_choice(&mut events).await;
+        }
+        let server_side = hub.server().await.unwrap();
+        assert_eq!(server_side.pending_choices(), 2);
+        // Without a thread the id is ambiguous: refused, naming both.
+        let err = hub.answer_user_choice(None, "call_0", 0).await.unwrap_err();
+        assert_eq!(
+            err,
+            RapError::AmbiguousChoice {
+                id: "call_0".into(),
+                groups: vec!["g1".into(), "g2".into()]
+            }
+        );
+        assert!(err.to_string().contains(r#""g1", "g2""#), "{err}");
+        assert_eq!(server_side.pending_choices(), 2, "nothing was taken");
+        // With its thread, each goes to its own call.
+        hub.answer_user_choice(Some("g2"), "call_0", 1)
+            .await
+            .unwrap();
+        let answer = server.wait_for(|s| s.path == "/choice").await;
+        assert_eq!(answer.body, json!({"id": "call_0", "selected": 1}));
+        let RapOutcome::Ok(second) = calls.pop().unwrap().await.unwrap() else {
+            panic!("the g2 call failed")
+        };
+        assert_eq!(second.text.as_deref(), Some("picked 1"));
+        let unknown = hub
+            .answer_user_choice(Some("g2"), "call_0", 0)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            unknown,
+            RapError::UnknownChoice {
+                id: "call_0".into(),
+                group_id: Some("g2".into())
+            }
+        );
+        // Now unambiguous: the pinned two-argument form works.
+        hub.answer_user_choice(None, "call_0", 0).await.unwrap();
+        let RapOutcome::Ok(first) = calls.pop().unwrap().await.unwrap() else {
+            panic!("the g1 call failed")
+        };
+        assert_eq!(first.text.as_deref(), Some("picked 0"));
+    }
+
+    #[tokio::test]
+    async fn a_calls_pending_choices_go_when_it_ends() {
+        let server = ToolServer::start(manifest("s")).await;
+        let hub = hub_with(&server, ToolsetOptions::default()).await;
+        let mut events = hub.take_events().unwrap();
+        let (fire, fired) = tokio::sync::oneshot::channel::<()>();
+        let owned = hub.clone();
+        let call = tokio::spawn(async move {
+            let abort = async {
+                let _ = fired.await;
+            };
+            owned
+                .invoke_until(call("events", "c1", json!({})), abort)
+                .await
+        });
+        next_choice(&mut events).await;
+        assert_eq!(hub.server().await.unwrap().pending_choices(), 1);
+        let _ = fire.send(());
+        assert_eq!(call.await.unwrap(), RapOutcome::Cancelled);
+        assert_eq!(hub.server().await.unwrap().pending_choices(), 0);
+        let err = hub.answer_user_choice(None, "c1", 0).await.unwrap_err();
+        assert!(matches!(err, RapError::UnknownChoice { .. }), "{err:?}");
+        assert_eq!(server.count("/choice"), 0);
     }
 
     #[tokio::test]

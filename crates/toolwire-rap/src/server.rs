@@ -105,7 +105,8 @@ struct Shared {
     /// Delivered, non-subscription results in delivery order, removed after retention.
     retained: Mutex<VecDeque<(Instant, u64)>>,
     groups: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
-    choices: Mutex<HashMap<String, PendingChoice>>,
+    /// Pending user choices by (thread, call id): ids are unique only within a thread.
+    choices: Mutex<HashMap<(String, String), PendingChoice>>,
     events: mpsc::Sender<RapEvent>,
     next_selector: AtomicU64,
     hasher: RandomState,
@@ -234,14 +235,48 @@ impl CallbackServer {
         })
     }
 
-    /// Takes the pending user choice `id` (an answer is given once).
-    pub fn take_choice(&self, id: &str) -> Option<PendingChoice> {
-        lock(&self.shared.choices).remove(id)
+    /// Takes the pending user choice `id` of thread `group_id` (an answer is given once).
+    /// Without a thread, the one pending choice with that id; several are ambiguous.
+    pub fn take_choice(&self, group_id: Option<&str>, id: &str) -> Result<PendingChoice, RapError> {
+        let mut choices = lock(&self.shared.choices);
+        let unknown = || RapError::UnknownChoice {
+            id: id.to_owned(),
+            group_id: group_id.map(str::to_owned),
+        };
+        if let Some(group) = group_id {
+            return choices
+                .remove(&(group.to_owned(), id.to_owned()))
+                .ok_or_else(unknown);
+        }
+        let mut groups: Vec<String> = choices
+            .keys()
+            .filter(|(_, choice)| choice == id)
+            .map(|(group, _)| group.clone())
+            .collect();
+        match groups.len() {
+            0 => Err(unknown()),
+            1 => {
+                let key = (groups.remove(0), id.to_owned());
+                choices.remove(&key).ok_or_else(unknown)
+            }
+            _ => {
+                groups.sort();
+                Err(RapError::AmbiguousChoice {
+                    id: id.to_owned(),
+                    groups,
+                })
+            }
+        }
     }
 
     /// Puts back a choice taken by [`Self::take_choice`] whose answer could not be sent.
     pub fn restore_choice(&self, id: &str, choice: PendingChoice) {
-        lock(&self.shared.choices).insert(id.to_owned(), choice);
+        lock(&self.shared.choices).insert((choice.group_id.clone(), id.to_owned()), choice);
+    }
+
+    /// Number of pending user choices.
+    pub fn pending_choices(&self) -> usize {
+        lock(&self.shared.choices).len()
     }
 
     /// Ends the subscription started by call `id` of `group_id`: its token stops answering.
@@ -311,13 +346,28 @@ impl Registration {
         self.result.try_recv().ok()
     }
 
+    /// Expires the token of a call still pending, and drops the call's pending user choices
+    /// unless its result opened a subscription (whose token lives on).
     fn expire(&mut self) {
         let mut entries = lock(&self.shared.entries);
-        if let Some(entry) = entries.get(&self.selector) {
-            if matches!(entry.state, State::Pending(_)) {
-                entries.remove(&self.selector);
+        let Some(entry) = entries.get(&self.selector) else {
+            return;
+        };
+        let subscribed = matches!(
+            entry.state,
+            State::Done {
+                subscribed: true,
+                ..
             }
+        );
+        if subscribed {
+            return;
         }
+        let key = (entry.group_id.clone(), entry.id.clone());
+        if matches!(entry.state, State::Pending(_)) {
+            entries.remove(&self.selector);
+        }
+        lock(&self.shared.choices).remove(&key);
     }
 }
 
@@ -558,7 +608,20 @@ impl Shared {
             return reply(StatusCode::SERVICE_UNAVAILABLE, "event queue full\n");
         }
         if let Some((id, choice)) = choice {
-            lock(&self.choices).insert(id, choice);
+            // Only while the call is live: its choices go when it ends.
+            let entries = lock(&self.entries);
+            let live = entries.get(&selector).is_some_and(|e| {
+                !matches!(
+                    e.state,
+                    State::Done {
+                        subscribed: false,
+                        ..
+                    }
+                )
+            });
+            if live {
+                lock(&self.choices).insert((choice.group_id.clone(), id), choice);
+            }
         }
         if ends_subscription {
             let mut entries = lock(&self.entries);

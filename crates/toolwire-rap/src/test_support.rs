@@ -94,6 +94,7 @@ impl ToolServer {
                             async move {
                                 let method = req.method().to_string();
                                 let path = req.uri().path().to_owned();
+                                let query = req.uri().query().unwrap_or("").to_owned();
                                 let bytes = req.into_body().collect().await?.to_bytes();
                                 let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
                                 let seen_now = {
@@ -111,6 +112,7 @@ impl ToolServer {
                                         (200, manifest.to_string())
                                     }
                                     ("POST", "/invoke") => script(&base, &body, &seen_now),
+                                    ("POST", "/choice") => answered(&query, &body, &seen_now),
                                     ("POST", _) => (200, "ok".to_owned()),
                                     _ => (404, String::new()),
                                 };
@@ -159,6 +161,27 @@ impl ToolServer {
             .await
             .expect("tool server never saw the expected request")
     }
+}
+
+/// A user choice answered (`{ id, selected }`, its thread in the query `group=`): the `events`
+/// call it belongs to sends its result, naming the answer.
+fn answered(query: &str, answer: &Value, seen: &[Seen]) -> (u16, String) {
+    let group = query.strip_prefix("group=").unwrap_or("");
+    let invocation = seen.iter().rev().find(|s| {
+        s.path == "/invoke" && s.body["id"] == answer["id"] && s.body["group_id"] == group
+    });
+    if let Some(invocation) = invocation {
+        let url = invocation.body["callback_url"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        let result = json!({"type": "tool_result", "group_id": invocation.body["group_id"],
+                            "id": answer["id"], "text": format!("picked {}", answer["selected"])});
+        tokio::spawn(async move {
+            post(&url, &result).await;
+        });
+    }
+    (200, "ok".to_owned())
 }
 
 /// The behaviour of each operation: the invocation's HTTP answer, and callbacks sent after.
@@ -222,10 +245,11 @@ fn script(base: &str, invocation: &Value, seen: &[Seen]) -> (u16, String) {
                                   "auth_url": "https://auth.example/x"}));
             callbacks.push(json!({"type": "user_choice", "group_id": group, "id": id,
                                   "prompt": "which?", "choices": ["a", "b"], "default": 1,
-                                  "response_url": format!("{base}/choice")}));
+                                  "response_url": format!("{base}/choice?group={}",
+                                                          group.as_str().unwrap_or(""))}));
             callbacks.push(json!({"type": "view_update", "group_id": group,
                                   "view_type": "diff", "content": {"patch": "+x"}}));
-            callbacks.push(result(json!({"text": "events sent"})));
+            // The result follows the choice's answer (see `answered`).
             200
         }
         "subscribe" => {
