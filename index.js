@@ -636,6 +636,7 @@ class ToolRuntime {
       audit: auditLog,
       dispatch: (calls, options) => new Promise((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
       watchEvents: (groupId) => this.#rap.watch(groupId),
+      closeThread: (groupId) => this.#rap.closeThread(groupId),
       injectedMessages: (wire, events) => injectedMessages(this, wire, events, () => newRunId('call_rap_event')),
     }
   }

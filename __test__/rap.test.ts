@@ -448,6 +448,8 @@ describe('subscriptions in run()', () => {
         threadAncestors: ['root'],
       })
       expect(outcome.stopReason).toBe('stop')
+      // The run's own thread is closed when it ends.
+      expect((await tools.waitFor((s) => s.path === '/close_thread')).body).toEqual({ thread_id: `run-${wire}` })
       // The run's id is the thread by default; the user and ancestors given to run() are sent.
       expect(tools.requests('/invoke')[0].body).toMatchObject({
         id: 'call_sub1',

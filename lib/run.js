@@ -100,8 +100,9 @@ const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
  * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire)` makes a
  * StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
  * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts,
- * `watchEvents(groupId)` queues the thread's subscription events and `injectedMessages(wire,
- * events)` turns them into history (see lib/rap.js). Resolves
+ * `watchEvents(groupId)` queues the thread's subscription events, `injectedMessages(wire,
+ * events)` turns them into history and `closeThread(groupId)` closes the run's own thread when
+ * it ends (see lib/rap.js). Resolves
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
@@ -209,6 +210,17 @@ async function runLoop(runtime, hooks, options) {
   } finally {
     endRun(runId)
     events?.close()
+    // A thread the run made its own (no groupId given) ends with it: its tokens, choices and
+    // subscriptions are freed and the servers told. Best effort, not waited for.
+    if (options.groupId === undefined && hooks.closeThread !== undefined) {
+      try {
+        Promise.resolve(hooks.closeThread(groupId)).catch((error) => {
+          process.emitWarning(`toolwire: closing thread ${JSON.stringify(groupId)} failed: ${messageOf(error)}`, 'ToolwireWarning')
+        })
+      } catch (error) {
+        process.emitWarning(`toolwire: closing thread ${JSON.stringify(groupId)} failed: ${messageOf(error)}`, 'ToolwireWarning')
+      }
+    }
   }
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
   if (recorder !== undefined) audit.release(recorder, { stopReason })
