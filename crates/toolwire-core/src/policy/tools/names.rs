@@ -167,29 +167,6 @@ mod tests {
     }
 
     #[test]
-    fn builtin_profiles_list_exactly_their_patterns() {
-        let expected: &[(&str, Option<&[&str]>)] = &[
-            ("minimal", Some(&["session_status"])),
-            (
-                "coding",
-                Some(&[
-                    "group:fs",
-                    "group:runtime",
-                    "group:sessions",
-                    "group:memory",
-                    "image",
-                ]),
-            ),
-            (
-                "messaging",
-                Some(&["group:messaging", "sessions_list", "sessions_history"]),
-            ),
-            ("full", None),
-        ];
-        assert_eq!(BUILTIN_PROFILES, expected);
-    }
-
-    #[test]
     fn aliases_are_exactly_bash_and_apply_patch() {
         assert_eq!(
             TOOL_ALIASES,
