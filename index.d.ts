@@ -529,7 +529,11 @@ export interface RapToolsetOptions {
   maxCallbackBytes?: number
   /** Prepended to every tool name; without it the names are the toolset's own. */
   prefix?: string
-  /** Extra headers sent with the manifest fetch and every invocation. */
+  /**
+   * Extra headers sent with the manifest fetch, every invocation and the `cancel_tool_call` and
+   * `close_thread` notifications. Only ever to `baseUrl`'s origin: a toolset whose endpoint is on
+   * another origin is refused when headers are given.
+   */
   headers?: Record<string, string>
 }
 

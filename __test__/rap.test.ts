@@ -151,16 +151,37 @@ describe('addRapToolset', () => {
 })
 
 describe('toolset options', () => {
-  it('sends the headers with the manifest fetch and every invocation', async () => {
+  it('sends the headers with the manifest fetch, every invocation, cancels and close_thread', async () => {
     const tools = await server()
     const runtime = new ToolRuntime()
     await runtime.addRapToolset(tools.baseUrl, { headers: { 'x-api-key': 'k-123' } })
     await runtime.dispatch([call('h1', 'echo', { word: 'x' })])
-    expect(tools.requests('/.well-known/rap-toolset')[0].headers['x-api-key']).toBe('k-123')
-    expect(tools.requests('/invoke')[0].headers['x-api-key']).toBe('k-123')
+    const [late] = await runtime.dispatch([call('h2', 'slow')], { timeoutMs: 100, groupId: 'thread-h' })
+    expect(late.status).toBe('timeout')
+    await runtime.closeThread('thread-h')
+    for (const path of ['/.well-known/rap-toolset', '/invoke', '/cancel_tool_call', '/close_thread']) {
+      expect((await tools.waitFor((s) => s.path === path)).headers['x-api-key'], path).toBe('k-123')
+    }
     const bad = await rejection(new ToolRuntime().addRapToolset(tools.baseUrl, { headers: { 'bad header': 'v' } }))
     expect(bad.code).toBe('VALIDATION_ERROR')
     expect(bad.message).toContain('bad header')
+  })
+
+  it('refuses a toolset whose endpoint is on another origin when headers would go there', async () => {
+    const elsewhere = await server()
+    const tools = await server({ ...manifest('moved'), endpoint: `${elsewhere.baseUrl}/invoke` })
+    const runtime = new ToolRuntime()
+    const error = await rejection(runtime.addRapToolset(tools.baseUrl, { headers: { 'x-api-key': 'k-123' } }))
+    expect(error.code).toBe('VALIDATION_ERROR')
+    expect(error.message).toContain(elsewhere.baseUrl)
+    expect(error.message).toContain(tools.baseUrl)
+    expect(runtime.list()).toEqual([])
+    // Without headers nothing is leaked: it loads and invokes the other origin.
+    await runtime.addRapToolset(tools.baseUrl)
+    const [result] = await runtime.dispatch([call('o1', 'echo', { word: 'there' })])
+    expect(textOf(result)).toBe('echo {"word":"there"}')
+    expect(elsewhere.requests('/invoke').map((s) => s.body.id)).toEqual(['o1'])
+    expect(elsewhere.requests('/invoke')[0].headers['x-api-key']).toBeUndefined()
   })
 
   it('binds the callback server where asked and hands tools publicUrl; later toolsets cannot change them', async () => {
@@ -180,6 +201,10 @@ describe('toolset options', () => {
     expect(moved.message).toContain('127.0.0.1:0')
     const badBind = await rejection(new ToolRuntime().addRapToolset(other.baseUrl, { bind: 'nowhere' }))
     expect(badBind.message).toContain('"nowhere"')
+    // Checked when the toolset is added, not when the first call starts the callback server.
+    const badUrl = await rejection(new ToolRuntime().addRapToolset(other.baseUrl, { publicUrl: 'ftp://hooks.example' }))
+    expect(badUrl.code).toBe('VALIDATION_ERROR')
+    expect(badUrl.message).toContain('ftp://hooks.example')
   })
 
   it('refuses a callback body over maxCallbackBytes with 413; the call gets no result', async () => {

@@ -24,17 +24,18 @@
 //! Nothing here can throw into Rust (JavaScript is only ever called through the threadsafe
 //! function, whose receiver catches everything) and no panic crosses the boundary: synchronous
 //! methods run under `guard`, and a task that panics is reported as an `INTERNAL_ERROR` message
-//! for its ticket.
+//! for its ticket (see `Answer`).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
+use parking_lot::Mutex;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -153,7 +154,7 @@ impl NativeRap {
         guard(|| {
             let call = rap_call(&call, arguments)?;
             let (abort, aborted) = oneshot::channel::<()>();
-            lock(&self.aborts).insert(ticket, abort);
+            self.aborts.lock().insert(ticket, abort);
             let hub = self.hub.clone();
             let aborts = Arc::clone(&self.aborts);
             let spawned = self.spawn(ticket, async move {
@@ -164,11 +165,11 @@ impl NativeRap {
                     }
                 };
                 let outcome = hub.invoke_until(call, abort).await;
-                lock(&aborts).remove(&ticket);
+                aborts.lock().remove(&ticket);
                 outcome_message(ticket, outcome)
             });
             if spawned.is_err() {
-                lock(&self.aborts).remove(&ticket);
+                self.aborts.lock().remove(&ticket);
             }
             spawned
         })
@@ -180,7 +181,9 @@ impl NativeRap {
     #[napi]
     pub fn abort(&self, ticket: u32) -> bool {
         guard(|| {
-            Ok(lock(&self.aborts)
+            Ok(self
+                .aborts
+                .lock()
                 .remove(&ticket)
                 .map(|a| a.send(()))
                 .is_some())
@@ -253,22 +256,45 @@ impl NativeRap {
         ticket: u32,
         work: impl Future<Output = String> + Send + 'static,
     ) -> toolwire_core::Result<()> {
-        let runtime = self.runtime()?;
-        let task = runtime.spawn(work);
-        let outbox = self.outbox.clone();
-        runtime.spawn(async move {
-            let message = match task.await {
-                Ok(message) => message,
-                Err(e) => failure(
-                    ticket,
-                    ErrorCode::InternalError.as_str(),
-                    &format!("toolwire internal error (a bug; please report it): {e}"),
-                    None,
-                ),
-            };
-            let _ = outbox.send(Parcel::answer(message));
+        let answer = Answer {
+            ticket,
+            outbox: Some(self.outbox.clone()),
+        };
+        self.runtime()?.spawn(async move {
+            let message = work.await;
+            answer.send(message);
         });
         Ok(())
+    }
+}
+
+/// The answer a ticket is owed. Dropped unsent (its task panicked, or the runtime is shutting
+/// down), it answers `INTERNAL_ERROR`: no promise in JavaScript waits forever.
+struct Answer {
+    ticket: u32,
+    outbox: Option<mpsc::UnboundedSender<Parcel>>,
+}
+
+impl Answer {
+    fn send(mut self, message: String) {
+        if let Some(outbox) = self.outbox.take() {
+            let _ = outbox.send(Parcel::answer(message));
+        }
+    }
+}
+
+impl Drop for Answer {
+    fn drop(&mut self) {
+        if let Some(outbox) = self.outbox.take() {
+            let message = failure(
+                self.ticket,
+                ErrorCode::InternalError.as_str(),
+                "toolwire internal error (a bug; please report it): a RAP task ended without \
+                 its answer",
+                None,
+            );
+            let _ = outbox.send(Parcel::answer(message));
+        }
     }
 }
 
@@ -303,10 +329,6 @@ async fn pump(mut inbox: mpsc::UnboundedReceiver<Parcel>, deliver: Deliver, room
             room.give_back(held);
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn loaded(ticket: u32, hub: &RapHub, names: &[String]) -> String {
@@ -436,11 +458,8 @@ fn server_options(text: &str) -> toolwire_core::Result<ServerOptions> {
         })?;
     }
     if let Some(url) = optional_string(AT, map, "publicUrl")? {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(invalid(format!(
-                "{AT}.publicUrl {url:?} is not an http(s) URL"
-            )));
-        }
+        // Checked now, not when the callback server starts with the first call.
+        toolwire_rap::server::public_base_url(&url).map_err(rap_error)?;
         server.public_url = Some(url);
     }
     if let Some(max) = map.get("maxCallbackBytes").filter(|v| !v.is_null()) {

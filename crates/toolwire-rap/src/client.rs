@@ -12,6 +12,17 @@ use crate::token::random_u64;
 /// Extra request headers (name, value).
 pub type Headers = Vec<(String, String)>;
 
+/// A tool server that cancel and close_thread notifications go to: the base URL a toolset was
+/// loaded from, with that toolset's headers (a server requiring them for invocations requires
+/// them for cancels too).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NotifyTarget {
+    /// The toolset's base URL.
+    pub base_url: String,
+    /// The toolset's extra headers.
+    pub headers: Headers,
+}
+
 /// Most attempts a [`RetryPolicy`] may ask for.
 pub const MAX_ATTEMPTS: u32 = 10;
 
@@ -227,24 +238,29 @@ impl RapClient {
     }
 
     /// Best-effort `POST {server}/cancel_tool_call { thread_id, tool_call_id }` to every
-    /// server, concurrently; failures are ignored.
-    pub async fn cancel_tool_call(&self, servers: &[String], thread_id: &str, tool_call_id: &str) {
+    /// server, concurrently, each with its toolset's headers; failures are ignored.
+    pub async fn cancel_tool_call(
+        &self,
+        servers: &[NotifyTarget],
+        thread_id: &str,
+        tool_call_id: &str,
+    ) {
         let body = serde_json::json!({ "thread_id": thread_id, "tool_call_id": tool_call_id });
         self.notify_all(servers, "cancel_tool_call", &body).await;
     }
 
     /// Best-effort `POST {server}/close_thread { thread_id }` to every server, concurrently.
-    pub async fn close_thread(&self, servers: &[String], thread_id: &str) {
+    pub async fn close_thread(&self, servers: &[NotifyTarget], thread_id: &str) {
         let body = serde_json::json!({ "thread_id": thread_id });
         self.notify_all(servers, "close_thread", &body).await;
     }
 
-    async fn notify_all(&self, servers: &[String], path: &str, body: &serde_json::Value) {
+    async fn notify_all(&self, servers: &[NotifyTarget], path: &str, body: &serde_json::Value) {
         let body = body.to_string().into_bytes();
         let mut tasks = tokio::task::JoinSet::new();
         for server in servers {
-            let url = format!("{}/{path}", server.trim_end_matches('/'));
-            let request = self.post(&url, body.clone(), &Vec::new());
+            let url = format!("{}/{path}", server.base_url.trim_end_matches('/'));
+            let request = self.post(&url, body.clone(), &server.headers);
             tasks.spawn(async move {
                 let _ = request.send().await;
             });

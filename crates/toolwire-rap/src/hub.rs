@@ -5,14 +5,15 @@
 //! [`RapOutcome`] pushed into a channel that the binding drains in batches.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::{Mutex, RwLock};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, OnceCell};
 
 use crate::callback::ToolResult;
-use crate::client::{check_headers, Invocation, RapClient, MAX_MANIFEST_BYTES};
+use crate::client::{check_headers, Invocation, NotifyTarget, RapClient, MAX_MANIFEST_BYTES};
 use crate::error::RapError;
 use crate::event::RapEvent;
 use crate::manifest::{
@@ -101,10 +102,6 @@ impl std::fmt::Debug for RapHub {
     }
 }
 
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|e| e.into_inner())
-}
-
 impl RapHub {
     /// A hub; nothing is started until it is used.
     pub fn new(options: HubOptions) -> Result<Self, RapError> {
@@ -125,11 +122,7 @@ impl RapHub {
     /// The receiver of events (subscription events, oauth, user choices, view updates).
     /// Given once; later calls return `None`.
     pub fn take_events(&self) -> Option<mpsc::Receiver<RapEvent>> {
-        self.inner
-            .events_rx
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        self.inner.events_rx.lock().take()
     }
 
     /// The callback server, started on first use.
@@ -161,46 +154,34 @@ impl RapHub {
             .await?;
         let manifest = parse_manifest(&url, &body)?;
         let toolset = LoadedToolset::new(base_url, manifest, options)?;
-        self.inner
-            .toolsets
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .add(toolset)
+        self.inner.toolsets.write().add(toolset)
     }
 
     /// Forgets the toolset that exposes `tool`, whole; returns whether one did. Calls in flight
     /// finish; new calls of its tools fail as unknown.
     pub fn unload_toolset(&self, tool: &str) -> bool {
-        self.inner
-            .toolsets
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove_toolset(tool)
+        self.inner.toolsets.write().remove_toolset(tool)
     }
 
     /// Forgets one exposed tool (its name is free again); the toolset goes with its last tool.
     /// Returns whether it was exposed.
     pub fn unload_tool(&self, name: &str) -> bool {
-        self.inner
-            .toolsets
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove_tool(name)
+        self.inner.toolsets.write().remove_tool(name)
     }
 
     /// The tool exposed under `name`.
     pub fn tool(&self, name: &str) -> Option<Arc<RemoteTool>> {
-        read(&self.inner.toolsets).get(name)
+        self.inner.toolsets.read().get(name)
     }
 
     /// Every exposed tool name, sorted.
     pub fn tool_names(&self) -> Vec<String> {
-        read(&self.inner.toolsets).names()
+        self.inner.toolsets.read().names()
     }
 
-    /// The base URL of every loaded toolset: where cancels and close_thread go.
-    pub fn server_urls(&self) -> Vec<String> {
-        read(&self.inner.toolsets).server_urls()
+    /// Where cancels and close_thread go: every loaded toolset's base URL, with its headers.
+    pub fn notify_targets(&self) -> Vec<NotifyTarget> {
+        self.inner.toolsets.read().notify_targets()
     }
 
     /// Invokes a remote tool and waits for its result or its deadline.
@@ -288,7 +269,7 @@ impl RapHub {
     /// Sends `cancel_tool_call` to every configured server, in the background.
     fn send_cancel(&self, group_id: &str, id: &str) {
         let client = self.inner.client.clone();
-        let servers = self.server_urls();
+        let servers = self.notify_targets();
         let (group_id, id) = (group_id.to_owned(), id.to_owned());
         tokio::spawn(async move {
             client.cancel_tool_call(&servers, &group_id, &id).await;
@@ -301,7 +282,7 @@ impl RapHub {
         if let Some(server) = self.inner.server.get() {
             server.close_group(group_id);
         }
-        let servers = self.server_urls();
+        let servers = self.notify_targets();
         self.inner.client.close_thread(&servers, group_id).await;
     }
 
@@ -822,6 +803,37 @@ mod tests {
         let err = hub.answer_user_choice(None, "c1", 0).await.unwrap_err();
         assert!(matches!(err, RapError::UnknownChoice { .. }), "{err:?}");
         assert_eq!(server.count("/choice"), 0);
+    }
+
+    #[tokio::test]
+    async fn cancels_and_close_thread_carry_the_toolsets_headers() {
+        let server = ToolServer::start(manifest("s")).await;
+        let headers = vec![("x-api-key".to_owned(), "k-1".to_owned())];
+        let hub = hub_with(
+            &server,
+            ToolsetOptions {
+                headers: headers.clone(),
+                ..ToolsetOptions::default()
+            },
+        )
+        .await;
+        let mut slow = call("slow", "h-1", json!({}));
+        slow.timeout = Some(Duration::from_millis(100));
+        assert_eq!(run(&hub, slow).await, RapOutcome::Timeout);
+        hub.close_thread("run-1").await;
+        for path in [
+            "/.well-known/rap-toolset",
+            "/invoke",
+            "/cancel_tool_call",
+            "/close_thread",
+        ] {
+            let seen = server.wait_for(|s| s.path == path).await;
+            assert_eq!(
+                seen.headers.get("x-api-key").map(String::as_str),
+                Some("k-1"),
+                "{path}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -19,6 +19,7 @@ pub mod event;
 pub mod hub;
 pub mod manifest;
 pub mod outbox;
+mod read_deadline;
 pub mod server;
 pub mod token;
 

@@ -1,14 +1,14 @@
 //! Toolset manifests (`GET {baseUrl}/.well-known/rap-toolset`): parsing, whole-manifest
 //! validation, and the [`Toolsets`] registry of loaded tools.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::client::{Headers, RetryPolicy};
+use crate::client::{Headers, NotifyTarget, RetryPolicy};
 use crate::error::RapError;
 
 /// Longest tool or toolset name.
@@ -120,6 +120,11 @@ pub fn manifest_url(base_url: &str) -> String {
 /// Resolves a manifest's `endpoint` against the base URL: an absolute http(s) URL is kept,
 /// anything else is joined to the base URL (`/x` from its root, `x` below it).
 pub fn resolve_endpoint(base_url: &str, endpoint: &str) -> Result<String, RapError> {
+    resolve(base_url, endpoint).map(|(_, url)| url.to_string())
+}
+
+/// The parsed base URL and the endpoint resolved against it.
+fn resolve(base_url: &str, endpoint: &str) -> Result<(reqwest::Url, reqwest::Url), RapError> {
     let bad = |value: &str, message: String| RapError::InvalidConfig {
         value: value.to_owned(),
         message,
@@ -138,7 +143,7 @@ pub fn resolve_endpoint(base_url: &str, endpoint: &str) -> Result<String, RapErr
             reason: format!("endpoint {endpoint:?} is not an http(s) URL"),
         });
     }
-    Ok(url.to_string())
+    Ok((base, url))
 }
 
 /// Per-toolset options (`addRapToolset`'s `timeoutMs`, `retry`, `prefix`, `headers`).
@@ -150,7 +155,8 @@ pub struct ToolsetOptions {
     pub timeout: Option<Duration>,
     /// Retry of invocations on 5xx and connection failures.
     pub retry: RetryPolicy,
-    /// Extra headers sent with the manifest fetch and every invocation.
+    /// Extra headers sent with the manifest fetch, every invocation, and the cancel and
+    /// close_thread notifications; only ever to the base URL's origin.
     pub headers: Headers,
 }
 
@@ -168,22 +174,34 @@ pub struct LoadedToolset {
 }
 
 impl LoadedToolset {
-    /// Builds a loaded toolset from a validated manifest, resolving its endpoint.
+    /// Builds a loaded toolset from a validated manifest, resolving its endpoint. With
+    /// `headers`, an endpoint on another origin than the base URL is refused: the headers
+    /// were given for the base URL's server and are never sent elsewhere.
     pub fn new(
         base_url: &str,
         manifest: ToolsetManifest,
         options: ToolsetOptions,
     ) -> Result<Self, RapError> {
-        let endpoint = resolve_endpoint(base_url, &manifest.endpoint).map_err(|e| match e {
-            RapError::InvalidToolset { reason, .. } => RapError::InvalidToolset {
-                toolset: manifest.name.clone(),
-                reason,
-            },
+        let invalid = |reason: String| RapError::InvalidToolset {
+            toolset: manifest.name.clone(),
+            reason,
+        };
+        let (base, endpoint) = resolve(base_url, &manifest.endpoint).map_err(|e| match e {
+            RapError::InvalidToolset { reason, .. } => invalid(reason),
             other => other,
         })?;
+        if !options.headers.is_empty() && endpoint.origin() != base.origin() {
+            return Err(invalid(format!(
+                "its endpoint {} is on origin {}, not {} where it was loaded from with \
+                 headers; headers are only sent to the origin they were given for",
+                endpoint,
+                endpoint.origin().ascii_serialization(),
+                base.origin().ascii_serialization()
+            )));
+        }
         Ok(LoadedToolset {
             base_url: base_url.trim_end_matches('/').to_owned(),
-            endpoint,
+            endpoint: endpoint.to_string(),
             manifest,
             options,
         })
@@ -211,6 +229,8 @@ pub struct RemoteTool {
     pub toolset: Arc<LoadedToolset>,
     /// Index of its definition in the manifest.
     index: usize,
+    /// Its toolset's key in [`Toolsets`].
+    toolset_key: u64,
 }
 
 impl RemoteTool {
@@ -220,12 +240,21 @@ impl RemoteTool {
     }
 }
 
+/// A loaded toolset and how many of its tools are still exposed.
+#[derive(Debug)]
+struct Slot {
+    toolset: Arc<LoadedToolset>,
+    exposed: usize,
+}
+
 /// The registry of loaded toolsets. Exposed names are unique across toolsets: a toolset with
 /// a name that is already loaded is refused whole, and the earlier tools stay.
 #[derive(Debug, Default)]
 pub struct Toolsets {
     tools: HashMap<String, Arc<RemoteTool>>,
-    toolsets: Vec<Arc<LoadedToolset>>,
+    /// By key, in load order.
+    toolsets: BTreeMap<u64, Slot>,
+    next_key: u64,
 }
 
 impl Toolsets {
@@ -253,27 +282,36 @@ impl Toolsets {
             }
         }
         let toolset = Arc::new(toolset);
+        let key = self.next_key;
+        self.next_key += 1;
         for (index, name) in names.iter().enumerate() {
             let tool = RemoteTool {
                 name: name.clone(),
                 operation: toolset.manifest.tools[index].name.clone(),
                 toolset: Arc::clone(&toolset),
                 index,
+                toolset_key: key,
             };
             self.tools.insert(name.clone(), Arc::new(tool));
         }
-        self.toolsets.push(toolset);
+        let exposed = names.len();
+        self.toolsets.insert(key, Slot { toolset, exposed });
         Ok(names)
     }
 
     /// Removes the whole toolset that exposes `tool` (every one of its tools); returns whether
     /// one did. Lets an owner undo a load it could not complete on its side.
     pub fn remove_toolset(&mut self, tool: &str) -> bool {
-        let Some(toolset) = self.tools.get(tool).map(|t| Arc::clone(&t.toolset)) else {
+        let Some(key) = self.tools.get(tool).map(|t| t.toolset_key) else {
             return false;
         };
-        self.tools.retain(|_, t| !Arc::ptr_eq(&t.toolset, &toolset));
-        self.toolsets.retain(|t| !Arc::ptr_eq(t, &toolset));
+        if let Some(slot) = self.toolsets.remove(&key) {
+            for name in slot.toolset.exposed_names() {
+                if self.tools.get(&name).is_some_and(|t| t.toolset_key == key) {
+                    self.tools.remove(&name);
+                }
+            }
+        }
         true
     }
 
@@ -283,12 +321,11 @@ impl Toolsets {
         let Some(tool) = self.tools.remove(name) else {
             return false;
         };
-        if !self
-            .tools
-            .values()
-            .any(|t| Arc::ptr_eq(&t.toolset, &tool.toolset))
-        {
-            self.toolsets.retain(|t| !Arc::ptr_eq(t, &tool.toolset));
+        if let Some(slot) = self.toolsets.get_mut(&tool.toolset_key) {
+            slot.exposed -= 1;
+            if slot.exposed == 0 {
+                self.toolsets.remove(&tool.toolset_key);
+            }
         }
         true
     }
@@ -305,16 +342,19 @@ impl Toolsets {
         names
     }
 
-    /// The base URL of every loaded toolset, without duplicates: where cancel and
-    /// close_thread notifications go.
-    pub fn server_urls(&self) -> Vec<String> {
-        let mut urls: Vec<String> = Vec::new();
-        for toolset in &self.toolsets {
-            if !urls.contains(&toolset.base_url) {
-                urls.push(toolset.base_url.clone());
-            }
-        }
-        urls
+    /// Where cancel and close_thread notifications go: the base URL of every loaded toolset
+    /// with its headers, in load order, each (base URL, headers) once.
+    pub fn notify_targets(&self) -> Vec<NotifyTarget> {
+        let mut seen = HashSet::new();
+        self.toolsets
+            .values()
+            .map(|slot| &slot.toolset)
+            .filter(|t| seen.insert((t.base_url.as_str(), &t.options.headers)))
+            .map(|t| NotifyTarget {
+                base_url: t.base_url.clone(),
+                headers: t.options.headers.clone(),
+            })
+            .collect()
     }
 }
 
@@ -417,6 +457,86 @@ mod tests {
         assert!(resolve_endpoint("nope", "/x").is_err());
     }
 
+    fn urls(registry: &Toolsets) -> Vec<String> {
+        registry
+            .notify_targets()
+            .into_iter()
+            .map(|t| t.base_url)
+            .collect()
+    }
+
+    fn with_headers(headers: &[(&str, &str)]) -> ToolsetOptions {
+        ToolsetOptions {
+            headers: headers
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+                .collect(),
+            ..ToolsetOptions::default()
+        }
+    }
+
+    #[test]
+    fn headers_are_never_sent_to_an_endpoint_on_another_origin() {
+        let mut other_origin = good();
+        other_origin["endpoint"] = json!("https://elsewhere.example/invoke");
+        let key = with_headers(&[("x-api-key", "k")]);
+        let err = LoadedToolset::new(
+            "http://h:1",
+            manifest(other_origin.clone()).unwrap(),
+            key.clone(),
+        )
+        .unwrap_err();
+        assert!(matches!(err, RapError::InvalidToolset { .. }), "{err:?}");
+        let text = err.to_string();
+        for part in ["files", "https://elsewhere.example", "http://h:1"] {
+            assert!(text.contains(part), "{part} missing from: {text}");
+        }
+        // Without headers there is nothing to leak; on the same origin they go along.
+        let plain = LoadedToolset::new(
+            "http://h:1",
+            manifest(other_origin).unwrap(),
+            ToolsetOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(plain.endpoint, "https://elsewhere.example/invoke");
+        let mut same_origin = good();
+        same_origin["endpoint"] = json!("http://h:1/v2/invoke");
+        let same = LoadedToolset::new("http://h:1/base", manifest(same_origin).unwrap(), key);
+        assert_eq!(same.unwrap().endpoint, "http://h:1/v2/invoke");
+    }
+
+    #[test]
+    fn notifications_go_to_each_server_once_with_its_headers() {
+        let mut registry = Toolsets::new();
+        let toolset = |name: &str, base: &str, options: ToolsetOptions| {
+            let mut value = good();
+            value["name"] = json!(name);
+            let prefix = format!("{name}_");
+            let options = ToolsetOptions {
+                prefix: Some(prefix),
+                ..options
+            };
+            LoadedToolset::new(base, manifest(value).unwrap(), options).unwrap()
+        };
+        let key = || with_headers(&[("x-api-key", "k")]);
+        registry.add(toolset("a", "http://h", key())).unwrap();
+        registry.add(toolset("b", "http://h/", key())).unwrap();
+        registry
+            .add(toolset("c", "http://h", ToolsetOptions::default()))
+            .unwrap();
+        registry.add(toolset("d", "http://g", key())).unwrap();
+        let targets = registry.notify_targets();
+        let seen: Vec<(&str, usize)> = targets
+            .iter()
+            .map(|t| (t.base_url.as_str(), t.headers.len()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![("http://h", 1), ("http://h", 0), ("http://g", 1)]
+        );
+        assert_eq!(targets[0].headers, key().headers);
+    }
+
     fn loaded(value: Value, prefix: Option<&str>) -> LoadedToolset {
         let options = ToolsetOptions {
             prefix: prefix.map(str::to_owned),
@@ -452,7 +572,7 @@ mod tests {
         assert_eq!(tool.operation, "write-file");
         assert_eq!(tool.def().description, "write");
         assert_eq!(tool.toolset.endpoint, "http://h/invoke");
-        assert_eq!(registry.server_urls(), vec!["http://h"]);
+        assert_eq!(urls(&registry), vec!["http://h"]);
     }
 
     #[test]
@@ -478,9 +598,9 @@ mod tests {
         assert!(registry.remove_tool("read_file"));
         assert!(!registry.remove_tool("read_file"));
         assert_eq!(registry.names(), vec!["write-file"]);
-        assert_eq!(registry.server_urls(), vec!["http://h"]);
+        assert_eq!(urls(&registry), vec!["http://h"]);
         assert!(registry.remove_tool("write-file"));
-        assert!(registry.server_urls().is_empty());
+        assert!(urls(&registry).is_empty());
         assert!(registry.add(loaded(good(), None)).is_ok());
     }
 

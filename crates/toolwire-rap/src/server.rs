@@ -4,7 +4,8 @@
 //! Rules, in the order a request meets them: only `POST` (405); the token must name a live
 //! call, its secret compared in constant time (404); a `Content-Length` over the limit is
 //! refused before reading (413), and the body is capped while it streams (413); headers and
-//! body must arrive within the read timeout, else the connection is cut; the body must parse
+//! body together must arrive within the read timeout, counted from the request's start (see
+//! `read_deadline.rs`), else the connection is cut; the body must parse
 //! (400); its `group_id` and call id must be the token's (404). Then, one message of a group at
 //! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
 //! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
@@ -20,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full, Limited};
@@ -28,13 +29,15 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH};
 use hyper::server::conn::http1;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
+use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::callback::{parse_callback, Callback, ToolResult};
 use crate::error::RapError;
 use crate::event::{RapEvent, RapEventKind};
+use crate::read_deadline::{DeadlineIo, ReadClock};
 use crate::token::{self, SECRET_BYTES};
 
 /// Path prefix of callback URLs.
@@ -43,7 +46,7 @@ pub const CALLBACK_PATH: &str = "/rap/callback/";
 /// Default `maxCallbackBytes`: 16 MiB.
 pub const DEFAULT_MAX_CALLBACK_BYTES: usize = 16 << 20;
 
-/// Default time for a request's headers and body to arrive: 10 s.
+/// Default time for a request's headers and body, together, to arrive: 10 s.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Options of the callback server.
@@ -56,7 +59,8 @@ pub struct ServerOptions {
     pub public_url: Option<String>,
     /// Largest callback body (`maxCallbackBytes`).
     pub max_callback_bytes: usize,
-    /// Time for a request's headers, and then its body, to arrive.
+    /// Time for a request's headers and body, together, to arrive; also how long an idle
+    /// connection stays open.
     pub read_timeout: Duration,
     /// How long a delivered result's token still answers repeats (200/409) before 404.
     pub result_retention: Duration,
@@ -72,6 +76,22 @@ impl Default for ServerOptions {
             result_retention: Duration::from_secs(60),
         }
     }
+}
+
+/// Checks a `publicUrl` (an absolute http(s) URL) and returns it as the base of callback
+/// URLs, without a trailing `/`.
+pub fn public_base_url(url: &str) -> Result<String, RapError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| RapError::InvalidConfig {
+        value: url.to_owned(),
+        message: format!("publicUrl is not a URL: {e}"),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(RapError::InvalidConfig {
+            value: url.to_owned(),
+            message: "publicUrl is not an http(s) URL".to_owned(),
+        });
+    }
+    Ok(url.trim_end_matches('/').to_owned())
 }
 
 /// A user choice waiting for its answer.
@@ -112,12 +132,6 @@ struct Shared {
     hasher: RandomState,
     #[cfg(test)]
     test_hooks: test_hooks::Hooks,
-}
-
-/// Locks a std mutex, recovering from poisoning (a panic elsewhere must not take the server
-/// down; every critical section leaves the maps consistent).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The running callback server. Dropping it stops accepting connections.
@@ -161,19 +175,7 @@ impl CallbackServer {
             message: e.to_string(),
         })?;
         let base_url = match &options.public_url {
-            Some(url) => {
-                let parsed = reqwest::Url::parse(url).map_err(|e| RapError::InvalidConfig {
-                    value: url.clone(),
-                    message: format!("publicUrl is not a URL: {e}"),
-                })?;
-                if !matches!(parsed.scheme(), "http" | "https") {
-                    return Err(RapError::InvalidConfig {
-                        value: url.clone(),
-                        message: "publicUrl is not an http(s) URL".to_owned(),
-                    });
-                }
-                url.trim_end_matches('/').to_owned()
-            }
+            Some(url) => public_base_url(url)?,
             None => format!("http://{local_addr}"),
         };
         let shared = Arc::new(Shared {
@@ -214,7 +216,7 @@ impl CallbackServer {
         let secret = token::new_secret()?;
         let selector = self.shared.next_selector.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.shared.entries).insert(
+        self.shared.entries.lock().insert(
             selector,
             Entry {
                 secret,
@@ -238,7 +240,7 @@ impl CallbackServer {
     /// Takes the pending user choice `id` of thread `group_id` (an answer is given once).
     /// Without a thread, the one pending choice with that id; several are ambiguous.
     pub fn take_choice(&self, group_id: Option<&str>, id: &str) -> Result<PendingChoice, RapError> {
-        let mut choices = lock(&self.shared.choices);
+        let mut choices = self.shared.choices.lock();
         let unknown = || RapError::UnknownChoice {
             id: id.to_owned(),
             group_id: group_id.map(str::to_owned),
@@ -271,17 +273,20 @@ impl CallbackServer {
 
     /// Puts back a choice taken by [`Self::take_choice`] whose answer could not be sent.
     pub fn restore_choice(&self, id: &str, choice: PendingChoice) {
-        lock(&self.shared.choices).insert((choice.group_id.clone(), id.to_owned()), choice);
+        self.shared
+            .choices
+            .lock()
+            .insert((choice.group_id.clone(), id.to_owned()), choice);
     }
 
     /// Number of pending user choices.
     pub fn pending_choices(&self) -> usize {
-        lock(&self.shared.choices).len()
+        self.shared.choices.lock().len()
     }
 
     /// Ends the subscription started by call `id` of `group_id`: its token stops answering.
     pub fn end_subscription(&self, group_id: &str, id: &str) -> bool {
-        let mut entries = lock(&self.shared.entries);
+        let mut entries = self.shared.entries.lock();
         let before = entries.len();
         entries.retain(|_, e| {
             !(e.group_id == group_id
@@ -300,14 +305,19 @@ impl CallbackServer {
     /// Forgets a thread: its subscriptions, retained results and pending choices. Calls still
     /// pending keep their tokens until they end.
     pub fn close_group(&self, group_id: &str) {
-        lock(&self.shared.entries)
+        self.shared
+            .entries
+            .lock()
             .retain(|_, e| !(e.group_id == group_id && matches!(e.state, State::Done { .. })));
-        lock(&self.shared.choices).retain(|_, c| c.group_id != group_id);
+        self.shared
+            .choices
+            .lock()
+            .retain(|_, c| c.group_id != group_id);
     }
 
     /// Number of live tokens (pending calls, subscriptions, retained results).
     pub fn live_tokens(&self) -> usize {
-        lock(&self.shared.entries).len()
+        self.shared.entries.lock().len()
     }
 }
 
@@ -349,7 +359,7 @@ impl Registration {
     /// Expires the token of a call still pending, and drops the call's pending user choices
     /// unless its result opened a subscription (whose token lives on).
     fn expire(&mut self) {
-        let mut entries = lock(&self.shared.entries);
+        let mut entries = self.shared.entries.lock();
         let Some(entry) = entries.get(&self.selector) else {
             return;
         };
@@ -367,7 +377,7 @@ impl Registration {
         if matches!(entry.state, State::Pending(_)) {
             entries.remove(&self.selector);
         }
-        lock(&self.shared.choices).remove(&key);
+        self.shared.choices.lock().remove(&key);
     }
 }
 
@@ -390,16 +400,18 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         let _ = stream.set_nodelay(true);
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
-            let read_timeout = shared.options.read_timeout;
+            let clock = Arc::new(ReadClock::new(shared.options.read_timeout));
+            let io = TokioIo::new(DeadlineIo::new(stream, Arc::clone(&clock)));
             let service = hyper::service::service_fn(move |req| {
-                let shared = Arc::clone(&shared);
-                async move { handle(&shared, req).await }
+                let (shared, clock) = (Arc::clone(&shared), Arc::clone(&clock));
+                async move {
+                    let response = handle(&shared, req, &clock).await;
+                    // The next request on this connection gets a window of its own.
+                    clock.arm();
+                    response
+                }
             });
-            let _ = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(read_timeout)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let _ = http1::Builder::new().serve_connection(io, service).await;
         });
     }
 }
@@ -425,6 +437,7 @@ fn reply(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
 async fn handle(
     shared: &Shared,
     req: Request<Incoming>,
+    clock: &ReadClock,
 ) -> Result<Response<Full<Bytes>>, CutConnection> {
     if req.method() != Method::POST {
         let mut response = reply(StatusCode::METHOD_NOT_ALLOWED, "POST only\n");
@@ -457,13 +470,13 @@ async fn handle(
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large();
     }
-    let collect = Limited::new(req.into_body(), limit).collect();
-    let body = match tokio::time::timeout(shared.options.read_timeout, collect).await {
+    // The connection's read deadline, set when the request began, bounds the body too.
+    let body = match Limited::new(req.into_body(), limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
         Err(_) => return Err(CutConnection),
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Ok(Err(_)) => return Err(CutConnection),
     };
+    clock.disarm();
     let callback = match parse_callback(&body) {
         Ok(callback) => callback,
         Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "malformed callback\n")),
@@ -486,14 +499,14 @@ async fn handle(
 impl Shared {
     /// The live entry behind a token: its group and call id.
     fn lookup(&self, selector: u64, secret: &[u8; SECRET_BYTES]) -> Option<(String, String)> {
-        let entries = lock(&self.entries);
+        let entries = self.entries.lock();
         let entry = entries.get(&selector)?;
         token::secrets_equal(&entry.secret, secret)
             .then(|| (entry.group_id.clone(), entry.id.clone()))
     }
 
     fn group_lock(&self, group_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut groups = lock(&self.groups);
+        let mut groups = self.groups.lock();
         if let Some(existing) = groups.get(group_id).and_then(Weak::upgrade) {
             return existing;
         }
@@ -517,7 +530,7 @@ impl Shared {
         let now = Instant::now();
         let mut expired = Vec::new();
         {
-            let mut retained = lock(&self.retained);
+            let mut retained = self.retained.lock();
             while retained.front().is_some_and(|(at, _)| *at <= now) {
                 if let Some((_, selector)) = retained.pop_front() {
                     expired.push(selector);
@@ -527,7 +540,7 @@ impl Shared {
         if expired.is_empty() {
             return;
         }
-        let mut entries = lock(&self.entries);
+        let mut entries = self.entries.lock();
         for selector in expired {
             if matches!(
                 entries.get(&selector).map(|e| &e.state),
@@ -555,7 +568,7 @@ impl Shared {
             _ => 0,
         };
         let (group_id, id, kind) = {
-            let mut entries = lock(&self.entries);
+            let mut entries = self.entries.lock();
             // The call may have ended while the body was read.
             let Some(entry) = entries
                 .get_mut(&selector)
@@ -609,7 +622,7 @@ impl Shared {
         }
         if let Some((id, choice)) = choice {
             // Only while the call is live: its choices go when it ends.
-            let entries = lock(&self.entries);
+            let entries = self.entries.lock();
             let live = entries.get(&selector).is_some_and(|e| {
                 !matches!(
                     e.state,
@@ -620,11 +633,13 @@ impl Shared {
                 )
             });
             if live {
-                lock(&self.choices).insert((choice.group_id.clone(), id), choice);
+                self.choices
+                    .lock()
+                    .insert((choice.group_id.clone(), id), choice);
             }
         }
         if ends_subscription {
-            let mut entries = lock(&self.entries);
+            let mut entries = self.entries.lock();
             let subscribed = matches!(
                 entries.get(&selector).map(|e| &e.state),
                 Some(State::Done {
@@ -658,7 +673,7 @@ impl Shared {
                 // A retention too long to represent keeps the result until its thread closes.
                 let until = Instant::now().checked_add(self.options.result_retention);
                 if let (false, Some(until)) = (subscribed, until) {
-                    lock(&self.retained).push_back((until, selector));
+                    self.retained.lock().push_back((until, selector));
                 }
                 if let Some(sender) = sender {
                     let _ = sender.send(result);
@@ -902,6 +917,47 @@ mod tests {
         // The call is intact.
         assert_eq!(post(&url, &result("g", "c", "fine")).await, 200);
         assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("fine"));
+    }
+
+    #[tokio::test]
+    async fn headers_and_body_share_one_deadline() {
+        let limit = Duration::from_millis(1000);
+        let (server, mut events) = start(ServerOptions {
+            read_timeout: limit,
+            ..ServerOptions::default()
+        })
+        .await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let path = &url[url.find(CALLBACK_PATH).unwrap()..];
+        let body = result("g", "c", "slow").to_string();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        // The headers take 70% of the limit and the body as much again: each part alone
+        // would fit the limit, the whole request does not.
+        let pause = limit * 7 / 10;
+        let mut stream = tokio::net::TcpStream::connect(server.local_addr())
+            .await
+            .unwrap();
+        stream.write_all(&head.as_bytes()[..10]).await.unwrap();
+        tokio::time::sleep(pause).await;
+        stream.write_all(&head.as_bytes()[10..]).await.unwrap();
+        stream.write_all(&body.as_bytes()[..5]).await.unwrap();
+        tokio::time::sleep(pause).await;
+        // The server may already have closed: the rest is best effort.
+        let _ = stream.write_all(&body.as_bytes()[5..]).await;
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut answer)).await;
+        assert!(read.is_ok(), "the server did not close the connection");
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(!answer.contains(" 200 "), "{answer}");
+        assert!(reg.result.try_recv().is_err(), "nothing was delivered");
+        assert!(events.try_recv().is_err());
+        // The call is intact: the same callback sent at once is accepted.
+        assert_eq!(post(&url, &result("g", "c", "prompt")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("prompt"));
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! A tiny scripted RAP tool server on 127.0.0.1 for the tests: serves a manifest, accepts
 //! invocations by operation, posts callbacks back, and records every request it sees.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub const DEADLINE: Duration = Duration::from_secs(20);
 pub struct Seen {
     pub method: String,
     pub path: String,
+    /// Header names lowercase; a header sent twice keeps its last value.
+    pub headers: HashMap<String, String>,
     pub body: Value,
 }
 
@@ -95,6 +98,14 @@ impl ToolServer {
                                 let method = req.method().to_string();
                                 let path = req.uri().path().to_owned();
                                 let query = req.uri().query().unwrap_or("").to_owned();
+                                let headers = req
+                                    .headers()
+                                    .iter()
+                                    .map(|(name, value)| {
+                                        let value = String::from_utf8_lossy(value.as_bytes());
+                                        (name.as_str().to_owned(), value.into_owned())
+                                    })
+                                    .collect();
                                 let bytes = req.into_body().collect().await?.to_bytes();
                                 let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
                                 let seen_now = {
@@ -102,6 +113,7 @@ impl ToolServer {
                                     seen.push(Seen {
                                         method: method.clone(),
                                         path: path.clone(),
+                                        headers,
                                         body: body.clone(),
                                     });
                                     seen.clone()
