@@ -85,10 +85,12 @@ function keyOf(groupId, callId) {
  * then nothing runs and nothing holds the process.
  */
 class RapLink {
+  /** the transport's class: NativeRap, or a stand-in in tests */
+  #Transport
   #native = null
   /** the callback server's options the transport was started with (JSON text) */
   #server = null
-  /** ticket -> { resolve, reject, done? } */
+  /** ticket -> { resolve, reject, call? }: `call` is the call's entry of #calls */
   #pending = new Map()
   #nextTicket = 1
   /** an interval while anything is in flight, so Node waits for it (and this link stays reachable) */
@@ -97,13 +99,19 @@ class RapLink {
   #emit
   /** groupId -> Set of queues of runs watching that thread */
   #watchers = new Map()
-  /** keyOf(groupId, callId) -> { toolName, args }: calls in flight (an event may overtake its result) */
+  /**
+   * keyOf(groupId, callId) -> { key, toolName, args, final }: calls in flight (an event may
+   * overtake its result). `final`: the call's final subscription event came first, so its result
+   * opens no subscription.
+   */
   #calls = new Map()
   /** keyOf(groupId, callId) -> { toolName, args }: open subscriptions */
   #subscriptions = new Map()
 
-  constructor(emit) {
+  /** `Transport`: the transport's class, constructed as `new Transport(serverOptionsJson, deliver)`. */
+  constructor(emit, Transport = NativeRap) {
     this.#emit = emit
+    this.#Transport = Transport
   }
 
   /** Starts the transport with these callback server options, or checks they are the ones in use. */
@@ -120,7 +128,8 @@ class RapLink {
     // The transport holds its callback for as long as it lives: through a WeakRef, so a runtime
     // dropped by its owner (with nothing in flight) can be collected, and its transport with it.
     const link = new WeakRef(this)
-    this.#native = native(() => new NativeRap(server, (messages) => link.deref()?.#receive(messages)))
+    const Transport = this.#Transport
+    this.#native = native(() => new Transport(server, (messages) => link.deref()?.#receive(messages)))
     this.#server = server
   }
 
@@ -156,8 +165,9 @@ class RapLink {
     let onAbort
     const ticket = this.#ticket()
     const key = keyOf(groupId, callId)
-    const outcome = this.#request(() => this.#native.invoke(ticket, head, argsText), ticket)
-    this.#calls.set(key, { toolName: tool, args })
+    const inFlight = { key, toolName: tool, args, final: false }
+    const outcome = this.#request(() => this.#native.invoke(ticket, head, argsText), ticket, inFlight)
+    this.#calls.set(key, inFlight)
     if (signal !== undefined) {
       onAbort = () => this.#native.abort(ticket)
       if (signal.aborted) onAbort()
@@ -170,7 +180,7 @@ class RapLink {
     return outcome.then(
       (message) => {
         ended()
-        return this.#settle(tool, key, args, message)
+        return this.#settle(tool, message)
       },
       (error) => {
         ended()
@@ -179,11 +189,11 @@ class RapLink {
     )
   }
 
-  #settle(tool, key, args, message) {
+  /** A call's value from its message (its subscription, if any, was recorded by #answer). */
+  #settle(tool, message) {
     switch (message.kind) {
       case 'result':
         if (message.error) throw new Error(errorText(message.result))
-        if (message.result.subscription === true) this.#subscriptions.set(key, { toolName: tool, args })
         return valueOf(message.result)
       case 'timeout':
         throw new Error(`Remote tool "${tool}" sent no result by its deadline`)
@@ -222,6 +232,17 @@ class RapLink {
   }
 
   /**
+   * The ids of the calls of thread `groupId` whose subscription is open as this link knows it
+   * (opened by their result, not yet ended by a final event, a cancel or closeThread), sorted.
+   */
+  openSubscriptions(groupId) {
+    const prefix = keyOf(groupId, '')
+    const ids = []
+    for (const key of this.#subscriptions.keys()) if (key.startsWith(prefix)) ids.push(key.slice(prefix.length))
+    return ids.sort()
+  }
+
+  /**
    * A run's view of thread `groupId`: `take()` returns the subscription events that arrived
    * since, as `{ original_tool_name, original_tool_call_id, original_args, text }`; `size()`
    * how many wait; `close()` stops watching.
@@ -247,11 +268,14 @@ class RapLink {
     return ticket
   }
 
-  /** Starts native work under a ticket; the promise settles with its message. */
-  #request(start, ticket = this.#ticket()) {
+  /**
+   * Starts native work under a ticket; the promise settles with its message. `call`: the entry
+   * of #calls of the call the ticket runs, if it runs one.
+   */
+  #request(start, ticket = this.#ticket(), call = undefined) {
     return new Promise((resolve, reject) => {
       native(() => start(ticket))
-      this.#pending.set(ticket, { resolve, reject })
+      this.#pending.set(ticket, { resolve, reject, call })
       if (this.#pending.size === 1) this.#holdOpen(true)
     })
   }
@@ -297,6 +321,11 @@ class RapLink {
       if (message.status !== undefined && message.status < 500) error.retryable = false
       pending.reject(error)
     } else {
+      // Recorded here, in order with the events of the same crossing: a final event after this
+      // result ends the subscription, one before it (see #event) keeps it from opening.
+      const { call } = pending
+      const subscribes = message.kind === 'result' && !message.error && message.result?.subscription === true
+      if (call !== undefined && subscribes && !call.final) this.#subscriptions.set(call.key, { toolName: call.toolName, args: call.args })
       pending.resolve(message)
     }
   }
@@ -305,7 +334,11 @@ class RapLink {
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
       const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)
-      if (event.message.final === true) this.#subscriptions.delete(key)
+      if (event.message.final === true) {
+        this.#subscriptions.delete(key)
+        const inFlight = this.#calls.get(key)
+        if (inFlight !== undefined) inFlight.final = true
+      }
       const watchers = this.#watchers.get(event.groupId)
       if (watchers !== undefined) {
         const injected = {
