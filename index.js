@@ -257,6 +257,11 @@ class ToolRuntime {
   #snapshot
   /** remote tools (RAP): the transport, started by the first toolset */
   #rap = new RapLink((event) => this.#rapEvent(event))
+  /**
+   * approvalId -> { groupId, userId, threadAncestors }: the thread of a call waiting for
+   * resolveApproval, so a remote tool approved later runs in its dispatch's thread
+   */
+  #approvalThreads = new Map()
 
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -573,9 +578,17 @@ class ToolRuntime {
       const auditLog = this.#audit
       const otel = tracing(1)
       const events = this.#onEvent !== undefined || auditLog !== undefined || otel !== undefined
-      const [call, actions] = JSON.parse(
-        native(() => this.#native.resumeApproval(id, approvalId, decision, events)),
-      )
+      const thread = this.#approvalThreads.get(approvalId)
+      let resumed
+      try {
+        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events))
+      } catch (error) {
+        // Unknown to the engine: it waits no more. (A bad decision leaves it waiting.)
+        if (error?.code === 'NOT_FOUND') this.#approvalThreads.delete(approvalId)
+        throw error
+      }
+      this.#approvalThreads.delete(approvalId)
+      const [call, actions] = JSON.parse(resumed)
       // The final result joins the run the pending one was recorded in; without a run id that
       // run cannot be found, so the call is recorded again in a run of its own.
       const joined = call.runId !== undefined && call.runId !== null
@@ -585,7 +598,9 @@ class ToolRuntime {
         hooks: { onEvent: this.#onEvent },
         signal: undefined,
         runId: call.runId ?? undefined,
-        groupId: call.runId ?? undefined,
+        groupId: thread?.groupId ?? call.runId ?? undefined,
+        userId: thread?.userId,
+        threadAncestors: thread?.threadAncestors,
         results: new Array(1),
         args: [call.arguments],
         values: new Array(1),
@@ -718,6 +733,7 @@ class ToolRuntime {
         case END_AS_RETURNED: {
           const result = code === END ? action[3] : resultAsReturned(batch, call, action)
           batch.results[slot] = result
+          if (result.status === 'pending') this.#rememberThread(batch, result)
           batch.values[slot] = undefined
           if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = code === END ? action[4] : action[8]
@@ -746,6 +762,15 @@ class ToolRuntime {
       }
     }
     return keys
+  }
+
+  /** Keeps the thread of a call left waiting for resolveApproval (see #approvalThreads). */
+  #rememberThread(batch, result) {
+    const approvalId = result.details?.approvalId
+    if (typeof approvalId !== 'string') return
+    const { groupId, userId, threadAncestors } = batch
+    if (groupId === undefined && userId === undefined && threadAncestors === undefined) return
+    this.#approvalThreads.set(approvalId, { groupId, userId, threadAncestors })
   }
 
   #concurrencyKey(call, action) {

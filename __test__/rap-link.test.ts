@@ -139,3 +139,53 @@ describe('RapLink subscriptions', () => {
     watcher.close()
   })
 })
+
+describe('RapLink thread backlog', () => {
+  const texts = (events: { text: string }[]) => events.map((e) => e.text)
+
+  it('events that come while no run watches wait for the next run on their thread', async () => {
+    const { link, fake } = await started()
+    fake.send(event('g', 'c1', 'one'), event('h', 'c2', 'other thread'), event('g', 'c1', 'two'))
+    const watcher = link.watch('g')
+    expect(watcher.size()).toBe(2)
+    expect(texts(watcher.take())).toEqual(['one', 'two'])
+    fake.send(event('g', 'c1', 'three'))
+    expect(texts(watcher.take())).toEqual(['three'])
+    watcher.close()
+    // closeThread forgets what thread h kept.
+    const closing = link.closeThread('h')
+    fake.send({ kind: 'done', ticket: fake.ticket('closeThread') })
+    await closing
+    expect(link.watch('h').size()).toBe(0)
+  })
+
+  it('events a run did not take go back to the thread for the next run', async () => {
+    const { link, fake } = await started()
+    const first = link.watch('g')
+    fake.send(event('g', 'c1', 'heard'))
+    expect(texts(first.take())).toEqual(['heard'])
+    fake.send(event('g', 'c1', 'late'))
+    first.close()
+    first.close() // a second close changes nothing
+    expect(texts(link.watch('g').take())).toEqual(['late'])
+  })
+
+  it('a thread keeps its newest 256 events, and about 1 MiB of text', async () => {
+    const { link, fake } = await started()
+    fake.send(...Array.from({ length: 300 }, (_, i) => event('g', 'c1', `e${i}`)))
+    const kept = texts(link.watch('g').take())
+    expect(kept).toHaveLength(256)
+    expect(kept[0]).toBe('e44')
+    expect(kept.at(-1)).toBe('e299')
+    const big = 'x'.repeat(600_000)
+    fake.send(event('h', 'c1', `a${big}`), event('h', 'c1', `b${big}`))
+    expect(link.watch('h').take().map((e: { text: string }) => e.text[0])).toEqual(['b'])
+  })
+
+  it('cancelling a subscription drops its kept events', async () => {
+    const { link, fake } = await started()
+    fake.send(event('g', 'c1', 'from c1'), event('g', 'c2', 'from c2'))
+    link.cancelSubscription('g', 'c1')
+    expect(texts(link.watch('g').take())).toEqual(['from c2'])
+  })
+})

@@ -238,7 +238,9 @@ describe('remote calls', () => {
       group_id: 'run-7',
       thread_ancestors: [],
     })
-    expect(invocation.callback_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/rap\/callback\/.{22,}/)
+    // The token: a 64-bit selector and a 128-bit secret, in hex.
+    expect(invocation.callback_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/rap\/callback\/[0-9a-f]{48}$/)
+    expect(Object.keys(invocation).sort()).toEqual(['arguments', 'call_id', 'callback_url', 'group_id', 'id', 'operation', 'thread_ancestors'])
     expect(invocation).not.toHaveProperty('user_id')
 
     expect(image.status).toBe('ok')
@@ -254,6 +256,19 @@ describe('remote calls', () => {
     expect(rejected.error!.message).toContain('HTTP 400')
     // 4xx is never retried.
     expect(tools.requests('/invoke').filter((s) => s.body.id === 't4')).toHaveLength(1)
+  })
+
+  it('a remote call approved later runs in its dispatch\'s thread, for its user', async () => {
+    const tools = await server()
+    const runtime = new ToolRuntime({ approvals: { ask: 'always' } })
+    await runtime.addRapToolset(tools.baseUrl)
+    const thread = { groupId: 'thread-approve', userId: 'u-9', threadAncestors: ['root-1'] }
+    const [pending] = await runtime.dispatch([call('ap1', 'echo', { word: 'later' })], { runId: 'run-ap', ...thread })
+    expect(pending).toMatchObject({ status: 'pending', error: { code: 'APPROVAL_REQUIRED' } })
+    expect(tools.requests('/invoke')).toHaveLength(0)
+    const approved = await runtime.resolveApproval((pending.details as any).approvalId, 'allow-once')
+    expect(textOf(approved)).toBe('echo {"word":"later"}')
+    expect(tools.requests('/invoke')[0].body).toMatchObject({ id: 'ap1', group_id: 'thread-approve', user_id: 'u-9', thread_ancestors: ['root-1'] })
   })
 
   it('delivers a result once: a repeat is answered 200 when identical, 409 when different', async () => {
@@ -511,6 +526,25 @@ describe('subscriptions in run()', () => {
       )
     })
   }
+})
+
+describe('subscription events between runs', () => {
+  it('an event that comes while no run is on a kept thread reaches the next run on it', async () => {
+    const { runtime, events, tools } = await loaded()
+    const first = scriptedModel('openai-chat', [{ calls: [{ id: 'call_keep', name: 'watch', args: '{}' }] }, { text: 'Watching.' }])
+    const thread = { wire: 'openai-chat' as const, groupId: 'thread-kept' }
+    await runtime.run({ ...thread, model: first.model, messages: [{ role: 'user', content: 'watch' }] })
+    const message = { type: 'subscription_event', group_id: 'thread-kept', tool_call_id: 'call_keep', text: 'news while away' }
+    expect(await tools.post('call_keep', message)).toBe(200)
+    await eventually(events, (e) => e.type === 'rap_subscription_event')
+    const second = scriptedModel('openai-chat', [{ text: 'Noted.' }])
+    await runtime.run({ ...thread, model: second.model, messages: [{ role: 'user', content: 'anything new?' }] })
+    const [assistant, result] = second.requests[0].messages.slice(1)
+    expect(assistant.tool_calls[0].function.name).toBe('receive_event__injected')
+    expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toMatchObject({ original_tool_name: 'watch', original_tool_call_id: 'call_keep' })
+    expect(result).toMatchObject({ role: 'tool', content: 'news while away' })
+    await runtime.closeThread('thread-kept')
+  })
 })
 
 describe('subscriptions in run() on every wire', () => {

@@ -21,6 +21,13 @@ const CANCEL_TOOL = 'cancel_subscription'
 /** Names a toolset may not expose: toolwire's own. */
 const RESERVED = new Set([INJECTED_TOOL, CANCEL_TOOL])
 const MAX_TICKET = 0xffffffff
+/**
+ * Subscription events a thread keeps while no run watches it, for the next run on it: at most
+ * this many, of at most BACKLOG_CHARS of text in all; past either the oldest go (they reached
+ * onEvent when they came).
+ */
+const BACKLOG_EVENTS = 256
+const BACKLOG_CHARS = 1 << 20
 /** Longer than any call lives; the interval only keeps the loop alive while it is ref'd. */
 const HOLD_MS = 0x7fffffff
 const noop = () => {}
@@ -76,6 +83,11 @@ function errorText(result) {
   return item === undefined ? 'Error: the remote tool failed' : item.text
 }
 
+/** The text size of a queued subscription event. */
+function charsOf(event) {
+  return typeof event.text === 'string' ? event.text.length : 0
+}
+
 function keyOf(groupId, callId) {
   return `${groupId.length}:${groupId}${callId}`
 }
@@ -99,6 +111,8 @@ class RapLink {
   #emit
   /** groupId -> Set of queues of runs watching that thread */
   #watchers = new Map()
+  /** groupId -> { events, chars }: subscription events no run has taken yet (no run watching) */
+  #backlogs = new Map()
   /**
    * keyOf(groupId, callId) -> { key, toolName, args, final }: calls in flight (an event may
    * overtake its result). `final`: the call's final subscription event came first, so its result
@@ -207,6 +221,7 @@ class RapLink {
     for (const key of [...this.#subscriptions.keys()]) {
       if (key.startsWith(keyOf(groupId, ''))) this.#subscriptions.delete(key)
     }
+    this.#backlogs.delete(groupId)
     if (this.#native === null) return Promise.resolve()
     return this.#request((ticket) => this.#native.closeThread(ticket, groupId)).then(noop)
   }
@@ -225,8 +240,13 @@ class RapLink {
     const key = keyOf(groupId, callId)
     const open = this.#native !== null && native(() => this.#native.cancelSubscription(groupId, callId))
     this.#subscriptions.delete(key)
-    for (const queue of this.#watchers.get(groupId) ?? []) {
+    const backlog = this.#backlogs.get(groupId)
+    for (const queue of [...(this.#watchers.get(groupId) ?? []), ...(backlog === undefined ? [] : [backlog.events])]) {
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i].original_tool_call_id === callId) queue.splice(i, 1)
+    }
+    if (backlog !== undefined) {
+      backlog.chars = backlog.events.reduce((sum, event) => sum + charsOf(event), 0)
+      this.#trimBacklog(groupId, backlog)
     }
     return open
   }
@@ -244,11 +264,14 @@ class RapLink {
 
   /**
    * A run's view of thread `groupId`: `take()` returns the subscription events that arrived
-   * since, as `{ original_tool_name, original_tool_call_id, original_args, text }`; `size()`
-   * how many wait; `close()` stops watching.
+   * since (starting with those the thread kept while no run watched it), as
+   * `{ original_tool_name, original_tool_call_id, original_args, text }`; `size()` how many wait;
+   * `close()` stops watching, and events not taken go back to the thread for the next run.
    */
   watch(groupId) {
-    const queue = []
+    const backlog = this.#backlogs.get(groupId)
+    this.#backlogs.delete(groupId)
+    const queue = backlog === undefined ? [] : backlog.events
     let set = this.#watchers.get(groupId)
     if (set === undefined) this.#watchers.set(groupId, (set = new Set()))
     set.add(queue)
@@ -256,10 +279,31 @@ class RapLink {
       size: () => queue.length,
       take: () => queue.splice(0, queue.length),
       close: () => {
-        set.delete(queue)
-        if (set.size === 0 && this.#watchers.get(groupId) === set) this.#watchers.delete(groupId)
+        if (!set.delete(queue)) return
+        if (set.size === 0 && this.#watchers.get(groupId) === set) {
+          this.#watchers.delete(groupId)
+          // Nobody else heard them: they wait for the next run on this thread.
+          for (const event of queue) this.#keep(groupId, event)
+        }
       },
     }
+  }
+
+  /** Keeps an event for the next run on `groupId` (no run watches it now). */
+  #keep(groupId, event) {
+    let backlog = this.#backlogs.get(groupId)
+    if (backlog === undefined) this.#backlogs.set(groupId, (backlog = { events: [], chars: 0 }))
+    backlog.events.push(event)
+    backlog.chars += charsOf(event)
+    this.#trimBacklog(groupId, backlog)
+  }
+
+  /** Drops a backlog's oldest events past its bounds, and the backlog once empty. */
+  #trimBacklog(groupId, backlog) {
+    while (backlog.events.length > BACKLOG_EVENTS || (backlog.chars > BACKLOG_CHARS && backlog.events.length > 1)) {
+      backlog.chars -= charsOf(backlog.events.shift())
+    }
+    if (backlog.events.length === 0) this.#backlogs.delete(groupId)
   }
 
   #ticket() {
@@ -339,16 +383,15 @@ class RapLink {
         const inFlight = this.#calls.get(key)
         if (inFlight !== undefined) inFlight.final = true
       }
-      const watchers = this.#watchers.get(event.groupId)
-      if (watchers !== undefined) {
-        const injected = {
-          original_tool_name: subscription?.toolName ?? null,
-          original_tool_call_id: event.callId,
-          original_args: subscription?.args ?? null,
-          text: event.message.text,
-        }
-        for (const queue of watchers) queue.push(injected)
+      const injected = {
+        original_tool_name: subscription?.toolName ?? null,
+        original_tool_call_id: event.callId,
+        original_args: subscription?.args ?? null,
+        text: event.message.text,
       }
+      const watchers = this.#watchers.get(event.groupId)
+      if (watchers !== undefined) for (const queue of watchers) queue.push(injected)
+      else this.#keep(event.groupId, injected)
     }
     this.#emit(event)
   }

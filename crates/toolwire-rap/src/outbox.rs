@@ -276,11 +276,14 @@ mod tests {
         let server = hub.server().await.unwrap();
         let mut reg = server.register("g", "c").unwrap();
         let url = reg.callback_url().to_owned();
-        let event = json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
-                           "text": "x".repeat(1000)});
+        // Each its own (an event repeating the one before is a repeated delivery, not new).
+        let event = |n: usize| {
+            json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                   "text": format!("{n:04}{}", "x".repeat(996))})
+        };
         let mut accepted = 0;
         let refused = loop {
-            let status = post(&url, &event).await;
+            let status = post(&url, &event(accepted)).await;
             if status != 200 {
                 break status;
             }
@@ -299,7 +302,7 @@ mod tests {
         // JavaScript takes them: room again, and events are accepted again.
         room.give_back(held);
         let mut tries = 0;
-        while post(&url, &event).await != 200 {
+        while post(&url, &event(accepted)).await != 200 {
             tries += 1;
             assert!(
                 tries < 1000,

@@ -3,15 +3,15 @@
 //! hyper's own `header_read_timeout` covers the headers only, and a timeout around the body
 //! would open a second window: a client could take almost twice the limit. Instead the
 //! connection's reads go through [`DeadlineIo`], which fails them once the [`ReadClock`]'s
-//! deadline has passed. The clock is armed when the connection opens and again after each
-//! response (the next request, or an idle keep-alive, gets the full limit), and disarmed by
-//! the handler once the body is in (handling a message may wait for its group, which is not
-//! the client's time).
+//! deadline has passed. A connection waiting for a request (just opened, or idle after a
+//! response) may wait the limit; the request's first byte starts a fresh window for the whole
+//! request; the handler stops the clock once the body is in (handling a message may wait for
+//! its group, which is not the client's time).
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -23,32 +23,50 @@ use tokio::time::Sleep;
 pub(crate) struct ReadClock {
     origin: Instant,
     limit: Duration,
-    /// Nanoseconds from `origin` to the deadline; 0 when disarmed.
+    /// Nanoseconds from `origin` to the deadline; 0 when stopped.
     deadline: AtomicU64,
+    /// Waiting for a request: the next bytes read start its window.
+    awaiting: AtomicBool,
 }
 
 impl ReadClock {
-    /// A clock armed now: what is read must arrive within `limit`.
+    /// A clock waiting for the connection's first request.
     pub(crate) fn new(limit: Duration) -> Self {
         let clock = ReadClock {
             origin: Instant::now(),
             limit,
             deadline: AtomicU64::new(0),
+            awaiting: AtomicBool::new(false),
         };
-        clock.arm();
+        clock.await_request();
         clock
     }
 
-    /// Starts a new window of `limit` from now.
-    pub(crate) fn arm(&self) {
+    /// Waits for the next request: the connection may stay idle for the limit, and the
+    /// request's first byte starts its own window.
+    pub(crate) fn await_request(&self) {
+        self.awaiting.store(true, Ordering::Release);
+        self.arm();
+    }
+
+    /// Stops the clock until the next [`Self::await_request`].
+    pub(crate) fn stop(&self) {
+        self.awaiting.store(false, Ordering::Release);
+        self.deadline.store(0, Ordering::Release);
+    }
+
+    /// A window of `limit` from now.
+    fn arm(&self) {
         let at = self.origin.elapsed().saturating_add(self.limit);
         let nanos = u64::try_from(at.as_nanos()).unwrap_or(u64::MAX).max(1);
         self.deadline.store(nanos, Ordering::Release);
     }
 
-    /// No deadline until the next [`Self::arm`].
-    pub(crate) fn disarm(&self) {
-        self.deadline.store(0, Ordering::Release);
+    /// Bytes arrived: the first ones of a request start its window.
+    fn bytes_read(&self) {
+        if self.awaiting.swap(false, Ordering::AcqRel) {
+            self.arm();
+        }
     }
 
     fn deadline(&self) -> Option<Instant> {
@@ -100,7 +118,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for DeadlineIo<S> {
                 )));
             }
         }
-        Pin::new(&mut this.inner).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let read = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.clock.bytes_read();
+        }
+        read
     }
 }
 
@@ -141,27 +164,40 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     #[tokio::test]
-    async fn reads_fail_past_the_deadline_and_not_while_disarmed() {
-        let (client, server) = tokio::io::duplex(64);
-        let clock = Arc::new(ReadClock::new(Duration::from_millis(50)));
+    async fn a_request_gets_its_window_from_its_first_byte() {
+        let limit = Duration::from_millis(200);
+        let (mut client, server) = tokio::io::duplex(64);
+        let clock = Arc::new(ReadClock::new(limit));
         let mut io = DeadlineIo::new(server, Arc::clone(&clock));
-        let mut client = client;
-        client.write_all(b"ab").await.unwrap();
         let mut buf = [0u8; 2];
+        // Idle for most of the limit, then a request starts: it gets the whole limit.
+        tokio::time::sleep(limit * 3 / 4).await;
+        client.write_all(b"ab").await.unwrap();
         io.read_exact(&mut buf).await.unwrap();
-        // Nothing more arrives: the pending read ends at the deadline.
-        let err = io.read(&mut buf).await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
-        // Disarmed, data that comes late is read.
-        clock.disarm();
-        tokio::time::sleep(Duration::from_millis(60)).await;
+        tokio::time::sleep(limit / 2).await;
         client.write_all(b"cd").await.unwrap();
         io.read_exact(&mut buf).await.unwrap();
         assert_eq!(&buf, b"cd");
-        // Armed again: a fresh window.
-        clock.arm();
-        client.write_all(b"ef").await.unwrap();
+        // Nothing more arrives: the pending read ends at the deadline.
+        let err = io.read(&mut buf).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+    }
+
+    #[tokio::test]
+    async fn a_stopped_clock_never_fails_a_read_and_an_idle_connection_is_cut() {
+        let limit = Duration::from_millis(50);
+        let (mut client, server) = tokio::io::duplex(64);
+        let clock = Arc::new(ReadClock::new(limit));
+        let mut io = DeadlineIo::new(server, Arc::clone(&clock));
+        let mut buf = [0u8; 2];
+        clock.stop();
+        tokio::time::sleep(limit * 2).await;
+        client.write_all(b"ab").await.unwrap();
         io.read_exact(&mut buf).await.unwrap();
-        assert_eq!(&buf, b"ef");
+        assert_eq!(&buf, b"ab");
+        // Waiting for the next request, an idle connection gets the limit and no more.
+        clock.await_request();
+        let err = io.read(&mut buf).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
     }
 }

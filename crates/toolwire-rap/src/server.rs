@@ -4,8 +4,8 @@
 //! Rules, in the order a request meets them: only `POST` (405); the token must name a live
 //! call, its secret compared in constant time (404); a `Content-Length` over the limit is
 //! refused before reading (413), and the body is capped while it streams (413); headers and
-//! body together must arrive within the read timeout, counted from the request's start (see
-//! `read_deadline.rs`), else the connection is cut; the body must parse
+//! body together must arrive within the read timeout, counted from the request's first byte
+//! (see `read_deadline.rs`), else the connection is cut; the body must parse
 //! (400); its `group_id` and call id must be the token's (404). Then, one message of a group at
 //! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
 //! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
@@ -117,6 +117,10 @@ struct Entry {
     group_id: String,
     id: String,
     state: State,
+    /// Fingerprint of the last event delivered on this token: the same message again is a
+    /// repeated delivery (a tool server retrying after a lost answer), answered 200 and not
+    /// delivered twice.
+    last_event: Option<u64>,
 }
 
 struct Shared {
@@ -223,6 +227,7 @@ impl CallbackServer {
                 group_id: group_id.to_owned(),
                 id: id.to_owned(),
                 state: State::Pending(Some(tx)),
+                last_event: None,
             },
         );
         Ok(Registration {
@@ -407,7 +412,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                 async move {
                     let response = handle(&shared, req, &clock).await;
                     // The next request on this connection gets a window of its own.
-                    clock.arm();
+                    clock.await_request();
                     response
                 }
             });
@@ -476,7 +481,7 @@ async fn handle(
         Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
         Err(_) => return Err(CutConnection),
     };
-    clock.disarm();
+    clock.stop();
     let callback = match parse_callback(&body) {
         Ok(callback) => callback,
         Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "malformed callback\n")),
@@ -519,10 +524,10 @@ impl Shared {
         fresh
     }
 
-    fn fingerprint(&self, result: &ToolResult) -> u64 {
-        // Keyed SipHash of the parsed result: a collision could only turn a 409 into a 200,
-        // never deliver twice.
-        let text = serde_json::to_string(result).unwrap_or_default();
+    fn fingerprint(&self, callback: &Callback) -> u64 {
+        // Keyed SipHash of the parsed message: a collision could only turn a 409 into a 200
+        // or take an event for a repeat of the one before, never deliver twice.
+        let text = serde_json::to_string(callback).unwrap_or_default();
         self.hasher.hash_one(text)
     }
 
@@ -562,12 +567,9 @@ impl Shared {
         callback: Callback,
     ) -> Response<Full<Bytes>> {
         self.sweep_retained();
-        // Serialized outside the lock: a result can be megabytes.
-        let fingerprint = match &callback {
-            Callback::ToolResult(result) => self.fingerprint(result),
-            _ => 0,
-        };
-        let (group_id, id, kind) = {
+        // Computed outside the lock: a result can be megabytes.
+        let fingerprint = self.fingerprint(&callback);
+        let (event, choice) = {
             let mut entries = self.entries.lock();
             // The call may have ended while the body was read.
             let Some(entry) = entries
@@ -594,60 +596,53 @@ impl Shared {
             ) {
                 return reply(StatusCode::NOT_FOUND, "call has ended\n");
             }
-            (entry.group_id.clone(), entry.id.clone(), kind)
+            if entry.last_event == Some(fingerprint) {
+                return reply(StatusCode::OK, "already delivered\n");
+            }
+            // Pending before the event leaves, so an answer given as soon as it is seen finds
+            // it; taken back below if the event cannot be delivered.
+            let choice = match &kind {
+                RapEventKind::UserChoice(choice) => {
+                    let key = (entry.group_id.clone(), choice.id.clone());
+                    let pending = PendingChoice {
+                        group_id: entry.group_id.clone(),
+                        choices: choice.choices.len(),
+                        response_url: choice.response_url.clone(),
+                    };
+                    self.choices.lock().insert(key.clone(), pending);
+                    Some(key)
+                }
+                _ => None,
+            };
+            let event = RapEvent {
+                call_id: entry.id.clone(),
+                group_id: entry.group_id.clone(),
+                kind,
+            };
+            (event, choice)
         };
         let ends_subscription =
-            matches!(&kind, RapEventKind::Subscription(e) if e.r#final == Some(true));
-        let choice = match &kind {
-            RapEventKind::UserChoice(choice) => Some((
-                choice.id.clone(),
-                PendingChoice {
-                    group_id: group_id.clone(),
-                    choices: choice.choices.len(),
-                    response_url: choice.response_url.clone(),
-                },
-            )),
-            _ => None,
-        };
-        let event = RapEvent {
-            call_id: id,
-            group_id,
-            kind,
-        };
+            matches!(&event.kind, RapEventKind::Subscription(e) if e.r#final == Some(true));
         // Waits while the owner's channel is full (backpressure on this group only), but not
         // forever: an owner that stopped draining must not hold the group's results back.
         let delivery = tokio::time::timeout(self.options.read_timeout, self.events.send(event));
         if delivery.await.is_err() {
+            if let Some(key) = choice {
+                self.choices.lock().remove(&key);
+            }
             return reply(StatusCode::SERVICE_UNAVAILABLE, "event queue full\n");
         }
-        if let Some((id, choice)) = choice {
-            // Only while the call is live: its choices go when it ends.
-            let entries = self.entries.lock();
-            let live = entries.get(&selector).is_some_and(|e| {
-                !matches!(
-                    e.state,
-                    State::Done {
-                        subscribed: false,
-                        ..
-                    }
-                )
-            });
-            if live {
-                self.choices
-                    .lock()
-                    .insert((choice.group_id.clone(), id), choice);
-            }
-        }
-        if ends_subscription {
-            let mut entries = self.entries.lock();
+        let mut entries = self.entries.lock();
+        if let Some(entry) = entries.get_mut(&selector) {
+            entry.last_event = Some(fingerprint);
             let subscribed = matches!(
-                entries.get(&selector).map(|e| &e.state),
-                Some(State::Done {
+                entry.state,
+                State::Done {
                     subscribed: true,
                     ..
-                })
+                }
             );
-            if subscribed {
+            if ends_subscription && subscribed {
                 entries.remove(&selector);
             }
         }
@@ -665,7 +660,8 @@ impl Shared {
         match &mut entry.state {
             State::Pending(sender) => {
                 let sender = sender.take();
-                let subscribed = result.is_subscription();
+                // An error ends the call even if it claims a subscription.
+                let subscribed = result.is_subscription() && !result.is_error();
                 entry.state = State::Done {
                     fingerprint,
                     subscribed,
@@ -758,6 +754,13 @@ mod tests {
         let read = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut out)).await;
         assert!(read.is_ok(), "the server did not close the connection");
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn pinned_limits() {
+        assert_eq!(DEFAULT_MAX_CALLBACK_BYTES, 16 * 1024 * 1024);
+        assert_eq!(DEFAULT_READ_TIMEOUT, Duration::from_secs(10));
+        assert_eq!(SECRET_BYTES * 8, 128);
     }
 
     #[tokio::test]
@@ -1018,6 +1021,89 @@ mod tests {
         };
         assert_eq!(first.text, "queued");
         assert!(events.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn a_repeated_event_is_answered_200_and_delivered_once() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let mut subscribed = result("g", "c", "on");
+        subscribed["subscription"] = json!(true);
+        assert_eq!(post(&url, &subscribed).await, 200);
+        let event = |text: &str| {
+            json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                   "text": text})
+        };
+        // A retry of the same message (its 200 was lost) is not a second event; the same
+        // text after another one is.
+        for (text, want) in [("42", 200), ("42", 200), ("43", 200), ("42", 200)] {
+            assert_eq!(post(&url, &event(text)).await, want, "{text}");
+        }
+        let mut texts = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            let RapEventKind::Subscription(e) = event.kind else {
+                panic!("not a subscription event")
+            };
+            texts.push(e.text);
+        }
+        assert_eq!(texts, ["42", "43", "42"]);
+    }
+
+    #[tokio::test]
+    async fn an_error_result_opens_no_subscription() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let failed = json!({"type": "tool_result", "group_id": "g", "id": "c",
+                            "text": "Error: no such feed", "subscription": true});
+        assert_eq!(post(&url, &failed).await, 200);
+        assert!(reg.result().await.unwrap().is_error());
+        drop(reg);
+        let event = json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                           "text": "tick"});
+        assert_eq!(post(&url, &event).await, 404);
+        assert!(events.try_recv().is_err());
+        assert!(!server.end_subscription("g", "c"));
+    }
+
+    #[tokio::test]
+    async fn a_user_choice_is_pending_before_its_event_is_seen() {
+        let (tx, mut events) = mpsc::channel(1);
+        let options = ServerOptions {
+            read_timeout: Duration::from_millis(300),
+            ..ServerOptions::default()
+        };
+        let server = CallbackServer::start(options, tx).await.unwrap();
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let choice = |prompt: &str| {
+            json!({"type": "user_choice", "group_id": "g", "id": "c", "prompt": prompt,
+                   "choices": ["a", "b"], "response_url": "http://127.0.0.1:9/answer"})
+        };
+        let view = json!({"type": "view_update", "group_id": "g", "view_type": "d", "content": 1});
+        // The queue is full: the choice waits to be delivered, and is already answerable.
+        assert_eq!(post(&url, &view).await, 200);
+        let sending = tokio::spawn({
+            let url = url.clone();
+            let message = choice("which?");
+            async move { post(&url, &message).await }
+        });
+        let waited = tokio::time::timeout(DEADLINE, async {
+            while server.pending_choices() == 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        });
+        assert!(waited.await.is_ok(), "the choice never became pending");
+        assert_eq!(events.recv().await.unwrap().name(), "rap_view_update");
+        assert_eq!(sending.await.unwrap(), 200);
+        assert_eq!(events.recv().await.unwrap().name(), "rap_user_choice");
+        assert_eq!(server.pending_choices(), 1);
+        // One that cannot be delivered (503) is not left pending.
+        assert_eq!(server.take_choice(Some("g"), "c").unwrap().choices, 2);
+        assert_eq!(post(&url, &view).await, 200);
+        assert_eq!(post(&url, &choice("again?")).await, 503);
+        assert_eq!(server.pending_choices(), 0);
     }
 
     #[tokio::test]
