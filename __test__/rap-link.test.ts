@@ -143,8 +143,17 @@ describe('RapLink subscriptions', () => {
 describe('RapLink thread backlog', () => {
   const texts = (events: { text: string }[]) => events.map((e) => e.text)
 
+  /** Opens subscription `callId` of thread `groupId` (its call answered `subscription: true`). */
+  async function subscribe(link: any, fake: FakeRap, groupId: string, callId: string) {
+    const outcome = link.call('watch', callId, {}, undefined, { groupId })
+    fake.send(result(fake.ticket('invoke'), { text: 'watching', subscription: true }))
+    await outcome
+  }
+
   it('events that come while no run watches wait for the next run on their thread', async () => {
     const { link, fake } = await started()
+    await subscribe(link, fake, 'g', 'c1')
+    await subscribe(link, fake, 'h', 'c2')
     fake.send(event('g', 'c1', 'one'), event('h', 'c2', 'other thread'), event('g', 'c1', 'two'))
     const watcher = link.watch('g')
     expect(watcher.size()).toBe(2)
@@ -152,15 +161,23 @@ describe('RapLink thread backlog', () => {
     fake.send(event('g', 'c1', 'three'))
     expect(texts(watcher.take())).toEqual(['three'])
     watcher.close()
-    // closeThread forgets what thread h kept.
+    // closeThread forgets what thread h kept, also in a run on it, and what comes for it later
+    // is not kept.
+    const onH = link.watch('h')
+    expect(texts(onH.take())).toEqual(['other thread'])
+    fake.send(event('h', 'c2', 'not taken'))
     const closing = link.closeThread('h')
     fake.send({ kind: 'done', ticket: fake.ticket('closeThread') })
     await closing
+    expect(onH.size()).toBe(0)
+    onH.close()
+    fake.send(event('h', 'c2', 'after the close'))
     expect(link.watch('h').size()).toBe(0)
   })
 
   it('events a run did not take go back to the thread for the next run', async () => {
     const { link, fake } = await started()
+    await subscribe(link, fake, 'g', 'c1')
     const first = link.watch('g')
     fake.send(event('g', 'c1', 'heard'))
     expect(texts(first.take())).toEqual(['heard'])
@@ -170,8 +187,21 @@ describe('RapLink thread backlog', () => {
     expect(texts(link.watch('g').take())).toEqual(['late'])
   })
 
+  it('what only a closing run was given goes to another run on the thread', async () => {
+    const { link, fake } = await started()
+    await subscribe(link, fake, 'g', 'c1')
+    fake.send(event('g', 'c1', 'kept'))
+    const first = link.watch('g')
+    const second = link.watch('g')
+    fake.send(event('g', 'c1', 'both heard'))
+    first.close()
+    expect(texts(second.take())).toEqual(['kept', 'both heard'])
+  })
+
   it('a thread keeps its newest 256 events, and about 1 MiB of text', async () => {
     const { link, fake } = await started()
+    await subscribe(link, fake, 'g', 'c1')
+    await subscribe(link, fake, 'h', 'c1')
     fake.send(...Array.from({ length: 300 }, (_, i) => event('g', 'c1', `e${i}`)))
     const kept = texts(link.watch('g').take())
     expect(kept).toHaveLength(256)
@@ -184,6 +214,8 @@ describe('RapLink thread backlog', () => {
 
   it('cancelling a subscription drops its kept events', async () => {
     const { link, fake } = await started()
+    await subscribe(link, fake, 'g', 'c1')
+    await subscribe(link, fake, 'g', 'c2')
     fake.send(event('g', 'c1', 'from c1'), event('g', 'c2', 'from c2'))
     link.cancelSubscription('g', 'c1')
     expect(texts(link.watch('g').take())).toEqual(['from c2'])

@@ -222,6 +222,8 @@ class RapLink {
       if (key.startsWith(keyOf(groupId, ''))) this.#subscriptions.delete(key)
     }
     this.#backlogs.delete(groupId)
+    // Runs still on it hear nothing more of its subscriptions.
+    for (const queue of this.#watchers.get(groupId) ?? []) queue.length = 0
     if (this.#native === null) return Promise.resolve()
     return this.#request((ticket) => this.#native.closeThread(ticket, groupId)).then(noop)
   }
@@ -272,6 +274,8 @@ class RapLink {
     const backlog = this.#backlogs.get(groupId)
     this.#backlogs.delete(groupId)
     const queue = backlog === undefined ? [] : backlog.events
+    /** the events this watcher alone was given (the thread's backlog) */
+    const kept = new Set(queue)
     let set = this.#watchers.get(groupId)
     if (set === undefined) this.#watchers.set(groupId, (set = new Set()))
     set.add(queue)
@@ -280,11 +284,15 @@ class RapLink {
       take: () => queue.splice(0, queue.length),
       close: () => {
         if (!set.delete(queue)) return
-        if (set.size === 0 && this.#watchers.get(groupId) === set) {
-          this.#watchers.delete(groupId)
-          // Nobody else heard them: they wait for the next run on this thread.
-          for (const event of queue) this.#keep(groupId, event)
+        if (set.size > 0) {
+          // The others heard every later event; what only this one had goes to one of them.
+          const [next] = set
+          next.unshift(...queue.filter((event) => kept.has(event)))
+          return
         }
+        if (this.#watchers.get(groupId) === set) this.#watchers.delete(groupId)
+        // Nobody else heard them: they wait for the next run on this thread.
+        for (const event of queue) this.#keep(groupId, event)
       },
     }
   }
@@ -378,6 +386,9 @@ class RapLink {
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
       const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)
+      // Kept for a later run only while its call or subscription is known (not after its thread
+      // closed).
+      const known = subscription !== undefined
       if (event.message.final === true) {
         this.#subscriptions.delete(key)
         const inFlight = this.#calls.get(key)
@@ -391,7 +402,7 @@ class RapLink {
       }
       const watchers = this.#watchers.get(event.groupId)
       if (watchers !== undefined) for (const queue of watchers) queue.push(injected)
-      else this.#keep(event.groupId, injected)
+      else if (known) this.#keep(event.groupId, injected)
     }
     this.#emit(event)
   }

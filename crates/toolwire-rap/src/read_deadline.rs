@@ -13,10 +13,10 @@ use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::time::Sleep;
+use tokio::time::{Instant, Sleep};
 
 /// The read deadline of one connection, shared by its reader and its request handler.
 #[derive(Debug)]
@@ -107,7 +107,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for DeadlineIo<S> {
         let this = self.get_mut();
         if let Some(deadline) = this.clock.deadline() {
             if this.sleeping_until != Some(deadline) {
-                this.sleep.as_mut().reset(deadline.into());
+                this.sleep.as_mut().reset(deadline);
                 this.sleeping_until = Some(deadline);
             }
             // Polled first, so its waker is registered while the read is pending.
@@ -163,7 +163,7 @@ mod tests {
     use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_request_gets_its_window_from_its_first_byte() {
         let limit = Duration::from_millis(200);
         let (mut client, server) = tokio::io::duplex(64);
@@ -183,7 +183,7 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_stopped_clock_never_fails_a_read_and_an_idle_connection_is_cut() {
         let limit = Duration::from_millis(50);
         let (mut client, server) = tokio::io::duplex(64);

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH};
+use hyper::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH};
 use hyper::server::conn::http1;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -49,6 +49,9 @@ pub const DEFAULT_MAX_CALLBACK_BYTES: usize = 16 << 20;
 /// Default time for a request's headers and body, together, to arrive: 10 s.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Default [`ServerOptions::repeat_window`]: 2 s.
+pub const DEFAULT_REPEAT_WINDOW: Duration = Duration::from_secs(2);
+
 /// Options of the callback server.
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
@@ -64,6 +67,11 @@ pub struct ServerOptions {
     pub read_timeout: Duration,
     /// How long a delivered result's token still answers repeats (200/409) before 404.
     pub result_retention: Duration,
+    /// How long an event identical to the last one delivered on its URL counts as a repeated
+    /// delivery of it (RAP messages carry no id of their own; a tool server retries at once, a
+    /// subscription repeating itself does so later). A user choice is a repeat while the same
+    /// choice is still pending, however late.
+    pub repeat_window: Duration,
 }
 
 impl Default for ServerOptions {
@@ -74,6 +82,7 @@ impl Default for ServerOptions {
             max_callback_bytes: DEFAULT_MAX_CALLBACK_BYTES,
             read_timeout: DEFAULT_READ_TIMEOUT,
             result_retention: Duration::from_secs(60),
+            repeat_window: DEFAULT_REPEAT_WINDOW,
         }
     }
 }
@@ -103,6 +112,8 @@ pub struct PendingChoice {
     pub choices: usize,
     /// Where the answer goes.
     pub response_url: String,
+    /// The fingerprint of its message: the same choice sent again while pending is a repeat.
+    fingerprint: u64,
 }
 
 enum State {
@@ -117,10 +128,10 @@ struct Entry {
     group_id: String,
     id: String,
     state: State,
-    /// Fingerprint of the last event delivered on this token: the same message again is a
-    /// repeated delivery (a tool server retrying after a lost answer), answered 200 and not
-    /// delivered twice.
-    last_event: Option<u64>,
+    /// Fingerprint of the last event delivered on this token, and when: the same message again
+    /// within [`ServerOptions::repeat_window`] is a repeated delivery (a tool server retrying after a lost
+    /// answer), answered 200 and not delivered twice.
+    last_event: Option<(u64, Instant)>,
 }
 
 struct Shared {
@@ -439,6 +450,14 @@ fn reply(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
     response
 }
 
+/// Marks a response as the connection's last.
+fn closing(mut response: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 async fn handle(
     shared: &Shared,
     req: Request<Incoming>,
@@ -449,9 +468,11 @@ async fn handle(
         response
             .headers_mut()
             .insert(ALLOW, HeaderValue::from_static("POST"));
-        return Ok(response);
+        return Ok(closing(response));
     }
-    let not_found = || Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
+    // Answered before its body is read: the connection closes, so the rest of that body is
+    // never taken for the next request.
+    let not_found = || Ok(closing(reply(StatusCode::NOT_FOUND, "unknown callback\n")));
     let Some((selector, secret)) = req
         .uri()
         .path()
@@ -471,7 +492,12 @@ async fn handle(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let too_large = || Ok(reply(StatusCode::PAYLOAD_TOO_LARGE, "callback too large\n"));
+    let too_large = || {
+        Ok(closing(reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "callback too large\n",
+        )))
+    };
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large();
     }
@@ -489,10 +515,10 @@ async fn handle(
     // Check the claimed ids before taking the group's lock, so a forged group cannot make a
     // real one wait.
     let Some((group_id, id)) = shared.lookup(selector, &secret) else {
-        return not_found();
+        return Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
     };
     if callback.group_id() != group_id || callback.call_id().is_some_and(|c| c != id) {
-        return not_found();
+        return Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
     }
     let group = shared.group_lock(&group_id);
     let _serial = group.lock().await;
@@ -596,23 +622,38 @@ impl Shared {
             ) {
                 return reply(StatusCode::NOT_FOUND, "call has ended\n");
             }
-            if entry.last_event == Some(fingerprint) {
-                return reply(StatusCode::OK, "already delivered\n");
-            }
+            let already =
+                |repeat: bool| repeat.then(|| reply(StatusCode::OK, "already delivered\n"));
             // Pending before the event leaves, so an answer given as soon as it is seen finds
-            // it; taken back below if the event cannot be delivered.
+            // it; put back as it was below if the event cannot be delivered.
             let choice = match &kind {
                 RapEventKind::UserChoice(choice) => {
                     let key = (entry.group_id.clone(), choice.id.clone());
-                    let pending = PendingChoice {
+                    let mut choices = self.choices.lock();
+                    let pending = choices.get(&key);
+                    if let Some(repeat) =
+                        already(pending.is_some_and(|c| c.fingerprint == fingerprint))
+                    {
+                        return repeat;
+                    }
+                    let fresh = PendingChoice {
                         group_id: entry.group_id.clone(),
                         choices: choice.choices.len(),
                         response_url: choice.response_url.clone(),
+                        fingerprint,
                     };
-                    self.choices.lock().insert(key.clone(), pending);
-                    Some(key)
+                    let replaced = choices.insert(key.clone(), fresh);
+                    Some((key, replaced))
                 }
-                _ => None,
+                _ => {
+                    let repeat = entry.last_event.is_some_and(|(seen, at)| {
+                        seen == fingerprint && at.elapsed() < self.options.repeat_window
+                    });
+                    if let Some(repeat) = already(repeat) {
+                        return repeat;
+                    }
+                    None
+                }
             };
             let event = RapEvent {
                 call_id: entry.id.clone(),
@@ -627,14 +668,18 @@ impl Shared {
         // forever: an owner that stopped draining must not hold the group's results back.
         let delivery = tokio::time::timeout(self.options.read_timeout, self.events.send(event));
         if delivery.await.is_err() {
-            if let Some(key) = choice {
-                self.choices.lock().remove(&key);
+            if let Some((key, replaced)) = choice {
+                let mut choices = self.choices.lock();
+                match replaced {
+                    Some(earlier) => choices.insert(key, earlier),
+                    None => choices.remove(&key),
+                };
             }
             return reply(StatusCode::SERVICE_UNAVAILABLE, "event queue full\n");
         }
         let mut entries = self.entries.lock();
         if let Some(entry) = entries.get_mut(&selector) {
-            entry.last_event = Some(fingerprint);
+            entry.last_event = Some((fingerprint, Instant::now()));
             let subscribed = matches!(
                 entry.state,
                 State::Done {
@@ -1051,6 +1096,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_same_event_after_the_repeat_window_is_a_new_one() {
+        let (server, mut events) = start(ServerOptions {
+            repeat_window: Duration::from_millis(50),
+            ..ServerOptions::default()
+        })
+        .await;
+        let reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let view = json!({"type": "view_update", "group_id": "g", "view_type": "d", "content": 1});
+        assert_eq!(post(&url, &view).await, 200);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(post(&url, &view).await, 200);
+        for _ in 0..2 {
+            assert_eq!(events.recv().await.unwrap().name(), "rap_view_update");
+        }
+    }
+
+    #[tokio::test]
     async fn an_error_result_opens_no_subscription() {
         let (server, mut events) = start(ServerOptions::default()).await;
         let mut reg = server.register("g", "c").unwrap();
@@ -1099,9 +1162,25 @@ mod tests {
         assert_eq!(sending.await.unwrap(), 200);
         assert_eq!(events.recv().await.unwrap().name(), "rap_user_choice");
         assert_eq!(server.pending_choices(), 1);
-        // One that cannot be delivered (503) is not left pending.
+        // Sent again while pending: a repeat, not a second question.
+        assert_eq!(post(&url, &choice("which?")).await, 200);
+        assert!(events.try_recv().is_err());
+        // Answered, the same question again is a new one.
         assert_eq!(server.take_choice(Some("g"), "c").unwrap().choices, 2);
+        assert_eq!(post(&url, &choice("which?")).await, 200);
+        assert_eq!(events.recv().await.unwrap().name(), "rap_user_choice");
+        assert_eq!(server.pending_choices(), 1);
+        // One that cannot be delivered (503) leaves the choice as it was: the pending one.
         assert_eq!(post(&url, &view).await, 200);
+        assert_eq!(post(&url, &choice("again?")).await, 503);
+        let pending = server.take_choice(Some("g"), "c").unwrap();
+        assert_eq!(pending.response_url, "http://127.0.0.1:9/answer");
+        assert_eq!(events.recv().await.unwrap().name(), "rap_view_update");
+        // And none at all when there was none. (Another view: the same one again would be a
+        // repeat.)
+        let other_view =
+            json!({"type": "view_update", "group_id": "g", "view_type": "d", "content": 2});
+        assert_eq!(post(&url, &other_view).await, 200);
         assert_eq!(post(&url, &choice("again?")).await, 503);
         assert_eq!(server.pending_choices(), 0);
     }
