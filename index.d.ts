@@ -521,11 +521,11 @@ export interface RapToolsetOptions {
   timeoutMs?: number
   /** Retry of invocations answered 5xx or unreachable (4xx never). Default 3 attempts, 100 ms. */
   retry?: { maxAttempts?: number; baseDelayMs?: number }
-  /** The callback server's address (default `127.0.0.1:0`); fixed by the first toolset. */
+  /** The callback server's address (default `127.0.0.1:0`); fixed by the first toolset that loads. */
   bind?: string
-  /** The base URL tools are given for callbacks instead of the server's address (behind a proxy); fixed by the first toolset. */
+  /** The base URL tools are given for callbacks instead of the server's address (behind a proxy); fixed by the first toolset that loads. */
   publicUrl?: string
-  /** Largest callback body accepted (413 above). Default 16 MiB; fixed by the first toolset. */
+  /** Largest callback body accepted (413 above). Default 16 MiB; fixed by the first toolset that loads. */
   maxCallbackBytes?: number
   /** Prepended to every tool name; without it the names are the toolset's own. */
   prefix?: string

@@ -351,7 +351,8 @@ class ToolRuntime {
    * validates it whole and registers its tools, which then behave like any other tool. Resolves
    * with the registered names. A toolset exposing a name already registered is refused whole,
    * naming it (CONFLICT); the earlier tools stay. The first toolset also registers the built-in
-   * `cancel_subscription` tool and fixes the callback server's `bind` and `publicUrl`.
+   * `cancel_subscription` tool, and the first that loads fixes the callback server's `bind` and
+   * `publicUrl` (a load that fails fixes nothing).
    */
   async addRapToolset(baseUrl, options) {
     if (typeof baseUrl !== 'string') throw new TypeError(`addRapToolset: baseUrl must be a string, got ${describe(baseUrl)}`)

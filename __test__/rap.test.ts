@@ -199,6 +199,13 @@ describe('toolset options', () => {
     const moved = await rejection(runtime.addRapToolset(other.baseUrl, { bind: '127.0.0.1:0' }))
     expect(moved.code).toBe('VALIDATION_ERROR')
     expect(moved.message).toContain('127.0.0.1:0')
+    // A first load that fails fixes nothing: the next one chooses the callback server's options.
+    const retried = new ToolRuntime()
+    const missing = await rejection(retried.addRapToolset(`${other.baseUrl}/nothing`, { publicUrl: 'http://first.example' }))
+    expect(missing.message).toContain('404')
+    expect(await retried.addRapToolset(other.baseUrl, { bind: '127.0.0.1:0' })).toEqual(['other_tool'])
+    const fixed = await rejection(retried.addRapToolset(tools.baseUrl, { publicUrl: 'http://first.example' }))
+    expect(fixed.code).toBe('VALIDATION_ERROR')
     const badBind = await rejection(new ToolRuntime().addRapToolset(other.baseUrl, { bind: 'nowhere' }))
     expect(badBind.message).toContain('"nowhere"')
     // Checked when the toolset is added, not when the first call starts the callback server.

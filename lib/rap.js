@@ -102,6 +102,8 @@ class RapLink {
   #native = null
   /** the callback server's options the transport was started with (JSON text) */
   #server = null
+  /** whether a toolset ever loaded (then the transport and its options stay) */
+  #loaded = false
   /** ticket -> { resolve, reject, call? }: `call` is the call's entry of #calls */
   #pending = new Map()
   #nextTicket = 1
@@ -134,7 +136,7 @@ class RapLink {
       if (server !== this.#server && server !== '{}') {
         throw new ToolwireError(
           'VALIDATION_ERROR',
-          `addRapToolset: bind, publicUrl and maxCallbackBytes are fixed by the first toolset (${this.#server}), got ${server}`,
+          `addRapToolset: bind, publicUrl and maxCallbackBytes are fixed by the first toolset that loaded (${this.#server}), got ${server}`,
         )
       }
       return
@@ -150,7 +152,21 @@ class RapLink {
   /** Fetches and validates a toolset; resolves with `{ toolset, tools: [{ name, description, parameters }] }`. */
   load(baseUrl, options) {
     this.#start(options.server)
-    return this.#request((ticket) => this.#native.load(ticket, baseUrl, options.toolset))
+    return this.#request((ticket) => this.#native.load(ticket, baseUrl, options.toolset)).then(
+      (loaded) => {
+        this.#loaded = true
+        return loaded
+      },
+      (error) => {
+        // Until a toolset loads, the callback server's options are not fixed: a failed first
+        // load lets the next one choose them (nothing else can be using this transport yet).
+        if (!this.#loaded && this.#pending.size === 0) {
+          this.#native = null
+          this.#server = null
+        }
+        throw error
+      },
+    )
   }
 
   /** Forgets the toolset exposing `tool` (a load the runtime could not complete). */
