@@ -129,8 +129,8 @@ struct Entry {
     id: String,
     state: State,
     /// Fingerprint of the last event delivered on this token, and when: the same message again
-    /// within [`ServerOptions::repeat_window`] is a repeated delivery (a tool server retrying after a lost
-    /// answer), answered 200 and not delivered twice.
+    /// within [`ServerOptions::repeat_window`] is a repeated delivery (a tool server retrying
+    /// after a lost answer), answered 200 and not delivered twice.
     last_event: Option<(u64, Instant)>,
 }
 
