@@ -96,9 +96,10 @@ impl ToolResult {
         first_text.is_some_and(|t| t.starts_with("Error:"))
     }
 
-    /// Whether this result opens a subscription.
+    /// Whether this result opens a subscription: it says `subscription: true` and is not an
+    /// error (an error ends its call whatever it claims).
     pub fn is_subscription(&self) -> bool {
-        self.subscription == Some(true)
+        self.subscription == Some(true) && !self.is_error()
     }
 }
 

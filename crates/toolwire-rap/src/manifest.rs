@@ -118,13 +118,12 @@ pub fn manifest_url(base_url: &str) -> String {
 }
 
 /// Resolves a manifest's `endpoint` against the base URL: an absolute http(s) URL is kept,
-/// anything else is joined to the base URL (`/x` from its root, `x` below it).
-pub fn resolve_endpoint(base_url: &str, endpoint: &str) -> Result<String, RapError> {
-    resolve(base_url, endpoint).map(|(_, url)| url.to_string())
-}
-
-/// The parsed base URL and the endpoint resolved against it.
-fn resolve(base_url: &str, endpoint: &str) -> Result<(reqwest::Url, reqwest::Url), RapError> {
+/// anything else is joined to the base URL (`/x` from its root, `x` below it). Returns the
+/// parsed base URL and the endpoint.
+pub fn resolve_endpoint(
+    base_url: &str,
+    endpoint: &str,
+) -> Result<(reqwest::Url, reqwest::Url), RapError> {
     let bad = |value: &str, message: String| RapError::InvalidConfig {
         value: value.to_owned(),
         message,
@@ -186,10 +185,11 @@ impl LoadedToolset {
             toolset: manifest.name.clone(),
             reason,
         };
-        let (base, endpoint) = resolve(base_url, &manifest.endpoint).map_err(|e| match e {
-            RapError::InvalidToolset { reason, .. } => invalid(reason),
-            other => other,
-        })?;
+        let (base, endpoint) =
+            resolve_endpoint(base_url, &manifest.endpoint).map_err(|e| match e {
+                RapError::InvalidToolset { reason, .. } => invalid(reason),
+                other => other,
+            })?;
         if !options.headers.is_empty() && endpoint.origin() != base.origin() {
             return Err(invalid(format!(
                 "its endpoint {} is on origin {}, not {} where it was loaded from with \
@@ -450,7 +450,7 @@ mod tests {
             ("http://h:1", "https://other/x", "https://other/x"),
         ];
         for (base, endpoint, want) in cases {
-            assert_eq!(resolve_endpoint(base, endpoint).unwrap(), want);
+            assert_eq!(resolve_endpoint(base, endpoint).unwrap().1.as_str(), want);
         }
         assert!(resolve_endpoint("ftp://h", "/x").is_err());
         assert!(resolve_endpoint("http://h", "file:///etc/passwd").is_err());

@@ -18,7 +18,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -444,6 +444,9 @@ impl std::fmt::Display for CutConnection {
 
 impl std::error::Error for CutConnection {}
 
+/// The answer to a repeated delivery of an event: 200, and not delivered again.
+const ALREADY_DELIVERED: &str = "already delivered\n";
+
 fn reply(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
     *response.status_mut() = status;
@@ -470,9 +473,10 @@ async fn handle(
             .insert(ALLOW, HeaderValue::from_static("POST"));
         return Ok(closing(response));
     }
+    let unknown = || reply(StatusCode::NOT_FOUND, "unknown callback\n");
     // Answered before its body is read: the connection closes, so the rest of that body is
     // never taken for the next request.
-    let not_found = || Ok(closing(reply(StatusCode::NOT_FOUND, "unknown callback\n")));
+    let not_found = || Ok(closing(unknown()));
     let Some((selector, secret)) = req
         .uri()
         .path()
@@ -515,16 +519,30 @@ async fn handle(
     // Check the claimed ids before taking the group's lock, so a forged group cannot make a
     // real one wait.
     let Some((group_id, id)) = shared.lookup(selector, &secret) else {
-        return Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
+        return Ok(unknown());
     };
     if callback.group_id() != group_id || callback.call_id().is_some_and(|c| c != id) {
-        return Ok(reply(StatusCode::NOT_FOUND, "unknown callback\n"));
+        return Ok(unknown());
     }
     let group = shared.group_lock(&group_id);
     let _serial = group.lock().await;
     #[cfg(test)]
     let _probe = shared.test_hooks.enter().await;
     Ok(shared.apply(selector, &secret, callback).await)
+}
+
+/// Feeds what is written into a hasher.
+struct HashWriter<H>(H);
+
+impl<H: Hasher> std::io::Write for HashWriter<H> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl Shared {
@@ -551,10 +569,13 @@ impl Shared {
     }
 
     fn fingerprint(&self, callback: &Callback) -> u64 {
-        // Keyed SipHash of the parsed message: a collision could only turn a 409 into a 200
-        // or take an event for a repeat of the one before, never deliver twice.
-        let text = serde_json::to_string(callback).unwrap_or_default();
-        self.hasher.hash_one(text)
+        // Keyed SipHash of the parsed message, serialized straight into the hasher (no copy of
+        // a result that can be megabytes): a collision could only turn a 409 into a 200 or
+        // take an event for a repeat of the one before, never deliver twice.
+        let mut hasher = HashWriter(self.hasher.build_hasher());
+        // Writing into a hasher cannot fail, and these types always serialize.
+        let _ = serde_json::to_writer(&mut hasher, callback);
+        hasher.0.finish()
     }
 
     fn sweep_retained(&self) {
@@ -622,19 +643,17 @@ impl Shared {
             ) {
                 return reply(StatusCode::NOT_FOUND, "call has ended\n");
             }
-            let already =
-                |repeat: bool| repeat.then(|| reply(StatusCode::OK, "already delivered\n"));
             // Pending before the event leaves, so an answer given as soon as it is seen finds
             // it; put back as it was below if the event cannot be delivered.
             let choice = match &kind {
                 RapEventKind::UserChoice(choice) => {
                     let key = (entry.group_id.clone(), choice.id.clone());
                     let mut choices = self.choices.lock();
-                    let pending = choices.get(&key);
-                    if let Some(repeat) =
-                        already(pending.is_some_and(|c| c.fingerprint == fingerprint))
+                    if choices
+                        .get(&key)
+                        .is_some_and(|c| c.fingerprint == fingerprint)
                     {
-                        return repeat;
+                        return reply(StatusCode::OK, ALREADY_DELIVERED);
                     }
                     let fresh = PendingChoice {
                         group_id: entry.group_id.clone(),
@@ -649,8 +668,8 @@ impl Shared {
                     let repeat = entry.last_event.is_some_and(|(seen, at)| {
                         seen == fingerprint && at.elapsed() < self.options.repeat_window
                     });
-                    if let Some(repeat) = already(repeat) {
-                        return repeat;
+                    if repeat {
+                        return reply(StatusCode::OK, ALREADY_DELIVERED);
                     }
                     None
                 }
@@ -705,8 +724,7 @@ impl Shared {
         match &mut entry.state {
             State::Pending(sender) => {
                 let sender = sender.take();
-                // An error ends the call even if it claims a subscription.
-                let subscribed = result.is_subscription() && !result.is_error();
+                let subscribed = result.is_subscription();
                 entry.state = State::Done {
                     fingerprint,
                     subscribed,
