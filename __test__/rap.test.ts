@@ -466,6 +466,23 @@ describe('events, choices and threads', () => {
   })
 })
 
+/**
+ * The scripted model, with subscription call `callId` posting an event "the price is 42" during
+ * the second model call: after the run took what was queued, so the run holds it when it would
+ * stop, and must go on to deliver it.
+ */
+function withEventDuringSecondCall(scripted: { model: (request: any) => any; requests: any[] }, tools: ToolServer, events: RapEvent[], callId: string) {
+  return async (request: any) => {
+    if (scripted.requests.length === 1) {
+      const { group_id } = (await tools.waitFor((s) => s.body?.id === callId)).body
+      const message = { type: 'subscription_event', group_id, tool_call_id: callId, text: 'the price is 42' }
+      expect(await tools.post(callId, message)).toBe(200)
+      await eventually(events, (e) => e.type === 'rap_subscription_event')
+    }
+    return scripted.model(request)
+  }
+}
+
 describe('subscriptions in run()', () => {
   for (const wire of ['openai-chat', 'anthropic'] as const) {
     it(`${wire}: an event reaches the next model call as a receive_event__injected call and its result`, async () => {
@@ -475,17 +492,7 @@ describe('subscriptions in run()', () => {
         { text: 'Waiting for news.' },
         { text: 'The price is 42.' },
       ])
-      const model = async (request: any) => {
-        // The event arrives during the second model call, after the run took what was queued,
-        // so the run holds it when it would stop.
-        if (scripted.requests.length === 1) {
-          const { group_id } = (await tools.waitFor((s) => s.body?.id === 'call_sub1')).body
-          const message = { type: 'subscription_event', group_id, tool_call_id: 'call_sub1', text: 'the price is 42' }
-          expect(await tools.post('call_sub1', message)).toBe(200)
-          await eventually(events, (e) => e.type === 'rap_subscription_event')
-        }
-        return scripted.model(request)
-      }
+      const model = withEventDuringSecondCall(scripted, tools, events, 'call_sub1')
       const outcome = await runtime.run({
         wire,
         model,
@@ -565,17 +572,7 @@ describe('subscriptions in run() on every wire', () => {
         { text: 'Waiting.' },
         { text: 'Got it.' },
       ])
-      const model = async (request: any) => {
-        if (scripted.requests.length === 1) {
-          // The event arrives during the second model call, after the run took what was
-          // queued: the run must go on to deliver it rather than stop after "Waiting.".
-          const { group_id } = (await tools.waitFor((s) => s.body?.id === 'call_sub9')).body
-          const message = { type: 'subscription_event', group_id, tool_call_id: 'call_sub9', text: 'the price is 42' }
-          expect(await tools.post('call_sub9', message)).toBe(200)
-          await eventually(events, (e) => e.type === 'rap_subscription_event')
-        }
-        return scripted.model(request)
-      }
+      const model = withEventDuringSecondCall(scripted, tools, events, 'call_sub9')
       const first = wire === 'gemini' ? { role: 'user', parts: [{ text: 'watch' }] } : { role: 'user', content: 'watch' }
       const outcome = await runtime.run({ wire, model, messages: [first] })
       expect(outcome.stopReason).toBe('stop')

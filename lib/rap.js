@@ -88,6 +88,18 @@ function charsOf(event) {
   return typeof event.text === 'string' ? event.text.length : 0
 }
 
+/** Removes the queued events of call `callId`, in place; returns the text size removed. */
+function dropEventsOf(queue, callId) {
+  let kept = 0
+  let dropped = 0
+  for (const event of queue) {
+    if (event.original_tool_call_id === callId) dropped += charsOf(event)
+    else queue[kept++] = event
+  }
+  queue.length = kept
+  return dropped
+}
+
 function keyOf(groupId, callId) {
   return `${groupId.length}:${groupId}${callId}`
 }
@@ -234,9 +246,7 @@ class RapLink {
 
   /** `POST /close_thread` to every server; the thread's subscriptions are forgotten. */
   closeThread(groupId) {
-    for (const key of [...this.#subscriptions.keys()]) {
-      if (key.startsWith(keyOf(groupId, ''))) this.#subscriptions.delete(key)
-    }
+    for (const [key] of this.#subscriptionsOf(groupId)) this.#subscriptions.delete(key)
     this.#backlogs.delete(groupId)
     // Runs still on it hear nothing more of its subscriptions.
     for (const queue of this.#watchers.get(groupId) ?? []) queue.length = 0
@@ -258,12 +268,10 @@ class RapLink {
     const key = keyOf(groupId, callId)
     const open = this.#native !== null && native(() => this.#native.cancelSubscription(groupId, callId))
     this.#subscriptions.delete(key)
+    for (const queue of this.#watchers.get(groupId) ?? []) dropEventsOf(queue, callId)
     const backlog = this.#backlogs.get(groupId)
-    for (const queue of [...(this.#watchers.get(groupId) ?? []), ...(backlog === undefined ? [] : [backlog.events])]) {
-      for (let i = queue.length - 1; i >= 0; i--) if (queue[i].original_tool_call_id === callId) queue.splice(i, 1)
-    }
     if (backlog !== undefined) {
-      backlog.chars = backlog.events.reduce((sum, event) => sum + charsOf(event), 0)
+      backlog.chars -= dropEventsOf(backlog.events, callId)
       this.#trimBacklog(groupId, backlog)
     }
     return open
@@ -274,10 +282,13 @@ class RapLink {
    * (opened by their result, not yet ended by a final event, a cancel or closeThread), sorted.
    */
   openSubscriptions(groupId) {
+    return [...this.#subscriptionsOf(groupId)].map(([, callId]) => callId).sort()
+  }
+
+  /** The open subscriptions of thread `groupId`, as [key, callId]. */
+  *#subscriptionsOf(groupId) {
     const prefix = keyOf(groupId, '')
-    const ids = []
-    for (const key of this.#subscriptions.keys()) if (key.startsWith(prefix)) ids.push(key.slice(prefix.length))
-    return ids.sort()
+    for (const key of [...this.#subscriptions.keys()]) if (key.startsWith(prefix)) yield [key, key.slice(prefix.length)]
   }
 
   /**
