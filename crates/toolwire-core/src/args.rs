@@ -8,12 +8,17 @@ use serde_json::{json, Value};
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
 use crate::params::{normalize_arguments, suggest_property, Normalization};
+use crate::quote::{bounded, bounded_to, quoted_json};
 use crate::registry::{json_type, ToolSpec};
 use crate::schema::denormalize_strict;
 use crate::wire::json_text::json_string;
 
 /// The most of the model's arguments quoted back in an error message, in bytes.
-pub const MAX_QUOTED_ARGS: usize = 1024;
+pub const MAX_QUOTED_ARGS: usize = crate::quote::MAX_QUOTED_BYTES;
+
+/// The most one failure's message may run to: its own words plus a bounded quote of the value
+/// and of the schema keyword's operand (an `enum`'s options, a `pattern`).
+const MAX_FAILURE_MESSAGE: usize = 3 * crate::quote::MAX_QUOTED_BYTES;
 
 /// The most validation failures listed in one message.
 const MAX_LISTED_FAILURES: usize = 20;
@@ -133,7 +138,7 @@ fn describe(
                 .as_str()
                 .map_or_else(|| property.to_string(), str::to_owned);
             vec![Failure {
-                path: child_pointer(&base, &name),
+                path: bounded(&child_pointer(&base, &name)),
                 keyword,
                 message: "required property is missing".to_owned(),
             }]
@@ -150,6 +155,7 @@ fn describe(
             unexpected
                 .iter()
                 .map(|name| {
+                    let name = name.as_str();
                     let mut message =
                         "property is not allowed (the schema allows no additional properties)"
                             .to_owned();
@@ -157,7 +163,7 @@ fn describe(
                         message.push_str(&format!(" Did you mean {}?", json_string(near)));
                     }
                     Failure {
-                        path: child_pointer(&base, name),
+                        path: bounded(&child_pointer(&base, name)),
                         keyword: keyword.clone(),
                         message,
                     }
@@ -165,11 +171,24 @@ fn describe(
                 .collect()
         }
         _ => vec![Failure {
-            path: base,
+            path: bounded(&base),
             keyword,
-            message: error.to_string(),
+            message: failure_message(&error),
         }],
     }
+}
+
+/// The validator's words for one failure, the failing value quoted at most
+/// [`MAX_QUOTED_BYTES`](crate::quote::MAX_QUOTED_BYTES) long (the validator's own text would
+/// echo the whole value), and the whole message bounded.
+fn failure_message(error: &jsonschema::ValidationError<'_>) -> String {
+    let message = match error.kind() {
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            return failure_message(inner);
+        }
+        _ => error.masked_with(quoted_json(error.instance())).to_string(),
+    };
+    bounded_to(&message, MAX_FAILURE_MESSAGE)
 }
 
 /// The JSON pointer of property `name` of the object at pointer `base`.
@@ -220,19 +239,7 @@ fn validation_error(tool: &str, args: &Value, failures: Vec<Failure>) -> ToolErr
 
 /// The arguments as compact JSON, cut to at most [`MAX_QUOTED_ARGS`] bytes on a char boundary.
 pub fn quote_arguments(args: &Value) -> String {
-    let text = args.to_string();
-    if text.len() <= MAX_QUOTED_ARGS {
-        return text;
-    }
-    let mut end = MAX_QUOTED_ARGS;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}... ({} more bytes not shown)",
-        &text[..end],
-        text.len() - end
-    )
+    quoted_json(args)
 }
 
 #[cfg(test)]
@@ -384,6 +391,76 @@ mod tests {
         let quoted = quoted.split("... (").next().unwrap();
         assert!(quoted.len() <= MAX_QUOTED_ARGS, "{}", quoted.len());
         assert!(error.message.contains("more bytes not shown"));
+    }
+
+    /// Every keyword whose message would quote the value: with a 20 KB string (or key) at
+    /// fault, the message and each failure of the details quote at most about a kilobyte of it.
+    #[test]
+    fn no_failure_quotes_more_than_a_kilobyte_of_a_value() {
+        let big = "é".repeat(10_000);
+        let key = format!("k{big}");
+        // (schema of property "v", the value sent for it)
+        let cases = [
+            (json!({"type": "integer"}), json!(big)),
+            (json!({"enum": ["a", "b"]}), json!(big)),
+            (json!({"const": "a"}), json!(big)),
+            (json!({"pattern": "^[a-z]+$"}), json!(big)),
+            (json!({"maxLength": 3}), json!(big)),
+            (json!({"format": "email"}), json!(big)),
+            (json!({"not": {"type": "string"}}), json!(big)),
+            (
+                json!({"anyOf": [{"type": "integer"}, {"type": "boolean"}]}),
+                json!(big),
+            ),
+            (
+                json!({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}),
+                json!(big),
+            ),
+            (json!({"type": "array", "maxItems": 1}), json!([big, big])),
+            (
+                json!({"type": "array", "uniqueItems": true}),
+                json!([big, big]),
+            ),
+            (
+                json!({"type": "object", "propertyNames": {"maxLength": 3}}),
+                json!({ key.clone(): 1 }),
+            ),
+            (
+                json!({"type": "object", "additionalProperties": false}),
+                json!({ key.clone(): 1 }),
+            ),
+            (
+                json!({"type": "object", "unevaluatedProperties": false}),
+                json!({ key.clone(): 1 }),
+            ),
+            (
+                json!({"type": "object", "additionalProperties": {
+                    "type": "object", "properties": {"n": {"type": "integer"}}
+                }}),
+                json!({ key.clone(): {"n": big} }),
+            ),
+            (
+                json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+                json!({ key.clone(): big }),
+            ),
+        ];
+        for (schema, value) in cases {
+            let spec = spec(json!({"type": "object", "properties": {"v": schema}}));
+            let error = validate_arguments(&spec, &json!({ "v": value }))
+                .expect_err(&format!("{schema} fails"));
+            assert_eq!(error.code, ErrorCode::ValidationError, "{schema}");
+            // The failures, the quoted arguments and the fixed words: a few kilobytes at most.
+            assert!(
+                error.message.len() < 8 * MAX_QUOTED_ARGS,
+                "{schema}: {} bytes",
+                error.message.len()
+            );
+            assert!(error.message.contains("more bytes not shown"), "{schema}");
+            for failure in error.details.unwrap().as_array().unwrap() {
+                let size = failure.to_string().len();
+                assert!(size < 6 * MAX_QUOTED_ARGS, "{schema}: {size}");
+            }
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod params;
 pub mod plan;
 pub mod pointer;
 pub mod policy;
+pub mod quote;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;

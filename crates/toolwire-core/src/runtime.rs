@@ -87,7 +87,10 @@ pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
         Some(other) => {
             return Err(Error::caller(
                 ErrorCode::ValidationError,
-                format!("runtime option coerce must be true or false, got {other}"),
+                format!(
+                    "runtime option coerce must be true or false, got {}",
+                    crate::quote::quoted_json(&other)
+                ),
             ))
         }
     };

@@ -8,6 +8,7 @@ use super::RequiredGroup;
 use crate::args::MAX_QUOTED_ARGS;
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
+use crate::quote::quoted;
 use crate::wire::json_text::push_json_string;
 
 /// Why a group is not met.
@@ -121,7 +122,7 @@ fn received(args: &Map<String, Value>) -> String {
         if shown > 0 {
             out.push_str(", ");
         }
-        push_json_string(&mut out, key);
+        out.push_str(&quoted(key));
         out.push_str(": ");
         out.push_str(type_name(value));
     }
@@ -279,6 +280,11 @@ mod tests {
         let text = received(&many);
         assert!(text.len() < MAX_QUOTED_ARGS + 100, "{}", text.len());
         assert!(text.ends_with("more keys)}"), "{text}");
+        // One huge key is quoted cut, not whole.
+        let huge = object(json!({ "k".repeat(20_000): 1 }));
+        let text = received(&huge);
+        assert!(text.len() < MAX_QUOTED_ARGS + 100, "{}", text.len());
+        assert!(text.contains("18976 more bytes not shown"), "{text}");
         assert!(received(&Map::new()) == "{}");
     }
 }

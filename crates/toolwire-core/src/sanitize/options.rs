@@ -216,18 +216,12 @@ fn patterns(value: &Value, at: &str) -> Result<Vec<SecretPattern>> {
 }
 
 fn invalid(at: &str, expected: &str, got: &Value) -> Error {
-    let mut shown = got.to_string();
-    if shown.len() > 200 {
-        let end = (0..=200)
-            .rev()
-            .find(|&i| shown.is_char_boundary(i))
-            .unwrap_or(0);
-        shown.truncate(end);
-        shown.push_str("...");
-    }
     Error::caller(
         ErrorCode::ValidationError,
-        format!("{at} must be {expected}, got {shown}"),
+        format!(
+            "{at} must be {expected}, got {}",
+            crate::quote::quoted_json(got)
+        ),
     )
 }
 

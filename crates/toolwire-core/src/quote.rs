@@ -1,0 +1,165 @@
+//! Bounded quoting: every message that quotes a value (a model's argument, a tool name it sent, a
+//! key, a plan reference) shows at most [`MAX_QUOTED_BYTES`] of it, cut on a char boundary and
+//! saying how much was left out. A 20 KB argument costs the model a kilobyte to read, not twenty.
+
+use std::io;
+
+use serde_json::Value;
+
+use crate::wire::json_text::push_json_string;
+
+/// The most of one value quoted in a message, in bytes.
+pub const MAX_QUOTED_BYTES: usize = 1024;
+
+/// What follows a cut quote: `... (N more bytes not shown)`.
+fn cut_note(out: &mut String, omitted: usize) {
+    out.push_str(&format!("... ({omitted} more bytes not shown)"));
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
+pub fn prefix_at_char_boundary(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// `text` itself when it is at most [`MAX_QUOTED_BYTES`] long, else its first bytes (cut on a
+/// char boundary) followed by `... (N more bytes not shown)`.
+pub fn bounded(text: &str) -> String {
+    bounded_to(text, MAX_QUOTED_BYTES)
+}
+
+/// [`bounded`] with another limit, for a whole message that may hold several quotes.
+pub fn bounded_to(text: &str, max: usize) -> String {
+    let shown = prefix_at_char_boundary(text, max);
+    let mut out = shown.to_owned();
+    if shown.len() < text.len() {
+        cut_note(&mut out, text.len() - shown.len());
+    }
+    out
+}
+
+/// `text` as a JSON string literal (`"..."`), its content cut to [`MAX_QUOTED_BYTES`] bytes:
+/// `"abc"... (N more bytes not shown)`. Only the part shown is escaped, so quoting a 10 MB string
+/// costs a kilobyte.
+pub fn quoted(text: &str) -> String {
+    let shown = prefix_at_char_boundary(text, MAX_QUOTED_BYTES);
+    let mut out = String::with_capacity(shown.len() + 2);
+    push_json_string(&mut out, shown);
+    if shown.len() < text.len() {
+        cut_note(&mut out, text.len() - shown.len());
+    }
+    out
+}
+
+/// `value` as compact JSON cut to [`MAX_QUOTED_BYTES`] bytes, with the number of bytes left out.
+/// The value is serialized once into a writer that keeps only the first bytes, so a huge value
+/// costs its serialization time but never its size in memory.
+pub fn quoted_json(value: &Value) -> String {
+    let mut sink = Head {
+        kept: Vec::with_capacity(MAX_QUOTED_BYTES.min(256)),
+        total: 0,
+    };
+    // Writing into `Head` never fails and a `Value` always serializes.
+    let _ = serde_json::to_writer(&mut sink, value);
+    // `kept` may end inside a multi-byte char: keep only the whole chars before it.
+    let end = std::str::from_utf8(&sink.kept).map_or_else(|e| e.valid_up_to(), str::len);
+    let valid = String::from_utf8_lossy(&sink.kept[..end]).into_owned();
+    let mut out = valid;
+    let shown = out.len();
+    if shown < sink.total {
+        cut_note(&mut out, sink.total - shown);
+    }
+    out
+}
+
+/// A writer keeping the first [`MAX_QUOTED_BYTES`] bytes and counting the rest.
+struct Head {
+    kept: Vec<u8>,
+    total: usize,
+}
+
+impl io::Write for Head {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let room = MAX_QUOTED_BYTES.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.total += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The part of a quote before its cut note, and the number of bytes the note says were cut.
+    fn split(quote: &str) -> (&str, Option<usize>) {
+        match quote.rsplit_once("... (") {
+            Some((shown, note)) => {
+                let n = note.strip_suffix(" more bytes not shown)").unwrap();
+                (shown, Some(n.parse().unwrap()))
+            }
+            None => (quote, None),
+        }
+    }
+
+    #[test]
+    fn short_values_are_quoted_whole() {
+        assert_eq!(bounded("abc"), "abc");
+        assert_eq!(quoted("a\"b"), "\"a\\\"b\"");
+        assert_eq!(quoted_json(&json!({"a": [1, "x"]})), r#"{"a":[1,"x"]}"#);
+    }
+
+    #[test]
+    fn long_values_are_cut_on_a_char_boundary_and_say_how_much() {
+        // (text, bytes per char) for one-, two-, three- and four-byte chars
+        for unit in ["a", "é", "€", "😀"] {
+            let text = unit.repeat(20_000);
+            for quote in [bounded(&text), quoted(&text), quoted_json(&json!(text))] {
+                let (shown, cut) = split(&quote);
+                let cut = cut.unwrap_or_else(|| panic!("no cut note in {quote:.80}"));
+                assert!(shown.len() <= MAX_QUOTED_BYTES + 2, "{}", shown.len());
+                assert!(shown.len() >= MAX_QUOTED_BYTES - 4, "{}", shown.len());
+                let body = shown.trim_matches('"');
+                assert!(body.chars().all(|c| unit.starts_with(c)), "{unit}");
+                // What is shown and what was cut add up to the whole (quotes aside).
+                let whole = if quote.starts_with('"') {
+                    text.len() + 2
+                } else {
+                    text.len()
+                };
+                assert!(
+                    shown.len() + cut == whole || body.len() + cut == text.len(),
+                    "{unit}: {} + {cut} != {whole}",
+                    shown.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_just_at_the_limit_is_not_cut() {
+        let text = "x".repeat(MAX_QUOTED_BYTES);
+        assert_eq!(bounded(&text), text);
+        assert_eq!(split(&quoted(&text)).1, None);
+    }
+
+    #[test]
+    fn a_huge_nested_value_is_cut_too() {
+        let value = json!({"items": vec!["é".repeat(100); 1000]});
+        let quote = quoted_json(&value);
+        let (shown, cut) = split(&quote);
+        assert!(shown.len() <= MAX_QUOTED_BYTES);
+        assert_eq!(shown.len() + cut.unwrap(), value.to_string().len());
+    }
+}
