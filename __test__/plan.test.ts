@@ -99,6 +99,45 @@ describe('executePlan: references', () => {
     expect(labels).toEqual(['file one #0', 'file two #1'])
     expect(use.calls.slice(1).map((args) => args.whole)).toEqual(expect.arrayContaining([{ name: 'one' }, { name: 'two' }]))
   })
+
+  it('$steps.<id>.<path> reads the step\'s data, as the ActionPlan contract says ($steps.parse.items)', async () => {
+    const parse = recorder('parse', () => ({ items: ['a', 'b'], status: 201, data: { nested: true } }))
+    const text = recorder('text', () => 'plain words')
+    const use = recorder('use')
+    const runtime = runtimeWith(parse.tool, text.tool, use.tool)
+    const outcome = await runtime.executePlan({
+      steps: [
+        { id: 'parse', tool: 'parse', args: {} },
+        { id: 'say', tool: 'text', args: {} },
+        {
+          id: 'use',
+          tool: 'use',
+          args: {
+            items: '$steps.parse.items',
+            first: '$steps.parse.items.0',
+            explicit: '$steps.parse.data.items',
+            status: '$steps.parse.status',
+            shadowed: '$steps.parse.data.data',
+            whole: '$steps.parse',
+            words: '$steps.say.$content.0.text',
+          },
+        },
+        { id: 'each', tool: 'use', foreach: '$steps.parse.items', args: { item: '{item}' } },
+      ],
+    })
+    expect(outcome.status).toBe('ok')
+    // `use` and the iterations of `each` may run in any order.
+    expect(use.calls.find((args) => 'items' in args)).toEqual({
+      items: ['a', 'b'],
+      first: 'a',
+      explicit: ['a', 'b'],
+      status: 201,
+      shadowed: { nested: true },
+      whole: { items: ['a', 'b'], status: 201, data: { nested: true } },
+      words: 'plain words',
+    })
+    expect(use.calls.filter((args) => 'item' in args).map((args) => args.item).sort()).toEqual(['a', 'b'])
+  })
 })
 
 describe('executePlan: scheduling', () => {

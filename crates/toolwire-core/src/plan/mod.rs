@@ -29,9 +29,15 @@
 //!
 //! - A string that is `$steps`, `$vars`, or starts with `$steps.` or `$vars.` must be one whole,
 //!   well-formed reference; `$steps...`/`$vars...` inside a longer string are plain text.
-//! - `$steps.<id>` resolves against the step's record `{ data, content, status }`: `data` is the
-//!   result's `data`, or its `details` when it has no data. A `foreach` step's record is the list
-//!   of its iterations' records, in index order (`$steps.each.0.data`).
+//! - `$steps.<id>.<path>` reads the step's data (`$steps.parse.items`): the result's `data`, or
+//!   its `details` when it has no data; `$steps.<id>` alone is the whole data. The explicit form
+//!   `$steps.<id>.data.<path>` reads the same value (so a key of the data named `data` is
+//!   `$steps.<id>.data.data`), and `$steps.<id>.$content` the result's content blocks (a tool
+//!   that returns only text has no data). A step's status and error are not reachable: a step
+//!   that can be referred to succeeded, and one that failed under `onError: continue` is `null`.
+//!   A `foreach` step is the list of its iterations' data, in index order; after the iteration's
+//!   index the path reads that iteration the same way (`$steps.each.0.name`,
+//!   `$steps.each.0.data.name`).
 //! - Referring to a step makes the step depend on it (an implicit `dependsOn`); so does referring
 //!   to `$vars.<name>` where `<name>` is a step's `captureAs` (its data, or the list of its
 //!   iterations' data).

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::quote::bounded;
 use crate::registry::json_type;
 
 /// The longest step id, in bytes (ids are ASCII).
@@ -130,7 +131,7 @@ fn reference_rest<'t>(text: &'t str, head: &str) -> Option<&'t str> {
 
 fn parse_step_reference(text: &str, rest: &str, names: &dyn Names) -> Result<Reference, String> {
     if rest.is_empty() {
-        return Err(format!("reference {text} names no step"));
+        return Err(format!("reference {} names no step", bounded(text)));
     }
     // Step ids may hold dots: take the longest dotted prefix that is a step id.
     let mut found = None;
@@ -145,7 +146,8 @@ fn parse_step_reference(text: &str, rest: &str, names: &dyn Names) -> Result<Ref
     let Some((end, step)) = found else {
         let first = rest.split('.').next().unwrap_or(rest);
         return Err(format!(
-            "reference {text} is to an unknown step {}",
+            "reference {} is to an unknown step {}",
+            bounded(text),
             quoted(first)
         ));
     };
@@ -165,7 +167,7 @@ fn parse_var_reference(text: &str, rest: &str, names: &dyn Names) -> Result<Refe
         None => (rest, None),
     };
     if name.is_empty() {
-        return Err(format!("reference {text} names no var"));
+        return Err(format!("reference {} names no var", bounded(text)));
     }
     let path = parse_path(text, tail.unwrap_or(""), tail.is_some())?;
     Ok(Reference {
@@ -184,7 +186,10 @@ fn parse_path(text: &str, path: &str, present: bool) -> Result<Vec<String>, Stri
     }
     let segments: Vec<String> = path.split('.').map(str::to_string).collect();
     if segments.iter().any(String::is_empty) {
-        return Err(format!("reference {text} has an empty path segment"));
+        return Err(format!(
+            "reference {} has an empty path segment",
+            bounded(text)
+        ));
     }
     Ok(segments)
 }
@@ -215,7 +220,10 @@ fn parse_embedded(text: &str) -> Result<Option<Template>, String> {
             )
         } else if let Some(tail) = after.strip_prefix("{item.") {
             let Some(close) = tail.find('}') else {
-                return Err(format!("reference {after} is not closed with }}"));
+                return Err(format!(
+                    "reference {} is not closed with }}",
+                    bounded(after)
+                ));
             };
             let whole = &after[..close + "{item.}".len()];
             let path = parse_path(whole, &tail[..close], true)?;
@@ -326,10 +334,15 @@ impl Scope<'_> {
         let root: &Value = match &reference.target {
             Target::Step { step, id } => match self.records.get(*step) {
                 Some(Some(Value::Null)) => return Ok(Value::Null),
-                Some(Some(record)) => record,
+                Some(Some(record)) => {
+                    return step_value(record, &reference.path).map_err(|problem| {
+                        format!("reference {} does not resolve: {problem}", shown(reference))
+                    })
+                }
                 _ => {
                     return Err(format!(
-                        "reference {reference}: step {} has not completed",
+                        "reference {}: step {} has not completed",
+                        shown(reference),
                         quoted(id)
                     ))
                 }
@@ -340,32 +353,48 @@ impl Scope<'_> {
             } => match self.captured.get(*step) {
                 Some(Some(Value::Null)) => return Ok(Value::Null),
                 Some(Some(data)) => data,
-                _ => return Err(format!("reference {reference}: its step has not completed")),
+                _ => {
+                    return Err(format!(
+                        "reference {}: its step has not completed",
+                        shown(reference)
+                    ))
+                }
             },
             Target::Var { name, .. } => match self.vars.get(name) {
                 Some(value) => value,
                 None => {
                     return Err(format!(
-                        "reference {reference} is to an unknown var {}",
+                        "reference {} is to an unknown var {}",
+                        shown(reference),
                         quoted(name)
                     ))
                 }
             },
             Target::Item => match self.item {
                 Some(item) => item,
-                None => return Err(format!("reference {reference} is outside a foreach")),
+                None => {
+                    return Err(format!(
+                        "reference {} is outside a foreach",
+                        shown(reference)
+                    ))
+                }
             },
             Target::Index => match self.index {
                 Some(index) => {
                     index_value = Value::from(index);
                     &index_value
                 }
-                None => return Err(format!("reference {reference} is outside a foreach")),
+                None => {
+                    return Err(format!(
+                        "reference {} is outside a foreach",
+                        shown(reference)
+                    ))
+                }
             },
         };
-        follow(root, &reference.path)
-            .cloned()
-            .map_err(|problem| format!("reference {reference} does not resolve: {problem}"))
+        follow(root, &reference.path).cloned().map_err(|problem| {
+            format!("reference {} does not resolve: {problem}", shown(reference))
+        })
     }
 
     /// What `template` becomes.
@@ -408,14 +437,77 @@ impl Scope<'_> {
     }
 }
 
+/// What `$steps.<id>.<path>` reads in a completed step's record (`{ data, content, status }`, or
+/// the list of a `foreach` step's iteration records): the step's data. A first segment `data`
+/// names the data explicitly (`$steps.<id>.data.<path>` is the same value as
+/// `$steps.<id>.<path>`), and `$content` the result's content blocks; a `foreach` step's first
+/// segment is the iteration's index, the rest read that iteration the same way, and the step as
+/// a whole is the list of its iterations' data.
+fn step_value(record: &Value, path: &[String]) -> Result<Value, String> {
+    let Value::Array(iterations) = record else {
+        return record_value(record, path, &[]);
+    };
+    let Some((index, rest)) = path.split_first() else {
+        let data: Result<Vec<Value>, String> = iterations
+            .iter()
+            .map(|r| record_value(r, &[], &[]))
+            .collect();
+        return data.map(Value::Array);
+    };
+    let at = std::slice::from_ref(index);
+    match follow_from(record, at, &[], "the step's list of iterations")? {
+        Value::Null => Ok(Value::Null),
+        iteration => record_value(iteration, rest, at),
+    }
+}
+
+/// The value at `path` in one step record, as [`step_value`] reads it; `before` is the part of
+/// the reference's path already followed (a `foreach` index), for messages.
+fn record_value(record: &Value, path: &[String], before: &[String]) -> Result<Value, String> {
+    let (field, rest, named) = match path.split_first() {
+        Some((first, rest)) if first == "data" => ("data", rest, 1),
+        Some((first, rest)) if first == "$content" => ("content", rest, 1),
+        _ => ("data", path, 0),
+    };
+    let root = record.get(field).unwrap_or(&Value::Null);
+    let mut prefix = before.to_vec();
+    prefix.extend_from_slice(&path[..named]);
+    follow_from(root, rest, &prefix, "the step's data").cloned()
+}
+
+/// A reference as a message shows it, at most [`MAX_QUOTED_BYTES`](crate::quote::MAX_QUOTED_BYTES)
+/// of it.
+fn shown(reference: &Reference) -> String {
+    crate::quote::bounded(&reference.to_string())
+}
+
 /// The value at `path` inside `root`: keys index objects, numbers index arrays.
 pub fn follow<'v>(root: &'v Value, path: &[String]) -> Result<&'v Value, String> {
+    follow_from(root, path, &[], "the value")
+}
+
+/// [`follow`], with messages naming where the walk stands as the reference wrote it: `prefix`
+/// is the part of its path that led to `root`, and `root_name` names `root` when that is empty.
+fn follow_from<'v>(
+    root: &'v Value,
+    path: &[String],
+    prefix: &[String],
+    root_name: &str,
+) -> Result<&'v Value, String> {
     let mut node = root;
     for (depth, segment) in path.iter().enumerate() {
         // Where the walk stands, named only when a message needs it.
-        let at = || match depth {
-            0 => "the value".to_string(),
-            _ => format!("\"{}\"", path[..depth].join(".")),
+        let at = || {
+            let walked: Vec<&str> = prefix
+                .iter()
+                .chain(&path[..depth])
+                .map(String::as_str)
+                .collect();
+            if walked.is_empty() {
+                root_name.to_string()
+            } else {
+                quoted(&walked.join("."))
+            }
         };
         node = match node {
             Value::Object(map) => map
@@ -446,7 +538,8 @@ pub fn follow<'v>(root: &'v Value, path: &[String]) -> Result<&'v Value, String>
     Ok(node)
 }
 
-/// `"text"` as a JSON string, for messages.
+/// `"text"` as a JSON string, for messages, at most
+/// [`MAX_QUOTED_BYTES`](crate::quote::MAX_QUOTED_BYTES) of it.
 pub fn quoted(text: &str) -> String {
-    crate::wire::json_text::json_string(text)
+    crate::quote::quoted(text)
 }

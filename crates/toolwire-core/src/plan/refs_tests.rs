@@ -166,8 +166,12 @@ fn templates_are_found_in_values_only_with_their_places() {
 fn records() -> Vec<Option<Value>> {
     vec![
         Some(json!({
-            "data": { "files": [{ "name": "a.txt", "size": 3 }, { "name": "b.txt", "size": 5 }] },
-            "content": [],
+            "data": {
+                "files": [{ "name": "a.txt", "size": 3 }, { "name": "b.txt", "size": 5 }],
+                "data": { "files": "shadow" },
+                "status": { "code": 200 },
+            },
+            "content": [{ "type": "text", "text": "two files" }],
             "status": "ok",
         })),
         Some(Value::Null),
@@ -197,6 +201,17 @@ fn whole_references_keep_their_type_and_embedded_ones_are_stringified() {
             json!({ "name": "a.txt", "size": 3 }),
         ),
         ("$steps.a.data.files.1.size", json!(5)),
+        // The ActionPlan contract: `$steps.<id>.<path>` reads the step's data, and so does the
+        // explicit `.data.` form; `$content` names the result's content blocks.
+        ("$steps.a.files.1.name", json!("b.txt")),
+        ("$steps.a.files.0.size", json!(3)),
+        ("$steps.a.files.1", json!({ "name": "b.txt", "size": 5 })),
+        ("$steps.a.data.data", json!({ "files": "shadow" })),
+        ("$steps.a.data.data.files", json!("shadow")),
+        ("$steps.a.data.files.0.name", json!("a.txt")),
+        ("$steps.a.$content.0.text", json!("two files")),
+        ("$steps.a.status.code", json!(200)),
+        ("{item.name}={steps}", json!("a.txt={steps}")),
         // A step that failed under `continue` resolves to null, whatever the path.
         ("$steps.list.data.anything", Value::Null),
         ("$vars.files", json!(["x", "y"])),
@@ -237,18 +252,24 @@ fn missing_paths_fail_with_a_clear_message() {
              no element 7",
         ),
         (
+            "$steps.a.files.7",
+            "reference $steps.a.files.7 does not resolve: \"files\" has 2 elements, \
+             no element 7",
+        ),
+        (
             "$steps.a.data.nope",
             "reference $steps.a.data.nope does not resolve: \"data\" has no key \"nope\"",
         ),
         (
-            "$steps.a.data.files.first",
-            "reference $steps.a.data.files.first does not resolve: \"data.files\" is an array, \
+            "$steps.a.files.first",
+            "reference $steps.a.files.first does not resolve: \"files\" is an array, \
              and \"first\" is not an index",
         ),
+        // Only `$content` names a field of the record: its status is not reachable (a step
+        // that can be referred to succeeded).
         (
-            "$steps.a.status.x",
-            "reference $steps.a.status.x does not resolve: \"status\" is a string, which has \
-             no \"x\"",
+            "$steps.a.$status",
+            "reference $steps.a.$status does not resolve: the step's data has no key \"$status\"",
         ),
         (
             "$steps.a.b",
@@ -264,6 +285,72 @@ fn missing_paths_fail_with_a_clear_message() {
         let template = parse_template(text, &TestNames).unwrap().unwrap();
         assert_eq!(scope.render(&template), Err(message.to_string()), "{text}");
     }
+}
+
+/// A scope of step records only: nothing captured, outside any `foreach`.
+fn steps_only<'a>(records: &'a [Option<Value>], vars: &'a Map<String, Value>) -> Scope<'a> {
+    const NONE: &[Option<Value>] = &[None, None, None];
+    Scope {
+        records,
+        captured: NONE,
+        vars,
+        item: None,
+        index: None,
+    }
+}
+
+/// A `foreach` step's record is the list of its iterations' records: the step as a whole is the
+/// list of their data, and after the iteration's index the path reads that iteration's data.
+#[test]
+fn foreach_steps_read_each_iteration_s_data() {
+    let iteration = |n: u64| json!({ "data": { "n": n }, "content": [], "status": "ok" });
+    let records = vec![Some(json!([iteration(1), iteration(2)])), None, None];
+    let vars = Map::new();
+    let scope = steps_only(&records, &vars);
+    for (text, expected) in [
+        ("$steps.a", Ok(json!([{ "n": 1 }, { "n": 2 }]))),
+        ("$steps.a.1", Ok(json!({ "n": 2 }))),
+        ("$steps.a.1.n", Ok(json!(2))),
+        ("$steps.a.0.data.n", Ok(json!(1))),
+        ("$steps.a.0.$content", Ok(json!([]))),
+        (
+            "$steps.a.1.data.m",
+            Err("reference $steps.a.1.data.m does not resolve: \"1.data\" has no key \"m\""
+                .to_string()),
+        ),
+        (
+            "$steps.a.n",
+            Err("reference $steps.a.n does not resolve: the step's list of iterations is an array, \
+                 and \"n\" is not an index"
+                .to_string()),
+        ),
+    ] {
+        let template = parse_template(text, &TestNames).unwrap().unwrap();
+        assert_eq!(scope.render(&template), expected, "{text}");
+    }
+}
+
+/// A message quotes at most about a kilobyte of a reference, however long it is.
+#[test]
+fn messages_quote_long_references_bounded() {
+    let long = format!("$steps.nope.{}", "x".repeat(20_000));
+    let message = parse_template(&long, &TestNames).unwrap_err();
+    assert!(
+        message.len() < 2 * crate::quote::MAX_QUOTED_BYTES + 200,
+        "{}",
+        message.len()
+    );
+    assert!(message.contains("more bytes not shown"), "{message}");
+    let (records, vars) = (records(), Map::new());
+    let scope = steps_only(&records, &vars);
+    let long = format!("$steps.a.{}", "y".repeat(20_000));
+    let template = parse_template(&long, &TestNames).unwrap().unwrap();
+    let message = scope.render(&template).unwrap_err();
+    assert!(
+        message.len() < 3 * crate::quote::MAX_QUOTED_BYTES,
+        "{}",
+        message.len()
+    );
 }
 
 #[test]

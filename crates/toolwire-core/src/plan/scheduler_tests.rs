@@ -131,8 +131,8 @@ fn a_diamond_honours_max_concurrency_and_passes_data_along() {
     let plan = json!({ "steps": [
         { "id": "a", "tool": "t" },
         { "id": "b", "tool": "t", "args": { "from": "$steps.a.data.n" } },
-        { "id": "c", "tool": "t", "args": { "from": "$steps.a.content.0.text" } },
-        { "id": "d", "tool": "t", "args": { "b": "$steps.b.data", "c": "$steps.c.status" } },
+        { "id": "c", "tool": "t", "args": { "from": "$steps.a.$content.0.text" } },
+        { "id": "d", "tool": "t", "args": { "b": "$steps.b.data", "c": "$steps.c" } },
     ]});
     for (max, together) in [(1, 1), (2, 2), (4, 2)] {
         let (mut run, mut d) = start(plan.clone(), max);
@@ -152,7 +152,7 @@ fn a_diamond_honours_max_concurrency_and_passes_data_along() {
             d.complete(&mut run, "r:b", ok(json!("B")));
         }
         assert_eq!(d.open, vec!["r:d"]);
-        assert_eq!(d.sent[3].args, json!({ "b": "B", "c": "ok" }));
+        assert_eq!(d.sent[3].args, json!({ "b": "B", "c": "C" }));
         d.complete(&mut run, "r:d", ok(json!(null)));
         assert!(d.most_open <= max);
         let outcome = d.finished.as_ref().expect("finished");
