@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::tools::canonical_tool_name;
-use crate::envelope::args_hash;
+use crate::audit::canonical::args_sha256;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most runs tracked at once.
@@ -155,12 +155,17 @@ impl LoopDetector {
     }
 
     /// Records a call of `tool` with `args` in `run` and says whether it loops. Calls are the
-    /// same when their canonical tool names and canonical arguments (keys sorted) are equal.
+    /// same when their canonical tool names and canonical arguments (keys sorted, numbers
+    /// compared by value: `1`, `1.0` and `1e0` are one argument) are equal.
     pub fn record(&mut self, run: &str, tool: &str, args: &Value) -> LoopVerdict {
         let Some(options) = self.options else {
             return LoopVerdict::Ok;
         };
-        let key = format!("{}\u{0}{}", canonical_tool_name(tool), args_hash(args));
+        let key = format!(
+            "{}\u{0}{}",
+            canonical_tool_name(tool),
+            args_sha256(&numbers_by_value(args))
+        );
         let counts = self.run_mut(run);
         let count = match counts.calls.get_mut(&key) {
             Some(count) => {
@@ -221,6 +226,48 @@ impl LoopDetector {
             );
         }
         self.runs.entry(run.to_string()).or_default()
+    }
+}
+
+/// `value` with every number in one form per value: a whole number within the 64-bit integer
+/// range is an integer (`1.0`, `1e0` and `-0.0` become `1`, `1` and `0`), any other number stays
+/// the `f64` it parsed to (written in its shortest form). Numbers arrive parsed into `f64`, `i64`
+/// or `u64`, so a huge exponent (`1e308`) costs nothing more than any other number: no digits
+/// are ever expanded.
+fn numbers_by_value(value: &Value) -> Value {
+    match value {
+        Value::Number(number) => Value::Number(number_by_value(number)),
+        Value::Array(items) => Value::Array(items.iter().map(numbers_by_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (key.clone(), numbers_by_value(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The one form of a number's value (see [`numbers_by_value`]).
+fn number_by_value(number: &Number) -> Number {
+    /// 2^63 and 2^64 as `f64` (both exact).
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if number.is_i64() || number.is_u64() {
+        return number.clone();
+    }
+    let Some(float) = number.as_f64() else {
+        return number.clone();
+    };
+    if float.fract() != 0.0 {
+        return number.clone();
+    }
+    if (-TWO_63..TWO_63).contains(&float) {
+        // In range and whole: the cast is exact.
+        Number::from(float as i64)
+    } else if (0.0..TWO_64).contains(&float) {
+        Number::from(float as u64)
+    } else {
+        number.clone()
     }
 }
 
@@ -308,6 +355,58 @@ mod tests {
         ];
         for (index, (run, tool, args, expected)) in rows.into_iter().enumerate() {
             assert_eq!(detector.record(run, tool, &args), expected, "row {index}");
+        }
+    }
+
+    /// Numbers are compared by value, whatever their spelling; different values stay apart,
+    /// also past 2^53 where `f64` and the integers differ.
+    #[test]
+    fn numbers_are_the_same_argument_by_value() {
+        let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+        let same = [
+            ("{\"n\": 1}", "{\"n\": 1.0}"),
+            ("{\"n\": 1}", "{\"n\": 1e0}"),
+            ("{\"n\": 1}", "{\"n\": 10e-1}"),
+            ("{\"n\": 0}", "{\"n\": -0.0}"),
+            ("{\"n\": -3}", "{\"n\": -3.000}"),
+            ("{\"n\": 1500}", "{\"n\": 1.5e3}"),
+            ("{\"n\": 0.5}", "{\"n\": 5e-1}"),
+            ("{\"n\": 1e300}", "{\"n\": 1E+300}"),
+            ("{\"n\": 1e308}", "{\"n\": 10e307}"),
+            (
+                "{\"n\": 9223372036854775807}",
+                "{\"n\": 9223372036854775807}",
+            ),
+            ("{\"n\": 9007199254740992}", "{\"n\": 9007199254740992.0}"),
+            (
+                "{\"n\": 18446744073709549568}",
+                "{\"n\": 1.8446744073709549568e19}",
+            ),
+            ("{\"l\": [1, {\"x\": 2}]}", "{\"l\": [1.0, {\"x\": 2e0}]}"),
+        ];
+        let different = [
+            ("{\"n\": 1}", "{\"n\": 1.5}"),
+            ("{\"n\": 1}", "{\"n\": \"1\"}"),
+            ("{\"n\": 9007199254740993}", "{\"n\": 9007199254740992}"),
+            (
+                "{\"n\": 18446744073709551615}",
+                "{\"n\": 1.8446744073709552e19}",
+            ),
+            ("{\"n\": 1e300}", "{\"n\": 1e301}"),
+        ];
+        for (verdict, pairs) in [
+            (LoopVerdict::Block { count: 2 }, &same[..]),
+            (LoopVerdict::Warn { count: 1 }, &different[..]),
+        ] {
+            for (first, second) in pairs {
+                let mut detector = LoopDetector::new(options(1, 2));
+                detector.record("r", "t", &parse(first));
+                assert_eq!(
+                    detector.record("r", "t", &parse(second)),
+                    verdict,
+                    "{first} then {second}"
+                );
+            }
         }
     }
 
