@@ -1,0 +1,124 @@
+'use strict'
+// Loads the native engine through native.js (the loader `napi build` generates, regenerated on
+// every build, so never edited by hand). When no binary fits this machine, the generated loader
+// says only "Cannot find native binding"; this module says what was detected (platform,
+// architecture, libc), which file and which package were looked for, and which targets the
+// package was built for.
+
+const { dirname, join } = require('node:path')
+
+const manifest = require('../package.json')
+
+/** The package's root directory: where native.js and the local `.node` files live. */
+const ROOT = dirname(__dirname)
+
+/** Node's `process.arch` for a target triple's architecture. */
+const ARCHES = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64: 'riscv64', s390x: 's390x', powerpc64le: 'ppc64' }
+
+/**
+ * The napi-rs name of a target triple, `platform-arch[-abi]` as the binary and its package are
+ * named: `x86_64-unknown-linux-gnu` is `linux-x64-gnu`, `aarch64-apple-darwin` is `darwin-arm64`.
+ */
+function targetName(triple) {
+  const parts = triple.split('-')
+  const arch = ARCHES[parts[0]] ?? parts[0]
+  const platform = triple.includes('-apple-darwin') ? 'darwin' : triple.includes('-windows') ? 'win32' : triple.includes('-linux') ? 'linux' : triple.includes('-freebsd') ? 'freebsd' : parts[2]
+  const abi = platform === 'darwin' || platform === 'freebsd' ? undefined : parts[3]
+  return abi === undefined ? `${platform}-${arch}` : `${platform}-${arch}-${abi}`
+}
+
+/** The C library of this Linux system: `{ name: 'glibc' | 'musl' | 'unknown', version? }`. */
+function detectLibc() {
+  if (process.platform !== 'linux') return undefined
+  let header
+  try {
+    header = process.report.getReport().header
+  } catch {
+    header = undefined
+  }
+  if (header !== undefined && typeof header.glibcVersionRuntime === 'string') return { name: 'glibc', version: header.glibcVersionRuntime }
+  try {
+    if (require('node:fs').readFileSync('/usr/bin/ldd', 'utf8').includes('musl')) return { name: 'musl' }
+  } catch {
+    // no ldd to read: fall through
+  }
+  return { name: 'unknown' }
+}
+
+/** The ABI suffix napi-rs gives this machine's binary (`gnu`, `musl`, `msvc`, or none). */
+function abiOf(platform, arch, libc) {
+  if (platform === 'win32') return 'msvc'
+  if (platform !== 'linux') return undefined
+  const musl = libc !== undefined && libc.name === 'musl'
+  if (arch === 'arm') return musl ? 'musleabihf' : 'gnueabihf'
+  return musl ? 'musl' : 'gnu'
+}
+
+/**
+ * What this machine needs: the detected platform, architecture and libc, the target name, the
+ * file (next to the loader, in `dir`) and the package looked for, and the targets the package was
+ * built for.
+ */
+function expectedBinary(dir = ROOT, platform = process.platform, arch = process.arch, libc = detectLibc()) {
+  const abi = abiOf(platform, arch, libc)
+  const target = abi === undefined ? `${platform}-${arch}` : `${platform}-${arch}-${abi}`
+  const binaryName = (manifest.napi && manifest.napi.binaryName) || manifest.name
+  const triples = (manifest.napi && manifest.napi.targets) || []
+  return {
+    platform,
+    arch,
+    libc,
+    target,
+    file: join(dir, `${binaryName}.${target}.node`),
+    package: `${manifest.name}-${target}`,
+    built: triples.map((triple) => ({ triple, target: targetName(triple) })),
+  }
+}
+
+/** The error for a machine no loaded binary fits, `cause` the generated loader's own error. */
+function missingBinaryError(cause, expected = expectedBinary()) {
+  const libc = expected.libc === undefined ? 'not applicable' : expected.libc.version === undefined ? expected.libc.name : `${expected.libc.name} ${expected.libc.version}`
+  const built = expected.built.map((b) => b.target)
+  const supported = built.includes(expected.target)
+  const lines = [
+    `toolwire: no native binary for this machine (platform ${expected.platform}, architecture ${expected.arch}, libc ${libc}).`,
+    `Looked for the file ${expected.file} and the package "${expected.package}".`,
+    `This package was built for: ${expected.built.map((b) => `${b.target} (${b.triple})`).join(', ') || 'no targets'}.`,
+    supported
+      ? `"${expected.package}" is one of them: it is an optional dependency, so reinstall with optional dependencies enabled (npm skips them with --omit=optional, and after a lockfile made on another platform; see https://github.com/npm/cli/issues/4828), or build from source with \`npm run build\`.`
+      : `${expected.target} is not among them: build from source with \`npm run build\` (needs a Rust toolchain).`,
+  ]
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) lines.push(`NAPI_RS_NATIVE_LIBRARY_PATH is set (to ${override}): only that file was tried.`)
+  const error = new Error(lines.join('\n'))
+  error.code = 'ERR_TOOLWIRE_NATIVE_BINARY_MISSING'
+  error.platform = expected.platform
+  error.arch = expected.arch
+  error.libc = expected.libc
+  error.file = expected.file
+  error.package = expected.package
+  error.targets = built
+  error.cause = cause
+  return error
+}
+
+/** Whether `error` is the generated loader's "no binary found" failure. */
+function isMissingBinary(error) {
+  const message = error instanceof Error ? error.message : ''
+  return message.startsWith('Cannot find native binding') || message.startsWith('Failed to load native binding')
+}
+
+/**
+ * The native binding, loaded through the generated loader at `loader` (default: the package's
+ * native.js); a missing binary throws {@link missingBinaryError}, any other failure as it is.
+ */
+function loadBinding(loader = join(ROOT, 'native.js')) {
+  try {
+    return require(loader)
+  } catch (error) {
+    if (isMissingBinary(error)) throw missingBinaryError(error, expectedBinary(dirname(loader)))
+    throw error
+  }
+}
+
+module.exports = { loadBinding, expectedBinary, missingBinaryError, targetName }
