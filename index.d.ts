@@ -51,7 +51,7 @@ export type AgentToolUpdateCallback<T = unknown> = (partialResult: T) => void
 /**
  * A tool: a pi-agent-core `AgentTool` works unchanged. `execute` may return an AgentToolResult, a
  * string (one text block) or any JSON value (a JSON text block, and the value as `data`), or a
- * Promise of one. A tool whose `execute` declares fewer than three parameters gets no signal.
+ * Promise of one. Every call gets an `AbortSignal` unless the tool declares `signal: false`.
  */
 export interface ToolDefinition<TParams = any, TDetails = any> {
   /** `^[a-zA-Z0-9_-]{1,64}$` */
@@ -105,6 +105,12 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   /** Overrides the runtime's `approvals.security` and `approvals.ask` for this tool. */
   approval?: ApprovalSettings
   /**
+   * `false` opts out of the `AbortSignal` each call otherwise gets (it saves creating one per
+   * call). A deadline or a cancellation then cannot reach the tool: the call still ends
+   * `TIMEOUT` / `CANCELLED`, and its message says the tool may still be running.
+   */
+  signal?: boolean
+  /**
    * Text may be returned as UTF-8 bytes (a Buffer or Uint8Array), directly or as a text block's
    * `text`: it is cut and scrubbed in Rust without becoming a JavaScript string.
    */
@@ -141,6 +147,8 @@ export interface ToolInfo {
   command?: string
   /** The plugin that registered the tool. */
   plugin?: string
+  /** `false` when the tool opted out of the `AbortSignal`. */
+  signal?: false
 }
 
 /** A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object. */

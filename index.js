@@ -156,6 +156,9 @@ function declarationOf(tool, where) {
   if (tool.concurrencyKey !== undefined && typeof tool.concurrencyKey !== 'function') {
     throw new ToolwireError('VALIDATION_ERROR', `${where}: tool "${name}": concurrencyKey must be a function`)
   }
+  if (tool.signal !== undefined && typeof tool.signal !== 'boolean') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}: tool "${name}": signal must be a boolean (false opts out of the AbortSignal), got ${describe(tool.signal)}`)
+  }
   const declaration = {
     name,
     label: tool.label,
@@ -177,6 +180,7 @@ function declarationOf(tool, where) {
     pathParams: tool.pathParams,
     command: tool.command,
     approval: tool.approval,
+    signal: tool.signal,
   }
   try {
     JSON.stringify(declaration)
@@ -334,12 +338,11 @@ class ToolRuntime {
   }
 
   #keep(id, tool) {
-    // An AbortController costs microseconds in Node: create one per call only for tools that can
-    // see it, i.e. whose execute declares a third parameter or takes its arguments as a rest.
-    const arity = tool.execute.length
+    // Every call gets an AbortSignal unless the tool opts out with `signal: false`. (Guessing from
+    // `execute.length` missed `(id, args = {}, signal) => ...`, whose length is 1.)
     this.#tools.set(id, {
       tool,
-      takesSignal: arity === 0 || arity >= 3,
+      takesSignal: tool.signal !== false,
       trustedMedia: tool.trustedMedia === true,
       // toolwire's own tools (remote ones, cancel_subscription) also get the dispatch context
       withContext: tool[DISPATCH_CONTEXT] === true,

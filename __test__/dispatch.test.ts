@@ -281,6 +281,64 @@ describe('deadlines and cancellation', () => {
     expect(lateSettled).toBe(true)
   })
 
+  it('every tool gets an AbortSignal unless it opts out with signal: false, however execute is written', async () => {
+    // `execute.length` is 1 for `(id, args = {}, signal) => ...` and 0 for `(...args) => ...`:
+    // the signal no longer depends on it.
+    const seen: Record<string, string> = {}
+    const record = (name: string, signal: unknown) => (seen[name] = signal instanceof AbortSignal ? 'signal' : String(signal))
+    const runtime = new ToolRuntime()
+    const tools: [string, (...args: any[]) => unknown, boolean?][] = [
+      ['defaults', (_id: string, _args = {}, signal?: AbortSignal) => record('defaults', signal)],
+      ['destructured', (_id: string, { x = 1 }: { x?: number } = {}, signal?: AbortSignal) => record('destructured', signal ?? x)],
+      ['rest', (...args: unknown[]) => record('rest', args[2])],
+      ['two', function (this: unknown, _id: string, _args: unknown) {
+        // eslint-disable-next-line prefer-rest-params
+        return record('two', arguments[2])
+      }],
+      ['optedOut', (_id: string, _args: unknown, signal?: AbortSignal) => record('optedOut', signal), false],
+    ]
+    for (const [name, execute, signal] of tools) {
+      runtime.register({ name, parameters: { type: 'object' }, execute, ...(signal === undefined ? {} : { signal }) })
+    }
+    await runtime.dispatch(tools.map(([name]) => ({ id: name, name, arguments: '{}' })))
+    expect(seen).toEqual({ defaults: 'signal', destructured: 'signal', rest: 'signal', two: 'signal', optedOut: 'undefined' })
+    expect(runtime.list().find((t) => t.name === 'optedOut')).toMatchObject({ signal: false })
+    expect(runtime.list().find((t) => t.name === 'two')).not.toHaveProperty('signal')
+    expect(() => runtime.register({ name: 'bad', execute: () => 'x', signal: 'no' as never })).toThrow(/signal must be a boolean/)
+  })
+
+  it('TIMEOUT and CANCELLED never claim the tool stopped: they say the signal was aborted, or that there was none', async () => {
+    const runtime = new ToolRuntime({ timeoutMs: 30 })
+    let heard = 0
+    const hang = (_id: string, _args: unknown = {}, signal?: AbortSignal) =>
+      new Promise(() => signal?.addEventListener('abort', () => (heard += 1)))
+    runtime.register({ name: 'heeds', parameters: { type: 'object' }, execute: hang })
+    runtime.register({ name: 'deaf', parameters: { type: 'object' }, signal: false, execute: hang })
+    const timedOut = await runtime.dispatch([
+      { id: 'a', name: 'heeds', arguments: '{}' },
+      { id: 'b', name: 'deaf', arguments: '{}' },
+    ])
+    expect(timedOut.map((r) => r.error?.code)).toEqual(['TIMEOUT', 'TIMEOUT'])
+    expect(heard).toBe(1)
+    expect(textOf(timedOut[0])).toMatch(/^Tool "heeds" did not finish within 30 ms\. Its AbortSignal was aborted; the tool may still be running/)
+    expect(textOf(timedOut[1])).toMatch(/^Tool "deaf" did not finish within 30 ms\. The tool takes no AbortSignal \(it was registered with signal: false\), so it may still be running/)
+    const controller = new AbortController()
+    const pending = runtime.dispatch(
+      [
+        { id: 'c', name: 'heeds', arguments: '{}' },
+        { id: 'd', name: 'deaf', arguments: '{}' },
+      ],
+      { signal: controller.signal, timeoutMs: 10_000 },
+    )
+    await sleep(10)
+    controller.abort()
+    const cancelled = await pending
+    expect(cancelled.map((r) => r.error?.code)).toEqual(['CANCELLED', 'CANCELLED'])
+    expect(textOf(cancelled[0])).toContain('Its AbortSignal was aborted')
+    expect(textOf(cancelled[1])).toContain('takes no AbortSignal')
+    for (const result of [...timedOut, ...cancelled]) expect(textOf(result)).not.toMatch(/was stopped|stopped\./)
+  })
+
   it('takes the tool deadline first, then the dispatch one, then the runtime one', async () => {
     const runtime = new ToolRuntime({ timeoutMs: 5_000 })
     const hang = () => new Promise(() => {})

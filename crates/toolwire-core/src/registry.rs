@@ -93,6 +93,10 @@ pub struct ToolDeclaration {
     /// `{ security?, ask? }`: this tool's approval settings over the runtime's.
     #[serde(default)]
     pub approval: Option<Value>,
+    /// `false`: the tool opts out of the `AbortSignal` every call otherwise gets (a deadline or a
+    /// cancellation then cannot reach it, and the messages say so).
+    #[serde(default)]
+    pub signal: Option<bool>,
 }
 
 /// A registered tool: its declaration checked, its validators compiled.
@@ -130,6 +134,8 @@ pub struct ToolSpec {
     pub trusted_media: bool,
     /// What the tool declared about the policy its calls pass.
     pub guards: ToolGuards,
+    /// Whether each call gets an `AbortSignal` (the default; `signal: false` opts out).
+    pub takes_signal: bool,
     /// Set once this tool's definition was sent in OpenAI's strict form: its calls then have the
     /// nulls that form forced stripped before validation.
     strict_sent: AtomicBool,
@@ -207,6 +213,7 @@ impl ToolSpec {
                 self.guards.command_param.clone().map(Value::String),
             ),
             ("plugin", self.guards.plugin.clone().map(Value::String)),
+            ("signal", (!self.takes_signal).then_some(Value::Bool(false))),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
@@ -418,7 +425,7 @@ fn check_name(name: &str) -> Result<()> {
             ErrorCode::ValidationError,
             format!(
                 "tool name {} is invalid: it must match ^[a-zA-Z0-9_-]{{1,64}}$",
-                serde_json::to_string(name).unwrap_or_default()
+                crate::quote::quoted(name)
             ),
         ))
     }
@@ -431,7 +438,7 @@ fn check_plugin_id(id: &str) -> Result<()> {
             ErrorCode::ValidationError,
             format!(
                 "plugin id {} is invalid: it must match ^[a-zA-Z0-9_-]{{1,64}}$",
-                serde_json::to_string(id).unwrap_or_default()
+                crate::quote::quoted(id)
             ),
         )
     })
@@ -473,7 +480,8 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         Some("sequential") => ExecutionMode::Sequential,
         Some(other) => {
             return Err(invalid(format!(
-                "tool \"{name}\": executionMode must be \"parallel\" or \"sequential\", got \"{other}\""
+                "tool \"{name}\": executionMode must be \"parallel\" or \"sequential\", got {}",
+                crate::quote::quoted(other)
             )))
         }
     };
@@ -482,7 +490,8 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         Some(level) => Some(
             serde_json::from_value::<RiskLevel>(Value::String(level.to_owned())).map_err(|_| {
                 invalid(format!(
-                    "tool \"{name}\": riskLevel must be one of low, medium, high, critical; got \"{level}\""
+                    "tool \"{name}\": riskLevel must be one of low, medium, high, critical; got {}",
+                    crate::quote::quoted(level)
                 ))
             })?,
         ),
@@ -510,6 +519,7 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         redaction_allow,
         guards,
         trusted_media: declaration.trusted_media.unwrap_or(false),
+        takes_signal: declaration.signal.unwrap_or(true),
         schema_hash: schema_hash(&parameters),
         rules,
         strict_sent: AtomicBool::new(false),
@@ -645,7 +655,8 @@ fn parse_redaction(name: &str, redaction: Option<&Value>) -> Result<Option<Vec<S
         Error::caller(
             ErrorCode::ValidationError,
             format!(
-                "register: tool \"{name}\": redaction must be {{ allow: [field names] }}, got {redaction}"
+                "register: tool \"{name}\": redaction must be {{ allow: [field names] }}, got {}",
+                crate::quote::quoted_json(redaction)
             ),
         )
     })
@@ -676,6 +687,36 @@ mod tests {
             let error = register(&mut registry, bad).unwrap_err();
             assert_eq!(error.code, ErrorCode::ValidationError);
             assert!(error.message.contains("^[a-zA-Z0-9_-]{1,64}$"), "{bad}");
+        }
+    }
+
+    /// Every registration message that quotes a value the caller gave quotes at most about a
+    /// kilobyte of it.
+    #[test]
+    fn registration_errors_quote_values_bounded() {
+        let big = "x".repeat(20_000);
+        let mut registry = Registry::new();
+        let mut errors = vec![
+            register(&mut registry, &big).unwrap_err(),
+            registry.register_plugin(&big, Vec::new()).unwrap_err(),
+        ];
+        for (field, value) in [
+            ("executionMode", json!(big)),
+            ("riskLevel", json!(big)),
+            ("redaction", json!({ "deny": [big] })),
+        ] {
+            let mut raw = json!({"name": "t", "parameters": {"type": "object"}});
+            raw[field] = value;
+            let declaration: ToolDeclaration = serde_json::from_value(raw).unwrap();
+            errors.push(registry.register(declaration).unwrap_err());
+        }
+        for error in errors {
+            assert!(error.message.len() < 1400, "{}", error.message.len());
+            assert!(
+                error.message.contains("more bytes not shown"),
+                "{}",
+                error.message
+            );
         }
     }
 

@@ -721,7 +721,7 @@ impl Dispatcher {
             args: c.args.clone(),
             args_hash: args_hash(&c.args),
             timeout_ms: c.timeout_ms,
-            cancellable: true,
+            cancellable: spec.takes_signal,
             created_at: now.epoch_ms,
             risk_level: spec.risk_level,
             category: spec.category.clone(),
@@ -1039,6 +1039,7 @@ impl Dispatcher {
                 self.fail(call, ToolStatus::Blocked, error, now)
             }
             Stage::Running => {
+                let heard = still_running(c.spec.as_deref());
                 self.leave_running(call);
                 self.actions.push(Action::Abort {
                     call,
@@ -1049,7 +1050,7 @@ impl Dispatcher {
                     ToolStatus::Timeout,
                     ToolError::new(
                         ErrorCode::Timeout,
-                        format!("Tool \"{tool}\" did not finish within {ms} ms; it was stopped."),
+                        format!("Tool \"{tool}\" did not finish within {ms} ms. {heard}"),
                     ),
                 );
                 self.persist_or_finish(call, result, now)
@@ -1090,17 +1091,18 @@ impl Dispatcher {
             let message = match c.stage {
                 Stage::Done => continue,
                 Stage::Running => {
+                    let heard = still_running(c.spec.as_deref());
                     self.leave_running(call);
                     self.actions.push(Action::Abort {
                         call,
                         reason: AbortReason::Cancelled,
                     });
-                    "The call was cancelled while the tool was running; its signal was aborted."
+                    format!("The call was cancelled while the tool was running. {heard}")
                 }
                 Stage::Settled | Stage::After | Stage::Persist => {
-                    "The call was cancelled before its result was finalized."
+                    "The call was cancelled before its result was finalized.".to_owned()
                 }
-                _ => "The call was cancelled before it started.",
+                _ => "The call was cancelled before it started.".to_owned(),
             };
             let parsed = self.announce(call);
             let mut result = self.result_for(call, now);
@@ -1426,14 +1428,24 @@ fn limit_error(message: String, limit: u64, actual: u64) -> ToolError {
         .with_details(json!({ "limit": limit, "actual": actual }))
 }
 
+/// What became of a tool still running when its call timed out or was cancelled. It never claims
+/// the tool stopped: an aborted signal is a request the tool may ignore, and a tool declared
+/// `signal: false` was given none.
+fn still_running(spec: Option<&ToolSpec>) -> &'static str {
+    if spec.is_some_and(|spec| !spec.takes_signal) {
+        "The tool takes no AbortSignal (it was registered with signal: false), so it may still be \
+         running; whatever it returns later is ignored."
+    } else {
+        "Its AbortSignal was aborted; the tool may still be running if it does not heed the \
+         signal, and whatever it returns later is ignored."
+    }
+}
+
 /// The error for an unknown tool, naming the closest registered names.
 fn not_found(registry: &Registry, name: &str) -> ToolError {
     const LISTED: usize = 20;
     let suggestions = registry.closest_names(name, 3);
-    let mut message = format!(
-        "Tool {} not found.",
-        serde_json::to_string(name).unwrap_or_default()
-    );
+    let mut message = format!("Tool {} not found.", crate::quote::quoted(name));
     if !suggestions.is_empty() {
         let quoted: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
         message.push_str(&format!(" Did you mean {}?", quoted.join(" or ")));
