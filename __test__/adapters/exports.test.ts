@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Runs a script in a fresh Node process inside the package (self-reference resolves 'toolwire'). */
-function node(args: string[]): string {
-  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim()
+function node(args: string[], env: Record<string, string> = {}): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } }).trim()
 }
 
 describe('package exports', () => {
@@ -68,5 +70,51 @@ describe('package exports', () => {
     ])
     // Nothing before use; using the LangChain adapter loads @langchain/core (the check can see it).
     expect(JSON.parse(out)).toEqual([[], true])
+  })
+
+  it("require('toolwire/mcp') loads the MCP SDK only when serveMcp is called", () => {
+    const out = node([
+      '-e',
+      `const mcp = require('toolwire/mcp')
+       const sdk = () => Object.keys(require.cache).some((p) => /node_modules[\\\\/]@modelcontextprotocol[\\\\/]/.test(p))
+       const before = sdk()
+       const { ToolRuntime } = require('toolwire'); const rt = new ToolRuntime(); rt.register({ name: 'a', execute: () => 'x' })
+       mcp.serveMcp(rt)
+       console.log(JSON.stringify([before, sdk()]))`,
+    ])
+    expect(JSON.parse(out)).toEqual([false, true])
+  })
+
+  it("import 'toolwire/mcp' loads the MCP SDK only when serveMcp is called (and serves the SDK's ESM class)", () => {
+    // A resolve hook logs every module of the SDK that ESM resolution is asked for.
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-mcp-lazy-'))
+    const log = join(dir, 'resolved.log')
+    writeFileSync(log, '')
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs'
+       export async function resolve(specifier, context, next) {
+         const resolved = await next(specifier, context)
+         if (resolved.url.includes('@modelcontextprotocol')) appendFileSync(${JSON.stringify(log)}, resolved.url + '\\n')
+         return resolved
+       }`,
+    )
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})`
+    const out = node([
+      '--import',
+      `data:text/javascript,${encodeURIComponent(register)}`,
+      '--input-type=module',
+      '-e',
+      `import { readFileSync } from 'node:fs'
+       import { serveMcp } from 'toolwire/mcp'
+       import { ToolRuntime } from 'toolwire'
+       const before = readFileSync(${JSON.stringify(log)}, 'utf8')
+       const rt = new ToolRuntime(); rt.register({ name: 'a', execute: () => 'x' })
+       const server = serveMcp(rt)
+       const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js')
+       console.log(JSON.stringify([before, server instanceof McpServer]))`,
+    ])
+    expect(JSON.parse(out)).toEqual(['', true])
+    expect(readFileSync(log, 'utf8')).toContain('/dist/esm/server/mcp.js')
   })
 })

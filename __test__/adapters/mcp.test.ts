@@ -212,7 +212,29 @@ describe('toolwire/mcp serveMcp', () => {
     ])
     expect(await client.callTool({ name: 'explode', arguments: {} })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'kaboom' }] })
     expect(await client.callTool({ name: 'measure', arguments: {} })).toMatchObject({ structuredContent: { size: 9 } })
-    await expect(client.callTool({ name: 'missing', arguments: {} })).rejects.toThrow(/Tool missing not found/)
+    // An unknown tool is a result the model can read, carrying toolwire's NOT_FOUND text (before:
+    // the client threw "MCP error -32602: MCP error -32602: Tool missing not found").
+    const missing = await client.callTool({ name: 'greeet', arguments: {} })
+    expect(missing.isError).toBe(true)
+    expect(missing.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Tool "greeet" not found\. Did you mean "greet"\? Available tools: greet, picture, explode, measure, work\.$/) }])
+  })
+
+  it('with options.tools, an unknown or hidden tool is NOT_FOUND naming only the exposed tools, and nothing runs', async () => {
+    const ran: string[] = []
+    const runtime = new ToolRuntime()
+    for (const name of ['read', 'write', 'secret_admin']) runtime.register({ name, execute: () => (ran.push(name), 'done') })
+    const client = await connect(serveMcp(runtime, { tools: ['read', 'write'] }))
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['read', 'write'])
+    for (const name of ['secret_admin', 'raed']) {
+      const result = await client.callTool({ name, arguments: {} })
+      expect(result.isError).toBe(true)
+      const text = (result.content as { text: string }[])[0].text
+      expect(text).toMatch(new RegExp(`^Tool "${name}" not found\\.`))
+      expect(text).toContain('Available tools: read, write.')
+      expect(text.split('Available tools:')[1]).not.toContain('secret_admin')
+    }
+    expect(ran).toEqual([])
+    expect((await client.callTool({ name: 'read', arguments: {} })).content).toEqual([{ type: 'text', text: 'done' }])
   })
 
   it("sends the tool's updates as progress and aborts the tool when the client cancels", async () => {

@@ -22,7 +22,7 @@ function objectSchema(schema) {
  * an ESM user gets the McpServer class they import themselves.
  */
 function serveMcpWith(sdk, runtime, options = {}) {
-  const { McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk
+  const { McpServer, ListToolsRequestSchema, CallToolRequestSchema } = sdk
   const dispatchOptions = dispatchOptionsOf(options, 'serveMcp')
   toolsOf(runtime, options.tools, 'serveMcp')
   const serverOptions = { ...options.serverOptions }
@@ -44,8 +44,9 @@ function serveMcpWith(sdk, runtime, options = {}) {
   }))
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
-    const info = exposed().find((t) => t.name === name)
-    if (info === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+    const tools = exposed()
+    const info = tools.find((t) => t.name === name)
+    if (info === undefined) return notFound(runtime, options.tools === undefined ? undefined : tools, name, extra, dispatchOptions)
     const progressToken = request.params._meta !== undefined ? request.params._meta.progressToken : undefined
     const id = `mcp_${String(extra.requestId)}`
     let progress = 0
@@ -73,6 +74,25 @@ function serveMcpWith(sdk, runtime, options = {}) {
     return response
   })
   return server
+}
+
+/**
+ * The answer to a call of a tool the server does not expose: an `isError` result carrying the
+ * runtime's own NOT_FOUND text (the closest names, the available tools), as for a model's call.
+ * With `options.tools`, the text is made by a runtime holding stand-ins of the exposed tools
+ * only, so it names none of the others (and nothing runs: the name is not registered there).
+ */
+async function notFound(runtime, exposedTools, name, extra, dispatchOptions) {
+  let target = runtime
+  let options = dispatchOptions
+  if (exposedTools !== undefined) {
+    options = {}
+    const { ToolRuntime } = require('../../index.js')
+    target = new ToolRuntime()
+    for (const tool of exposedTools) target.register({ name: tool.name, execute: () => undefined })
+  }
+  const [result] = await target.dispatch([{ id: `mcp_${String(extra.requestId)}`, name: String(name), arguments: {} }], options)
+  return { content: result.content.map(blockToMcp), isError: true }
 }
 
 function isObjectSchema(schema) {

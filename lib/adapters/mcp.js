@@ -138,8 +138,8 @@ function definitionOf(client, mcpTool, prefix, options) {
  */
 function serveMcp(runtime, options = {}) {
   const { McpServer } = peer('@modelcontextprotocol/sdk/server/mcp.js', 'mcp')
-  const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = peer('@modelcontextprotocol/sdk/types.js', 'mcp')
-  return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, runtime, options)
+  const { ListToolsRequestSchema, CallToolRequestSchema } = peer('@modelcontextprotocol/sdk/types.js', 'mcp')
+  return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema }, runtime, options)
 }
 
 module.exports = { addMcpServer, serveMcp }

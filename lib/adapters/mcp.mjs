@@ -1,27 +1,46 @@
 // toolwire/mcp for ESM: the CommonJS adapter, given the SDK's ESM build so that serveMcp returns
-// the very McpServer class an ESM user imports from @modelcontextprotocol/sdk. As from CommonJS,
-// addMcpServer needs no SDK of its own (it uses the Client it is given) and serveMcp says which
-// package to install when @modelcontextprotocol/sdk is missing.
+// the very McpServer class an ESM user imports from @modelcontextprotocol/sdk. Importing this
+// module loads no SDK: serveMcp loads it on its first call (synchronously, as it returns the
+// server), and addMcpServer needs no SDK of its own (it uses the Client it is given). serveMcp
+// says which package to install when @modelcontextprotocol/sdk is missing.
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
 import adapter from './mcp.js'
 import server from './mcp-server.js'
 import common from './common.js'
 
+const require = createRequire(import.meta.url)
+
+/**
+ * The module `specifier` resolves to for `import`, loaded now: Node's require of an ES module
+ * shares the module instances `import` gets. Where Node cannot require an ES module (before 20.19
+ * and 22.12), the package's CommonJS build is loaded instead.
+ */
+function importNow(specifier) {
+  if (typeof import.meta.resolve === 'function' && process.features.require_module === true) {
+    return require(fileURLToPath(import.meta.resolve(specifier)))
+  }
+  return require(specifier)
+}
+
 let sdk
-let missing
-try {
-  const [{ McpServer }, { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/mcp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ])
-  sdk = { McpServer, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }
-} catch (error) {
-  missing = common.missingPeer('@modelcontextprotocol/sdk', 'mcp', error)
-  if (missing === undefined) throw error
+
+/** The SDK classes serveMcp needs, loaded on first use. */
+function loadSdk() {
+  if (sdk !== undefined) return sdk
+  try {
+    const { McpServer } = importNow('@modelcontextprotocol/sdk/server/mcp.js')
+    const { CallToolRequestSchema, ListToolsRequestSchema } = importNow('@modelcontextprotocol/sdk/types.js')
+    sdk = { McpServer, ListToolsRequestSchema, CallToolRequestSchema }
+    return sdk
+  } catch (error) {
+    throw common.missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
+  }
 }
 
 export const addMcpServer = adapter.addMcpServer
 
 export function serveMcp(runtime, options) {
-  if (missing !== undefined) throw missing
-  return server.serveMcpWith(sdk, runtime, options)
+  return server.serveMcpWith(loadSdk(), runtime, options)
 }
