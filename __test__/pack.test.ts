@@ -76,7 +76,7 @@ describe('npm pack', { timeout: 120_000 }, () => {
   it('holds the entry points, the declarations, the CLI and this platform binary, and no sources, tests or benches', () => {
     const paths = packed.files.map((f) => f.path)
     expect(binaries).toHaveLength(1)
-    for (const file of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', ...binaries]) {
+    for (const file of ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', 'lib/binding.js', ...binaries]) {
       expect(paths).toContain(file)
     }
     // Every file the exports map and the bin name is in the tarball.
@@ -87,7 +87,7 @@ describe('npm pack', { timeout: 120_000 }, () => {
     for (const target of [...targets, ...Object.values(pkg.bin as Record<string, string>)]) {
       expect(paths).toContain(target.replace(/^\.\//, ''))
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
+    const allowed = /^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
     // Everything but the binary is small; the binary is one file of this platform.
     const rest = packed.files.filter((f) => !f.path.endsWith('.node')).reduce((sum, f) => sum + f.size, 0)
