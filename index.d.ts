@@ -983,8 +983,10 @@ export interface PlanStep {
   /** The tool to call. */
   tool: string
   /**
-   * The arguments. String values may be references: `$steps.<id>.data.x`, `$vars.<name>`, and in
-   * a `foreach` step `{item}`, `{item.path}`, `{index}` (whole, or embedded in text).
+   * The arguments. String values may be references: `$steps.<id>.x` (the step's data; the
+   * explicit `$steps.<id>.data.x` is the same value, `$steps.<id>.$content` its content blocks),
+   * `$vars.<name>`, and in a `foreach` step `{item}`, `{item.path}`, `{index}` (whole, or
+   * embedded in text).
    */
   args?: Record<string, unknown>
   /** Steps that must end first (references add their steps implicitly). */

@@ -121,3 +121,49 @@ describe('register', () => {
     expect(textOf(bad)).toContain('does not match its outputSchema')
   })
 })
+
+describe('messages quote at most about a kilobyte of any value', () => {
+  const big = 'é'.repeat(20_000)
+  /** The message of what `run` threw or rejected with, or of the result it resolved to. */
+  async function messageOf(run: () => unknown): Promise<string> {
+    try {
+      const value = await run()
+      const results = value as { content: { text: string }[] }[]
+      return results[0].content[0].text
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  it('from the model (VALIDATION_ERROR, NOT_FOUND, required groups), the caller (thrown) and plans', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 'edit',
+      parameters: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { n: { type: 'integer' }, mode: { enum: ['a', 'b'] }, path: { type: 'string', pattern: '^/' } },
+      },
+      requiredGroups: ['path'],
+      execute: () => 'ok',
+    })
+    const messages = await Promise.all([
+      messageOf(() => runtime.dispatch([{ id: '1', name: 'edit', arguments: { n: big, path: '/x' } }])),
+      messageOf(() => runtime.dispatch([{ id: '2', name: 'edit', arguments: { mode: big, path: '/x' } }])),
+      messageOf(() => runtime.dispatch([{ id: '3', name: 'edit', arguments: { path: big } }])),
+      messageOf(() => runtime.dispatch([{ id: '4', name: 'edit', arguments: { [big]: 1, path: '/x' } }])),
+      messageOf(() => runtime.dispatch([{ id: '5', name: 'edit', arguments: { [big]: 1 } }])),
+      messageOf(() => runtime.dispatch([{ id: '6', name: big, arguments: {} }])),
+      messageOf(() => runtime.dispatch([], { signal: big as never })),
+      messageOf(() => runtime.register({ name: big, execute: () => 'x' })),
+      messageOf(() => runtime.register({ name: 't', executionMode: big as never, execute: () => 'x' })),
+      messageOf(() => runtime.executePlan({ steps: [{ id: 'a', tool: 'edit', args: { p: `$steps.${big}` } }] })),
+    ])
+    for (const [i, message] of messages.entries()) {
+      // The fixed words, the tool's schema and at most a few bounded quotes; before, each held
+      // the 40 KB value at least once.
+      expect(message.length, `message ${i}: ${message.slice(0, 200)}`).toBeLessThan(5_000)
+      expect(message, `message ${i}`).toMatch(/more (bytes|characters) not shown/)
+    }
+  })
+})

@@ -41,11 +41,26 @@ function safeString(value) {
   }
 }
 
+/**
+ * The most of a value a thrown message quotes, in UTF-16 code units: the JavaScript side of the
+ * engine's bounded quoting (crates/toolwire-core/src/quote.rs, 1 KB), so a misused option holding
+ * megabytes is named, not echoed.
+ */
+const MAX_QUOTED = 1024
+
+/** `text` cut to {@link MAX_QUOTED} code units (never inside a surrogate pair), saying how much was left out. */
+function bounded(text) {
+  if (text.length <= MAX_QUOTED) return text
+  const code = text.charCodeAt(MAX_QUOTED - 1)
+  const end = code >= 0xd800 && code <= 0xdbff ? MAX_QUOTED - 1 : MAX_QUOTED
+  return `${text.slice(0, end)}... (${text.length - end} more characters not shown)`
+}
+
 function describe(value) {
   if (value === null) return 'null'
   if (value === undefined) return 'undefined'
   if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${safeString(value)}`
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${bounded(safeString(value))}`
 }
 
 /** The provider wire APIs. */
