@@ -8,7 +8,8 @@ use super::names::{builtin_group, builtin_profile, canonical_tool_name, GROUP_PR
 use super::names::{BUILTIN_GROUPS, BUILTIN_PROFILES};
 use crate::error::{Error, ErrorCode, Result};
 
-/// The longest rendering of an offending value in an error message.
+/// The longest rendering of an offending value in an error message, in bytes (see
+/// [`crate::quote::bounded_to`]).
 const MAX_SHOWN: usize = 60;
 
 /// One allow/deny pair of patterns (normalized: lowercase, aliases resolved).
@@ -302,15 +303,7 @@ pub(in crate::policy) fn describe(value: &Value) -> String {
     match value {
         Value::Array(_) => "an array".to_string(),
         Value::Object(_) => "an object".to_string(),
-        scalar => {
-            let text = scalar.to_string();
-            if text.chars().count() <= MAX_SHOWN {
-                text
-            } else {
-                let cut: String = text.chars().take(MAX_SHOWN).collect();
-                format!("{cut}...")
-            }
-        }
+        scalar => crate::quote::bounded_to(&scalar.to_string(), MAX_SHOWN),
     }
 }
 
