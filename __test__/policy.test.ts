@@ -294,6 +294,18 @@ describe('loop detection', () => {
     }
   })
 
+  it('compares numbers by value: a model writing 1, 1.0, 1e0 or 10e-1 repeats one call', async () => {
+    const runtime = new ToolRuntime({ loopDetection: { warnAt: 2, blockAt: 4 } })
+    runtime.register(recorder('read').tool)
+    const statuses: string[] = []
+    for (const [i, n] of ['1', '1.0', '1e0', '10e-1', '1.5'].entries()) {
+      const [result] = await runtime.dispatch([{ id: `n${i}`, name: 'read', arguments: `{"path":"a","line":${n}}` }], { runId: 'numbers' })
+      statuses.push(result.error?.code ?? result.status)
+    }
+    // The fourth spelling of 1 is the fourth identical call; 1.5 is another call.
+    expect(statuses).toEqual(['ok', 'ok', 'ok', 'BLOCKED', 'ok'])
+  })
+
   it('is on by default (warn at 5, block at 10) and can be turned off', async () => {
     const on = new ToolRuntime()
     const off = new ToolRuntime({ loopDetection: false })
