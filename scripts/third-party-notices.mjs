@@ -122,7 +122,8 @@ export function render(triples = targets()) {
 function main() {
   const text = render()
   if (process.argv.includes('--check')) {
-    const committed = existsSync(output) ? readFileSync(output, 'utf8') : ''
+    // A checkout may have turned the line ends into CRLF (git's autocrlf on Windows).
+    const committed = existsSync(output) ? readFileSync(output, 'utf8').replace(/\r\n/g, '\n') : ''
     if (committed !== text) {
       const [was, now] = [crateNames(committed), crateNames(text)]
       const added = [...now].filter((n) => !was.has(n))
