@@ -71,7 +71,24 @@ function linkedForTargets(triples, metadataOf = metadata) {
   for (const triple of triples) {
     for (const pkg of linkedPackages(metadataOf(triple))) all.set(pkg.id, pkg)
   }
-  return [...all.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version, undefined, { numeric: true }))
+  return [...all.values()].sort((a, b) => compareText(a.name, b.name) || compareVersions(a.version, b.version))
+}
+
+/** Code-unit order: the same on every machine, whatever its locale. */
+function compareText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Versions by their numeric parts (`0.9.0` before `0.10.0`), then as text. */
+function compareVersions(a, b) {
+  const parts = (v) => v.split(/[.+-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
+  const [x, y] = [parts(a), parts(b)]
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] === y[i]) continue
+    if (typeof x[i] === 'number' && typeof y[i] === 'number') return x[i] - y[i]
+    return compareText(String(x[i]), String(y[i]))
+  }
+  return x.length - y.length || compareText(a, b)
 }
 
 /** The license and notice files at the root of a crate's source, `[{ name, text }]`, by name. */
