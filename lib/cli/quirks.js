@@ -8,6 +8,8 @@ const { paddedBeforeBrace } = require('./frames.js')
 
 /** A readable name for a decoder error message (the decoder reports errors as text). */
 const ERROR_KINDS = [
+  [/is not a response of the [a-z-]+ wire|^the body.* is empty/, 'not-the-wire', 'the body is not a response of this wire (an HTML page, plain text, another API)'],
+  [/says the turn holds tool calls, but none arrived/, 'tool-calls-lost', 'the stop reason says tool calls, but none arrived'],
   [/spliced/, 'spliced-stream', 'two generations spliced into one stream'],
   [/ended before its terminal event/, 'stream-truncated', 'stream ended before its terminal event'],
   [/JSON array body ended/, 'stream-truncated', 'JSON array stream ended before its closing bracket'],

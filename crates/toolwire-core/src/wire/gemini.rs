@@ -188,6 +188,8 @@ pub struct GeminiDecoder {
     response_id: Option<String>,
     /// A second response followed the finished one: everything after is ignored.
     ignoring: bool,
+    /// A response of this wire was read (for telling a body that is not the wire at all).
+    recognized: bool,
     events: usize,
 }
 
@@ -201,11 +203,19 @@ impl GeminiDecoder {
             block_signed: false,
             response_id: None,
             ignoring: false,
+            recognized: false,
             events: 0,
         }
     }
 
     fn response(&mut self, turn: &mut Turn, response: GenerateContentResponse<'_>) {
+        if response.candidates.is_some()
+            || response.usage_metadata.is_some()
+            || response.prompt_feedback.is_some()
+            || response.error.is_some()
+        {
+            self.recognized = true;
+        }
         if let Some(error) = response.error.filter(|e| e.get() != "null") {
             turn.error(format!(
                 "the provider reported an error: {}",
@@ -562,6 +572,10 @@ impl Default for GeminiDecoder {
 }
 
 impl WireDecoder for GeminiDecoder {
+    fn recognized(&self) -> bool {
+        self.recognized
+    }
+
     fn event(&mut self, turn: &mut Turn, _name: Option<&str>, data: &str) {
         self.events += 1;
         let data = data.trim();
