@@ -170,6 +170,116 @@ describe('toolwire replay', () => {
     expect(mistral.stdout).toMatch(/\[warning\] missing-index: tool call without `index`/)
   })
 
+  it('names each provider quirk of a small stream written here (no recording needed)', () => {
+    const sse = (events: object[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')
+    const named = (events: object[]) => events.map((e: any) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')
+    const call = { index: 0, id: 'call_q', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }
+    const fc = { type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'read', arguments: '{"path":"a"}' }
+    const geminiCall = (fc: object, signature?: string) => ({ functionCall: fc, ...(signature ? { thoughtSignature: signature } : {}) })
+    const geminiChunk = (parts: object[], finish?: string) => ({ candidates: [{ content: { role: 'model', parts }, ...(finish ? { finishReason: finish } : {}) }] })
+    // [where the quirk was seen (QUIRKS.md), wire, body, the quirks replay names]
+    const cases: [string, string, string, string[]][] = [
+      [
+        'QUIRK 4: Qwen/DashScope send id "" in continuation fragments',
+        'openai-chat',
+        chatSse([toolCalls({ ...call, function: { name: 'read', arguments: '{"path":' } }), toolCalls({ index: 0, id: '', function: { arguments: '"a"}' } }), chunk({}, 'tool_calls')]),
+        ['empty-string-fields'],
+      ],
+      ['QUIRK 3: Anthropic\'s OpenAI-compatible endpoint starts at index 1', 'openai-chat', chatSse([toolCalls({ ...call, index: 1 }), chunk({}, 'tool_calls')]), ['index-offset']],
+      ['QUIRK 2: Mistral sends calls without index', 'mistral', chatSse([toolCalls({ id: 'abcdefghi', function: { name: 'read', arguments: '{}' } }), chunk({}, 'tool_calls')]), ['missing-index']],
+      [
+        'QUIRK 18: GitHub Copilot rotates item_id on every event',
+        'openai-responses',
+        named([
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.added', output_index: 0, item: { ...fc, arguments: '' } },
+          { type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_2', delta: '{"path":"a"}' },
+          { type: 'response.output_item.done', output_index: 0, item: { ...fc, id: 'fc_3' } },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]),
+        ['item-id-rotation'],
+      ],
+      [
+        'QUIRK 19: LM Studio sends no argument deltas, only the .done events',
+        'openai-responses',
+        named([
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.added', output_index: 0, item: { ...fc, arguments: '' } },
+          { type: 'response.function_call_arguments.done', output_index: 0, item_id: 'fc_1', arguments: '{"path":"a"}' },
+          { type: 'response.output_item.done', output_index: 0, item: fc },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]),
+        ['no-argument-deltas'],
+      ],
+      [
+        'AWS Bedrock "mantle" writes data: before event: (fixture pydantic-bedrock-mantle-reused-tool-call-ids)',
+        'openai-responses',
+        [
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.done', output_index: 0, item: fc },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]
+          .map((e) => `data: ${JSON.stringify(e)}\nevent: ${e.type}\n\n`)
+          .join(''),
+        ['sse-data-before-event'],
+      ],
+      [
+        'QUIRK 20: an empty tool input streamed as only partial_json "", JSON padded before its brace',
+        'anthropic',
+        [
+          { type: 'message_start', message: { id: 'm', content: [] } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'list', input: {} } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+          { type: 'message_stop' },
+        ]
+          .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e).replace(/}$/, '   }')}\n\n`)
+          .join(''),
+        ['json-padding', 'empty-tool-input'],
+      ],
+      [
+        'QUIRKS 26, 27: Gemini 3 streams partialArgs; only the first parallel call is signed; no ids',
+        'gemini',
+        sse([
+          geminiChunk([geminiCall({ name: 'read', willContinue: true }, 'SIG')]),
+          geminiChunk([geminiCall({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a' }] })]),
+          geminiChunk([geminiCall({})]),
+          geminiChunk([geminiCall({ name: 'list', args: {} })], 'STOP'),
+        ]),
+        ['partial-args-streaming', 'thought-signature-first-only', 'missing-id'],
+      ],
+      [
+        'QUIRK 27: a streamed call never closed by an empty functionCall',
+        'gemini',
+        sse([
+          geminiChunk([geminiCall({ name: 'read', willContinue: true })]),
+          geminiChunk([geminiCall({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a' }] })], 'STOP'),
+        ]),
+        ['partial-args-streaming', 'missing-terminal-function-call', 'missing-id'],
+      ],
+      [
+        'Gemini without ?alt=sse streams one JSON array (fixture llm-gemini-test-tools)',
+        'gemini',
+        `[${JSON.stringify(geminiChunk([geminiCall({ name: 'list', args: {} })], 'STOP'), null, 2)}\n]`,
+        ['json-array-stream', 'missing-id'],
+      ],
+      [
+        'A server that ignores stream: true answers one chat.completion (issue 19)',
+        'openai-chat',
+        JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', tool_calls: [call] }, finish_reason: 'tool_calls' }] }),
+        ['whole-response'],
+      ],
+    ]
+    cases.forEach(([seen, wire, body, quirks], i) => {
+      const { code, json } = cliJson('replay', write(`quirk-${i}.txt`, body), '--wire', wire)
+      expect(code, seen).toBe(0)
+      expect(json.responses.flatMap((r: any) => r.quirks.map((q: any) => q.id)), seen).toEqual(quirks)
+      expect(json.responses.flatMap((r: any) => r.toolCalls).length, seen).toBeGreaterThan(0)
+      expect(json.responses.every((r: any) => r.toolCalls.every((c: any) => c.complete)), seen).toBe(true)
+    })
+  })
+
   it('tells the quirks of streams written here: a reused index, cumulative arguments, finish_reason stop', () => {
     const reused = write(
       'ollama.sse',
