@@ -466,5 +466,15 @@ describe('run: answers that are not the stream asked for', () => {
       expect(outcome.error, wire).toContain('it begins with "<!DOCTYPE html>\\n<html><head><title>Sign in to the gateway</title>')
       expect(outcome.error!.length, wire).toBeLessThan(400)
     }
+    // The same page behind an HTTP error status: named the same way, escaped and bounded.
+    const { runtime } = runtimeWithRead()
+    const page = `<!DOCTYPE html>\n<title>Sign in</title>${'<div>x</div>'.repeat(5000)}`
+    const outcome = await runtime.run({
+      wire: 'anthropic',
+      model: async () => new Response(page, { status: 401, headers: { 'content-type': 'text/html' } }),
+    })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^the model answered HTTP 401 \(content type "text\/html"\): "<!DOCTYPE html>\\n<title>Sign in<\/title><div>x.*"… \(60038 characters\)$/)
+    expect(outcome.error!.length).toBeLessThan(500)
   })
 })

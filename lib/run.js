@@ -44,7 +44,12 @@ async function bodyOf(answer) {
       try {
         text = await answer.text()
       } catch {}
-      throw new ToolwireError('EXECUTION_ERROR', `the model answered HTTP ${answer.status}: ${text.slice(0, 500)}`)
+      const type = contentTypeOf(answer)
+      const head = JSON.stringify(text.slice(0, 300)) + (text.length > 300 ? `… (${text.length} characters)` : '')
+      throw new ToolwireError(
+        'EXECUTION_ERROR',
+        `the model answered HTTP ${answer.status}${type === undefined ? '' : ` (content type ${JSON.stringify(type.slice(0, 100))})`}: ${head}`,
+      )
     }
     if (answer.body === null) throw new ToolwireError('EXECUTION_ERROR', 'the model answered with an empty body')
     return answer.body
