@@ -313,6 +313,25 @@ describe('toolwire replay', () => {
     expect(out.json.responses[0].stopReason).toBe('toolUse')
   })
 
+  it('keeps a relay that changes the chunk id, usage trailer included, as one response', () => {
+    // The relay of issue 19: the role chunk under one id, every later chunk under another, and
+    // the usage trailer under a third.
+    const relayed = write(
+      'relay.sse',
+      chatSse([
+        { ...chunk({ role: 'assistant', content: '' }), id: 'chatcmpl-A' },
+        { ...toolCalls({ index: 0, id: 'call_r', type: 'function', function: { name: 'read', arguments: '{}' } }), id: 'gen-B' },
+        { ...chunk({}, 'tool_calls'), id: 'gen-B' },
+        { id: 'gen-C', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 4, completion_tokens: 2 } },
+      ]),
+    )
+    const { code, json } = cliJson('replay', relayed, '--wire', 'openai-chat')
+    expect(code).toBe(0)
+    expect(json.responses).toHaveLength(1)
+    expect(json.responses[0].errors).toEqual([])
+    expect(json.responses[0].usage).toEqual({ inputTokens: 4, outputTokens: 2 })
+  })
+
   it('exits 1 on a stream cut before its end, naming the cut-off call', () => {
     const cut = write(
       'cut.sse',
