@@ -169,6 +169,7 @@ describe('normalizeToolCallId and repairHistory', () => {
     expect(a).not.toBe(b)
     expect(normalizeToolCallId('call_1', 'strict9')).toMatch(/^[a-zA-Z0-9]{9}$/)
     expect(() => normalizeToolCallId('x', 'nope' as never)).toThrow(/nope/)
+    expect(() => normalizeToolCallId('x', 'openai' as never)).toThrow(/^unknown id target "openai": .*; did you mean "openai-chat"\?$/)
     // Responses fc_ item ids never end in `_` (the API refuses them).
     for (const id of ['fc_abc_', 'fc__', 'fc_a.b_']) {
       const out = normalizeToolCallId(id, 'openai-responses')

@@ -385,6 +385,41 @@ impl Registry {
     }
 }
 
+/// The "did you mean" of an unknown name: `; did you mean "x"?` with the closest of
+/// `candidates` (see [`closest_names`]), or nothing when none is close.
+pub fn did_you_mean<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> String {
+    match closest_names(name, candidates, 1).first() {
+        Some(near) => format!(
+            "; did you mean {}?",
+            crate::wire::json_text::json_string(near)
+        ),
+        None => String::new(),
+    }
+}
+
+/// Checks the message of an unknown-name error for each `(name, closest)`: it starts with
+/// `prefix(name)` and ends with the "did you mean" of `closest`, or has none; a megabyte name
+/// gives a short message.
+#[cfg(test)]
+pub(crate) fn assert_suggestions(
+    message_of: impl Fn(&str) -> String,
+    prefix: impl Fn(&str) -> String,
+    cases: &[(&str, Option<&str>)],
+) {
+    for (name, near) in cases {
+        let message = message_of(name);
+        assert!(message.starts_with(&prefix(name)), "{message}");
+        match near {
+            Some(near) => assert!(
+                message.ends_with(&format!("; did you mean \"{near}\"?")),
+                "{message}"
+            ),
+            None => assert!(!message.contains("did you mean"), "{message}"),
+        }
+    }
+    assert!(message_of(&"x".repeat(1 << 20)).len() < 400);
+}
+
 /// Up to `limit` of `candidates` closest to `name` (case-insensitive edit distance within a third
 /// of the longer name, or one containing the other), closest first: the "did you mean" of an
 /// unknown tool, wire or target name.

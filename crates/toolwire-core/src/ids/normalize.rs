@@ -5,7 +5,10 @@
 //! and gains a fixed-width base62 suffix of the FNV-1a 64 hash of the whole original id, so two
 //! ids that sanitize to the same text still come out different.
 
+use crate::error::{Error, ErrorCode, Result};
+use crate::registry::did_you_mean;
 use crate::wire::decoder::Wire;
+use crate::wire::json_text::quoted_name;
 
 /// What an id must look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +30,28 @@ impl IdTarget {
             "strict9" => Some(IdTarget::Strict9),
             other => Wire::parse(other).ok().map(IdTarget::Wire),
         }
+    }
+
+    /// As [`IdTarget::parse`], for a name given by a caller: an unknown one is refused naming
+    /// it, the targets there are and the closest of them (`"openai"`: did you mean
+    /// `"openai-chat"`).
+    pub fn from_name(name: &str) -> Result<Self> {
+        if let Some(target) = IdTarget::parse(name) {
+            return Ok(target);
+        }
+        let names: Vec<&str> = ["strict", "strict9"]
+            .into_iter()
+            .chain(Wire::ALL.map(Wire::as_str))
+            .collect();
+        Err(Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "unknown id target {}: expected a wire name ({}), \"strict\" or \"strict9\"{}",
+                quoted_name(name),
+                Wire::ALL.map(Wire::as_str).join(", "),
+                did_you_mean(name, names)
+            ),
+        ))
     }
 
     /// The character set and length bounds of the target.
@@ -414,6 +439,21 @@ mod tests {
         }
         assert_ne!(normalize_item_id("abc"), normalize_item_id("fc_abc_"));
         assert_ne!(normalize_item_id("fc_a.b"), normalize_item_id("fc_a:b"));
+    }
+
+    #[test]
+    fn unknown_targets_are_refused_naming_the_closest() {
+        crate::registry::assert_suggestions(
+            |name| IdTarget::from_name(name).unwrap_err().message,
+            |name| format!("unknown id target \"{name}\": expected a wire name (openai-chat, "),
+            &[
+                ("openai", Some("openai-chat")),
+                ("strict8", Some("strict")),
+                ("Anthropic", Some("anthropic")),
+                ("cohere", None),
+            ],
+        );
+        assert_eq!(IdTarget::from_name("strict9").unwrap(), IdTarget::Strict9);
     }
 
     #[test]
