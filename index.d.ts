@@ -831,6 +831,12 @@ export interface DecoderOptions {
   cumulativeArguments?: 'auto' | boolean
   /** Decode HTML entities in arguments (Grok sends `&quot;` and friends). Named and numeric. */
   decodeHtmlEntities?: boolean
+  /**
+   * The body's content type, when known (the response's `content-type` header; `run()` passes
+   * it). A body in which the wire finds nothing of its own (an HTML login page, plain text)
+   * ends with an error naming this type and the body's first bytes.
+   */
+  contentType?: string
 }
 
 /** The normalized reason a turn ended; the provider's own value is in `rawStopReason`. */
@@ -906,10 +912,16 @@ export type StreamEvent =
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; message: string }
 
-/** Decodes one streamed provider response. */
+/**
+ * Decodes one streamed provider response. A whole (non-streamed) response, what a server that
+ * ignores `stream: true` sends (`chat.completion`, a Responses `response`, an Anthropic
+ * `message`, a Gemini `GenerateContentResponse`), decodes to the same turn as its stream. A turn
+ * whose stop reason says tool calls but that holds none, and a body that is not the wire at all,
+ * end with an error (`stopReason: 'error'`).
+ */
 export declare class StreamDecoder {
   constructor(wire: Wire, options?: DecoderOptions)
-  /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON). */
+  /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON, one whole JSON response). */
   push(chunk: Uint8Array | ArrayBuffer | string): StreamEvent[]
   /** One parsed chunk as an SDK iterator yields it, or its JSON text. */
   pushEvent(event: object | string): StreamEvent[]

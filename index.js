@@ -8,7 +8,7 @@
 // calls at once: completions are collected per microtask and sent as one batch.
 
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText, registerAll } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, registerAll } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -650,7 +650,7 @@ class ToolRuntime {
   /** What run() and executePlan() drive the runtime with: dispatches into their audit log. */
   #runHooks(auditLog) {
     return {
-      decoderOf: (wire) => new StreamDecoder(wire),
+      decoderOf: (wire, options) => new StreamDecoder(wire, options),
       endRun: (runId) => this.#native.endRun(runId),
       newRunId: () => newRunId('run'),
       audit: auditLog,
@@ -1169,12 +1169,7 @@ class StreamDecoder {
   #objects
 
   constructor(wire, options = {}) {
-    if (typeof wire !== 'string' || !WIRES.includes(wire)) {
-      throw new ToolwireError(
-        'PRECONDITION_FAILED',
-        `StreamDecoder: unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`,
-      )
-    }
+    checkWire('StreamDecoder', wire, 'PRECONDITION_FAILED')
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
     }

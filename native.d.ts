@@ -209,6 +209,12 @@ export declare class NativeSanitizer {
  */
 export declare function analyzeCommand(command: string, options: string): string
 
+/**
+ * Checks a wire name: an unknown one is refused naming it, the wires there are and the closest
+ * of them (`unknown wire "openai": ...; did you mean "openai-chat"?`).
+ */
+export declare function checkWire(name: string): void
+
 /** Strips from `args` (JSON text) the nulls that the strict form of `original` forced. */
 export declare function denormalizeStrict(original: string, args: string): string
 

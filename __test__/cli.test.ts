@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, normalizeSchema } from '../index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
-import { FIXTURES } from './fixtures.js'
+import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
 import { renderTimeline, timelineRows } from '../lib/timeline.js'
 // @ts-expect-error lib/cli/main.js is CommonJS without declarations
@@ -46,7 +46,7 @@ const skipTimeline = browser === undefined && !process.env.CI
 if (skipTimeline) console.warn(`cli.test.ts: skipping the HTML timeline test in Chromium: ${noBrowser}`)
 
 const fixture = (path: string) => join(FIXTURES, path)
-const expected = JSON.parse(readFileSync(fixture('expected.json'), 'utf8'))
+const expected = HAVE_FIXTURES ? JSON.parse(readFileSync(fixture('expected.json'), 'utf8')) : {}
 
 function write(name: string, text: string): string {
   const path = join(work, name)
@@ -75,7 +75,7 @@ function expectOneLineError(run: Run, pattern: RegExp) {
 }
 
 describe('toolwire replay', () => {
-  it('shows a call cut off by max_tokens as incomplete, says why, and exits 1', () => {
+  itWithFixtures('shows a call cut off by max_tokens as incomplete, says why, and exits 1', () => {
     const run = cli('replay', fixture('anthropic/incomplete_partial_json_response.txt'), '--wire', 'anthropic')
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('[INCOMPLETE] #0 make_file  id toolu_01EKqbqmZrGRXy18eN7m9kvY')
@@ -98,7 +98,7 @@ describe('toolwire replay', () => {
     )
   })
 
-  it('decodes recorded parallel calls exactly as expected.json has them, and exits 0', () => {
+  itWithFixtures('decodes recorded parallel calls exactly as expected.json has them, and exits 0', () => {
     const file = 'openai-chat/f82268f2fefd.sse'
     const { code, json } = cliJson('replay', fixture(file), '--wire', 'openai-chat')
     expect(code).toBe(0)
@@ -116,7 +116,7 @@ describe('toolwire replay', () => {
     expect(text).toContain('2 calls, 0 incomplete, 0 errors: ok')
   })
 
-  it('splits a capture of several responses and decodes each on its own', () => {
+  itWithFixtures('splits a capture of several responses and decodes each on its own', () => {
     for (const file of ['openai-responses/openai-reasoning-encrypted-content.1.chunks.txt', 'anthropic/anthropic-programmatic-tool-calling.1.chunks.txt']) {
       const wire = file.startsWith('anthropic') ? 'anthropic' : 'openai-responses'
       const { code, json } = cliJson('replay', fixture(file), '--wire', wire)
@@ -132,7 +132,7 @@ describe('toolwire replay', () => {
     )
   })
 
-  it('names a spliced stream as an error and a duplicate message_start as a handled quirk', () => {
+  itWithFixtures('names a spliced stream as an error and a duplicate message_start as a handled quirk', () => {
     const spliced = cliJson('replay', fixture('anthropic/spliced-message-start.chunks.txt'), '--wire', 'anthropic')
     expect(spliced.code).toBe(1)
     const [response] = spliced.json.responses
@@ -147,7 +147,7 @@ describe('toolwire replay', () => {
     expect(duplicate.json.responses[0].quirks).toEqual([expect.objectContaining({ id: 'duplicate-message-start', severity: 'warning' })])
   })
 
-  it('names the provider quirks of the recordings', () => {
+  itWithFixtures('names the provider quirks of the recordings', () => {
     const cases: [string, string, string[]][] = [
       ['openai-compatible-chat/alibaba-tool-call.chunks.txt', 'openai-chat', ['empty-string-fields']],
       ['openai-compatible-chat/anthropic-fallback-tool-call.sse', 'openai-chat', ['index-offset']],
@@ -168,6 +168,116 @@ describe('toolwire replay', () => {
     }
     const mistral = cli('replay', fixture('openai-compatible-chat/mistral-tool-call.chunks.txt'), '--wire', 'mistral')
     expect(mistral.stdout).toMatch(/\[warning\] missing-index: tool call without `index`/)
+  })
+
+  it('names each provider quirk of a small stream written here (no recording needed)', () => {
+    const sse = (events: object[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')
+    const named = (events: object[]) => events.map((e: any) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')
+    const call = { index: 0, id: 'call_q', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }
+    const fc = { type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'read', arguments: '{"path":"a"}' }
+    const geminiCall = (fc: object, signature?: string) => ({ functionCall: fc, ...(signature ? { thoughtSignature: signature } : {}) })
+    const geminiChunk = (parts: object[], finish?: string) => ({ candidates: [{ content: { role: 'model', parts }, ...(finish ? { finishReason: finish } : {}) }] })
+    // [where the quirk was seen (QUIRKS.md), wire, body, the quirks replay names]
+    const cases: [string, string, string, string[]][] = [
+      [
+        'QUIRK 4: Qwen/DashScope send id "" in continuation fragments',
+        'openai-chat',
+        chatSse([toolCalls({ ...call, function: { name: 'read', arguments: '{"path":' } }), toolCalls({ index: 0, id: '', function: { arguments: '"a"}' } }), chunk({}, 'tool_calls')]),
+        ['empty-string-fields'],
+      ],
+      ['QUIRK 3: Anthropic\'s OpenAI-compatible endpoint starts at index 1', 'openai-chat', chatSse([toolCalls({ ...call, index: 1 }), chunk({}, 'tool_calls')]), ['index-offset']],
+      ['QUIRK 2: Mistral sends calls without index', 'mistral', chatSse([toolCalls({ id: 'abcdefghi', function: { name: 'read', arguments: '{}' } }), chunk({}, 'tool_calls')]), ['missing-index']],
+      [
+        'QUIRK 18: GitHub Copilot rotates item_id on every event',
+        'openai-responses',
+        named([
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.added', output_index: 0, item: { ...fc, arguments: '' } },
+          { type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_2', delta: '{"path":"a"}' },
+          { type: 'response.output_item.done', output_index: 0, item: { ...fc, id: 'fc_3' } },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]),
+        ['item-id-rotation'],
+      ],
+      [
+        'QUIRK 19: LM Studio sends no argument deltas, only the .done events',
+        'openai-responses',
+        named([
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.added', output_index: 0, item: { ...fc, arguments: '' } },
+          { type: 'response.function_call_arguments.done', output_index: 0, item_id: 'fc_1', arguments: '{"path":"a"}' },
+          { type: 'response.output_item.done', output_index: 0, item: fc },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]),
+        ['no-argument-deltas'],
+      ],
+      [
+        'AWS Bedrock "mantle" writes data: before event: (fixture pydantic-bedrock-mantle-reused-tool-call-ids)',
+        'openai-responses',
+        [
+          { type: 'response.created', response: { id: 'r' } },
+          { type: 'response.output_item.done', output_index: 0, item: fc },
+          { type: 'response.completed', response: { id: 'r', status: 'completed' } },
+        ]
+          .map((e) => `data: ${JSON.stringify(e)}\nevent: ${e.type}\n\n`)
+          .join(''),
+        ['sse-data-before-event'],
+      ],
+      [
+        'QUIRK 20: an empty tool input streamed as only partial_json "", JSON padded before its brace',
+        'anthropic',
+        [
+          { type: 'message_start', message: { id: 'm', content: [] } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'list', input: {} } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+          { type: 'message_stop' },
+        ]
+          .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e).replace(/}$/, '   }')}\n\n`)
+          .join(''),
+        ['json-padding', 'empty-tool-input'],
+      ],
+      [
+        'QUIRKS 26, 27: Gemini 3 streams partialArgs; only the first parallel call is signed; no ids',
+        'gemini',
+        sse([
+          geminiChunk([geminiCall({ name: 'read', willContinue: true }, 'SIG')]),
+          geminiChunk([geminiCall({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a' }] })]),
+          geminiChunk([geminiCall({})]),
+          geminiChunk([geminiCall({ name: 'list', args: {} })], 'STOP'),
+        ]),
+        ['partial-args-streaming', 'thought-signature-first-only', 'missing-id'],
+      ],
+      [
+        'QUIRK 27: a streamed call never closed by an empty functionCall',
+        'gemini',
+        sse([
+          geminiChunk([geminiCall({ name: 'read', willContinue: true })]),
+          geminiChunk([geminiCall({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a' }] })], 'STOP'),
+        ]),
+        ['partial-args-streaming', 'missing-terminal-function-call', 'missing-id'],
+      ],
+      [
+        'Gemini without ?alt=sse streams one JSON array (fixture llm-gemini-test-tools)',
+        'gemini',
+        `[${JSON.stringify(geminiChunk([geminiCall({ name: 'list', args: {} })], 'STOP'), null, 2)}\n]`,
+        ['json-array-stream', 'missing-id'],
+      ],
+      [
+        'A server that ignores stream: true answers one chat.completion (issue 19)',
+        'openai-chat',
+        JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', tool_calls: [call] }, finish_reason: 'tool_calls' }] }),
+        ['whole-response'],
+      ],
+    ]
+    cases.forEach(([seen, wire, body, quirks], i) => {
+      const { code, json } = cliJson('replay', write(`quirk-${i}.txt`, body), '--wire', wire)
+      expect(code, seen).toBe(0)
+      expect(json.responses.flatMap((r: any) => r.quirks.map((q: any) => q.id)), seen).toEqual(quirks)
+      expect(json.responses.flatMap((r: any) => r.toolCalls).length, seen).toBeGreaterThan(0)
+      expect(json.responses.every((r: any) => r.toolCalls.every((c: any) => c.complete)), seen).toBe(true)
+    })
   })
 
   it('tells the quirks of streams written here: a reused index, cumulative arguments, finish_reason stop', () => {
@@ -203,6 +313,25 @@ describe('toolwire replay', () => {
     expect(out.json.responses[0].stopReason).toBe('toolUse')
   })
 
+  it('keeps a relay that changes the chunk id, usage trailer included, as one response', () => {
+    // The relay of issue 19: the role chunk under one id, every later chunk under another, and
+    // the usage trailer under a third.
+    const relayed = write(
+      'relay.sse',
+      chatSse([
+        { ...chunk({ role: 'assistant', content: '' }), id: 'chatcmpl-A' },
+        { ...toolCalls({ index: 0, id: 'call_r', type: 'function', function: { name: 'read', arguments: '{}' } }), id: 'gen-B' },
+        { ...chunk({}, 'tool_calls'), id: 'gen-B' },
+        { id: 'gen-C', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 4, completion_tokens: 2 } },
+      ]),
+    )
+    const { code, json } = cliJson('replay', relayed, '--wire', 'openai-chat')
+    expect(code).toBe(0)
+    expect(json.responses).toHaveLength(1)
+    expect(json.responses[0].errors).toEqual([])
+    expect(json.responses[0].usage).toEqual({ inputTokens: 4, outputTokens: 2 })
+  })
+
   it('exits 1 on a stream cut before its end, naming the cut-off call', () => {
     const cut = write(
       'cut.sse',
@@ -218,7 +347,43 @@ describe('toolwire replay', () => {
     expect(response.quirks.map((q: any) => q.id)).toEqual(['no-finish-reason', 'cut-off-arguments', 'stream-truncated'])
   })
 
-  it('reports progress on stderr with --progress, stdout staying one JSON document', () => {
+  it('decodes a whole chat.completion (a server that ignored stream: true) to its calls, and names a body that is not the wire', () => {
+    const whole = write(
+      'completion.json',
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
+    )
+    let out = cliJson('replay', whole, '--wire', 'openai-chat')
+    expect(out.code).toBe(0)
+    expect(out.json.responses[0].toolCalls).toEqual([expect.objectContaining({ id: 'call_w', name: 'read', arguments: '{"path":"a"}', complete: true })])
+    expect(out.json.responses[0].stopReason).toBe('toolUse')
+
+    const lost = write(
+      'lost.json',
+      JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'tool_calls' }] }),
+    )
+    out = cliJson('replay', lost, '--wire', 'openai-chat')
+    expect(out.code).toBe(1)
+    expect(out.json.responses[0].errors.map((e: any) => e.kind)).toEqual(['tool-calls-lost'])
+
+    const page = write('login.html', '<!DOCTYPE html>\n<html><title>Sign in</title></html>\n')
+    out = cliJson('replay', page, '--wire', 'anthropic')
+    expect(out.code).toBe(1)
+    expect(out.json.responses[0].errors).toEqual([
+      expect.objectContaining({ kind: 'not-the-wire', message: expect.stringContaining('it begins with "<!DOCTYPE html>\\n<html><title>Sign in') }),
+    ])
+  })
+
+  itWithFixtures('reports progress on stderr with --progress, stdout staying one JSON document', () => {
     const run = cli('replay', fixture('openai-responses/azure-reasoning-encrypted-content.1.chunks.txt'), '--wire', 'openai-responses', '--json', '--progress')
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout).responses).toHaveLength(4)
@@ -230,13 +395,17 @@ describe('toolwire replay', () => {
   })
 
   it('gives usage errors exit 2 and unreadable input exit 1, each one line on stderr', () => {
-    let run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'))
+    const body = write('any.sse', chatSse([chunk({ content: 'hi' }, 'stop')]))
+    let run = cli('replay', body)
     expect(run.code).toBe(2)
     expectOneLineError(run, /--wire is required/)
-    run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'), '--wire', 'openai')
+    run = cli('replay', body, '--wire', 'openai')
     expect(run.code).toBe(2)
-    expectOneLineError(run, /unknown wire "openai" \(one of openai-chat, openai-responses, anthropic, gemini, mistral\)/)
-    run = cli('replay', fixture('openai-chat/2018feb66ae1.sse'), '--wire', 'anthropic', '--verbose')
+    expectOneLineError(
+      run,
+      /replay: unknown wire "openai": expected one of "openai-chat", "openai-responses", "anthropic", "gemini", "mistral"; did you mean "openai-chat"\? \(see toolwire --help\)$/,
+    )
+    run = cli('replay', body, '--wire', 'anthropic', '--verbose')
     expect(run.code).toBe(2)
     expectOneLineError(run, /unknown option --verbose/)
     run = cli('frobnicate')

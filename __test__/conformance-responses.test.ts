@@ -2,12 +2,14 @@
 import { expect, it } from 'vitest'
 
 import { conformance } from './conformance.js'
-import { loadFixtures } from './fixtures.js'
+import { describeWithFixtures, loadFixtures } from './fixtures.js'
 
-const all = loadFixtures()
+describeWithFixtures('the recorded corpus', () => {
+  const all = loadFixtures()
 
-it('reads all 55 fixture files of ../shared/fixtures', () => {
-  expect(new Set(all.map((r) => r.file)).size).toBe(55)
+  it('reads all 55 fixture files of ../shared/fixtures', () => {
+    expect(new Set(all.map((r) => r.file)).size).toBe(55)
+  })
+
+  conformance('Responses streams', all.filter((r) => r.wire === 'openai-responses'))
 })
-
-conformance('Responses streams', all.filter((r) => r.wire === 'openai-responses'))

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, ToolRuntime, ToolwireError, type StreamEvent } from '../index.js'
 import { textOf } from './helpers.js'
+import { body, whole } from './scripted.js'
 
 const chunk = (toolCalls: object[] | null, finish: string | null = null) =>
   JSON.stringify({ id: 'r', choices: [{ index: 0, delta: toolCalls ? { tool_calls: toolCalls } : {}, finish_reason: finish }] })
@@ -40,7 +41,6 @@ describe('StreamDecoder', () => {
   })
 
   it('throws typed errors naming the bad value', () => {
-    expect(() => new StreamDecoder('openai' as never)).toThrow(/unknown wire string openai/)
     try {
       new StreamDecoder('openai-chat', { partial: 'full' as never })
     } catch (error) {
@@ -94,6 +94,92 @@ describe('StreamDecoder', () => {
     const events = decoder.pushEvent(chunk([{ index: 0, id: 'c', function: { name: 'w', arguments: '{"content":"ab' } }]))
     const delta = events.find((e): e is Extract<StreamEvent, { type: 'toolcall_delta' }> => e.type === 'toolcall_delta')
     expect(delta).toEqual({ type: 'toolcall_delta', index: 0, delta: '{"content":"ab', partial: { path: ['content'], append: 'ab' } })
+  })
+})
+
+describe('names that are not a wire', () => {
+  it('are refused naming the name, the wires and the closest one, at every entry point', async () => {
+    const { encodeResults, encodeToolCalls, repairHistory } = await import('../index.js')
+    const runtime = new ToolRuntime()
+    const entries: [string, () => unknown][] = [
+      ['StreamDecoder', () => new StreamDecoder('openai' as never)],
+      ['encodeResults', () => encodeResults([], 'openai' as never)],
+      ['encodeToolCalls', () => encodeToolCalls({ toolCalls: [] } as never, 'openai' as never)],
+      ['repairHistory', () => repairHistory([], 'openai' as never)],
+      ['run', () => runtime.run({ wire: 'openai' as never, model: async () => [] })],
+    ]
+    for (const [where, call] of entries) {
+      let error: unknown
+      try {
+        await call()
+      } catch (thrown) {
+        error = thrown
+      }
+      expect(error, where).toBeInstanceOf(ToolwireError)
+      expect((error as Error).message, where).toBe(
+        `${where}: unknown wire "openai": expected one of "openai-chat", "openai-responses", "anthropic", "gemini", "mistral"; did you mean "openai-chat"?`,
+      )
+    }
+    expect(() => new StreamDecoder('Anthropic' as never)).toThrow(/did you mean "anthropic"\?$/)
+    expect(() => new StreamDecoder('cohere' as never)).toThrow(/unknown wire "cohere": expected one of [^;]*$/)
+    expect(() => new StreamDecoder(3 as never)).toThrow(/unknown wire number 3/)
+    // A huge name is quoted bounded.
+    expect(() => new StreamDecoder('x'.repeat(1_000_000) as never)).toThrow(/^StreamDecoder: unknown wire "x{100}"…: expected one of /)
+  })
+})
+
+describe('a whole (non-streamed) response', () => {
+  const turn = {
+    text: 'Reading.',
+    calls: [
+      { id: 'call_1', name: 'read', args: '{"path":"a.txt"}' },
+      { id: 'call_2', name: 'list', args: '{}' },
+    ],
+  }
+
+  it('decodes to the calls of its stream through push and pushEvent, on every wire', () => {
+    for (const wire of ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral'] as const) {
+      const streamed = new StreamDecoder(wire)
+      streamed.push(body(wire, turn))
+      const expected = streamed.finish()
+      expect(expected.toolCalls.map((c) => [c.id, c.name, c.arguments, c.complete]), wire).toEqual([
+        ['call_1', 'read', '{"path":"a.txt"}', true],
+        ['call_2', 'list', '{}', true],
+      ])
+      for (const feed of ['push', 'pushEvent'] as const) {
+        const decoder = new StreamDecoder(wire)
+        if (feed === 'push') decoder.push(JSON.stringify(whole(wire, turn), null, 2))
+        else decoder.pushEvent(whole(wire, turn))
+        const got = decoder.finish()
+        expect(got.errors, `${wire} ${feed}`).toEqual([])
+        expect(got.toolCalls, `${wire} ${feed}`).toEqual(expected.toolCalls)
+        expect([got.text, got.stopReason, got.rawStopReason], `${wire} ${feed}`).toEqual([expected.text, 'toolUse', expected.rawStopReason])
+        expect(got.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 })
+      }
+    }
+  })
+
+  it('whose stop reason says tool calls but that holds none is an error', () => {
+    const decoder = new StreamDecoder('openai-chat')
+    decoder.pushEvent({ ...whole('openai-chat', { text: 'done' }), choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'tool_calls' }] })
+    const turn = decoder.finish()
+    expect(turn.stopReason).toBe('error')
+    expect(turn.errors).toEqual([
+      'the stop reason "tool_calls" says the turn holds tool calls, but none arrived: they were lost before reaching the decoder',
+    ])
+  })
+
+  it('that is not the wire at all is an error naming its content type and first bytes', () => {
+    const decoder = new StreamDecoder('openai-chat', { contentType: 'text/html; charset=utf-8' })
+    decoder.push('<!DOCTYPE html>\n<html><title>Sign in</title>' + '<p>x</p>'.repeat(10_000))
+    const turn = decoder.finish()
+    expect(turn.stopReason).toBe('error')
+    expect(turn.errors).toHaveLength(1)
+    expect(turn.errors[0]).toMatch(
+      /^the body \(content type "text\/html; charset=utf-8"\) is not a response of the openai-chat wire: nothing in it was understood; it begins with "<!DOCTYPE html>\\n<html><title>Sign in<\/title><p>x<\/p>.*"… \(80\d\d\d bytes in all\)$/,
+    )
+    expect(turn.errors[0]!.length).toBeLessThan(400)
+    expect(() => new StreamDecoder('openai-chat', { contentType: 3 } as never)).toThrow(/contentType is 3: expected a string/)
   })
 })
 

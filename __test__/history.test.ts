@@ -14,7 +14,7 @@ import {
   type ToolResult,
   type Wire,
 } from '../index.js'
-import { loadFixtures } from './fixtures.js'
+import { describeWithFixtures, loadFixtures } from './fixtures.js'
 
 const PNG = 'iVBORw0KGgo='
 
@@ -169,6 +169,13 @@ describe('normalizeToolCallId and repairHistory', () => {
     expect(a).not.toBe(b)
     expect(normalizeToolCallId('call_1', 'strict9')).toMatch(/^[a-zA-Z0-9]{9}$/)
     expect(() => normalizeToolCallId('x', 'nope' as never)).toThrow(/nope/)
+    expect(() => normalizeToolCallId('x', 'openai' as never)).toThrow(/^unknown id target "openai": .*; did you mean "openai-chat"\?$/)
+    // Responses fc_ item ids never end in `_` (the API refuses them).
+    for (const id of ['fc_abc_', 'fc__', 'fc_a.b_']) {
+      const out = normalizeToolCallId(id, 'openai-responses')
+      expect(out).toMatch(/^fc_[a-zA-Z0-9_-]*[a-zA-Z0-9-]$/)
+      expect(normalizeToolCallId(out, 'openai-responses')).toBe(out)
+    }
   })
 
   it('rewrites ids consistently, synthesizes a missing result and removes an orphan (Chat)', () => {
@@ -211,7 +218,7 @@ describe('normalizeToolCallId and repairHistory', () => {
   })
 })
 
-describe('the round trip from every recorded stream', () => {
+describeWithFixtures('the round trip from every recorded stream', () => {
   const responses = loadFixtures().filter((r) => r.toolCalls.some((c) => c.complete))
   it('has recorded tool calls to work on', () => expect(responses.length).toBeGreaterThan(20))
   for (const recorded of responses) {

@@ -214,10 +214,16 @@ function userMessage(wire: Wire, text: string) {
 }
 
 describe('run: the forms of a model answer', () => {
-  const forms: AnswerForm[] = ['stream', 'strings', 'chunks']
+  const forms: AnswerForm[] = ['stream', 'strings', 'chunks', 'whole']
+  const described: Record<string, string> = {
+    stream: 'a bare ReadableStream',
+    strings: 'string items',
+    chunks: 'an async iterable of SDK chunk objects',
+    whole: 'the whole JSON response of a server that ignores stream: true',
+  }
   for (const wire of WIRES) {
     for (const form of forms) {
-      it(`${wire}: ${form === 'stream' ? 'a bare ReadableStream' : form === 'strings' ? 'string items' : 'an async iterable of SDK chunk objects'}`, async () => {
+      it(`${wire}: ${described[form]}`, async () => {
         const { runtime, ran } = runtimeWithRead()
         const { model, requests } = scriptedModel(
           wire,
@@ -229,6 +235,8 @@ describe('run: the forms of a model answer', () => {
         expect(requests).toHaveLength(2)
         expect(ran).toEqual(['a.txt'])
         expect(outcome.steps.map((s) => s.text)).toEqual(['Looking.', 'Done.'])
+        expect(outcome.steps.map((s) => s.stopReason)).toEqual(['toolUse', 'stop'])
+        expect(outcome.error).toBeUndefined()
         expect(outcome.usage).toEqual({ inputTokens: 20, outputTokens: 10 })
       })
     }
@@ -432,5 +440,41 @@ describe('run: loop detection', () => {
     expect(outcome.steps[0].results[9].error?.code).toBe('BLOCKED')
     expect(ran).toHaveLength(9)
     expect(events.filter((e) => e.type === 'loop_warning').map((e) => [e.toolName, e.count])).toEqual([['read', 5]])
+  })
+})
+
+describe('run: answers that are not the stream asked for', () => {
+  it('asks openai-chat for usage (stream_options.include_usage), and no other wire', async () => {
+    for (const wire of WIRES) {
+      const { runtime } = runtimeWithRead()
+      const { model, requests } = scriptedModel(wire, [{ text: 'ok' }])
+      await runtime.run({ wire, model, messages: [userMessage(wire, 'go')] })
+      if (wire === 'openai-chat') expect(requests[0].stream_options, wire).toEqual({ include_usage: true })
+      else expect(requests[0], wire).not.toHaveProperty('stream_options')
+    }
+  })
+
+  it('a body that is not the wire (an HTML login page) ends the run with an error naming its content type and first bytes', async () => {
+    for (const wire of WIRES) {
+      const { runtime, ran } = runtimeWithRead()
+      const page = `<!DOCTYPE html>\n<html><head><title>Sign in to the gateway</title></head><body>${'<div>x</div>'.repeat(5000)}</body></html>`
+      const model = async () => new Response(page, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } })
+      const outcome = await runtime.run({ wire, model, messages: [userMessage(wire, 'go')] })
+      expect(outcome.stopReason, wire).toBe('error')
+      expect(ran).toEqual([])
+      expect(outcome.error, wire).toContain(`the body (content type "text/html; charset=utf-8") is not a response of the ${wire} wire`)
+      expect(outcome.error, wire).toContain('it begins with "<!DOCTYPE html>\\n<html><head><title>Sign in to the gateway</title>')
+      expect(outcome.error!.length, wire).toBeLessThan(400)
+    }
+    // The same page behind an HTTP error status: named the same way, escaped and bounded.
+    const { runtime } = runtimeWithRead()
+    const page = `<!DOCTYPE html>\n<title>Sign in</title>${'<div>x</div>'.repeat(5000)}`
+    const outcome = await runtime.run({
+      wire: 'anthropic',
+      model: async () => new Response(page, { status: 401, headers: { 'content-type': 'text/html' } }),
+    })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^the model answered HTTP 401 \(content type "text\/html"\): "<!DOCTYPE html>\\n<title>Sign in<\/title><div>x.*"… \(60038 characters\)$/)
+    expect(outcome.error!.length).toBeLessThan(500)
   })
 })

@@ -131,6 +131,62 @@ export function body(wire: Wire, turn: ScriptedTurn): string {
   }
 }
 
+/**
+ * The whole (non-streamed) response of `turn` on `wire`: what a server that ignores
+ * `stream: true` answers. Decoding it must give the turn its stream gives.
+ */
+export function whole(wire: Wire, turn: ScriptedTurn): object {
+  const calls = turn.calls ?? []
+  const text = turn.text ?? ''
+  switch (wire) {
+    case 'anthropic':
+      return {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [
+          ...(text ? [{ type: 'text', text }] : []),
+          ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) })),
+        ],
+        stop_reason: turn.stop === 'length' ? 'max_tokens' : calls.length > 0 ? 'tool_use' : 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      }
+    case 'openai-responses':
+      return {
+        id: 'resp_1',
+        object: 'response',
+        status: turn.stop === 'length' ? 'incomplete' : 'completed',
+        output: [
+          ...(text ? [{ type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }] : []),
+          ...calls.map((c) => ({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: c.args, status: 'completed' })),
+        ],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      }
+    case 'gemini':
+      return JSON.parse(gemini(turn).slice('data: '.length))
+    case 'openai-chat':
+    case 'mistral':
+      return {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text || null,
+              ...(calls.length > 0
+                ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) }
+                : {}),
+            },
+            finish_reason: turn.stop === 'length' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop',
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }
+  }
+}
+
 /** The SDK chunk objects of `turn` on `wire`: each SSE event's data, parsed (`[DONE]` left out). */
 export function chunks(wire: Wire, turn: ScriptedTurn): object[] {
   return body(wire, turn)
@@ -141,9 +197,10 @@ export function chunks(wire: Wire, turn: ScriptedTurn): object[] {
 
 /**
  * How a scripted model answers: a fetch `Response`, a bare `ReadableStream` of bytes, an async
- * iterable of body strings, or an async iterable of SDK chunk objects.
+ * iterable of body strings, an async iterable of SDK chunk objects, or a fetch `Response` of
+ * the whole JSON response (a server that ignored `stream: true`).
  */
-export type AnswerForm = 'response' | 'stream' | 'strings' | 'chunks'
+export type AnswerForm = 'response' | 'stream' | 'strings' | 'chunks' | 'whole'
 
 /** The body's bytes in small pieces, as a ReadableStream. */
 function byteStream(text: string): ReadableStream<Uint8Array> {
@@ -175,6 +232,11 @@ export function answer(wire: Wire, turn: ScriptedTurn, form: AnswerForm = 'respo
     }
     case 'chunks':
       return each(chunks(wire, turn))
+    case 'whole':
+      return new Response(byteStream(JSON.stringify(whole(wire, turn), null, 2)), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      })
   }
 }
 

@@ -66,6 +66,25 @@ function describe(value) {
 /** The provider wire APIs. */
 const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 
+/**
+ * `wire` when it is one of WIRES; otherwise throws a ToolwireError with `code`, prefixed by
+ * `where`, in the engine's words: the name given, the wires there are, and the closest of them
+ * (`unknown wire "openai": ...; did you mean "openai-chat"?`).
+ */
+function checkWire(where, wire, code = 'VALIDATION_ERROR') {
+  if (typeof wire === 'string' && WIRES.includes(wire)) return wire
+  let message = `unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`
+  if (typeof wire === 'string') {
+    try {
+      native(() => require('../native.js').checkWire(wire))
+    } catch (error) {
+      if (error instanceof ToolwireError) message = error.message
+      else throw error
+    }
+  }
+  throw new ToolwireError(code, `${where}: ${message}`)
+}
+
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
 function jsonText(where, value) {
   let text
@@ -96,4 +115,4 @@ function registerAll(runtime, tools) {
   return registered
 }
 
-module.exports = { ToolwireError, WIRES, native, messageOf, safeString, describe, jsonText, registerAll }
+module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, registerAll }

@@ -3,13 +3,7 @@
 // tool-call ids and history repair. The encoding runs in Rust; values cross as JSON text.
 
 const native_ = require('../native.js')
-const { ToolwireError, WIRES, native, describe, jsonText } = require('./common.js')
-
-function checkWire(where, wire) {
-  if (typeof wire !== 'string' || !WIRES.includes(wire)) {
-    throw new ToolwireError('VALIDATION_ERROR', `${where}: unknown wire ${describe(wire)}: expected one of ${WIRES.join(', ')}`)
-  }
-}
+const { checkWire, native, describe, jsonText } = require('./common.js')
 
 /** The tool-result messages `wire` expects for these results (ToolResults or ToolResultMessages). */
 function encodeResults(results, wire) {

@@ -4,7 +4,7 @@
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-const { ToolwireError, WIRES, describe, messageOf } = require('./common.js')
+const { ToolwireError, checkWire, describe, messageOf } = require('./common.js')
 
 const DEFAULT_MAX_STEPS = 20
 /** What `untilAborted` resolves with when the signal aborted first. */
@@ -30,6 +30,8 @@ function requestBody(wire, messages, tools, toolChoice) {
     if (tools.length > 0) body.tools = tools
     if (toolChoice !== undefined) body.tool_choice = toolChoice
     body.stream = true
+    // Chat Completions streams carry usage only when asked (a last chunk without choices).
+    if (wire === 'openai-chat') body.stream_options = { include_usage: true }
   }
   return body
 }
@@ -42,7 +44,12 @@ async function bodyOf(answer) {
       try {
         text = await answer.text()
       } catch {}
-      throw new ToolwireError('EXECUTION_ERROR', `the model answered HTTP ${answer.status}: ${text.slice(0, 500)}`)
+      const type = contentTypeOf(answer)
+      const head = JSON.stringify(text.slice(0, 300)) + (text.length > 300 ? `… (${text.length} characters)` : '')
+      throw new ToolwireError(
+        'EXECUTION_ERROR',
+        `the model answered HTTP ${answer.status}${type === undefined ? '' : ` (content type ${JSON.stringify(type.slice(0, 100))})`}: ${head}`,
+      )
     }
     if (answer.body === null) throw new ToolwireError('EXECUTION_ERROR', 'the model answered with an empty body')
     return answer.body
@@ -65,9 +72,7 @@ function addUsage(total, usage) {
 function checkOptions(options) {
   if (options === null || typeof options !== 'object') throw new TypeError(`run: options must be an object, got ${describe(options)}`)
   const { wire, model, messages = [], maxSteps = DEFAULT_MAX_STEPS, signal, onEvent } = options
-  if (typeof wire !== 'string' || !WIRES.includes(wire)) {
-    throw new ToolwireError('VALIDATION_ERROR', `run: unknown wire ${describe(wire)}: expected one of ${WIRES.join(', ')}`)
-  }
+  checkWire('run', wire)
   if (typeof model !== 'function') throw new TypeError(`run: options.model must be a function, got ${describe(model)}`)
   if (!Array.isArray(messages)) throw new TypeError(`run: options.messages must be an array, got ${describe(messages)}`)
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
@@ -97,8 +102,8 @@ async function messagesFrom(where, get) {
 const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
 
 /**
- * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire)` makes a
- * StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
+ * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire, options)` makes
+ * a StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
  * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts,
  * `watchEvents(groupId)` queues the thread's subscription events, `injectedMessages(wire,
  * events)` turns them into history and `closeThread(groupId)` closes the run's own thread when
@@ -159,7 +164,7 @@ async function runLoop(runtime, hooks, options) {
         stopReason = 'aborted'
         break
       }
-      const turn = await decodeTurn(decoderOf(wire), answer, signal, emit)
+      const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, signal, emit)
       usage = addUsage(usage, turn.usage)
       if (signal?.aborted) {
         stopReason = 'aborted'
@@ -243,16 +248,31 @@ function textMessage(wire, text) {
   }
 }
 
+/** The content type of a fetch Response (undefined for other answers or when absent). */
+function contentTypeOf(answer) {
+  try {
+    const type = answer?.headers?.get?.('content-type')
+    return typeof type === 'string' ? type : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Decodes one model answer: raw bytes and strings are pushed as the body, plain objects as SDK
- * chunks. The decoder's events are forwarded, its `done` as `turn_end`. An abort stops reading at
- * once, even while the body stalls; what arrived is decoded.
+ * chunks. `newDecoder(options)` makes the decoder, told the answer's content type (named by the
+ * error of a body that is not the wire, such as an HTML login page). The decoder's events are
+ * forwarded, its `done` as `turn_end`. An abort stops reading at once, even while the body
+ * stalls; what arrived is decoded.
  */
-async function decodeTurn(decoder, answer, signal, emit) {
+async function decodeTurn(newDecoder, answer, signal, emit) {
   const forward = (events) => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
   }
-  const items = itemsOf(await bodyOf(answer))
+  const body = await bodyOf(answer)
+  const contentType = contentTypeOf(answer)
+  const decoder = newDecoder(contentType === undefined ? {} : { contentType })
+  const items = itemsOf(body)
   let ended = false
   try {
     // A body that stalls must not hold the run past an abort: each read races the signal.

@@ -9,6 +9,13 @@ use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder, Wire};
 
 use crate::error::guard;
 
+/// Checks a wire name: an unknown one is refused naming it, the wires there are and the closest
+/// of them (`unknown wire "openai": ...; did you mean "openai-chat"?`).
+#[napi(js_name = "checkWire")]
+pub fn check_wire_js(name: String) -> napi::Result<()> {
+    guard(|| Wire::parse(&name).map(|_| ()))
+}
+
 /// Decodes one streamed provider response.
 #[napi]
 pub struct NativeDecoder {

@@ -15,17 +15,7 @@ use crate::error::guard;
 /// An id valid for `target` (a wire, `strict` or `strict9`); valid ids come back unchanged.
 #[napi(js_name = "normalizeToolCallId")]
 pub fn normalize_tool_call_id_js(id: String, target: String) -> napi::Result<String> {
-    guard(|| {
-        let target = IdTarget::parse(&target).ok_or_else(|| {
-            Error::caller(
-                ErrorCode::ValidationError,
-                format!(
-                    "unknown id target \"{target}\"; expected a wire name, \"strict\" or \"strict9\""
-                ),
-            )
-        })?;
-        Ok(normalize_tool_call_id(&id, target))
-    })
+    guard(|| Ok(normalize_tool_call_id(&id, IdTarget::from_name(&target)?)))
 }
 
 /// Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`.

@@ -148,10 +148,15 @@ function splitResponses(wire, framed) {
         if (data.type === 'response.created' && ended) boundary = true
       } else if (wire === 'gemini') {
         const id = data.responseId
-        if (typeof id === 'string' && id !== '' && geminiId !== null && id !== geminiId && ended) boundary = true
+        // A chunk without candidates after the finish (a usage trailer) belongs to the response.
+        const content = Array.isArray(data.candidates) && data.candidates.length > 0
+        if (typeof id === 'string' && id !== '' && geminiId !== null && id !== geminiId && ended && content) boundary = true
       } else {
         const id = data.id
-        if (typeof id === 'string' && id !== '' && chatId !== null && id !== chatId && ended) boundary = true
+        // As the decoder: after the finish, a new id on a chunk with choices is a second
+        // response; a usage trailer without choices is this one's, whatever its id.
+        const content = Array.isArray(data.choices) && data.choices.length > 0
+        if (typeof id === 'string' && id !== '' && chatId !== null && id !== chatId && ended && content) boundary = true
       }
     }
     if (boundary) {

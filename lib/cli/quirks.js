@@ -8,6 +8,8 @@ const { paddedBeforeBrace } = require('./frames.js')
 
 /** A readable name for a decoder error message (the decoder reports errors as text). */
 const ERROR_KINDS = [
+  [/is not a response of the [a-z-]+ wire|^the body.* is empty/, 'not-the-wire', 'the body is not a response of this wire (an HTML page, plain text, another API)'],
+  [/says the turn holds tool calls, but none arrived/, 'tool-calls-lost', 'the stop reason says tool calls, but none arrived'],
   [/spliced/, 'spliced-stream', 'two generations spliced into one stream'],
   [/ended before its terminal event/, 'stream-truncated', 'stream ended before its terminal event'],
   [/JSON array body ended/, 'stream-truncated', 'JSON array stream ended before its closing bracket'],
@@ -69,12 +71,30 @@ function findQuirks(wire, format, events, turn) {
   if (format === 'json-array') {
     q.add('json-array-stream', 'info', 'JSON array stream instead of SSE', 'Gemini without ?alt=sse streams one JSON array')
   }
+  if (format === 'json' && events.length === 1 && isWholeResponse(wire, events[0].data)) {
+    q.add('whole-response', 'info', 'a whole (non-streamed) response', 'the server answered one JSON response, not a stream (it ignored `stream: true`); decoded as its stream would be')
+  }
   if (wire === 'anthropic') anthropic(q, events)
   else if (wire === 'openai-responses') responses(q, events)
   else if (wire === 'gemini') gemini(q, events)
   else chat(q, events, format)
   fromTurn(q, turn)
   return q.list
+}
+
+/** Whether a JSON body is the wire's whole (non-streamed) response rather than one event. */
+function isWholeResponse(wire, body) {
+  if (!isObject(body)) return false
+  switch (wire) {
+    case 'anthropic':
+      return body.type === 'message'
+    case 'openai-responses':
+      return body.object === 'response'
+    case 'gemini':
+      return Array.isArray(body.candidates)
+    default:
+      return body.object === 'chat.completion' || (Array.isArray(body.choices) && body.choices.some((c) => isObject(c) && isObject(c.message)))
+  }
 }
 
 function chat(q, events, format) {

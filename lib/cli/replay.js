@@ -5,7 +5,7 @@
 // responses one after another is split and each response decoded on its own.
 
 const { StreamDecoder } = require('../../index.js')
-const { WIRES } = require('../common.js')
+const { WIRES, checkWire } = require('../common.js')
 const { frameBody, splitResponses } = require('./frames.js')
 const { findQuirks, classifyError } = require('./quirks.js')
 const { usageError, inputError, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
@@ -119,7 +119,11 @@ const OPTIONS = { wire: 'string', json: 'boolean', full: 'boolean', progress: 'b
 function run({ positionals, options }, io) {
   if (positionals.length !== 1) throw usageError('replay: expected one <file> (usage: toolwire replay <file> --wire <wire>)')
   if (options.wire === undefined) throw usageError(`replay: --wire is required (one of ${WIRES.join(', ')})`)
-  if (!WIRES.includes(options.wire)) throw usageError(`replay: unknown wire "${options.wire}" (one of ${WIRES.join(', ')})`)
+  try {
+    checkWire('replay', options.wire)
+  } catch (error) {
+    throw usageError(error.message)
+  }
   const report = replayFile(positionals[0], options.wire, io.progress)
   io.out(options.json ? JSON.stringify(report, null, 2) : formatReport(report, { full: options.full }))
   return report.ok ? EXIT_OK : EXIT_PROBLEMS

@@ -5,7 +5,10 @@
 //! and gains a fixed-width base62 suffix of the FNV-1a 64 hash of the whole original id, so two
 //! ids that sanitize to the same text still come out different.
 
+use crate::error::{Error, ErrorCode, Result};
+use crate::registry::did_you_mean;
 use crate::wire::decoder::Wire;
+use crate::wire::json_text::quoted_name;
 
 /// What an id must look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +30,28 @@ impl IdTarget {
             "strict9" => Some(IdTarget::Strict9),
             other => Wire::parse(other).ok().map(IdTarget::Wire),
         }
+    }
+
+    /// As [`IdTarget::parse`], for a name given by a caller: an unknown one is refused naming
+    /// it, the targets there are and the closest of them (`"openai"`: did you mean
+    /// `"openai-chat"`).
+    pub fn from_name(name: &str) -> Result<Self> {
+        if let Some(target) = IdTarget::parse(name) {
+            return Ok(target);
+        }
+        let names: Vec<&str> = ["strict", "strict9"]
+            .into_iter()
+            .chain(Wire::ALL.map(Wire::as_str))
+            .collect();
+        Err(Error::caller(
+            ErrorCode::ValidationError,
+            format!(
+                "unknown id target {}: expected a wire name ({}), \"strict\" or \"strict9\"{}",
+                quoted_name(name),
+                Wire::ALL.map(Wire::as_str).join(", "),
+                did_you_mean(name, names)
+            ),
+        ))
     }
 
     /// The character set and length bounds of the target.
@@ -80,16 +105,24 @@ impl Rule {
     }
 }
 
-/// Whether `id` is a valid tool-call id for `target`.
+/// Whether `id` is a valid tool-call id for `target` (on the Responses wire, an `fc_` id must be
+/// a valid item id).
 pub fn is_valid_tool_call_id(id: &str, target: IdTarget) -> bool {
+    if target == IdTarget::Wire(Wire::OpenAiResponses) && id.starts_with(ITEM_PREFIX) {
+        return is_valid_item_id(id);
+    }
     target.rule().accepts(id)
 }
 
 /// An id valid for `target`: `id` itself when it is already valid; otherwise its allowed
 /// characters, cut to leave room, followed by a base62 hash of the whole original id (for
 /// 9-character targets the hash alone). Deterministic; distinct inputs give distinct outputs
-/// unless their 64-bit hashes collide.
+/// unless their 64-bit hashes collide. On the Responses wire an `fc_` id is an item id and
+/// follows its rule ([`normalize_item_id`]: never ending in `_`).
 pub fn normalize_tool_call_id(id: &str, target: IdTarget) -> String {
+    if target == IdTarget::Wire(Wire::OpenAiResponses) && id.starts_with(ITEM_PREFIX) {
+        return normalize_item_id(id);
+    }
     let rule = target.rule();
     if rule.accepts(id) {
         return id.to_owned();
@@ -408,12 +441,52 @@ mod tests {
         assert_ne!(normalize_item_id("fc_a.b"), normalize_item_id("fc_a:b"));
     }
 
+    #[test]
+    fn unknown_targets_are_refused_naming_the_closest() {
+        crate::registry::assert_suggestions(
+            |name| IdTarget::from_name(name).unwrap_err().message,
+            |name| format!("unknown id target \"{name}\": expected a wire name (openai-chat, "),
+            &[
+                ("openai", Some("openai-chat")),
+                ("strict8", Some("strict")),
+                ("Anthropic", Some("anthropic")),
+                ("cohere", None),
+            ],
+        );
+        assert_eq!(IdTarget::from_name("strict9").unwrap(), IdTarget::Strict9);
+    }
+
+    #[test]
+    fn fc_ids_normalized_for_responses_never_end_in_an_underscore() {
+        // The Responses API refuses an `fc_` item id ending in `_`; `normalizeToolCallId(id,
+        // "openai-responses")` used to keep `fc_abc_` (valid by the plain word rule).
+        let responses = IdTarget::Wire(Wire::OpenAiResponses);
+        for id in ["fc_abc_", "fc__", "fc_a_b_", "fc_", "fc_x.y_", "fc_abc"] {
+            let out = normalize_tool_call_id(id, responses);
+            assert!(!out.ends_with('_'), "{id:?} -> {out:?}");
+            assert!(is_valid_tool_call_id(&out, responses), "{id:?} -> {out:?}");
+            assert_eq!(out, normalize_item_id(id), "one rule for fc_ ids");
+            assert_eq!(normalize_tool_call_id(&out, responses), out, "idempotent");
+        }
+        assert!(!is_valid_tool_call_id("fc_abc_", responses));
+        assert_eq!(normalize_tool_call_id("fc_abc", responses), "fc_abc");
+        // Call ids keep the wire's rule; other wires keep theirs.
+        assert_eq!(normalize_tool_call_id("call_a_", responses), "call_a_");
+        assert_eq!(
+            normalize_tool_call_id("fc_abc_", IdTarget::Wire(Wire::OpenAiChat)),
+            "fc_abc_"
+        );
+    }
+
     proptest! {
         #[test]
         fn normalized_ids_are_valid_and_stable(id in "\\PC{0,90}", t in 0usize..7) {
             let target = ALL_TARGETS[t];
             let out = normalize_tool_call_id(&id, target);
             prop_assert!(is_valid_tool_call_id(&out, target));
+            if target == IdTarget::Wire(Wire::OpenAiResponses) && out.starts_with(ITEM_PREFIX) {
+                prop_assert!(!out.ends_with('_'), "{:?} -> {:?}", id, out);
+            }
             prop_assert_eq!(normalize_tool_call_id(&out, target), out.clone());
             let item = normalize_item_id(&id);
             prop_assert!(is_valid_item_id(&item));

@@ -7,6 +7,10 @@
 //! `partial_json: ""` meaning `{}`, whitespace padding inside the JSON, thinking blocks whose
 //! text and signature must be kept, a duplicate `message_start` (ignored) and a second
 //! `message_start` spliced into an open message (an error: nothing of it is taken).
+//!
+//! A whole (non-streamed) response, `{type: "message", content, stop_reason, usage}`, is read as
+//! the `message_start` of a message holding every block, followed by its `message_stop`: it
+//! decodes to the turn its stream would give.
 
 use std::borrow::Cow;
 
@@ -111,6 +115,8 @@ pub struct AnthropicDecoder {
     blocks: Vec<(u64, BlockState)>,
     /// A spliced second message broke the stream: everything after is ignored.
     broken: bool,
+    /// An event of this wire was read (for telling a body that is not the wire at all).
+    recognized: bool,
     events: usize,
 }
 
@@ -122,6 +128,7 @@ impl AnthropicDecoder {
             has_blocks: false,
             blocks: Vec::new(),
             broken: false,
+            recognized: false,
             events: 0,
         }
     }
@@ -257,6 +264,10 @@ impl Default for AnthropicDecoder {
 }
 
 impl WireDecoder for AnthropicDecoder {
+    fn recognized(&self) -> bool {
+        self.recognized
+    }
+
     fn event(&mut self, turn: &mut Turn, _name: Option<&str>, data: &str) {
         self.events += 1;
         if self.broken || data.trim().is_empty() {
@@ -272,7 +283,38 @@ impl WireDecoder for AnthropicDecoder {
                 return;
             }
         };
+        if matches!(
+            event.kind.as_ref(),
+            "message"
+                | "message_start"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+                | "message_delta"
+                | "message_stop"
+                | "ping"
+                | "error"
+        ) {
+            self.recognized = true;
+        }
         match event.kind.as_ref() {
+            "message" => {
+                // A whole response: a message_start holding every block, then message_stop.
+                match serde_json::from_str::<Message>(data) {
+                    Ok(message) => {
+                        let ended = message.stop_reason.is_some();
+                        self.message_start(turn, message);
+                        if ended && !self.broken {
+                            turn.terminate();
+                        }
+                    }
+                    Err(error) => turn.error(format!(
+                        "Anthropic event {} is a message that is not valid ({error}); it was \
+                         skipped",
+                        self.events
+                    )),
+                }
+            }
             "message_start" => {
                 if let Some(message) = event.message {
                     self.message_start(turn, message);

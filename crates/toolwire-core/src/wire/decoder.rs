@@ -5,8 +5,10 @@
 //! the wire, which drives the shared [`Turn`].
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::did_you_mean;
 
 use super::json_seq::JsonSeqFramer;
+use super::json_text::{json_string, quoted_name, utf8_lossy};
 use super::sse::{SseEvent, SseFramer};
 use super::turn::{CumulativeArguments, DecoderOptions, PartialMode, Turn};
 use super::{anthropic, gemini, openai_chat, openai_responses};
@@ -36,24 +38,33 @@ impl Wire {
         Wire::Mistral,
     ];
 
-    /// Parses a wire name as JavaScript passes it.
+    /// The wire's name as JavaScript writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wire::OpenAiChat => "openai-chat",
+            Wire::OpenAiResponses => "openai-responses",
+            Wire::Anthropic => "anthropic",
+            Wire::Gemini => "gemini",
+            Wire::Mistral => "mistral",
+        }
+    }
+
+    /// Parses a wire name as JavaScript passes it. An unknown name is refused naming it, the
+    /// wires there are, and the closest of them (`"openai"`: did you mean `"openai-chat"`).
     pub fn parse(name: &str) -> Result<Wire> {
-        Ok(match name {
-            "openai-chat" => Wire::OpenAiChat,
-            "openai-responses" => Wire::OpenAiResponses,
-            "anthropic" => Wire::Anthropic,
-            "gemini" => Wire::Gemini,
-            "mistral" => Wire::Mistral,
-            other => {
-                return Err(Error::caller(
-                    ErrorCode::PreconditionFailed,
-                    format!(
-                        "unknown wire {other:?}: expected one of \"openai-chat\", \
-                         \"openai-responses\", \"anthropic\", \"gemini\", \"mistral\""
-                    ),
-                ))
-            }
-        })
+        if let Some(wire) = Wire::ALL.into_iter().find(|w| w.as_str() == name) {
+            return Ok(wire);
+        }
+        let names = Wire::ALL.map(Wire::as_str);
+        Err(Error::caller(
+            ErrorCode::PreconditionFailed,
+            format!(
+                "unknown wire {}: expected one of {}{}",
+                quoted_name(name),
+                names.map(json_string).join(", "),
+                did_you_mean(name, names)
+            ),
+        ))
     }
 }
 
@@ -64,7 +75,14 @@ pub trait WireDecoder {
 
     /// The body ended: write out what the decoder still holds (the turn then cuts what is open).
     fn end_of_body(&mut self, _turn: &mut Turn) {}
+
+    /// Whether any event of this wire was read: `false` at the end of a body means the body was
+    /// not this wire at all (an HTML login page, plain text, another API's JSON).
+    fn recognized(&self) -> bool;
 }
+
+/// How many bytes of the body an error about its shape quotes.
+const HEAD_BYTES: usize = 120;
 
 enum Framing {
     /// Nothing but whitespace seen yet.
@@ -75,7 +93,12 @@ enum Framing {
 
 /// Decodes one streamed response.
 pub struct StreamDecoder {
+    wire: Wire,
     framing: Framing,
+    /// The first bytes of the body (or of the first events), quoted when it is not the wire.
+    head: Vec<u8>,
+    /// Bytes (or event text) received in all.
+    received: usize,
     decoder: Box<dyn WireDecoder + Send>,
     turn: Turn,
     sse_events: Vec<SseEvent>,
@@ -94,7 +117,10 @@ impl StreamDecoder {
             Wire::Gemini => Box::new(gemini::GeminiDecoder::new()),
         };
         StreamDecoder {
+            wire,
             framing: Framing::Undecided,
+            head: Vec::new(),
+            received: 0,
             decoder,
             turn: Turn::new(options),
             sse_events: Vec::new(),
@@ -108,6 +134,7 @@ impl StreamDecoder {
         if self.finished {
             return self.after_finish();
         }
+        self.keep_head(bytes);
         let mut bytes = bytes;
         if let Framing::Undecided = self.framing {
             let start = bytes
@@ -149,6 +176,7 @@ impl StreamDecoder {
         if self.finished {
             return self.after_finish();
         }
+        self.keep_head(json.as_bytes());
         self.decoder.event(&mut self.turn, None, json);
         self.turn.take_events()
     }
@@ -169,9 +197,50 @@ impl StreamDecoder {
             }
             self.drain_framed();
             self.decoder.end_of_body(&mut self.turn);
-            self.turn.end_of_body();
+            if self.turn.is_terminated() || self.decoder.recognized() {
+                self.turn.end_of_body();
+            } else {
+                let why = self.not_the_wire();
+                self.turn.end_of_body_because(&why);
+            }
         }
         self.turn.to_json()
+    }
+
+    fn keep_head(&mut self, bytes: &[u8]) {
+        self.received = self.received.saturating_add(bytes.len());
+        let room = HEAD_BYTES.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+    }
+
+    /// The error of a body in which the wire found nothing of its own: what it was (its content
+    /// type when the caller said, its first bytes, escaped and bounded).
+    fn not_the_wire(&self) -> String {
+        let content_type = match &self.turn.options().content_type {
+            Some(content_type) => {
+                format!(" (content type {})", quoted_name(content_type))
+            }
+            None => String::new(),
+        };
+        let head = utf8_lossy(&self.head);
+        let head = head.trim_start();
+        if head.trim().is_empty() {
+            return format!(
+                "the body{content_type} is empty: no {} response arrived",
+                self.wire.as_str()
+            );
+        }
+        let more = if self.received > self.head.len() {
+            format!("… ({} bytes in all)", self.received)
+        } else {
+            String::new()
+        };
+        format!(
+            "the body{content_type} is not a response of the {} wire: nothing in it was \
+             understood; it begins with {}{more}",
+            self.wire.as_str(),
+            json_string(head)
+        )
     }
 
     /// The events written by `finish` (the end of a cut-off stream), as a JSON array.
@@ -244,6 +313,13 @@ pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
                     }
                 }
             }
+            "contentType" => {
+                options.content_type = match value {
+                    serde_json::Value::Null => None,
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    _ => return Err(bad_option("contentType", value, "a string")),
+                }
+            }
             "decodeHtmlEntities" => {
                 options.decode_html_entities = value
                     .as_bool()
@@ -254,7 +330,7 @@ pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
                     ErrorCode::PreconditionFailed,
                     format!(
                         "unknown decoder option {other:?}: expected partial, \
-                         cumulativeArguments or decodeHtmlEntities"
+                         cumulativeArguments, decodeHtmlEntities or contentType"
                     ),
                 ))
             }
@@ -502,5 +578,369 @@ mod tests {
         decoder.finish();
         let events: Value = serde_json::from_str(&decoder.push(b"data: {}\n\n")).unwrap();
         assert_eq!(events[0]["type"], "error");
+    }
+}
+
+/// A whole (non-streamed) response decodes to the turn its stream gives, on every wire; a body
+/// that is not the wire at all is an error naming what it was.
+#[cfg(test)]
+mod whole_response_tests {
+    use serde_json::{json, Value};
+
+    use super::super::test_support::{decode_body, decode_events, Decoded};
+    use super::*;
+
+    /// What a turn says, without what only a stream has (events, the provider's raw usage).
+    fn essence(decoded: &Decoded) -> Value {
+        let turn = &decoded.turn;
+        json!({
+            "toolCalls": turn["toolCalls"],
+            "text": turn["text"],
+            "stopReason": turn["stopReason"],
+            "rawStopReason": turn["rawStopReason"],
+            "inputTokens": turn["usage"]["inputTokens"],
+            "outputTokens": turn["usage"]["outputTokens"],
+            "errors": turn["errors"],
+        })
+    }
+
+    /// An SSE body of `events`; with `named`, each block has the `event:` line of its JSON `type`
+    /// (Anthropic, Responses).
+    fn sse(events: &[Value], named: bool) -> String {
+        events
+            .iter()
+            .map(|data| match data["type"].as_str().filter(|_| named) {
+                Some(name) => format!("event: {name}\ndata: {data}\n\n"),
+                None => format!("data: {data}\n\n"),
+            })
+            .collect()
+    }
+
+    fn chat_stream() -> String {
+        let mut body = sse(
+            &[
+                json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Let me look."}}]}),
+                json!({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":"}}]}}]}),
+                json!({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "\"a.txt\"}"}}]}}]}),
+                json!({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "call_2", "type": "function", "function": {"name": "list", "arguments": "{}"}}]}}]}),
+                json!({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+                json!({"id": "c", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+            ],
+            false,
+        );
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+
+    fn chat_whole() -> Value {
+        json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Let me look.",
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}},
+                    {"id": "call_2", "type": "function", "function": {"name": "list", "arguments": "{}"}}]},
+                "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+    }
+
+    fn mistral_stream() -> String {
+        let mut body = sse(
+            &[
+                json!({"id": "m", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Let me look."}}]}),
+                json!({"id": "m", "choices": [{"index": 0, "delta": {"tool_calls": [{"id": "abcdefghi", "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}}]}, "finish_reason": "tool_calls"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+            ],
+            false,
+        );
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+
+    fn mistral_whole() -> Value {
+        json!({"id": "m", "object": "chat.completion", "model": "mistral-large-latest",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Let me look.",
+                "tool_calls": [{"id": "abcdefghi", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}}]},
+                "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+    }
+
+    /// An Anthropic `tool_use` block streamed as `content_block_start`, one delta per fragment,
+    /// and `content_block_stop`.
+    fn anthropic_tool_use(index: u32, id: &str, name: &str, fragments: &[&str]) -> Vec<Value> {
+        let mut events = vec![json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})];
+        for fragment in fragments {
+            events.push(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": fragment}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+        events
+    }
+
+    fn anthropic_stream() -> String {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me look."}}),
+            json!({"type": "content_block_stop", "index": 0}),
+        ];
+        events.extend(anthropic_tool_use(
+            1,
+            "toolu_1",
+            "read",
+            &["{\"path\":", "\"a.txt\"}"],
+        ));
+        events.extend(anthropic_tool_use(2, "toolu_2", "list", &[""]));
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 5}}));
+        events.push(json!({"type": "message_stop"}));
+        sse(&events, true)
+    }
+
+    fn anthropic_whole() -> Value {
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.txt"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "list", "input": {}}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 10, "output_tokens": 5}})
+    }
+
+    fn responses_items() -> (Value, Value) {
+        let message = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "Let me look.", "annotations": []}]});
+        let call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read",
+            "arguments": "{\"path\":\"a.txt\"}", "status": "completed"});
+        (message, call)
+    }
+
+    fn responses_stream() -> String {
+        let (message, call) = responses_items();
+        let usage = json!({"input_tokens": 10, "output_tokens": 5, "total_tokens": 15});
+        sse(
+            &[
+                json!({"type": "response.created", "response": {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}}),
+                json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}}),
+                json!({"type": "response.output_text.delta", "output_index": 0, "item_id": "msg_1", "content_index": 0, "delta": "Let me look."}),
+                json!({"type": "response.output_item.done", "output_index": 0, "item": message}),
+                json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": ""}}),
+                json!({"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_1", "delta": "{\"path\":"}),
+                json!({"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_1", "delta": "\"a.txt\"}"}),
+                json!({"type": "response.output_item.done", "output_index": 1, "item": call}),
+                json!({"type": "response.completed", "response": {"id": "resp_1", "object": "response", "status": "completed", "output": [message, call], "usage": usage}}),
+            ],
+            true,
+        )
+    }
+
+    fn responses_whole() -> Value {
+        let (message, call) = responses_items();
+        json!({"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5",
+            "output": [message, call], "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}})
+    }
+
+    fn gemini_stream() -> String {
+        sse(
+            &[
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Let me look."}]}}], "responseId": "r1"}),
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": "g1", "name": "read", "args": {"path": "a.txt"}}}]}, "finishReason": "STOP"}],
+                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}, "responseId": "r1"}),
+            ],
+            false,
+        )
+    }
+
+    fn gemini_whole() -> Value {
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Let me look."}, {"functionCall": {"id": "g1", "name": "read", "args": {"path": "a.txt"}}}]}, "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}, "responseId": "r1"})
+    }
+
+    #[test]
+    fn a_whole_response_decodes_to_the_turn_of_its_stream_on_every_wire() {
+        let cases: Vec<(Wire, String, Value, usize)> = vec![
+            (Wire::OpenAiChat, chat_stream(), chat_whole(), 2),
+            (Wire::Mistral, mistral_stream(), mistral_whole(), 1),
+            (Wire::Anthropic, anthropic_stream(), anthropic_whole(), 2),
+            (
+                Wire::OpenAiResponses,
+                responses_stream(),
+                responses_whole(),
+                1,
+            ),
+            (Wire::Gemini, gemini_stream(), gemini_whole(), 1),
+        ];
+        for (wire, stream, whole, calls) in cases {
+            let streamed = essence(&decode_body(wire, &[stream.as_bytes()]));
+            assert_eq!(streamed["errors"], json!([]), "{wire:?} stream: {streamed}");
+            assert_eq!(streamed["stopReason"], "toolUse", "{wire:?} stream");
+            assert_eq!(streamed["text"], "Let me look.", "{wire:?} stream");
+            assert_eq!(streamed["inputTokens"], 10, "{wire:?} stream");
+            let calls_seen = streamed["toolCalls"].as_array().unwrap();
+            assert_eq!(calls_seen.len(), calls, "{wire:?} stream");
+            assert!(calls_seen.iter().all(|c| c["complete"] == true), "{wire:?}");
+            let pretty = serde_json::to_string_pretty(&whole).unwrap();
+            let bodies: Vec<(&str, Decoded)> = vec![
+                (
+                    "whole body",
+                    decode_body(wire, &[whole.to_string().as_bytes()]),
+                ),
+                ("pretty body split in 7-byte pieces", {
+                    let pieces: Vec<&[u8]> = pretty.as_bytes().chunks(7).collect();
+                    decode_body(wire, &pieces)
+                }),
+                ("pushEvent", decode_events(wire, "", &[&whole.to_string()])),
+            ];
+            for (how, decoded) in bodies {
+                assert_eq!(essence(&decoded), streamed, "{wire:?} {how}");
+            }
+        }
+        // Gemini's JSON array of one whole response, too.
+        let array = format!("[{}]", gemini_whole());
+        let decoded = decode_body(Wire::Gemini, &[array.as_bytes()]);
+        assert_eq!(
+            essence(&decoded),
+            essence(&decode_body(Wire::Gemini, &[gemini_stream().as_bytes()]))
+        );
+    }
+
+    #[test]
+    fn a_stop_reason_that_says_tool_calls_without_any_is_an_error() {
+        let chat_chunk = json!({"id": "c", "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "tool_calls"}]}).to_string();
+        let chat_whole = json!({"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "tool_calls"}]}).to_string();
+        let anthropic_whole = json!({"id": "m", "type": "message", "content": [{"type": "text", "text": "ok"}], "stop_reason": "tool_use"}).to_string();
+        let anthropic_stream = [
+            json!({"type": "message_start", "message": {"id": "m", "content": []}}).to_string(),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}).to_string(),
+            json!({"type": "message_stop"}).to_string(),
+        ];
+        let cases: Vec<(Wire, Vec<&str>, &str)> = vec![
+            (
+                Wire::OpenAiChat,
+                vec![&chat_chunk, "[DONE]"],
+                "\"tool_calls\"",
+            ),
+            (Wire::OpenAiChat, vec![&chat_whole], "\"tool_calls\""),
+            (Wire::Mistral, vec![&chat_whole], "\"tool_calls\""),
+            (Wire::Anthropic, vec![&anthropic_whole], "\"tool_use\""),
+            (
+                Wire::Anthropic,
+                anthropic_stream.iter().map(String::as_str).collect(),
+                "\"tool_use\"",
+            ),
+        ];
+        for (wire, chunks, raw) in cases {
+            let decoded = decode_events(wire, "", &chunks);
+            assert_eq!(decoded.stop(), "error", "{wire:?} {chunks:?}");
+            assert_eq!(decoded.calls().len(), 0);
+            let errors = decoded.turn["errors"].as_array().unwrap();
+            assert_eq!(errors.len(), 1, "{wire:?}: {errors:?}");
+            let error = errors[0].as_str().unwrap();
+            assert!(
+                error.contains(&format!("stop reason {raw} says the turn holds tool calls")),
+                "{wire:?}: {error}"
+            );
+            assert_eq!(decoded.of_type("done")[0]["stopReason"], "error");
+        }
+    }
+
+    #[test]
+    fn a_body_that_is_not_the_wire_is_an_error_naming_its_content_type_and_first_bytes() {
+        let login = format!(
+            "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>{}</body></html>",
+            "<p>\"please\" log in</p>".repeat(50_000)
+        );
+        let bodies: [(&str, &str, &str); 4] = [
+            (
+                login.as_str(),
+                "<!DOCTYPE html>\\n<html><head><title>Sign in",
+                "text/html; charset=utf-8",
+            ),
+            (
+                "Unauthorized: missing API key\n",
+                "Unauthorized: missing API key\\n",
+                "text/plain",
+            ),
+            (
+                "{\"detail\":\"Not authenticated\"}",
+                "{\\\"detail\\\":\\\"Not authenticated\\\"}",
+                "application/json",
+            ),
+            (
+                "\u{1b}[31mbad gateway\u{0}",
+                "\\u001b[31mbad gateway\\u0000",
+                "text/plain",
+            ),
+        ];
+        for wire in Wire::ALL {
+            for (body, head, content_type) in bodies {
+                let options = json!({ "contentType": content_type }).to_string();
+                let mut decoder =
+                    StreamDecoder::new(wire, parse_decoder_options(&options).unwrap());
+                for piece in body.as_bytes().chunks(64 * 1024) {
+                    decoder.push(piece);
+                }
+                let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
+                assert_eq!(turn["stopReason"], "error", "{wire:?}");
+                let errors: Vec<&str> = turn["errors"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_str().unwrap())
+                    .collect();
+                let error = errors
+                    .iter()
+                    .find(|e| e.contains("is not a response of the"))
+                    .unwrap_or_else(|| panic!("{wire:?} {head}: {errors:?}"));
+                assert!(
+                    error.contains(&format!("the {} wire", wire.as_str())),
+                    "{error}"
+                );
+                assert!(
+                    error.contains(&format!("(content type \"{content_type}\")")),
+                    "{error}"
+                );
+                assert!(error.contains(head), "{wire:?}: {error}");
+                assert!(error.len() < 400, "bounded: {} bytes", error.len());
+                assert!(
+                    !errors.iter().any(|e| e.contains("terminal event")),
+                    "one error says what happened: {errors:?}"
+                );
+                if body.len() > 200 {
+                    assert!(
+                        error.contains(&format!("({} bytes in all)", body.len())),
+                        "{error}"
+                    );
+                }
+            }
+            // An empty body, and no content type known.
+            let decoded = decode_body(wire, &[b"  \r\n"]);
+            assert_eq!(
+                decoded.turn["errors"][0],
+                format!("the body is empty: no {} response arrived", wire.as_str())
+            );
+        }
+        // A real stream cut off after its first event is not "not the wire".
+        let cut = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n";
+        let decoded = decode_body(Wire::OpenAiChat, &[cut.as_bytes()]);
+        assert_eq!(decoded.turn["errors"].as_array().unwrap().len(), 1);
+        assert!(decoded.turn["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("ended before its terminal event"));
+    }
+
+    #[test]
+    fn unknown_wires_suggest_the_closest() {
+        crate::registry::assert_suggestions(
+            |name| Wire::parse(name).unwrap_err().message,
+            |name| format!("unknown wire \"{name}\": expected one of \"openai-chat\""),
+            &[
+                ("openai", Some("openai-chat")),
+                ("OpenAI-Chat", Some("openai-chat")),
+                ("responses", Some("openai-responses")),
+                ("antropic", Some("anthropic")),
+                ("gemeni", Some("gemini")),
+                ("cohere", None),
+            ],
+        );
     }
 }

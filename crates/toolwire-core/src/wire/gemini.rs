@@ -188,6 +188,8 @@ pub struct GeminiDecoder {
     response_id: Option<String>,
     /// A second response followed the finished one: everything after is ignored.
     ignoring: bool,
+    /// A response of this wire was read (for telling a body that is not the wire at all).
+    recognized: bool,
     events: usize,
 }
 
@@ -201,11 +203,19 @@ impl GeminiDecoder {
             block_signed: false,
             response_id: None,
             ignoring: false,
+            recognized: false,
             events: 0,
         }
     }
 
     fn response(&mut self, turn: &mut Turn, response: GenerateContentResponse<'_>) {
+        if response.candidates.is_some()
+            || response.usage_metadata.is_some()
+            || response.prompt_feedback.is_some()
+            || response.error.is_some()
+        {
+            self.recognized = true;
+        }
         if let Some(error) = response.error.filter(|e| e.get() != "null") {
             turn.error(format!(
                 "the provider reported an error: {}",
@@ -217,9 +227,12 @@ impl GeminiDecoder {
             return;
         }
         if let Some(id) = response.response_id.as_deref().filter(|id| !id.is_empty()) {
+            // As on Chat Completions: the id of the chunk that finished the turn is what a later
+            // chunk is compared with (a relay may change it mid-stream), and a chunk without
+            // candidates (a usage trailer) is this response's.
+            let has_candidates = response.candidates.as_ref().is_some_and(|c| !c.is_empty());
             match &self.response_id {
-                None => self.response_id = Some(id.to_owned()),
-                Some(current) if current != id && turn.is_terminated() => {
+                Some(current) if current != id && turn.is_terminated() && has_candidates => {
                     turn.error(format!(
                         "a second response ({id:?}) followed the finished response {current:?} \
                          in the same stream and was ignored: decode each response with its own \
@@ -228,7 +241,8 @@ impl GeminiDecoder {
                     self.ignoring = true;
                     return;
                 }
-                Some(_) => {}
+                _ if turn.is_terminated() => {}
+                _ => self.response_id = Some(id.to_owned()),
             }
         }
         if let Some(usage) = response.usage_metadata {
@@ -562,6 +576,10 @@ impl Default for GeminiDecoder {
 }
 
 impl WireDecoder for GeminiDecoder {
+    fn recognized(&self) -> bool {
+        self.recognized
+    }
+
     fn event(&mut self, turn: &mut Turn, _name: Option<&str>, data: &str) {
         self.events += 1;
         let data = data.trim();
@@ -1137,6 +1155,30 @@ mod tests {
         let error = turn["errors"][0].as_str().unwrap();
         assert!(error.contains("Resource exhausted") && error.contains("429"));
         assert_eq!(turn["toolCalls"][0]["complete"], false);
+    }
+
+    #[test]
+    fn gemini_a_relay_that_changes_the_response_id_is_one_response() {
+        // The Chat Completions relay of issue 19, on Gemini's `responseId`: a proxy that forwards
+        // later chunks under its own id, and a usage-only trailer after the finish.
+        let (_, turn) = run(&[
+            json!({"candidates": [{"content": {"parts": [{"text": "a"}]}}], "responseId": "r1"}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]}, "finishReason": "STOP"}], "responseId": "relay-2"}),
+            json!({"usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2}, "responseId": "relay-3"}),
+        ]);
+        assert_eq!(turn["errors"], json!([]));
+        assert_eq!(turn["toolCalls"][0]["name"], "f");
+        assert_eq!(turn["usage"]["inputTokens"], 3);
+        // A second response after the finish is still reported.
+        let (_, turn) = run(&[
+            json!({"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"}], "responseId": "r1"}),
+            json!({"candidates": [{"content": {"parts": [{"text": "b"}]}, "finishReason": "STOP"}], "responseId": "r2"}),
+        ]);
+        assert_eq!(turn["text"], "a");
+        assert!(turn["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("second response"));
     }
 
     #[test]

@@ -18,6 +18,15 @@ pub fn json_string(s: &str) -> String {
     out
 }
 
+/// A name as an error quotes it: a JSON string literal of at most its first 100 characters
+/// (then `…`), so a megabyte of input never ends up in a message.
+pub fn quoted_name(name: &str) -> String {
+    match name.char_indices().nth(100) {
+        Some((end, _)) => format!("{}…", json_string(&name[..end])),
+        None => json_string(name),
+    }
+}
+
 /// Appends `s` escaped as the content of a JSON string (no quotes), as serde_json writes it.
 pub fn push_json_escaped(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";

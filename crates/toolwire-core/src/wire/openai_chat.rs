@@ -11,7 +11,15 @@
 //!   is appended (a name split across chunks);
 //! - arguments resent cumulatively, or resent whole after the fragments, are recognised and not
 //!   duplicated ([`CumulativeArguments`]);
-//! - `finish_reason` (whatever its value) or `[DONE]` ends the turn; `length` cuts its calls.
+//! - `finish_reason` (whatever its value) or `[DONE]` ends the turn; `length` cuts its calls;
+//! - a whole (non-streamed) `chat.completion` carries `choices[].message` where a chunk carries
+//!   `delta`: it is read the same way, so it decodes to the turn its stream would give;
+//! - one decoder decodes one response. A relay may change the chunk `id` mid-stream (seen in a
+//!   real recording: the role chunk with one id, every later chunk with another), so the id of
+//!   the chunk that finished the turn is what a later chunk is compared with: after the finish,
+//!   a chunk with another id that carries choices is a second response (reported, and the rest
+//!   of the stream ignored); a chunk without choices (the usage trailer of `include_usage`) is
+//!   this response's, whatever its id.
 
 use std::borrow::Cow;
 
@@ -40,6 +48,9 @@ struct Choice<'a> {
     index: Option<u64>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
+    /// A whole `chat.completion` response: the message where a chunk has its delta.
+    #[serde(borrow, default)]
+    message: Option<Delta<'a>>,
     #[serde(borrow, default)]
     finish_reason: Option<Cow<'a, str>>,
 }
@@ -112,8 +123,13 @@ struct Slot {
 pub struct ChatDecoder {
     mistral: bool,
     slots: Vec<Slot>,
-    /// The chunk `id` of the response being decoded.
+    /// The chunk `id` of the response being decoded: the latest one until the turn finished,
+    /// then the id of the chunk that finished it.
     response_id: Option<String>,
+    /// A second response followed the finished one: everything after is ignored.
+    ignoring: bool,
+    /// A chunk of this wire was read (for telling a body that is not the wire at all).
+    recognized: bool,
     events: usize,
 }
 
@@ -124,6 +140,8 @@ impl ChatDecoder {
             mistral,
             slots: Vec::new(),
             response_id: None,
+            ignoring: false,
+            recognized: false,
             events: 0,
         }
     }
@@ -236,10 +254,18 @@ fn starts_new_call(
 }
 
 impl WireDecoder for ChatDecoder {
+    fn recognized(&self) -> bool {
+        self.recognized
+    }
+
     fn event(&mut self, turn: &mut Turn, _name: Option<&str>, data: &str) {
         self.events += 1;
         let data = data.trim();
+        if self.ignoring {
+            return;
+        }
         if data == "[DONE]" {
+            self.recognized = true;
             turn.terminate();
             return;
         }
@@ -257,6 +283,9 @@ impl WireDecoder for ChatDecoder {
                 return;
             }
         };
+        if chunk.choices.is_some() || chunk.usage.is_some() || chunk.error.is_some() {
+            self.recognized = true;
+        }
         if let Some(error) = chunk.error {
             turn.error(format!("the provider reported an error: {}", error.get()));
             turn.set_stop(None, StopReason::Error);
@@ -264,17 +293,21 @@ impl WireDecoder for ChatDecoder {
             return;
         }
         if let Some(id) = non_empty(&chunk.id) {
+            let has_choices = chunk.choices.as_ref().is_some_and(|c| !c.is_empty());
             match &self.response_id {
-                None => self.response_id = Some(id.to_owned()),
-                Some(current) if current != id && turn.is_terminated() => {
+                Some(current) if current != id && turn.is_terminated() && has_choices => {
                     turn.error(format!(
                         "a second response (chunk id {id:?}) followed the finished response \
                          {current:?} in the same stream and was ignored: decode each response \
                          with its own decoder"
                     ));
+                    self.ignoring = true;
                     return;
                 }
-                Some(_) => {}
+                // A relay that forwards chunks under a new id (or a usage trailer under its own)
+                // is still this response.
+                _ if turn.is_terminated() => {}
+                _ => self.response_id = Some(id.to_owned()),
             }
         }
         if let Some(usage) = chunk.usage {
@@ -292,7 +325,7 @@ impl WireDecoder for ChatDecoder {
             if choice.index.unwrap_or(0) != 0 {
                 continue;
             }
-            if let Some(delta) = choice.delta {
+            if let Some(delta) = choice.delta.or(choice.message) {
                 if turn.is_terminated() {
                     let has_content = delta.tool_calls.as_ref().is_some_and(|calls| {
                         calls.iter().any(|c| {

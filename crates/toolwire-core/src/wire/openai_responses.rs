@@ -182,6 +182,8 @@ pub struct ResponsesDecoder {
     response_id: Option<String>,
     /// A second response followed: everything after is ignored.
     ignoring: bool,
+    /// An event of this wire was read (for telling a body that is not the wire at all).
+    recognized: bool,
     events: usize,
 }
 
@@ -192,6 +194,7 @@ impl ResponsesDecoder {
             items: Vec::new(),
             response_id: None,
             ignoring: false,
+            recognized: false,
             events: 0,
         }
     }
@@ -510,6 +513,7 @@ impl ResponsesDecoder {
             self.ignoring = true;
             return true;
         }
+        self.recognized = true;
         self.response_id = Some(response.id.as_deref().unwrap_or("").to_owned());
         self.end(turn, kind, Some(&response));
         true
@@ -550,6 +554,10 @@ impl Default for ResponsesDecoder {
 }
 
 impl WireDecoder for ResponsesDecoder {
+    fn recognized(&self) -> bool {
+        self.recognized
+    }
+
     fn event(&mut self, turn: &mut Turn, name: Option<&str>, data: &str) {
         self.events += 1;
         if self.ignoring || data.trim().is_empty() {
@@ -580,6 +588,9 @@ impl WireDecoder for ResponsesDecoder {
                 return;
             }
         };
+        if kind.starts_with("response.") || kind == "error" {
+            self.recognized = true;
+        }
         if kind == "response.created" {
             self.response_created(turn, &event);
             return;

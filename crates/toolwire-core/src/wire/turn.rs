@@ -7,7 +7,10 @@
 //!   event that is not a length stop) and its arguments parse as one JSON object;
 //! - a call cut off (no end, or a `length` stop) carries `INCOMPLETE_ARGUMENTS`;
 //! - a call that ended with arguments that are not a JSON object carries `INVALID_JSON`;
-//! - `stopReason` is `toolUse` whenever a complete call is present, whatever the provider said.
+//! - `stopReason` is `toolUse` whenever a complete call is present, whatever the provider said;
+//! - a turn whose stop reason says tool calls (`tool_calls`, `tool_use`) but that holds none is
+//!   an error: the calls were lost on the way, and an empty `stop` would hide it;
+//! - a body that ends before its terminal event is cut off: its open calls are incomplete.
 //!
 //! Events are written as JSON text into a buffer the caller drains after each push.
 
@@ -47,6 +50,9 @@ pub struct DecoderOptions {
     pub cumulative_arguments: CumulativeArguments,
     /// Decode HTML entities in arguments (Grok).
     pub decode_html_entities: bool,
+    /// The body's content type when the caller knows it (the response headers), named by the
+    /// error of a body that is not the wire at all.
+    pub content_type: Option<String>,
 }
 
 impl Default for DecoderOptions {
@@ -55,6 +61,7 @@ impl Default for DecoderOptions {
             partial: PartialMode::Delta,
             cumulative_arguments: CumulativeArguments::Auto,
             decode_html_entities: false,
+            content_type: None,
         }
     }
 }
@@ -530,20 +537,37 @@ impl Turn {
                 StopReason::Stop | StopReason::ToolUse => self.end_call(handle),
             }
         }
+        if stop == StopReason::ToolUse && self.client_calls == 0 {
+            let raw = self.raw_stop.as_deref().unwrap_or("tool calls");
+            self.error(format!(
+                "the stop reason {} says the turn holds tool calls, but none arrived: they were \
+                 lost before reaching the decoder",
+                super::json_text::json_string(raw)
+            ));
+            self.stop = Some(StopReason::Error);
+        }
         self.write_done();
     }
 
     /// Ends the turn at the end of the body: a stream that never sent its terminal event is cut
     /// off, so its open calls are incomplete and the stop reason is `error`.
     pub fn end_of_body(&mut self) {
+        self.end_of_body_because(
+            "the stream ended before its terminal event: the response is incomplete",
+        );
+    }
+
+    /// As [`Turn::end_of_body`], with the error to report when the terminal event is missing
+    /// (the decoder knows better, e.g. that the body was not the wire at all).
+    pub fn end_of_body_because(&mut self, missing_end: &str) {
         if !self.terminated {
-            self.error("the stream ended before its terminal event: the response is incomplete");
+            self.error(missing_end);
             if self.stop != Some(StopReason::Length) {
                 self.stop = Some(StopReason::Error);
             }
             self.terminate();
         }
-        // A call a decoder opened after the terminal event never saw an end of its own.
+        // A call a decoder opened after the terminal event never saw an end.
         for i in 0..self.calls.len() {
             self.cut_call(CallHandle(i), "it arrived after the end of the turn");
         }
@@ -849,9 +873,13 @@ mod tests {
         turn.terminate();
         assert_eq!(
             turn.final_stop(),
-            StopReason::Stop,
-            "tool_calls without a call"
+            StopReason::Error,
+            "tool_calls without a call: the calls were lost"
         );
+        assert!(json(&turn)["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("\"tool_calls\" says the turn holds tool calls, but none arrived"));
         let mut turn = Turn::new(DecoderOptions::default());
         let call = turn.open_call(Executor::Client, CallKind::Function, "a", "t");
         turn.append_arguments(call, "{}");

@@ -392,6 +392,67 @@ fn a_second_response_in_the_same_stream_is_reported_and_ignored() {
 }
 
 #[test]
+fn a_relay_that_changes_the_chunk_id_after_the_first_chunk_is_one_response() {
+    // Seen in a real recording behind an OpenAI-compatible relay (issue 19): the role chunk has
+    // one id, every later chunk is forwarded with another, including the usage trailer that
+    // `stream_options.include_usage` asks for.
+    let chunk = |id: &str, rest: &str| {
+        format!(r#"{{"id":"{id}","object":"chat.completion.chunk",{rest}}}"#)
+    };
+    let usage =
+        r#""choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}"#;
+    let d = chat(&[
+        chunk(
+            "chatcmpl-A",
+            r#""choices":[{"index":0,"delta":{"role":"assistant","content":""}}]"#,
+        ),
+        chunk(
+            "gen-B",
+            r#""choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"read","arguments":"{\"p\":1}"}}]}}]"#,
+        ),
+        chunk(
+            "gen-B",
+            r#""choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]"#,
+        ),
+        chunk("gen-B", usage),
+        "[DONE]".into(),
+    ]);
+    assert_eq!(d.turn["errors"], json!([]));
+    assert_eq!(d.summary(), vec![call("call_1", "read", r#"{"p":1}"#)]);
+    assert_eq!(d.stop(), "toolUse");
+    assert_eq!(d.turn["usage"]["inputTokens"], 12);
+    assert_eq!(d.turn["usage"]["outputTokens"], 7);
+    // A trailer under yet another id carries no choices: it is still this response's usage.
+    let d = chat(&[
+        chunk(
+            "chatcmpl-A",
+            r#""choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]"#,
+        ),
+        chunk("usage-C", usage),
+    ]);
+    assert_eq!(d.turn["errors"], json!([]));
+    assert_eq!(d.turn["usage"]["outputTokens"], 7);
+}
+
+#[test]
+fn after_a_second_response_nothing_more_is_taken() {
+    // Two completions concatenated (fixture cererebras-structured-output-tools.1): the second
+    // one's usage trailer is not this response's usage, and the second response is reported once.
+    let d = chat(&[
+        calls(r#"[{"index":0,"id":"a","function":{"name":"w","arguments":"{}"}}]"#),
+        finish("tool_calls"),
+        r#"{"id":"c2","choices":[{"index":0,"delta":{"role":"assistant"}}]}"#.into(),
+        r#"{"id":"c2","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}"#
+            .into(),
+        r#"{"id":"c2","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}"#.into(),
+    ]);
+    assert_eq!(d.summary(), vec![call("a", "w", "{}")]);
+    assert_eq!(d.turn["text"], "");
+    assert!(d.turn.get("usage").is_none(), "{}", d.turn);
+    assert_eq!(d.turn["errors"].as_array().unwrap().len(), 1, "{}", d.turn);
+}
+
+#[test]
 fn grok_html_entity_arguments_are_decoded_on_request() {
     // xAI Grok sends arguments HTML-entity encoded.
     let chunks = [
