@@ -176,7 +176,7 @@ export interface ToolCall {
   tool: string
   attempt: number
   args: unknown
-  /** FNV-1a 64 of the canonical JSON of the arguments, as 16 hex digits. */
+  /** SHA-256 of the canonical JSON of the arguments (keys sorted, no whitespace), as 64 lowercase hex digits: the audit log's `argsHash`. */
   argsHash: string
   timeoutMs: number
   cancellable: boolean
@@ -195,6 +195,7 @@ export interface ToolError {
 /** The result of one call: exactly one per call, whatever happened. */
 export interface ToolResult {
   callId: string
+  /** The run of the call: the dispatch's `runId`, or the one generated for a dispatch given none (its audit directory's run id). */
   runId?: string
   stepId?: string
   loopId?: string
@@ -213,6 +214,7 @@ export interface ToolResult {
   /** Milliseconds since the Unix epoch. */
   startedAt: number
   endedAt: number
+  /** How long the tool ran, in milliseconds rounded to whole microseconds (0 for calls that never ran). */
   durationMs: number
   /** What parameter normalization changed in the model's arguments, when it changed anything. */
   normalization?: ParameterNormalization
@@ -367,13 +369,29 @@ export interface AuditReplay {
 
 export interface AuditVerification {
   ok: boolean
+  /**
+   * Each breach, naming its call: `malformed_line`, `duplicate_seq`, `duplicate_call`, `missing_result`,
+   * `duplicate_result`, `result_before_call`, `orphan_result`, `attempt_gap`, `attempt_order`,
+   * `args_hash_mismatch`, `incomplete_record` (a record written with parts cut or left out, saying why:
+   * its `auditIncomplete` field), `lost_record` (a record that could not be written at all: an
+   * `audit_record_lost` event), `unreadable_run`.
+   */
   problems: { callId: string | null; kind: string; message: string }[]
 }
 
-/** Reads the run directory `dir` back (synchronous). */
-export declare function replayRun(dir: string): AuditReplay
-/** Checks a run directory's invariants: one final result per call, consecutive attempts, results after their calls, argsHash. */
-export declare function verifyRun(dir: string): AuditVerification
+/** Reads a run directory back (synchronous): the directory `dir`, or run `runId` under the audit root `dir`. */
+export declare function replayRun(dir: string, runId?: string): AuditReplay
+/**
+ * Checks a run directory's invariants (the directory `dir`, or run `runId` under the audit root `dir`): one final
+ * result per call, consecutive attempts, results after their calls, argsHash, every record written whole.
+ */
+export declare function verifyRun(dir: string, runId?: string): AuditVerification
+/**
+ * The directory of run `runId` under the audit root `root`. Run ids map to directories one-to-one: lowercase letters,
+ * digits, `-`, `_` and inner dots are kept, every other byte is percent-encoded (`team/a` is `team%2Fa`, `Run` is
+ * `%52un`, `..` is `%2E%2E`); an id whose encoding passes 128 bytes is named by its start and SHA-256.
+ */
+export declare function auditRunDir(root: string, runId: string): string
 
 /** Allow and deny lists: names, `group:<name>` and `*` globs; names are case-insensitive, `bash` is `exec`. */
 export interface PolicyRules {

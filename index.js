@@ -13,7 +13,7 @@ const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schem
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
-const { AuditLog, auditOption, replayRun, verifyRun } = require('./lib/audit.js')
+const { AuditLog, auditOption, auditRunDir, replayRun, verifyRun } = require('./lib/audit.js')
 const { executePlan } = require('./lib/plan.js')
 const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
@@ -263,8 +263,9 @@ class ToolRuntime {
   /** remote tools (RAP): the transport, started by the first toolset */
   #rap = new RapLink((event) => this.#rapEvent(event))
   /**
-   * approvalId -> { groupId, userId, threadAncestors }: the thread of a call waiting for
-   * resolveApproval, so a remote tool approved later runs in its dispatch's thread
+   * approvalId -> { groupId, userId, threadAncestors, runId }: the thread and run of a call
+   * waiting for resolveApproval, so a remote tool approved later runs in its dispatch's thread and
+   * the final result joins its dispatch's run
    */
   #approvalThreads = new Map()
 
@@ -525,12 +526,14 @@ class ToolRuntime {
     })
     const id = this.#nextBatch
     this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
-    const audit = auditLog?.open(options.runId ?? newRunId('dispatch'), { kind: 'dispatch' })
+    // A dispatch without a runId gets one of its own, carried by its results (and naming its audit directory).
+    const runId = options.runId ?? newRunId('dispatch')
+    const audit = auditLog?.open(runId, { kind: 'dispatch' })
     const batch = {
       calls,
       hooks,
       signal,
-      runId: options.runId,
+      runId,
       // the thread remote tools run in: given, else the run's, else one of this dispatch's own
       groupId: options.groupId ?? options.runId,
       // sent with remote calls: the user, and the thread's ancestors from the root down
@@ -594,15 +597,16 @@ class ToolRuntime {
       }
       this.#approvalThreads.delete(approvalId)
       const [call, actions] = JSON.parse(resumed)
-      // The final result joins the run the pending one was recorded in; without a run id that
-      // run cannot be found, so the call is recorded again in a run of its own.
-      const joined = call.runId !== undefined && call.runId !== null
-      const audit = auditLog?.open(joined ? call.runId : newRunId('dispatch'), { kind: 'dispatch' })
+      // The final result joins the run the pending one was recorded in (its dispatch's runId, or
+      // the one generated for it); a run unknown here is a run of its own, the call recorded again.
+      const runId = call.runId ?? thread?.runId
+      const joined = runId !== undefined && runId !== null
+      const audit = auditLog?.open(joined ? runId : newRunId('dispatch'), { kind: 'dispatch' })
       this.#batches.set(id, {
         calls: [call],
         hooks: { onEvent: this.#onEvent },
         signal: undefined,
-        runId: call.runId ?? undefined,
+        runId: runId ?? undefined,
         groupId: thread?.groupId ?? call.runId ?? undefined,
         userId: thread?.userId,
         threadAncestors: thread?.threadAncestors,
@@ -737,6 +741,7 @@ class ToolRuntime {
         case END:
         case END_AS_RETURNED: {
           const result = code === END ? action[3] : resultAsReturned(batch, call, action)
+          if (result.runId === undefined) result.runId = batch.runId
           batch.results[slot] = result
           if (result.status === 'pending') this.#rememberThread(batch, result)
           batch.values[slot] = undefined
@@ -773,9 +778,8 @@ class ToolRuntime {
   #rememberThread(batch, result) {
     const approvalId = result.details?.approvalId
     if (typeof approvalId !== 'string') return
-    const { groupId, userId, threadAncestors } = batch
-    if (groupId === undefined && userId === undefined && threadAncestors === undefined) return
-    this.#approvalThreads.set(approvalId, { groupId, userId, threadAncestors })
+    const { groupId, userId, threadAncestors, runId } = batch
+    this.#approvalThreads.set(approvalId, { groupId, userId, threadAncestors, runId })
   }
 
   #concurrencyKey(call, action) {
@@ -1253,6 +1257,7 @@ module.exports = {
   sanitizeResult,
   replayRun,
   verifyRun,
+  auditRunDir,
   toToolResultMessage,
   toInvocationRecord,
   toErrorEnvelope,

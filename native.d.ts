@@ -22,9 +22,16 @@ export declare class NativeAudit {
   constructor(dir: string, run: string, sanitize: string)
   /**
    * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
-   * last flush is more than `flush_interval_ms` old.
+   * last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
+   * written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
    */
   record(kind: number, record: string, flushIntervalMs: number): void
+  /**
+   * Records what could be kept of a record JavaScript could not serialize: `head` (JSON text
+   * of its plain fields, with the `callId` of a call or result) marked as incomplete for
+   * `reason`.
+   */
+  recordIncomplete(kind: number, head: string, reason: string, flushIntervalMs: number): void
   /** Writes what is buffered. */
   flush(): void
   /** Flushes and closes the run, merging `update` (JSON text, empty for none) into run.json. */
@@ -209,6 +216,9 @@ export declare class NativeSanitizer {
  */
 export declare function analyzeCommand(command: string, options: string): string
 
+/** The directory name of run `run_id` under an audit root: one-to-one, percent-encoded. */
+export declare function auditDirName(runId: string): string
+
 /**
  * Checks a wire name: an unknown one is refused naming it, the wires there are and the closest
  * of them (`unknown wire "openai": ...; did you mean "openai-chat"?`).
@@ -239,8 +249,11 @@ export declare function normalizeToolCallId(id: string, target: string): string
 /** Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`. */
 export declare function repairHistory(messages: string, wire: string): string
 
-/** Reads a run directory back: `{ run, calls, results, events, partialLines, ... }` as JSON. */
-export declare function replayRun(dir: string): string
+/**
+ * Reads a run directory back (`dir`, or run `run_id` under the audit root `dir`):
+ * `{ run, calls, results, events, partialLines, ... }` as JSON.
+ */
+export declare function replayRun(dir: string, runId?: string | undefined | null): string
 
 /**
  * Sanitizes described content now: `description` is `{ blocks, details? }` (see
@@ -252,5 +265,8 @@ export declare function sanitizeResult(description: string, texts: Array<string>
 /** `null` when `name` is a valid tool name for `target`, else why not. */
 export declare function validateToolName(name: string, target: string): string | null
 
-/** Checks a run directory's invariants: `{ ok, problems }` as JSON. */
-export declare function verifyRun(dir: string): string
+/**
+ * Checks a run directory's invariants (`dir`, or run `run_id` under the audit root `dir`):
+ * `{ ok, problems }` as JSON.
+ */
+export declare function verifyRun(dir: string, runId?: string | undefined | null): string

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, replayRun, verifyRun } from '../index.js'
+import { ToolRuntime, auditRunDir, replayRun, verifyRun } from '../index.js'
+// @ts-expect-error lib/audit.js is CommonJS without declarations
+import { AuditLog, auditOption } from '../lib/audit.js'
 import { sleep } from './helpers.js'
 import { scriptedModel } from './scripted.js'
 
@@ -305,5 +307,283 @@ describe('audit log and approvals', () => {
     expect(replay.calls.map((c: any) => c.callId)).toEqual(['w1'])
     expect(replay.results.map((r: any) => r.status)).toEqual(['pending', 'ok'])
     expect(verifyRun(join(dir, 'ap-1'))).toEqual({ ok: true, problems: [] })
+  })
+})
+
+/** `{ a: { a: ... 1 } }`, `depth` objects deep. */
+function nestedArgs(depth: number): object {
+  let value: any = 1
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+/** Collects the ToolwireWarnings emitted while `body` runs. */
+async function warningsDuring(body: () => Promise<void>) {
+  const warnings: string[] = []
+  const listener = (warning: Error) => warnings.push(warning.message)
+  process.on('warning', listener)
+  try {
+    await body()
+    // Warnings are emitted on the next tick.
+    await sleep(5)
+  } finally {
+    process.off('warning', listener)
+  }
+  return warnings
+}
+
+describe('audit log: a call that ran is always recorded', () => {
+  it('records calls whose arguments nest at any depth, marking the records it had to cut', async () => {
+    const dir = join(root, 'deep')
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'ran' })
+    const depths = [1, 100, 120, 123, 124, 125, 126, 127, 128, 130, 200]
+    const calls = depths.flatMap((depth) => [
+      { id: `text-${depth}`, name: 'echo', arguments: JSON.stringify(nestedArgs(depth)) },
+      { id: `object-${depth}`, name: 'echo', arguments: nestedArgs(depth) },
+    ])
+    let results: any[] = []
+    const warnings = await warningsDuring(async () => {
+      results = await runtime.dispatch(calls, { runId: 'deep-run' })
+    })
+    expect(warnings).toEqual([])
+    expect(results).toHaveLength(calls.length)
+    const replay = replayRun(dir, 'deep-run')
+    expect(replay.malformed).toEqual([])
+    // Every call has its call record and its one result, whether or not its tool ran.
+    const ids = calls.map((c) => c.id)
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(ids)
+    expect(replay.results.map((r: any) => r.callId).sort()).toEqual([...ids].sort())
+    const ends = replay.events.filter((e: any) => e.type === 'tool_execution_end').map((e: any) => e.toolCallId)
+    expect(ends.sort()).toEqual([...ids].sort())
+    // A record cut to be written is marked, and verifyRun names it; nothing else is wrong.
+    const verification = verifyRun(dir, 'deep-run')
+    for (const problem of verification.problems) {
+      expect(problem.kind).toBe('incomplete_record')
+      expect(problem.message).toMatch(/was not written whole: .*nested deeper than 127 levels/)
+    }
+    const cut = new Set(verification.problems.map((p: any) => p.callId).filter(Boolean))
+    // The deepest arguments the tool ran with (deeper ones are refused before it runs, recorded whole).
+    for (const depth of [126, 127]) for (const way of ['text', 'object']) expect(cut.has(`${way}-${depth}`)).toBe(true)
+    expect(verification.ok).toBe(false)
+    for (const record of [...replay.calls, ...replay.results]) {
+      if (record.auditIncomplete !== undefined) expect(cut.has(record.callId)).toBe(true)
+    }
+  })
+
+  it('records a record JavaScript cannot serialize by its plain fields, and verifyRun names it', () => {
+    // Every record dispatch, run() and executePlan() make today is plain JSON; this is the
+    // writer's own guard (lib/audit.js) for a value that is not: BigInt, a cycle, a throwing toJSON.
+    const dir = join(root, 'unserializable')
+    const log = new AuditLog(auditOption('test', { dir, flushIntervalMs: 0 }), {}, undefined)
+    const recorder = log.open('odd', { kind: 'dispatch' })
+    const cycle: any = { name: 'loop' }
+    cycle.self = cycle
+    const throwing = {
+      toJSON() {
+        throw new Error('no JSON for you')
+      },
+    }
+    const odd: [string, unknown][] = [
+      ['big', { n: 10n }],
+      ['cycle', cycle],
+      ['throws', throwing],
+    ]
+    for (const [callId, args] of odd) {
+      recorder.call({ callId, tool: 'echo', attempt: 1, args })
+      recorder.event({ type: 'tool_execution_start', toolCallId: callId, toolName: 'echo', args })
+      recorder.result({ callId, tool: 'echo', status: 'ok', ok: true, args, content: [] })
+    }
+    // A head without the callId a result needs: its loss is recorded.
+    recorder.result({ tool: 'echo', args: { n: 1n } })
+    log.release(recorder, {})
+    const replay = replayRun(dir, 'odd')
+    expect(replay.calls.map((c: any) => [c.callId, c.tool, c.args])).toEqual([
+      ['big', 'echo', undefined],
+      ['cycle', 'echo', undefined],
+      ['throws', 'echo', undefined],
+    ])
+    expect(replay.calls[0].auditIncomplete.reason).toMatch(/cannot be serialized to JSON: .*BigInt/)
+    expect(replay.calls[1].auditIncomplete.reason).toMatch(/circular/)
+    expect(replay.calls[2].auditIncomplete.reason).toMatch(/no JSON for you/)
+    expect(replay.results.map((r: any) => [r.callId, r.status])).toEqual([
+      ['big', 'ok'],
+      ['cycle', 'ok'],
+      ['throws', 'ok'],
+    ])
+    const problems = verifyRun(dir, 'odd').problems
+    expect(problems.map((p: any) => [p.kind, p.callId])).toEqual([
+      ...odd.flatMap(([id]) => [
+        ['incomplete_record', id],
+        ['incomplete_record', id],
+        ['incomplete_record', id],
+      ]),
+      ['lost_record', null],
+    ])
+    expect(problems[problems.length - 1].message).toMatch(/a record of results\.jsonl could not be written .*needs a string callId/)
+  })
+
+  it('records lone surrogates in arguments and results as U+FFFD, whole', async () => {
+    const dir = join(root, 'surrogates')
+    const runtime = new ToolRuntime({ audit: { dir } })
+    const cut = '😀'.slice(0, 1)
+    runtime.register({
+      name: 'slice',
+      parameters: { type: 'object' },
+      execute: async () => ({ content: [{ type: 'text', text: `cut ${cut}` }], details: { cut } }),
+    })
+    const warnings = await warningsDuring(async () => {
+      await runtime.dispatch(
+        [
+          { id: 's1', name: 'slice', arguments: '{"s":"\\ud83d"}' },
+          { id: 's2', name: 'slice', arguments: { s: cut, [cut]: 1 } },
+        ],
+        { runId: 'surrogates' },
+      )
+    })
+    expect(warnings).toEqual([])
+    const replay = replayRun(dir, 'surrogates')
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['s1', 's2'])
+    expect(replay.results.map((r: any) => r.callId).sort()).toEqual(['s1', 's2'])
+    expect(replay.events.filter((e: any) => e.type === 'tool_execution_end')).toHaveLength(2)
+    expect(JSON.stringify(replay.calls)).not.toMatch(/\\ud83d/i)
+    expect(verifyRun(dir, 'surrogates')).toEqual({ ok: true, problems: [] })
+  })
+
+  it('two audit options naming one directory share its writer: one seq, no duplicate lines', async () => {
+    const dir = join(root, 'shared-writer')
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'wait', parameters: { type: 'object' }, execute: async () => (await sleep(5), 'done') })
+    const batch = (prefix: string) => Array.from({ length: 4 }, (_, i) => ({ id: `${prefix}${i}`, name: 'wait', arguments: '{}' }))
+    await Promise.all([
+      runtime.dispatch(batch('a'), { runId: 'shared', audit: { dir } }),
+      runtime.dispatch(batch('b'), { runId: 'shared', audit: { dir } }),
+      new ToolRuntime({ audit: { dir } }).dispatch([], { runId: 'shared' }),
+    ])
+    expect(replayRun(dir, 'shared').calls).toHaveLength(8)
+    expect(verifyRun(dir, 'shared')).toEqual({ ok: true, problems: [] })
+  })
+})
+
+describe('audit log: run ids map to directories one-to-one', () => {
+  const awkward = [
+    'team/a',
+    'team_a',
+    'team%2Fa',
+    'team\\a',
+    'team a',
+    '.',
+    '..',
+    '../escape',
+    '.hidden',
+    'trailing.',
+    'Run',
+    'run',
+    'con',
+    'nul.txt',
+    'é',
+    'e\u0301',
+    '日本語/😀',
+    '',
+    '%',
+    '~',
+    'a'.repeat(127),
+    'a'.repeat(129),
+    'a'.repeat(2000),
+    'a'.repeat(2000) + 'b',
+  ]
+
+  it('gives every awkward run id its own directory under the root, found again by id', async () => {
+    const dir = join(root, 'ids')
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id, args: any) => `got ${args.i}` })
+    for (const [i, runId] of awkward.entries()) {
+      await runtime.dispatch([{ id: `call-${i}`, name: 'echo', arguments: JSON.stringify({ i }) }], { runId })
+    }
+    const dirs = awkward.map((runId) => auditRunDir(dir, runId))
+    expect(new Set(dirs.map((d) => d.toLowerCase())).size).toBe(awkward.length)
+    // One component under the root each: nothing written beside or above it.
+    for (const runDir of dirs) {
+      expect(dirname(runDir)).toBe(dir)
+      expect(basename(runDir).length).toBeLessThanOrEqual(128)
+    }
+    expect(readdirSync(dir).sort()).toEqual(dirs.map((d) => basename(d)).sort())
+    expect(existsSync(join(root, 'escape'))).toBe(false)
+    for (const [i, runId] of awkward.entries()) {
+      const replay = replayRun(dir, runId)
+      expect(replay.run.runId).toBe(runId)
+      expect(replay.calls.map((c: any) => c.callId)).toEqual([`call-${i}`])
+      expect(replayRun(dirs[i])).toEqual(replay)
+      expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+  })
+
+  it('keeps simple run ids as their directory names', () => {
+    for (const runId of ['r-1', 'agent-1', 'plan_2', 'dispatch_lz3k_1a', '550e8400-e29b-41d4-a716-446655440000', 'v1.2']) {
+      expect(auditRunDir('/audit', runId)).toBe(join('/audit', runId))
+    }
+    expect(auditRunDir('/audit', 'team/a')).toBe(join('/audit', 'team%2Fa'))
+    expect(() => auditRunDir('/audit', 3 as any)).toThrow(/auditRunDir: runId must be a string, got number 3/)
+    expect(() => replayRun(root, 5 as any)).toThrow(/runId must be a string/)
+  })
+
+  it('a dispatch without a runId carries the run id it was recorded under', async () => {
+    const dir = join(root, 'generated')
+    const runtime = new ToolRuntime({ audit: { dir }, approvals: { security: 'full', ask: 'off' } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'ok' })
+    runtime.register({ name: 'write', parameters: { type: 'object' }, approval: { ask: 'always' }, execute: async () => 'written' })
+    const results = await runtime.dispatch([
+      { id: 'g1', name: 'echo', arguments: '{}' },
+      { id: 'g2', name: 'nope', arguments: '{}' },
+      { id: 'g3', name: 'write', arguments: '{}' },
+    ])
+    const runId = results[0].runId!
+    expect(runId).toMatch(/^dispatch_/)
+    expect(results.map((r) => r.runId)).toEqual([runId, runId, runId])
+    expect(results[2].status).toBe('pending')
+    // The approved call's final result joins the same run.
+    const final = await runtime.resolveApproval((results[2].details as any).approvalId, 'allow-once')
+    expect(final.runId).toBe(runId)
+    const replay = replayRun(dir, runId)
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['g1', 'g2', 'g3'])
+    expect(replay.results.map((r: any) => [r.callId, r.status]).sort()).toEqual([
+      ['g1', 'ok'],
+      ['g2', 'error'],
+      ['g3', 'ok'],
+      ['g3', 'pending'],
+    ])
+    expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    // Another dispatch gets another run.
+    const [other] = await runtime.dispatch([{ id: 'g4', name: 'echo', arguments: '{}' }])
+    expect(other.runId).not.toBe(runId)
+  })
+})
+
+describe('result envelope: durationMs and argsHash', () => {
+  it('durationMs is rounded to microseconds', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'wait', parameters: { type: 'object' }, execute: async () => (await sleep(1), 'done') })
+    const results = await runtime.dispatch(Array.from({ length: 12 }, (_, i) => ({ id: `w${i}`, name: 'wait', arguments: '{}' })))
+    for (const result of results) {
+      expect(result.durationMs).toBeGreaterThan(0)
+      expect(String(result.durationMs)).toMatch(/^\d+(\.\d{1,3})?$/)
+    }
+  })
+
+  it("a ToolCall's argsHash is the audit log's: SHA-256 of the canonical arguments", async () => {
+    const dir = join(root, 'hash')
+    const seen: string[] = []
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'ok' })
+    await runtime.dispatch([{ id: 'h1', name: 'echo', arguments: '{"b":1,"a":[true,null,"x"]}' }], {
+      runId: 'hash',
+      beforeToolCall: ({ call }: any) => {
+        seen.push(call.argsHash)
+      },
+    })
+    // printf '%s' '{"a":[true,null,"x"],"b":1}' | sha256sum
+    const expected = '54a65415ad370228851a1da4b31b6fd42dc58b19a50d35cae759325f7388ce64'
+    expect(seen).toEqual([expected])
+    expect(replayRun(dir, 'hash').calls[0].argsHash).toBe(expected)
   })
 })

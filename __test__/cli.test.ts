@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, normalizeSchema } from '../index.js'
+import { ToolRuntime, auditRunDir, normalizeSchema } from '../index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
@@ -573,16 +573,80 @@ describe('toolwire audit', () => {
     expect(run.stdout).toMatch(/verifyRun: 1 problem\n {2}missing_result \(c-boom\): /)
   })
 
-  it('points at the runs when given the audit root, and exits 1 on a missing directory', () => {
-    let run = cli('audit', auditRoot)
-    expect(run.code).toBe(1)
-    expectOneLineError(run, /is an audit log root holding 1 run \(cli-run\): pass one run directory/)
-    run = cli('audit', join(work, 'nowhere'))
+  it('exits 1 on a missing directory, 2 without one', () => {
+    let run = cli('audit', join(work, 'nowhere'))
     expect(run.code).toBe(1)
     expectOneLineError(run, /cannot read .*nowhere: no such directory/)
+    const empty = join(work, 'empty')
+    mkdirSync(empty, { recursive: true })
+    run = cli('audit', empty)
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /is neither a run directory of the audit log \(no run\.json\) nor an audit root holding runs/)
     run = cli('audit')
     expect(run.code).toBe(2)
     expectOneLineError(run, /audit: expected one <dir>/)
+  })
+
+  it('summarizes every run under the audit root, and picks one with --run', async () => {
+    const root = join(work, 'audit-root')
+    const runtime = new ToolRuntime({ audit: { dir: root } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'echoed' })
+    await runtime.dispatch([{ id: 'a1', name: 'echo', arguments: '{}' }], { runId: 'team/a' })
+    await runtime.dispatch(
+      [
+        { id: 'b1', name: 'echo', arguments: '{}' },
+        { id: 'b2', name: 'missing', arguments: '{}' },
+      ],
+      { runId: 'team_a' },
+    )
+    const [generated] = await runtime.dispatch([{ id: 'c1', name: 'echo', arguments: '{}' }])
+
+    let { code, json } = cliJson('audit', root)
+    expect(code).toBe(0)
+    expect(json).toMatchObject({ root, ok: true, summary: { runs: 3, calls: 4, byStatus: { ok: 3, error: 1 }, runsWithProblems: 0 } })
+    expect(json.runs.map((r: any) => [r.run.runId, r.summary.calls, r.ok])).toEqual([
+      ['team/a', 1, true],
+      ['team_a', 2, true],
+      [generated.runId, 1, true],
+    ])
+    expect(json.runs[0].dir).toBe(auditRunDir(root, 'team/a'))
+    let run = cli('audit', root)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(`Audit log ${root}: 3 runs, 4 calls, no problems`)
+    expect(run.stdout).toContain('  team/a in team%2Fa (dispatch): 1 call (1 ok), no problems')
+    expect(run.stdout).toContain('  team_a (dispatch): 2 calls (1 ok, 1 error), no problems')
+
+    // --run: one run, as if its directory were given.
+    ;({ code, json } = cliJson('audit', root, '--run', 'team/a'))
+    expect(code).toBe(0)
+    expect(json.run.runId).toBe('team/a')
+    expect(json.calls.map((c: any) => c.callId)).toEqual(['a1'])
+    run = cli('audit', root, '--run', 'team-b')
+    expect(run.code).toBe(1)
+    expectOneLineError(run, /no run "team-b" under /)
+    run = cli('audit', auditRunDir(root, 'team_a'), '--run', 'team_a')
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /--run picks a run under an audit root/)
+    run = cli('audit', root, '--html', join(work, 'root.html'))
+    expect(run.code).toBe(2)
+    expectOneLineError(run, /--html draws one run, and .* is an audit root: pass a run directory or --run <id>/)
+
+    // A run with problems (and one that cannot be read) makes the root's verdict: exit 1.
+    const results = join(auditRunDir(root, 'team_a'), 'results.jsonl')
+    writeFileSync(results, readFileSync(results, 'utf8').split('\n')[0] + '\n')
+    mkdirSync(join(root, 'broken'))
+    writeFileSync(join(root, 'broken', 'run.json'), JSON.stringify({ runId: 'broken', startedAt: 'yesterday' }))
+    ;({ code, json } = cliJson('audit', root))
+    expect(code).toBe(1)
+    expect(json.ok).toBe(false)
+    expect(json.summary.runsWithProblems).toBe(2)
+    const teamA = json.runs.find((r: any) => r.run.runId === 'team_a')
+    expect(teamA.problems.map((p: any) => p.kind)).toEqual(['missing_result'])
+    expect(json.runs.find((r: any) => r.dir.endsWith('broken')).problems[0]).toMatchObject({ kind: 'unreadable_run', message: expect.stringContaining('is not a time') })
+    run = cli('audit', root)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/team_a \(dispatch\): 2 calls \([^)]*1 unfinished[^)]*\), 1 problem\n {4}missing_result \(b\d\): /)
+    expect(run.stdout).toContain('broken: unreadable')
   })
 
   it('reports a run.json time no Date can hold as bad input (exit 1), in text, --json and --html alike', () => {

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path'
 import { TURNS, chatCompletionStream } from './demo-script.mjs'
 
 const require = createRequire(import.meta.url)
-const { ToolRuntime, analyzeCommand, replayRun, verifyRun } = require('../index.js')
+const { ToolRuntime, analyzeCommand, auditRunDir, replayRun, verifyRun } = require('../index.js')
 const { renderTimeline } = require('../lib/timeline.js')
 
 // ── A workspace for the agent, with a secret and a long log in it ────────────────────────────
@@ -172,7 +172,7 @@ for (const [i, step] of outcome.steps.entries()) {
     console.log(`  turn ${i + 1}  ${result.tool.padEnd(13)} ${result.status.padEnd(8)} ${(result.error?.code ?? '').padEnd(17)} ${line.slice(0, 70)}`)
   }
 }
-const runDir = join(auditDir, outcome.runId)
+const runDir = auditRunDir(auditDir, outcome.runId)
 const check = verifyRun(runDir)
 const html = join(workspace, 'timeline.html')
 writeFileSync(html, renderTimeline(replayRun(runDir), { problems: check.problems, title: 'toolwire demo' }))

@@ -1,12 +1,15 @@
 'use strict'
-// The audit log of dispatches, runs and plans: one directory per run under `audit.dir`, written
-// by the engine (run.json, calls.jsonl, results.jsonl, events.jsonl, append-only). What is
-// recorded is what events carry: arguments scrubbed of secrets, results sanitized and redacted;
-// the engine's writer scrubs secrets from every record and from run.json once more, so a plan's
-// vars and args or a confirmation request cannot reach the disk raw.
+// The audit log of dispatches, runs and plans: one directory per run under `audit.dir`, named by
+// the engine one-to-one from the run id (auditDirName: percent-encoded), written by the engine
+// (run.json, calls.jsonl, results.jsonl, events.jsonl, append-only). What is recorded is what
+// events carry: arguments scrubbed of secrets, results sanitized and redacted; the engine's writer
+// scrubs secrets from every record and from run.json once more, so a plan's vars and args or a
+// confirmation request cannot reach the disk raw. A call that ran is always recorded: a record
+// the engine cannot hold whole is cut and marked, one JavaScript cannot serialize is recorded by
+// its plain fields and marked, and verifyRun reports both.
 
 const path = require('node:path')
-const { NativeAudit, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
+const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
 const { ToolwireError, describe, native, jsonText, messageOf } = require('./common.js')
 
 const CALL = 0
@@ -35,20 +38,25 @@ function auditOption(where, audit) {
   return { dir: path.resolve(audit.dir), flushIntervalMs: interval }
 }
 
-/** A run id as a directory name: other characters than letters, digits, `.`, `_` and `-` become `_`. */
-function directoryName(runId) {
-  const name = runId.replace(/[^A-Za-z0-9._-]/g, '_')
-  return name === '.' || name === '..' ? `_${name}` : name
+/** The directory of run `runId` under the audit root `root`: one per run id, never shared. */
+function auditRunDir(root, runId) {
+  if (typeof root !== 'string') throw new TypeError(`auditRunDir: root must be a string, got ${describe(root)}`)
+  if (typeof runId !== 'string') throw new TypeError(`auditRunDir: runId must be a string, got ${describe(runId)}`)
+  return path.join(root, auditDirName(runId))
 }
 
-/** The open run directories of one audit option, shared by the dispatches of a run. */
+/**
+ * The run directories open in this process, by path: every writer of one directory is the same,
+ * whichever runtime or `audit` option opened it (two would number their lines apart).
+ */
+const OPEN = new Map()
+
+/** The run directories of one audit option, shared by the dispatches of a run. */
 class AuditLog {
   #options
   #snapshot
   /** the runtime's `sanitize` option as JSON text ('' for none): the engine scrubs every record with it */
   #sanitize
-  /** runId -> { native, refs, timer } */
-  #open = new Map()
 
   /**
    * `options`: the checked `audit` option; `snapshot`: what run.json records of the runtime's
@@ -66,9 +74,9 @@ class AuditLog {
    * recorder, or undefined when the directory cannot be written (a warning says why).
    */
   open(runId, info) {
-    let entry = this.#open.get(runId)
+    const dir = auditRunDir(this.#options.dir, runId)
+    let entry = OPEN.get(dir)
     if (entry === undefined) {
-      const dir = path.join(this.#options.dir, directoryName(runId))
       const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
       let handle
       try {
@@ -77,8 +85,8 @@ class AuditLog {
         process.emitWarning(`toolwire: the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`, 'ToolwireWarning')
         return undefined
       }
-      entry = { native: handle, refs: 0, timer: null, failed: false, runId }
-      this.#open.set(runId, entry)
+      entry = { native: handle, refs: 0, timer: null, failed: false, runId, dir }
+      OPEN.set(dir, entry)
     }
     entry.refs += 1
     return new RunAudit(entry, this.#options.flushIntervalMs)
@@ -92,7 +100,7 @@ class AuditLog {
       recorder.flush()
       return
     }
-    this.#open.delete(entry.runId)
+    OPEN.delete(entry.dir)
     if (entry.timer !== null) clearTimeout(entry.timer)
     try {
       native(() => entry.native.finish(jsonText('audit: run update', { endedAt: Date.now(), ...update })))
@@ -139,7 +147,16 @@ class RunAudit {
   #record(kind, record) {
     const entry = this.entry
     try {
-      native(() => entry.native.record(kind, jsonText('audit: a record', record), this.interval))
+      let text
+      try {
+        text = JSON.stringify(record)
+      } catch (error) {
+        // A value the tool or hook handed over (a BigInt, a cycle, a throwing toJSON): the
+        // record keeps its plain fields and says why the rest is missing.
+        const reason = `the record cannot be serialized to JSON: ${messageOf(error)}`.slice(0, MAX_REASON)
+        native(() => entry.native.recordIncomplete(kind, headOf(record), reason, this.interval))
+      }
+      if (text !== undefined) native(() => entry.native.record(kind, text, this.interval))
     } catch (error) {
       warn(entry, error)
       return
@@ -155,19 +172,45 @@ class RunAudit {
   }
 }
 
+/** The longest reason recorded for a record that could not be serialized. */
+const MAX_REASON = 1024
+
+/** The JSON text of a record's top-level strings, numbers, booleans and nulls (its callId, tool, status...). */
+function headOf(record) {
+  const head = {}
+  try {
+    for (const [key, value] of Object.entries(record)) {
+      if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') head[key] = value
+    }
+  } catch {
+    // A getter that throws: keep what was read.
+  }
+  return JSON.stringify(head)
+}
+
+/** Checks the arguments of replayRun and verifyRun: a directory, and a run id under it when given. */
+function checkRunArgs(where, dir, runId) {
+  if (typeof dir !== 'string') throw new TypeError(`${where}: dir must be a string, got ${describe(dir)}`)
+  if (runId !== undefined && typeof runId !== 'string') throw new TypeError(`${where}: runId must be a string, got ${describe(runId)}`)
+}
+
 /**
  * Reads a run directory back: `{ run, calls, results, events, partialLines, ... }`. A final line
- * cut by a crash is counted in `partialLines`, never thrown.
+ * cut by a crash is counted in `partialLines`, never thrown. `replayRun(dir)` reads the run
+ * directory `dir`; `replayRun(root, runId)` the run `runId` under the audit root `root`.
  */
-function replayRun(dir) {
-  if (typeof dir !== 'string') throw new TypeError(`replayRun: dir must be a string, got ${describe(dir)}`)
-  return JSON.parse(native(() => replayRunNative(dir)))
+function replayRun(dir, runId) {
+  checkRunArgs('replayRun', dir, runId)
+  return JSON.parse(native(() => replayRunNative(dir, runId)))
 }
 
-/** Checks a run directory's invariants: `{ ok, problems: [{ callId, kind, message }] }`. */
-function verifyRun(dir) {
-  if (typeof dir !== 'string') throw new TypeError(`verifyRun: dir must be a string, got ${describe(dir)}`)
-  return JSON.parse(native(() => verifyRunNative(dir)))
+/**
+ * Checks a run directory's invariants: `{ ok, problems: [{ callId, kind, message }] }`; as
+ * replayRun, of the directory `dir` or of run `runId` under the audit root `dir`.
+ */
+function verifyRun(dir, runId) {
+  checkRunArgs('verifyRun', dir, runId)
+  return JSON.parse(native(() => verifyRunNative(dir, runId)))
 }
 
-module.exports = { AuditLog, auditOption, replayRun, verifyRun }
+module.exports = { AuditLog, auditOption, auditRunDir, replayRun, verifyRun }

@@ -1,13 +1,16 @@
 //! The audit log: `NativeAudit` writes one run's directory for the JavaScript driver;
-//! `replayRun` and `verifyRun` read one back.
+//! `replayRun` and `verifyRun` read one back; `auditDirName` names a run's directory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use napi_derive::napi;
-use toolwire_core::audit::{now_ms, replay_run, verify_run, AuditWriter, RecordScrubber};
+use toolwire_core::audit::salvage::read_marked_text;
+use toolwire_core::audit::{
+    dir_name, now_ms, replay_run, run_dir, verify_run, AuditWriter, LogFile, RecordScrubber,
+};
 use toolwire_core::sanitize::{ResultRules, RuleOptions, Sanitizer};
-use toolwire_core::Error;
+use toolwire_core::{Error, ErrorCode};
 
 use crate::convert::parse_json;
 use crate::error::guard;
@@ -54,7 +57,7 @@ impl NativeAudit {
     #[napi(constructor)]
     pub fn new(dir: String, run: String, sanitize: String) -> napi::Result<Self> {
         guard(|| {
-            let run = parse_json("audit: the run record", &run)?;
+            let run = read_text("audit: the run record", &run)?;
             let scrubber = scrubber_of(&sanitize)?;
             Ok(NativeAudit {
                 writer: Some(AuditWriter::create_scrubbed(
@@ -67,7 +70,8 @@ impl NativeAudit {
     }
 
     /// Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
-    /// last flush is more than `flush_interval_ms` old.
+    /// last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
+    /// written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
     #[napi]
     pub fn record(
         &mut self,
@@ -75,18 +79,41 @@ impl NativeAudit {
         record: String,
         flush_interval_ms: f64,
     ) -> napi::Result<()> {
+        self.write(flush_interval_ms, |writer, now| {
+            writer.record_text(log_file(kind), &record, now)
+        })
+    }
+
+    /// Records what could be kept of a record JavaScript could not serialize: `head` (JSON text
+    /// of its plain fields, with the `callId` of a call or result) marked as incomplete for
+    /// `reason`.
+    #[napi]
+    pub fn record_incomplete(
+        &mut self,
+        kind: u32,
+        head: String,
+        reason: String,
+        flush_interval_ms: f64,
+    ) -> napi::Result<()> {
+        self.write(flush_interval_ms, |writer, now| {
+            let head = serde_json::from_str(&head).unwrap_or_default();
+            writer.record_incomplete(log_file(kind), &head, &reason, now)
+        })
+    }
+
+    /// Runs `record` on the open writer at the current time, then flushes when due.
+    fn write(
+        &mut self,
+        flush_interval_ms: f64,
+        record: impl FnOnce(&mut AuditWriter, u64) -> toolwire_core::Result<u64>,
+    ) -> napi::Result<()> {
         let writer = &mut self.writer;
         guard(|| {
             let writer = writer
                 .as_mut()
                 .ok_or_else(|| Error::internal("audit: the run was already finished"))?;
-            let value = parse_json("audit: a record", &record)?;
             let now = now_ms();
-            match kind {
-                0 => writer.record_call(&value, now)?,
-                1 => writer.record_result(&value, now)?,
-                _ => writer.record_event(&value, now)?,
-            };
+            record(writer, now)?;
             if writer.flush_due(now, flush_interval_ms.max(0.0) as u64) {
                 writer.flush()?;
             }
@@ -115,27 +142,59 @@ impl NativeAudit {
             let update = if update.is_empty() {
                 None
             } else {
-                Some(parse_json("audit: the run update", &update)?)
+                Some(read_text("audit: the run update", &update)?)
             };
             writer.finish(update.as_ref())
         })
     }
 }
 
-/// Reads a run directory back: `{ run, calls, results, events, partialLines, ... }` as JSON.
+/// JSON text from the driver for the run description, repaired as records are (deep parts cut
+/// and marked, lone surrogates replaced), so what a plan holds never turns the log off.
+fn read_text(what: &str, text: &str) -> toolwire_core::Result<serde_json::Value> {
+    read_marked_text(text)
+        .map_err(|reason| Error::caller(ErrorCode::ValidationError, format!("{what}: {reason}")))
+}
+
+/// The file of a record kind: a call (0), a result (1), anything else an event.
+fn log_file(kind: u32) -> LogFile {
+    match kind {
+        0 => LogFile::Calls,
+        1 => LogFile::Results,
+        _ => LogFile::Events,
+    }
+}
+
+/// The run directory: `dir` itself, or the directory of run `run_id` under the audit root `dir`.
+fn run_dir_of(dir: &str, run_id: Option<&str>) -> PathBuf {
+    match run_id {
+        Some(id) => run_dir(Path::new(dir), id),
+        None => PathBuf::from(dir),
+    }
+}
+
+/// The directory name of run `run_id` under an audit root: one-to-one, percent-encoded.
+#[napi(js_name = "auditDirName")]
+pub fn audit_dir_name(run_id: String) -> String {
+    dir_name(&run_id)
+}
+
+/// Reads a run directory back (`dir`, or run `run_id` under the audit root `dir`):
+/// `{ run, calls, results, events, partialLines, ... }` as JSON.
 #[napi(js_name = "replayRun")]
-pub fn replay_run_js(dir: String) -> napi::Result<String> {
+pub fn replay_run_js(dir: String, run_id: Option<String>) -> napi::Result<String> {
     guard(|| {
-        let replay = replay_run(Path::new(&dir))?;
+        let replay = replay_run(&run_dir_of(&dir, run_id.as_deref()))?;
         serde_json::to_string(&replay).map_err(|e| Error::internal(e.to_string()))
     })
 }
 
-/// Checks a run directory's invariants: `{ ok, problems }` as JSON.
+/// Checks a run directory's invariants (`dir`, or run `run_id` under the audit root `dir`):
+/// `{ ok, problems }` as JSON.
 #[napi(js_name = "verifyRun")]
-pub fn verify_run_js(dir: String) -> napi::Result<String> {
+pub fn verify_run_js(dir: String, run_id: Option<String>) -> napi::Result<String> {
     guard(|| {
-        let verification = verify_run(Path::new(&dir));
+        let verification = verify_run(&run_dir_of(&dir, run_id.as_deref()));
         serde_json::to_string(&verification).map_err(|e| Error::internal(e.to_string()))
     })
 }

@@ -17,7 +17,7 @@ mod runtime;
 mod sanitize;
 mod schema;
 
-pub use audit::{replay_run_js, verify_run_js, NativeAudit};
+pub use audit::{audit_dir_name, replay_run_js, verify_run_js, NativeAudit};
 pub use decoder::{check_wire_js, NativeDecoder};
 pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,

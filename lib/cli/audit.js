@@ -1,39 +1,39 @@
 'use strict'
 // `toolwire audit <dir>`: a run directory of the audit log read back (replayRun), summarized,
 // and checked (verifyRun); `--html <out>` also writes the run's timeline (lib/timeline.js).
+// Given an audit root (the `audit.dir` of a runtime), it summarizes every run under it, or the
+// one `--run <id>` names.
 
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs')
 const path = require('node:path')
-const { replayRun, verifyRun } = require('../../index.js')
+const { auditRunDir, replayRun, verifyRun } = require('../../index.js')
 const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
 const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
 
-function checkRunDir(dir) {
+/** Whether `dir` is a run directory (`'run'`) or an audit root holding runs (their directories). */
+function kindOf(dir) {
   let stat
   try {
     stat = statSync(dir)
   } catch (error) {
     throw inputError(`cannot read ${dir}: ${error.code === 'ENOENT' ? 'no such directory' : oneLine(error)}`)
   }
-  if (!stat.isDirectory()) throw inputError(`${dir} is not a directory: pass a run directory of the audit log`)
-  if (existsSync(path.join(dir, 'run.json'))) return
-  let runs = []
+  if (!stat.isDirectory()) throw inputError(`${dir} is not a directory: pass a run directory of the audit log or its root`)
+  if (existsSync(path.join(dir, 'run.json'))) return 'run'
+  let runs
   try {
     runs = readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isDirectory() && existsSync(path.join(dir, e.name, 'run.json')))
-      .map((e) => e.name)
-  } catch {
-    runs = []
+      .map((e) => path.join(dir, e.name))
+  } catch (error) {
+    throw inputError(`cannot read ${dir}: ${oneLine(error)}`)
   }
-  if (runs.length > 0) {
-    const shown = runs.slice(0, 5).join(', ')
-    throw inputError(`${dir} is an audit log root holding ${runs.length} run${runs.length === 1 ? '' : 's'} (${shown}${runs.length > 5 ? ', …' : ''}): pass one run directory`)
-  }
-  throw inputError(`${dir} is not a run directory of the audit log (no run.json)`)
+  if (runs.length === 0) throw inputError(`${dir} is neither a run directory of the audit log (no run.json) nor an audit root holding runs`)
+  return runs
 }
 
+/** The report of one run directory (and its replay, for the timeline). */
 function auditDir(dir, progress) {
-  checkRunDir(dir)
   progress.step(`reading run ${dir}`)
   let replay
   try {
@@ -104,11 +104,74 @@ function formatReport(report) {
   return out.join('\n')
 }
 
-const OPTIONS = { html: 'string', json: 'boolean', progress: 'boolean', quiet: 'boolean' }
+/** The summary of every run under the audit root `root`, oldest first; a run that cannot be read is a problem of its own. */
+function auditRoot(root, runDirs, progress) {
+  const runs = runDirs.map((dir) => {
+    try {
+      return auditDir(dir, progress).report
+    } catch (error) {
+      const problem = { callId: null, kind: 'unreadable_run', message: oneLine(error) }
+      return { dir, run: { runId: null, kind: null, startedAt: null, endedAt: null }, summary: null, calls: [], malformed: [], problems: [problem], ok: false }
+    }
+  })
+  const start = (r) => (typeof r.run.startedAt === 'number' ? r.run.startedAt : Infinity)
+  runs.sort((a, b) => start(a) - start(b) || (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0))
+  const byStatus = {}
+  let calls = 0
+  for (const r of runs) {
+    calls += r.summary?.calls ?? 0
+    for (const [status, n] of Object.entries(r.summary?.byStatus ?? {})) byStatus[status] = (byStatus[status] ?? 0) + n
+  }
+  const failing = runs.filter((r) => !r.ok).length
+  return {
+    root,
+    summary: { runs: runs.length, calls, byStatus, runsWithProblems: failing },
+    runs: runs.map(({ dir, run, summary, problems, malformed, ok }) => ({ dir, run, summary, malformed, problems, ok })),
+    ok: failing === 0,
+  }
+}
+
+function formatRoot(report) {
+  const s = report.summary
+  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
+  const out = [`Audit log ${report.root}: ${plural(s.runs, 'run')}, ${plural(s.calls, 'call')}, ${s.runsWithProblems === 0 ? 'no problems' : `${plural(s.runsWithProblems, 'run')} with problems`}`]
+  for (const r of report.runs) {
+    const where = path.basename(r.dir)
+    const id = r.run.runId ?? '(no id)'
+    const shown = where === id ? id : `${id} in ${where}`
+    if (r.summary === null) {
+      out.push(`  ${shown}: unreadable`)
+    } else {
+      const statuses = Object.entries(r.summary.byStatus).map(([k, v]) => `${v} ${k}`).join(', ')
+      const verdict = r.problems.length === 0 ? 'no problems' : plural(r.problems.length, 'problem')
+      out.push(`  ${shown} (${r.run.kind ?? 'unknown kind'}): ${plural(r.summary.calls, 'call')}${statuses ? ` (${statuses})` : ''}, ${verdict}`)
+    }
+    for (const p of r.problems) out.push(`    ${p.kind}${p.callId ? ` (${p.callId})` : ''}: ${p.message}`)
+    for (const m of r.malformed) out.push(`    malformed ${m.file}:${m.line}${m.callId ? ` (${m.callId})` : ''}: ${m.message}`)
+  }
+  return out.join('\n')
+}
+
+const OPTIONS = { html: 'string', run: 'string', json: 'boolean', progress: 'boolean', quiet: 'boolean' }
+
+const USAGE = 'toolwire audit <dir> [--run <id>] [--html <out>]'
 
 function run({ positionals, options }, io) {
-  if (positionals.length !== 1) throw usageError('audit: expected one <dir>, a run directory (usage: toolwire audit <dir> [--html <out>])')
-  const dir = positionals[0]
+  if (positionals.length !== 1) throw usageError(`audit: expected one <dir>, a run directory or the audit root (usage: ${USAGE})`)
+  let dir = positionals[0]
+  if (options.run !== undefined) {
+    if (kindOf(dir) === 'run') throw usageError(`audit: --run picks a run under an audit root, and ${dir} is a run directory: pass its root, or leave --run out`)
+    dir = auditRunDir(dir, options.run)
+    if (!existsSync(path.join(dir, 'run.json'))) throw inputError(`no run "${options.run}" under ${positionals[0]} (looked for ${dir})`)
+  }
+  const kind = kindOf(dir)
+  if (kind !== 'run') {
+    if (options.html !== undefined) throw usageError(`audit: --html draws one run, and ${dir} is an audit root: pass a run directory or --run <id>`)
+    const report = auditRoot(dir, kind, io.progress)
+    io.progress.done()
+    io.out(options.json ? JSON.stringify(report, null, 2) : formatRoot(report))
+    return report.ok ? EXIT_OK : EXIT_PROBLEMS
+  }
   const { report, replay } = auditDir(dir, io.progress)
   if (options.html !== undefined) {
     const out = path.resolve(options.html)
@@ -126,4 +189,4 @@ function run({ positionals, options }, io) {
   return report.ok ? EXIT_OK : EXIT_PROBLEMS
 }
 
-module.exports = { OPTIONS, run, auditDir }
+module.exports = { OPTIONS, run, auditDir, auditRoot }

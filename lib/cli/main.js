@@ -24,8 +24,9 @@ Commands:
   schema <file> --target <t>    a JSON Schema (or a tool definition) normalized for a provider,
                                 and what was removed (t: openai, openai-strict, anthropic, gemini,
                                 xai, mistral, llamacpp, p0; --json-schema: gemini's full form)
-  audit <dir> [--html <out>]    an audit-log run directory: summary and verifyRun findings;
-                                --html writes a self-contained HTML timeline of the run
+  audit <dir> [--run <id>]      an audit-log run directory: summary and verifyRun findings;
+        [--html <out>]          given the audit root, every run under it (--run <id>: that
+                                run); --html writes a self-contained HTML timeline of a run
 
 Options for every command:
   --json       machine-readable output on stdout

@@ -130,7 +130,8 @@ pub struct ToolCall {
     pub attempt: u32,
     /// The validated arguments.
     pub args: Value,
-    /// A stable hash of the arguments (FNV-1a 64 of their canonical JSON, as 16 hex digits).
+    /// A stable hash of the arguments: the SHA-256 of their canonical JSON (keys sorted, no
+    /// whitespace), as 64 lowercase hex digits; the audit log's `argsHash` is the same.
     pub args_hash: String,
     /// The deadline of each stage of this call, in milliseconds.
     pub timeout_ms: u64,
@@ -189,7 +190,8 @@ pub struct ToolResult {
     pub started_at: u64,
     /// When the call ended, in milliseconds since the Unix epoch.
     pub ended_at: u64,
-    /// How long the tool ran, in milliseconds (0 for calls that never ran).
+    /// How long the tool ran, in milliseconds rounded to whole microseconds (0 for calls that
+    /// never ran).
     pub duration_ms: f64,
     /// What parameter normalization changed in the model's arguments (renamed or coerced
     /// parameters), when it changed anything.
@@ -331,47 +333,18 @@ pub enum ToolExecutionEvent {
     },
 }
 
-/// A stable 64-bit FNV-1a hash of a value's canonical JSON (object keys sorted), as 16 hex digits.
+/// `argsHash`: the SHA-256 of a value's canonical JSON (object keys sorted at every level, no
+/// whitespace), as 64 lowercase hex digits. The one algorithm of every `argsHash`, on a
+/// [`ToolCall`] and in the audit log (see [`crate::audit::args_sha256`]).
 pub fn args_hash(args: &Value) -> String {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    fn feed(hash: &mut u64, bytes: &[u8]) {
-        for &b in bytes {
-            *hash ^= u64::from(b);
-            *hash = hash.wrapping_mul(PRIME);
-        }
-    }
-    fn walk(hash: &mut u64, value: &Value) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort_unstable();
-                feed(hash, b"{");
-                for key in keys {
-                    feed(
-                        hash,
-                        serde_json::to_string(key).unwrap_or_default().as_bytes(),
-                    );
-                    feed(hash, b":");
-                    walk(hash, &map[key]);
-                    feed(hash, b",");
-                }
-                feed(hash, b"}");
-            }
-            Value::Array(items) => {
-                feed(hash, b"[");
-                for item in items {
-                    walk(hash, item);
-                    feed(hash, b",");
-                }
-                feed(hash, b"]");
-            }
-            scalar => feed(hash, scalar.to_string().as_bytes()),
-        }
-    }
-    let mut hash = OFFSET;
-    walk(&mut hash, args);
-    format!("{hash:016x}")
+    crate::audit::args_sha256(args)
+}
+
+/// A duration in milliseconds, rounded to whole microseconds (`1.234`, never
+/// `1.2340000000000002`): the `durationMs` of a result.
+pub fn duration_ms(duration: std::time::Duration) -> f64 {
+    // u128 microseconds fit an f64 exactly for any duration shorter than 285 years.
+    duration.as_micros() as f64 / 1000.0
 }
 
 #[cfg(test)]
@@ -386,13 +359,53 @@ mod tests {
         let c = args_hash(&json!({"a": 1, "b": [1, {"c": "y"}]}));
         assert_eq!(a, b);
         assert_ne!(a, c);
-        assert_eq!(a.len(), 16);
     }
 
     #[test]
     fn args_hash_separates_structure_from_strings() {
         assert_ne!(args_hash(&json!(["a,b"])), args_hash(&json!(["a", "b"])));
         assert_ne!(args_hash(&json!({"a": "1"})), args_hash(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn args_hash_is_the_audit_logs_argshash() {
+        // The digests themselves are checked against sha256sum in audit::canonical.
+        for args in [
+            json!({}),
+            json!({"b": 1, "a": [true, null, "x"]}),
+            json!([1.5, "é"]),
+        ] {
+            let hash = args_hash(&args);
+            assert_eq!(hash, crate::audit::args_sha256(&args), "{args}");
+            assert_eq!(hash.len(), 64);
+            let call = json!({"callId": "c", "args": args});
+            let line =
+                crate::audit::record::stamp(crate::audit::LogFile::Calls, &call, 1, 1).unwrap();
+            assert_eq!(line["argsHash"], hash, "the audit log's argsHash of {args}");
+        }
+    }
+
+    #[test]
+    fn durations_are_rounded_to_microseconds() {
+        use std::time::Duration;
+        let cases = [
+            (Duration::from_nanos(0), 0.0, "0"),
+            (Duration::from_nanos(999), 0.0, "0"),
+            (Duration::from_nanos(1_234_567), 1.234, "1.234"),
+            (Duration::from_nanos(7_100_000), 7.1, "7.1"),
+            (Duration::from_nanos(2_000_001_999), 2000.001, "2000.001"),
+            (Duration::from_secs(86_400), 86_400_000.0, "86400000"),
+        ];
+        for (duration, expected, json) in cases {
+            let ms = duration_ms(duration);
+            assert_eq!(ms, expected, "{duration:?}");
+            // The JSON form (what JavaScript reads) carries no float noise.
+            let text = serde_json::to_string(&ms).unwrap();
+            assert_eq!(text.trim_end_matches(".0"), json, "{duration:?}");
+        }
+        // What the old `as_secs_f64() * 1000.0` gave, for the record.
+        let noisy = Duration::from_nanos(7_100_000).as_secs_f64() * 1000.0;
+        assert_eq!(serde_json::to_string(&noisy).unwrap(), "7.1000000000000005");
     }
 
     #[test]

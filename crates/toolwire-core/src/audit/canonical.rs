@@ -99,15 +99,19 @@ impl io::Write for HashSink {
 ///
 /// The canonical text is streamed into the hasher, never built as one string.
 pub fn args_sha256(args: &Value) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut sink = HashSink(Sha256::new());
     // The sink never fails, so neither does the walk.
     let _ = write_json(args, KeyOrder::Sorted, &mut sink);
-    let digest = sink.0.finalize();
-    let mut hex = String::with_capacity(64);
-    for byte in digest.iter() {
-        hex.push(HEX[usize::from(byte >> 4)] as char);
-        hex.push(HEX[usize::from(byte & 0xf)] as char);
+    lower_hex(&sink.0.finalize())
+}
+
+/// `bytes` as lowercase hex digits, two a byte.
+pub fn lower_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     hex
 }

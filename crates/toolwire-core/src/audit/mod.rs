@@ -1,6 +1,8 @@
 //! The audit log of a run (issue 7): `run.json` plus three append-only JSONL files, replay and
 //! verification.
 //!
+//! Each run has its own directory under the audit root, named by [`run_dir::dir_name`]: run ids
+//! map to directory names one-to-one (percent-encoded), so `team/a` and `team_a` never share one.
 //! A run directory holds `run.json` (the plan, policy snapshot and confirmation, replaced
 //! atomically), and `calls.jsonl`, `results.jsonl` and `events.jsonl`, one JSON object a line.
 //! Every line carries `seq` (one counter across the three files, so replay can merge the order)
@@ -14,12 +16,19 @@
 //! - [`replay_run`] reads a directory back; partial final lines are counted, malformed lines
 //!   kept for verification.
 //! - [`verify_run`] checks the invariants and reports each breach as a [`Problem`].
+//!
+//! A call that ran is always recorded: a record too deep to read back, or holding escaped lone
+//! surrogates, is repaired or written with its deepest parts cut and an `auditIncomplete` field
+//! ([`salvage`]); one that cannot be written at all leaves an `audit_record_lost` event. Both are
+//! problems for [`verify_run`].
 
 pub mod canonical;
 pub mod lines;
 pub mod options;
 pub mod record;
 pub mod replay;
+pub mod run_dir;
+pub mod salvage;
 pub mod scrub;
 pub mod verify;
 pub mod writer;
@@ -31,6 +40,7 @@ pub use canonical::{args_sha256, canonical_json};
 pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
 pub use record::LogFile;
 pub use replay::{replay_run, CallPair, MalformedLine, Replay};
+pub use run_dir::{dir_name, run_dir, run_id_of};
 pub use scrub::RecordScrubber;
 pub use verify::{verify_replay, verify_run, Problem, Verification};
-pub use writer::{now_ms, AuditWriter};
+pub use writer::{now_ms, AuditWriter, RECORD_LOST};

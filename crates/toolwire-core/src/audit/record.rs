@@ -12,7 +12,8 @@ use crate::registry::json_type;
 pub const RUN_FILE: &str = "run.json";
 
 /// The deepest nesting a written line may have: serde_json reads at most 127 levels back, and
-/// a line that could not be read back would be lost to replay.
+/// a line that could not be read back would be lost to replay. Deeper parts of a record are cut
+/// (see [`salvage`](super::salvage)).
 pub const MAX_LINE_DEPTH: usize = 127;
 
 /// Field: the position of a record across the three files (one counter per run directory).
@@ -25,7 +26,8 @@ pub const CALL_ID: &str = "callId";
 pub const ATTEMPT: &str = "attempt";
 /// Field: the arguments of a call.
 pub const ARGS: &str = "args";
-/// Field: the hex SHA-256 of the canonical arguments of a call.
+/// Field: the hex SHA-256 of the canonical arguments of a call (see
+/// [`args_sha256`](super::canonical::args_sha256)).
 pub const ARGS_HASH: &str = "argsHash";
 
 /// One of the three append-only JSONL files of a run directory.
@@ -77,6 +79,23 @@ impl LogFile {
     }
 }
 
+/// The most of a value a message quotes.
+const MAX_QUOTED: usize = 200;
+
+/// `value` as JSON text for a message, cut after [`MAX_QUOTED`] bytes (never megabytes).
+fn quoted(value: &Value) -> String {
+    let mut text = value.to_string();
+    if text.len() > MAX_QUOTED {
+        let mut end = MAX_QUOTED;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("...");
+    }
+    text
+}
+
 /// The attempt number of a record: its `attempt` field, 1 when absent.
 ///
 /// An `attempt` that is not a positive integer is an error naming the value.
@@ -85,7 +104,10 @@ pub fn attempt_of(record: &Map<String, Value>) -> std::result::Result<u64, Strin
         None => Ok(1),
         Some(value) => match value.as_u64() {
             Some(n) if n >= 1 => Ok(n),
-            _ => Err(format!("attempt {value} is not a positive integer")),
+            _ => Err(format!(
+                "attempt {} is not a positive integer",
+                quoted(value)
+            )),
         },
     }
 }
@@ -115,7 +137,7 @@ pub fn stamp(file: LogFile, record: &Value, seq: u64, ts: u64) -> Result<Map<Str
     if file.needs_call_id() && call_id_of(fields).is_none() {
         let found = fields
             .get(CALL_ID)
-            .map_or_else(|| "none".to_string(), |v| v.to_string());
+            .map_or_else(|| "none".to_string(), quoted);
         return Err(Error::caller(
             ErrorCode::ValidationError,
             format!("audit {kind} record needs a string callId, got {found}"),
@@ -217,6 +239,13 @@ mod tests {
             let err = stamp(file, &record, 1, 1).unwrap_err();
             assert!(err.message.contains(expected), "{record}: {}", err.message);
             assert_eq!(err.code, ErrorCode::ValidationError);
+        }
+        // A huge value is quoted by its start only.
+        let huge = json!({"callId": ["x".repeat(1_000_000)], "attempt": "y".repeat(1_000_000)});
+        for file in [LogFile::Calls, LogFile::Events] {
+            let err = stamp(file, &huge, 1, 1).unwrap_err();
+            assert!(err.message.len() < 300, "{}", err.message.len());
+            assert!(err.message.contains("..."), "{}", err.message);
         }
     }
 

@@ -5,7 +5,9 @@
 //! `callId` has exactly one result (its final result) and no attempt has more than one; the
 //! attempts of a `callId` run 1, 2, .. without gaps, recorded in that order; each result comes
 //! after its call (by `seq`) and has a call; each call's `argsHash` is the SHA-256 of its
-//! recorded `args`. Partial final lines are counted by replay, not reported here.
+//! recorded `args`; every record was written whole (a record the writer had to cut or could not
+//! write at all is reported, see [`salvage`](super::salvage)). Partial final lines are counted
+//! by replay, not reported here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,8 +16,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::canonical::args_sha256;
-use super::record::{LogFile, ARGS, ARGS_HASH};
+use super::record::{call_id_of, LogFile, ARGS, ARGS_HASH};
 use super::replay::{replay_run, seq_of, Replay};
+use super::salvage::INCOMPLETE;
+use super::writer::RECORD_LOST;
 
 /// One breach of an invariant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -25,7 +29,9 @@ pub struct Problem {
     pub call_id: Option<String>,
     /// What kind of breach: `malformed_line`, `duplicate_seq`, `duplicate_call`,
     /// `missing_result`, `duplicate_result`, `result_before_call`, `orphan_result`,
-    /// `attempt_gap`, `attempt_order`, `args_hash_mismatch`, or `unreadable_run`.
+    /// `attempt_gap`, `attempt_order`, `args_hash_mismatch`, `incomplete_record` (a record
+    /// written with parts cut or left out, saying why), `lost_record` (a record that could not
+    /// be written at all), or `unreadable_run`.
     pub kind: String,
     /// What is wrong, naming the call, attempt, file, line or `seq`.
     pub message: String,
@@ -79,6 +85,7 @@ pub fn verify_replay(replay: &Replay) -> Verification {
         );
     }
     check_unique_seq(replay, &mut report);
+    check_whole_records(replay, &mut report);
 
     // The highest recorded call attempt of each callId.
     let mut highest: HashMap<&str, u64> = HashMap::new();
@@ -110,7 +117,10 @@ pub fn verify_replay(replay: &Replay) -> Verification {
                 format!("{name} is recorded again at seq {seq} (first at seq {call_seq})"),
             );
         }
-        check_args_hash(call, &name, id, &mut report);
+        // An incomplete call is reported as such; its recorded args are not those hashed.
+        if call.get(INCOMPLETE).is_none() {
+            check_args_hash(call, &name, id, &mut report);
+        }
         for &r in &pair.results {
             let seq = seq_of(&replay.results[r]);
             if seq < call_seq {
@@ -181,6 +191,72 @@ fn check_unique_seq(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str,
                 ),
             );
         }
+    }
+}
+
+/// Every record must have been written whole: each record carrying an [`INCOMPLETE`] marker is
+/// an `incomplete_record`, each [`RECORD_LOST`] event a `lost_record`, in `seq` order.
+fn check_whole_records(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, String)) {
+    let mut found: Vec<(u64, LogFile, &Value)> = [
+        (&replay.calls, LogFile::Calls),
+        (&replay.results, LogFile::Results),
+        (&replay.events, LogFile::Events),
+    ]
+    .into_iter()
+    .flat_map(|(records, file)| records.iter().map(move |r| (seq_of(r), file, r)))
+    .filter(|(_, file, r)| {
+        r.get(INCOMPLETE).is_some()
+            || *file == LogFile::Events
+                && r.get("type").and_then(Value::as_str) == Some(RECORD_LOST)
+    })
+    .collect();
+    found.sort_by_key(|(seq, _, _)| *seq);
+    let text = |value: Option<&Value>| match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "no reason given".to_string(),
+    };
+    if let Some(marker) = replay.run.get(INCOMPLETE) {
+        let reason = text(marker.get("reason").or(Some(marker)));
+        report(
+            None,
+            "incomplete_record",
+            format!("run.json was not written whole: {reason}"),
+        );
+    }
+    for (seq, file, record) in found {
+        let Some(marker) = record.get(INCOMPLETE) else {
+            report(
+                None,
+                "lost_record",
+                format!(
+                    "a record of {} could not be written (event seq {seq}): {}",
+                    text(record.get("file")),
+                    text(record.get("reason")),
+                ),
+            );
+            continue;
+        };
+        // A call or result names its call by `callId`, an event by `toolCallId`.
+        let field = |names: &[&str]| names.iter().find_map(|n| record.get(*n)?.as_str());
+        let id = record
+            .as_object()
+            .and_then(call_id_of)
+            .or_else(|| field(&["toolCallId"]));
+        let what = match (id, field(&["tool", "toolName"])) {
+            (Some(id), Some(tool)) => format!(" of call \"{id}\" (tool \"{tool}\")"),
+            (Some(id), None) => format!(" of call \"{id}\""),
+            _ => String::new(),
+        };
+        let reason = text(marker.get("reason").or(Some(marker)));
+        report(
+            id,
+            "incomplete_record",
+            format!(
+                "{} seq {seq}{what} was not written whole: {reason}",
+                file.file_name()
+            ),
+        );
     }
 }
 
@@ -465,6 +541,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn reports_every_record_not_written_whole_naming_its_call() {
+        let scratch = Scratch::new("whole");
+        let dir = scratch.path("run");
+        let args = json!({"path": "a"});
+        let cut = json!({"reason": "1 value nested deeper than 127 levels could not be written", "cut": 1});
+        let mut incomplete_call: Value =
+            serde_json::from_str(&call_line(1, "a", 1, &args)).unwrap();
+        incomplete_call["tool"] = json!("read");
+        incomplete_call[INCOMPLETE] = cut.clone();
+        incomplete_call["args"] = json!("[audit: cut]");
+        let calls = vec![incomplete_call.to_string(), call_line(3, "b", 1, &args)];
+        let results = vec![result_line(2, "a", 1), result_line(4, "b", 1)];
+        let events = vec![
+            json!({"seq": 5, "type": "tool_execution_end", "toolCallId": "b", "toolName": "write", "auditIncomplete": cut}).to_string(),
+            json!({"seq": 6, "type": RECORD_LOST, "file": "results.jsonl", "reason": "the record is not JSON: EOF"}).to_string(),
+        ];
+        write_run(&dir, &calls, &results, &events);
+        let mut run: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+        run[INCOMPLETE] = json!({"reason": "the plan could not be serialized"});
+        std::fs::write(dir.join("run.json"), run.to_string()).unwrap();
+
+        let verification = verify_run(&dir);
+        let got: Vec<(&str, Option<&str>, &str)> = verification
+            .problems
+            .iter()
+            .map(|p| (p.kind.as_str(), p.call_id.as_deref(), p.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("incomplete_record", None, "run.json was not written whole: the plan could not be serialized"),
+                ("incomplete_record", Some("a"), "calls.jsonl seq 1 of call \"a\" (tool \"read\") was not written whole: 1 value nested deeper than 127 levels could not be written"),
+                ("incomplete_record", Some("b"), "events.jsonl seq 5 of call \"b\" (tool \"write\") was not written whole: 1 value nested deeper than 127 levels could not be written"),
+                ("lost_record", None, "a record of results.jsonl could not be written (event seq 6): the record is not JSON: EOF"),
+            ],
+            "no args_hash_mismatch for the cut call"
+        );
+        assert!(!verification.ok);
     }
 
     #[test]

@@ -16,9 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{json, Map, Value};
 
+use super::canonical::args_sha256;
 use super::canonical::{write_json, KeyOrder};
 use super::lines::{scan_jsonl, Tail};
-use super::record::{stamp, LogFile, MAX_LINE_DEPTH, RUN_FILE, SEQ};
+use super::record::{stamp, LogFile, ARGS, ARGS_HASH, MAX_LINE_DEPTH, RUN_FILE, SEQ, TS};
+use super::salvage::{fit_record, incomplete, read_marked_text};
 use super::scrub::RecordScrubber;
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::json_type;
@@ -26,6 +28,11 @@ use crate::registry::json_type;
 /// The `type` of the event recorded when [`AuditWriter::create`] finds a partial final line
 /// left by a crashed writer and cuts it off before appending. Replay counts it as a partial line.
 pub const PARTIAL_LINE_DROPPED: &str = "audit_partial_line_dropped";
+
+/// The `type` of the event recorded in place of a record that could not be written at all (its
+/// text was not JSON, or it lacked what its file needs, such as a string `callId`): `{ type,
+/// file, reason }`. [`verify_run`](super::verify_run) reports each as a `lost_record`.
+pub const RECORD_LOST: &str = "audit_record_lost";
 
 /// Distinguishes the temp files of writers of one process.
 static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
@@ -77,7 +84,8 @@ impl AuditWriter {
         run: &Value,
         scrubber: RecordScrubber,
     ) -> Result<AuditWriter> {
-        let run = scrubber.scrub(run);
+        let (run, _) = fit_record(run, None);
+        let run = scrubber.scrub(&run);
         let Value::Object(run) = run.as_ref() else {
             return Err(Error::caller(
                 ErrorCode::ValidationError,
@@ -168,25 +176,93 @@ impl AuditWriter {
         self.record(LogFile::Events, event, ts)
     }
 
+    /// Records `text`, the JSON text of a record for `file`, whatever it holds: the driver's
+    /// way in, which never refuses content. Text that nests too deep or holds escaped lone
+    /// surrogates is repaired (see [`salvage`](super::salvage)); a record that still cannot be
+    /// written (not JSON, not an object, no string `callId`) leaves a [`RECORD_LOST`] event
+    /// naming the file and why, so the loss is on disk and [`verify_run`](super::verify_run)
+    /// reports it. Only an I/O error of a flush is returned (the record stays buffered).
+    pub fn record_text(&mut self, file: LogFile, text: &str, ts: u64) -> Result<u64> {
+        match read_marked_text(text) {
+            Ok(value) => self.record_or_lose(file, &value, None, ts),
+            Err(reason) => self.record_lost(file, &reason, ts),
+        }
+    }
+
+    /// Records `head` in `file` as a record that could not be written whole because of
+    /// `reason` (e.g. its arguments could not be serialized): `head` (the fields that could,
+    /// with the `callId` of a call or result) gets an `auditIncomplete` field
+    /// ([`INCOMPLETE`](super::salvage::INCOMPLETE)) saying why, which
+    /// [`verify_run`](super::verify_run) reports. Like [`AuditWriter::record_text`], a `head`
+    /// that cannot be recorded leaves a [`RECORD_LOST`] event.
+    pub fn record_incomplete(
+        &mut self,
+        file: LogFile,
+        head: &Value,
+        reason: &str,
+        ts: u64,
+    ) -> Result<u64> {
+        self.record_or_lose(file, head, Some(incomplete(reason, 0)), ts)
+    }
+
+    /// Records `record` (with the `auditIncomplete` `marker` when given); a record refused as
+    /// not recordable leaves a [`RECORD_LOST`] event instead.
+    fn record_or_lose(
+        &mut self,
+        file: LogFile,
+        record: &Value,
+        marker: Option<Value>,
+        ts: u64,
+    ) -> Result<u64> {
+        match self.line_of(file, record, marker, ts) {
+            Ok(line) => self.append(file, line),
+            Err(e) => self.record_lost(file, &e.message, ts),
+        }
+    }
+
+    /// Records a [`RECORD_LOST`] event: a record for `file` could not be written, for `reason`.
+    fn record_lost(&mut self, file: LogFile, reason: &str, ts: u64) -> Result<u64> {
+        let event = json!({"type": RECORD_LOST, "file": file.file_name(), "reason": reason});
+        self.record(LogFile::Events, &event, ts)
+    }
+
     /// Scrubs and stamps `record` and appends its line to the buffer of `file`.
     fn record(&mut self, file: LogFile, record: &Value, ts: u64) -> Result<u64> {
-        let seq = self.next_seq;
-        let record = self.scrubber.scrub(record);
-        let line = stamp(file, &record, seq, ts)?;
-        let buffer = &mut self.buffers[file.index()];
-        let start = buffer.len();
-        let depth = write_json(&Value::Object(line), KeyOrder::AsHeld, buffer)
-            .map_err(|e| Error::internal(format!("audit {} line: {e}", file.file_name())))?;
-        if depth > MAX_LINE_DEPTH {
-            buffer.truncate(start);
-            return Err(Error::caller(
-                ErrorCode::LimitExceeded,
-                format!(
-                    "audit {} record {seq} nests {depth} levels deep; at most {MAX_LINE_DEPTH} can be read back",
-                    file.record_kind()
-                ),
-            ));
+        let line = self.line_of(file, record, None, ts)?;
+        self.append(file, line)
+    }
+
+    /// The line written for `record` in `file`: scrubbed and stamped, with the `auditIncomplete`
+    /// `marker` when given. A record nested deeper than [`MAX_LINE_DEPTH`] (serde_json could not
+    /// read it back) has its deepest containers cut first and is marked so (see
+    /// [`fit_record`]); the `argsHash` of a cut call is still that of the arguments it was given
+    /// whole.
+    fn line_of(
+        &self,
+        file: LogFile,
+        record: &Value,
+        marker: Option<Value>,
+        ts: u64,
+    ) -> Result<Map<String, Value>> {
+        let (mut fitted, cut) = fit_record(record, marker);
+        if let (true, LogFile::Calls, Value::Object(whole)) = (cut, file, record) {
+            if !whole.contains_key(ARGS_HASH) {
+                let hash = args_sha256(whole.get(ARGS).unwrap_or(&Value::Null));
+                if let Value::Object(fields) = fitted.to_mut() {
+                    fields.insert(ARGS_HASH.into(), Value::String(hash));
+                }
+            }
         }
+        stamp(file, &self.scrubber.scrub(&fitted), self.next_seq, ts)
+    }
+
+    /// Appends the stamped `line` to the buffer of `file`; flushes past the buffer limit.
+    fn append(&mut self, file: LogFile, line: Map<String, Value>) -> Result<u64> {
+        let seq = self.next_seq;
+        let ts = line.get(TS).and_then(Value::as_u64).unwrap_or(0);
+        let buffer = &mut self.buffers[file.index()];
+        write_json(&Value::Object(line), KeyOrder::AsHeld, buffer)
+            .map_err(|e| Error::internal(format!("audit {} line: {e}", file.file_name())))?;
         buffer.push(b'\n');
         self.next_seq += 1;
         self.oldest_buffered_ts.get_or_insert(ts);
@@ -234,7 +310,10 @@ impl AuditWriter {
     /// run description (e.g. the end time and status) and rewrites `run.json` atomically.
     pub fn finish(mut self, run_update: Option<&Value>) -> Result<()> {
         self.flush()?;
-        let run_update = run_update.map(|update| self.scrubber.scrub(update));
+        let run_update = run_update.map(|update| fit_record(update, None).0);
+        let run_update = run_update
+            .as_ref()
+            .map(|update| self.scrubber.scrub(update));
         match run_update.as_deref() {
             None => Ok(()),
             Some(Value::Object(update)) => {
@@ -392,6 +471,7 @@ pub fn now_ms() -> u64 {
 mod tests {
     use super::*;
     use crate::audit::replay::replay_run;
+    use crate::audit::salvage::INCOMPLETE;
     use crate::audit::test_support::Scratch;
     use crate::audit::verify::verify_run;
 
@@ -688,19 +768,287 @@ mod tests {
         assert!(err.message.contains("got an array"), "{}", err.message);
 
         let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
-        let mut deep = json!(1);
-        for _ in 0..MAX_LINE_DEPTH {
-            deep = json!([deep]);
-        }
-        let err = writer
-            .record_call(&json!({"callId": "c", "args": deep}), 1)
-            .unwrap_err();
-        assert_eq!(err.code, ErrorCode::LimitExceeded);
-        assert!(err.message.contains("nests 128 levels"), "{}", err.message);
+        let err = writer.record_call(&json!({"tool": "t"}), 1).unwrap_err();
+        assert!(
+            err.message.contains("needs a string callId"),
+            "{}",
+            err.message
+        );
         assert_eq!(writer.buffered_bytes(), 0, "the refused line is not kept");
         assert_eq!(writer.next_seq(), 1, "and takes no seq");
         let err = writer.finish(Some(&json!("done"))).unwrap_err();
         assert!(err.message.contains("got a string"), "{}", err.message);
+    }
+
+    /// `[[...1...]]`, `depth` arrays deep.
+    fn nested(depth: usize) -> Value {
+        let mut value = json!(1);
+        for _ in 0..depth {
+            value = Value::Array(vec![value]);
+        }
+        value
+    }
+
+    /// Drops a value of any depth without recursing (serde_json's Drop recurses).
+    fn drop_nested(value: Value) {
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Every way a record reaches the writer.
+    #[derive(Clone, Copy, Debug)]
+    enum Way {
+        Call,
+        CallText,
+        Result,
+        ResultText,
+        EndEvent,
+        EndEventText,
+    }
+
+    impl Way {
+        const ALL: [Way; 6] = [
+            Way::Call,
+            Way::CallText,
+            Way::Result,
+            Way::ResultText,
+            Way::EndEvent,
+            Way::EndEventText,
+        ];
+
+        /// Records a record of call `id` holding `args` this way; returns its seq.
+        fn record(self, writer: &mut AuditWriter, id: &str, args: Value) -> u64 {
+            // Built by hand: json! would copy `args` recursively.
+            let with_args = |fields: Value| {
+                let mut fields = fields.as_object().cloned().unwrap_or_default();
+                fields.insert("args".into(), args);
+                Value::Object(fields)
+            };
+            let (file, record) = match self {
+                Way::Call | Way::CallText => (
+                    LogFile::Calls,
+                    with_args(json!({"callId": id, "tool": "t", "attempt": 1})),
+                ),
+                Way::Result | Way::ResultText => (
+                    LogFile::Results,
+                    with_args(json!({"callId": id, "tool": "t", "status": "ok"})),
+                ),
+                Way::EndEvent | Way::EndEventText => {
+                    let mut event = json!({"type": "tool_execution_end", "toolCallId": id});
+                    event["result"] = with_args(json!({"callId": id}));
+                    (LogFile::Events, event)
+                }
+            };
+            let seq = if matches!(self, Way::CallText | Way::ResultText | Way::EndEventText) {
+                let mut bytes = Vec::new();
+                write_json(&record, KeyOrder::AsHeld, &mut bytes).unwrap();
+                let text = String::from_utf8(bytes).unwrap();
+                writer.record_text(file, &text, 1).unwrap()
+            } else {
+                writer.record(file, &record, 1).unwrap()
+            };
+            drop_nested(record);
+            seq
+        }
+
+        /// How many levels the record puts above its `args`.
+        fn above(self) -> usize {
+            match self {
+                Way::EndEvent | Way::EndEventText => 2,
+                _ => 1,
+            }
+        }
+
+        /// The problem a lone record of this way has besides being cut.
+        fn lone(self) -> Option<&'static str> {
+            match self {
+                Way::Call | Way::CallText => Some("missing_result"),
+                Way::Result | Way::ResultText => Some("orphan_result"),
+                Way::EndEvent | Way::EndEventText => None,
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_of_any_depth_is_written_and_one_too_deep_is_marked_incomplete() {
+        for way in Way::ALL {
+            for depth in [1, 100, 124, 125, 126, 127, 128, 129, 200, 5_000] {
+                let scratch = Scratch::new("depth");
+                let dir = scratch.path("run");
+                let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+                let seq = way.record(&mut writer, "c", nested(depth));
+                writer.finish(None).unwrap();
+                let replay = replay_run(&dir).unwrap();
+                let name = format!("{way:?} args {depth} deep");
+                assert!(
+                    replay.malformed.is_empty(),
+                    "{name}: {:?}",
+                    replay.malformed
+                );
+                let records: Vec<&Value> = replay
+                    .calls
+                    .iter()
+                    .chain(&replay.results)
+                    .chain(&replay.events)
+                    .collect();
+                assert_eq!(records.len(), 1, "{name}: one record, never none");
+                assert_eq!(records[0]["seq"], seq);
+                let cut = depth + way.above() > MAX_LINE_DEPTH;
+                assert_eq!(records[0].get(INCOMPLETE).is_some(), cut, "{name}");
+                let problems = verify_run(&dir).problems;
+                let kinds: Vec<&str> = problems.iter().map(|p| p.kind.as_str()).collect();
+                let expected: Vec<&str> = cut
+                    .then_some("incomplete_record")
+                    .into_iter()
+                    .chain(way.lone())
+                    .collect();
+                assert_eq!(kinds, expected, "{name}: {problems:?}");
+                if cut {
+                    let message = &problems[0].message;
+                    assert!(message.contains("was not written whole"), "{message}");
+                    assert!(message.contains("deeper than 127 levels"), "{message}");
+                    if way.lone().is_some() {
+                        assert_eq!(problems[0].call_id.as_deref(), Some("c"));
+                        assert!(message.contains("call \"c\" (tool \"t\")"), "{message}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_call_keeps_the_hash_of_the_arguments_that_ran() {
+        let scratch = Scratch::new("cuthash");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        let args = nested(300);
+        let hash = crate::audit::args_sha256(&args);
+        let mut call = json!({"callId": "c"});
+        call["args"] = args;
+        writer.record_call(&call, 1).unwrap();
+        writer
+            .record_result(&json!({"callId": "c", "status": "ok"}), 2)
+            .unwrap();
+        writer.finish(None).unwrap();
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.calls[0]["argsHash"], hash);
+        assert_eq!(replay.calls[0][INCOMPLETE]["cut"], 1);
+        let kinds: Vec<String> = verify_run(&dir)
+            .problems
+            .into_iter()
+            .map(|p| p.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            ["incomplete_record"],
+            "no args_hash_mismatch for a cut call"
+        );
+        drop_nested(call);
+    }
+
+    #[test]
+    fn record_text_repairs_lone_surrogates_and_never_loses_a_record_silently() {
+        // (text, file, the record's "text" field afterwards, or part of the reason it was lost)
+        type Expected = std::result::Result<&'static str, &'static str>;
+        let cases: Vec<(&str, LogFile, Expected)> = vec![
+            (
+                r#"{"callId":"c","text":"a\ud83d"}"#,
+                LogFile::Calls,
+                Ok("a\u{fffd}"),
+            ),
+            (
+                r#"{"callId":"c","text":"\udc00\ud83d\ude00"}"#,
+                LogFile::Results,
+                Ok("\u{fffd}😀"),
+            ),
+            (
+                r#"{"type":"x","text":"\ud83d"}"#,
+                LogFile::Events,
+                Ok("\u{fffd}"),
+            ),
+            (r#"{"callId":"c","#, LogFile::Calls, Err("not JSON")),
+            ("not json", LogFile::Events, Err("not JSON")),
+            ("[1]", LogFile::Results, Err("must be a JSON object")),
+            (
+                r#"{"tool":"t"}"#,
+                LogFile::Calls,
+                Err("needs a string callId"),
+            ),
+            (
+                r#"{"callId":"c","attempt":0}"#,
+                LogFile::Results,
+                Err("attempt 0"),
+            ),
+        ];
+        for (text, file, expected) in cases {
+            let scratch = Scratch::new("text");
+            let dir = scratch.path("run");
+            let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+            writer.record_text(file, text, 1).unwrap();
+            writer.finish(None).unwrap();
+            let replay = replay_run(&dir).unwrap();
+            assert!(replay.malformed.is_empty(), "{text}");
+            let problems = verify_run(&dir).problems;
+            match expected {
+                Ok(field) => {
+                    let record = match file {
+                        LogFile::Calls => &replay.calls[0],
+                        LogFile::Results => &replay.results[0],
+                        LogFile::Events => &replay.events[0],
+                    };
+                    assert_eq!(record["text"], field, "{text}");
+                    assert!(problems.iter().all(|p| p.kind != "lost_record"), "{text}");
+                }
+                Err(reason) => {
+                    assert_eq!(replay.events.len(), 1, "{text}");
+                    assert_eq!(replay.events[0]["type"], RECORD_LOST);
+                    assert_eq!(replay.events[0]["file"], file.file_name());
+                    let problem = problems.iter().find(|p| p.kind == "lost_record");
+                    let message = &problem.expect(text).message;
+                    assert!(message.contains(file.file_name()), "{message}");
+                    assert!(message.contains(reason), "{text}: {message}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_that_could_not_be_serialized_is_recorded_by_its_head() {
+        let scratch = Scratch::new("head");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
+        let head = json!({"callId": "c", "tool": "t", "attempt": 1});
+        let why = "the record cannot be serialized to JSON: Do not know how to serialize a BigInt";
+        writer
+            .record_incomplete(LogFile::Calls, &head, why, 1)
+            .unwrap();
+        writer
+            .record_incomplete(LogFile::Results, &json!({"status": "ok"}), why, 2)
+            .unwrap();
+        writer.finish(None).unwrap();
+        let replay = replay_run(&dir).unwrap();
+        assert_eq!(replay.calls[0]["callId"], "c");
+        assert_eq!(replay.calls[0][INCOMPLETE]["reason"], why);
+        let problems: Vec<(String, Option<String>)> = verify_run(&dir)
+            .problems
+            .into_iter()
+            .map(|p| (p.kind, p.call_id))
+            .collect();
+        let c = Some("c".to_string());
+        assert_eq!(
+            problems,
+            [
+                ("incomplete_record".to_string(), c.clone()),
+                ("lost_record".to_string(), None),
+                ("missing_result".to_string(), c),
+            ]
+        );
     }
 
     #[test]

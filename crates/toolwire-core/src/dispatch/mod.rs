@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 
 use crate::args::{parse_arguments, prepare_arguments, validate_arguments};
 use crate::envelope::ContentBlock;
-use crate::envelope::{args_hash, ToolCall, ToolError, ToolResult, ToolStatus};
+use crate::envelope::{args_hash, duration_ms, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::output::{
     apply_after_answer, apply_persist_answer, apply_verdict, before_decision, check_outcome,
@@ -1177,7 +1177,7 @@ impl Dispatcher {
             normalization: c.normalization.take(),
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
-            duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
+            duration_ms: duration_ms(now.instant.duration_since(started.instant)),
             ..ToolResult::ok(
                 c.request.id.clone(),
                 c.request.name.clone(),
@@ -1272,7 +1272,7 @@ impl Dispatcher {
             call,
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
-            duration_ms: now.instant.duration_since(started.instant).as_secs_f64() * 1000.0,
+            duration_ms: duration_ms(now.instant.duration_since(started.instant)),
             shape,
             text,
             view,

@@ -2,11 +2,30 @@
 
 use serde_json::Value;
 
-use crate::envelope::args_hash;
+use crate::audit::canonical::KeyOrder;
 
 /// Stable hash of a schema: FNV-1a 64 of its canonical JSON (keys sorted), 16 hex digits.
+/// (Arguments are hashed with SHA-256: see [`crate::envelope::args_hash`].)
 pub fn schema_hash(schema: &Value) -> String {
-    args_hash(schema)
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    struct Fnv(u64);
+    impl std::io::Write for Fnv {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            for &b in bytes {
+                self.0 ^= u64::from(b);
+                self.0 = self.0.wrapping_mul(PRIME);
+            }
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut hash = Fnv(OFFSET);
+    // The sink never fails, so neither does the walk.
+    let _ = crate::audit::canonical::write_json(schema, KeyOrder::Sorted, &mut hash);
+    format!("{:016x}", hash.0)
 }
 
 #[cfg(test)]
