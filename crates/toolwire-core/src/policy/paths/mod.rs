@@ -25,11 +25,11 @@ pub mod schema;
 
 pub use names::is_path_name;
 pub use param::{PathParam, Segment};
-pub use resolve::{MAX_SYMLINKS, PATH_MAX};
+pub use resolve::{MAX_LOOKUP_BYTES, MAX_SYMLINKS, PATH_MAX};
 pub use schema::{declares, may_hold_strings, schema_path_params};
 
 use collect::{collect, Found};
-use resolve::{check_length, file_url_path, resolve};
+use resolve::{check_length, file_url_path, resolve, LookupBudget};
 
 /// The longest rendering of a refused value (or parameter name) in a [`PathViolation`].
 const MAX_SHOWN: usize = 200;
@@ -73,6 +73,7 @@ pub fn check_workspace_paths(
 ) -> std::result::Result<(), PathViolation> {
     let (places, found) = collect(args, params);
     let mut resolved_root: Option<PathBuf> = None;
+    let mut budget = LookupBudget::default();
     for (place, value) in found {
         let refuse = |value: String, reason: String| PathViolation {
             param: shown(&places.name(place)),
@@ -99,7 +100,7 @@ pub fn check_workspace_paths(
                 let absolute = std::env::current_dir()
                     .map(|cwd| cwd.join(root))
                     .unwrap_or_else(|_| root.to_path_buf());
-                let path = resolve(&absolute).map_err(|reason| {
+                let path = resolve(&absolute, &mut budget).map_err(|reason| {
                     refuse(
                         shown(text),
                         format!("the workspace root cannot be resolved: {reason}"),
@@ -108,7 +109,7 @@ pub fn check_workspace_paths(
                 resolved_root.insert(path)
             }
         };
-        check_one(root_path, text).map_err(|reason| refuse(shown(text), reason))?;
+        check_one(root_path, text, &mut budget).map_err(|reason| refuse(shown(text), reason))?;
     }
     Ok(())
 }
@@ -123,7 +124,11 @@ pub(crate) fn shown(text: &str) -> String {
 
 /// Checks one path string (or `file:` URL) against the resolved root: the reason it is
 /// refused, if it is.
-fn check_one(resolved_root: &Path, text: &str) -> std::result::Result<(), String> {
+fn check_one(
+    resolved_root: &Path,
+    text: &str,
+    budget: &mut LookupBudget,
+) -> std::result::Result<(), String> {
     let decoded = file_url_path(text).transpose()?;
     let path = decoded.as_deref().unwrap_or(text);
     check_length(path.len())?;
@@ -135,7 +140,7 @@ fn check_one(resolved_root: &Path, text: &str) -> std::result::Result<(), String
             "a leading ~ is not expanded; give the path relative to the workspace".to_string(),
         );
     }
-    let resolved = resolve(&resolved_root.join(path))?;
+    let resolved = resolve(&resolved_root.join(path), budget)?;
     if resolved.starts_with(resolved_root) {
         Ok(())
     } else {
@@ -565,6 +570,26 @@ mod attack_tests {
         );
         let escaping = format!("src/missing/{}{}", "a/".repeat(500), "../".repeat(503));
         assert!(check(&ws, &json!({}), &[], &json!({ "path": escaping })).is_err());
+        let _ = fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn many_paths_deep_in_an_existing_tree_share_one_lookup_budget() {
+        let (base, ws) = workspace();
+        let deep = "d/".repeat(300);
+        fs::create_dir_all(ws.join(&deep)).unwrap();
+        // Each path costs about 300 lookups of growing length: a few fit, a hundred do not.
+        let one = json!({ "path": format!("{deep}x") });
+        assert_eq!(check(&ws, &json!({}), &[], &one), Ok(()));
+        let paths: Vec<String> = (0..100).map(|i| format!("{deep}{i}")).collect();
+        let error = check(&ws, &json!({}), &[], &json!({ "paths": paths })).unwrap_err();
+        assert_eq!(
+            error.reason,
+            format!(
+                "checking this call's paths would look up more than {MAX_LOOKUP_BYTES} bytes of \
+                 path on disk; send fewer or shallower paths"
+            )
+        );
         let _ = fs::remove_dir_all(base);
     }
 
