@@ -201,12 +201,10 @@ impl ToolSpec {
             ),
             (
                 "pathParams",
-                self.guards.workspace_paths.as_ref().map(|params| {
-                    params
-                        .iter()
-                        .map(|param| Value::String(param.to_string()))
-                        .collect()
-                }),
+                self.guards
+                    .workspace_paths
+                    .as_ref()
+                    .map(|params| json!(params.shown())),
             ),
             (
                 "command",

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::approvals::ApprovalSettings;
-use super::paths::{declares, schema_path_params, PathParam};
+use super::paths::{declares, schema_path_params, PathParam, PathParams};
 use crate::error::{Error, ErrorCode, Result};
 
 /// A tool's policy flags, checked at registration.
@@ -18,7 +18,7 @@ pub struct ToolGuards {
     /// With `workspaceOnly`: the parameters whose paths must stay inside the workspace root,
     /// declared in `pathParams` and found through the schema (path-named keys of the
     /// arguments are checked besides, see [`crate::policy::paths`]).
-    pub workspace_paths: Option<Vec<PathParam>>,
+    pub workspace_paths: Option<PathParams>,
     /// The parameter holding the shell command of an exec-like tool.
     pub command_param: Option<String>,
     /// The plugin that registered the tool (set by the registry, never declared).
@@ -49,7 +49,7 @@ impl ToolGuards {
             ))
         };
         let workspace_only = workspace_only.unwrap_or(false);
-        let mut workspace_paths: Vec<PathParam> = Vec::new();
+        let mut workspace_paths = PathParams::default();
         let mut seen: HashSet<PathParam> = HashSet::new();
         if let Some(paths) = &declared_paths {
             if !workspace_only {
@@ -71,7 +71,7 @@ impl ToolGuards {
                     return Err(not_a_parameter("pathParams", text));
                 };
                 if seen.insert(param.clone()) {
-                    workspace_paths.push(param);
+                    workspace_paths.declared.push(param);
                 }
             }
         }
@@ -83,7 +83,7 @@ impl ToolGuards {
         if workspace_only {
             for param in schema_path_params(parameters) {
                 if seen.insert(param.clone()) {
-                    workspace_paths.push(param);
+                    workspace_paths.from_schema.push(param);
                 }
             }
         }
@@ -125,8 +125,7 @@ mod tests {
         let declared = (!declared.is_empty())
             .then(|| declared.iter().map(ToString::to_string).collect::<Vec<_>>());
         let guards = ToolGuards::declared("t", parameters, None, Some(true), declared, None, None)?;
-        let params = guards.workspace_paths.expect("workspaceOnly");
-        Ok(params.iter().map(ToString::to_string).collect())
+        Ok(guards.workspace_paths.expect("workspaceOnly").shown())
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Finding the path values of one call's arguments, in one pass per source, each value once:
 //!
-//! 1. the [`PathParam`]s of the tool (declared in `pathParams` and found through its schema):
-//!    their value must be a string or an array of strings;
+//! 1. the [`PathParam`]s of the tool: those declared in `pathParams` must hold a string or an
+//!    array of strings; of those found through its schema only the strings count;
 //! 2. every key the naming rule calls a path ([`is_path_name`]), at any depth: its string
 //!    value, or the strings of its (nested) arrays; objects under it are searched by the same
 //!    rule, other values are not paths;
@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::names::is_path_name;
 use super::param::{PathParam, Segment};
 use super::resolve::is_file_url;
+use super::PathParams;
 
 /// One step from a parent place to a value.
 #[derive(Clone, Copy, Debug)]
@@ -99,41 +100,59 @@ pub enum Found<'a> {
 /// order: the parameters', then the path-named keys' and `file:` URLs not already found.
 pub fn collect<'a>(
     args: &'a Value,
-    params: &[PathParam],
+    params: &PathParams,
 ) -> (Places<'a>, Vec<(Option<usize>, Found<'a>)>) {
     let mut places = Places::default();
     let mut found = Vec::new();
     let mut seen: HashSet<*const Value> = HashSet::new();
-    for param in params {
-        by_param(args, param, &mut places, &mut found, &mut seen);
+    let mut out = Out {
+        places: &mut places,
+        found: &mut found,
+        seen: &mut seen,
+    };
+    for param in &params.declared {
+        by_param(args, param, true, &mut out);
     }
-    by_name(args, &mut places, &mut found, &mut seen);
+    for param in &params.from_schema {
+        by_param(args, param, false, &mut out);
+    }
+    by_name(args, &mut out);
     (places, found)
 }
 
-/// The values at `param`'s places.
-fn by_param<'a>(
-    args: &'a Value,
-    param: &PathParam,
-    places: &mut Places<'a>,
-    found: &mut Vec<(Option<usize>, Found<'a>)>,
-    seen: &mut HashSet<*const Value>,
-) {
+/// Where the walks record what they meet.
+struct Out<'o, 'a> {
+    places: &'o mut Places<'a>,
+    found: &'o mut Vec<(Option<usize>, Found<'a>)>,
+    /// The strings already found (by address), so each is checked once.
+    seen: &'o mut HashSet<*const Value>,
+}
+
+impl<'a> Out<'_, 'a> {
+    fn path(&mut self, place: Option<usize>, value: &'a Value, text: &'a str) {
+        if self.seen.insert(value) {
+            self.found.push((place, Found::Path(text)));
+        }
+    }
+}
+
+/// The values at `param`'s places; `strict`: anything but strings is refused there.
+fn by_param<'a>(args: &'a Value, param: &PathParam, strict: bool, out: &mut Out<'_, 'a>) {
     let mut stack: Vec<(&'a Value, Option<usize>, usize)> = vec![(args, None, 0)];
     while let Some((value, place, next)) = stack.pop() {
         let Some(segment) = param.segments.get(next) else {
-            held(value, place, places, found, seen);
+            held(value, place, strict, out);
             continue;
         };
         match (value, segment) {
             (Value::Object(map), Segment::Key(key)) => {
                 if let Some((key, child)) = map.get_key_value(key.as_str()) {
-                    stack.push((child, places.add(place, Step::Key(key)), next + 1));
+                    stack.push((child, out.places.add(place, Step::Key(key)), next + 1));
                 }
             }
             (Value::Object(map), Segment::Any) => {
                 for (key, child) in map.iter().rev() {
-                    stack.push((child, places.add(place, Step::Key(key)), next + 1));
+                    stack.push((child, out.places.add(place, Step::Key(key)), next + 1));
                 }
             }
             (Value::Array(items), segment) => {
@@ -144,7 +163,7 @@ fn by_param<'a>(
                 match index {
                     Some(index) => {
                         if let Some(item) = items.get(index) {
-                            stack.push((item, places.add(place, Step::Index(index)), next + 1));
+                            stack.push((item, out.places.add(place, Step::Index(index)), next + 1));
                         }
                     }
                     None => {
@@ -155,7 +174,7 @@ fn by_param<'a>(
                             next
                         };
                         for (index, item) in items.iter().enumerate().rev() {
-                            stack.push((item, places.add(place, Step::Index(index)), after));
+                            stack.push((item, out.places.add(place, Step::Index(index)), after));
                         }
                     }
                 }
@@ -165,60 +184,46 @@ fn by_param<'a>(
     }
 }
 
-/// What a parameter holds: a string, an array of strings, `null` (absent), or something else.
-fn held<'a>(
-    value: &'a Value,
-    place: Option<usize>,
-    places: &mut Places<'a>,
-    found: &mut Vec<(Option<usize>, Found<'a>)>,
-    seen: &mut HashSet<*const Value>,
-) {
+/// What a parameter holds: a string, an array of strings, `null` (absent), or something else
+/// (refused when `strict`, else left to the search by name).
+fn held<'a>(value: &'a Value, place: Option<usize>, strict: bool, out: &mut Out<'_, 'a>) {
     match value {
         Value::Null => {}
-        Value::String(text) => {
-            if seen.insert(value) {
-                found.push((place, Found::Path(text)));
-            }
-        }
+        Value::String(text) => out.path(place, value, text),
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                let at = places.add(place, Step::Index(index));
+                let at = out.places.add(place, Step::Index(index));
                 match item {
-                    Value::String(text) => {
-                        if seen.insert(item) {
-                            found.push((at, Found::Path(text)));
-                        }
-                    }
-                    other => found.push((at, Found::NotAPath(other))),
+                    Value::String(text) => out.path(at, item, text),
+                    other if strict => out.found.push((at, Found::NotAPath(other))),
+                    _ => {}
                 }
             }
         }
-        other => found.push((place, Found::NotAPath(other))),
+        other if strict => out.found.push((place, Found::NotAPath(other))),
+        _ => {}
     }
 }
 
 /// Path-named keys at any depth, and `file:` URLs anywhere.
-fn by_name<'a>(
-    args: &'a Value,
-    places: &mut Places<'a>,
-    found: &mut Vec<(Option<usize>, Found<'a>)>,
-    seen: &mut HashSet<*const Value>,
-) {
+fn by_name<'a>(args: &'a Value, out: &mut Out<'_, 'a>) {
     // (value, its place, whether it is under a path-named key through arrays only)
     let mut stack: Vec<(&'a Value, Option<usize>, bool)> = vec![(args, None, false)];
     while let Some((value, place, is_path)) = stack.pop() {
         match value {
-            Value::String(text) if (is_path || is_file_url(text)) && seen.insert(value) => {
-                found.push((place, Found::Path(text)));
-            }
+            Value::String(text) if is_path || is_file_url(text) => out.path(place, value, text),
             Value::Array(items) => {
                 for (index, item) in items.iter().enumerate().rev() {
-                    stack.push((item, places.add(place, Step::Index(index)), is_path));
+                    stack.push((item, out.places.add(place, Step::Index(index)), is_path));
                 }
             }
             Value::Object(map) => {
                 for (key, child) in map.iter().rev() {
-                    stack.push((child, places.add(place, Step::Key(key)), is_path_name(key)));
+                    stack.push((
+                        child,
+                        out.places.add(place, Step::Key(key)),
+                        is_path_name(key),
+                    ));
                 }
             }
             _ => {}
@@ -232,11 +237,16 @@ mod tests {
     use serde_json::json;
 
     /// What `collect` finds, as (name, pointer, the string or the JSON type).
-    fn found(args: &Value, params: &[&str]) -> Vec<(String, String, String)> {
-        let params: Vec<PathParam> = params
-            .iter()
-            .map(|p| PathParam::parse(p).unwrap())
-            .collect();
+    fn found(
+        args: &Value,
+        declared: &[&str],
+        from_schema: &[&str],
+    ) -> Vec<(String, String, String)> {
+        let parse = |list: &[&str]| list.iter().map(|p| PathParam::parse(p).unwrap()).collect();
+        let params = PathParams {
+            declared: parse(declared),
+            from_schema: parse(from_schema),
+        };
         let (places, found) = collect(args, &params);
         found
             .iter()
@@ -270,7 +280,7 @@ mod tests {
             "content": "see file:///etc/passwd",
         });
         assert_eq!(
-            found(&args, &[]),
+            found(&args, &[], &[]),
             vec![
                 row("file_path", "/file_path", "a"),
                 row("outputPath", "/outputPath", "b"),
@@ -298,6 +308,8 @@ mod tests {
             "job": { "items": [{ "loc": "c" }, { "loc": "d" }], "dest": { "x": 1 } },
             "path": "e",
             "map": { "k1": "f" },
+            "files": ["g", { "h": 1 }, 2],
+            "union": { "kind": "object" },
         });
         let params = [
             "from",
@@ -308,8 +320,10 @@ mod tests {
             "map.*",
             "absent.x",
         ];
+        // Parameters found through the schema take strings only: no refusal of other values.
+        let from_schema = ["files", "union", "job.dest"];
         assert_eq!(
-            found(&args, &params),
+            found(&args, &params, &from_schema),
             vec![
                 row("from", "/from", "a"),
                 row("to[0]", "/to/0", "b"),
@@ -319,6 +333,7 @@ mod tests {
                 row("job.dest", "/job/dest", "an object"),
                 row("path", "/path", "e"),
                 row("map.k1", "/map/k1", "f"),
+                row("files[0]", "/files/0", "g"),
             ]
         );
     }
@@ -329,7 +344,7 @@ mod tests {
         for _ in 0..100_000 {
             args = Value::Array(vec![args]);
         }
-        let (_, found) = collect(&args, &[]);
+        let (_, found) = collect(&args, &PathParams::default());
         assert_eq!(found.len(), 1);
         // serde_json drops deep values recursively; leak this one to keep the test's stack small.
         std::mem::forget(args);

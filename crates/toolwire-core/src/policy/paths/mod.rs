@@ -31,6 +31,30 @@ pub use schema::{declares, may_hold_strings, schema_path_params};
 use collect::{collect, Found};
 use resolve::{check_length, file_url_path, resolve, LookupBudget};
 
+/// The path parameters of a `workspaceOnly` tool, besides the path-named keys every call is
+/// searched for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathParams {
+    /// Declared in `pathParams`: each value must be a string or an array of strings.
+    pub declared: Vec<PathParam>,
+    /// Found through the schema and not declared: their strings are checked, other values are
+    /// validation's business (a union may give the name an object in another variant). A
+    /// path-named map (`paths: { additionalProperties: { type: string } }`) is found as
+    /// `paths.*`.
+    pub from_schema: Vec<PathParam>,
+}
+
+impl PathParams {
+    /// Every parameter, declared first, as `list()` shows them (`files.*.path`).
+    pub fn shown(&self) -> Vec<String> {
+        self.declared
+            .iter()
+            .chain(&self.from_schema)
+            .map(ToString::to_string)
+            .collect()
+    }
+}
+
 /// The longest rendering of a refused value (or parameter name) in a [`PathViolation`].
 const MAX_SHOWN: usize = 200;
 
@@ -63,13 +87,13 @@ impl std::error::Error for PathViolation {}
 
 /// Checks every path of `args` (see the module comment; `params` are the tool's declared and
 /// schema-found parameters): each must resolve inside `root`. Absent and `null` parameters are
-/// skipped; a parameter holding anything but a string or an array of strings, NUL bytes, a
+/// skipped; a declared parameter holding anything but a string or an array of strings, NUL bytes, a
 /// leading `~`, a path of `PATH_MAX` bytes or more, a `file:` URL on another host and symlink
 /// loops are refused. The first refused value is reported.
 pub fn check_workspace_paths(
     root: &Path,
     args: &Value,
-    params: &[PathParam],
+    params: &PathParams,
 ) -> std::result::Result<(), PathViolation> {
     let (places, found) = collect(args, params);
     let mut resolved_root: Option<PathBuf> = None;
@@ -193,8 +217,15 @@ mod tests {
         (tmp, ws)
     }
 
+    fn declared(names: &[&str]) -> PathParams {
+        PathParams {
+            declared: names.iter().map(|name| PathParam::key(name)).collect(),
+            from_schema: Vec::new(),
+        }
+    }
+
     fn check(root: &Path, path: &str) -> std::result::Result<(), PathViolation> {
-        check_workspace_paths(root, &json!({ "path": path }), &[PathParam::key("path")])
+        check_workspace_paths(root, &json!({ "path": path }), &declared(&["path"]))
     }
 
     #[test]
@@ -246,7 +277,7 @@ mod tests {
     #[test]
     fn bad_values() {
         let (_tmp, ws) = layout();
-        let params = [PathParam::key("file_path"), PathParam::key("paths")];
+        let params = declared(&["file_path", "paths"]);
         for (args, param, reason) in [
             (
                 json!({ "file_path": "a\u{0}b" }),
@@ -369,11 +400,13 @@ mod attack_tests {
         declared: &[&str],
         args: &Value,
     ) -> std::result::Result<(), PathViolation> {
-        let mut params: Vec<PathParam> = declared
-            .iter()
-            .map(|p| PathParam::parse(p).unwrap())
-            .collect();
-        params.extend(schema_path_params(schema));
+        let params = PathParams {
+            declared: declared
+                .iter()
+                .map(|p| PathParam::parse(p).unwrap())
+                .collect(),
+            from_schema: schema_path_params(schema),
+        };
         check_workspace_paths(ws, args, &params)
     }
 
@@ -494,6 +527,13 @@ mod attack_tests {
                 "/file",
             ),
             (
+                "a map of paths the schema declares",
+                json!({ "type": "object", "properties": { "paths": { "type": "object",
+                    "additionalProperties": { "type": "string" } } } }),
+                json!({ "paths": { "main": "src/a.ts", "alt": "/etc/passwd" } }),
+                "/paths/alt",
+            ),
+            (
                 "declared pathParams in an intersection",
                 json!({ "allOf": [{ "$ref": "#/$defs/A" }], "$defs": { "A": {
                     "properties": { "jobs": { "type": "array", "items": { "properties": {
@@ -589,6 +629,29 @@ mod attack_tests {
                 "checking this call's paths would look up more than {MAX_LOOKUP_BYTES} bytes of \
                  path on disk; send fewer or shallower paths"
             )
+        );
+        let _ = fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn a_union_giving_a_path_name_an_object_is_left_to_validation() {
+        let (base, ws) = workspace();
+        let schema = json!({ "anyOf": [
+            { "properties": { "target": { "type": "string" } } },
+            { "properties": { "target": { "type": "object",
+                "properties": { "id": { "type": "string" } } } } } ] });
+        let object = json!({ "target": { "id": "../not/a/path" } });
+        assert_eq!(check(&ws, &schema, &[], &object), Ok(()));
+        let string = json!({ "target": "../x" });
+        assert_eq!(
+            check(&ws, &schema, &[], &string).unwrap_err().pointer,
+            "/target"
+        );
+        // Declared, the same object is refused: a declared path must be a string.
+        let error = check(&ws, &schema, &["target"], &object).unwrap_err();
+        assert_eq!(
+            error.reason,
+            "a path must be a string or an array of strings, got an object"
         );
         let _ = fs::remove_dir_all(base);
     }

@@ -45,19 +45,23 @@ pub fn schema_path_params(schema: &Value) -> Vec<PathParam> {
             continue;
         }
         ancestors.extend(reached.iter().map(|schema| *schema as *const Value));
-        let child = |segment: Segment| {
-            let mut prefix = prefix.clone();
-            prefix.push(segment);
-            prefix
-        };
+        let child = |segment: Segment| child_of(&prefix, segment);
         for (name, subs) in properties(&reached) {
             let at = child(Segment::Key(name.to_string()));
-            if is_path_name(name) && subs.iter().any(|sub| may_hold_strings(schema, sub)) {
-                let param = PathParam {
-                    segments: at.clone(),
+            if is_path_name(name) {
+                let mut add = |segments: Vec<Segment>| {
+                    let param = PathParam { segments };
+                    if seen.insert(param.clone()) {
+                        found.push(param);
+                    }
                 };
-                if seen.insert(param.clone()) {
-                    found.push(param);
+                if subs.iter().any(|sub| may_hold_strings(schema, sub)) {
+                    add(at.clone());
+                }
+                // A map of paths: `paths: { additionalProperties: { type: string } }`.
+                let values = object_values(&applied(schema, &subs));
+                if values.iter().any(|sub| may_hold_strings(schema, sub)) {
+                    add(child_of(&at, Segment::Any));
                 }
             }
             queue.push_back((subs, at, ancestors.clone()));
@@ -68,6 +72,13 @@ pub fn schema_path_params(schema: &Value) -> Vec<PathParam> {
         }
     }
     found
+}
+
+/// `prefix` and one more segment.
+fn child_of(prefix: &[Segment], segment: Segment) -> Vec<Segment> {
+    let mut out = prefix.to_vec();
+    out.push(segment);
+    out
 }
 
 /// A place of the schema walk: the schemas applied there, the way there, and the schemas on the
@@ -103,6 +114,21 @@ fn members<'d>(reached: &[&'d Value]) -> Vec<&'d Value> {
                 Some(sub @ Value::Object(_)) => out.push(sub),
                 _ => {}
             }
+        }
+        if let Some(Value::Object(patterns)) = schema.get("patternProperties") {
+            out.extend(patterns.values());
+        }
+    }
+    out
+}
+
+/// The schemas of the undeclared values of an object: `additionalProperties`,
+/// `patternProperties`.
+fn object_values<'d>(reached: &[&'d Value]) -> Vec<&'d Value> {
+    let mut out = Vec::new();
+    for schema in reached {
+        if let Some(sub @ Value::Object(_)) = schema.get("additionalProperties") {
+            out.push(sub);
         }
         if let Some(Value::Object(patterns)) = schema.get("patternProperties") {
             out.extend(patterns.values());
@@ -372,10 +398,12 @@ mod tests {
                     "pair": { "type": "array", "prefixItems": [ { "type": "object",
                         "properties": { "cwd": { "type": "string" } } } ] },
                     "byName": { "type": "object", "additionalProperties": {
-                        "type": "object", "properties": { "path": { "type": "string" } } } } },
+                        "type": "object", "properties": { "path": { "type": "string" } } } },
+                    "paths": { "type": "object", "additionalProperties": { "type": "string" } } },
                     "$defs": { "F": { "type": "object", "properties": {
                         "path": { "type": "string" }, "content": { "type": "string" } } } } }),
                 vec![
+                    "paths.*",
                     "options.output.dir",
                     "files.*.path",
                     "pair.*.cwd",
