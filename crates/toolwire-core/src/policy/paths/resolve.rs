@@ -240,6 +240,76 @@ mod tests {
         }
     }
 
+    /// The resolution with every component looked up on disk (no lexical shortcut): the
+    /// reference the linear resolver must agree with.
+    #[cfg(unix)]
+    fn looked_up_everywhere(path: &Path, hops: usize) -> Option<PathBuf> {
+        let mut resolved = PathBuf::from("/");
+        for component in path.components() {
+            match component {
+                Component::ParentDir => {
+                    resolved.pop();
+                }
+                Component::Normal(name) => {
+                    let next = resolved.join(name);
+                    resolved = match fs::read_link(&next) {
+                        Ok(_) if hops >= MAX_SYMLINKS => return None,
+                        Ok(target) => looked_up_everywhere(&resolved.join(target), hops + 1)?,
+                        Err(_) => next,
+                    };
+                }
+                _ => {}
+            }
+        }
+        Some(resolved)
+    }
+
+    #[cfg(unix)]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn the_lexical_shortcut_resolves_as_looking_everything_up(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "b", "file.txt", "missing", "..", ".", "escape", "inside", "up", "loop",
+                ]),
+                0..14,
+            )
+        ) {
+            let (base, ws) = fixture();
+            let path = ws.join(parts.join("/"));
+            let linear = resolve(&path, &mut LookupBudget::default()).ok();
+            let reference = looked_up_everywhere(&path, 0);
+            let _ = fs::remove_dir_all(base);
+            proptest::prop_assert_eq!(linear, reference, "{}", parts.join("/"));
+        }
+    }
+
+    /// A fresh `<base>/ws` with `a/b/`, `a/file.txt` and links `escape -> ../outside`,
+    /// `inside -> a`, `a/up -> ..`, `loop -> loop`: (base, ws).
+    #[cfg(unix)]
+    fn fixture() -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::symlink;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let base = fs::canonicalize(std::env::temp_dir())
+            .unwrap()
+            .join(format!(
+                "toolwire-resolve-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+        let ws = base.join("ws");
+        fs::create_dir_all(ws.join("a/b")).unwrap();
+        fs::create_dir_all(base.join("outside/b")).unwrap();
+        fs::write(ws.join("a/file.txt"), "x").unwrap();
+        symlink("../outside", ws.join("escape")).unwrap();
+        symlink("a", ws.join("inside")).unwrap();
+        symlink("..", ws.join("a/up")).unwrap();
+        symlink("loop", ws.join("loop")).unwrap();
+        (base, ws)
+    }
+
     #[test]
     fn a_resolution_over_path_max_is_refused() {
         // Under the limit as text, over it once joined to a deep root.
