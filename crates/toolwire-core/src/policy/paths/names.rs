@@ -201,6 +201,42 @@ mod tests {
         }
     }
 
+    /// `words` written in one of the usual spellings (0: snake, 1: camel, 2: kebab,
+    /// 3: SCREAMING_SNAKE, 4: Pascal, 5: dotted).
+    fn spelled(words: &[&str], style: u8) -> String {
+        let capital = |word: &str| {
+            let mut chars = word.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        };
+        match style {
+            0 => words.join("_"),
+            1 => std::iter::once(words[0].to_string())
+                .chain(words[1..].iter().map(|w| capital(w)))
+                .collect(),
+            2 => words.join("-"),
+            3 => words.join("_").to_uppercase(),
+            4 => words.iter().map(|w| capital(w)).collect(),
+            _ => words.join("."),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_spelling_of_a_path_name_is_one(
+            first in proptest::sample::select(vec!["source", "output", "log", "work", "base", "my", "v2"]),
+            last in proptest::sample::select(vec!["path", "paths", "file", "files", "dir", "directory", "folder", "cwd"]),
+            other in proptest::sample::select(vec!["name", "count", "mode", "type", "text", "content"]),
+            style in 0u8..6,
+        ) {
+            proptest::prop_assert!(is_path_name(&spelled(&[first, last], style)));
+            proptest::prop_assert!(is_path_name(&spelled(&[last], style)));
+            proptest::prop_assert!(!is_path_name(&spelled(&[first, other], style)));
+            proptest::prop_assert!(!is_path_name(&spelled(&[last, other], style)) || other == "name");
+        }
+    }
+
     #[test]
     fn a_huge_key_is_read_once() {
         let key = format!("{}Path", "a".repeat(1 << 20));
