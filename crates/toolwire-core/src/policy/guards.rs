@@ -59,16 +59,17 @@ impl ToolGuards {
                 )));
             }
             for (index, text) in paths.iter().enumerate() {
-                let param = PathParam::parse(text).map_err(|reason| {
-                    invalid(format!("tool \"{tool}\": pathParams[{index}] {reason}"))
-                })?;
-                let param = if declares(parameters, &param) {
-                    param
-                } else if declares(parameters, &PathParam::key(text)) {
+                let parsed = PathParam::parse(text);
+                let param = match parsed {
+                    Ok(param) if declares(parameters, &param) => param,
                     // A top-level name holding dots, written plainly.
-                    PathParam::key(text)
-                } else {
-                    return Err(not_a_parameter("pathParams", text));
+                    _ if declares(parameters, &PathParam::key(text)) => PathParam::key(text),
+                    Ok(_) => return Err(not_a_parameter("pathParams", text)),
+                    Err(reason) => {
+                        return Err(invalid(format!(
+                            "tool \"{tool}\": pathParams[{index}] {reason}"
+                        )))
+                    }
                 };
                 if seen.insert(param.clone()) {
                     workspace_paths.declared.push(param);
@@ -153,15 +154,22 @@ mod tests {
                         "properties": { "location": { "type": "string" } } } } } }
             ],
             "$defs": { "Base": { "type": "object", "properties": {
-                "from": { "type": "string" }, "a.b": { "type": "string" } } } }
+                "from": { "type": "string" }, "a.b": { "type": "string" },
+                ".hidden": { "type": "string" } } } }
         });
         assert_eq!(
             checked(
                 &intersect,
-                &["from", "jobs.*.location", "/jobs/*/location", "a.b"]
+                &[
+                    "from",
+                    "jobs.*.location",
+                    "/jobs/*/location",
+                    "a.b",
+                    ".hidden"
+                ]
             )
             .unwrap(),
-            ["from", "jobs.*.location", "/a.b"]
+            ["from", "jobs.*.location", "/a.b", "/.hidden"]
         );
         let union = json!({ "anyOf": [
             { "properties": { "kind": { "const": "x" }, "src": { "type": "string" } } },

@@ -9,8 +9,9 @@
 //! `cwd`, `*_path`, `*Path`, `*_file`, `*Dir`, ...) at any depth, and every `file:` URL.
 //!
 //! How a path is resolved ([`resolve`]): as the kernel would open it, bounded by `PATH_MAX`
-//! and linear in the path. A path (or decoded `file:` URL) of `PATH_MAX` bytes or more is
-//! refused at once.
+//! and linear in the path (lexical past the first missing component). A path (or decoded
+//! `file:` URL) of `PATH_MAX` bytes or more is refused at once, and the lookups of one call
+//! share a budget, so no call holds the thread for long whatever its arguments.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -87,9 +88,10 @@ impl std::error::Error for PathViolation {}
 
 /// Checks every path of `args` (see the module comment; `params` are the tool's declared and
 /// schema-found parameters): each must resolve inside `root`. Absent and `null` parameters are
-/// skipped; a declared parameter holding anything but a string or an array of strings, NUL bytes, a
-/// leading `~`, a path of `PATH_MAX` bytes or more, a `file:` URL on another host and symlink
-/// loops are refused. The first refused value is reported.
+/// skipped; a declared parameter holding anything but a string or an array of strings, NUL
+/// bytes, a leading `~`, a path of `PATH_MAX` bytes or more, a `file:` URL on another host,
+/// symlink loops and a call whose lookups overrun [`MAX_LOOKUP_BYTES`] are refused. The first
+/// refused value is reported, with its parameter as a name and as a JSON pointer.
 pub fn check_workspace_paths(
     root: &Path,
     args: &Value,
