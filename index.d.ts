@@ -91,13 +91,25 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   ownerOnly?: boolean
   /**
    * Every path argument must resolve inside the runtime's `workspaceRoot` (`..`, absolute paths
-   * outside it and symlinks that escape it are refused with POLICY_DENIED).
+   * outside it, `file:` URLs and symlinks that escape it are refused with POLICY_DENIED, whose
+   * `details` name the parameter as `param` (`files[0].path`) and `pointer` (`/files/0/path`)).
+   * Paths are: the `pathParams`; the path-named properties the schema declares anywhere (through
+   * `$ref`, `allOf`, `anyOf`, `oneOf`, nested objects and array items); and, whatever the
+   * schema, every argument key at any depth whose last word (camelCase, snake_case or
+   * kebab-case, any case) is `path`, `paths`, `file`, `files`, `filename`, `dir`, `directory`,
+   * `folder`, `cwd`, `src`, `source`, `dest`, `destination` or `target`, or ends one
+   * (`filepath`, `outdir`), with its strings and arrays of strings (`urlPath`, `jsonPath`,
+   * `xpath` and `profile` are not paths). Any string that is a `file:` URL is a path too. A path
+   * of 4096 bytes (PATH_MAX) or more is refused at once.
    */
   workspaceOnly?: boolean
   /**
-   * The parameters holding paths, for `workspaceOnly`. Default: every property named `path`,
-   * `file_path`, `filePath`, `dir`, `cwd` or ending in `Path` whose schema does not rule out a
-   * string (no `type`, `type` naming `string`, an `anyOf`/`oneOf` with a string branch, ...).
+   * More parameters holding paths, for `workspaceOnly` (their values must be strings or arrays of
+   * strings). Nested ones are dotted, `*` standing for every item of an array or value of an
+   * object: `options.output`, `files.*.location` (arrays on the way are entered anyway:
+   * `files.location` is the same); a name holding a dot is written as a JSON pointer:
+   * `/a.b/location` (RFC 6901 escapes; a `*` token is every item). `list()` shows them with
+   * those the schema gives.
    */
   pathParams?: string[]
   /** The parameter holding a shell command: the tool is exec-like and its commands are analyzed for approvals. */

@@ -1,7 +1,9 @@
 import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
 import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 
 import { ToolRuntime, ToolwireError } from '../index.js'
 import type { ToolDefinition, ToolExecutionEvent } from '../index.js'
@@ -219,6 +221,143 @@ describe('workspaceOnly', () => {
     expect(rewritten.error?.details).toMatchObject({ param: 'from' })
     expect(plain.error?.details).toMatchObject({ param: 'to' })
     expect(copy.ran).toEqual([])
+  })
+
+  /** Runs `calls` (args objects) on a fresh workspaceOnly tool; the refused ones' pointers. */
+  async function refusedPointers(extra: Partial<ToolDefinition>, calls: object[]) {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const tool = recorder('t', { workspaceOnly: true, ...extra })
+    runtime.register(tool.tool)
+    const results = await runtime.dispatch(calls.map((args, i) => call(String(i), 't', args)))
+    for (const result of results.filter((r) => r.status !== 'ok')) {
+      expect(result.error?.code).toBe('POLICY_DENIED')
+      expect(result.error?.details).toMatchObject({ layer: 'workspaceOnly' })
+      // The refusal names the parameter and the path, both cut short.
+      expect(String((result.error?.details as any).value).length).toBeLessThanOrEqual(203)
+      expect(result.error!.message.length).toBeLessThan(2000)
+    }
+    expect(tool.ran).toEqual(results.filter((r) => r.status === 'ok').map((r) => r.callId))
+    return results.map((r) => (r.status === 'ok' ? 'ok' : (r.error?.details as any).pointer))
+  }
+
+  it('checks paths whatever the schema shape: none, a $ref root, TypeBox Intersect, zod .and, a discriminated union', async () => {
+    const shapes: [string, Partial<ToolDefinition>, object, object][] = [
+      ['no schema', { parameters: undefined }, { path: 'src/a.ts' }, { path: '../x' }],
+      [
+        '$ref root',
+        { parameters: { $ref: '#/$defs/Args', $defs: { Args: { type: 'object', properties: { file: { type: 'string' } } } } } },
+        { file: 'src/a.ts' },
+        { file: '/etc/passwd' },
+      ],
+      [
+        'TypeBox Intersect',
+        { parameters: Type.Intersect([Type.Object({ mode: Type.String() }), Type.Object({ source_path: Type.String() })]) },
+        { mode: 'r', source_path: 'src/a.ts' },
+        { mode: 'r', source_path: '../../etc/shadow' },
+      ],
+      [
+        'zod .and',
+        { parameters: z.object({ mode: z.string() }).and(z.object({ outputPath: z.string() })) as any },
+        { mode: 'w', outputPath: 'out/b.ts' },
+        { mode: 'w', outputPath: '/tmp/b.ts' },
+      ],
+      [
+        'zod discriminatedUnion',
+        {
+          parameters: z.discriminatedUnion('op', [
+            z.object({ op: z.literal('read'), file: z.string() }),
+            z.object({ op: z.literal('list'), dir: z.string() }),
+          ]) as any,
+        },
+        { op: 'list', dir: 'src' },
+        { op: 'list', dir: 'escape' },
+      ],
+    ]
+    for (const [shape, extra, inside, outside] of shapes) {
+      const key = Object.keys(outside).find((k) => k !== 'mode' && k !== 'op')!
+      expect([shape, await refusedPointers(extra, [inside, outside])]).toEqual([shape, ['ok', `/${key}`]])
+    }
+  })
+
+  it('checks path-named keys in every spelling at any depth, and file:// URLs, naming their pointer', async () => {
+    const pointers = await refusedPointers({ parameters: { type: 'object' } }, [
+      { source_path: '/etc/passwd' },
+      { outputPath: '../out' },
+      { LOG_FILE: '/var/log/syslog' },
+      { workingDir: '/' },
+      { paths: ['src/a.ts', '../b'] },
+      { files: [{ path: 'src/a.ts' }, { path: '../../etc/hosts' }] },
+      { files: [{ path: 'escape/secret' }] },
+      { options: { output: { dir: '/tmp' } } },
+      { url: 'file:///etc/passwd' },
+      { target: `file://${root}/%2e%2e/x` },
+      // Allowed: paths inside, and strings that are not paths though they hold slashes.
+      { path: 'src/a.ts', paths: ['src', '.'], files: [{ path: 'src/new.ts', content: '../../etc/passwd' }] },
+      { dir: join(root, 'src'), url: `file://${join(root, 'src', 'a.ts')}` },
+      { content: '/etc/passwd', command: 'cat ../../x', url: 'https://example.com/../a', note: 'see file:///etc' },
+      { urlPath: '/api/v1', xpath: '//div', count: 3, cwd: null },
+    ])
+    expect(pointers).toEqual([
+      '/source_path',
+      '/outputPath',
+      '/LOG_FILE',
+      '/workingDir',
+      '/paths/1',
+      '/files/1/path',
+      '/files/0/path',
+      '/options/output/dir',
+      '/url',
+      '/target',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+    ])
+  })
+
+  it('refuses a 1 MB path at once, naming PATH_MAX and quoting a bounded part of it', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const tool = recorder('t', { workspaceOnly: true, parameters: undefined })
+    runtime.register(tool.tool)
+    // 1 MB, under the 1 MiB limits.maxArgumentsBytes that would refuse the call before policy.
+    const huge = 'a/'.repeat(500_000)
+    const [long, url, ok] = await runtime.dispatch([
+      call('long', 't', { path: huge }),
+      call('url', 't', { files: [{ path: `file:///${'%61/'.repeat(240_000)}` }] }),
+      call('ok', 't', { path: `src/missing/${'a/'.repeat(1500)}x` }),
+    ])
+    for (const [result, pointer] of [[long, '/path'], [url, '/files/0/path']] as const) {
+      expect(result.error?.code).toBe('POLICY_DENIED')
+      expect(result.error?.message).toMatch(/over PATH_MAX \(4096 bytes/)
+      expect(result.error?.details).toMatchObject({ pointer })
+      expect(result.error!.message.length).toBeLessThan(2000)
+    }
+    expect(ok.status).toBe('ok')
+    expect(tool.ran).toEqual(['ok'])
+  })
+
+  it('lets pathParams name nested properties behind an intersection, and lists what it checks', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const parameters = {
+      allOf: [
+        { $ref: '#/$defs/Base' },
+        { type: 'object', properties: { jobs: { type: 'array', items: { type: 'object', properties: { location: { type: 'string' } } } } } },
+      ],
+      $defs: { Base: { type: 'object', properties: { from: { type: 'string' }, outPath: { type: 'string' } } } },
+    }
+    const batch = recorder('batch', { workspaceOnly: true, pathParams: ['from', 'jobs.*.location'], parameters })
+    runtime.register(batch.tool)
+    expect(runtime.list()[0].pathParams).toEqual(['from', 'jobs.*.location', 'outPath'])
+    const results = await runtime.dispatch([
+      call('a', 'batch', { from: 'src/a.ts', jobs: [{ location: 'src' }, { location: '../x' }] }),
+      call('b', 'batch', { from: '/etc/hosts' }),
+      call('c', 'batch', { from: 'src/a.ts', jobs: [{ location: 'src' }] }),
+    ])
+    expect(results.map((r) => (r.error?.details as any)?.pointer ?? r.status)).toEqual(['/jobs/1/location', '/from', 'ok'])
+    expect(results[0].error?.details).toMatchObject({ param: 'jobs[1].location', value: '../x' })
+    expect(() =>
+      runtime.register(recorder('bad', { workspaceOnly: true, pathParams: ['jobs.*.nope'], parameters }).tool),
+    ).toThrow(/pathParams names "jobs.\*.nope", which is not a parameter/)
   })
 
   it('refuses a workspaceOnly tool without a workspace root, and pathParams that name no parameter', () => {

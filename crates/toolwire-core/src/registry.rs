@@ -83,8 +83,9 @@ pub struct ToolDeclaration {
     /// Whether every path argument must resolve inside the runtime's `workspaceRoot`.
     #[serde(default)]
     pub workspace_only: Option<bool>,
-    /// The parameters holding paths, for `workspaceOnly` (default: by name, see
-    /// [`crate::policy::paths::path_params`]).
+    /// The parameters holding paths, for `workspaceOnly`, besides those found by name (see
+    /// [`crate::policy::paths`]); nested ones as `files.*.path` (see
+    /// [`crate::policy::paths::param`]).
     #[serde(default)]
     pub path_params: Option<Vec<String>>,
     /// The parameter holding a shell command: the tool is exec-like, its commands are analyzed.
@@ -206,7 +207,10 @@ impl ToolSpec {
             ),
             (
                 "pathParams",
-                self.guards.workspace_paths.clone().map(|p| json!(p)),
+                self.guards
+                    .workspace_paths
+                    .as_ref()
+                    .map(|params| json!(params.shown())),
             ),
             (
                 "command",

@@ -178,7 +178,8 @@ impl PolicyGate {
         Err(error)
     }
 
-    /// Refuses `args` of a `workspaceOnly` tool whose paths leave the workspace.
+    /// Refuses `args` of a `workspaceOnly` tool whose paths leave the workspace (`details`: the
+    /// layer, the parameter as a name and as a JSON pointer, the value cut short, the reason).
     pub fn check_paths(&self, spec: &ToolSpec, args: &Value) -> std::result::Result<(), ToolError> {
         let (Some(params), Some(root)) = (&spec.guards.workspace_paths, &self.workspace_root)
         else {
@@ -196,6 +197,7 @@ impl PolicyGate {
             error.details = Some(json!({
                 "layer": "workspaceOnly",
                 "param": violation.param,
+                "pointer": violation.pointer,
                 "value": violation.value,
                 "reason": violation.reason,
             }));
@@ -430,6 +432,7 @@ mod tests {
             .expect_err("outside");
         assert_eq!(error.code, ErrorCode::PolicyDenied);
         assert_eq!(error.details.as_ref().unwrap()["param"], json!("path"));
+        assert_eq!(error.details.as_ref().unwrap()["pointer"], json!("/path"));
         assert!(error.message.contains("\"path\""), "{}", error.message);
         let no_root = PolicyGate::default();
         let refused = no_root

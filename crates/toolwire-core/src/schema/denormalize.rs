@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::refs::resolve;
+use super::refs::{applied, ref_target};
 
 /// Nesting of the arguments beyond which they are left as they are.
 const MAX_ARGS_DEPTH: usize = 256;
@@ -39,30 +39,11 @@ struct Schemas<'d> {
 
 impl<'d> Schemas<'d> {
     fn target(&self, schema: &'d Value) -> Option<&'d Value> {
-        let r = schema.get("$ref")?.as_str()?;
-        resolve(self.doc, None, r, "").ok().map(|(_, value)| value)
+        ref_target(self.doc, schema)
     }
 
-    /// `schema` and every schema it applies through `$ref`, `allOf`, `anyOf` and `oneOf`.
     fn reach(&self, schemas: &[&'d Value]) -> Vec<&'d Value> {
-        let mut out = Vec::new();
-        let mut seen: HashSet<Key> = HashSet::new();
-        let mut stack: Vec<&'d Value> = schemas.iter().rev().copied().collect();
-        while let Some(schema) = stack.pop() {
-            if !schema.is_object() || !seen.insert(schema as Key) {
-                continue;
-            }
-            out.push(schema);
-            if let Some(target) = self.target(schema) {
-                stack.push(target);
-            }
-            for key in ["allOf", "anyOf", "oneOf"] {
-                if let Some(Value::Array(branches)) = schema.get(key) {
-                    stack.extend(branches.iter().rev());
-                }
-            }
-        }
-        out
+        applied(self.doc, schemas)
     }
 
     /// The names `schema` surely requires: its own, its `$ref`'s and every `allOf` branch's,

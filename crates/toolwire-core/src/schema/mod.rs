@@ -38,6 +38,7 @@ use serde_json::Value;
 
 pub use denormalize::denormalize_strict;
 pub use hash::schema_hash;
+pub(crate) use refs::{applied, ref_target};
 pub use report::{Normalized, Removed};
 pub use target::{parse_normalize_options, NormalizeOptions, SchemaTarget, MAX_DEPTH_CEILING};
 pub use tool_name::validate_tool_name;

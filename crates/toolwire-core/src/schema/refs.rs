@@ -5,7 +5,7 @@
 //! capped by depth and by an estimate of its JSON size kept while it is built, so a schema that
 //! would blow up exponentially fails after at most `max_bytes` of work.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -144,6 +144,37 @@ pub(crate) fn resolve<'d>(
         )),
         None => Err("does not resolve".to_owned()),
     }
+}
+
+/// The schema the local `$ref` of `schema` points at in `doc`: `None` when it has none or it
+/// does not resolve.
+pub(crate) fn ref_target<'d>(doc: &'d Value, schema: &'d Value) -> Option<&'d Value> {
+    let r = schema.get("$ref")?.as_str()?;
+    resolve(doc, None, r, "").ok().map(|(_, value)| value)
+}
+
+/// `schemas` and every schema they apply through `$ref`, `allOf`, `anyOf` and `oneOf` (each
+/// once, in order): the schemas whose `properties` and `items` an instance of them meets, as
+/// validation applies them. Linear in the schemas reached.
+pub(crate) fn applied<'d>(doc: &'d Value, schemas: &[&'d Value]) -> Vec<&'d Value> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<*const Value> = HashSet::new();
+    let mut stack: Vec<&'d Value> = schemas.iter().rev().copied().collect();
+    while let Some(schema) = stack.pop() {
+        if !schema.is_object() || !seen.insert(schema as *const Value) {
+            continue;
+        }
+        out.push(schema);
+        if let Some(target) = ref_target(doc, schema) {
+            stack.push(target);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = schema.get(key) {
+                stack.extend(branches.iter().rev());
+            }
+        }
+    }
+    out
 }
 
 /// Builds the node tree of `doc` with every local `$ref` inlined; see the module comment.
