@@ -1,0 +1,104 @@
+//! Program names as the lists know them: a program installed under a versioned or suffixed
+//! name (`ksh93`, `tclsh8.6`, `python3.11`, `vim.basic`, `gdb-multiarch`,
+//! `x86_64-linux-gnu-gdb`, `BASH` on a case-insensitive file system) is looked up by every
+//! base name it may stand for, so the wrapper, interpreter, editor and injection lists catch it.
+//!
+//! Normalizing only ever adds names to look up: a name that merely looks like a listed one
+//! (`gdb-dashboard`) is refused too, which is the safe side.
+
+/// `name` without a trailing version: digits, `.`, `-` and `_` at its end (`ksh93` -> `ksh`,
+/// `tclsh8.6` -> `tclsh`, `perl5.36.0` -> `perl`); `None` when nothing or everything would go.
+fn without_version(name: &str) -> Option<&str> {
+    let stripped =
+        name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
+    (!stripped.is_empty() && stripped.len() < name.len()).then_some(stripped)
+}
+
+/// Every name `name` is looked up by in the program lists, `name` first, each once: `name`
+/// itself; its part before the first `.` (`vim.basic`) and before the first `-`
+/// (`gdb-multiarch`); its part after the last `-` (`x86_64-linux-gnu-gdb`); each of these
+/// without a trailing version; and the lower-case forms of all of them.
+pub fn lookup_names(name: &str) -> Vec<String> {
+    let mut bases: Vec<&str> = vec![name];
+    if let Some((head, _)) = name.split_once('.') {
+        bases.push(head);
+    }
+    if let Some((head, _)) = name.split_once('-') {
+        bases.push(head);
+    }
+    if let Some((_, tail)) = name.rsplit_once('-') {
+        bases.push(tail);
+    }
+    let mut names: Vec<String> = Vec::with_capacity(bases.len() * 4);
+    let mut add = |candidate: &str| {
+        if candidate.is_empty() {
+            return;
+        }
+        for form in [candidate.to_string(), candidate.to_ascii_lowercase()] {
+            if !names.contains(&form) {
+                names.push(form);
+            }
+        }
+    };
+    for base in bases {
+        add(base);
+        if let Some(bare) = without_version(base) {
+            add(bare);
+        }
+    }
+    names
+}
+
+/// The lookup names of every name in `names`, each once, in order.
+pub fn all_lookup_names(names: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for name in names {
+        for candidate in lookup_names(name) {
+            if !all.contains(&candidate) {
+                all.push(candidate);
+            }
+        }
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versioned_and_suffixed_names_reach_their_base() {
+        let cases: &[(&str, &str)] = &[
+            ("ksh93", "ksh"),
+            ("tclsh8.6", "tclsh"),
+            ("python3.11", "python3"),
+            ("python3.11", "python"),
+            ("vim.basic", "vim"),
+            ("vim.tiny", "vim"),
+            ("gdb-multiarch", "gdb"),
+            ("x86_64-linux-gnu-gdb", "gdb"),
+            ("perl5.36.0", "perl"),
+            ("lua5.4", "lua"),
+            ("nc.openbsd", "nc"),
+            ("original-awk", "awk"),
+            ("emacs-nox", "emacs"),
+            ("lldb-18", "lldb"),
+            ("BASH", "bash"),
+            ("busybox", "busybox"),
+            ("git", "git"),
+        ];
+        for (name, base) in cases {
+            let names = lookup_names(name);
+            assert_eq!(names[0], *name);
+            assert!(names.iter().any(|n| n == base), "{name}: {names:?}");
+        }
+    }
+
+    #[test]
+    fn plain_names_stay_themselves() {
+        assert_eq!(lookup_names("ls"), vec!["ls"]);
+        assert_eq!(lookup_names("9"), vec!["9"]);
+        assert_eq!(lookup_names("---"), vec!["---"]);
+        assert!(lookup_names("").is_empty());
+    }
+}
