@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use super::config::ApprovalsConfig;
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::shell::callenv::unsafe_call_env;
 use crate::policy::shell::workdir::call_workdir;
 use crate::policy::shell::{analyze_command, Analysis};
 use crate::policy::tools::canonical_tool_name;
@@ -217,7 +218,8 @@ impl ApprovalStore {
     /// the parameter an exec-like tool names. The command is analyzed in the working directory
     /// the call's own arguments name ([`call_workdir`]: `cwd`, `workdir`, ...; a relative one
     /// against the configured `cwd`, else `base`, the workspace root or process directory);
-    /// a working directory that cannot be known is a miss naming why.
+    /// a working directory that cannot be known, or an environment argument setting a variable
+    /// that can change what runs ([`unsafe_call_env`]), is a miss naming why.
     pub fn hit(
         &self,
         config: &ApprovalsConfig,
@@ -248,7 +250,11 @@ impl ApprovalStore {
         let grants = self.grants.commands.get(&canonical);
         let mut options = config.analyze.clone();
         let base = options.cwd.take().or(base);
-        options.cwd = match call_workdir(args, base.as_deref()) {
+        // The call's own working directory and environment decide what its command runs.
+        let workdir = call_workdir(args, base.as_deref())
+            .and_then(|dir| unsafe_call_env(args).map_or(Ok(dir), Err));
+        options.root.clone_from(&base);
+        options.cwd = match workdir {
             Ok(dir) => dir,
             Err(why) => {
                 let miss = format!("the command was not approved ({why})");
@@ -419,6 +425,25 @@ mod tests {
             "{}",
             found.miss
         );
+        // Git in a repository of its own below the workspace would run that repository's
+        // configuration: the call's working directory is checked as `git -C` is.
+        sandbox.dir("vendor/evil/.git");
+        let config = self::config(&sandbox, &[allowed.as_str(), "git"]);
+        let git = |args: Value| store.hit(&config, "exec", Some("command"), &args, None);
+        assert!(git(json!({ "command": "git status" })).hit);
+        assert!(git(json!({ "command": "git status", "cwd": "sub" })).hit);
+        let found = git(json!({ "command": "git status", "cwd": "vendor/evil" }));
+        assert!(!found.hit);
+        assert!(
+            found.miss.contains("a repository of its own"),
+            "{}",
+            found.miss
+        );
+        // An environment that can change what runs is a miss too.
+        let found = call(json!({ "command": "./tool", "env": { "PATH": "/tmp" } }));
+        assert!(!found.hit);
+        assert!(found.miss.contains("\"PATH\""), "{}", found.miss);
+        assert!(call(json!({ "command": "./tool", "env": { "LANG": "C" } })).hit);
         // Without a configured cwd, the base given by the dispatcher resolves it.
         let mut config = config.clone();
         config.analyze.cwd = None;

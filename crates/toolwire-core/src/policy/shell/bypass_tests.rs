@@ -359,7 +359,7 @@ const CORPUS: &[(&str, &str, &str)] = &[
     (
         "git -C outside the cwd",
         "git -C /tmp status",
-        "outside the working directory",
+        "outside the trusted directory",
     ),
     ("git -c anywhere", "git -c color.ui=never log", "`-c`"),
     (
@@ -613,7 +613,8 @@ const PATH_CORPUS: &[(&str, &str, &str)] = &[
         "ws/rel/bin/ls outside the trusted dirs",
     ),
     ("~/bin:{bin}", "ls", "starts with `~`"),
-    ("", "ls", "ws/ls outside the trusted dirs"),
+    (":", "ls", "ws/ls outside the trusted dirs"),
+    ("", "ls", "PATH is empty"),
 ];
 
 #[test]

@@ -177,16 +177,18 @@ const PACKAGE_RUNNERS: &[(&str, &[&str])] = &[
 ];
 
 /// Refuses a package manager's subcommand that runs any command or a shell; the options that
-/// run a shell (`-c`, `--call`, `--script-shell`, ...) are in the option table.
+/// run a shell (`-c`, `--call`, `--script-shell`, ...) are in the option table. Options before
+/// the subcommand may take a separate value (`npm --prefix dir explore`), so any argument naming
+/// such a subcommand is refused.
 pub fn check_package_manager(name: &str, args: &[String]) -> Result<(), String> {
     let Some((_, refused)) = PACKAGE_RUNNERS.iter().find(|(n, _)| *n == name) else {
         return Ok(());
     };
-    match args.iter().find(|a| !a.starts_with('-')) {
-        Some(sub) if refused.contains(&sub.as_str()) => Err(format!(
+    match args.iter().find(|a| refused.contains(&a.as_str())) {
+        Some(sub) => Err(format!(
             "argument injection: `{name} {sub}` runs any command or a shell"
         )),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }
 
@@ -272,6 +274,8 @@ mod tests {
         let cases: &[(&str, &str, bool)] = &[
             ("npm", "test", true),
             ("npm", "explore pkg -- sh", false),
+            ("npm", "--prefix dir explore pkg -- sh", false),
+            ("pnpm", "--dir x exec id", false),
             ("pnpm", "exec rm -rf /", false),
             ("pnpm", "install", true),
             ("yarn", "exec id", false),

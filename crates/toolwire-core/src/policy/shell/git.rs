@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::injection::Place;
+
 /// Global options without a value (`git.c`, `handle_options`).
 const GLOBAL_FLAGS: &[&str] = &[
     "-p",
@@ -200,24 +202,28 @@ fn step(dir: &Path, value: &str) -> PathBuf {
 }
 
 /// Why running git in `target` could read another repository's configuration than the one of
-/// the working directory `cwd`: `target` must be `cwd` or below it, with no `.git` of its own on
-/// the way (a nested repository, which a download or archive may have brought).
-fn untrusted_repository(target: &Path, cwd: &Path) -> Option<String> {
+/// the trusted directory `root`: `target` must be `root` or below it, with no `.git` of its own
+/// on the way (a nested repository, which a download or an archive may have brought).
+fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
     let shown = target.display();
-    let (Ok(target), Ok(cwd)) = (std::fs::canonicalize(target), std::fs::canonicalize(cwd)) else {
-        return Some(format!("`git -C` directory `{shown}` cannot be resolved"));
-    };
-    if !target.starts_with(&cwd) {
+    let (Ok(target), Ok(root)) = (std::fs::canonicalize(target), std::fs::canonicalize(root))
+    else {
         return Some(format!(
-            "`git -C` leads to `{}`, outside the working directory, whose repository is untrusted",
-            target.display()
+            "git would run in `{shown}`, which cannot be resolved"
+        ));
+    };
+    if !target.starts_with(&root) {
+        return Some(format!(
+            "git would run in `{}`, outside the trusted directory `{}`: its repository is untrusted",
+            target.display(),
+            root.display()
         ));
     }
     let mut dir = target.as_path();
-    while dir != cwd {
+    while dir != root {
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
             return Some(format!(
-                "`git -C` leads to `{}`, a repository of its own inside the working directory (untrusted)",
+                "git would run in `{}`, a repository of its own inside the trusted directory (untrusted)",
                 dir.display()
             ));
         }
@@ -232,9 +238,10 @@ fn untrusted_repository(target: &Path, cwd: &Path) -> Option<String> {
 /// Reads git's global options, refusing what may run code, and returns the index of the
 /// subcommand in `args` (`None`: there is none). Every value is consumed where git consumes it,
 /// an unknown option before the subcommand is refused, and `-C` must stay in the repository of
-/// the working directory `cwd`.
-fn global_options(args: &[String], cwd: Option<&Path>) -> Result<Option<usize>, String> {
+/// the trusted directory.
+fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String> {
     let refuse = |arg: &str, why: &str| Err(format!("argument injection: `git {arg}` {why}"));
+    let cwd = place.cwd;
     let mut dir = cwd.map(Path::to_path_buf);
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -272,14 +279,14 @@ fn global_options(args: &[String], cwd: Option<&Path>) -> Result<Option<usize>, 
             return refuse(&format!("{option} {value}"), why);
         }
         if *option == "-C" {
-            let (Some(current), Some(cwd)) = (&dir, cwd) else {
+            let (Some(current), Some(root)) = (&dir, place.trusted_root()) else {
                 return refuse(
                     &format!("-C {value}"),
                     "needs the working directory, which is unknown",
                 );
             };
             let next = step(current, value);
-            if let Some(why) = untrusted_repository(&next, cwd) {
+            if let Some(why) = untrusted_repository(&next, root) {
                 return Err(format!("argument injection: {why}"));
             }
             dir = Some(next);
@@ -290,8 +297,9 @@ fn global_options(args: &[String], cwd: Option<&Path>) -> Result<Option<usize>, 
 }
 
 /// Checks git's arguments beyond the option table of [`RULES`](super::injection): global options,
-/// refused subcommands and their short options that run commands.
-pub fn check_git(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
+/// refused subcommands and their short options that run commands. Git must run in the
+/// repository of `place`'s trusted directory: its working directory is checked as `-C` is.
+pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     if let Some((arg, key)) = args
         .iter()
         .find_map(|arg| code_running_key(arg).map(|key| (arg, key)))
@@ -300,7 +308,12 @@ pub fn check_git(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
             "argument injection: `git` argument `{arg}` names the config key `{key}`, which runs commands"
         ));
     }
-    let Some(index) = global_options(args, cwd)? else {
+    if let (Some(cwd), Some(root)) = (place.cwd, place.trusted_root()) {
+        if let Some(why) = untrusted_repository(cwd, root) {
+            return Err(format!("argument injection: {why}"));
+        }
+    }
+    let Some(index) = global_options(args, place)? else {
         return Ok(());
     };
     let sub = args[index].as_str();
@@ -376,7 +389,7 @@ mod tests {
             ("-C", false),
         ];
         for (args, want) in cases {
-            let got = check_git(&argv(args), Some(&cwd));
+            let got = check_git(&argv(args), Place::at(&cwd));
             assert_eq!(got.is_ok(), *want, "git {args}: {got:?}");
         }
     }
@@ -409,7 +422,7 @@ mod tests {
         for arg in refused {
             assert!(code_running_key(arg).is_some(), "{arg}");
             assert!(
-                check_git(&["log".to_string(), arg.to_string()], None).is_err(),
+                check_git(&["log".to_string(), arg.to_string()], Place::default()).is_err(),
                 "{arg}"
             );
         }
@@ -447,11 +460,33 @@ mod tests {
         ];
         for (dir, want) in cases {
             let args = vec!["-C".to_string(), dir.to_string(), "status".to_string()];
-            let got = check_git(&args, Some(&cwd));
+            let got = check_git(&args, Place::at(&cwd));
             assert_eq!(got.is_ok(), *want, "git -C {dir}: {got:?}");
         }
         // Without a working directory, `-C` cannot be judged.
-        assert!(check_git(&argv("-C src status"), None).is_err());
-        assert!(check_git(&argv("status"), None).is_ok());
+        assert!(check_git(&argv("-C src status"), Place::default()).is_err());
+        assert!(check_git(&argv("status"), Place::default()).is_ok());
+        // The working directory itself must be in the trusted directory's repository.
+        let nested = cwd.join("vendor/evil");
+        let inside = Place {
+            cwd: Some(&nested),
+            root: Some(&cwd),
+        };
+        let why = check_git(&argv("status"), inside).unwrap_err();
+        assert!(why.contains("a repository of its own"), "{why}");
+        let src = cwd.join("src");
+        let fine = Place {
+            cwd: Some(&src),
+            root: Some(&cwd),
+        };
+        assert!(check_git(&argv("status"), fine).is_ok());
+        assert!(check_git(&argv("-C ../vendor/evil status"), fine).is_err());
+        let elsewhere = sandbox.root.join("elsewhere");
+        let outside = Place {
+            cwd: Some(&elsewhere),
+            root: Some(&cwd),
+        };
+        let why = check_git(&argv("log"), outside).unwrap_err();
+        assert!(why.contains("outside the trusted directory"), "{why}");
     }
 }

@@ -215,20 +215,45 @@ fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String>
     Ok(())
 }
 
+/// Where a command runs: its working directory, and the directory whose repository is trusted
+/// (the working directory when not given).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Place<'a> {
+    /// The working directory.
+    pub cwd: Option<&'a Path>,
+    /// The trusted directory (the workspace root).
+    pub root: Option<&'a Path>,
+}
+
+impl<'a> Place<'a> {
+    /// Runs in `cwd`, which is trusted.
+    pub fn at(cwd: &'a Path) -> Self {
+        Place {
+            cwd: Some(cwd),
+            root: None,
+        }
+    }
+
+    /// The trusted directory: `root`, else the working directory.
+    pub fn trusted_root(&self) -> Option<&'a Path> {
+        self.root.or(self.cwd)
+    }
+}
+
 /// Checks `args` (argv without argv[0]) of the program known as `names` (its real file name,
-/// typed basename and their [normalized forms](super::names::lookup_names)) for argument
-/// injection; `cwd` is the working directory the command runs in.
-pub fn check_arguments(names: &[&str], args: &[String], cwd: Option<&Path>) -> Result<(), String> {
+/// typed basename and their [variant names](super::names::variant_names)) for argument
+/// injection; `place` is where the command runs.
+pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<(), String> {
     for name in names {
         if let Some(rule) = RULES.iter().find(|r| r.programs.contains(name)) {
             check_rule(rule, name, args)?;
         }
         match *name {
-            "git" => check_git(args, cwd)?,
+            "git" => check_git(args, place)?,
             "sed" | "gsed" => check_sed(args)?,
             "ssh" => check_ssh(args)?,
             "sqlite3" | "sqlite" => check_sqlite(args)?,
-            "make" | "gmake" | "bmake" | "pmake" => check_make(args, cwd)?,
+            "make" | "gmake" | "bmake" | "pmake" => check_make(args, place.cwd)?,
             "npm" | "pnpm" | "yarn" => check_package_manager(name, args)?,
             _ => {}
         }
@@ -332,7 +357,7 @@ mod tests {
             ("ls", "-exec", true),
         ];
         for (program, args, want) in cases {
-            let got = check_arguments(&[program], &argv(args), None);
+            let got = check_arguments(&[program], &argv(args), Place::default());
             assert_eq!(got.is_ok(), *want, "{program} {args}: {got:?}");
         }
     }

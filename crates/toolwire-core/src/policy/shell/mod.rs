@@ -9,6 +9,7 @@
 //! profile ([`safe_bins`]), with argument injection refused ([`injection`], [`sed`]).
 
 pub mod allowlist;
+pub mod callenv;
 pub mod code_args;
 pub mod git;
 pub mod injection;
@@ -181,6 +182,10 @@ impl<'a> Context<'a> {
         let args = &verdict.argv[1..];
         let typed_name = basename(&typed).to_string();
         let cwd = self.options.cwd.as_deref();
+        let place = injection::Place {
+            cwd,
+            root: self.options.root.as_deref(),
+        };
         if let Some(name) = names::lookup_names(&typed_name)
             .into_iter()
             .find(|name| wrappers::is_wrapper(name))
@@ -210,9 +215,11 @@ impl<'a> Context<'a> {
         let trusted = !trusted_names.is_empty();
         // Every name the program goes by, and every base name each may stand for
         // (`tclsh8.6` -> `tclsh`), is checked for wrappers and argument injection.
-        let lookup = names::all_lookup_names(&all_names(&real_name, &typed_name, &trusted_names));
-        let names: Vec<&str> = lookup.iter().map(String::as_str).collect();
-        for &name in &names {
+        let known = all_names(&real_name, &typed_name, &trusted_names);
+        let lookup = names::all_names_by(&known, names::lookup_names);
+        let variants = names::all_names_by(&known, names::variant_names);
+        let names: Vec<&str> = variants.iter().map(String::as_str).collect();
+        for name in lookup.iter().map(String::as_str) {
             if wrappers::is_wrapper(name) {
                 verdict.wrapper = true;
                 return Err(format!(
@@ -235,7 +242,7 @@ impl<'a> Context<'a> {
         if let Some(entry) =
             allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
         {
-            injection::check_arguments(&names, args, cwd)?;
+            injection::check_arguments(&names, args, place)?;
             return Ok(format!("allowlisted by `{entry}`"));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
@@ -253,7 +260,7 @@ impl<'a> Context<'a> {
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
         // pass the checks an allowlisted program's do.
-        verdict.unlisted = injection::check_arguments(&names, args, cwd).is_ok();
+        verdict.unlisted = injection::check_arguments(&names, args, place).is_ok();
         Err(format!(
             "`{typed}` ({}) is not allowlisted",
             display_real(&real, trusted)

@@ -19,15 +19,27 @@ fn without_version(name: &str) -> Option<&str> {
 /// (`gdb-multiarch`); its part after the last `-` (`x86_64-linux-gnu-gdb`); each of these
 /// without a trailing version; and the lower-case forms of all of them.
 pub fn lookup_names(name: &str) -> Vec<String> {
+    forms(name, true)
+}
+
+/// The names `name` is looked up by in the per-program argument checks: [`lookup_names`]
+/// without the parts around a `-` (`ssh-keygen` is no `ssh`, though `git2.47` is `git`).
+pub fn variant_names(name: &str) -> Vec<String> {
+    forms(name, false)
+}
+
+fn forms(name: &str, dashes: bool) -> Vec<String> {
     let mut bases: Vec<&str> = vec![name];
     if let Some((head, _)) = name.split_once('.') {
         bases.push(head);
     }
-    if let Some((head, _)) = name.split_once('-') {
-        bases.push(head);
-    }
-    if let Some((_, tail)) = name.rsplit_once('-') {
-        bases.push(tail);
+    if dashes {
+        if let Some((head, _)) = name.split_once('-') {
+            bases.push(head);
+        }
+        if let Some((_, tail)) = name.rsplit_once('-') {
+            bases.push(tail);
+        }
     }
     let mut names: Vec<String> = Vec::with_capacity(bases.len() * 4);
     let mut add = |candidate: &str| {
@@ -49,11 +61,12 @@ pub fn lookup_names(name: &str) -> Vec<String> {
     names
 }
 
-/// The lookup names of every name in `names`, each once, in order.
-pub fn all_lookup_names(names: &[&str]) -> Vec<String> {
+/// The names of every name in `names` by `forms` ([`lookup_names`] or [`variant_names`]), each
+/// once, in order.
+pub fn all_names_by(names: &[&str], forms: fn(&str) -> Vec<String>) -> Vec<String> {
     let mut all: Vec<String> = Vec::new();
     for name in names {
-        for candidate in lookup_names(name) {
+        for candidate in forms(name) {
             if !all.contains(&candidate) {
                 all.push(candidate);
             }
@@ -92,6 +105,14 @@ mod tests {
             assert_eq!(names[0], *name);
             assert!(names.iter().any(|n| n == base), "{name}: {names:?}");
         }
+    }
+
+    #[test]
+    fn argument_checks_do_not_split_at_dashes() {
+        assert_eq!(variant_names("ssh-keygen"), vec!["ssh-keygen"]);
+        assert!(variant_names("git2.47").iter().any(|n| n == "git"));
+        assert!(variant_names("sqlite3").iter().any(|n| n == "sqlite"));
+        assert!(lookup_names("ssh-keygen").iter().any(|n| n == "ssh"));
     }
 
     #[test]

@@ -147,7 +147,8 @@ fn path_entry_dir(entry: &str, cwd: Option<&Path>) -> Result<PathBuf, String> {
 /// entry, `.` and other relative entries name directories of the working directory `cwd`,
 /// exactly as the shell reads them. A name with `/` is taken as is when absolute, else against
 /// `cwd`. Without a `cwd`, a relative name or a relative PATH entry reached before the program
-/// is found is refused: the analyzer would not know what runs.
+/// is found is refused: the analyzer would not know what runs. An empty `path_var` (no PATH)
+/// finds nothing.
 pub fn resolve_executable(
     name: &str,
     cwd: Option<&Path>,
@@ -166,6 +167,11 @@ pub fn resolve_executable(
             }
         };
         return real_executable(&candidate);
+    }
+    // No PATH at all (what an `env` without PATH gives) finds nothing. A shell given an empty
+    // PATH would search the working directory: refusing is the safe side of that difference.
+    if path_var.is_empty() {
+        return Err(format!("`{name}` not found in PATH (PATH is empty)"));
     }
     for entry in path_var.split(':') {
         let candidate = path_entry_dir(entry, cwd)?.join(name);

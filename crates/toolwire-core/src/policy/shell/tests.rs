@@ -352,8 +352,8 @@ fn path_lookup_agrees_with_the_shell() {
         format!("{other}:rel/bin:{bin}"),
         format!("./rel/bin:{bin}"),
         format!("{other}:{bin}:."),
-        String::new(),
         ".".to_string(),
+        ":".to_string(),
     ];
     let mut compared = 0;
     for path in &paths {
@@ -380,6 +380,9 @@ fn path_lookup_agrees_with_the_shell() {
     let err = resolve::resolve_executable("ls", None, &format!(":{bin}")).unwrap_err();
     assert!(err.contains("PATH entry `(empty)` is relative"), "{err}");
     assert!(resolve::resolve_executable("ls", None, &format!("{bin}:.")).is_ok());
+    // No PATH at all finds nothing (a shell would search the cwd: refusing is the safe side).
+    let err = resolve::resolve_executable("ls", Some(&f.ws), "").unwrap_err();
+    assert!(err.contains("PATH is empty"), "{err}");
     let err = resolve::resolve_executable("ls", Some(&f.ws), "~/bin").unwrap_err();
     assert!(err.contains("starts with `~`"), "{err}");
 }
