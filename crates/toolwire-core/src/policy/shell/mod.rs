@@ -3,10 +3,12 @@
 //!
 //! The analyzer approves only what it can read as plain words: anything the shell would expand,
 //! substitute or redirect is refused at the command level ([`lex`]); the command is split into
-//! segments ([`segments`]) and each segment's program is resolved to its real path
-//! ([`resolve`]), refused when it is a wrapper or interpreter running other code
-//! ([`wrappers`]), and approved only through the allowlist ([`allowlist`]) or a safe-bin
-//! profile ([`safe_bins`]), with argument injection refused ([`injection`], [`sed`]).
+//! segments ([`segments`]) and each segment's program is resolved to its real path exactly as
+//! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
+//! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
+//! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
+//! refused ([`injection`], [`git`], [`code_args`], [`sed`]). For a tool call, [`workdir`] and
+//! [`callenv`] read where the command runs and what environment it is given.
 
 pub mod allowlist;
 pub mod callenv;
