@@ -28,10 +28,18 @@ pub fn variant_names(name: &str) -> Vec<String> {
     forms(name, false)
 }
 
+/// Extensions of script and binary files: `env.sh` is a script of its own, not `env`.
+const FILE_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "ksh", "fish", "py", "pl", "rb", "js", "mjs", "cjs", "ts", "php", "lua",
+    "tcl", "r", "jl", "exe", "bin", "out", "run", "appimage",
+];
+
 fn forms(name: &str, dashes: bool) -> Vec<String> {
     let mut bases: Vec<&str> = vec![name];
-    if let Some((head, _)) = name.split_once('.') {
-        bases.push(head);
+    if let Some((head, tail)) = name.split_once('.') {
+        if !FILE_EXTENSIONS.contains(&tail.to_ascii_lowercase().as_str()) {
+            bases.push(head);
+        }
     }
     if dashes {
         if let Some((head, _)) = name.split_once('-') {
@@ -113,6 +121,15 @@ mod tests {
         assert!(variant_names("git2.47").iter().any(|n| n == "git"));
         assert!(variant_names("sqlite3").iter().any(|n| n == "sqlite"));
         assert!(lookup_names("ssh-keygen").iter().any(|n| n == "ssh"));
+    }
+
+    #[test]
+    fn a_script_extension_is_no_variant_suffix() {
+        for name in ["env.sh", "script.py", "time.rb", "open.js"] {
+            let names = lookup_names(name);
+            assert!(!names.iter().any(|n| !n.contains('.')), "{name}: {names:?}");
+        }
+        assert!(lookup_names("vim.nox").iter().any(|n| n == "vim"));
     }
 
     #[test]
