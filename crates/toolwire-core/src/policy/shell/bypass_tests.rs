@@ -594,6 +594,56 @@ impl Corpus {
     }
 }
 
+/// Versioned and suffixed forms a distribution installs a program under.
+const VARIANTS: &[&str] = &[
+    "{}93",
+    "{}8.6",
+    "{}-5.1",
+    "{}.basic",
+    "{}-multiarch",
+    "{}-static",
+    "avr-{}",
+    "x86_64-linux-gnu-{}",
+];
+
+#[test]
+fn every_listed_program_is_refused_under_every_variant_name() {
+    let sandbox = Sandbox::new("variants");
+    let bin = sandbox.dir("bin");
+    let ws = sandbox.dir("ws");
+    let listed = wrappers::WRAPPERS
+        .iter()
+        .chain(wrappers::REFUSED_PROGRAMS)
+        .filter(|name| {
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+        });
+    let mut names = Vec::new();
+    for program in listed {
+        for variant in VARIANTS {
+            names.push(variant.replace("{}", program));
+        }
+        names.push(program.to_uppercase());
+    }
+    for name in &names {
+        sandbox.exe(&format!("bin/{name}"));
+    }
+    let options = AnalyzeOptions {
+        cwd: Some(ws),
+        allowlist: names.clone(),
+        trusted_dirs: vec![bin.clone()],
+        path: Some(bin.display().to_string()),
+        ..AnalyzeOptions::default()
+    };
+    let approved: Vec<&String> = names
+        .iter()
+        .filter(|name| analyze_command(&format!("{name} x"), &options).approved)
+        .collect();
+    assert!(approved.is_empty(), "approved: {approved:?}");
+    assert!(names.len() > 1000, "{}", names.len());
+}
+
 #[test]
 fn corpus_is_large_enough() {
     assert!(CORPUS.len() >= 180, "{}", CORPUS.len());

@@ -6,18 +6,30 @@
 //! Normalizing only ever adds names to look up: a name that merely looks like a listed one
 //! (`gdb-dashboard`) is refused too, which is the safe side.
 
-/// `name` without a trailing version: digits, `.`, `-` and `_` at its end (`ksh93` -> `ksh`,
-/// `tclsh8.6` -> `tclsh`, `perl5.36.0` -> `perl`); `None` when nothing or everything would go.
-fn without_version(name: &str) -> Option<&str> {
-    let stripped =
-        name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
-    (!stripped.is_empty() && stripped.len() < name.len()).then_some(stripped)
+/// The most trailing version characters stripped one by one (`linux6493` -> `linux649`, ...,
+/// `linux64`, ..., `linux`): keeps the forms of a long name few.
+const MAX_VERSION_CHARS: usize = 16;
+
+/// `name` without each tail of its trailing version: digits, `.`, `-` and `_` at its end, one
+/// character more at a time (`ksh93` -> `ksh9`, `ksh`; `tclsh8.6` -> `tclsh8.`, `tclsh8`,
+/// `tclsh`; `linux6493` -> ..., `linux64`, ...), at most [`MAX_VERSION_CHARS`] of them, never
+/// the whole name.
+fn without_version(name: &str) -> impl Iterator<Item = &str> {
+    let run = name
+        .bytes()
+        .rev()
+        .take_while(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
+        .count()
+        .min(MAX_VERSION_CHARS)
+        .min(name.len().saturating_sub(1));
+    (1..=run).map(move |cut| &name[..name.len() - cut])
 }
 
 /// Every name `name` is looked up by in the program lists, `name` first, each once: `name`
-/// itself; its part before the first `.` (`vim.basic`) and before the first `-`
-/// (`gdb-multiarch`); its part after the last `-` (`x86_64-linux-gnu-gdb`); each of these
-/// without a trailing version; and the lower-case forms of all of them.
+/// itself; its part before the first `.` (`vim.basic`, unless what follows is a script
+/// extension); its parts on either side of the first and of the last `-` (`gdb-multiarch`,
+/// `x86_64-linux-gnu-gdb`); each of these without a trailing version; and the lower-case forms
+/// of all of them.
 pub fn lookup_names(name: &str) -> Vec<String> {
     forms(name, true)
 }
@@ -42,11 +54,13 @@ fn forms(name: &str, dashes: bool) -> Vec<String> {
         }
     }
     if dashes {
-        if let Some((head, _)) = name.split_once('-') {
-            bases.push(head);
+        // Both sides of the first and of the last `-`: `gdb-multiarch`, `avr-gdb`,
+        // `systemd-run-multiarch`, `avr-systemd-run`.
+        if let Some((head, tail)) = name.split_once('-') {
+            bases.extend([head, tail]);
         }
-        if let Some((_, tail)) = name.rsplit_once('-') {
-            bases.push(tail);
+        if let Some((head, tail)) = name.rsplit_once('-') {
+            bases.extend([head, tail]);
         }
     }
     let mut names: Vec<String> = Vec::with_capacity(bases.len() * 4);
@@ -62,7 +76,7 @@ fn forms(name: &str, dashes: bool) -> Vec<String> {
     };
     for base in bases {
         add(base);
-        if let Some(bare) = without_version(base) {
+        for bare in without_version(base) {
             add(bare);
         }
     }
@@ -136,7 +150,10 @@ mod tests {
     fn plain_names_stay_themselves() {
         assert_eq!(lookup_names("ls"), vec!["ls"]);
         assert_eq!(lookup_names("9"), vec!["9"]);
-        assert_eq!(lookup_names("---"), vec!["---"]);
+        assert_eq!(lookup_names("---")[0], "---");
+        // A long name has few forms.
+        let long = format!("x{}", "9".repeat(10_000));
+        assert!(lookup_names(&long).len() <= MAX_VERSION_CHARS + 1);
         assert!(lookup_names("").is_empty());
     }
 }
