@@ -395,6 +395,44 @@ mod tests {
     }
 
     #[test]
+    fn no_global_option_hides_a_refused_subcommand() {
+        let sandbox = Sandbox::new("git-generated");
+        let cwd = sandbox.dir("repo");
+        sandbox.dir("repo/sub");
+        let values = ["sub", "HEAD", "x", "config", "status"];
+        let mut checked = 0;
+        for sub in SUBCOMMANDS_REFUSED {
+            for (option, _) in GLOBAL_WITH_VALUE {
+                for value in values {
+                    let mut forms = vec![vec![option.to_string(), value.to_string()]];
+                    if option.starts_with("--") {
+                        forms.push(vec![format!("{option}={value}")]);
+                    }
+                    for mut args in forms {
+                        // Also behind a flag and a second option.
+                        args.insert(0, "--no-pager".to_string());
+                        args.extend(["--namespace".to_string(), "n".to_string()]);
+                        args.push(sub.to_string());
+                        let got = check_git(&args, Place::at(&cwd));
+                        assert!(got.is_err(), "git {}", args.join(" "));
+                        checked += 1;
+                    }
+                }
+            }
+            // An option git does not list may take the subcommand's place as its value.
+            for unknown in ["--frob", "-Z", "--git-dirx", "--", "-"] {
+                let args = vec![unknown.to_string(), "x".to_string(), sub.to_string()];
+                assert!(
+                    check_git(&args, Place::at(&cwd)).is_err(),
+                    "git {}",
+                    args.join(" ")
+                );
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
     fn code_running_config_keys_are_refused_wherever_they_appear() {
         let refused = [
             "remote.origin.uploadpack=sh",
