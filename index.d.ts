@@ -963,7 +963,11 @@ export declare class StreamDecoder {
 
 /** What `analyzeCommand` approves and where it looks for programs. */
 export interface AnalyzeOptions {
-  /** The directory relative program paths (`./x`) resolve against; absolute. Default `process.cwd()`. */
+  /**
+   * The directory the command runs in: relative program paths (`./x`), relative PATH entries
+   * (`.`, an empty entry, `bin`) and `git -C` resolve against it, as the shell resolves them. A
+   * relative value is resolved against `process.cwd()`. Default `process.cwd()`.
+   */
   cwd?: string
   /**
    * Allowed programs: a bare name (`'git'`) matches a program whose real file is in a trusted

@@ -491,6 +491,37 @@ describe('approvals', () => {
       parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
     })
 
+  it("analyzes an exec call in its own working directory and environment: a relative cwd is resolved, never dropped", async () => {
+    const ws = realpathSync(mkdtempSync(join(sandbox, 'ws-')))
+    mkdirSync(join(ws, 'sub'))
+    mkdirSync(join(ws, 'vendor/evil/.git'), { recursive: true })
+    writeFileSync(join(ws, 'tool'), '#!/bin/sh\n', { mode: 0o755 })
+    writeFileSync(join(ws, 'sub', 'tool'), '#!/bin/sh\n', { mode: 0o755 })
+    const runtime = new ToolRuntime({ workspaceRoot: ws, approvals: { ...analysis, allowlist: [`${ws}/tool`, 'git'] } })
+    const tool = recorder('exec', {
+      command: 'command',
+      parameters: { type: 'object', properties: { command: { type: 'string' }, cwd: {}, workdir: {}, env: {} }, required: ['command'] },
+    })
+    runtime.register(tool.tool)
+    const results = await runtime.dispatch([
+      call('root', 'exec', { command: './tool' }),
+      call('relative', 'exec', { command: './tool', cwd: 'sub' }),
+      call('workdir', 'exec', { command: './tool', workdir: 'sub' }),
+      call('dot', 'exec', { command: './tool', cwd: '.' }),
+      call('path', 'exec', { command: './tool', env: { PATH: '/tmp' } }),
+      call('lang', 'exec', { command: './tool', env: { LANG: 'C' } }),
+      call('nested', 'exec', { command: 'git status', cwd: 'vendor/evil' }),
+      call('git', 'exec', { command: 'git status', cwd: 'sub' }),
+    ])
+    expect(Object.fromEntries(results.map((r) => [r.callId, r.status]))).toEqual({
+      root: 'ok', relative: 'pending', workdir: 'pending', dot: 'ok', path: 'pending', lang: 'ok', nested: 'pending', git: 'ok',
+    })
+    const reason = (id: string) => results.find((r) => r.callId === id)!.error!.message
+    expect(reason('relative')).toContain(`${ws}/sub/tool`)
+    expect(reason('path')).toContain('"PATH"')
+    expect(reason('nested')).toContain('a repository of its own')
+  })
+
   it('runs allowlisted commands, asks onApproval on a miss, and refuses a denial', async () => {
     const asked: any[] = []
     const answers: Record<string, string> = { 'rm -rf /': 'deny', 'git status': 'allow-once' }

@@ -8,15 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { analyzeCommand, ToolwireError } from '../index.js'
 import type { AnalyzeOptions, CommandAnalysis } from '../index.js'
 
-/** Programs the fake trusted `bin` holds (the names the core's bypass corpus uses). */
-const FAKE_PROGRAMS = [
+/** The allowlist of the core's bypass corpus: every refusal there is the analyzer's doing. */
+const ALLOWLIST = [
   'git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env',
-  'sh', 'bash', 'sudo', 'xargs', 'timeout', 'nice', 'busybox', 'less', 'head', 'tail', 'cut',
-  'uniq', 'tr', 'wc', 'perl', 'node', 'vi', 'watch', 'nohup', 'rm', 'dd',
+  // Programs that run code given as an argument: only their safe forms pass.
+  'npm', 'npx', 'make', 'sqlite3', 'socat', 'printf', 'perl', 'node',
+  // Wrappers, shells, interpreters, editors and debuggers under versioned or suffixed names.
+  'ksh93', 'tclsh8.6', 'vim.basic', 'gdb-multiarch', 'setarch', 'linux64', 'setpriv', 'capsh', 'sg',
+  'run-parts', 'fakeroot', 'tmux', 'screen',
 ]
 
-/** The allowlist of the core's bypass corpus: every refusal there is the analyzer's doing. */
-const ALLOWLIST = ['git', 'ls', 'cat', 'echo', 'find', 'tar', 'rsync', 'ssh', 'sed', 'awk', 'python3', 'env']
+/** Programs the fake trusted `bin` holds (the names the core's bypass corpus uses). */
+const FAKE_PROGRAMS = [
+  ...ALLOWLIST,
+  'sh', 'bash', 'sudo', 'xargs', 'timeout', 'nice', 'busybox', 'less', 'head', 'tail', 'cut',
+  'uniq', 'tr', 'wc', 'vi', 'watch', 'nohup', 'rm', 'dd',
+]
 
 /**
  * The sandbox: `bin` (trusted, every fake program), `alt` (trusted, `ls` -> `bin/bash`, `tr` ->
@@ -46,6 +53,8 @@ beforeAll(() => {
   for (const name of ['ls', 'head']) fs.symlinkSync(path.join(dir('bin'), 'rm'), path.join(dir('shadow'), name))
   exe('ws/ls')
   exe('ws/evil')
+  fs.writeFileSync(path.join(dir('ws'), 'script.py'), 'print(1)\n')
+  fs.mkdirSync(path.join(dir('ws'), 'vendor/evil/.git'), { recursive: true })
   exe('tools/jq')
   fs.symlinkSync(path.join(dir('tools'), 'jq'), path.join(dir('links'), 'jq2'))
   exe('untrusted/git')
@@ -56,13 +65,16 @@ afterAll(() => {
   if (root) fs.rmSync(root, { recursive: true, force: true })
 })
 
-/** The corpus options: PATH with `.`, an empty and a relative entry before the trusted `bin`. */
+/**
+ * The corpus options: PATH with `.`, an empty and a relative entry after the trusted `bin` (the
+ * shell searches them in the cwd, so before `bin` they would shadow it).
+ */
 function corpusOptions(extra: AnalyzeOptions = {}): AnalyzeOptions {
   return {
     cwd: dir('ws'),
     allowlist: ALLOWLIST,
     trustedDirs: [dir('bin'), dir('alt')],
-    env: { PATH: `.::rel/bin:${dir('bin')}` },
+    env: { PATH: `${dir('bin')}:.::rel/bin` },
     ...extra,
   }
 }
@@ -207,25 +219,32 @@ describe('analyzeCommand: resolution and the allowlist', () => {
     }
   })
 
-  it('never searches empty or `.` PATH entries', () => {
+  it('searches `.`, empty and relative PATH entries in the cwd, as the shell does', () => {
     const options = corpusOptions({ allowlist: [`${root}/**`], env: { PATH: `.::${dir('bin')}` } })
-    expect(refused('evil', options).reason).toContain('`evil` not found in PATH')
-    expect(analyzeCommand('./evil', options).approved).toBe(true)
+    const found = analyzeCommand('evil', options)
+    expect(found.approved).toBe(true)
+    expect(found.segments[0].resolvedPath).toBe(`${dir('ws')}/evil`)
+    // Before `bin`, the cwd's `ls` is what the shell runs: it is judged, and refused.
+    for (const PATH of [`.:${dir('bin')}`, `:${dir('bin')}`, `::${dir('bin')}`, `./:${dir('bin')}`]) {
+      const shadowed = refused('ls -la', corpusOptions({ env: { PATH } }))
+      expect(shadowed.segments[0].resolvedPath).toBe(`${dir('ws')}/ls`)
+      expect(shadowed.reason).toContain('outside the trusted dirs')
+    }
   })
 
-  it("never searches empty or `.` PATH entries in the process's own current directory", () => {
-    // A child process whose cwd holds an executable `evil` that the allowlist would approve.
+  it("searches `.` and empty PATH entries in the process's own current directory, as a shell started there would", () => {
+    // A child process whose cwd holds an executable `evil`: the analyzer finds what `sh` finds.
     const here = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-cwd-')))
     try {
       fs.writeFileSync(path.join(here, 'evil'), '#!/bin/sh\nexit 0\n', { mode: 0o755 })
       const allowlist = [`${here}/*`, 'evil']
-      const searched = ['.:/usr/bin', ':/usr/bin', '/usr/bin:', '/usr/bin::/bin', '.', './', '']
+      const searched = ['.:/usr/bin', ':/usr/bin', '/usr/bin:', '/usr/bin::/bin', '.', './', ':']
       const cases = [
         ...searched.map((PATH) => ({ command: 'evil', options: { allowlist, env: { PATH } } })),
         // No env: the process's PATH, which starts with `.` and an empty entry.
         { command: 'evil', options: { allowlist } },
-        // The control: named by its path, it is found in the cwd and approved.
-        { command: './evil', options: { allowlist, env: { PATH: '.:/usr/bin' } } },
+        // Named by its path, it is found in the cwd too.
+        { command: './evil', options: { allowlist, env: { PATH: '/usr/bin' } } },
       ]
       const child = spawnSync(process.execPath, [path.join(__dirname, 'scenarios', 'analyze-in-cwd.cjs'), JSON.stringify(cases)], {
         cwd: here,
@@ -236,17 +255,34 @@ describe('analyzeCommand: resolution and the allowlist', () => {
       expect(child.status, child.stderr).toBe(0)
       const { cwd, analyses } = JSON.parse(child.stdout) as { cwd: string; analyses: CommandAnalysis[] }
       expect(cwd).toBe(here)
-      const control = analyses.pop()!
-      expect(control.approved).toBe(true)
-      expect(control.segments[0].resolvedPath).toBe(`${here}/evil`)
-      expect(analyses).toHaveLength(searched.length + 1)
+      expect(analyses).toHaveLength(searched.length + 2)
       for (const [i, analysis] of analyses.entries()) {
-        expect(analysis.approved, `case ${i}: ${JSON.stringify(cases[i])}`).toBe(false)
-        expect(analysis.reason).toContain('`evil` not found in PATH')
-        expect(analysis.segments[0].resolvedPath).toBeNull()
+        expect(analysis.approved, `case ${i}: ${JSON.stringify(cases[i])}`).toBe(true)
+        expect(analysis.segments[0].resolvedPath).toBe(`${here}/evil`)
+      }
+      // The shell agrees: started in that directory with each PATH, it finds the same file.
+      for (const PATH of searched) {
+        const shell = spawnSync('/bin/sh', ['-c', 'command -v evil'], { cwd: here, env: { PATH }, encoding: 'utf8' })
+        expect(shell.status, `PATH=${JSON.stringify(PATH)}`).toBe(0)
+        expect(fs.realpathSync(path.resolve(here, shell.stdout.trim()))).toBe(`${here}/evil`)
       }
     } finally {
       fs.rmSync(here, { recursive: true, force: true })
+    }
+  })
+
+  it('resolves a relative cwd against process.cwd(), never drops it', () => {
+    const saved = process.cwd()
+    try {
+      process.chdir(root)
+      const options = { allowlist: [`${dir('ws')}/*`], trustedDirs: [dir('bin')], env: { PATH: dir('bin') } }
+      const inWs = analyzeCommand('./ls', { ...options, cwd: 'ws' })
+      expect(inWs.approved).toBe(true)
+      expect(inWs.segments[0].resolvedPath).toBe(`${dir('ws')}/ls`)
+      const inShadow = refused('./ls', { ...options, cwd: './ws/../shadow' })
+      expect(inShadow.segments[0].resolvedPath).toBe(`${dir('bin')}/rm`)
+    } finally {
+      process.chdir(saved)
     }
   })
 
@@ -344,7 +380,7 @@ describe('analyzeCommand: bad input', () => {
     ['unknown key', { shell: 'bash' }, 'unknown option `shell`'],
     ['allowlist not an array', { allowlist: 'git' }, 'options.allowlist must be an array of strings, got "git"'],
     ['empty allowlist entry', { allowlist: ['git', ''] }, 'options.allowlist[1] must not be empty'],
-    ['relative cwd', { cwd: 'rel' }, 'options.cwd must be an absolute path, got "rel"'],
+    ['cwd not a string', { cwd: 5 }, 'options.cwd must be a string, got 5'],
     ['relative trusted dir', { trustedDirs: ['bin'] }, 'options.trustedDirs[0] must be an absolute path, got "bin"'],
     ['PATH not a string', { env: { PATH: 1 } }, 'options.env.PATH must be a string, got 1'],
     ['env not an object', { env: ['PATH'] }, 'options.env must be an object, got ["PATH"]'],
@@ -390,7 +426,7 @@ const BYPASSES: [string, string][] = [
   ['awk \'BEGIN{system("sh")}\'', 'runs program text'],
   ['find . -delete', '`-delete`'],
   ['git clone ext::sh', 'ext::'],
-  ['git --config-env=core.sshCommand=X fetch', 'core.sshcommand'],
+  ['git --config-env=core.sshCommand=X fetch', '--config-env'],
   ['git rebase -x sh main', '`-x`'],
   ['tar -cf x --checkpoint-action=exec=sh .', '--checkpoint-action'],
   ['tar xIf sh a', '`xIf`'],
@@ -415,6 +451,42 @@ const BYPASSES: [string, string][] = [
   ["'' ls", 'empty command name'],
   ['head -n 1 /etc/shadow', 'file argument'],
   ['; sh', 'empty command'],
+  // Git global options consume their values; code-running keys, untrusted repositories.
+  ['git --attr-source HEAD config include.path /tmp/x', 'include.path'],
+  ['git --shallow-file x status', 'internal to git'],
+  ['git --namespace x config remote.origin.uploadpack sh', 'uploadpack'],
+  ['git --no-pager config filter.x.clean sh', 'filter.x.clean'],
+  ['git --frobnicate x status', 'unknown option before the subcommand'],
+  ['git --git-dir=/tmp/evil/.git log', '--git-dir'],
+  ['git -C vendor/evil status', 'a repository of its own'],
+  // Versioned and suffixed names, allowlisted by those names.
+  ['ksh93 -c id', 'wrapper (`ksh`)'],
+  ['tclsh8.6', '`tclsh` without a script'],
+  ["vim.basic -c ':!id'", '`vim` can spawn a shell'],
+  ['gdb-multiarch', '`gdb` can spawn a shell'],
+  ['setarch x86_64 id', 'wrapper (`setarch`)'],
+  ['linux64 id', 'wrapper (`linux64`)'],
+  ['setpriv id', 'wrapper (`setpriv`)'],
+  ['capsh -- -c id', 'wrapper (`capsh`)'],
+  ['sg users id', 'wrapper (`sg`)'],
+  ['run-parts /tmp/x', 'wrapper (`run-parts`)'],
+  ['fakeroot id', 'wrapper (`fakeroot`)'],
+  ['tmux new -d id', 'wrapper (`tmux`)'],
+  ['screen -dm id', 'wrapper (`screen`)'],
+  // Program text from the pipe under a file's name.
+  ['echo id | python3 /dev/stdin', 'device or process file'],
+  ['echo id | python3 /dev/fd/0', 'device or process file'],
+  ['echo id | perl /proc/self/fd/0', 'device or process file'],
+  // Builtins that rewrite PATH.
+  ['printf -v PATH /tmp/x && ls', 'assigns a shell variable'],
+  ['export PATH=/tmp', 'shell keyword or builtin `export`'],
+  // Code given as an argument to an allowlisted program.
+  ['npx -c id', '`-c`'],
+  ['npm exec -c id', '`-c`'],
+  ['make --eval=x', '--eval'],
+  ["sqlite3 db '.shell id'", 'dot-command'],
+  ['socat - EXEC:id', 'exec:'],
+  ['ssh host id', 'runs a remote command'],
 ]
 
 describe('analyzeCommand: the bypass corpus through JS', () => {
@@ -423,7 +495,12 @@ describe('analyzeCommand: the bypass corpus through JS', () => {
   })
 
   it('approves the positive controls of the corpus', () => {
-    for (const command of ['ls -la', 'git status', 'head -n 5', 'cat a | wc -l', "find . -name '*.rs' -type f", "sed -n '1,5p' notes.txt"]) {
+    const controls = [
+      'ls -la', 'git status', 'head -n 5', 'cat a | wc -l', "find . -name '*.rs' -type f", "sed -n '1,5p' notes.txt",
+      'git --no-pager log -n 3', 'git --namespace ns log', 'npx tsc -p .', 'make -j4 all', "sqlite3 db 'select 1'",
+      "printf '%s' x", 'ssh -N -L 8080:localhost:80 host', 'python3 script.py', 'socat - TCP:example.com:80',
+    ]
+    for (const command of controls) {
       const analysis = analyzeCommand(command, corpusOptions())
       expect(analysis.approved, `${command}: ${JSON.stringify(analysis)}`).toBe(true)
     }

@@ -2,6 +2,8 @@
 // Shell command analysis for exec-like tools: analyzeCommand (run in Rust). The JavaScript side
 // only fills in the process's defaults (cwd, PATH); the engine checks and names every option.
 
+const nodePath = require('node:path')
+
 const native_ = require('../native.js')
 const { native, describe, jsonText } = require('./common.js')
 
@@ -24,9 +26,22 @@ function pathOf(options) {
 }
 
 /**
+ * The working directory the command runs in: `options.cwd`, a relative one resolved against
+ * `process.cwd()` (as `child_process` resolves a relative `cwd`), else `process.cwd()`. A value
+ * of the wrong type goes through as it is, for the engine to name.
+ */
+function cwdOf(options) {
+  const cwd = options.cwd
+  if (cwd === undefined || cwd === null) return process.cwd()
+  return typeof cwd === 'string' ? nodePath.resolve(process.cwd(), cwd) : cwd
+}
+
+/**
  * Decides whether the shell command line `command` may run without asking: `{ approved, reason?,
  * segments }`, one verdict per simple command. `options`: `{ cwd, allowlist, safeBins,
- * trustedDirs, env }`; `cwd` defaults to `process.cwd()`, PATH to `process.env.PATH`.
+ * trustedDirs, env }`; `cwd` (relative to `process.cwd()`) defaults to `process.cwd()`, PATH to
+ * `process.env.PATH`. Programs are found as the shell finds them: PATH in order, its relative
+ * entries (`.`, empty, `bin`) in `cwd`.
  */
 function analyzeCommand(command, options) {
   if (typeof command !== 'string') {
@@ -39,7 +54,7 @@ function analyzeCommand(command, options) {
   const path = pathOf(given)
   const engineOptions = {
     ...given,
-    cwd: given.cwd ?? process.cwd(),
+    cwd: cwdOf(given),
     env: path === undefined ? given.env : { PATH: path },
   }
   const text = jsonText('analyzeCommand: options', engineOptions)

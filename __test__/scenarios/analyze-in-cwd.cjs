@@ -1,5 +1,6 @@
 // Runs analyzeCommand in this process's own current directory, which the test sets to a temporary
-// directory holding an executable `evil`: PATH entries that are empty or `.` must never find it.
+// directory holding an executable `evil`: PATH entries that are empty or `.` find it there, as the
+// shell started in that directory would.
 // argv[2]: JSON `[{ command, options }]`. Prints `{ cwd, analyses }` as JSON.
 'use strict'
 const { analyzeCommand } = require('../../index.js')

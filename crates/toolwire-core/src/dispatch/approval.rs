@@ -74,9 +74,10 @@ impl Dispatcher {
         if security == Security::Full && ask != Ask::Always {
             return self.prepared(call);
         }
-        let cwd = self.command_cwd(&c.args);
         let param = spec.guards.command_param.as_deref();
-        let found = self.store.hit(config, &spec.name, param, &c.args, cwd);
+        let found = self
+            .store
+            .hit(config, &spec.name, param, &c.args, self.command_base());
         let reason = match assess(&spec.name, security, ask, found.hit, &found.miss) {
             Verdict::Run => return self.prepared(call),
             Verdict::Refuse(reason) => return self.refuse(call, reason, now),
@@ -116,15 +117,15 @@ impl Dispatcher {
         }
     }
 
-    /// Where an exec-like call's relative programs resolve: its own absolute `cwd` argument,
-    /// else the workspace root.
-    fn command_cwd(&self, args: &Value) -> Option<PathBuf> {
-        args.get("cwd")
-            .and_then(Value::as_str)
-            .filter(|cwd| cwd.starts_with('/'))
-            .map(PathBuf::from)
-            .or_else(|| self.gate.workspace_root().cloned())
+    /// What a relative working directory of an exec-like call (its `cwd`, `workdir`, ...
+    /// argument) is resolved against: the workspace root, else the process's working directory
+    /// (where a spawned child's relative `cwd` leads).
+    fn command_base(&self) -> Option<PathBuf> {
+        self.gate
+            .workspace_root()
+            .cloned()
             .filter(|dir| dir.is_absolute())
+            .or_else(|| std::env::current_dir().ok())
     }
 
     /// Without `onApproval`: the call ends `pending`, kept for [`Dispatcher::resume`].

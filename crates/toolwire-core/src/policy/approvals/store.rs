@@ -25,6 +25,8 @@ use serde_json::Value;
 
 use super::config::ApprovalsConfig;
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::shell::callenv::unsafe_call_env;
+use crate::policy::shell::workdir::call_workdir;
 use crate::policy::shell::{analyze_command, Analysis};
 use crate::policy::tools::canonical_tool_name;
 
@@ -213,14 +215,18 @@ impl ApprovalStore {
     }
 
     /// Whether a call of `tool` is a hit under `config` and these grants. `command_param` is
-    /// the parameter an exec-like tool names; `cwd` is where its relative programs resolve.
+    /// the parameter an exec-like tool names. The command is analyzed in the working directory
+    /// the call's own arguments name ([`call_workdir`]: `cwd`, `workdir`, ...; a relative one
+    /// against the configured `cwd`, else `base`, the workspace root or process directory);
+    /// a working directory that cannot be known, or an environment argument setting a variable
+    /// that can change what runs ([`unsafe_call_env`]), is a miss naming why.
     pub fn hit(
         &self,
         config: &ApprovalsConfig,
         tool: &str,
         command_param: Option<&str>,
         args: &Value,
-        cwd: Option<PathBuf>,
+        base: Option<PathBuf>,
     ) -> Hit {
         let canonical = canonical_tool_name(tool);
         let Some(param) = command_param else {
@@ -243,9 +249,23 @@ impl ApprovalStore {
         };
         let grants = self.grants.commands.get(&canonical);
         let mut options = config.analyze.clone();
-        if options.cwd.is_none() {
-            options.cwd = cwd;
-        }
+        let base = options.cwd.take().or(base);
+        // The call's own working directory and environment decide what its command runs.
+        let workdir = call_workdir(args, base.as_deref())
+            .and_then(|dir| unsafe_call_env(args).map_or(Ok(dir), Err));
+        options.root.clone_from(&base);
+        options.cwd = match workdir {
+            Ok(dir) => dir,
+            Err(why) => {
+                let miss = format!("the command was not approved ({why})");
+                return Hit {
+                    hit: grants.is_some_and(|g| g.exact.contains(command)),
+                    miss,
+                    command: Some(command.to_string()),
+                    analysis: Some(Analysis::refused(why)),
+                };
+            }
+        };
         if let Some(grants) = grants {
             options.allowlist.extend(grants.executables.iter().cloned());
         }
@@ -363,6 +383,78 @@ mod tests {
             None,
         );
         Grant::for_call("exec", Some((command, found.analysis.as_ref().unwrap())))
+    }
+
+    #[test]
+    fn the_command_is_analyzed_in_the_calls_own_working_directory() {
+        let sandbox = sandbox();
+        sandbox.exe("tool");
+        sandbox.exe("sub/tool");
+        let allowed = format!("{}/tool", sandbox.root.display());
+        let config = config(&sandbox, &[allowed.as_str()]);
+        let store = ApprovalStore::in_memory();
+        let call = |args: Value| store.hit(&config, "exec", Some("command"), &args, None);
+        assert!(call(json!({ "command": "./tool" })).hit);
+        // A relative cwd is resolved against the configured cwd, never dropped: `./tool` there
+        // is another program.
+        for key in [
+            "cwd",
+            "workdir",
+            "working_directory",
+            "workingDirectory",
+            "dir",
+        ] {
+            let found = call(json!({ "command": "./tool", key: "sub" }));
+            assert!(!found.hit, "{key}");
+            assert!(found.miss.contains("sub/tool"), "{key}: {}", found.miss);
+        }
+        let absolute = sandbox.root.join("sub").display().to_string();
+        assert!(!call(json!({ "command": "./tool", "cwd": absolute })).hit);
+        assert!(call(json!({ "command": "./tool", "cwd": "." })).hit);
+        // A working directory that cannot be known is a miss naming why.
+        let found = call(json!({ "command": "./tool", "cwd": 5 }));
+        assert!(!found.hit);
+        assert!(
+            found.miss.contains("\"cwd\" is not a string: 5"),
+            "{}",
+            found.miss
+        );
+        let found = call(json!({ "command": "./tool", "cwd": ".", "workdir": "sub" }));
+        assert!(
+            found.miss.contains("name different directories"),
+            "{}",
+            found.miss
+        );
+        // Git in a repository of its own below the workspace would run that repository's
+        // configuration: the call's working directory is checked as `git -C` is.
+        sandbox.dir("vendor/evil/.git");
+        let config = self::config(&sandbox, &[allowed.as_str(), "git"]);
+        let git = |args: Value| store.hit(&config, "exec", Some("command"), &args, None);
+        assert!(git(json!({ "command": "git status" })).hit);
+        assert!(git(json!({ "command": "git status", "cwd": "sub" })).hit);
+        let found = git(json!({ "command": "git status", "cwd": "vendor/evil" }));
+        assert!(!found.hit);
+        assert!(
+            found.miss.contains("a repository of its own"),
+            "{}",
+            found.miss
+        );
+        // An environment that can change what runs is a miss too.
+        let found = call(json!({ "command": "./tool", "env": { "PATH": "/tmp" } }));
+        assert!(!found.hit);
+        assert!(found.miss.contains("\"PATH\""), "{}", found.miss);
+        assert!(call(json!({ "command": "./tool", "env": { "LANG": "C" } })).hit);
+        // Without a configured cwd, the base given by the dispatcher resolves it.
+        let mut config = config.clone();
+        config.analyze.cwd = None;
+        let found = store.hit(
+            &config,
+            "exec",
+            Some("command"),
+            &json!({ "command": "./tool", "cwd": "sub" }),
+            Some(sandbox.root.clone()),
+        );
+        assert!(found.miss.contains("sub/tool"), "{}", found.miss);
     }
 
     #[test]

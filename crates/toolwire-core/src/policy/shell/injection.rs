@@ -1,6 +1,10 @@
 //! Argument injection through allowlisted programs: options that make a program run another
 //! command (or write where it should not), kept as one table row per program.
 
+use std::path::Path;
+
+use super::code_args::{check_make, check_package_manager, check_sqlite, check_ssh};
+use super::git::check_git;
 use super::sed::check_sed;
 
 /// The forbidden arguments of one program.
@@ -38,30 +42,8 @@ const RULES: &[Rule] = &[
             "open-files-in-pager",
         ],
         exact: &[],
-        substrings: &[
-            "ext::",
-            "fd::",
-            "core.pager",
-            "core.sshcommand",
-            "core.fsmonitor",
-            "core.hookspath",
-            "core.editor",
-            "core.gitproxy",
-            "core.askpass",
-            "diff.external",
-            "alias.",
-            "sequence.editor",
-            "credential.helper",
-            "gpg.program",
-            "gpg.ssh.program",
-            "uploadpack.",
-            "receivepack.",
-            "merge.tool",
-            "diff.tool",
-            "mergetool.",
-            "difftool.",
-            "ssh.variant",
-        ],
+        // Config keys are checked by `git::code_running_key`.
+        substrings: &["ext::", "fd::"],
         bare_cluster_first: false,
     },
     Rule {
@@ -100,7 +82,16 @@ const RULES: &[Rule] = &[
         bare_cluster_first: false,
     },
     Rule {
-        programs: &["ssh", "scp"],
+        programs: &["ssh"],
+        // `-I` loads a PKCS#11 library, `-E` appends to any file.
+        short: "oFSIE",
+        long: &[],
+        exact: &[],
+        substrings: &["proxycommand", "localcommand"],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["scp"],
         short: "oFS",
         long: &[],
         exact: &[],
@@ -123,37 +114,71 @@ const RULES: &[Rule] = &[
         substrings: &[],
         bare_cluster_first: false,
     },
+    Rule {
+        programs: &["npm", "npx", "pnpm", "pnpx", "yarn", "bunx"],
+        // `-c`: `npm exec -c`, `npx -c`, `pnpm exec -c` run a shell command.
+        short: "c",
+        long: &[
+            "call",
+            "shell-mode",
+            "script-shell",
+            "shell",
+            "node-options",
+            "editor",
+            "browser",
+            "git",
+            "userconfig",
+            "init-module",
+            "onload-script",
+        ],
+        exact: &[],
+        substrings: &[],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["socat"],
+        short: "",
+        long: &[],
+        exact: &[],
+        // Address types that run a program (case-insensitive).
+        substrings: &["exec:", "system:", "shell:"],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["nc", "ncat", "netcat"],
+        short: "ec",
+        long: &["exec", "sh-exec", "lua-exec"],
+        exact: &[],
+        substrings: &[],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["tcpdump"],
+        // `-z`: a post-rotate command.
+        short: "z",
+        long: &[],
+        exact: &[],
+        substrings: &[],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["wget"],
+        short: "e",
+        long: &["use-askpass", "execute", "config"],
+        exact: &[],
+        substrings: &[],
+        bare_cluster_first: false,
+    },
+    Rule {
+        programs: &["openssl"],
+        short: "",
+        long: &[],
+        // Options that load a shared library.
+        exact: &["-engine", "-provider", "-provider-path"],
+        substrings: &[],
+        bare_cluster_first: false,
+    },
 ];
-
-/// Git subcommands that run configured or given commands.
-const GIT_SUBCOMMANDS_REFUSED: &[&str] = &[
-    "filter-branch",
-    "difftool",
-    "mergetool",
-    "send-email",
-    "instaweb",
-    "daemon",
-    "help",
-    "web--browse",
-    "bisect",
-    "submodule",
-    "upload-pack",
-    "receive-pack",
-    "shell",
-    "http-backend",
-    "credential",
-    "config",
-    "hook",
-    "remote-ext",
-    "remote-fd",
-    "archimport",
-    "cvsimport",
-    "svn",
-    "p4",
-];
-
-/// Git subcommands where `-u` means `--upload-pack`.
-const GIT_UPLOAD_PACK_U: &[&str] = &["clone", "fetch", "pull", "ls-remote"];
 
 fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String> {
     let refuse = |arg: &str, what: &str| {
@@ -190,63 +215,46 @@ fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String>
     Ok(())
 }
 
-/// The git subcommand: the first argument that is not a global option (or its value).
-fn git_subcommand(args: &[String]) -> Option<&str> {
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        if matches!(
-            arg,
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
-        ) {
-            i += 2;
-        } else if arg.starts_with('-') {
-            i += 1;
-        } else {
-            return Some(arg);
-        }
-    }
-    None
+/// Where a command runs: its working directory, and the directory whose repository is trusted
+/// (the working directory when not given).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Place<'a> {
+    /// The working directory.
+    pub cwd: Option<&'a Path>,
+    /// The trusted directory (the workspace root).
+    pub root: Option<&'a Path>,
 }
 
-fn check_git(args: &[String]) -> Result<(), String> {
-    let Some(sub) = git_subcommand(args) else {
-        return Ok(());
-    };
-    if GIT_SUBCOMMANDS_REFUSED.contains(&sub) {
-        return Err(format!(
-            "argument injection: `git {sub}` can run commands and is not allowed"
-        ));
-    }
-    let short_refused = match sub {
-        s if GIT_UPLOAD_PACK_U.contains(&s) => Some('u'),
-        "rebase" => Some('x'),
-        "grep" => Some('O'),
-        _ => None,
-    };
-    if let Some(letter) = short_refused {
-        if let Some(arg) = args
-            .iter()
-            .find(|a| !a.starts_with("--") && a.starts_with('-') && a[1..].contains(letter))
-        {
-            return Err(format!(
-                "argument injection: `git {sub}` option `{arg}` is not allowed"
-            ));
+impl<'a> Place<'a> {
+    /// Runs in `cwd`, which is trusted.
+    pub fn at(cwd: &'a Path) -> Self {
+        Place {
+            cwd: Some(cwd),
+            root: None,
         }
     }
-    Ok(())
+
+    /// The trusted directory: `root`, else the working directory.
+    pub fn trusted_root(&self) -> Option<&'a Path> {
+        self.root.or(self.cwd)
+    }
 }
 
-/// Checks `args` (argv without argv[0]) of the program known as `names` (its real file name and
-/// typed basename) for argument injection.
-pub fn check_arguments(names: &[&str], args: &[String]) -> Result<(), String> {
+/// Checks `args` (argv without argv[0]) of the program known as `names` (its real file name,
+/// typed basename and their [variant names](super::names::variant_names)) for argument
+/// injection; `place` is where the command runs.
+pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<(), String> {
     for name in names {
         if let Some(rule) = RULES.iter().find(|r| r.programs.contains(name)) {
             check_rule(rule, name, args)?;
         }
         match *name {
-            "git" => check_git(args)?,
+            "git" => check_git(args, place)?,
             "sed" | "gsed" => check_sed(args)?,
+            "ssh" => check_ssh(args)?,
+            "sqlite3" | "sqlite" => check_sqlite(args)?,
+            "make" | "gmake" | "bmake" | "pmake" => check_make(args, place.cwd)?,
+            "npm" | "pnpm" | "yarn" => check_package_manager(name, args)?,
             _ => {}
         }
     }
@@ -283,7 +291,10 @@ mod tests {
             ("git", "diff --output=/tmp/x", false),
             ("git", "config alias.x !sh", false),
             ("git", "submodule foreach sh", false),
-            ("git", "-C dir status", true),
+            // `-C` needs the working directory to judge its repository.
+            ("git", "-C dir status", false),
+            ("git", "--attr-source x config include.path /tmp/x", false),
+            ("git", "--shallow-file x status", false),
             ("git", "grep -O sh pattern", false),
             ("git", "grep --open-files-in-pager=sh x", false),
             ("git", "grep -n pattern", true),
@@ -308,7 +319,30 @@ mod tests {
             ("rsync", "-avze sh a b", false),
             ("rsync", "--rsh=sh a b", false),
             ("rsync", "--rsync-path=sh a b", false),
-            ("ssh", "host uptime", true),
+            ("ssh", "host uptime", false),
+            ("ssh", "-N -L 1:h:2 host", true),
+            ("ssh", "-I /tmp/p11.so -N host", false),
+            ("npx", "tsc -p .", true),
+            ("npx", "-c id", false),
+            ("npm", "exec -c id", false),
+            ("npm", "exec --call=id", false),
+            ("npm", "test --script-shell=/tmp/x", false),
+            ("npm", "install --global x", true),
+            ("pnpm", "exec id", false),
+            ("make", "--eval=x", false),
+            ("make", "all", true),
+            ("sqlite3", "db .shell", false),
+            ("sqlite3", "db 'select 1'", true),
+            ("socat", "- EXEC:sh", false),
+            ("socat", "- system:sh", false),
+            ("socat", "- TCP:host:80", true),
+            ("ncat", "--sh-exec id host 1", false),
+            ("nc", "-e /bin/sh host 1", false),
+            ("nc", "host 80", true),
+            ("tcpdump", "-z /tmp/x -w f", false),
+            ("wget", "--use-askpass=/tmp/x u", false),
+            ("wget", "-O out u", true),
+            ("openssl", "req -engine /tmp/x.so", false),
             ("ssh", "-oProxyCommand=sh x", false),
             ("ssh", "-o ProxyCommand=sh x", false),
             ("ssh", "-F cfg x", false),
@@ -323,7 +357,7 @@ mod tests {
             ("ls", "-exec", true),
         ];
         for (program, args, want) in cases {
-            let got = check_arguments(&[program], &argv(args));
+            let got = check_arguments(&[program], &argv(args), Place::default());
             assert_eq!(got.is_ok(), *want, "{program} {args}: {got:?}");
         }
     }

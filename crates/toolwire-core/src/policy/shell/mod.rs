@@ -3,19 +3,26 @@
 //!
 //! The analyzer approves only what it can read as plain words: anything the shell would expand,
 //! substitute or redirect is refused at the command level ([`lex`]); the command is split into
-//! segments ([`segments`]) and each segment's program is resolved to its real path
-//! ([`resolve`]), refused when it is a wrapper or interpreter running other code
-//! ([`wrappers`]), and approved only through the allowlist ([`allowlist`]) or a safe-bin
-//! profile ([`safe_bins`]), with argument injection refused ([`injection`], [`sed`]).
+//! segments ([`segments`]) and each segment's program is resolved to its real path exactly as
+//! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
+//! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
+//! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
+//! refused ([`injection`], [`git`], [`code_args`], [`sed`]). For a tool call, [`workdir`] and
+//! [`callenv`] read where the command runs and what environment it is given.
 
 pub mod allowlist;
+pub mod callenv;
+pub mod code_args;
+pub mod git;
 pub mod injection;
 pub mod lex;
+pub mod names;
 pub mod options;
 pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod workdir;
 pub mod wrappers;
 
 #[cfg(test)]
@@ -69,7 +76,8 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    fn refused(reason: String) -> Analysis {
+    /// The analysis of a line refused as a whole, with no segment read.
+    pub fn refused(reason: String) -> Analysis {
         Analysis {
             approved: false,
             reason: Some(reason),
@@ -175,16 +183,26 @@ impl<'a> Context<'a> {
         verdict.executable = Some(typed.clone());
         let args = &verdict.argv[1..];
         let typed_name = basename(&typed).to_string();
-        if wrappers::is_wrapper(&typed_name) {
+        let cwd = self.options.cwd.as_deref();
+        let place = injection::Place {
+            cwd,
+            root: self.options.root.as_deref(),
+        };
+        if let Some(name) = names::lookup_names(&typed_name)
+            .into_iter()
+            .find(|name| wrappers::is_wrapper(name))
+        {
             verdict.wrapper = true;
             return Err(format!(
-                "`{typed_name}` is a wrapper that runs other commands"
+                "`{typed_name}` is a wrapper (`{name}`) that runs other commands"
             ));
         }
         if wrappers::SHELL_WORDS.contains(&typed.as_str()) {
             return Err(format!("shell keyword or builtin `{typed}` is not allowed"));
         }
-        let cwd = self.options.cwd.as_deref();
+        if let Some(why) = wrappers::assigning_builtin(&typed_name, args) {
+            return Err(why);
+        }
         let found = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
         let real = found.real.clone();
         let real_str = real
@@ -197,9 +215,13 @@ impl<'a> Context<'a> {
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
         let trusted_names = found.trusted_names(&self.trusted, &self.link_dirs);
         let trusted = !trusted_names.is_empty();
-        // Every name the program goes by is checked for wrappers and argument injection.
-        let names = all_names(&real_name, &typed_name, &trusted_names);
-        for &name in &names {
+        // Every name the program goes by, and every base name each may stand for
+        // (`tclsh8.6` -> `tclsh`), is checked for wrappers and argument injection.
+        let known = all_names(&real_name, &typed_name, &trusted_names);
+        let lookup = names::all_names_by(&known, names::lookup_names);
+        let variants = names::all_names_by(&known, names::variant_names);
+        let names: Vec<&str> = variants.iter().map(String::as_str).collect();
+        for name in lookup.iter().map(String::as_str) {
             if wrappers::is_wrapper(name) {
                 verdict.wrapper = true;
                 return Err(format!(
@@ -211,15 +233,18 @@ impl<'a> Context<'a> {
                     "`{name}` can spawn a shell and is refused outright"
                 ));
             }
-            if let Some(why) = wrappers::interpreter_program_text(name, args) {
+            if let Some(why) = wrappers::interpreter_program_text(name, args, cwd) {
                 verdict.wrapper = true;
                 return Err(format!("interpreter wrapper: {why}"));
+            }
+            if let Some(why) = wrappers::assigning_builtin(name, args) {
+                return Err(why);
             }
         }
         if let Some(entry) =
             allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
         {
-            injection::check_arguments(&names, args)?;
+            injection::check_arguments(&names, args, place)?;
             return Ok(format!("allowlisted by `{entry}`"));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
@@ -237,7 +262,7 @@ impl<'a> Context<'a> {
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
         // pass the checks an allowlisted program's do.
-        verdict.unlisted = injection::check_arguments(&names, args).is_ok();
+        verdict.unlisted = injection::check_arguments(&names, args, place).is_ok();
         Err(format!(
             "`{typed}` ({}) is not allowlisted",
             display_real(&real, trusted)

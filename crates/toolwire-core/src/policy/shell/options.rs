@@ -19,8 +19,12 @@ pub const DEFAULT_LINK_DIRS: &[&str] = &["/etc/alternatives"];
 /// What the analyzer approves and where it looks for programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnalyzeOptions {
-    /// The directory relative executable paths are resolved against (absolute).
+    /// The directory the command runs in (absolute): relative executable paths and relative PATH
+    /// entries are resolved against it.
     pub cwd: Option<PathBuf>,
+    /// The trusted directory (the workspace root) whose repository git may use; `None` means
+    /// `cwd`. Not settable from JavaScript.
+    pub root: Option<PathBuf>,
     /// Allowed programs: bare names (found in a trusted dir) or path globs.
     pub allowlist: Vec<String>,
     /// Stream filters allowed with the arguments of their profile.
@@ -39,6 +43,7 @@ impl Default for AnalyzeOptions {
     fn default() -> Self {
         AnalyzeOptions {
             cwd: None,
+            root: None,
             allowlist: Vec::new(),
             safe_bins: DEFAULT_SAFE_BINS.iter().map(|s| s.to_string()).collect(),
             trusted_dirs: DEFAULT_TRUSTED_DIRS.iter().map(PathBuf::from).collect(),

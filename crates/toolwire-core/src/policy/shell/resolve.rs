@@ -1,4 +1,5 @@
-//! Executable resolution: PATH lookup for bare names, `cwd` for relative paths, the real path
+//! Executable resolution: PATH lookup for bare names (every entry, relative ones against the
+//! working directory, as the shell does), `cwd` for relative paths, the real path
 //! of what was found (symlinks resolved), and the names it may be matched by in trusted dirs.
 
 use std::os::unix::fs::PermissionsExt;
@@ -118,11 +119,36 @@ fn real_executable(candidate: &Path) -> Result<Executable, String> {
     })
 }
 
-/// Resolves the executable `name`: where it was found and its real path.
+/// The directory a PATH entry names, as the shell reads it: an absolute entry as is; an empty
+/// entry, `.` and any other relative entry (`bin`, `./tools`) against the working directory
+/// `cwd`. An entry starting with `~` is refused (bash expands it, POSIX shells do not), and so
+/// is a relative entry when the working directory is unknown.
+fn path_entry_dir(entry: &str, cwd: Option<&Path>) -> Result<PathBuf, String> {
+    if entry.starts_with('/') {
+        return Ok(PathBuf::from(entry));
+    }
+    if entry.starts_with('~') {
+        return Err(format!(
+            "PATH entry `{entry}` starts with `~`, which shells expand differently"
+        ));
+    }
+    let shown = if entry.is_empty() { "(empty)" } else { entry };
+    match cwd {
+        Some(dir) => Ok(dir.join(entry)),
+        None => Err(format!(
+            "PATH entry `{shown}` is relative and the working directory is unknown"
+        )),
+    }
+}
+
+/// Resolves the executable `name` as the shell will: where it was found and its real path.
 ///
-/// A name without `/` is looked up through `path_var` (empty, `.` and relative entries are
-/// skipped); a name with `/` is taken as is when absolute, else against `cwd` (refused without
-/// one).
+/// A name without `/` is looked up through `path_var` in order, every entry searched: an empty
+/// entry, `.` and other relative entries name directories of the working directory `cwd`,
+/// exactly as the shell reads them. A name with `/` is taken as is when absolute, else against
+/// `cwd`. Without a `cwd`, a relative name or a relative PATH entry reached before the program
+/// is found is refused: the analyzer would not know what runs. An empty `path_var` (no PATH)
+/// finds nothing.
 pub fn resolve_executable(
     name: &str,
     cwd: Option<&Path>,
@@ -142,11 +168,13 @@ pub fn resolve_executable(
         };
         return real_executable(&candidate);
     }
-    for dir in path_var.split(':') {
-        if dir.is_empty() || !dir.starts_with('/') {
-            continue;
-        }
-        let candidate = Path::new(dir).join(name);
+    // No PATH at all (what an `env` without PATH gives) finds nothing. A shell given an empty
+    // PATH would search the working directory: refusing is the safe side of that difference.
+    if path_var.is_empty() {
+        return Err(format!("`{name}` not found in PATH (PATH is empty)"));
+    }
+    for entry in path_var.split(':') {
+        let candidate = path_entry_dir(entry, cwd)?.join(name);
         if is_executable_file(&candidate) {
             return real_executable(&candidate);
         }

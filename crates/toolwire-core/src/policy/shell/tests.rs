@@ -281,14 +281,17 @@ fn resolution_through_path_and_cwd() {
     f.sandbox.file("other/plain", 0o644);
     f.sandbox.dir("other/adir");
     f.sandbox.exe("ws/script");
-    let path = format!(".::rel/bin:{}:{}", other.display(), f.bin.display());
+    let path = format!("{}:{}:.::rel/bin", other.display(), f.bin.display());
     let cwd = Some(f.ws.as_path());
     let ok = |name: &str| resolve::resolve_executable(name, cwd, &path).map(|exe| exe.real);
     assert_eq!(ok("ls").unwrap(), f.bin.join("ls"));
     assert_eq!(ok("tool").unwrap(), other.join("tool"));
     assert_eq!(ok("./script").unwrap(), f.ws.join("script"));
     assert_eq!(ok("../bin/git").unwrap(), f.bin.join("git"));
-    assert!(ok("script").unwrap_err().contains("not found in PATH"));
+    // The shell searches `.` (and empty and relative entries) in the working directory.
+    assert_eq!(ok("script").unwrap(), f.ws.join("script"));
+    f.sandbox.exe("ws/rel/bin/reltool");
+    assert_eq!(ok("reltool").unwrap(), f.ws.join("rel/bin/reltool"));
     assert!(ok("plain").unwrap_err().contains("not found in PATH"));
     assert!(ok("adir").unwrap_err().contains("not found in PATH"));
     assert!(ok("../other/plain")
@@ -306,6 +309,82 @@ fn resolution_through_path_and_cwd() {
     assert_eq!(ok("gitlink").unwrap(), f.bin.join("git"));
     let found = resolve::resolve_executable("gitlink", cwd, &path).unwrap();
     assert_eq!(found.found, other.join("gitlink"));
+}
+
+/// What `sh -c 'command -v NAME'` finds with `path` in `cwd`, as a real path.
+fn shell_finds(name: &str, path: &str, cwd: &Path) -> Option<PathBuf> {
+    let out = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("command -v {name}"))
+        .env_clear()
+        .env("PATH", path)
+        .current_dir(cwd)
+        .output()
+        .ok()?;
+    let found = String::from_utf8(out.stdout).ok()?;
+    let found = found.trim();
+    if !out.status.success() || found.is_empty() {
+        return None;
+    }
+    std::fs::canonicalize(cwd.join(found)).ok()
+}
+
+#[test]
+fn path_lookup_agrees_with_the_shell() {
+    let f = Fixture::new("shell-path");
+    let other = f.sandbox.dir("other");
+    for program in ["ls", "tool", "only-ws", "only-rel"] {
+        f.sandbox.exe(&format!("ws/{program}"));
+    }
+    f.sandbox.exe("ws/rel/bin/only-rel");
+    f.sandbox.exe("ws/rel/bin/tool");
+    f.sandbox.exe("other/tool");
+    f.sandbox.file("other/ls", 0o644);
+    let bin = f.bin.display().to_string();
+    let other = other.display().to_string();
+    let paths = [
+        format!(".:{bin}"),
+        format!("{bin}:."),
+        format!(":{bin}"),
+        format!("{bin}:"),
+        format!("{bin}::{other}"),
+        format!("rel/bin:{other}:{bin}"),
+        format!("{other}:rel/bin:{bin}"),
+        format!("./rel/bin:{bin}"),
+        format!("{other}:{bin}:."),
+        ".".to_string(),
+        ":".to_string(),
+    ];
+    let mut compared = 0;
+    for path in &paths {
+        for name in ["ls", "tool", "only-ws", "only-rel", "missing"] {
+            let Some(shell) = shell_finds(name, path, &f.ws) else {
+                let ours = resolve::resolve_executable(name, Some(&f.ws), path);
+                assert!(
+                    ours.is_err(),
+                    "PATH={path:?} {name}: shell finds nothing, we {ours:?}"
+                );
+                continue;
+            };
+            let ours = resolve::resolve_executable(name, Some(&f.ws), path)
+                .unwrap_or_else(|e| panic!("PATH={path:?} {name}: shell {shell:?}, we {e}"));
+            assert_eq!(ours.real, shell, "PATH={path:?} {name}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "{compared}");
+    // Without a working directory, a relative entry reached before the program is refused;
+    // an absolute entry that finds it first is enough.
+    let err = resolve::resolve_executable("ls", None, &format!(".:{bin}")).unwrap_err();
+    assert!(err.contains("PATH entry `.` is relative"), "{err}");
+    let err = resolve::resolve_executable("ls", None, &format!(":{bin}")).unwrap_err();
+    assert!(err.contains("PATH entry `(empty)` is relative"), "{err}");
+    assert!(resolve::resolve_executable("ls", None, &format!("{bin}:.")).is_ok());
+    // No PATH at all finds nothing (a shell would search the cwd: refusing is the safe side).
+    let err = resolve::resolve_executable("ls", Some(&f.ws), "").unwrap_err();
+    assert!(err.contains("PATH is empty"), "{err}");
+    let err = resolve::resolve_executable("ls", Some(&f.ws), "~/bin").unwrap_err();
+    assert!(err.contains("starts with `~`"), "{err}");
 }
 
 #[test]
@@ -514,6 +593,7 @@ fn wrappers_are_marked_and_never_approved() {
         assert!(!analysis.approved, "{command}");
         assert!(analysis.segments[0].wrapper, "{command}: {analysis:?}");
     }
+    f.sandbox.file("ws/script.py", 0o644);
     let analysis = analyze_command("python3 script.py", &options);
     assert!(analysis.approved, "{analysis:?}");
     assert!(!analysis.segments[0].wrapper);

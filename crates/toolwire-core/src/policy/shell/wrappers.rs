@@ -1,41 +1,23 @@
 //! Programs that run other programs or program text (wrappers and interpreters), programs that
 //! are refused outright, and shell words that are not programs at all.
 
-/// Programs that run another command or a shell; never approved automatically.
+use std::path::{Path, PathBuf};
+
+/// Programs that run another command or a shell; never approved automatically. Looked up by
+/// every normalized name ([`names::lookup_names`](super::names::lookup_names)).
 pub const WRAPPERS: &[&str] = &[
+    // Shells.
     "sh",
     "bash",
     "zsh",
     "dash",
     "ksh",
     "fish",
-    "env",
-    "sudo",
-    "doas",
-    "su",
-    "xargs",
-    "nohup",
-    "timeout",
-    "nice",
-    "ionice",
-    "stdbuf",
-    "setsid",
-    "chroot",
-    "busybox",
-    "toybox",
-    "time",
-    "watch",
-    "strace",
-    "ltrace",
-    "command",
-    "builtin",
-    "exec",
-    "eval",
-    "source",
-    ".",
-    // Also: other shells and command runners.
     "ash",
     "mksh",
+    "pdksh",
+    "oksh",
+    "loksh",
     "rbash",
     "csh",
     "tcsh",
@@ -44,46 +26,265 @@ pub const WRAPPERS: &[&str] = &[
     "elvish",
     "nu",
     "xonsh",
-    "script",
-    "unshare",
-    "nsenter",
-    "flock",
+    "oil",
+    "osh",
+    "ysh",
+    "rc",
+    "es",
+    "scsh",
+    "ion",
+    "murex",
+    // Shell builtins and keywords that run their arguments.
+    "command",
+    "builtin",
+    "exec",
+    "eval",
+    "source",
+    ".",
+    "time",
+    "coproc",
+    "noglob",
+    "nocorrect",
+    // Privilege, identity and namespace changers.
+    "env",
+    "sudo",
+    "sudoedit",
+    "doas",
+    "su",
+    "ksu",
     "runuser",
     "pkexec",
+    "setpriv",
+    "capsh",
+    "sg",
+    "newgrp",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "setsid",
+    "fakeroot",
+    "fakechroot",
+    "proot",
+    "bwrap",
+    "firejail",
+    "nsjail",
+    "minijail0",
+    "runcon",
+    "sandbox",
+    "schroot",
+    "systemd-nspawn",
     "systemd-run",
-    "parallel",
+    "machinectl",
+    "flatpak-spawn",
+    "lxc-attach",
+    "cgexec",
+    "chpst",
+    "setuidgid",
+    "envuidgid",
+    "envdir",
+    "softlimit",
+    "pgrphack",
+    "setlock",
+    "start-stop-daemon",
+    "daemonize",
+    "daemon",
+    "dbus-launch",
+    "dbus-run-session",
+    "ssh-agent",
+    "xvfb-run",
+    // Personality changers: `setarch` and the architecture names it is installed under.
+    "setarch",
+    "uname26",
+    "linux32",
+    "linux64",
+    "i386",
+    "i486",
+    "i586",
+    "i686",
+    "athlon",
+    "x86_64",
+    "ia64",
+    "ppc",
+    "ppc32",
+    "ppc64",
+    "ppcle",
+    "ppc64le",
+    "s390",
+    "s390x",
+    "sparc",
+    "sparc32",
+    "sparc32bash",
+    "sparc64",
+    "mips",
+    "mips32",
+    "mips64",
+    "parisc",
+    "parisc32",
+    "parisc64",
+    "arm",
+    "armh",
+    "armv7l",
+    "armv8l",
+    "aarch64",
+    "alpha",
+    "loongarch",
+    "loongarch64",
+    "m68k",
+    "riscv32",
+    "riscv64",
+    "arch",
+    // Schedulers, resource and priority setters, retry and timing helpers.
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "stdbuf",
     "taskset",
     "chrt",
     "prlimit",
-    "firejail",
+    "numactl",
+    "cpulimit",
+    "trickle",
+    "faketime",
+    "eatmydata",
+    "flock",
+    "lckdo",
+    "watch",
+    "at",
+    "batch",
+    "crontab",
+    "entr",
+    "chronic",
+    "ifne",
+    "pee",
+    "parallel",
+    "sem",
+    "xargs",
+    "run-parts",
+    "retry",
+    // Proxies and terminal multiplexers.
+    "torsocks",
+    "torify",
+    "proxychains",
+    "proxychains4",
+    "tsocks",
+    "tmux",
+    "screen",
+    "byobu",
+    "dtach",
+    "abduco",
+    "script",
+    "rlwrap",
     "unbuffer",
     "expect",
-    "tclsh",
-    "wish",
+    "empty",
+    // Tracers, debuggers' launchers and compiler front-ends that run a given program.
+    "strace",
+    "ltrace",
+    "valgrind",
+    "perf",
+    "catchsegv",
+    "gdbserver",
+    "ccache",
+    "distcc",
+    // Multi-call binaries, which are every program at once.
+    "busybox",
+    "toybox",
+    // Openers that run whatever program a file type is configured with.
+    "xdg-open",
+    "open",
+    "run-mailcap",
+    "see",
+    "print",
+    "edit",
+    "compose",
+    "sensible-browser",
+    "x-www-browser",
+    "www-browser",
 ];
 
-/// Programs that can spawn a shell interactively (pagers, editors); refused outright.
+/// Programs that can spawn a shell interactively (pagers, editors, debuggers, interactive
+/// clients with a `!` escape); refused outright. Looked up by every normalized name.
 pub const REFUSED_PROGRAMS: &[&str] = &[
+    // Pagers and viewers.
     "less",
     "more",
     "man",
-    "vi",
-    "vim",
-    "nvi",
-    "emacs",
-    "nano",
-    "view",
-    "vimdiff",
-    "rvim",
-    "ex",
-    "ed",
     "most",
     "pg",
     "pager",
-    "editor",
     "sensible-pager",
+    "info",
+    "pinfo",
+    "w3m",
+    "lynx",
+    "links",
+    "elinks",
+    // Editors.
+    "vi",
+    "vim",
+    "nvi",
+    "nvim",
+    "gvim",
+    "vimx",
+    "evim",
+    "rvim",
+    "view",
+    "rview",
+    "gview",
+    "vimdiff",
+    "ex",
+    "ed",
+    "emacs",
+    "emacsclient",
+    "nano",
+    "pico",
+    "editor",
     "sensible-editor",
+    "kak",
+    "micro",
+    "joe",
+    "jed",
+    "mg",
+    "hx",
+    "helix",
+    "zile",
+    "jove",
+    "elvis",
+    "ne",
+    "vile",
+    "mcedit",
+    "mc",
+    "vipe",
+    "vipw",
+    "vigr",
+    "visudo",
+    // Debuggers.
     "gdb",
+    "lldb",
+    "cgdb",
+    "pdb",
+    "r2",
+    "radare2",
+    "rr",
+    // Interactive clients and file managers with a shell escape.
+    "ftp",
+    "sftp",
+    "tftp",
+    "telnet",
+    "mysql",
+    "mariadb",
+    "psql",
+    "gnuplot",
+    "nmap",
+    "mutt",
+    "neomutt",
+    "tig",
+    "nnn",
+    "ranger",
+    "vifm",
+    "lf",
+    "minicom",
 ];
 
 /// Reserved words and builtins that change the shell itself or run code; refused as argv[0].
@@ -147,7 +348,60 @@ pub const SHELL_WORDS: &[&str] = &[
     "caller",
     "dirs",
     "times",
+    // zsh and ksh builtins that assign, schedule or load code.
+    "vared",
+    "sched",
+    "zmodload",
+    "autoload",
+    "emulate",
+    "repeat",
+    "foreach",
+    "zpty",
+    "zle",
+    "integer",
+    "float",
+    "nameref",
+    "functions",
+    "unfunction",
+    "disable",
+    "setopt",
+    "unsetopt",
+    "private",
+    "zparseopts",
+    "zformat",
+    "zstat",
+    "strftime",
+    "limit",
+    "unlimit",
+    "unhash",
+    "rehash",
+    "r",
+    "hist",
+    "getln",
 ];
+
+/// Builtins that share their name with a program and assign a shell variable with an option
+/// (`printf -v PATH ...` rewrites the PATH the next program is found through), with that option.
+const ASSIGNING_BUILTINS: &[(&str, &str)] = &[("printf", "-v")];
+
+/// Why `name args` assigns a shell variable as a builtin, or `None`. The option is refused in
+/// any form the builtin's option parser accepts (`-v VAR`, `-vVAR`, in a cluster), before `--`
+/// or the first operand.
+pub fn assigning_builtin(name: &str, args: &[String]) -> Option<String> {
+    let (_, option) = ASSIGNING_BUILTINS.iter().find(|(n, _)| *n == name)?;
+    let letter = option.trim_start_matches('-');
+    for arg in args {
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            return None;
+        }
+        if arg[1..].contains(letter) {
+            return Some(format!(
+                "`{name} {arg}` assigns a shell variable (it can rewrite PATH for the next program)"
+            ));
+        }
+    }
+    None
+}
 
 /// Whether the program `name` is a wrapper.
 pub fn is_wrapper(name: &str) -> bool {
@@ -173,12 +427,62 @@ fn interpreter(name: &str) -> Option<bool> {
         "guile",
         "racket",
         "sbcl",
+        "clisp",
+        "ecl",
         "julia",
         "raku",
+        "rakudo",
         "tsx",
         "ts-node",
+        "ipython",
+        "bpython",
+        "ptpython",
+        "jjs",
+        "rhino",
+        "gjs",
+        "qjs",
+        "d8",
+        "ocaml",
+        "ghci",
+        "runghc",
+        "runhaskell",
+        "swift",
+        "kotlin",
+        "groovy",
+        "scala",
+        "clojure",
+        "clj",
+        "bb",
+        "elixir",
+        "iex",
+        "erl",
+        "escript",
+        "crystal",
+        "dart",
+        "coffee",
+        "zx",
+        "octave",
+        "scheme",
+        "csi",
+        "gsi",
+        "chez",
+        "petite",
+        "gosh",
+        "tcc",
+        "java",
+        "tclsh",
+        "wish",
+        "jimsh",
+        "pike",
+        "io",
+        "nim",
+        "m4",
+        "dc",
     ];
-    if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
+    if matches!(
+        name,
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" | "goawk" | "frawk"
+    ) {
         return Some(true);
     }
     if EXACT.contains(&name) || PREFIXED.iter().any(|p| name.starts_with(p)) {
@@ -187,13 +491,60 @@ fn interpreter(name: &str) -> Option<bool> {
     None
 }
 
+/// Why the program file operand `file` of `name` is program text from a pipe rather than a
+/// file: `-`, anything under `/dev` or `/proc` (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`),
+/// or an existing path that is not a regular file once every symlink is followed (a FIFO, a
+/// socket, a link to the pipe). A relative path is resolved against `cwd` when known.
+pub fn piped_operand(name: &str, file: &str, cwd: Option<&Path>) -> Option<String> {
+    if file == "-" {
+        return Some(format!("`{name} -` reads its program from stdin"));
+    }
+    let path = match cwd {
+        Some(dir) => dir.join(file),
+        None => PathBuf::from(file),
+    };
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let special = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
+    if special(&path) || special(&real) {
+        return Some(format!(
+            "`{name}` program file `{file}` is a device or process file (program text from a pipe)"
+        ));
+    }
+    match std::fs::metadata(&path) {
+        Ok(meta) if !meta.is_file() => Some(format!(
+            "`{name}` program file `{file}` is not a regular file (a FIFO or device feeds it program text)"
+        )),
+        _ => None,
+    }
+}
+
+/// Why the script operand `script` of an interpreter is not a script file: a piped operand
+/// ([`piped_operand`]), a relative path when the working directory `cwd` is unknown, or a path
+/// that does not exist (it could be made a FIFO before it runs).
+pub fn script_operand(name: &str, script: &str, cwd: Option<&Path>) -> Option<String> {
+    if !script.starts_with('/') && cwd.is_none() {
+        return Some(format!(
+            "`{name}` script `{script}` is relative and the working directory is unknown"
+        ));
+    }
+    if let Some(why) = piped_operand(name, script, cwd) {
+        return Some(why);
+    }
+    let path = cwd.map_or_else(|| PathBuf::from(script), |dir| dir.join(script));
+    match std::fs::metadata(path) {
+        Ok(_) => None,
+        Err(_) => Some(format!("`{name}` script `{script}` does not exist")),
+    }
+}
+
 /// Why running the interpreter `name` with `args` runs program text, or `None` when `name` is
 /// not an interpreter or runs a script file.
 ///
-/// An interpreter runs a script file only when its first argument is a path (not an option, not
-/// `-`, not a subcommand such as `eval`); options before the script, no argument at all (the
-/// program comes from stdin) and awk in any form count as program text.
-pub fn interpreter_program_text(name: &str, args: &[String]) -> Option<String> {
+/// An interpreter runs a script file only when its first argument is a path to an existing
+/// regular file ([`script_operand`]); options before the script, no argument at all (the
+/// program comes from stdin), a subcommand such as `eval`, and awk in any form count as
+/// program text.
+pub fn interpreter_program_text(name: &str, args: &[String], cwd: Option<&Path>) -> Option<String> {
     let always = interpreter(name)?;
     if always {
         return Some(format!("`{name}` runs program text"));
@@ -209,17 +560,22 @@ pub fn interpreter_program_text(name: &str, args: &[String]) -> Option<String> {
         Some(sub @ ("eval" | "repl" | "run" | "x" | "exec" | "-e")) => {
             Some(format!("`{name} {sub}` may run program text"))
         }
-        Some(_) => None,
+        Some(script) => script_operand(name, script, cwd),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::shell::tests::argv;
+    use crate::policy::shell::tests::{argv, Sandbox};
 
     #[test]
     fn interpreters_run_program_text_unless_given_a_script() {
+        let sandbox = Sandbox::new("interpreters");
+        let cwd = sandbox.dir("ws");
+        for script in ["script.py", "app.js", "x.ts"] {
+            sandbox.file(&format!("ws/{script}"), 0o644);
+        }
         let cases: &[(&str, &str, bool)] = &[
             ("python3", "script.py", false),
             ("python3.12", "script.py -c x", false),
@@ -242,26 +598,108 @@ mod tests {
             ("awk", "", true),
             ("gawk", "-f prog.awk", true),
             ("mawk", "{print}", true),
+            ("goawk", "{print}", true),
+            ("tclsh", "", true),
+            ("m4", "-Dx=y", true),
+            ("dc", "-e 1", true),
             ("ls", "-c", false),
             ("git", "", false),
+            // Program text from a pipe under a file's name.
+            ("python3", "/dev/stdin", true),
+            ("python3", "/dev/fd/0", true),
+            ("python3", "/dev/fd/3", true),
+            ("python3", "/proc/self/fd/0", true),
+            ("node", "/proc/thread-self/fd/0", true),
+            ("perl", "../../../../../../../../dev/stdin", true),
+            // A script that is not there (it could be made a FIFO before it runs).
+            ("python3", "missing.py", true),
+            // A directory is no script.
+            ("python3", ".", true),
         ];
         for (name, args, want) in cases {
-            let got = interpreter_program_text(name, &argv(args));
+            let got = interpreter_program_text(name, &argv(args), Some(&cwd));
             assert_eq!(got.is_some(), *want, "{name} {args}: {got:?}");
         }
+        // Without a working directory a relative script cannot be read.
+        assert!(interpreter_program_text("python3", &argv("script.py"), None).is_some());
+    }
+
+    #[test]
+    fn a_fifo_or_a_link_to_the_pipe_is_no_script() {
+        let sandbox = Sandbox::new("fifo");
+        let cwd = sandbox.dir("ws");
+        sandbox.link("ws/stdin.py", Path::new("/dev/stdin"));
+        sandbox.link("ws/fd.py", Path::new("/proc/self/fd/0"));
+        let made = std::process::Command::new("mkfifo")
+            .arg(cwd.join("fifo.py"))
+            .status()
+            .is_ok_and(|s| s.success());
+        for script in ["stdin.py", "fd.py"] {
+            let got = interpreter_program_text("python3", &argv(script), Some(&cwd));
+            assert!(got.is_some(), "{script}");
+        }
+        if made {
+            let got = interpreter_program_text("python3", &argv("fifo.py"), Some(&cwd));
+            assert!(got.unwrap().contains("not a regular file"));
+        }
+    }
+
+    #[test]
+    fn printf_dash_v_assigns() {
+        let cases: &[(&str, bool)] = &[
+            ("-v PATH /tmp/evil", true),
+            ("-vPATH /tmp/evil", true),
+            ("-- -v x", false),
+            ("%s x", false),
+            ("x -v y", false),
+        ];
+        for (args, want) in cases {
+            let got = assigning_builtin("printf", &argv(args));
+            assert_eq!(got.is_some(), *want, "printf {args}: {got:?}");
+        }
+        assert_eq!(assigning_builtin("echo", &argv("-v x")), None);
     }
 
     #[test]
     fn wrapper_and_refused_lists() {
         for name in [
-            "sh", "bash", "env", "sudo", "xargs", "busybox", ".", "exec", "time",
+            "sh",
+            "bash",
+            "env",
+            "sudo",
+            "xargs",
+            "busybox",
+            ".",
+            "exec",
+            "time",
+            "setarch",
+            "linux64",
+            "x86_64",
+            "setpriv",
+            "capsh",
+            "sg",
+            "run-parts",
+            "fakeroot",
+            "tmux",
+            "screen",
+            "unshare",
+            "nsenter",
+            "chroot",
+            "flock",
+            "script",
+            "expect",
+            "toybox",
+            "rlwrap",
         ] {
             assert!(is_wrapper(name), "{name}");
         }
         for name in ["ls", "git", "cat", "python3"] {
             assert!(!is_wrapper(name), "{name}");
         }
-        for name in ["less", "more", "man", "vi", "vim", "nvi", "emacs", "nano"] {
+        for name in [
+            "less", "more", "man", "vi", "vim", "nvi", "emacs", "nano", "gdb", "lldb", "nvim",
+            "sftp", "ftp",
+        ] {
             assert!(REFUSED_PROGRAMS.contains(&name), "{name}");
         }
     }
