@@ -11,7 +11,7 @@ use crate::registry::ToolSpec;
 use crate::sanitize::content::water_fill;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
-use crate::sanitize::values::{has_secret, scrub_value};
+use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_value};
 use crate::sanitize::view::{content_view, put_details_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
@@ -38,9 +38,6 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
             .map(SanitizedBlock::into_content)
             .collect();
     }
-    if let Some(error) = &mut result.error {
-        error.message = sanitizer.message(&error.message, &mut report);
-    }
     if let Some(scanner) = sanitizer.scanner() {
         for value in [&mut result.details, &mut result.data]
             .into_iter()
@@ -48,6 +45,29 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
         {
             scrub_value(value, scanner, &mut report.scrubbed);
         }
+    }
+    result.sanitization = (!report.is_empty()).then_some(report);
+    sanitize_error(rules, result);
+}
+
+/// Sanitizes a result's error: its message bounded and scrubbed, its details scrubbed (keys
+/// included). Every result passes here as it leaves dispatch, also when its output was
+/// sanitized before a hook failed and replaced it with an error (the hook's message is the
+/// hook's text, and may quote anything).
+pub(super) fn sanitize_error(rules: &ResultRules, result: &mut ToolResult) {
+    let Some(error) = &mut result.error else {
+        return;
+    };
+    let sanitizer = &rules.sanitizer;
+    let mut report = result.sanitization.take().unwrap_or_default();
+    // A failed result's content is its message (`ToolResult::fail`): it changes with it.
+    let echoed = matches!(result.content.as_slice(), [ContentBlock::Text { text }] if *text == error.message);
+    error.message = sanitizer.message(&error.message, &mut report);
+    if echoed {
+        result.content = vec![ContentBlock::text(error.message.clone())];
+    }
+    if let (Some(scanner), Some(details)) = (sanitizer.scanner(), &mut error.details) {
+        scrub_value(details, scanner, &mut report.scrubbed);
     }
     result.sanitization = (!report.is_empty()).then_some(report);
 }
@@ -303,11 +323,25 @@ pub fn partial_view(rules: &ResultRules, spec: Option<&ToolSpec>, value: Value) 
 }
 
 /// A partial result that is not `{ content }` (a progress object, a number, a string) keeps its
-/// shape in the event: every string scrubbed and cut to the events' length.
+/// shape in the event: every string scrubbed (with its key, see [`scrub_keyed_text`]) and cut to
+/// the events' length, every key scrubbed.
 fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String, u64>) -> Value {
+    event_entry(value, None, rules, scrubbed)
+}
+
+fn event_entry(
+    value: Value,
+    key: Option<&str>,
+    rules: &ResultRules,
+    scrubbed: &mut BTreeMap<String, u64>,
+) -> Value {
+    let sanitizer = &rules.sanitizer;
     match value {
         Value::String(text) => {
-            let sanitizer = &rules.sanitizer;
+            let keyed = key
+                .zip(sanitizer.scanner())
+                .and_then(|(key, scanner)| scrub_keyed_text(key, &text, scanner, scrubbed));
+            let text = keyed.unwrap_or(text);
             let kept = keep_text(
                 TextSource::Whole(&text),
                 sanitizer.options.event_text_chars,
@@ -319,14 +353,22 @@ fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
-                .map(|item| event_value(item, rules, scrubbed))
+                .map(|item| event_entry(item, None, rules, scrubbed))
                 .collect(),
         ),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, item)| (key, event_value(item, rules, scrubbed)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            let mut map: Map<String, Value> = map
+                .into_iter()
+                .map(|(key, item)| {
+                    let item = event_entry(item, Some(&key), rules, scrubbed);
+                    (key, item)
+                })
+                .collect();
+            if let Some(scanner) = sanitizer.scanner() {
+                scrub_keys(&mut map, scanner, scrubbed);
+            }
+            Value::Object(map)
+        }
         other => other,
     }
 }
