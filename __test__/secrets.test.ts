@@ -32,6 +32,8 @@ function fake(alphabet: string, length: number, seed: number): string {
   }
   return out
 }
+if (KINDS.length < 10) throw new Error(`the built-in kinds were not found in builtin.rs: ${KINDS}`)
+
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
@@ -127,12 +129,6 @@ function expectNoLeak(kind: string, material: string, where: Record<string, stri
 }
 
 describe('secrets never leave the engine', () => {
-  it('knows every built-in kind', () => {
-    expect(KINDS).toContain('github-token')
-    expect(KINDS).toContain('url-password')
-    for (const kind of KINDS) expect(sampleOf(kind).sample).toContain(sampleOf(kind).material)
-  })
-
   for (const kind of KINDS) {
     const { sample, material } = sampleOf(kind)
     const placed = placements(sample)
@@ -223,19 +219,23 @@ describe('secrets never leave the engine', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'DATABASE_URL=postgres://app:[redacted:url-password]@db.internal:5432/app' }])
   })
 
-  it('keeps ordinary identifiers and escaped text as they are', async () => {
+  it('scrubs a secret after an escape, keeping ordinary identifiers and escaped text around it as they are', async () => {
     const runtime = new ToolRuntime()
+    const { sample } = sampleOf('github-token')
     const value = {
       text: 'task-manager\nask-questions\tthe_ghost_of_x %3Dskip-proj-flag eyJustAWord xoxo-hugs',
-      'user_authorization_bearer_flag': 'Bearer of good news',
+      user_authorization_bearer_flag: 'Bearer of good news',
       url: 'https://example.com:8443/a@b ssh://git@github.com:22/org/repo.git',
       [`xghp_${'a'.repeat(36)}`]: `mask-${'b'.repeat(48)}`,
+      leak: `first line\n${sample}`,
     }
     runtime.register({ name: 'plain', parameters: { type: 'object' }, execute: async () => value })
     const [result] = await runtime.dispatch([{ id: 'c', name: 'plain', arguments: JSON.stringify(value) }])
-    expect(result.data).toEqual(value)
-    expect(result.sanitization).toBeUndefined()
-    expect(toInvocationRecord(result).args).toEqual(value)
+    const expected = { ...value, leak: 'first line\n[redacted:github-token]' }
+    expect(result.data).toEqual(expected)
+    // Once in the text (the value's JSON), once in data.
+    expect(result.sanitization?.scrubbed).toEqual({ 'github-token': 2 })
+    expect(toInvocationRecord(result).args).toEqual(expected)
   })
 
   it('toInvocationRecord scrubs the arguments of any result it is given', () => {

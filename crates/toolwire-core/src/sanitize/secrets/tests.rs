@@ -1181,32 +1181,56 @@ fn bearer_tokens_are_found_in_escaped_header_text() {
 }
 
 #[test]
-fn escapes_and_identifiers_do_not_make_ordinary_words_secrets() {
+fn escapes_end_words_but_never_make_ordinary_words_secrets() {
     let scanner = scanner();
     let body = fake(ALNUM, 48, 920);
-    let misses = [
+    let github = format!("ghp_{}", &body[..36]);
+    let aws = format!("AKIA{}", fake(UPPER_DIGITS, 16, 921));
+    // (text, the secrets found in it)
+    let cases: Vec<(String, Vec<(&str, String)>)> = vec![
+        // The letter that ends an escape is no part of a word.
+        (
+            format!("\\n{github}"),
+            vec![("github-token", github.clone())],
+        ),
+        (
+            format!("%3D{aws}%26"),
+            vec![("aws-access-key", aws.clone())],
+        ),
+        (
+            format!("/a~1{github}"),
+            vec![("github-token", github.clone())],
+        ),
         // Letters before a prefix are part of a word, also after an escape.
-        format!("task-{body}"),
-        format!("\\nask-{body}"),
-        format!("xghp_{}", &body[..36]),
-        format!("%3Dxghp_{}", &body[..36]),
-        format!("XAKIA{}", fake(UPPER_DIGITS, 16, 921)),
-        format!("AKIA{}9", fake(UPPER_DIGITS, 16, 922)),
+        (format!("task-{body}"), vec![]),
+        (format!("\\nask-{body}"), vec![]),
+        (format!("x{github}"), vec![]),
+        (format!("%3Dx{github}"), vec![]),
+        (format!("X{aws}"), vec![]),
+        (format!("{aws}9"), vec![]),
         // Too short to be keys, whatever comes before them.
-        "\\nsk-abc".into(),
-        "%3Dghp_short".into(),
-        "LEGACY_TOKEN_ghp_".into(),
-        "\\u003eAKIA1234".into(),
+        ("\\nsk-abc".into(), vec![]),
+        ("%3Dghp_short".into(), vec![]),
+        ("LEGACY_TOKEN_ghp_".into(), vec![]),
+        ("\\u003eAKIA1234".into(), vec![]),
         // Ordinary identifiers and text.
-        "user_authorization_bearer_flag".into(),
-        "\\nAuthorization: Basic dXNlcjpwYXNz".into(),
-        "{\"description\":\"Bearer of good news\"}".into(),
-        "https://example.com:8443/a@b".into(),
-        "ssh://git@github.com:22/org/repo.git".into(),
-        "my_variable_name, skip-proj-flag, eyJustAWord, xoxo-hugs".into(),
+        ("user_authorization_bearer_flag".into(), vec![]),
+        ("\\nAuthorization: Basic dXNlcjpwYXNz".into(), vec![]),
+        ("{\"description\":\"Bearer of good news\"}".into(), vec![]),
+        ("https://example.com:8443/a@b".into(), vec![]),
+        ("ssh://git@github.com:22/org/repo.git".into(), vec![]),
+        ("C:/Users/me:x/notes@home".into(), vec![]),
+        (
+            "my_variable_name, skip-proj-flag, eyJustAWord, xoxo-hugs".into(),
+            vec![],
+        ),
     ];
-    for text in misses {
-        assert_eq!(found(&scanner, &text), [], "{text:?}");
+    for (text, expected) in cases {
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(kind, secret)| (kind.to_string(), secret.as_str()))
+            .collect();
+        assert_eq!(found(&scanner, &text), expected, "{text:?}");
     }
 }
 
