@@ -409,6 +409,42 @@ mod tests {
     }
 
     #[test]
+    fn an_error_set_after_sanitization_is_scrubbed_as_it_leaves() {
+        use crate::envelope::{ToolError, ToolStatus};
+        use crate::error::ErrorCode;
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        // (message, details): a hook's message quoting a secret after an escape, details keyed
+        // by secrets and holding a header value.
+        let cases = [
+            (
+                format!("hook saw line\\n{key}"),
+                json!({ "args": { key.clone(): 1 } }),
+            ),
+            (
+                format!("hook saw {key}"),
+                json!({ "Authorization": "Bearer abcdefgh12345678" }),
+            ),
+        ];
+        for (message, details) in cases {
+            let mut result = ToolResult::ok("c".into(), "t".into(), Value::Null);
+            result.fail(
+                ToolStatus::Error,
+                ToolError::new(ErrorCode::ExecutionError, message.clone()).with_details(details),
+            );
+            sanitize_error(&rules, &mut result);
+            let text = serde_json::to_string(&result).unwrap();
+            assert!(
+                !text.contains(&key) && !text.contains("abcdefgh12345678"),
+                "{text}"
+            );
+            let error = result.error.as_ref().unwrap();
+            assert_eq!(result.content, [ContentBlock::text(error.message.clone())]);
+            assert!(error.message.contains("[redacted:"), "{text}");
+        }
+    }
+
+    #[test]
     fn a_progress_partial_keeps_its_shape_with_strings_scrubbed_and_cut() {
         let rules = ResultRules::default();
         let key = format!("ghp_{}", "a1B2".repeat(9));
