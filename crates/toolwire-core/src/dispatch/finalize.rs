@@ -18,7 +18,8 @@ use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 use super::BatchText;
 
 /// Sanitizes a result in place: content for the model (unless the driver already did, off the
-/// JavaScript thread), the error message, and secrets in details and data. What changed is
+/// JavaScript thread), the error (see [`sanitize_error`]), and secrets in details, data and the
+/// paths of effects. What changed is
 /// added to `result.sanitization`.
 pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, content_done: bool) {
     let sanitizer = &rules.sanitizer;
@@ -44,6 +45,25 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
             .flatten()
         {
             scrub_value(value, scanner, &mut report.scrubbed);
+        }
+        if let Some(effects) = &mut result.effects {
+            let renamed = effects
+                .renamed
+                .iter_mut()
+                .flat_map(|r| [&mut r.from, &mut r.to]);
+            for path in [
+                &mut effects.created,
+                &mut effects.modified,
+                &mut effects.deleted,
+            ]
+            .into_iter()
+            .flatten()
+            .chain(renamed)
+            {
+                if let Some(scrubbed) = scanner.scrub_from(path, 0, &mut report.scrubbed) {
+                    *path = scrubbed;
+                }
+            }
         }
     }
     result.sanitization = (!report.is_empty()).then_some(report);
@@ -105,7 +125,11 @@ pub(super) fn passes_unchanged(
                 })
             });
             content_clean
-                && scanner.is_none_or(|s| map.get("details").is_none_or(|d| !has_secret(d, s)))
+                && scanner.is_none_or(|s| {
+                    ["details", "effects"]
+                        .iter()
+                        .all(|key| map.get(*key).is_none_or(|v| !has_secret(v, s)))
+                })
         }
         (OutputShape::Nothing, _) => true,
         _ => false,
@@ -442,6 +466,39 @@ mod tests {
             assert_eq!(result.content, [ContentBlock::text(error.message.clone())]);
             assert!(error.message.contains("[redacted:"), "{text}");
         }
+    }
+
+    #[test]
+    fn effects_paths_are_scrubbed_and_a_value_with_a_secret_in_them_is_not_returned_as_is() {
+        use crate::envelope::{Effects, Renamed};
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        let path = format!("/tmp/upload_{key}.txt");
+        let value = json!({
+            "content": [{ "type": "text", "text": "done" }],
+            "effects": { "created": [path.clone()] },
+        });
+        let outcome = ToolOutcome::Returned(value);
+        assert_eq!(
+            passes_unchanged(&rules, &outcome, OutputShape::AgentResult, None),
+            None
+        );
+        let mut result = ToolResult::ok("c".into(), "t".into(), Value::Null);
+        result.effects = Some(Effects {
+            created: vec![path.clone()],
+            renamed: vec![Renamed {
+                from: "/a".into(),
+                to: path.clone(),
+            }],
+            ..Effects::default()
+        });
+        sanitize_result(&rules, &mut result, true);
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(!text.contains(&key), "{text}");
+        assert_eq!(
+            result.effects.unwrap().created,
+            ["/tmp/upload_[redacted:github-token].txt"]
+        );
     }
 
     #[test]
