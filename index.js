@@ -15,7 +15,7 @@ const { analyzeCommand } = require('./lib/shell.js')
 const { runLoop } = require('./lib/run.js')
 const { AuditLog, auditOption, auditRunDir, replayRun, verifyRun } = require('./lib/audit.js')
 const { executePlan } = require('./lib/plan.js')
-const { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
+const { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
 const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
 const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./lib/otel.js')
 
@@ -1141,12 +1141,15 @@ function toToolResultMessage(result) {
   }
 }
 
-/** The result as an invocation record: what ran, what came back, when. */
+/**
+ * The result as an invocation record: what ran, what came back, when. The arguments are the
+ * model's, as run: their secrets are replaced (built-in kinds), as in events and the audit log.
+ */
 function toInvocationRecord(result) {
   return {
     toolCallId: result.callId,
     name: result.tool,
-    args: result.args,
+    args: scrubSecrets(result.args, 'toInvocationRecord: result.args'),
     result: result.ok ? (result.data !== undefined ? result.data : { content: result.content, details: result.details }) : null,
     error: result.ok ? null : result.error.message,
     startedAtMs: result.startedAt,

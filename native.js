@@ -852,5 +852,6 @@ module.exports.normalizeToolCallId = nativeBinding.normalizeToolCallId
 module.exports.repairHistory = nativeBinding.repairHistory
 module.exports.replayRun = nativeBinding.replayRun
 module.exports.sanitizeResult = nativeBinding.sanitizeResult
+module.exports.scrubSecrets = nativeBinding.scrubSecrets
 module.exports.validateToolName = nativeBinding.validateToolName
 module.exports.verifyRun = nativeBinding.verifyRun

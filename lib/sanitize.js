@@ -2,7 +2,7 @@
 // Sanitization on the JavaScript side: describing content for the engine without copying big
 // strings or bytes, and `sanitizeResult` for standalone use.
 
-const { sanitizeResult: nativeSanitizeResult } = require('../native.js')
+const { sanitizeResult: nativeSanitizeResult, scrubSecrets: nativeScrubSecrets } = require('../native.js')
 const { ToolwireError, native, describe, jsonText } = require('./common.js')
 
 /** The per-result budget when none is given (README: maxResultChars). */
@@ -139,4 +139,15 @@ function sanitizeResult(result, options = {}) {
   return JSON.parse(json)
 }
 
-module.exports = { sanitizeResult, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf }
+/**
+ * `value` with the secrets of its strings and keys (at any depth) replaced by
+ * `[redacted:<kind>]`, using the built-in kinds: the same walker the engine uses for every value
+ * that leaves it. `value` itself when it holds none; `undefined` stays `undefined`.
+ */
+function scrubSecrets(value, where = 'scrubSecrets: value') {
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value
+  const scrubbed = native(() => nativeScrubSecrets(jsonText(where, value)))
+  return scrubbed === '' ? value : JSON.parse(scrubbed)
+}
+
+module.exports = { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf }

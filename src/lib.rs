@@ -26,5 +26,5 @@ pub use plan::NativePlan;
 pub use policy::analyze_command_js;
 pub use rap::NativeRap;
 pub use runtime::NativeRuntime;
-pub use sanitize::sanitize_result_js;
+pub use sanitize::{sanitize_result_js, scrub_secrets_js};
 pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

@@ -1,11 +1,13 @@
 //! Sanitization across the boundary: `sanitizeResult` (synchronous, standalone) and the
 //! runtime's off-thread sanitization of big outputs, bytes and images.
 
-use std::sync::{Arc, Mutex};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use napi::bindgen_prelude::{AsyncTask, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
+use toolwire_core::audit::RecordScrubber;
 use toolwire_core::sanitize::blocks::{sanitize_described, sanitize_output, Described};
 use toolwire_core::sanitize::{SanitizeOptions, Sanitizer};
 
@@ -53,6 +55,22 @@ pub fn sanitize_result_js(
             buffers: &buffers,
         };
         sanitize_described(&sanitizer, input)
+    })
+}
+
+/// The secrets of a JSON value (its strings and keys, at any depth) replaced with the built-in
+/// kinds: `value` is JSON text; returns the scrubbed JSON text, or an empty string when the value
+/// holds no secret. For projections that stand alone (`toInvocationRecord`).
+#[napi(js_name = "scrubSecrets")]
+pub fn scrub_secrets_js(value: String) -> napi::Result<String> {
+    static SCRUBBER: OnceLock<RecordScrubber> = OnceLock::new();
+    guard(|| {
+        let parsed = parse_json("scrubSecrets: value", &value)?;
+        let scrubber = SCRUBBER.get_or_init(RecordScrubber::default);
+        Ok(match scrubber.scrub(&parsed) {
+            Cow::Borrowed(_) => String::new(),
+            Cow::Owned(scrubbed) => scrubbed.to_string(),
+        })
     })
 }
 

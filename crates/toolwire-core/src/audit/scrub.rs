@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::sanitize::values::{has_secret, scrub_value};
 use crate::sanitize::{ResultRules, Sanitizer};
 
-/// Replaces secrets in the strings of audit records with `[redacted:<kind>]`, using the same
+/// Replaces secrets in the strings and keys of audit records with `[redacted:<kind>]`, using the same
 /// compiled patterns (built-in and custom) as the runtime's results.
 #[derive(Clone, Debug)]
 pub struct RecordScrubber {
@@ -27,8 +27,8 @@ impl RecordScrubber {
         RecordScrubber { sanitizer }
     }
 
-    /// `value` with the secrets of its strings replaced (object keys are left alone); borrowed
-    /// when it holds none.
+    /// `value` with the secrets of its strings and object keys replaced; borrowed when it holds
+    /// none.
     pub fn scrub<'a>(&self, value: &'a Value) -> Cow<'a, Value> {
         let Some(scanner) = self.sanitizer.scanner() else {
             return Cow::Borrowed(value);

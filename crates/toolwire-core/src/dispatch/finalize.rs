@@ -11,14 +11,15 @@ use crate::registry::ToolSpec;
 use crate::sanitize::content::water_fill;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
-use crate::sanitize::values::{has_secret, scrub_value};
+use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_value};
 use crate::sanitize::view::{content_view, put_details_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
 use super::BatchText;
 
 /// Sanitizes a result in place: content for the model (unless the driver already did, off the
-/// JavaScript thread), the error message, and secrets in details and data. What changed is
+/// JavaScript thread), the error (see [`sanitize_error`]), and secrets in details, data and the
+/// paths of effects. What changed is
 /// added to `result.sanitization`.
 pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, content_done: bool) {
     let sanitizer = &rules.sanitizer;
@@ -38,9 +39,6 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
             .map(SanitizedBlock::into_content)
             .collect();
     }
-    if let Some(error) = &mut result.error {
-        error.message = sanitizer.message(&error.message, &mut report);
-    }
     if let Some(scanner) = sanitizer.scanner() {
         for value in [&mut result.details, &mut result.data]
             .into_iter()
@@ -48,6 +46,48 @@ pub(super) fn sanitize_result(rules: &ResultRules, result: &mut ToolResult, cont
         {
             scrub_value(value, scanner, &mut report.scrubbed);
         }
+        if let Some(effects) = &mut result.effects {
+            let renamed = effects
+                .renamed
+                .iter_mut()
+                .flat_map(|r| [&mut r.from, &mut r.to]);
+            for path in [
+                &mut effects.created,
+                &mut effects.modified,
+                &mut effects.deleted,
+            ]
+            .into_iter()
+            .flatten()
+            .chain(renamed)
+            {
+                if let Some(scrubbed) = scanner.scrub_from(path, 0, &mut report.scrubbed) {
+                    *path = scrubbed;
+                }
+            }
+        }
+    }
+    result.sanitization = (!report.is_empty()).then_some(report);
+    sanitize_error(rules, result);
+}
+
+/// Sanitizes a result's error: its message bounded and scrubbed, its details scrubbed (keys
+/// included). Every result passes here as it leaves dispatch, also when its output was
+/// sanitized before a hook failed and replaced it with an error (the hook's message is the
+/// hook's text, and may quote anything).
+pub(super) fn sanitize_error(rules: &ResultRules, result: &mut ToolResult) {
+    let Some(error) = &mut result.error else {
+        return;
+    };
+    let sanitizer = &rules.sanitizer;
+    let mut report = result.sanitization.take().unwrap_or_default();
+    // A failed result's content is its message (`ToolResult::fail`): it changes with it.
+    let echoed = matches!(result.content.as_slice(), [ContentBlock::Text { text }] if *text == error.message);
+    error.message = sanitizer.message(&error.message, &mut report);
+    if echoed {
+        result.content = vec![ContentBlock::text(error.message.clone())];
+    }
+    if let (Some(scanner), Some(details)) = (sanitizer.scanner(), &mut error.details) {
+        scrub_value(details, scanner, &mut report.scrubbed);
     }
     result.sanitization = (!report.is_empty()).then_some(report);
 }
@@ -85,7 +125,11 @@ pub(super) fn passes_unchanged(
                 })
             });
             content_clean
-                && scanner.is_none_or(|s| map.get("details").is_none_or(|d| !has_secret(d, s)))
+                && scanner.is_none_or(|s| {
+                    ["details", "effects"]
+                        .iter()
+                        .all(|key| map.get(*key).is_none_or(|v| !has_secret(v, s)))
+                })
         }
         (OutputShape::Nothing, _) => true,
         _ => false,
@@ -303,11 +347,25 @@ pub fn partial_view(rules: &ResultRules, spec: Option<&ToolSpec>, value: Value) 
 }
 
 /// A partial result that is not `{ content }` (a progress object, a number, a string) keeps its
-/// shape in the event: every string scrubbed and cut to the events' length.
+/// shape in the event: every string scrubbed (with its key, see [`scrub_keyed_text`]) and cut to
+/// the events' length, every key scrubbed.
 fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String, u64>) -> Value {
+    event_entry(value, None, rules, scrubbed)
+}
+
+fn event_entry(
+    value: Value,
+    key: Option<&str>,
+    rules: &ResultRules,
+    scrubbed: &mut BTreeMap<String, u64>,
+) -> Value {
+    let sanitizer = &rules.sanitizer;
     match value {
         Value::String(text) => {
-            let sanitizer = &rules.sanitizer;
+            let keyed = key
+                .zip(sanitizer.scanner())
+                .and_then(|(key, scanner)| scrub_keyed_text(key, &text, scanner, scrubbed));
+            let text = keyed.unwrap_or(text);
             let kept = keep_text(
                 TextSource::Whole(&text),
                 sanitizer.options.event_text_chars,
@@ -319,14 +377,22 @@ fn event_value(value: Value, rules: &ResultRules, scrubbed: &mut BTreeMap<String
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
-                .map(|item| event_value(item, rules, scrubbed))
+                .map(|item| event_entry(item, None, rules, scrubbed))
                 .collect(),
         ),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, item)| (key, event_value(item, rules, scrubbed)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            let mut map: Map<String, Value> = map
+                .into_iter()
+                .map(|(key, item)| {
+                    let item = event_entry(item, Some(&key), rules, scrubbed);
+                    (key, item)
+                })
+                .collect();
+            if let Some(scanner) = sanitizer.scanner() {
+                scrub_keys(&mut map, scanner, scrubbed);
+            }
+            Value::Object(map)
+        }
         other => other,
     }
 }
@@ -364,6 +430,75 @@ mod tests {
         assert_eq!(*slot, 2);
         assert!(utf16_len(&blocks[0].1) <= 950);
         assert!(trim_batch(vec![batch_text(&[(0, "x".repeat(100))])], 2000, 0.5).is_empty());
+    }
+
+    #[test]
+    fn an_error_set_after_sanitization_is_scrubbed_as_it_leaves() {
+        use crate::envelope::{ToolError, ToolStatus};
+        use crate::error::ErrorCode;
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        // (message, details): a hook's message quoting a secret after an escape, details keyed
+        // by secrets and holding a header value.
+        let cases = [
+            (
+                format!("hook saw line\\n{key}"),
+                json!({ "args": { key.clone(): 1 } }),
+            ),
+            (
+                format!("hook saw {key}"),
+                json!({ "Authorization": "Bearer abcdefgh12345678" }),
+            ),
+        ];
+        for (message, details) in cases {
+            let mut result = ToolResult::ok("c".into(), "t".into(), Value::Null);
+            result.fail(
+                ToolStatus::Error,
+                ToolError::new(ErrorCode::ExecutionError, message.clone()).with_details(details),
+            );
+            sanitize_error(&rules, &mut result);
+            let text = serde_json::to_string(&result).unwrap();
+            assert!(
+                !text.contains(&key) && !text.contains("abcdefgh12345678"),
+                "{text}"
+            );
+            let error = result.error.as_ref().unwrap();
+            assert_eq!(result.content, [ContentBlock::text(error.message.clone())]);
+            assert!(error.message.contains("[redacted:"), "{text}");
+        }
+    }
+
+    #[test]
+    fn effects_paths_are_scrubbed_and_a_value_with_a_secret_in_them_is_not_returned_as_is() {
+        use crate::envelope::{Effects, Renamed};
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        let path = format!("/tmp/upload_{key}.txt");
+        let value = json!({
+            "content": [{ "type": "text", "text": "done" }],
+            "effects": { "created": [path.clone()] },
+        });
+        let outcome = ToolOutcome::Returned(value);
+        assert_eq!(
+            passes_unchanged(&rules, &outcome, OutputShape::AgentResult, None),
+            None
+        );
+        let mut result = ToolResult::ok("c".into(), "t".into(), Value::Null);
+        result.effects = Some(Effects {
+            created: vec![path.clone()],
+            renamed: vec![Renamed {
+                from: "/a".into(),
+                to: path.clone(),
+            }],
+            ..Effects::default()
+        });
+        sanitize_result(&rules, &mut result, true);
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(!text.contains(&key), "{text}");
+        assert_eq!(
+            result.effects.unwrap().created,
+            ["/tmp/upload_[redacted:github-token].txt"]
+        );
     }
 
     #[test]

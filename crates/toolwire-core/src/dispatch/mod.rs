@@ -1192,6 +1192,8 @@ impl Dispatcher {
         let c = self.call_mut(call).expect("call exists");
         if !c.sanitized {
             finalize::sanitize_result(&rules, &mut result, false);
+        } else {
+            finalize::sanitize_error(&rules, &mut result);
         }
         let spec = c.spec.clone();
         if rules.sanitizer.options.max_batch_chars.is_some() {

@@ -1,9 +1,15 @@
 //! The built-in secret kinds: their public names and the patterns that find them.
 //!
-//! Every pattern starts with a literal (`sk-`, `AKIA`, `ghp_`, `eyJ`, `-----`, `://`, ...) so the
-//! combined search regex keeps a literal prefilter and stays fast on text without secrets.
-//! Word boundaries are ASCII (`(?-u:\b)`): a Unicode boundary would stop the lazy DFA on the first
-//! non-ASCII byte. Realistic minimum lengths keep prose such as `sk-abc` from being a secret.
+//! Each pattern is a literal (`sk-`, `AKIA`, `ghp_`, `eyJ`, `-----`, `://`, ...) and a body, and
+//! realistic minimum lengths keep prose such as `sk-abc` from being a secret.
+//!
+//! A token with a vendor prefix must not start inside a word (`task-...` holds no OpenAI key), so
+//! its pattern begins with [`left_edge!`]: the character before the token, matched and kept out of
+//! the `secret` group. That is not a word boundary (`\b`): the letter that ends an escape in JSON
+//! text (`\n`, `\t`, `\u003e`), a percent escape (`%3D`) or a C-style escape (`\x3d`) is an edge,
+//! and so is `_`, so a token glued to an identifier (`LEGACY_TOKEN_ghp_...`) is found. The edge
+//! is part of the regex (the `regex` crate has no look-behind), so the combined search still runs
+//! as one automaton that reports only real matches: linear in the text, whatever it holds.
 //!
 //! The formats were learned from the public rule sets of secret scanners (gitleaks, trufflehog,
 //! GitHub secret scanning) and the vendors' documented token prefixes.
@@ -31,50 +37,88 @@ pub(super) struct BuiltinKind {
     pub extent: Extent,
 }
 
+/// The character (or escape) a prefixed token may follow: the start of the text, anything but an
+/// ASCII letter or digit, or the end of an escape whose last character is one: a backslash escape
+/// of JSON, C or shell text (`\n`, `\t`, `\\n` when escaped twice, `\u003e`, `\x3d`), a
+/// percent escape (`%3D`, `%253D` when encoded twice) or a JSON Pointer escape (`~1` is `/`, as
+/// validation errors name a key). A kind's `secret` group follows it.
+macro_rules! left_edge {
+    () => {
+        concat!(
+            r"(?:\A|[^A-Za-z0-9]|\\+(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[A-Za-z])",
+            r"|%(?:25)*[0-9A-Fa-f]{2}|~[01])"
+        )
+    };
+}
+
+/// What may follow a token whose body is letters and digits of a fixed length: anything but a
+/// letter or digit (an `_` glues no longer key), or the end of the text.
+macro_rules! right_edge {
+    () => {
+        r"(?:[^A-Za-z0-9]|\z)"
+    };
+}
+
 /// OpenAI keys: project, service-account and admin keys (`sk-proj-`, `sk-svcacct-`, `sk-admin-` and
 /// a long base64url body), legacy user keys (`sk-` and 48 alphanumerics), and any `sk-` key with the
 /// `T3BlbkFJ` marker (base64 of "OpenAI") that OpenAI embeds in its keys. `sk-ant-` never matches:
 /// `ant` is followed by `-`, which neither the legacy body nor a marker-less form accepts.
 const OPENAI_KEY: &str = concat!(
-    r"(?-u:\b)sk-(?:",
+    left_edge!(),
+    r"(?P<secret>sk-(?:",
     r"(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}",
-    r"|[A-Za-z0-9]{40,}(?-u:\b)",
+    r"|[A-Za-z0-9]{40,}",
     r"|[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
-    r")"
+    r"))"
 );
 
 /// Anthropic keys: `sk-ant-` + a purpose and version (`api03`, `admin01`, `oat01`, ...) + a long
 /// base64url body (93 characters and `AA` in current keys).
-const ANTHROPIC_KEY: &str = r"(?-u:\b)sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,}";
+const ANTHROPIC_KEY: &str = concat!(
+    left_edge!(),
+    r"(?P<secret>sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,})"
+);
 
-/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types, as a
-/// whole word: a longer run of capitals and digits is not a key id.
-const AWS_ACCESS_KEY: &str = r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)";
+/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types: a
+/// longer run of letters and digits is not a key id (one glued to `_` is).
+const AWS_ACCESS_KEY: &str = concat!(
+    left_edge!(),
+    r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})",
+    right_edge!()
+);
 
 /// GitHub tokens: classic (`ghp_` personal, `gho_` OAuth, `ghu_` user-to-server, `ghs_`
-/// server-to-server, `ghr_` refresh) with 36 or more alphanumerics, as a whole word, and
-/// fine-grained personal access tokens (`github_pat_` + 82 word characters in current tokens).
+/// server-to-server, `ghr_` refresh) with 36 or more alphanumerics, and fine-grained personal
+/// access tokens (`github_pat_` + 82 word characters in current tokens).
 const GITHUB_TOKEN: &str = concat!(
-    r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}(?-u:\b)",
+    left_edge!(),
+    r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}",
     r"|github_pat_[A-Za-z0-9_]{50,})"
 );
 
 /// Slack tokens: bot, user, app-level, refresh, legacy and configuration tokens (`xoxb-`, `xoxp-`,
 /// `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-`, `xoxe.xoxp-`) and app tokens (`xapp-1-...`).
 const SLACK_TOKEN: &str = concat!(
-    r"(?-u:\b)(?:(?:xoxe\.)?xox[abeprs]-[0-9A-Za-z][0-9A-Za-z-]{14,}",
+    left_edge!(),
+    r"(?P<secret>(?:xoxe\.)?xox[abeprs]-[0-9A-Za-z][0-9A-Za-z-]{14,}",
     r"|xapp-[0-9]+-[0-9A-Za-z-]{14,})"
 );
 
 /// Google API keys: `AIza` + exactly 35 base64url characters. The character after the key (or the
 /// end of the text) is part of the match, outside the `secret` group, so a longer identifier that
 /// merely starts like a key is not one.
-const GOOGLE_API_KEY: &str = r"(?-u:\b)(?P<secret>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|\z)";
+const GOOGLE_API_KEY: &str = concat!(
+    left_edge!(),
+    r"(?P<secret>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|\z)"
+);
 
 /// JSON Web Tokens: three base64url segments, header and payload both JSON objects (`eyJ` is
 /// base64 of `{"`), and a signature of realistic length (unsigned `alg: none` tokens are not
 /// matched).
-const JWT: &str = r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}";
+const JWT: &str = concat!(
+    left_edge!(),
+    r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,})"
+);
 
 /// One element of a PEM body: a line break (LF, CR, or the `\n`, `\r` escapes of JSON text,
 /// possibly double-escaped) with the blanks that end or indent a line, a run of base64, or a blank
@@ -125,21 +169,37 @@ const PRIVATE_KEY_BEGIN: &str = concat!(
 /// before it are part of the secret.
 const PRIVATE_KEY_END: &str = r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----";
 
+/// A blank in header text: a space or tab, as it is or escaped (`%20`, `\t`).
+macro_rules! blank {
+    () => {
+        r"(?:[ \t]|%20|\\+t)"
+    };
+}
+
 /// The token of an `Authorization` header (or `Proxy-Authorization`) with the Bearer scheme, in
 /// HTTP (`Authorization: Bearer t`), JSON (`"Authorization": "Bearer t"`, also with escaped
-/// quotes) and form or map text (`authorization=Bearer t`). Header name and scheme are
-/// case-insensitive; only the token (an RFC 6750 b64token of 8 or more characters) is the secret.
+/// quotes), form or map text (`authorization=Bearer t`) and percent-encoded text
+/// (`Authorization%3A%20Bearer%20t`). Header name and scheme are case-insensitive; only the
+/// token (an RFC 6750 b64token of 8 or more characters) is the secret.
 const BEARER_TOKEN: &str = concat!(
-    r#"(?-u:\b)(?i:authorization)(?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?"#,
-    r"(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)"
+    left_edge!(),
+    r#"(?i:authorization)(?:\\*["']|%2[27])?"#,
+    blank!(),
+    r"*(?:[:=]|%3[AaDd])",
+    blank!(),
+    r#"*(?:\\*["']|%2[27])?(?i:bearer)"#,
+    blank!(),
+    r"+(?P<secret>[A-Za-z0-9._~+/-]{8,}(?:=|%3[Dd])*)"
 );
 
 /// The password of the userinfo in a URL (`scheme://user:password@host`): RFC 3986 userinfo
-/// characters, the user up to the first `:`, the password up to the `@`. Only the password is the
-/// secret. The match starts at `://` (not the scheme) to keep a literal prefix.
+/// characters, the user up to the first `:`, the password up to the LAST `@` before the host (as
+/// URL parsers split it, so a password holding a raw `@` is replaced whole). Only the password is
+/// the secret. The match starts at `://` (or `:\/\/` of JSON text, `:~1~1` of a JSON Pointer, `:/`
+/// of a URL a path resolver collapsed), not the scheme.
 const URL_PASSWORD: &str = concat!(
-    r"://[A-Za-z0-9._~%!$&'()*+,;=-]*:",
-    r"(?P<secret>[A-Za-z0-9._~%!$&'()*+,;=:-]+)@"
+    r":(?:\\*/|~1){1,2}[A-Za-z0-9._~%!$&'()*+,;=@-]*:",
+    r"(?P<secret>[A-Za-z0-9._~%!$&'()*+,;=:@-]+)@"
 );
 
 /// The built-in kinds in priority order: when two kinds find the same range, the earlier one

@@ -3,11 +3,10 @@
 //!
 //! Tool results, events and audit records pass through [`SecretScanner::scrub`] before they leave
 //! the runtime, so the search is built for text without secrets: one combined regex (every
-//! kind's pattern in one alternation, with the literal prefilter the `regex` crate derives from
-//! the kinds' prefixes) runs over the text, and only where it matches are the kinds told apart,
-//! each by its own regex anchored at that position. Matching is linear in the text: the `regex`
-//! crate runs finite automata, never backtracking, and user patterns it refuses (look-around,
-//! backreferences) are errors.
+//! kind's pattern in one alternation) runs over the text, and only where it matches are the kinds
+//! told apart, each by its own regex anchored at that position. Matching is linear in the text:
+//! the `regex` crate runs finite automata, never backtracking, and user patterns it refuses
+//! (look-around, backreferences) are errors.
 //!
 //! # Built-in kinds
 //! `openai-key`, `anthropic-key`, `aws-access-key`, `github-token`, `slack-token`,
@@ -16,6 +15,10 @@
 //! only the token or password, keeping the header or URL around it. `private-key` also covers
 //! fragments of cut text: a BEGIN line whose END is missing (the body after it) and an END line
 //! whose BEGIN is missing (the body before it).
+//!
+//! A secret is found whatever the escaping of the text around it: after the escapes of JSON text
+//! (`\n`, `\u003e`), percent escapes (`%3D`) and glued to an identifier (`MY_TOKEN_ghp_...`);
+//! see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
 mod pattern;
@@ -247,15 +250,35 @@ impl SecretScanner {
     /// `text` with every secret replaced by `[redacted:<kind>]`, adding one per secret to
     /// `counts` (kind -> count). Borrowed when nothing was found.
     pub fn scrub<'a>(&self, text: &'a str, counts: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
-        let secrets = self.find(text);
+        match self.scrub_from(text, 0, counts) {
+            Some(scrubbed) => Cow::Owned(scrubbed),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// `text[from..]` with its secrets replaced, the secrets searched in the whole `text`: what
+    /// comes before `from` is context only (a header name before its value), and a secret that
+    /// starts before `from` and reaches past it is replaced from `from` on. `None` when no secret
+    /// reaches past `from`. `from` must be a char boundary.
+    pub fn scrub_from(
+        &self,
+        text: &str,
+        from: usize,
+        counts: &mut BTreeMap<String, u64>,
+    ) -> Option<String> {
+        let secrets: Vec<SecretMatch> = self
+            .find(text)
+            .into_iter()
+            .filter(|secret| secret.end > from)
+            .collect();
         if secrets.is_empty() {
-            return Cow::Borrowed(text);
+            return None;
         }
         let labels: usize = secrets.iter().map(|secret| secret.kind.len() + 11).sum();
-        let mut scrubbed = String::with_capacity(text.len() + labels);
-        let mut copied = 0;
+        let mut scrubbed = String::with_capacity(text.len() - from + labels);
+        let mut copied = from;
         for secret in &secrets {
-            scrubbed.push_str(&text[copied..secret.start]);
+            scrubbed.push_str(&text[copied..secret.start.max(from)]);
             scrubbed.push_str("[redacted:");
             scrubbed.push_str(&secret.kind);
             scrubbed.push(']');
@@ -268,7 +291,12 @@ impl SecretScanner {
             }
         }
         scrubbed.push_str(&text[copied..]);
-        Cow::Owned(scrubbed)
+        Some(scrubbed)
+    }
+
+    /// Whether a secret of `text` reaches past `from` (see [`SecretScanner::scrub_from`]).
+    pub fn has_secret_from(&self, text: &str, from: usize) -> bool {
+        self.find(text).iter().any(|secret| secret.end > from)
     }
 }
 
