@@ -393,6 +393,19 @@ describe('hostile arguments', () => {
     await stillServes(runtime)
   })
 
+  it('ids and options holding lone surrogates, and options nested too deep, never stop the runtime', async () => {
+    const { runtime } = hostileRuntime()
+    const results = await runtime.dispatch([{ id: 'id \ud83d', name: 'echo', arguments: '{}' }], { runId: 'run \udc00' })
+    expect(results.map((r) => r.status)).toEqual(['ok'])
+    // a caller's option the engine cannot read is thrown as the caller's error
+    const error = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: '{}' }], { approval: nested(200) as never }).then(
+      () => undefined,
+      (e: { code?: string }) => e,
+    )
+    expect(error?.code).toBe('LIMIT_EXCEEDED')
+    await stillServes(runtime)
+  })
+
   it('a plan whose arguments hold a lone surrogate runs the step with U+FFFD', async () => {
     const { runtime, seen } = hostileRuntime()
     const outcome = await runtime.executePlan({ steps: [{ id: 's', tool: 'echo', args: { q: 'plan \ud83d' } }] })

@@ -522,8 +522,17 @@ struct RawBatchOptions {
 
 /// Parses dispatch options; a bad `timeoutMs` is the caller's error, naming the value.
 pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
+    // The driver only wraps what the caller gave (`sanitize`, `approval`, `context`, ...): a
+    // value it cannot read is the caller's error, thrown, and the runtime keeps serving.
     let raw: RawBatchOptions = serde_json::from_str(&crate::json_input::repair_surrogates(text))
-        .map_err(|e| Error::internal(format!("malformed dispatch options from the driver: {e}")))?;
+        .map_err(|e| {
+            let code = if e.to_string().starts_with("recursion limit exceeded") {
+                crate::error::ErrorCode::LimitExceeded
+            } else {
+                crate::error::ErrorCode::ValidationError
+            };
+            Error::caller(code, format!("dispatch: options cannot be used: {e}"))
+        })?;
     let timeout_ms = match raw.timeout_ms {
         None => None,
         Some(ms) => Some(positive_millis(ms).ok_or_else(|| {
@@ -936,6 +945,13 @@ mod tests {
         assert!(options.events && options.hooks.before && !options.hooks.after);
         let options = parse_batch_options(r#"{"runId":"run \ud83d"}"#).unwrap();
         assert_eq!(options.run_id.as_deref(), Some("run \u{FFFD}"));
+        // options the caller nested too deep or typed wrong are the caller's error, not the
+        // engine's (which would stop the runtime)
+        let deep = format!(r#"{{"approval":{}1{}}}"#, "[".repeat(200), "]".repeat(200));
+        for text in [deep.as_str(), r#"{"runId":5}"#] {
+            let error = parse_batch_options(text).unwrap_err();
+            assert_eq!(error.fault, crate::error::Fault::Caller, "{text}");
+        }
         let error = parse_batch_options(r#"{"timeoutMs":-1}"#).unwrap_err();
         assert!(error.message.contains("-1"));
     }
