@@ -211,9 +211,12 @@ describe('hostile values from tools', () => {
         }
         calls.push({ id, name: 'hostile', arguments: '{}' })
       }
-      const results = await runtime.dispatch(calls)
+      // with events on every other seed: the views events carry are built from the same values
+      const events: unknown[] = []
+      const results = await runtime.dispatch(calls, seed % 2 === 0 ? { onEvent: (event) => events.push(event) } : {})
       expect(results).toHaveLength(calls.length)
       results.forEach((result, i) => checkOne(result, calls[i].id, expected[i].expect, expected[i].label))
+      expect(allWellFormed(events), `seed ${seed}: lone surrogates reached the events`).toBe(true)
       await stillServes(runtime)
     }
   })
