@@ -409,6 +409,14 @@ describe('hostile arguments', () => {
     await stillServes(runtime)
   })
 
+  it('a tool whose description is cut inside an emoji registers, described with U+FFFD', async () => {
+    const { runtime } = hostileRuntime()
+    runtime.register({ name: 'cut', description: 'reads 😀'.slice(0, 7), parameters: { type: 'object' }, execute: async () => 'ok' })
+    const listed = runtime.list().find((tool) => tool.name === 'cut')
+    expect(listed?.description).toBe('reads \uFFFD')
+    await stillServes(runtime)
+  })
+
   it('a plan whose arguments hold a lone surrogate runs the step with U+FFFD', async () => {
     const { runtime, seen } = hostileRuntime()
     const outcome = await runtime.executePlan({ steps: [{ id: 's', tool: 'echo', args: { q: 'plan \ud83d' } }] })
