@@ -61,6 +61,7 @@ const RETURNED_SANITIZED = 13
 const APPROVAL_ANSWERED = 14
 const APPROVAL_FAILED = 15
 const THREW_NOT_RETRYABLE = 16
+const TOO_DEEP = 17
 
 const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
@@ -68,6 +69,28 @@ const MAX_TIMER_MS = 2147483647
 
 /** The `onUpdate` of a dispatch without an event listener. */
 const ignoreUpdate = () => {}
+
+/** The JSON text of what was thrown's message; never throws itself. */
+function messageJson(error) {
+  return JSON.stringify(messageOf(error))
+}
+
+/** Whether what was thrown is an Error marked `retryable = false` (a throwing getter: no). */
+function notRetryable(error) {
+  try {
+    return error instanceof Error && error.retryable === false
+  } catch {
+    return false
+  }
+}
+
+/** A string, or an array or plain object without `toJSON`: its JSON form has its shape. */
+function isPlainValue(value) {
+  if (typeof value === 'string') return true
+  if (typeof value !== 'object' || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === Array.prototype || proto === null) && value.toJSON === undefined
+}
 
 /** JSON text of a hook's answer; `undefined` (and functions) become null. */
 function answerJson(value) {
@@ -246,8 +269,10 @@ class ToolRuntime {
   /** batch id -> batch state */
   #batches = new Map()
   #nextBatch = 1
-  /** completion rows waiting for the next flush */
+  /** completion heads `[batch,slot,token,kind]` waiting for the next flush */
   #queue = []
+  /** their payloads (JSON text), in the same order */
+  #payloads = []
   #flushScheduled = false
   #timer = null
   /** the runtime's `sanitize` option, for the driver's own share of the work */
@@ -682,12 +707,12 @@ class ToolRuntime {
       this.#fail(new ToolwireError('INTERNAL_ERROR', `toolwire internal error (a bug; please report it): ${messageOf(error)}`))
       return
     }
-    if (keys.length > 0) this.#drive(() => this.#native.complete(`[${keys.join(',')}]`))
+    if (keys.heads.length > 0) this.#drive(() => this.#native.complete(`[${keys.heads.join(',')}]`, keys.payloads))
   }
 
   /** Performs actions in order; returns the concurrency-key completions computed on the way. */
   #perform(actions) {
-    const keys = []
+    const keys = { heads: [], payloads: [] }
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]
       const code = action[0]
@@ -719,9 +744,12 @@ class ToolRuntime {
             batch.hooks.beforeToolCall({ toolCall: call, args: action[4], call: action[5] }),
           )
           break
-        case CONCURRENCY_KEY:
-          keys.push(this.#concurrencyKey(call, action))
+        case CONCURRENCY_KEY: {
+          const [kind, payload] = this.#concurrencyKey(call, action)
+          keys.heads.push(`[${action[1]},${action[2]},${action[3]},${kind}]`)
+          keys.payloads.push(payload)
           break
+        }
         case RUN_TOOL:
           this.#run(batch, call, action)
           break
@@ -782,14 +810,14 @@ class ToolRuntime {
     this.#approvalThreads.set(approvalId, { groupId, userId, threadAncestors, runId })
   }
 
+  /** `[kind, payload]`: the key `concurrencyKey(args)` computed, or why it failed. */
   #concurrencyKey(call, action) {
-    const head = `[${action[1]},${action[2]},${action[3]},`
     const registered = this.#tools.get(this.#ids.get(call.name))
     try {
       const key = registered === undefined ? undefined : registered.tool.concurrencyKey(action[4])
-      return `${head}${KEY},${key === undefined || key === null ? 'null' : JSON.stringify(safeString(key))}]`
+      return [KEY, key === undefined || key === null ? 'null' : JSON.stringify(safeString(key))]
     } catch (error) {
-      return `${head}${KEY_FAILED},${JSON.stringify(messageOf(error))}]`
+      return [KEY_FAILED, messageJson(error)]
     }
   }
 
@@ -807,7 +835,7 @@ class ToolRuntime {
       try {
         args = ownArgs(batch, slot)
       } catch (error) {
-        this.#complete(batchId, slot, token, THREW, JSON.stringify(messageOf(error)))
+        this.#complete(batchId, slot, token, THREW, messageJson(error))
         return
       }
     }
@@ -842,20 +870,31 @@ class ToolRuntime {
     }
     returned.then(
       (value) => {
-        const lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
+        // Whatever the value holds (getters or toJSON that throw, cycles, BigInt, a Proxy), the
+        // call gets exactly one completion.
+        let lane
+        try {
+          lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
+        } catch (error) {
+          return settle(UNSERIALIZABLE, messageJson(error))
+        }
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
         batch.values[slot] = value
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
         let json
         try {
           json = JSON.stringify(value)
+          // A result may be rebuilt from the value held (see resultAsReturned): hold what the
+          // engine reads when the value is not its own JSON form (a Date, a typed array, an
+          // object with toJSON, NaN, -0).
+          if (json !== undefined && !isPlainValue(value)) batch.values[slot] = JSON.parse(json)
         } catch (error) {
-          return settle(UNSERIALIZABLE, JSON.stringify(messageOf(error)))
+          return settle(UNSERIALIZABLE, messageJson(error))
         }
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
       },
-      (error) => settle(error instanceof Error && error.retryable === false ? THREW_NOT_RETRYABLE : THREW, JSON.stringify(messageOf(error))),
+      (error) => settle(notRetryable(error) ? THREW_NOT_RETRYABLE : THREW, messageJson(error)),
     )
   }
 
@@ -880,7 +919,12 @@ class ToolRuntime {
     } catch (error) {
       task = Promise.reject(error)
     }
-    task.catch((error) => settle(THREW, JSON.stringify(messageOf(error))))
+    // A value too deep for the engine (LIMIT_EXCEEDED) is no throw of the tool's.
+    // (The pool's rejection carries the engine's code as the message's `[CODE] ` prefix.)
+    task.catch((error) => {
+      const tooDeep = error?.code === 'LIMIT_EXCEEDED' || String(error?.message).startsWith('[LIMIT_EXCEEDED]')
+      settle(tooDeep ? TOO_DEEP : THREW, tooDeep ? 'null' : messageJson(error))
+    })
   }
 
   /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
@@ -911,13 +955,17 @@ class ToolRuntime {
         }
         this.#complete(batchId, slot, token, answered, json)
       },
-      (error) => this.#complete(batchId, slot, token, failed, JSON.stringify(messageOf(error))),
+      (error) => this.#complete(batchId, slot, token, failed, messageJson(error)),
     )
   }
 
-  /** Queues a completion; all completions of one microtask checkpoint cross in one call. */
+  /**
+   * Queues a completion; all completions of one microtask checkpoint cross in one call, each
+   * payload (JSON text) on its own so that one the engine cannot read fails its call only.
+   */
   #complete(batchId, slot, token, kind, payload) {
-    this.#queue.push(`[${batchId},${slot},${token},${kind},${payload}]`)
+    this.#queue.push(`[${batchId},${slot},${token},${kind}]`)
+    this.#payloads.push(payload)
     if (!this.#flushScheduled) {
       this.#flushScheduled = true
       queueMicrotask(this.#flush)
@@ -926,9 +974,11 @@ class ToolRuntime {
 
   #flush = () => {
     this.#flushScheduled = false
-    const rows = this.#queue
+    const heads = this.#queue
+    const payloads = this.#payloads
     this.#queue = []
-    this.#drive(() => this.#native.complete(`[${rows.join(',')}]`))
+    this.#payloads = []
+    this.#drive(() => this.#native.complete(`[${heads.join(',')}]`, payloads))
   }
 
   /** The one timer: the engine says when its next deadline is. */

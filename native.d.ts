@@ -163,8 +163,12 @@ export declare class NativeRuntime {
    * arguments text, `options` JSON. Returns the first actions.
    */
   open(batch: number, calls: string, arguments: Array<string>, options: string): string
-  /** Feeds back completions (JSON); returns the next actions. */
-  complete(completions: string): string
+  /**
+   * Feeds back completions: `heads` is `[[batch, slot, token, kind], ...]` (JSON) and
+   * `payloads` each one's payload as JSON text, parsed one by one so that a payload that
+   * cannot be read fails its own call only. Returns the next actions.
+   */
+  complete(heads: string, payloads: Array<string>): string
   /** The timer fired; returns the next actions. */
   tick(): string
   /**

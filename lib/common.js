@@ -20,24 +20,36 @@ function native(fn) {
   }
 }
 
-/** A readable message for anything a tool or hook threw or rejected with. */
+/**
+ * A readable message for anything a tool or hook threw or rejected with. Never throws: a
+ * message getter, `toString`, `toJSON` or Proxy trap that throws gives a message saying so.
+ */
 function messageOf(error) {
-  if (error instanceof Error) return String(error.message)
-  if (typeof error === 'string') return error
-  let json
   try {
-    json = JSON.stringify(error)
+    if (error instanceof Error) return String(error.message)
+    if (typeof error === 'string') return error
+    let json
+    try {
+      json = JSON.stringify(error)
+    } catch {
+      json = undefined
+    }
+    return `non-Error value: ${json === undefined ? safeString(error) : json}`
   } catch {
-    json = undefined
+    return `a thrown ${typeof error} whose message cannot be read`
   }
-  return `non-Error value: ${json === undefined ? safeString(error) : json}`
 }
 
+/** `String(value)`, or a description of the value when that throws; never throws itself. */
 function safeString(value) {
   try {
     return String(value)
   } catch {
-    return Object.prototype.toString.call(value)
+    try {
+      return Object.prototype.toString.call(value)
+    } catch {
+      return `[${typeof value}]`
+    }
   }
 }
 

@@ -1,12 +1,16 @@
 //! JSON text from JavaScript into values, with errors that say which argument was malformed.
+//! Every text goes through `toolwire_core::json_input` first: escaped lone surrogates (what
+//! `JSON.stringify` writes for half an emoji) become U+FFFD.
 
 use serde_json::Value;
+use toolwire_core::json_input::{self, InputError, MAX_VALUE_DEPTH};
 use toolwire_core::{Error, ErrorCode};
 
-/// Parses JSON text that the JavaScript layer produced for `what`.
-/// JSON nested deeper than serde_json's limit (128 levels) is a `LIMIT_EXCEEDED` error.
+/// Parses JSON text that the JavaScript layer produced for `what` (options, schemas, histories,
+/// records: documents bounded by serde_json's own limit). JSON nested deeper than that limit
+/// (128 levels) is a `LIMIT_EXCEEDED` error.
 pub fn parse_json(what: &str, text: &str) -> toolwire_core::Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(&json_input::repair_surrogates(text)).map_err(|e| {
         if e.to_string().starts_with("recursion limit exceeded") {
             Error::caller(
                 ErrorCode::LimitExceeded,
@@ -19,4 +23,22 @@ pub fn parse_json(what: &str, text: &str) -> toolwire_core::Result<Value> {
             )
         }
     })
+}
+
+/// Parses the JSON text of one value that a tool, hook or caller handed over for `what` (a
+/// partial result, a plan): nested deeper than `MAX_VALUE_DEPTH` is a `LIMIT_EXCEEDED` error
+/// naming the limit, refused before parsing.
+pub fn parse_value(what: &str, text: &str) -> toolwire_core::Result<Value> {
+    json_input::parse(text)
+        .map(|parsed| parsed.value)
+        .map_err(|error| match error {
+            InputError::TooDeep => Error::caller(
+                ErrorCode::LimitExceeded,
+                format!("{what} cannot be used: {error} (limit {MAX_VALUE_DEPTH})"),
+            ),
+            InputError::Invalid(e) => Error::caller(
+                ErrorCode::ValidationError,
+                format!("{what} is not valid JSON: {e}"),
+            ),
+        })
 }

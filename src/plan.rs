@@ -7,6 +7,7 @@
 
 use napi_derive::napi;
 use serde_json::{json, Map, Value};
+use toolwire_core::json_input::repair_surrogates;
 use toolwire_core::plan::{Plan, PlanAction, PlanOutcomeSummary, PlanRun, PlanRunOptions};
 use toolwire_core::{Error, ErrorCode, Result};
 
@@ -32,12 +33,10 @@ impl NativePlan {
     pub fn new(plan_json: String, options_json: String) -> napi::Result<Self> {
         guard(|| {
             let options = parse_options(&options_json)?;
-            let mut value: Value = serde_json::from_str(&plan_json).map_err(|e| {
-                Error::caller(
-                    ErrorCode::PlanInvalid,
-                    format!("plan is not valid JSON: {e}"),
-                )
-            })?;
+            // One value handed over: lone surrogates become U+FFFD, and a plan nested deeper
+            // than MAX_VALUE_DEPTH is refused before parsing.
+            let mut value = crate::convert::parse_value("plan", &plan_json)
+                .map_err(|e| Error::caller(ErrorCode::PlanInvalid, e.message))?;
             let mut plan = Plan::from_json(&value)?;
             if clamp_retries(&mut value, options.max_retries) {
                 plan = Plan::from_json(&value)?;
@@ -89,12 +88,13 @@ impl NativePlan {
     #[napi]
     pub fn completed(&mut self, call_id: String, result_json: String) -> napi::Result<String> {
         guard(|| {
-            let result: Value = serde_json::from_str(&result_json).map_err(|e| {
-                Error::caller(
-                    ErrorCode::ValidationError,
-                    format!("the result of plan call {call_id:?} is not valid JSON: {e}"),
-                )
-            })?;
+            let result: Value =
+                serde_json::from_str(&repair_surrogates(&result_json)).map_err(|e| {
+                    Error::caller(
+                        ErrorCode::ValidationError,
+                        format!("the result of plan call {call_id:?} is not valid JSON: {e}"),
+                    )
+                })?;
             Ok(actions_json(self.run.completed(&call_id, &result)?))
         })
     }

@@ -7,6 +7,7 @@ use toolwire_core::dispatch::protocol::{
     actions_to_json, parse_batch_options, parse_calls, parse_completions,
 };
 use toolwire_core::dispatch::{Action, Now};
+use toolwire_core::json_input;
 use toolwire_core::policy::approvals::ApprovalDecision;
 use toolwire_core::policy::tools::PolicyContext;
 use toolwire_core::registry::ToolDeclaration;
@@ -40,6 +41,7 @@ impl NativeRuntime {
     #[napi]
     pub fn register(&mut self, declaration: String) -> napi::Result<u32> {
         self.run(|inner| {
+            let declaration = json_input::repair_surrogates(&declaration);
             let declaration: ToolDeclaration = serde_json::from_str(&declaration).map_err(|e| {
                 Error::caller(
                     ErrorCode::ValidationError,
@@ -56,6 +58,7 @@ impl NativeRuntime {
     #[napi]
     pub fn register_plugin(&mut self, id: String, declarations: String) -> napi::Result<Vec<u32>> {
         self.run(|inner| {
+            let declarations = json_input::repair_surrogates(&declarations);
             let declarations: Vec<ToolDeclaration> =
                 serde_json::from_str(&declarations).map_err(|e| {
                     Error::caller(
@@ -129,10 +132,12 @@ impl NativeRuntime {
         })
     }
 
-    /// Feeds back completions (JSON); returns the next actions.
+    /// Feeds back completions: `heads` is `[[batch, slot, token, kind], ...]` (JSON) and
+    /// `payloads` each one's payload as JSON text, parsed one by one so that a payload that
+    /// cannot be read fails its own call only. Returns the next actions.
     #[napi]
-    pub fn complete(&mut self, completions: String) -> napi::Result<String> {
-        self.act(|inner, now| Ok(inner.complete(parse_completions(&completions)?, now)))
+    pub fn complete(&mut self, heads: String, payloads: Vec<String>) -> napi::Result<String> {
+        self.act(|inner, now| Ok(inner.complete(parse_completions(&heads, payloads)?, now)))
     }
 
     /// The timer fired; returns the next actions.
@@ -250,7 +255,7 @@ impl NativeRuntime {
         partial: String,
     ) -> napi::Result<String> {
         self.run(|inner| {
-            let value = crate::convert::parse_json("onUpdate: partial result", &partial)?;
+            let value = crate::convert::parse_value("onUpdate: partial result", &partial)?;
             Ok(inner.update_view(batch, &tool, value).to_string())
         })
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
+use crate::json_input::{self, InputError, Parsed, MAX_VALUE_DEPTH};
 use crate::params::{normalize_arguments, suggest_property, Normalization};
 use crate::quote::{bounded, bounded_to, quoted_json};
 use crate::registry::{json_type, ToolSpec};
@@ -23,21 +24,36 @@ const MAX_FAILURE_MESSAGE: usize = 3 * crate::quote::MAX_QUOTED_BYTES;
 /// The most validation failures listed in one message.
 const MAX_LISTED_FAILURES: usize = 20;
 
-/// Parses the arguments as a model sent them. Empty or whitespace-only text means `{}`.
+/// Parses the arguments as a model sent them (or as the caller's object serialized). Empty or
+/// whitespace-only text means `{}`. The text goes through [`crate::json_input`] first, so an
+/// escaped lone surrogate is accepted as `JSON.parse` accepts it and becomes U+FFFD (`repaired`
+/// then says the value differs from the text), and arguments nested deeper than
+/// [`MAX_VALUE_DEPTH`] are `LIMIT_EXCEEDED`, refused before parsing.
 ///
 /// The error message never echoes the text: it may hold anything, including secrets.
-pub fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
+pub fn parse_arguments(tool: &str, text: &str) -> Result<Parsed, ToolError> {
     if text.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
+        return Ok(Parsed {
+            value: Value::Object(Default::default()),
+            repaired: false,
+        });
     }
-    serde_json::from_str(text).map_err(|error| {
-        ToolError::new(
+    json_input::parse(text).map_err(|error| match error {
+        InputError::TooDeep => ToolError::new(
+            ErrorCode::LimitExceeded,
+            format!(
+                "The arguments for tool \"{tool}\" cannot be used: {error}, so the call was not \
+                 run. Send flatter arguments."
+            ),
+        )
+        .with_details(json!({ "limit": MAX_VALUE_DEPTH })),
+        InputError::Invalid(error) => ToolError::new(
             ErrorCode::InvalidJson,
             format!(
                 "The arguments for tool \"{tool}\" are not valid JSON ({error}). \
                  Send the arguments again as one complete JSON object."
             ),
-        )
+        ),
     })
 }
 
@@ -270,8 +286,32 @@ mod tests {
     #[test]
     fn empty_and_whitespace_text_mean_an_empty_object() {
         for text in ["", "  ", "\n\t "] {
-            assert_eq!(parse_arguments("t", text).unwrap(), json!({}));
+            assert_eq!(parse_arguments("t", text).unwrap().value, json!({}));
         }
+    }
+
+    /// `JSON.parse('{"q":"\\ud83d"}')` succeeds (half an emoji, as `text.slice` leaves it), so
+    /// the model's text is accepted too, the surrogate becoming U+FFFD.
+    #[test]
+    fn escaped_lone_surrogates_are_accepted_as_replacement_characters() {
+        let parsed = parse_arguments("t", r#"{"q":"\ud83d","\udc00":1}"#).unwrap();
+        assert_eq!(parsed.value, json!({"q": "\u{FFFD}", "\u{FFFD}": 1}));
+        assert!(parsed.repaired);
+        let parsed = parse_arguments("t", r#"{"q":"\ud83d\ude00"}"#).unwrap();
+        assert_eq!(parsed.value, json!({"q": "😀"}));
+        assert!(!parsed.repaired);
+    }
+
+    #[test]
+    fn arguments_past_the_depth_limit_are_limit_exceeded() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let at_limit = format!("{{\"a\":{}}}", nested(MAX_VALUE_DEPTH - 1));
+        assert!(parse_arguments("t", &at_limit).is_ok());
+        let over = format!("{{\"a\":{}}}", nested(MAX_VALUE_DEPTH));
+        let error = parse_arguments("deep", &over).unwrap_err();
+        assert_eq!(error.code, ErrorCode::LimitExceeded);
+        assert!(error.message.contains(&MAX_VALUE_DEPTH.to_string()));
+        assert_eq!(error.details, Some(json!({ "limit": MAX_VALUE_DEPTH })));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod envelope;
 pub mod error;
 pub mod ids;
+pub mod json_input;
 pub mod output;
 pub mod params;
 pub mod plan;

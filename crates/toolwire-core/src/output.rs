@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use crate::args::validate_output;
 use crate::envelope::{ContentBlock, ToolError, ToolResult, ToolStatus};
 use crate::error::ErrorCode;
+use crate::json_input::{TooDeep, MAX_VALUE_DEPTH};
 use crate::registry::{json_type, ToolSpec};
 
 /// The text a call that returned nothing gives the model.
@@ -27,6 +28,9 @@ pub enum ToolOutcome {
     Unserializable(String),
     /// The tool's implementation was gone when the call was to start.
     Missing,
+    /// The returned value nests deeper than [`crate::json_input::MAX_VALUE_DEPTH`]: refused
+    /// before parsing.
+    TooDeep,
 }
 
 /// How a successful result was derived from the value the tool returned. When a result is
@@ -116,6 +120,14 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
             ErrorCode::ExecutionError,
             format!("Tool \"{tool}\" returned a value that cannot be serialized to JSON: {why}"),
         )),
+        ToolOutcome::TooDeep => Err(ToolError::new(
+            ErrorCode::LimitExceeded,
+            format!(
+                "Tool \"{tool}\" returned a value that cannot be used: {}",
+                TooDeep
+            ),
+        )
+        .with_details(serde_json::json!({ "limit": MAX_VALUE_DEPTH }))),
         ToolOutcome::Missing => Err(ToolError::new(
             ErrorCode::NotFound,
             format!("Tool \"{tool}\" was unregistered before this call could start."),

@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolwire_core::json_input::{self, InputError};
 
 /// One callback message, tagged by `type` on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,6 +193,9 @@ pub struct ViewUpdate {
 pub struct CallbackError {
     /// What was wrong.
     pub message: String,
+    /// The body nests deeper than `toolwire_core::json_input::MAX_VALUE_DEPTH`: refused before
+    /// parsing, so the call its token names ends with an error.
+    pub too_deep: bool,
 }
 
 impl fmt::Display for CallbackError {
@@ -202,27 +206,55 @@ impl fmt::Display for CallbackError {
 
 impl std::error::Error for CallbackError {}
 
-/// Parses and checks one callback body. Never panics: any bytes give a message or an error
-/// (serde_json bounds nesting depth, so deep input cannot overflow the stack).
+/// Parses and checks one callback body. Never panics: any bytes give a message or an error.
+/// The body goes through [`toolwire_core::json_input`] first: escaped lone surrogates (what a
+/// server's `JSON.stringify` writes for half an emoji) and bytes that are not UTF-8 become
+/// U+FFFD, and a body nesting deeper than [`json_input::MAX_VALUE_DEPTH`] is refused before
+/// parsing (`too_deep`).
 ///
 /// Beyond the shape, a `tool_result` must carry `text` or `content`.
 pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
-    let callback: Callback = serde_json::from_slice(body).map_err(|e| CallbackError {
+    let refused = |message: String| CallbackError {
+        message,
+        too_deep: false,
+    };
+    // Bytes that are not UTF-8 become U+FFFD, as lone surrogates do.
+    let text = String::from_utf8_lossy(body);
+    let callback: Callback = json_input::parse_as(&text).map_err(|e| CallbackError {
         message: e.to_string(),
+        too_deep: matches!(e, InputError::TooDeep),
     })?;
     if let Callback::ToolResult(result) = &callback {
         if result.text.is_none() && result.content.is_none() {
-            return Err(CallbackError {
-                message: "tool_result has neither text nor content".to_owned(),
-            });
+            return Err(refused(
+                "tool_result has neither text nor content".to_owned(),
+            ));
         }
     }
     Ok(callback)
 }
 
+/// The error result a call gets when its server's callback cannot be used: the protocol's
+/// `Error:` convention, saying why.
+pub fn refused_result(group_id: String, id: String, error: &CallbackError) -> ToolResult {
+    ToolResult {
+        group_id,
+        id,
+        call_id: None,
+        text: Some(format!(
+            "Error: the tool server's callback was refused: {}",
+            error.message
+        )),
+        content: None,
+        display_as: None,
+        subscription: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolwire_core::json_input::MAX_VALUE_DEPTH;
 
     #[test]
     fn parses_every_message_type() {
@@ -308,7 +340,42 @@ mod tests {
         let mut body =
             String::from(r#"{"type":"view_update","group_id":"g","view_type":"d","content":"#);
         body.push_str(&"[".repeat(100_000));
-        assert!(parse_callback(body.as_bytes()).is_err());
+        let error = parse_callback(body.as_bytes()).unwrap_err();
+        assert!(error.too_deep);
+        assert!(error.message.contains(&MAX_VALUE_DEPTH.to_string()));
+    }
+
+    /// A `display_as` nested past the limit (about 127 deep was enough to stop a client's
+    /// runtime) is refused before parsing, naming the limit; at the limit it is accepted.
+    #[test]
+    fn depth_is_refused_past_the_limit_only() {
+        let body = |depth: usize| {
+            // the message itself is depth 1, display_as 2
+            let inner = depth - 2;
+            format!(
+                r#"{{"type":"tool_result","group_id":"g","id":"c","text":"t","display_as":[{}1{}]}}"#,
+                "[".repeat(inner),
+                "]".repeat(inner)
+            )
+        };
+        assert!(parse_callback(body(MAX_VALUE_DEPTH).as_bytes()).is_ok());
+        let error = parse_callback(body(MAX_VALUE_DEPTH + 1).as_bytes()).unwrap_err();
+        assert!(error.too_deep, "{}", error.message);
+    }
+
+    /// A server's `JSON.stringify` writes half an emoji as an escaped lone surrogate, which
+    /// `JSON.parse` accepts: it becomes U+FFFD instead of a refused callback.
+    #[test]
+    fn escaped_lone_surrogates_become_replacement_characters() {
+        let body = br#"{"type":"tool_result","group_id":"g","id":"c","text":"cut \ud83d","display_as":[{"\udc00":"\ud83d\ude00"}]}"#;
+        let Callback::ToolResult(result) = parse_callback(body).unwrap() else {
+            panic!("a tool result")
+        };
+        assert_eq!(result.text.as_deref(), Some("cut \u{FFFD}"));
+        assert_eq!(
+            result.display_as,
+            Some(vec![serde_json::json!({"\u{FFFD}": "😀"})])
+        );
     }
 
     #[test]

@@ -63,13 +63,17 @@ pub fn is_valid_name(name: &str) -> bool {
 }
 
 /// Parses a manifest body and validates it whole (see [`validate_manifest`]). `url` only
-/// labels errors.
+/// labels errors. Escaped lone surrogates (a description cut inside an emoji) and bytes that
+/// are not UTF-8 become U+FFFD instead of refusing the toolset.
 pub fn parse_manifest(url: &str, body: &[u8]) -> Result<ToolsetManifest, RapError> {
-    let manifest: ToolsetManifest =
-        serde_json::from_slice(body).map_err(|e| RapError::ManifestParse {
-            url: url.to_owned(),
-            message: e.to_string(),
-        })?;
+    let text = String::from_utf8_lossy(body);
+    let manifest: ToolsetManifest = serde_json::from_str(
+        &toolwire_core::json_input::repair_surrogates(&text),
+    )
+    .map_err(|e| RapError::ManifestParse {
+        url: url.to_owned(),
+        message: e.to_string(),
+    })?;
     validate_manifest(&manifest)?;
     Ok(manifest)
 }
@@ -385,6 +389,19 @@ mod tests {
         let m = manifest(good()).unwrap();
         assert_eq!(m.tools.len(), 2);
         assert_eq!(m.tools[0].display_script.as_deref(), Some("x"));
+    }
+
+    /// A server's `JSON.stringify` writes a description cut inside an emoji as an escaped lone
+    /// surrogate: the toolset loads, the surrogate becoming U+FFFD.
+    #[test]
+    fn a_description_cut_inside_an_emoji_loads() {
+        let body = good()
+            .to_string()
+            .replace("\"file tools\"", "\"file tools \\ud83d\"")
+            .replace("\"read\"", "\"read \\udc00\"");
+        let m = parse_manifest("<test>", body.as_bytes()).unwrap();
+        assert_eq!(m.description.as_deref(), Some("file tools \u{FFFD}"));
+        assert_eq!(m.tools[0].description, "read \u{FFFD}");
     }
 
     #[test]

@@ -34,7 +34,7 @@ use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::callback::{parse_callback, Callback, ToolResult};
+use crate::callback::{parse_callback, refused_result, Callback, ToolResult};
 use crate::error::RapError;
 use crate::event::{RapEvent, RapEventKind};
 use crate::read_deadline::{DeadlineIo, ReadClock};
@@ -514,6 +514,22 @@ async fn handle(
     clock.stop();
     let callback = match parse_callback(&body) {
         Ok(callback) => callback,
+        // Too deep to parse: the call the token names ends with an error saying so, rather
+        // than waiting for its deadline. The server is told its callback was refused.
+        Err(error) if error.too_deep => {
+            if let Some((group_id, id)) = shared.lookup(selector, &secret) {
+                let result = refused_result(group_id.clone(), id, &error);
+                let group = shared.group_lock(&group_id);
+                let _serial = group.lock().await;
+                shared
+                    .apply(selector, &secret, Callback::ToolResult(result))
+                    .await;
+            }
+            return Ok(reply(
+                StatusCode::BAD_REQUEST,
+                "callback nests too deep (see MAX_VALUE_DEPTH); the call ended with an error\n",
+            ));
+        }
         Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "malformed callback\n")),
     };
     // Check the claimed ids before taking the group's lock, so a forged group cannot make a
@@ -817,6 +833,32 @@ mod tests {
         let read = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut out)).await;
         assert!(read.is_ok(), "the server did not close the connection");
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// A remote server's result nested past the engine's depth limit (a `display_as` about 127
+    /// deep used to stop the client's runtime): refused before parsing with 400, and its call
+    /// ends now with an error naming the limit instead of waiting for its deadline.
+    #[tokio::test]
+    async fn a_callback_too_deep_ends_its_call_with_an_error() {
+        let limit = toolwire_core::json_input::MAX_VALUE_DEPTH;
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let mut reg = server.register("g1", "c1").unwrap();
+        let url = reg.callback_url().to_owned();
+        let mut body = result("g1", "c1", "fine");
+        let mut deep = json!(1);
+        for _ in 0..limit {
+            deep = json!([deep]);
+        }
+        body["display_as"] = json!([deep]);
+        assert_eq!(post(&url, &body).await, 400);
+        let delivered = reg.result().await.unwrap();
+        assert!(delivered.is_error(), "{:?}", delivered.text);
+        let text = delivered.text.unwrap_or_default();
+        assert!(text.contains(&limit.to_string()), "{text}");
+        // the call is over: a retry of the same body cannot deliver twice
+        assert_ne!(post(&url, &result("g1", "c1", "late")).await, 200);
+        assert!(reg.result.try_recv().is_err(), "delivered once");
+        assert!(events.try_recv().is_err());
     }
 
     #[test]

@@ -211,6 +211,17 @@ impl BatchText {
     }
 }
 
+/// How a tool's value reached the engine, which decides whether the driver can rebuild its
+/// result from the value it holds.
+enum Settled {
+    /// Exactly as the driver holds it.
+    AsHeld,
+    /// With lone surrogates replaced (U+FFFD) on the way in.
+    Repaired,
+    /// Already sanitized by the engine (big text, bytes, images), with this report.
+    Presanitized(SanitizeReport),
+}
+
 /// What the precheck found: whether the arguments parsed, and whether they are valid.
 struct Prechecked {
     parsed: std::result::Result<(), ToolError>,
@@ -227,11 +238,20 @@ impl Call {
         );
         let tool = &self.request.name;
         self.check_limits(&raw)?;
+        // Arguments whose text had lone surrogates replaced differ from what the driver holds,
+        // so they are never the call's own.
         let (parsed, own) = match raw {
-            RawArguments::Text(text) => (parse_arguments(tool, &text), !text.trim().is_empty()),
+            RawArguments::Text(text) => match parse_arguments(tool, &text) {
+                Ok(parsed) => (
+                    Ok(parsed.value),
+                    !parsed.repaired && !text.trim().is_empty(),
+                ),
+                Err(error) => (Err(error), false),
+            },
             RawArguments::Object(text) => match parse_arguments(tool, &text) {
-                Ok(Value::Null) => (Ok(json!({})), false),
-                parsed => (parsed, true),
+                Ok(parsed) if parsed.value.is_null() => (Ok(json!({})), false),
+                Ok(parsed) => (Ok(parsed.value), !parsed.repaired),
+                Err(error) => (Err(error), false),
             },
             RawArguments::Unserializable(why) => (
                 Err(ToolError::new(
@@ -800,7 +820,7 @@ impl Dispatcher {
             }
             let spec = c.spec.clone().expect("runnable calls have a tool");
             if !registry.is_current(&spec) {
-                self.settle(call, ToolOutcome::Missing, None, now);
+                self.settle(call, ToolOutcome::Missing, Settled::AsHeld, now);
                 continue;
             }
             let token = c.await_answer(Stage::Running);
@@ -858,10 +878,14 @@ impl Dispatcher {
                 self.admit_in_order(call.batch);
             }
             (Stage::Running, CompletionKind::Tool(outcome)) => {
-                self.settle(call, outcome, None, now)
+                self.settle(call, outcome, Settled::AsHeld, now)
+            }
+            (Stage::Running, CompletionKind::ToolRepaired(outcome)) => {
+                self.settle(call, outcome, Settled::Repaired, now)
             }
             (Stage::Running, CompletionKind::ToolSanitized(value, report)) => {
-                self.settle(call, ToolOutcome::Returned(value), Some(*report), now)
+                let value = ToolOutcome::Returned(value);
+                self.settle(call, value, Settled::Presanitized(*report), now)
             }
             (Stage::After, CompletionKind::AfterAnswered(answer)) => {
                 self.mark_replaced(call, &answer);
@@ -927,13 +951,12 @@ impl Dispatcher {
     /// The tool ended (or was found missing): build its result, sanitize it and run the hooks
     /// after it. `presanitized`: the driver already sanitized the value's content (big text,
     /// bytes, images), with this report.
-    fn settle(
-        &mut self,
-        call: CallRef,
-        outcome: ToolOutcome,
-        presanitized: Option<SanitizeReport>,
-        now: Now,
-    ) {
+    fn settle(&mut self, call: CallRef, outcome: ToolOutcome, settled: Settled, now: Now) {
+        let held = matches!(settled, Settled::AsHeld);
+        let presanitized = match settled {
+            Settled::Presanitized(report) => Some(report),
+            _ => None,
+        };
         self.leave_running(call);
         let ran = outcome != ToolOutcome::Missing;
         let spec = self
@@ -946,9 +969,10 @@ impl Dispatcher {
         if let Ok(checked) = verdict {
             let normalized = self.call(call).is_some_and(|c| c.normalization.is_some());
             let plain = !checked.reports_error && !hooks.after && !hooks.persist && !normalized;
-            // A presanitized value was rebuilt by the engine's sanitizer, not the driver: the
-            // driver does not hold it, so it cannot end as returned.
-            if plain && presanitized.is_none() {
+            // A presanitized value was rebuilt by the engine's sanitizer, and a repaired one
+            // had lone surrogates replaced: the driver does not hold either, so it cannot end
+            // as returned.
+            if plain && held {
                 let json_text = match (checked.shape, &outcome) {
                     (OutputShape::Json, ToolOutcome::Returned(value)) => Some(value.to_string()),
                     _ => None,

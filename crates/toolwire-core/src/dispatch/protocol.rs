@@ -33,14 +33,16 @@
 //! arguments the tool received, so the driver rebuilds it from what it holds instead of parsing
 //! the whole envelope again.
 //!
-//! Completions are JSON arrays `[batch, slot, token, kind, payload]`, `kind` from
-//! [`CompletionKind`]'s codes.
+//! Completions are JSON arrays `[batch, slot, token, kind]` with `kind` from
+//! [`CompletionKind`]'s codes, each with its payload as a JSON text of its own (see
+//! [`parse_completions`]): what one tool or hook returned can fail that call only.
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
+use crate::json_input::{InputError, Parsed};
 use crate::output::{OutputShape, ToolOutcome};
 use crate::policy::approvals::{ApprovalDecision, ApprovalRequest, ApprovalSettings, Grant};
 use crate::policy::tools::PolicyContext;
@@ -412,7 +414,9 @@ pub enum RawArguments {
 /// be serialized (the text is then the reason), 3 for a call the decoder marked incomplete
 /// (`complete: false`: its arguments were cut off; the text is ignored).
 pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
-    let rows: Vec<CallRow> = serde_json::from_str(meta)
+    // Ids, names and marks are the caller's text: a lone surrogate in one is U+FFFD, not a
+    // malformed batch.
+    let rows: Vec<CallRow> = serde_json::from_str(&crate::json_input::repair_surrogates(meta))
         .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
     if rows.len() != arguments.len() {
         return Err(Error::internal(format!(
@@ -518,8 +522,17 @@ struct RawBatchOptions {
 
 /// Parses dispatch options; a bad `timeoutMs` is the caller's error, naming the value.
 pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
-    let raw: RawBatchOptions = serde_json::from_str(text)
-        .map_err(|e| Error::internal(format!("malformed dispatch options from the driver: {e}")))?;
+    // The driver only wraps what the caller gave (`sanitize`, `approval`, `context`, ...): a
+    // value it cannot read is the caller's error, thrown, and the runtime keeps serving.
+    let raw: RawBatchOptions = serde_json::from_str(&crate::json_input::repair_surrogates(text))
+        .map_err(|e| {
+            let code = if e.to_string().starts_with("recursion limit exceeded") {
+                crate::error::ErrorCode::LimitExceeded
+            } else {
+                crate::error::ErrorCode::ValidationError
+            };
+            Error::caller(code, format!("dispatch: options cannot be used: {e}"))
+        })?;
     let timeout_ms = match raw.timeout_ms {
         None => None,
         Some(ms) => Some(positive_millis(ms).ok_or_else(|| {
@@ -570,7 +583,9 @@ pub enum CompletionKind {
     Key(Option<String>),
     /// Code 3: `concurrencyKey` threw.
     KeyFailed(String),
-    /// Codes 4 to 8, and 16 (it threw an error marked `retryable = false`): the tool ended.
+    /// Codes 4 to 8, 16 (it threw an error marked `retryable = false`) and 17 (its value nests
+    /// deeper than [`crate::json_input::MAX_VALUE_DEPTH`], as the engine's sanitizer found):
+    /// the tool ended.
     Tool(ToolOutcome),
     /// Code 9: `afterToolCall` returned this.
     AfterAnswered(Value),
@@ -580,6 +595,9 @@ pub enum CompletionKind {
     PersistAnswered(Value),
     /// Code 12: `onPersist` threw or rejected.
     PersistFailed(String),
+    /// Code 4 whose JSON text had lone surrogates replaced (U+FFFD): the driver does not hold
+    /// this value, so its result is never rebuilt from the value as returned.
+    ToolRepaired(ToolOutcome),
     /// Code 13: the tool returned this value, whose content the driver already had sanitized
     /// off the JavaScript thread (big text, bytes, images), with that report.
     ToolSanitized(Value, Box<SanitizeReport>),
@@ -589,62 +607,117 @@ pub enum CompletionKind {
     ApprovalFailed(String),
 }
 
-/// Parses the completions the driver collected, in the order they happened.
-pub fn parse_completions(text: &str) -> Result<Vec<Completion>> {
-    let rows: Vec<(u32, u32, u32, u8, Value)> = serde_json::from_str(text)
+/// Parses the completions the driver collected, in the order they happened: `heads` is one JSON
+/// text `[[batch, slot, token, kind], ...]` the driver wrote itself, and `payloads` holds each
+/// completion's payload as JSON text, which carries values from tools and hooks. Each payload
+/// is parsed on its own through [`crate::json_input`] (lone surrogates become U+FFFD, depth is
+/// bounded before parsing), so a payload that cannot be read fails its own call only: a tool's
+/// as `LIMIT_EXCEEDED` or `EXECUTION_ERROR`, a hook's as that hook failing. Only malformed heads,
+/// which the driver writes, are an internal error.
+pub fn parse_completions(heads: &str, payloads: Vec<String>) -> Result<Vec<Completion>> {
+    let heads: Vec<(u32, u32, u32, u8)> = serde_json::from_str(heads)
         .map_err(|e| Error::internal(format!("malformed completions from the driver: {e}")))?;
-    rows.into_iter()
-        .map(|(batch, slot, token, code, payload)| {
-            let message = |payload: Value| match payload {
-                Value::String(message) => message,
-                other => other.to_string(),
-            };
-            let kind = match code {
-                0 => CompletionKind::BeforeAnswered(payload),
-                1 => CompletionKind::BeforeFailed(message(payload)),
-                2 => CompletionKind::Key(match payload {
-                    Value::Null => None,
-                    Value::String(key) => Some(key),
-                    other => Some(other.to_string()),
-                }),
-                3 => CompletionKind::KeyFailed(message(payload)),
-                4 => CompletionKind::Tool(ToolOutcome::Returned(payload)),
-                5 => CompletionKind::Tool(ToolOutcome::ReturnedNothing),
-                6 => CompletionKind::Tool(ToolOutcome::Threw(message(payload))),
-                7 => CompletionKind::Tool(ToolOutcome::Unserializable(message(payload))),
-                8 => CompletionKind::Tool(ToolOutcome::Missing),
-                9 => CompletionKind::AfterAnswered(payload),
-                10 => CompletionKind::AfterFailed(message(payload)),
-                11 => CompletionKind::PersistAnswered(payload),
-                12 => CompletionKind::PersistFailed(message(payload)),
-                13 => {
-                    let (value, report): (Value, SanitizeReport) = serde_json::from_value(payload)
-                        .map_err(|e| {
-                            Error::internal(format!("malformed sanitized completion: {e}"))
-                        })?;
-                    CompletionKind::ToolSanitized(value, Box::new(report))
-                }
-                14 => CompletionKind::ApprovalAnswered(payload),
-                15 => CompletionKind::ApprovalFailed(message(payload)),
-                16 => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(payload))),
-                other => {
-                    return Err(Error::internal(format!(
-                        "malformed completion from the driver: kind {other}"
-                    )))
-                }
-            };
+    if heads.len() != payloads.len() {
+        return Err(Error::internal(format!(
+            "malformed completions from the driver: {} completions but {} payloads",
+            heads.len(),
+            payloads.len()
+        )));
+    }
+    heads
+        .into_iter()
+        .zip(payloads)
+        .map(|((batch, slot, token, code), payload)| {
             Ok(Completion {
                 call: CallRef { batch, slot },
                 token,
-                kind,
+                kind: completion_kind(code, &payload)?,
             })
         })
         .collect()
 }
 
+/// The completion of kind `code` with the JSON text `payload`; a payload that cannot be read
+/// becomes the failure of what it answers.
+fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
+    // A sanitized value (13) comes as `[value, report]`: one level of the engine's own.
+    let parsed = crate::json_input::parse_wrapped(payload, usize::from(code == 13));
+    let unreadable = |error: &InputError| format!("its answer cannot be used: {error}");
+    let message = |parsed: std::result::Result<Parsed, InputError>| match parsed {
+        Ok(Parsed {
+            value: Value::String(message),
+            ..
+        }) => message,
+        Ok(Parsed { value, .. }) => value.to_string(),
+        Err(error) => format!("(its message cannot be read: {error})"),
+    };
+    Ok(match (code, parsed) {
+        (0, Ok(parsed)) => CompletionKind::BeforeAnswered(parsed.value),
+        (0, Err(error)) => CompletionKind::BeforeFailed(unreadable(&error)),
+        (1, parsed) => CompletionKind::BeforeFailed(message(parsed)),
+        (2, Ok(Parsed { value, .. })) => CompletionKind::Key(match value {
+            Value::Null => None,
+            Value::String(key) => Some(key),
+            other => Some(other.to_string()),
+        }),
+        (2, Err(error)) => CompletionKind::KeyFailed(unreadable(&error)),
+        (3, parsed) => CompletionKind::KeyFailed(message(parsed)),
+        (4, Ok(Parsed { value, repaired })) => {
+            let outcome = ToolOutcome::Returned(value);
+            if repaired {
+                CompletionKind::ToolRepaired(outcome)
+            } else {
+                CompletionKind::Tool(outcome)
+            }
+        }
+        (4 | 13, Err(error)) => CompletionKind::Tool(unreadable_value(error)),
+        (5, _) => CompletionKind::Tool(ToolOutcome::ReturnedNothing),
+        (6, parsed) => CompletionKind::Tool(ToolOutcome::Threw(message(parsed))),
+        (7, parsed) => CompletionKind::Tool(ToolOutcome::Unserializable(message(parsed))),
+        (8, _) => CompletionKind::Tool(ToolOutcome::Missing),
+        (9, Ok(parsed)) => CompletionKind::AfterAnswered(parsed.value),
+        (9, Err(error)) => CompletionKind::AfterFailed(unreadable(&error)),
+        (10, parsed) => CompletionKind::AfterFailed(message(parsed)),
+        (11, Ok(parsed)) => CompletionKind::PersistAnswered(parsed.value),
+        (11, Err(error)) => CompletionKind::PersistFailed(unreadable(&error)),
+        (12, parsed) => CompletionKind::PersistFailed(message(parsed)),
+        (13, Ok(Parsed { value, .. })) => {
+            match serde_json::from_value::<(Value, SanitizeReport)>(value) {
+                Ok((value, report)) => CompletionKind::ToolSanitized(value, Box::new(report)),
+                Err(e) => {
+                    return Err(Error::internal(format!(
+                        "malformed sanitized completion: {e}"
+                    )))
+                }
+            }
+        }
+        (14, Ok(parsed)) => CompletionKind::ApprovalAnswered(parsed.value),
+        (14, Err(error)) => CompletionKind::ApprovalFailed(unreadable(&error)),
+        (15, parsed) => CompletionKind::ApprovalFailed(message(parsed)),
+        (16, parsed) => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(parsed))),
+        (17, _) => CompletionKind::Tool(ToolOutcome::TooDeep),
+        (other, _) => {
+            return Err(Error::internal(format!(
+                "malformed completion from the driver: kind {other}"
+            )))
+        }
+    })
+}
+
+/// The outcome of a tool whose value's JSON text cannot be read.
+fn unreadable_value(error: InputError) -> ToolOutcome {
+    match error {
+        InputError::TooDeep => ToolOutcome::TooDeep,
+        InputError::Invalid(error) => {
+            ToolOutcome::Unserializable(format!("its JSON text is not valid ({error})"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_input::MAX_VALUE_DEPTH;
     use serde_json::json;
 
     #[test]
@@ -725,19 +798,47 @@ mod tests {
             RawArguments::Unserializable("cycle".into())
         );
         assert_eq!(calls[3].arguments, RawArguments::Incomplete);
+        // a caller's id or name holding a lone surrogate, as JSON.stringify escapes it
+        let calls = parse_calls(r#"[["\ud83d","b\udc00",0]]"#, vec![String::new()]).unwrap();
+        assert_eq!(
+            (calls[0].id.as_str(), calls[0].name.as_str()),
+            ("\u{FFFD}", "b\u{FFFD}")
+        );
         assert!(parse_calls(r#"[["a","b",9]]"#, vec![String::new()]).is_err());
         assert!(parse_calls(r#"[["a","b",0]]"#, vec![]).is_err());
         assert!(parse_calls("nope", vec![]).is_err());
     }
 
+    /// Splits `[[b,s,t,k,payload], ...]` written by hand into heads and payloads.
+    fn completions(rows: &[(u8, &str)]) -> Result<Vec<CompletionKind>> {
+        let heads: Vec<String> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, _))| format!("[1,0,{i},{kind}]"))
+            .collect();
+        let payloads = rows.iter().map(|(_, p)| p.to_string()).collect();
+        Ok(
+            parse_completions(&format!("[{}]", heads.join(",")), payloads)?
+                .into_iter()
+                .map(|c| c.kind)
+                .collect(),
+        )
+    }
+
     #[test]
     fn completions_parse_every_kind() {
-        let text = r#"[[1,0,1,0,null],[1,0,1,2,"k"],[1,0,2,4,{"x":1}],[1,0,2,5,null],[1,0,2,6,"boom"],[1,0,2,8,null],[1,0,2,16,"final"],[1,0,3,12,"bad"]]"#;
-        let kinds: Vec<CompletionKind> = parse_completions(text)
-            .unwrap()
-            .into_iter()
-            .map(|c| c.kind)
-            .collect();
+        let kinds = completions(&[
+            (0, "null"),
+            (2, r#""k""#),
+            (4, r#"{"x":1}"#),
+            (5, "null"),
+            (6, r#""boom""#),
+            (8, "null"),
+            (16, r#""final""#),
+            (12, r#""bad""#),
+            (17, "null"),
+        ])
+        .unwrap();
         assert_eq!(
             kinds,
             vec![
@@ -749,9 +850,91 @@ mod tests {
                 CompletionKind::Tool(ToolOutcome::Missing),
                 CompletionKind::Tool(ToolOutcome::ThrewNotRetryable("final".into())),
                 CompletionKind::PersistFailed("bad".into()),
+                CompletionKind::Tool(ToolOutcome::TooDeep),
             ]
         );
-        assert!(parse_completions("[[1,0,1,99,null]]").is_err());
+        assert!(completions(&[(99, "null")]).is_err());
+        assert!(parse_completions("[[1,0,1,4]]", vec![]).is_err());
+        assert!(parse_completions("nope", vec![]).is_err());
+    }
+
+    /// What a tool or hook hands over that the engine cannot read fails that completion's call
+    /// only, as what it answers failing; the other completions of the batch are unaffected.
+    #[test]
+    fn an_unreadable_payload_fails_its_own_completion_only() {
+        // past the limit even as `[value, report]` (kind 13)
+        let deep = format!(
+            "{}{}",
+            "[".repeat(MAX_VALUE_DEPTH + 2),
+            "]".repeat(MAX_VALUE_DEPTH + 2)
+        );
+        let too_deep = |kind: &CompletionKind| -> bool {
+            let message = match kind {
+                CompletionKind::BeforeFailed(m)
+                | CompletionKind::AfterFailed(m)
+                | CompletionKind::PersistFailed(m)
+                | CompletionKind::ApprovalFailed(m)
+                | CompletionKind::KeyFailed(m) => m,
+                other => return *other == CompletionKind::Tool(ToolOutcome::TooDeep),
+            };
+            message.contains(&MAX_VALUE_DEPTH.to_string())
+        };
+        for code in [0u8, 2, 4, 9, 11, 13, 14] {
+            let kinds = completions(&[(code, &deep), (4, r#""fine""#)]).unwrap();
+            assert!(too_deep(&kinds[0]), "kind {code}: {:?}", kinds[0]);
+            assert_eq!(
+                kinds[1],
+                CompletionKind::Tool(ToolOutcome::Returned(json!("fine")))
+            );
+        }
+        let kinds = completions(&[(4, "{"), (9, "{"), (6, "{")]).unwrap();
+        assert!(matches!(
+            &kinds[0],
+            CompletionKind::Tool(ToolOutcome::Unserializable(_))
+        ));
+        assert!(matches!(&kinds[1], CompletionKind::AfterFailed(_)));
+        assert!(matches!(
+            &kinds[2],
+            CompletionKind::Tool(ToolOutcome::Threw(_))
+        ));
+    }
+
+    /// `JSON.stringify` writes a lone surrogate (half an emoji cut by `slice`) as an escape
+    /// serde_json refuses: it becomes U+FFFD, and a tool's value so repaired is marked, so its
+    /// result is never rebuilt from the value the driver holds.
+    #[test]
+    fn lone_surrogates_in_payloads_become_replacement_characters() {
+        let kinds = completions(&[
+            (4, r#"{"t":"\ud83d"}"#),
+            (4, r#"{"t":"\ud83d\ude00"}"#),
+            (9, r#"{"content":[{"type":"text","text":"\udc00"}]}"#),
+            (6, r#""thrown \ud83d""#),
+        ])
+        .unwrap();
+        assert_eq!(
+            kinds,
+            vec![
+                CompletionKind::ToolRepaired(ToolOutcome::Returned(json!({"t": "\u{FFFD}"}))),
+                CompletionKind::Tool(ToolOutcome::Returned(json!({"t": "😀"}))),
+                CompletionKind::AfterAnswered(
+                    json!({"content": [{"type": "text", "text": "\u{FFFD}"}]})
+                ),
+                CompletionKind::Tool(ToolOutcome::Threw("thrown \u{FFFD}".into())),
+            ]
+        );
+    }
+
+    /// A sanitized value comes as `[value, report]`: the value inside gets the whole limit.
+    #[test]
+    fn a_sanitized_value_gets_the_whole_depth_limit() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let report = serde_json::to_string(&SanitizeReport::default()).unwrap();
+        let at_limit = format!("[{},{report}]", nested(MAX_VALUE_DEPTH));
+        let kinds = completions(&[(13, &at_limit)]).unwrap();
+        assert!(matches!(kinds[0], CompletionKind::ToolSanitized(..)));
+        let over = format!("[{},{report}]", nested(MAX_VALUE_DEPTH + 1));
+        let kinds = completions(&[(13, &over)]).unwrap();
+        assert_eq!(kinds[0], CompletionKind::Tool(ToolOutcome::TooDeep));
     }
 
     #[test]
@@ -760,6 +943,15 @@ mod tests {
             parse_batch_options(r#"{"timeoutMs":5,"onEvent":true,"beforeToolCall":true}"#).unwrap();
         assert_eq!(options.timeout_ms, Some(5));
         assert!(options.events && options.hooks.before && !options.hooks.after);
+        let options = parse_batch_options(r#"{"runId":"run \ud83d"}"#).unwrap();
+        assert_eq!(options.run_id.as_deref(), Some("run \u{FFFD}"));
+        // options the caller nested too deep or typed wrong are the caller's error, not the
+        // engine's (which would stop the runtime)
+        let deep = format!(r#"{{"approval":{}1{}}}"#, "[".repeat(200), "]".repeat(200));
+        for text in [deep.as_str(), r#"{"runId":5}"#] {
+            let error = parse_batch_options(text).unwrap_err();
+            assert_eq!(error.fault, crate::error::Fault::Caller, "{text}");
+        }
         let error = parse_batch_options(r#"{"timeoutMs":-1}"#).unwrap_err();
         assert!(error.message.contains("-1"));
     }

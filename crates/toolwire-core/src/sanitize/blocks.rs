@@ -10,7 +10,8 @@ use super::text::TextSource;
 use super::values::scrub_value;
 use super::{SanitizedBlock, Sanitizer};
 use crate::envelope::ContentBlock;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
+use crate::json_input;
 
 /// One block of the description.
 #[derive(Deserialize)]
@@ -107,7 +108,15 @@ fn sanitize_blocks(
         texts,
         buffers,
     } = input;
-    let mut described: Description = serde_json::from_str(description)
+    // `{ rest: value }`: the tool's value one level down. Too deep is the tool's fault (its
+    // call ends LIMIT_EXCEEDED), never the engine's.
+    let description = json_input::prepare_wrapped(description, 1).map_err(|too_deep| {
+        Error::caller(
+            ErrorCode::LimitExceeded,
+            format!("the value cannot be used: {too_deep}"),
+        )
+    })?;
+    let mut described: Description = serde_json::from_str(&description)
         .map_err(|e| Error::internal(format!("malformed content description: {e}")))?;
     let text = |i: usize| {
         texts

@@ -1,0 +1,369 @@
+//! JSON text entering the engine from outside (the JavaScript driver, a remote tool server, a
+//! model), made safe to parse in one linear pass before any parser sees it:
+//!
+//! - escaped lone UTF-16 surrogates (`"\ud83d"`, what `JSON.stringify` writes for half an emoji
+//!   and what `JSON.parse` accepts) become `\ufffd` (U+FFFD), as `String::from_utf16_lossy`
+//!   would decode them; a valid escaped pair is kept;
+//! - nesting deeper than [`MAX_VALUE_DEPTH`] arrays and objects is refused with [`TooDeep`],
+//!   so no value that could reach serde_json's recursion limit (128) is ever parsed, and every
+//!   envelope the engine wraps around an accepted value still parses and serializes.
+//!
+//! Text that needs no replacement is returned as is, without a copy. The pass does not validate
+//! the text otherwise: what is not JSON is left for the parser to refuse.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::Value;
+
+/// The deepest nesting of arrays and objects a value entering the engine may have: a tool's
+/// result, a hook's answer, a call's arguments, a partial result, a plan, a RAP message. `{}`
+/// and `[]` are depth 1, `{"a":[1]}` depth 2, a scalar depth 0. Well below serde_json's own
+/// limit of 128, so that the envelopes built around a value (results, events, audit records)
+/// stay parseable.
+pub const MAX_VALUE_DEPTH: usize = 64;
+
+// Below serde_json's recursion limit, with room for the envelopes around a value.
+const _: () = assert!(MAX_VALUE_DEPTH + 32 < 128);
+
+/// The text nests arrays and objects deeper than [`MAX_VALUE_DEPTH`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooDeep;
+
+impl fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "it nests arrays and objects deeper than {MAX_VALUE_DEPTH} levels \
+             (the limit on a value's depth, MAX_VALUE_DEPTH)"
+        )
+    }
+}
+
+impl std::error::Error for TooDeep {}
+
+/// Why JSON text from outside could not become a value.
+#[derive(Debug)]
+pub enum InputError {
+    /// Nested deeper than [`MAX_VALUE_DEPTH`]; refused before parsing.
+    TooDeep,
+    /// Not JSON.
+    Invalid(serde_json::Error),
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::TooDeep => TooDeep.fmt(f),
+            InputError::Invalid(error) => write!(f, "it is not valid JSON ({error})"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl From<TooDeep> for InputError {
+    fn from(_: TooDeep) -> Self {
+        InputError::TooDeep
+    }
+}
+
+/// A value parsed from outside, and whether its text had lone surrogates replaced (so the value
+/// differs from what the sender holds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    /// The value.
+    pub value: Value,
+    /// Some lone surrogate became U+FFFD.
+    pub repaired: bool,
+}
+
+/// `text` with its escaped lone surrogates replaced by `\ufffd`, refused when it nests deeper
+/// than [`MAX_VALUE_DEPTH`]. Borrowed when nothing was replaced.
+pub fn prepare(text: &str) -> Result<Cow<'_, str>, TooDeep> {
+    scan(text, MAX_VALUE_DEPTH)
+}
+
+/// `text` with its escaped lone surrogates replaced by `\ufffd`, whatever its depth: for
+/// documents that are not one value (options, schemas, histories, audit records), which the
+/// parser's own recursion limit bounds.
+pub fn repair_surrogates(text: &str) -> Cow<'_, str> {
+    match scan(text, usize::MAX) {
+        Ok(text) => text,
+        Err(TooDeep) => unreachable!("no text nests deeper than usize::MAX"),
+    }
+}
+
+/// [`prepare`] for a text that wraps one value in `wrappers` levels of arrays or objects of
+/// the engine's own (a description around a tool's value): the value inside still gets
+/// [`MAX_VALUE_DEPTH`] levels.
+pub fn prepare_wrapped(text: &str, wrappers: usize) -> Result<Cow<'_, str>, TooDeep> {
+    scan(text, MAX_VALUE_DEPTH + wrappers)
+}
+
+/// The one pass behind [`prepare`], [`prepare_wrapped`] and [`repair_surrogates`].
+fn scan(text: &str, max_depth: usize) -> Result<Cow<'_, str>, TooDeep> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut run_start = 0;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !in_string {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max_depth {
+                        return Err(TooDeep);
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            b'\\' if bytes.get(i + 1) == Some(&b'u') => match unit_at(bytes, i) {
+                Some(0xD800..=0xDBFF) if matches!(unit_at(bytes, i + 6), Some(0xDC00..=0xDFFF)) => {
+                    i += 12
+                }
+                Some(0xD800..=0xDFFF) => {
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    out.push_str(&text[run_start..i]);
+                    out.push_str("\\ufffd");
+                    i += 6;
+                    run_start = i;
+                }
+                _ => i += 2,
+            },
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    Ok(match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[run_start.min(text.len())..]);
+            Cow::Owned(out)
+        }
+    })
+}
+
+/// Parses JSON text from outside after [`prepare`].
+pub fn parse(text: &str) -> Result<Parsed, InputError> {
+    parse_wrapped(text, 0)
+}
+
+/// Parses JSON text after [`prepare_wrapped`].
+pub fn parse_wrapped(text: &str, wrappers: usize) -> Result<Parsed, InputError> {
+    let prepared = prepare_wrapped(text, wrappers)?;
+    let repaired = matches!(prepared, Cow::Owned(_));
+    let value = serde_json::from_str(&prepared).map_err(InputError::Invalid)?;
+    Ok(Parsed { value, repaired })
+}
+
+/// Parses JSON text from outside after [`prepare`], into any deserializable type.
+pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, InputError> {
+    serde_json::from_str(&prepare(text)?).map_err(InputError::Invalid)
+}
+
+/// The UTF-16 code unit of the `\uXXXX` escape starting at `at` (the backslash), if there is one.
+fn unit_at(bytes: &[u8], at: usize) -> Option<u16> {
+    let escape = bytes.get(at..at + 6)?;
+    if escape[0] != b'\\' || escape[1] != b'u' {
+        return None;
+    }
+    let mut unit = 0u16;
+    for &digit in &escape[2..] {
+        unit = unit << 4 | (char::from(digit).to_digit(16)? as u16);
+    }
+    Some(unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let cases: &[(&str, &str)] = &[
+            (r#""\ud83d""#, r#""\ufffd""#),
+            (r#""\uD83D""#, r#""\ufffd""#),
+            (r#""\ude00""#, r#""\ufffd""#),
+            (r#""a\ud83db""#, r#""a\ufffdb""#),
+            (r#""\ud83d\ud83d""#, r#""\ufffd\ufffd""#),
+            (r#""\ude00\ud83d""#, r#""\ufffd\ufffd""#),
+            (r#""\ud83d\u0041""#, r#""\ufffd\u0041""#),
+            (r#""\ud83d\n""#, r#""\ufffd\n""#),
+            (r#"{"\ud800":"x"}"#, r#"{"\ufffd":"x"}"#),
+            (r#"["\ud83d",1,"\udfff"]"#, r#"["\ufffd",1,"\ufffd"]"#),
+            // the last unit of a text cut off mid-pair
+            (r#""\ud83d"#, r#""\ufffd"#),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(prepare(input).unwrap(), *expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn text_without_lone_surrogates_is_borrowed() {
+        let cases = [
+            r#""\ud83d\ude00""#,
+            r#""\uD83D\uDE00""#,
+            r#""😀""#,
+            r#""\\ud83d""#,
+            r#""\\\\ud83d""#,
+            r#""\u0041\"\ud83d\ude00""#,
+            r#"{"a":[1,2,{"b":null}]}"#,
+            r#""\u12""#,
+            r#""\"#,
+            "",
+            "not json at all \\ud83d",
+        ];
+        for input in cases {
+            assert!(
+                matches!(prepare(input), Ok(Cow::Borrowed(_))),
+                "{input} was copied"
+            );
+        }
+    }
+
+    #[test]
+    fn repairing_alone_ignores_depth() {
+        let deep = format!("{}\"\\ud83d\"{}", "[".repeat(500), "]".repeat(500));
+        let repaired = repair_surrogates(&deep);
+        assert_eq!(repaired.matches("\\ufffd").count(), 1);
+        assert!(matches!(prepare(&deep), Err(TooDeep)));
+    }
+
+    #[test]
+    fn depth_is_refused_past_the_limit_only() {
+        let nested = |depth: usize, open: &str, close: &str| {
+            format!("{}{}", open.repeat(depth), close.repeat(depth))
+        };
+        for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+            let at_limit = if open == "[" {
+                nested(MAX_VALUE_DEPTH, open, close)
+            } else {
+                format!(
+                    "{}1{}",
+                    open.repeat(MAX_VALUE_DEPTH),
+                    close.repeat(MAX_VALUE_DEPTH)
+                )
+            };
+            assert!(parse(&at_limit).is_ok(), "{open} at the limit");
+            let over = format!("[{at_limit}]");
+            assert_eq!(prepare(&over), Err(TooDeep), "{open} over the limit");
+        }
+        // brackets inside strings do not count
+        let quoted = format!("\"{}\"", "[{".repeat(1000));
+        assert!(parse(&quoted).is_ok());
+        // siblings do not add up
+        let wide = format!("[{}[]]", "[[[]]],".repeat(1000));
+        assert!(parse(&wide).is_ok());
+        // a million levels are refused early, without recursion
+        let deep = "[".repeat(1_000_000);
+        assert!(matches!(parse(&deep), Err(InputError::TooDeep)));
+    }
+
+    #[test]
+    fn the_error_names_the_limit() {
+        let message = InputError::TooDeep.to_string();
+        assert!(message.contains(&MAX_VALUE_DEPTH.to_string()), "{message}");
+        assert!(message.contains("MAX_VALUE_DEPTH"), "{message}");
+    }
+
+    #[test]
+    fn parse_reports_whether_text_was_repaired() {
+        let parsed = parse(r#"{"q":"\ud83d"}"#).unwrap();
+        assert_eq!(parsed.value, json!({"q": "\u{FFFD}"}));
+        assert!(parsed.repaired);
+        let parsed = parse(r#"{"q":"\ud83d\ude00"}"#).unwrap();
+        assert_eq!(parsed.value, json!({"q": "😀"}));
+        assert!(!parsed.repaired);
+        assert!(matches!(parse("{"), Err(InputError::Invalid(_))));
+    }
+
+    /// A string of UTF-16 `units` as JSON.stringify writes it (lone surrogates escaped, pairs
+    /// raw), or with every unit escaped when `escape_all`.
+    fn stringify(units: &[u16], escape_all: bool) -> String {
+        let mut out = String::from("\"");
+        for decoded in char::decode_utf16(units.iter().copied()) {
+            match decoded {
+                Ok(c) if escape_all => {
+                    let mut buf = [0u16; 2];
+                    for unit in c.encode_utf16(&mut buf) {
+                        out.push_str(&format!("\\u{unit:04x}"));
+                    }
+                }
+                Ok(c) => {
+                    let mut buf = String::new();
+                    crate::wire::json_text::push_json_escaped(&mut buf, c.encode_utf8(&mut [0; 4]));
+                    out.push_str(&buf);
+                }
+                Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// Code units weighted towards surrogates and the characters JSON escapes.
+    fn unit() -> impl Strategy<Value = u16> {
+        prop_oneof![
+            0xD800u16..=0xDBFF,
+            0xDC00u16..=0xDFFF,
+            Just(u16::from(b'"')),
+            Just(u16::from(b'\\')),
+            Just(u16::from(b'u')),
+            0u16..0x80,
+            any::<u16>(),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_utf16_string_parses_as_its_lossy_decoding(
+            units in proptest::collection::vec(unit(), 0..40),
+            escape_all in any::<bool>(),
+        ) {
+            let text = stringify(&units, escape_all);
+            let parsed = parse(&text).unwrap();
+            prop_assert_eq!(parsed.value, Value::String(String::from_utf16_lossy(&units)));
+            let lone = char::decode_utf16(units.iter().copied()).any(|c| c.is_err());
+            prop_assert_eq!(parsed.repaired, lone);
+        }
+
+        #[test]
+        fn depth_is_measured_exactly(
+            shape in proptest::collection::vec(any::<bool>(), 0..(MAX_VALUE_DEPTH + 8)),
+            sibling in any::<bool>(),
+        ) {
+            // a path of arrays and objects, `shape.len()` deep, with scalar siblings
+            let mut text = String::new();
+            for &object in &shape {
+                text.push_str(if object { "{\"k\":" } else { "[" });
+            }
+            text.push_str(if sibling { "\"]}[{\"" } else { "0" });
+            for &object in shape.iter().rev() {
+                text.push_str(if object { ",\"s\":1}" } else { ",1]" });
+            }
+            let result = parse(&text);
+            if shape.len() <= MAX_VALUE_DEPTH {
+                prop_assert!(result.is_ok(), "{} levels refused", shape.len());
+            } else {
+                prop_assert!(matches!(result, Err(InputError::TooDeep)));
+            }
+        }
+    }
+}
