@@ -333,11 +333,11 @@ async function warningsDuring(body: () => Promise<void>) {
 }
 
 describe('audit log: a call that ran is always recorded', () => {
-  it('records calls whose arguments nest at any depth, marking the records it had to cut', async () => {
+  it('records calls whose arguments nest at any depth, whether or not their tool ran', async () => {
     const dir = join(root, 'deep')
     const runtime = new ToolRuntime({ audit: { dir } })
     runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'ran' })
-    const depths = [1, 100, 120, 123, 124, 125, 126, 127, 128, 130, 200]
+    const depths = [1, 60, 63, 64, 65, 100, 126, 127, 128, 130, 200]
     const calls = depths.flatMap((depth) => [
       { id: `text-${depth}`, name: 'echo', arguments: JSON.stringify(nestedArgs(depth)) },
       { id: `object-${depth}`, name: 'echo', arguments: nestedArgs(depth) },
@@ -348,6 +348,12 @@ describe('audit log: a call that ran is always recorded', () => {
     })
     expect(warnings).toEqual([])
     expect(results).toHaveLength(calls.length)
+    // The tool ran up to the value depth limit; deeper arguments are that call's LIMIT_EXCEEDED.
+    const ran = results.filter((r) => r.ok).map((r) => Number(r.callId.split('-')[1]))
+    const refused = results.filter((r) => !r.ok)
+    expect(ran).toEqual(expect.arrayContaining([1, 60, 63]))
+    for (const r of refused) expect(r.error.code).toBe('LIMIT_EXCEEDED')
+    expect(Math.max(...ran)).toBeLessThan(Math.min(...refused.map((r) => Number(r.callId.split('-')[1]))))
     const replay = replayRun(dir, 'deep-run')
     expect(replay.malformed).toEqual([])
     // Every call has its call record and its one result, whether or not its tool ran.
@@ -356,18 +362,36 @@ describe('audit log: a call that ran is always recorded', () => {
     expect(replay.results.map((r: any) => r.callId).sort()).toEqual([...ids].sort())
     const ends = replay.events.filter((e: any) => e.type === 'tool_execution_end').map((e: any) => e.toolCallId)
     expect(ends.sort()).toEqual([...ids].sort())
-    // A record cut to be written is marked, and verifyRun names it; nothing else is wrong.
-    const verification = verifyRun(dir, 'deep-run')
+    // Nothing had to be cut to be written: every record is whole.
+    expect(verifyRun(dir, 'deep-run')).toMatchObject({ ok: true, problems: [] })
+    for (const record of [...replay.calls, ...replay.results]) expect(record.auditIncomplete).toBeUndefined()
+  })
+
+  it('cuts a record nested too deep to be written, marks it, and verifyRun names it', () => {
+    const dir = join(root, 'deep-direct')
+    const log = new AuditLog(auditOption('test', { dir, flushIntervalMs: 0 }), {}, undefined)
+    const recorder = log.open('deep-direct', { kind: 'dispatch' })
+    for (const depth of [10, 126, 127, 200, 5000]) {
+      const args = nestedArgs(depth)
+      recorder.call({ callId: `d-${depth}`, tool: 'echo', attempt: 1, args })
+      recorder.result({ callId: `d-${depth}`, tool: 'echo', status: 'ok', ok: true, args, content: [] })
+    }
+    log.release(recorder, {})
+    const replay = replayRun(dir, 'deep-direct')
+    expect(replay.calls.map((c: any) => c.callId)).toEqual(['d-10', 'd-126', 'd-127', 'd-200', 'd-5000'])
+    expect(replay.results.map((r: any) => r.callId)).toEqual(['d-10', 'd-126', 'd-127', 'd-200', 'd-5000'])
+    const verification = verifyRun(dir, 'deep-direct')
+    expect(verification.ok).toBe(false)
     for (const problem of verification.problems) {
       expect(problem.kind).toBe('incomplete_record')
-      expect(problem.message).toMatch(/was not written whole: .*nested deeper than 127 levels/)
+      // Too deep for the engine's writer, or (5000 levels) for JSON.stringify's stack itself.
+      expect(problem.message).toMatch(/was not written whole: .*(nested deeper than 127 levels|Maximum call stack size exceeded)/)
     }
-    const cut = new Set(verification.problems.map((p: any) => p.callId).filter(Boolean))
-    // The deepest arguments the tool ran with (deeper ones are refused before it runs, recorded whole).
-    for (const depth of [126, 127]) for (const way of ['text', 'object']) expect(cut.has(`${way}-${depth}`)).toBe(true)
-    expect(verification.ok).toBe(false)
+    const cut = new Set(verification.problems.map((p: any) => p.callId))
+    // A record puts its args one level down: 126 levels fit in 127, 127 do not.
+    expect([...cut].sort()).toEqual(['d-127', 'd-200', 'd-5000'])
     for (const record of [...replay.calls, ...replay.results]) {
-      if (record.auditIncomplete !== undefined) expect(cut.has(record.callId)).toBe(true)
+      expect(record.auditIncomplete !== undefined).toBe(cut.has(record.callId))
     }
   })
 

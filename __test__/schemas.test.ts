@@ -118,6 +118,21 @@ describe('normalizeSchema', () => {
     expect(codeOf(() => normalizeSchema({}, 'cohere' as SchemaTarget))).toBe('VALIDATION_ERROR')
     expect(() => normalizeSchema({}, 'cohere' as SchemaTarget)).toThrow(/cohere/)
   })
+
+  it('names an unknown target with the closest one, quoting at most 100 characters of it', () => {
+    expect(() => normalizeSchema({}, 'gemni' as SchemaTarget)).toThrow(
+      'normalizeSchema: unknown schema target "gemni": expected one of "openai", "openai-strict", "anthropic", "gemini", "xai", "mistral", "llamacpp", "p0"; did you mean "gemini"?',
+    )
+    expect(() => validateToolName('f', 'openai-response' as SchemaTarget)).toThrow(/^validateToolName: unknown target "openai-response": .*; did you mean "openai-responses"\?$/)
+    expect(codeOf(() => validateToolName('f', 'openai-response' as SchemaTarget))).toBe('VALIDATION_ERROR')
+    let message = ''
+    try {
+      normalizeSchema({}, 'x'.repeat(1 << 20) as SchemaTarget)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message.length).toBeLessThan(400)
+  })
 })
 
 describe('validateToolName', () => {

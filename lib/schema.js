@@ -16,18 +16,16 @@ function normalizeSchema(schema, target, options) {
   if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean') || Array.isArray(schema)) {
     throw new TypeError(`normalizeSchema: schema must be a JSON Schema (an object or a boolean), got ${describe(schema)}`)
   }
-  if (typeof target !== 'string' || !SCHEMA_TARGETS.includes(target)) {
-    throw new ToolwireError(
-      'VALIDATION_ERROR',
-      `normalizeSchema: unknown target ${describe(target)}: expected one of ${SCHEMA_TARGETS.join(', ')}`,
-    )
+  if (typeof target !== 'string') {
+    throw new ToolwireError('VALIDATION_ERROR', `normalizeSchema: unknown schema target ${describe(target)}: expected one of ${SCHEMA_TARGETS.join(', ')}`)
   }
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError(`normalizeSchema: options must be an object, got ${describe(options)}`)
   }
   const text = jsonText('normalizeSchema: schema', schema)
   const optionsText = options === undefined ? '{}' : jsonText('normalizeSchema: options', options)
-  const result = JSON.parse(native(() => native_.normalizeSchema(text, target, optionsText)))
+  // The engine names an unknown target with the closest one (`"gemni"`: did you mean "gemini").
+  const result = JSON.parse(prefixed('normalizeSchema', () => native_.normalizeSchema(text, target, optionsText)))
   if (target === 'openai-strict') {
     result.denormalize = (args) =>
       JSON.parse(native(() => native_.denormalizeStrict(text, jsonText('denormalize: args', args))))
@@ -35,13 +33,22 @@ function normalizeSchema(schema, target, options) {
   return result
 }
 
+/** `fn()`, its ToolwireError's message prefixed by `where: `. */
+function prefixed(where, fn) {
+  try {
+    return native(fn)
+  } catch (error) {
+    if (error instanceof ToolwireError) throw new ToolwireError(error.code, `${where}: ${error.message}`)
+    throw error
+  }
+}
+
 /** `{ ok: true }` when `name` is a valid tool name for `target`, else `{ ok: false, reason }`. */
 function validateToolName(name, target) {
   if (typeof target !== 'string' || !(WIRES.includes(target) || SCHEMA_TARGETS.includes(target))) {
-    throw new ToolwireError(
-      'VALIDATION_ERROR',
-      `validateToolName: unknown target ${describe(target)}: expected a wire (${WIRES.join(', ')}) or a schema target (${SCHEMA_TARGETS.join(', ')})`,
-    )
+    // The engine's words: the name, both lists, and the closest name.
+    const why = typeof target === 'string' ? native(() => native_.validateToolName('', target)) : `unknown target ${describe(target)}`
+    throw new ToolwireError('VALIDATION_ERROR', `validateToolName: ${why}`)
   }
   if (typeof name !== 'string') return { ok: false, reason: `a tool name must be a string, got ${describe(name)}` }
   const reason = native(() => native_.validateToolName(name, target))

@@ -4,7 +4,7 @@ use napi_derive::napi;
 use toolwire_core::schema::{
     denormalize_strict, normalize_schema, parse_normalize_options, validate_tool_name, SchemaTarget,
 };
-use toolwire_core::{Error, ErrorCode};
+use toolwire_core::Error;
 
 use crate::convert::parse_json;
 use crate::error::guard;
@@ -18,15 +18,7 @@ pub fn normalize_schema_json(
     options: String,
 ) -> napi::Result<String> {
     guard(|| {
-        let target = SchemaTarget::parse(&target).ok_or_else(|| {
-            Error::caller(
-                ErrorCode::ValidationError,
-                format!(
-                    "unknown schema target \"{target}\"; expected one of {}",
-                    SchemaTarget::ALL.map(SchemaTarget::as_str).join(", ")
-                ),
-            )
-        })?;
+        let target = SchemaTarget::parse_named(&target)?;
         let options = parse_normalize_options(&options)?;
         let schema = parse_json("normalizeSchema: schema", &schema)?;
         let normalized = normalize_schema(&schema, target, &options)?;

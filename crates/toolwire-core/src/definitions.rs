@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::ToolSpec;
-use crate::schema::{normalize_schema, validate_tool_name, NormalizeOptions, SchemaTarget};
+use crate::schema::{
+    normalize_schema, unknown_wire_or_target, validate_tool_name, NormalizeOptions, SchemaTarget,
+};
 use crate::wire::encode::{encode_definitions, DefinitionFormat, ToolDefinitionInput};
 
 /// The options of `definitions(target, options)`.
@@ -59,11 +61,7 @@ pub fn definitions<'a>(
     let unknown = || {
         Error::caller(
             ErrorCode::ValidationError,
-            format!(
-                "definitions: unknown target \"{target}\"; expected a wire (openai-chat, \
-                 openai-responses, anthropic, gemini, mistral) or a schema target ({})",
-                SchemaTarget::ALL.map(SchemaTarget::as_str).join(", ")
-            ),
+            format!("definitions: {}", unknown_wire_or_target(target)),
         )
     };
     let schema_target = schema_target_for(target, options.strict).ok_or_else(unknown)?;

@@ -3,6 +3,9 @@
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::registry::did_you_mean;
+use crate::wire::decoder::Wire;
+use crate::wire::json_text::{json_string, quoted_name};
 
 /// A provider's schema dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,6 +48,23 @@ impl SchemaTarget {
         Self::ALL.into_iter().find(|target| target.as_str() == name)
     }
 
+    /// The target of a name, or a caller error naming it (bounded), the targets there are and
+    /// the closest of them (`"gemni"`: did you mean `"gemini"`).
+    pub fn parse_named(name: &str) -> Result<Self> {
+        Self::parse(name).ok_or_else(|| {
+            let names = Self::ALL.map(Self::as_str);
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "unknown schema target {}: expected one of {}{}",
+                    quoted_name(name),
+                    names.map(json_string).join(", "),
+                    did_you_mean(name, names)
+                ),
+            )
+        })
+    }
+
     /// The name of the target, as accepted by [`SchemaTarget::parse`].
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,6 +78,20 @@ impl SchemaTarget {
             SchemaTarget::P0 => "p0",
         }
     }
+}
+
+/// Why `name` is neither a wire nor a schema target, for the functions that take either
+/// (definitions, tool-name rules): the name (bounded), both lists, and the closest name.
+pub fn unknown_wire_or_target(name: &str) -> String {
+    let wires = Wire::ALL.map(Wire::as_str);
+    let targets = SchemaTarget::ALL.map(SchemaTarget::as_str);
+    format!(
+        "unknown target {}: expected a wire ({}) or a schema target ({}){}",
+        quoted_name(name),
+        wires.join(", "),
+        targets.join(", "),
+        did_you_mean(name, wires.into_iter().chain(targets))
+    )
 }
 
 /// The largest `max_depth` accepted: deeper schemas would risk the stack of the compiler.
@@ -168,6 +202,36 @@ fn whole(key: &str, value: &Value, max: u64) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_schema_targets_are_named_with_the_closest() {
+        crate::registry::assert_suggestions(
+            |name| SchemaTarget::parse_named(name).unwrap_err().message,
+            |name| format!("unknown schema target \"{name}\": expected one of \"openai\""),
+            &[
+                ("gemni", Some("gemini")),
+                ("openai_strict", Some("openai-strict")),
+                ("llama.cpp", Some("llamacpp")),
+                ("OpenAI", Some("openai")),
+                ("cohere", None),
+            ],
+        );
+        assert_eq!(SchemaTarget::parse_named("xai").unwrap(), SchemaTarget::Xai);
+    }
+
+    #[test]
+    fn unknown_wires_or_targets_are_named_with_the_closest_of_either() {
+        crate::registry::assert_suggestions(
+            |name| unknown_wire_or_target(name),
+            |name| format!("unknown target \"{name}\": expected a wire (openai-chat, "),
+            &[
+                ("openai-response", Some("openai-responses")),
+                ("claude", None),
+                ("mistrall", Some("mistral")),
+                ("p1", Some("p0")),
+            ],
+        );
+    }
 
     #[test]
     fn names_round_trip() {

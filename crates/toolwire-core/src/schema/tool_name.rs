@@ -55,12 +55,7 @@ pub fn validate_tool_name(name: &str, target: &str) -> std::result::Result<(), S
         | "mistral" | "llamacpp" => PLAIN,
         "gemini" => GEMINI,
         "p0" => PORTABLE,
-        other => {
-            return Err(format!(
-                "unknown target {} (expected openai, openai-strict, openai-chat, openai-responses, anthropic, gemini, xai, mistral, llamacpp or p0)",
-                json_string(other)
-            ))
-        }
+        other => return Err(super::unknown_wire_or_target(other)),
     };
     let why = if name.is_empty() {
         Some("it is empty".to_owned())
