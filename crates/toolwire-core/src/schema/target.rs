@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn unknown_wires_or_targets_are_named_with_the_closest_of_either() {
         crate::registry::assert_suggestions(
-            |name| unknown_wire_or_target(name),
+            unknown_wire_or_target,
             |name| format!("unknown target \"{name}\": expected a wire (openai-chat, "),
             &[
                 ("openai-response", Some("openai-responses")),
