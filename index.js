@@ -876,7 +876,7 @@ class ToolRuntime {
         try {
           lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
         } catch (error) {
-          return settle(UNSERIALIZABLE, messageJson(error))
+          return settle(...unserializable(error))
         }
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
         batch.values[slot] = value
@@ -889,7 +889,7 @@ class ToolRuntime {
           // object with toJSON, NaN, -0).
           if (json !== undefined && !isPlainValue(value)) batch.values[slot] = JSON.parse(json)
         } catch (error) {
-          return settle(UNSERIALIZABLE, messageJson(error))
+          return settle(...unserializable(error))
         }
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
@@ -1016,6 +1016,17 @@ class ToolRuntime {
 }
 
 /** Calls the tool's `execute` (in its span's context when traced: see `#run`). */
+/**
+ * The completion of a tool value JavaScript could not walk or serialize: one nested so deep that
+ * walking it overflowed the stack (thousands of levels, far past the engine's value depth limit)
+ * is that limit's LIMIT_EXCEEDED like any other too-deep value; anything else (a cycle, a BigInt,
+ * a throwing getter or toJSON) is the tool's error, naming why.
+ */
+function unserializable(error) {
+  const overflow = error instanceof RangeError && /call stack/i.test(String(error.message))
+  return overflow ? [TOO_DEEP, 'null'] : [UNSERIALIZABLE, messageJson(error)]
+}
+
 function executeTool(registered, call, args, signal, onUpdate, batch) {
   return registered.withContext
     ? registered.tool.execute(call.id, args, signal, onUpdate, {

@@ -76,6 +76,8 @@ function hostileValue(r: Rng): { label: string; value: unknown; expect: Expect }
       const depth = LIMIT + 1 + r.int(100)
       return { label: `nested ${depth}`, value: nested(depth, text), expect: 'too-deep' }
     },
+    // Deep enough that walking it overflows JavaScript's stack: still the depth limit, not a throw.
+    () => ({ label: 'nested 100000', value: nested(100_000, text), expect: 'too-deep' }),
     () => ({ label: `details nested ${LIMIT - 1}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT - 1) }, expect: 'ok' }),
     () => ({ label: `details nested ${LIMIT}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT) }, expect: 'too-deep' }),
     () => ({ label: 'nested 5000 (deeper than JSON.stringify can go in some engines)', value: nested(5000), expect: 'error' }),
