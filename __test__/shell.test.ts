@@ -219,6 +219,27 @@ describe('analyzeCommand: resolution and the allowlist', () => {
     }
   })
 
+  // Seen by a reviewer running the real programs: allowlisted `sort` and `split` ran `sh`
+  // through `--compress-program` and `--filter`, which the analyzer did not know.
+  it('refuses the real sort and split running a program named by an option, in every spelling', () => {
+    const system = (allowlist: string[]) => ({ allowlist, env: { PATH: '/bin:/usr/bin' } })
+    const refusedLines: [string, string][] = [
+      ['sort -S 16K -T /tmp --compress-program=sh /tmp/in.txt', 'sort'],
+      ['sort --compress-p=sh /tmp/in.txt', 'sort'],
+      ['sort /tmp/in.txt --compress-prog sh', 'sort'],
+      ['split --filter=sh /tmp/in.txt', 'split'],
+      ['split --fil sh /tmp/in.txt', 'split'],
+    ]
+    for (const [command, program] of refusedLines) {
+      const analysis = analyzeCommand(command, system([program]))
+      expect(analysis.approved, command).toBe(false)
+      expect(analysis.reason).toContain('argument injection')
+    }
+    for (const [command, program] of [['sort -u /tmp/in.txt', 'sort'], ['split -l 10 /tmp/in.txt', 'split']]) {
+      expect(analyzeCommand(command, system([program])).approved, command).toBe(true)
+    }
+  })
+
   it('searches `.`, empty and relative PATH entries in the cwd, as the shell does', () => {
     const options = corpusOptions({ allowlist: [`${root}/**`], env: { PATH: `.::${dir('bin')}` } })
     const found = analyzeCommand('evil', options)

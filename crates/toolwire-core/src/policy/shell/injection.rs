@@ -1,5 +1,7 @@
 //! Argument injection through allowlisted programs: options that make a program run another
-//! command (or write where it should not), kept as one table row per program.
+//! program or code named by their value, load a shared library, or write where they should not
+//! (`sort --compress-program`, `split --filter`, `openssl -engine`), kept as one table row per
+//! program and read in every spelling its option parser accepts.
 
 use std::path::Path;
 
@@ -14,9 +16,17 @@ struct Rule {
     /// Short option letters refused anywhere in a `-abc` cluster (a letter may also be a
     /// value; refusing more is fine).
     short: &'static str,
-    /// Long options refused as `--name`, `--name=value` or any abbreviation `--na...`.
+    /// Long options refused as `--name`, `--name=value`, with a separate value, or as any
+    /// abbreviation `--na...` (`getopt_long` takes any unique prefix, so `--compress-p=sh` is
+    /// `--compress-program=sh`; a prefix another option shares is refused too).
     long: &'static [&'static str],
-    /// Arguments refused when equal.
+    /// Options spelled with one dash and a whole word (`find -exec`, `openssl -engine`), refused
+    /// as `-word`, `--word`, `-word=value` or `--word=value` (OpenSSL 3 reads all four).
+    words: &'static [&'static str],
+    /// Prefixes refused at the start of an argument whose leading `--` is read as `-`: options
+    /// whose value is attached (`-B/dir`, `-fplugin=x.so`) and response files (`@file`).
+    attached: &'static [&'static str],
+    /// Arguments refused when equal (subcommands).
     exact: &'static [&'static str],
     /// Substrings refused anywhere in an argument (compared in lower case).
     substrings: &'static [&'static str],
@@ -24,6 +34,22 @@ struct Rule {
     bare_cluster_first: bool,
 }
 
+impl Rule {
+    /// A row that refuses nothing, to fill in with `..Rule::NONE`.
+    const NONE: Rule = Rule {
+        programs: &[],
+        short: "",
+        long: &[],
+        words: &[],
+        attached: &[],
+        exact: &[],
+        substrings: &[],
+        bare_cluster_first: false,
+    };
+}
+
+/// One row per program whose options run a program or code named by their value (or load a
+/// shared library), from each program's `--help` and manual page.
 const RULES: &[Rule] = &[
     Rule {
         programs: &["git"],
@@ -41,21 +67,16 @@ const RULES: &[Rule] = &[
             "tool",
             "open-files-in-pager",
         ],
-        exact: &[],
         // Config keys are checked by `git::code_running_key`.
         substrings: &["ext::", "fd::"],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["find"],
-        short: "",
-        long: &[],
-        exact: &[
-            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-            "-fls",
+        words: &[
+            "exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls",
         ],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["tar", "gtar", "bsdtar"],
@@ -69,50 +90,39 @@ const RULES: &[Rule] = &[
             "new-volume-script",
             "rmt-command",
         ],
-        exact: &[],
-        substrings: &[],
         bare_cluster_first: true,
+        ..Rule::NONE
     },
     Rule {
         programs: &["rsync"],
         short: "eM",
         long: &["rsh", "rsync-path", "remote-option", "daemon", "config"],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["ssh"],
         // `-I` loads a PKCS#11 library, `-E` appends to any file.
         short: "oFSIE",
-        long: &[],
-        exact: &[],
         substrings: &["proxycommand", "localcommand"],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["scp"],
         short: "oFS",
-        long: &[],
-        exact: &[],
         substrings: &["proxycommand", "localcommand"],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["sftp"],
         short: "oFSD",
-        long: &[],
-        exact: &[],
         substrings: &["proxycommand", "localcommand"],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["zip"],
         short: "T",
         long: &["unzip-command"],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["npm", "npx", "pnpm", "pnpx", "yarn", "bunx"],
@@ -131,52 +141,177 @@ const RULES: &[Rule] = &[
             "init-module",
             "onload-script",
         ],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["socat"],
-        short: "",
-        long: &[],
-        exact: &[],
         // Address types that run a program (case-insensitive).
         substrings: &["exec:", "system:", "shell:"],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["nc", "ncat", "netcat"],
         short: "ec",
         long: &["exec", "sh-exec", "lua-exec"],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["tcpdump"],
         // `-z`: a post-rotate command.
         short: "z",
-        long: &[],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["wget"],
         short: "e",
         long: &["use-askpass", "execute", "config"],
-        exact: &[],
-        substrings: &[],
-        bare_cluster_first: false,
+        ..Rule::NONE
     },
     Rule {
         programs: &["openssl"],
-        short: "",
-        long: &[],
         // Options that load a shared library.
-        exact: &["-engine", "-provider", "-provider-path"],
-        substrings: &[],
-        bare_cluster_first: false,
+        // Options that load a shared library, directly or through a configuration file
+        // (`openssl_conf` -> an engine's `dynamic_path`), and the `engine` command itself.
+        words: &[
+            "engine",
+            "provider",
+            "provider-path",
+            "config",
+            "conf",
+            "pre",
+            "post",
+        ],
+        exact: &["engine"],
+        ..Rule::NONE
+    },
+    Rule {
+        // coreutils sort(1): `--compress-program=PROG` runs PROG on its temporary files.
+        programs: &["sort", "gsort"],
+        long: &["compress-program"],
+        ..Rule::NONE
+    },
+    Rule {
+        // coreutils split(1): `--filter=COMMAND` writes each piece to a shell COMMAND.
+        programs: &["split", "gsplit"],
+        long: &["filter"],
+        ..Rule::NONE
+    },
+    Rule {
+        // diffutils diff3(1): `--diff-program=PROGRAM` compares the files.
+        programs: &["diff3"],
+        long: &["diff-program"],
+        ..Rule::NONE
+    },
+    Rule {
+        // diffutils sdiff(1): `--diff-program=PROGRAM`; `-o`/`--output` merges interactively,
+        // reading commands from stdin, and its `e` command runs an editor.
+        programs: &["sdiff"],
+        short: "o",
+        long: &["diff-program", "output"],
+        ..Rule::NONE
+    },
+    Rule {
+        // coreutils install(1): `--strip-program=PROGRAM` runs PROGRAM on the installed file.
+        programs: &["install", "ginstall"],
+        long: &["strip-program"],
+        ..Rule::NONE
+    },
+    Rule {
+        // GNU cpio(1): `--rsh-command=COMMAND` runs COMMAND for a remote archive.
+        programs: &["cpio"],
+        long: &["rsh-command"],
+        ..Rule::NONE
+    },
+    Rule {
+        // gpg(1): programs it runs (`--photo-viewer`, `--exec-path`, `--agent-program`, ...),
+        // `show-photos` (runs the photo viewer), and a configuration file or home directory
+        // (`gpg.conf`) that can name any of them.
+        programs: &["gpg", "gpg2"],
+        long: &[
+            "photo-viewer",
+            "exec-path",
+            "agent-program",
+            "dirmngr-program",
+            "keyboxd-program",
+            "options",
+            "homedir",
+        ],
+        substrings: &["show-photos"],
+        ..Rule::NONE
+    },
+    Rule {
+        // dpkg(1): hooks that run a shell command.
+        programs: &["dpkg"],
+        long: &["pre-invoke", "post-invoke", "status-logger"],
+        ..Rule::NONE
+    },
+    Rule {
+        // curl(1): `-K`/`--config` reads options (an engine among them) from a file,
+        // `--engine` loads an OpenSSL engine.
+        programs: &["curl"],
+        short: "K",
+        long: &["config", "engine"],
+        ..Rule::NONE
+    },
+    Rule {
+        // binutils ar(1), nm(1), ranlib(1): `--plugin NAME` loads a shared library.
+        programs: &["ar", "nm", "ranlib", "gcc-ar", "gcc-nm", "gcc-ranlib"],
+        long: &["plugin"],
+        ..Rule::NONE
+    },
+    Rule {
+        // Compiler drivers: `-wrapper prog,args` runs the compiler's programs under `prog`,
+        // `-B dir` takes them from `dir`, `-specs=file` can rewrite their command lines,
+        // `-fplugin=` and `-fpass-plugin=` load a shared library, `-fuse-ld=/path` and
+        // `--ld-path=` name the linker, `-Xclang -load` and a linker `-plugin` load code, and
+        // `@file` reads any of these from a file.
+        programs: &["gcc", "cc", "c++", "g++", "clang", "clang++", "c89", "c99"],
+        attached: &[
+            "-wrapper",
+            "-B",
+            "-specs",
+            "-fplugin",
+            "-fpass-plugin",
+            "-fuse-ld",
+            "-ld-path",
+            "-Xclang",
+            "-plugin",
+            "@",
+        ],
+        substrings: &[",-plugin", ",--plugin", ",-fplugin"],
+        ..Rule::NONE
+    },
+    Rule {
+        // ld(1): `-plugin` loads a shared library; `@file` reads options from a file.
+        programs: &["ld", "ld.bfd", "ld.gold", "ld.lld", "lld"],
+        attached: &["-plugin", "@"],
+        ..Rule::NONE
+    },
+    Rule {
+        // ssh-keygen(1): `-D pkcs11` and `-w provider` load a shared library.
+        programs: &["ssh-keygen"],
+        short: "Dw",
+        ..Rule::NONE
+    },
+    Rule {
+        // ssh-add(1): `-s pkcs11` and `-S provider` make the agent load a shared library.
+        programs: &["ssh-add"],
+        short: "sS",
+        ..Rule::NONE
+    },
+    Rule {
+        // s-nail/mailx(1): `-S mta=PROG` (any variable), `-X`/`-Y` run commands, `-~`
+        // enables tilde escapes (`~!` runs a shell) in the message read from stdin.
+        programs: &[
+            "mail",
+            "mailx",
+            "s-nail",
+            "bsd-mailx",
+            "heirloom-mailx",
+            "nail",
+        ],
+        short: "SXY~",
+        ..Rule::NONE
     },
 ];
 
@@ -189,6 +324,27 @@ fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String>
     for (index, arg) in args.iter().enumerate() {
         if rule.exact.contains(&arg.as_str()) {
             return refuse(arg, "action");
+        }
+        let one_dash = arg
+            .strip_prefix('-')
+            .map(|rest| match rest.strip_prefix('-') {
+                Some(long) => format!("-{long}"),
+                None => arg.clone(),
+            });
+        if let Some(one_dash) = &one_dash {
+            let word = one_dash[1..]
+                .split_once('=')
+                .map_or(&one_dash[1..], |(w, _)| w);
+            if rule.words.contains(&word) {
+                return refuse(arg, "option");
+            }
+        }
+        if let Some(prefix) = rule
+            .attached
+            .iter()
+            .find(|p| one_dash.as_deref().unwrap_or(arg).starts_with(*p))
+        {
+            return refuse(arg, &format!("option `{prefix}`:"));
         }
         let lower = arg.to_lowercase();
         if let Some(sub) = rule.substrings.iter().find(|s| lower.contains(*s)) {
@@ -259,6 +415,60 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
         }
     }
     Ok(())
+}
+
+/// Every entry of the option table in every spelling its program accepts, as `(program,
+/// arguments)`: a long option as `--name=sh`, `--name sh` and two unique-prefix abbreviations
+/// (`getopt_long` accepts any unique prefix), a short letter alone, with its value attached and
+/// inside a cluster, a word option with one or two dashes and with `=value`, an attached prefix
+/// with a value (and with `--` for a dashed one), a substring inside an argument in upper and
+/// lower case, and an exact argument; each behind an operand too (GNU programs read options
+/// after operands).
+#[cfg(test)]
+pub(crate) fn refused_spellings() -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for rule in RULES {
+        let mut spellings: Vec<String> = Vec::new();
+        for long in rule.long {
+            let half = &long[..long.len().div_ceil(2)];
+            let most = &long[..long.len() - 1];
+            spellings.push(format!("--{long}=sh"));
+            spellings.push(format!("--{long} sh"));
+            spellings.push(format!("--{half}=sh"));
+            spellings.push(format!("--{most} sh"));
+        }
+        for letter in rule.short.chars() {
+            spellings.push(format!("-{letter} sh"));
+            spellings.push(format!("-{letter}sh"));
+            spellings.push(format!("-v{letter} sh"));
+        }
+        for word in rule.words {
+            spellings.push(format!("-{word} sh"));
+            spellings.push(format!("--{word} sh"));
+            spellings.push(format!("-{word}=sh"));
+            spellings.push(format!("--{word}=sh"));
+        }
+        for prefix in rule.attached {
+            spellings.push(format!("{prefix}sh"));
+            if prefix.starts_with('-') {
+                spellings.push(format!("-{prefix}=sh"));
+            }
+        }
+        for sub in rule.substrings {
+            spellings.push(format!("x{sub}y"));
+            spellings.push(format!("x{}y", sub.to_uppercase()));
+        }
+        for exact in rule.exact {
+            spellings.push(exact.to_string());
+        }
+        for program in rule.programs {
+            for spelling in &spellings {
+                out.push((*program, spelling.clone()));
+                out.push((*program, format!("in.txt {spelling}")));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -355,10 +565,65 @@ mod tests {
             ("sed", "-n e id", false),
             ("sed", "s/a/b/", true),
             ("ls", "-exec", true),
+            // Programs that run a program named by an option (seen by running them, see the
+            // bypass corpus), and their plain forms.
+            ("sort", "-S 16K -T /tmp --compress-program=sh in.txt", false),
+            ("sort", "--compress-p=sh in.txt", false),
+            ("sort", "-u in.txt", true),
+            ("sort", "-t , -k 2n -o out.txt in.txt", true),
+            ("split", "--filter=sh in.txt", false),
+            ("split", "--fi sh in.txt", false),
+            ("split", "-l 10 in.txt", true),
+            ("diff3", "--diff-program=sh a b c", false),
+            ("diff3", "-m a b c", true),
+            ("sdiff", "-o out a b", false),
+            ("sdiff", "--diff-prog=sh a b", false),
+            ("sdiff", "-s a b", true),
+            ("install", "-s --strip-program=sh a /tmp/b", false),
+            ("install", "-m 644 a /tmp/b", true),
+            ("gpg", "--photo-viewer sh --list-keys", false),
+            ("gpg", "--list-options show-photos --list-keys", false),
+            ("gpg", "--homedir /tmp/g --list-keys", false),
+            ("gpg", "--verify a.sig a", true),
+            ("curl", "-sSK cfg https://x", false),
+            ("curl", "--engine /tmp/x.so https://x", false),
+            ("curl", "-sSfL -o out https://x", true),
+            ("cc", "-wrapper sh,-c,id a.c", false),
+            ("gcc", "-B/tmp/evil a.c", false),
+            ("gcc", "-fplugin=/tmp/x.so a.c", false),
+            ("gcc", "-Wl,-plugin,/tmp/x.so a.c", false),
+            ("gcc", "@opts a.c", false),
+            ("gcc", "-O2 -Wall -o a a.c -lm", true),
+            ("ar", "--plugin /tmp/x.so t a.a", false),
+            ("ar", "rcs a.a b.o", true),
+            ("openssl", "req -engine=/tmp/x.so", false),
+            ("openssl", "req --engine /tmp/x.so", false),
+            ("openssl", "req -config cfg -new", false),
+            ("openssl", "engine /tmp/x.so", false),
+            ("openssl", "x509 -in c.pem -noout -text", true),
+            ("find", ". --exec sh ;", false),
+            ("dpkg", "--post-invoke=sh -i x.deb", false),
+            ("ssh-keygen", "-D /tmp/x.so", false),
+            ("ssh-keygen", "-t ed25519 -f key -N x", true),
+            ("mail", "-S mta=/tmp/x a@b", false),
         ];
         for (program, args, want) in cases {
             let got = check_arguments(&[program], &argv(args), Place::default());
             assert_eq!(got.is_ok(), *want, "{program} {args}: {got:?}");
         }
+    }
+
+    #[test]
+    fn every_table_entry_is_refused_in_every_spelling() {
+        let spellings = refused_spellings();
+        let approved: Vec<String> = spellings
+            .iter()
+            .filter(|(program, args)| {
+                check_arguments(&[program], &argv(args), Place::default()).is_ok()
+            })
+            .map(|(program, args)| format!("{program} {args}"))
+            .collect();
+        assert!(approved.is_empty(), "approved: {approved:#?}");
+        assert!(spellings.len() > 500, "{}", spellings.len());
     }
 }
