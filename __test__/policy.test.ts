@@ -1,6 +1,7 @@
 import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -313,6 +314,67 @@ describe('workspaceOnly', () => {
       'ok',
       'ok',
     ])
+  })
+
+  it('refuses the bypasses of attack review 23-25: .. after a symlink, file URLs as new URL reads them, more path keys', async () => {
+    // pnpm-like: a symlink to a directory two levels down. The kernel reads a/../../x as
+    // <root>/x; path.resolve(root, 'a/../../x') is the root's parent.
+    mkdirSync(join(root, 'd1', 'd2'), { recursive: true })
+    symlinkSync('d1/d2', join(root, 'a'))
+    expect(resolve(root, 'a/../../escape-1.txt')).toBe(join(root, '..', 'escape-1.txt'))
+    const urls = [' file:///etc/hostname', 'fi\tle:///etc/hostname', 'file:\\\\localhost\\etc\\hostname']
+    // What a tool calling fileURLToPath(new URL(x)) opens.
+    expect(urls.map((url) => fileURLToPath(new URL(url)))).toEqual(urls.map(() => '/etc/hostname'))
+    const pointers = await refusedPointers({ parameters: { type: 'object' } }, [
+      { path: 'a/../../escape-1.txt' },
+      { path: 'missing/../a/../../escape-2.txt' },
+      { href: urls[0] },
+      { note: urls[1] },
+      { link: urls[2] },
+      { output: '/tmp/x', dst: 'src/b.ts' },
+      { dst: '../x' },
+      { to: '/etc/cron.d/x' },
+      { root: '/' },
+      { location: '/etc' },
+      { dest_dir: '/tmp' },
+      { path: { '0': '/etc/passwd' } },
+      // Allowed controls.
+      { path: 'a/x.txt' },
+      { path: 'd1/../src/a.ts' },
+      { href: 'http://example.com/../../etc/hostname' },
+      { to: 'bob@example.com', subject: 'hi', from: 'alice@example.com' },
+    ])
+    expect(pointers).toEqual([
+      '/path',
+      '/path',
+      '/href',
+      '/note',
+      '/link',
+      '/output',
+      '/dst',
+      '/to',
+      '/root',
+      '/location',
+      '/dest_dir',
+      '/path/0',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+    ])
+  })
+
+  it('says a call whose lookups overrun the budget cannot be checked, not that it is outside', async () => {
+    const runtime = new ToolRuntime({ workspaceRoot: root })
+    const tool = recorder('t', { workspaceOnly: true, parameters: undefined })
+    runtime.register(tool.tool)
+    const deep = 'deep/'.repeat(300)
+    mkdirSync(join(root, deep), { recursive: true })
+    const [result] = await runtime.dispatch([call('many', 't', { paths: Array.from({ length: 100 }, (_, i) => `${deep}${i}`) })])
+    expect(result.error?.code).toBe('POLICY_DENIED')
+    expect(result.error?.message).toMatch(/cannot be checked against the workspace .*look up more than/)
+    expect(result.error?.message).not.toMatch(/is outside the workspace/)
+    expect(tool.ran).toEqual([])
   })
 
   it('refuses a 1 MB path at once, naming PATH_MAX and quoting a bounded part of it', async () => {

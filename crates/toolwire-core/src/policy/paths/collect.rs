@@ -2,10 +2,14 @@
 //!
 //! 1. the [`PathParam`]s of the tool: those declared in `pathParams` must hold a string or an
 //!    array of strings; of those found through its schema only the strings count;
-//! 2. every key the naming rule calls a path ([`is_path_name`]), at any depth: its string
-//!    value, or the strings of its (nested) arrays; objects under it are searched by the same
-//!    rule, other values are not paths;
-//! 3. every string that is a `file:` URL, under any key.
+//! 2. every key the naming rule calls a path ([`is_path_name`]), at any depth: every string
+//!    under it, at any depth, through arrays and objects alike (`{path: {"0": "/etc/passwd"}}`
+//!    is a path, as a tool that takes `Object.values(path)` sees it); other values are not
+//!    paths. Two exceptions keep file records usable: an object that has a path-named key of
+//!    its own (`files: [{path, content}]`) is a record whose other keys are searched by name
+//!    only, and the [`CONTENT_KEYS`] of an object (`files: [{name, content}]`) hold data;
+//! 3. every string that is a `file:` URL as Node's `new URL` reads it ([`is_file_url`]), under
+//!    any key (`href`, `url`, `link`, free text).
 //!
 //! The walks use explicit stacks, so deep arguments cost no native stack, and each place is
 //! recorded once with its parent, so naming a refused one costs its depth only.
@@ -205,9 +209,25 @@ fn held<'a>(value: &'a Value, place: Option<usize>, strict: bool, out: &mut Out<
     }
 }
 
+/// Keys whose strings are data, not paths, in an object under a path-named key (unless the key
+/// itself is path-named): the content of a file entry, its encoding, a note about it.
+pub const CONTENT_KEYS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "data",
+    "body",
+    "code",
+    "encoding",
+    "mode",
+    "description",
+    "message",
+    "comment",
+];
+
 /// Path-named keys at any depth, and `file:` URLs anywhere.
 fn by_name<'a>(args: &'a Value, out: &mut Out<'_, 'a>) {
-    // (value, its place, whether it is under a path-named key through arrays only)
+    // (value, its place, whether it is under a path-named key)
     let mut stack: Vec<(&'a Value, Option<usize>, bool)> = vec![(args, None, false)];
     while let Some((value, place, is_path)) = stack.pop() {
         match value {
@@ -218,12 +238,13 @@ fn by_name<'a>(args: &'a Value, out: &mut Out<'_, 'a>) {
                 }
             }
             Value::Object(map) => {
+                // Under a path-named key, a record of a file ({path, content}) is searched by
+                // name only; any other object's strings are paths, its data keys excepted.
+                let inherits = is_path && !map.keys().any(|key| is_path_name(key));
                 for (key, child) in map.iter().rev() {
-                    stack.push((
-                        child,
-                        out.places.add(place, Step::Key(key)),
-                        is_path_name(key),
-                    ));
+                    let is_path = is_path_name(key)
+                        || (inherits && !CONTENT_KEYS.contains(&key.to_ascii_lowercase().as_str()));
+                    stack.push((child, out.places.add(place, Step::Key(key)), is_path));
                 }
             }
             _ => {}
@@ -271,13 +292,18 @@ mod tests {
             "outputPath": "b",
             "source_path": "c",
             "paths": ["d", ["e"], { "dir": "f", "note": "../not-a-path" }],
+            "path": { "0": "i", "deep": [{ "x": "j" }], "content": "// data" },
+            "sources": [{ "name": "k", "contents": "/data" }],
             "files": [{ "path": "g", "content": "/etc/passwd as text" }],
-            "options": { "output": { "dir": "h" }, "label": "x/y" },
+            "options": { "output": { "format": "h" }, "label": "x/y" },
             "count": 3,
             "cwd": 4,
             "url": "file:///etc/passwd",
             "nested": [{ "deeper": { "link": "FILE://localhost/x" } }],
             "content": "see file:///etc/passwd",
+            "spaced": " file:///a",
+            "tabbed": "fi\tle:///b",
+            "mail": { "to": "bob@example.com", "subject": "s" },
         });
         assert_eq!(
             found(&args, &[], &[]),
@@ -288,14 +314,20 @@ mod tests {
                 row("paths[0]", "/paths/0", "d"),
                 row("paths[1][0]", "/paths/1/0", "e"),
                 row("paths[2].dir", "/paths/2/dir", "f"),
+                row("path.0", "/path/0", "i"),
+                row("path.deep[0].x", "/path/deep/0/x", "j"),
+                row("sources[0].name", "/sources/0/name", "k"),
                 row("files[0].path", "/files/0/path", "g"),
-                row("options.output.dir", "/options/output/dir", "h"),
+                row("options.output.format", "/options/output/format", "h"),
                 row("url", "/url", "file:///etc/passwd"),
                 row(
                     "nested[0].deeper.link",
                     "/nested/0/deeper/link",
                     "FILE://localhost/x"
                 ),
+                row("spaced", "/spaced", " file:///a"),
+                row("tabbed", "/tabbed", "fi\tle:///b"),
+                row("mail.to", "/mail/to", "bob@example.com"),
             ]
         );
     }

@@ -9,12 +9,17 @@
 //! `cwd`, `*_path`, `*Path`, `*_file`, `*Dir`, ...) at any depth, and every `file:` URL.
 //!
 //! How a path is resolved ([`resolve`]): as the kernel would open it, bounded by `PATH_MAX`
-//! and linear in the path (lexical past the first missing component). A path (or decoded
+//! and linear in the path (lexical past the first missing component). A path is inside only
+//! if both of the ways a tool may open it stay inside: as given to the kernel (`link/..` is the
+//! parent of the link's target) and with its `..` collapsed as text first, as `path.resolve`
+//! does (`link/..` is the workspace), then given to the kernel. So `a/../../x` with
+//! `a -> d1/d2` is refused although the kernel would reach `<root>/x`: a tool that calls
+//! `path.resolve(root, p)` writes the parent of the root. Two passes, each linear. A path (or decoded
 //! `file:` URL) of `PATH_MAX` bytes or more is refused at once, and the lookups of one call
 //! share a budget, so no call holds the thread for long whatever its arguments.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
@@ -30,7 +35,7 @@ pub use resolve::{MAX_LOOKUP_BYTES, MAX_SYMLINKS, PATH_MAX};
 pub use schema::{declares, may_hold_strings, schema_path_params};
 
 use collect::{collect, Found};
-use resolve::{check_length, file_url_path, resolve, LookupBudget};
+use resolve::{check_length, file_url_path, lexical, resolve, LookupBudget};
 
 /// The path parameters of a `workspaceOnly` tool, besides the path-named keys every call is
 /// searched for.
@@ -69,16 +74,33 @@ pub struct PathViolation {
     /// The value as given (JSON text for non-strings, cut to a readable length).
     pub value: String,
     /// The workspace root as given.
-    pub root: String,
+    pub root: Box<str>,
     /// Why it was refused, e.g. `resolves to /etc/passwd`.
     pub reason: String,
+    /// Whether the value leaves the workspace or could not be checked at all.
+    pub kind: ViolationKind,
+}
+
+/// Why a path value was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// It resolves outside the workspace (or names another machine's file).
+    Outside,
+    /// It could not be checked: not a string, NUL bytes, a leading `~`, over `PATH_MAX`, a
+    /// symlink loop, an unparsable `file:` URL, the call's lookup budget spent, an unresolvable
+    /// root.
+    Unchecked,
 }
 
 impl fmt::Display for PathViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            ViolationKind::Outside => "is outside the workspace",
+            ViolationKind::Unchecked => "cannot be checked against the workspace",
+        };
         write!(
             f,
-            "parameter \"{}\" ({:?}) is outside the workspace {}: {}",
+            "parameter \"{}\" ({:?}) {what} {}: {}",
             self.param, self.value, self.root, self.reason
         )
     }
@@ -100,14 +122,19 @@ pub fn check_workspace_paths(
     let (places, found) = collect(args, params);
     let mut resolved_root: Option<PathBuf> = None;
     let mut budget = LookupBudget::default();
+    let absolute_root = std::env::current_dir()
+        .map(|cwd| cwd.join(root))
+        .unwrap_or_else(|_| root.to_path_buf());
     for (place, value) in found {
-        let refuse = |value: String, reason: String| PathViolation {
+        let refuse_as = |kind: ViolationKind, value: String, reason: String| PathViolation {
             param: shown(&places.name(place)),
             pointer: shown(&places.pointer(place)),
             value,
-            root: root.display().to_string(),
+            root: root.display().to_string().into(),
             reason,
+            kind,
         };
+        let refuse = |value, reason| refuse_as(ViolationKind::Unchecked, value, reason);
         let text = match value {
             Found::NotAPath(other) => {
                 return Err(refuse(
@@ -123,10 +150,7 @@ pub fn check_workspace_paths(
         let root_path = match &resolved_root {
             Some(path) => path,
             None => {
-                let absolute = std::env::current_dir()
-                    .map(|cwd| cwd.join(root))
-                    .unwrap_or_else(|_| root.to_path_buf());
-                let path = resolve(&absolute, &mut budget).map_err(|reason| {
+                let path = resolve(&absolute_root, &mut budget).map_err(|reason| {
                     refuse(
                         shown(text),
                         format!("the workspace root cannot be resolved: {reason}"),
@@ -135,7 +159,8 @@ pub fn check_workspace_paths(
                 resolved_root.insert(path)
             }
         };
-        check_one(root_path, text, &mut budget).map_err(|reason| refuse(shown(text), reason))?;
+        check_one(&absolute_root, root_path, text, &mut budget)
+            .map_err(|(kind, reason)| refuse_as(kind, shown(text), reason))?;
     }
     Ok(())
 }
@@ -148,31 +173,53 @@ pub(crate) fn shown(text: &str) -> String {
     }
 }
 
-/// Checks one path string (or `file:` URL) against the resolved root: the reason it is
-/// refused, if it is.
+/// Checks one path string (or `file:` URL) against the root (as given, made absolute, and
+/// resolved): why it is refused, if it is. Both resolutions of the module comment must stay
+/// inside; the textual one is only needed when the path has a `..` to collapse.
 fn check_one(
+    absolute_root: &Path,
     resolved_root: &Path,
     text: &str,
     budget: &mut LookupBudget,
-) -> std::result::Result<(), String> {
-    let decoded = file_url_path(text).transpose()?;
-    let path = decoded.as_deref().unwrap_or(text);
-    check_length(path.len())?;
-    if path.contains('\0') {
-        return Err("the path contains a NUL byte".to_string());
+) -> std::result::Result<(), (ViolationKind, String)> {
+    let unchecked = |reason: String| (ViolationKind::Unchecked, reason);
+    let decoded = match file_url_path(text).transpose() {
+        Ok(decoded) => decoded,
+        Err(reason) if reason.starts_with("a file URL on host") => {
+            return Err((ViolationKind::Outside, reason))
+        }
+        Err(reason) => return Err(unchecked(reason)),
+    };
+    let path = Path::new(decoded.as_deref().unwrap_or(text));
+    check_length(path.as_os_str().len()).map_err(unchecked)?;
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(unchecked("the path contains a NUL byte".to_string()));
     }
-    if path.starts_with('~') {
-        return Err(
+    if path.as_os_str().as_encoded_bytes().starts_with(b"~") {
+        return Err(unchecked(
             "a leading ~ is not expanded; give the path relative to the workspace".to_string(),
-        );
+        ));
     }
-    let resolved = resolve(&resolved_root.join(path), budget)?;
-    if resolved.starts_with(resolved_root) {
+    let physical = resolve(&resolved_root.join(path), budget).map_err(unchecked)?;
+    if !physical.starts_with(resolved_root) {
+        return Err((
+            ViolationKind::Outside,
+            format!("resolves to {}", shown(&physical.to_string_lossy())),
+        ));
+    }
+    if !path.components().any(|part| part == Component::ParentDir) {
+        return Ok(());
+    }
+    let textual = resolve(&lexical(&absolute_root.join(path)), budget).map_err(unchecked)?;
+    if textual.starts_with(resolved_root) {
         Ok(())
     } else {
-        Err(format!(
-            "resolves to {}",
-            shown(&resolved.to_string_lossy())
+        Err((
+            ViolationKind::Outside,
+            format!(
+                "with its .. collapsed as text (as path.resolve does) it resolves to {}",
+                shown(&textual.to_string_lossy())
+            ),
         ))
     }
 }
@@ -535,6 +582,67 @@ mod attack_tests {
                 json!({ "paths": { "main": "src/a.ts", "alt": "/etc/passwd" } }),
                 "/paths/alt",
             ),
+            // Attack review 24: file URLs as Node's `new URL` reads them, under any key.
+            (
+                "file URL after a leading space, under href",
+                json!({}),
+                json!({ "href": " file:///etc/hostname" }),
+                "/href",
+            ),
+            (
+                "file URL with a tab in its scheme, under a free-text key",
+                json!({}),
+                json!({ "note": "fi\tle:///etc/hostname" }),
+                "/note",
+            ),
+            (
+                "file URL with backslashes, under link",
+                json!({}),
+                json!({ "link": "file:\\\\localhost\\etc\\hostname" }),
+                "/link",
+            ),
+            (
+                "file URL without slashes (file:etc/x is /etc/x), under uri",
+                json!({}),
+                json!({ "uri": "file:etc/hostname" }),
+                "/uri",
+            ),
+            // Attack review 25: keys that name paths without a path word.
+            (
+                "output",
+                json!({}),
+                json!({ "output": "/tmp/x" }),
+                "/output",
+            ),
+            ("out", json!({}), json!({ "out": "../x" }), "/out"),
+            ("dst", json!({}), json!({ "dst": "/etc/cron.d/x" }), "/dst"),
+            ("to", json!({}), json!({ "to": "../../x" }), "/to"),
+            ("from", json!({}), json!({ "from": "/etc/shadow" }), "/from"),
+            ("root", json!({}), json!({ "root": "/" }), "/root"),
+            (
+                "location",
+                json!({}),
+                json!({ "location": "/etc" }),
+                "/location",
+            ),
+            (
+                "dest_dir",
+                json!({}),
+                json!({ "dest_dir": "/tmp" }),
+                "/dest_dir",
+            ),
+            (
+                "an object under a path key",
+                json!({}),
+                json!({ "path": { "0": "/etc/passwd" } }),
+                "/path/0",
+            ),
+            (
+                "an array of objects under a path key",
+                json!({}),
+                json!({ "to": [{ "x": { "y": "../../x" } }] }),
+                "/to/0/x/y",
+            ),
             (
                 "declared pathParams in an intersection",
                 json!({ "allOf": [{ "$ref": "#/$defs/A" }], "$defs": { "A": {
@@ -577,6 +685,70 @@ mod attack_tests {
             let error = check(&ws, &json!({}), &[], &args).expect_err("escapes");
             assert!(error.reason.starts_with("resolves to "), "{args}: {error}");
         }
+        let _ = fs::remove_dir_all(base);
+    }
+
+    /// Each of `rows` (arguments) passes the check in `ws` with no schema.
+    fn assert_all_allowed(ws: &Path, rows: impl IntoIterator<Item = Value>) {
+        for args in rows {
+            assert_eq!(check(ws, &json!({}), &[], &args), Ok(()), "{args}");
+        }
+    }
+
+    /// Attack review 23: `a -> d1/d2`, then `a/../../x`. The kernel reaches `<ws>/x`; a tool
+    /// that calls `path.resolve(ws, p)` collapses `..` first and writes `<ws>/../x`.
+    #[cfg(unix)]
+    #[test]
+    fn dotdot_after_a_symlink_is_checked_as_text_and_as_the_kernel_reads_it() {
+        let (base, ws) = workspace();
+        fs::create_dir_all(ws.join("d1/d2")).unwrap();
+        std::os::unix::fs::symlink("d1/d2", ws.join("a")).unwrap();
+        for path in [
+            "a/../../escape-1.txt",
+            "missing/../a/../../escape-2.txt",
+            "./a/./../../x",
+            "src/../a/../../x",
+        ] {
+            let error = check(&ws, &json!({}), &[], &json!({ "path": path })).expect_err(path);
+            assert_eq!(error.kind, ViolationKind::Outside, "{path}");
+            assert!(
+                error.reason.starts_with(
+                    "with its .. collapsed as text (as path.resolve does) it resolves to "
+                ),
+                "{path}: {error}"
+            );
+        }
+        let allowed = [
+            "a/x.txt",
+            "a/../src/a.ts",
+            "d1/../src/a.ts",
+            "a/..",
+            "a/../d1/d2/x",
+        ];
+        assert_all_allowed(&ws, allowed.map(|path| json!({ "path": path })));
+        let _ = fs::remove_dir_all(base);
+    }
+
+    /// The controls of attack review 23-25: what the new rules must keep allowed.
+    #[cfg(unix)]
+    #[test]
+    fn ordinary_values_under_the_new_rules_stay_allowed() {
+        let (base, ws) = workspace();
+        fs::create_dir_all(ws.join("d1")).unwrap();
+        std::os::unix::fs::symlink("src", ws.join("link")).unwrap();
+        assert_all_allowed(
+            &ws,
+            [
+                json!({ "path": "link/a.ts" }),
+                json!({ "path": "d1/../src/a.ts" }),
+                json!({ "href": "http://example.com/a/../../b", "url": "https://x.test/file:///etc" }),
+                json!({ "to": "bob@example.com", "from": "alice@example.com", "cc": "/x" }),
+                json!({ "to": "fr", "output": "json", "location": "Paris, France" }),
+                json!({ "files": [{ "path": "src/a.ts", "content": "// /etc/passwd" }] }),
+                json!({ "files": [{ "name": "a.ts", "content": "/etc/passwd", "encoding": "utf8" }] }),
+                json!({ "body": "see file:///etc/passwd", "note": "files: /etc" }),
+            ],
+        );
         let _ = fs::remove_dir_all(base);
     }
 
@@ -632,18 +804,34 @@ mod attack_tests {
                  path on disk; send fewer or shallower paths"
             )
         );
+        // The message says the real reason: not checked, rather than outside.
+        assert_eq!(error.kind, ViolationKind::Unchecked);
+        assert!(
+            error
+                .to_string()
+                .contains("cannot be checked against the workspace"),
+            "{error}"
+        );
         let _ = fs::remove_dir_all(base);
     }
 
     #[test]
-    fn a_union_giving_a_path_name_an_object_is_left_to_validation() {
+    fn a_union_giving_a_path_name_an_object_has_its_strings_checked() {
         let (base, ws) = workspace();
         let schema = json!({ "anyOf": [
             { "properties": { "target": { "type": "string" } } },
             { "properties": { "target": { "type": "object",
                 "properties": { "id": { "type": "string" } } } } } ] });
         let object = json!({ "target": { "id": "../not/a/path" } });
-        assert_eq!(check(&ws, &schema, &[], &object), Ok(()));
+        // Under a path-named key every string is a path, objects included (attack review, 25).
+        assert_eq!(
+            check(&ws, &schema, &[], &object).unwrap_err().pointer,
+            "/target/id"
+        );
+        assert_eq!(
+            check(&ws, &schema, &[], &json!({ "target": { "id": "a/b" } })),
+            Ok(())
+        );
         let string = json!({ "target": "../x" });
         assert_eq!(
             check(&ws, &schema, &[], &string).unwrap_err().pointer,

@@ -4,7 +4,8 @@
 //! `output path`, `XMLFile` is `xml file`), case-insensitively. It names a path when its last word
 //! is one of [`PATH_ENDINGS`] (`path`, `paths`, `file`, `files`, `filename`, `dir`, `directory`,
 //! `folder`), alone or glued onto another word (`filepath`, `outdir`, `workdir`, `infile`), or
-//! one of [`PATH_WORDS`] (`cwd`, `src`, `source`, `dest`, `destination`, `target`, ...), or the
+//! one of [`PATH_WORDS`] (`cwd`, `src`, `dest`, `target`, `output`, `out`, `root`, `location`,
+//! `to`, `from`, ...), or the
 //! key is a `file name` (`fileName`, `dir_name`); except the words of [`NOT_PATHS`] (`profile`,
 //! `xpath`, `jsonpath`) and a `path` that follows one of [`NOT_FILESYSTEM`] (`urlPath`,
 //! `json_path`, `xPath`: not filesystem paths).
@@ -22,7 +23,17 @@ pub const PATH_WORDS: &[&str] = &[
     "sources",
     "dest",
     "destination",
+    "dst",
     "target",
+    "output",
+    "outputs",
+    "out",
+    "root",
+    "location",
+    // A free-text or e-mail value under these (`to: "bob@example.com"`, `from: "en"`) is a
+    // relative name inside the workspace, so only values that escape it are refused.
+    "to",
+    "from",
 ];
 
 /// Last words that make a key a path, alone or glued onto another word (`filepath`, `outdir`).

@@ -379,7 +379,7 @@ mod tests {
                         "path": { "type": "string" } } },
                     { "type": "object", "properties": { "op": { "const": "copy" },
                         "from": { "type": "string" }, "destination": { "type": "string" } } } ] }),
-                vec!["path", "destination"],
+                vec!["path", "from", "destination"],
             ),
             (
                 "oneOf (TypeBox Union)",
