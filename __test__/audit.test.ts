@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -501,6 +501,37 @@ describe('audit log: a call that ran is always recorded', () => {
       ['lost_record', null],
     ])
     expect(problems[problems.length - 1].message).toMatch(/a record of results\.jsonl could not be written .*needs a string callId/)
+  })
+
+  it('run ids that differ only in lone surrogates get directories of their own', async () => {
+    const dir = join(root, 'surrogate-ids')
+    const ids = ['team\ud800', 'team\udc00', 'team\ufffd', 'team\ud800\ud800', '\udfff', 'team']
+    const runtime = runtimeIn(dir)
+    for (const [i, runId] of ids.entries()) {
+      const [result] = await runtime.dispatch([{ id: `c${i}`, name: 'login', arguments: '{}' }], { runId })
+      expect(result.runId).toBe(runId)
+    }
+    const dirs = ids.map((id) => auditRunDir(dir, id))
+    expect(new Set(dirs).size).toBe(ids.length)
+    expect(readdirSync(dir)).toHaveLength(ids.length)
+    for (const [i, runId] of ids.entries()) {
+      expect(replayRun(dir, runId).calls.map((c: any) => c.callId)).toEqual([`c${i}`])
+      expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+  })
+
+  it('one run directory reached through a symlink and by its real path has one writer', async () => {
+    const real = join(root, 'real-root')
+    const link = join(root, 'link-root')
+    mkdirSync(real, { recursive: true })
+    symlinkSync(real, link)
+    const batch = (p: string) => Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, name: 'login', arguments: '{}' }))
+    await Promise.all([
+      runtimeIn(real).dispatch(batch('a'), { runId: 'linked' }),
+      runtimeIn(link).dispatch(batch('b'), { runId: 'linked' }),
+    ])
+    expect(replayRun(real, 'linked').calls).toHaveLength(8)
+    expect(verifyRun(real, 'linked')).toEqual({ ok: true, problems: [] })
   })
 
   it('records lone surrogates in arguments and results as U+FFFD, whole', async () => {
