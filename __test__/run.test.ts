@@ -506,4 +506,14 @@ describe('run: callbacks that never answer', () => {
     expect(outcome.stopReason).toBe('error')
     expect(outcome.error).toContain(`${name}() did not answer within 10 ms`)
   })
+
+  it('a model error response whose body never arrives: the signal aborting stops the run as aborted', async () => {
+    const { runtime } = runtimeWithRead()
+    const ac = new AbortController()
+    const stalled = { ok: false, status: 500, headers: new Headers(), body: null, arrayBuffer: () => new Promise(() => {}), text: () => new Promise(() => {}) }
+    const running = runtime.run({ wire: 'openai-chat', model: async () => stalled as any, messages: [{ role: 'user', content: 'go' }], signal: ac.signal })
+    await sleep(5)
+    ac.abort()
+    expect((await running).stopReason).toBe('aborted')
+  })
 })

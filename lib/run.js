@@ -36,13 +36,18 @@ function requestBody(wire, messages, tools, toolChoice) {
 }
 
 /** The items of a model's answer: a fetch Response's body, a ReadableStream or an async iterable. */
-async function bodyOf(answer) {
+async function bodyOf(answer, signal) {
   if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
     if (answer.ok === false) {
       let text = ''
       try {
-        text = await answer.text()
-      } catch {}
+        // Raced with the signal: an error body that stalls cannot hold the run past an abort.
+        const got = await untilAnswered("run: the model's error body", () => answer.text(), { signal })
+        if (got === ABORTED) throw new ToolwireError('ABORTED', "run: the signal aborted while the model's error body was read")
+        text = got
+      } catch (error) {
+        if (signal?.aborted) throw error
+      }
       const type = contentTypeOf(answer)
       const head = JSON.stringify(text.slice(0, 300)) + (text.length > 300 ? `… (${text.length} characters)` : '')
       throw new ToolwireError(
@@ -274,7 +279,7 @@ async function decodeTurn(newDecoder, answer, signal, emit) {
   const forward = (events) => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
   }
-  const body = await bodyOf(answer)
+  const body = await bodyOf(answer, signal)
   const contentType = contentTypeOf(answer)
   const decoder = newDecoder(contentType === undefined ? {} : { contentType })
   const items = itemsOf(body)
