@@ -486,7 +486,10 @@ export interface RunOptions extends PolicyContext {
   messages?: object[]
   /** The most model calls. Default 20. */
   maxSteps?: number
+  /** Aborting stops the run ('aborted'), also while the model, steering or follow-up callbacks are awaited. */
   signal?: AbortSignal
+  /** How long getSteeringMessages and getFollowUpMessages may take to answer, in ms (default 120000): past it the run stops with an error naming the callback. */
+  callbackTimeoutMs?: number
   /** Names the run: its calls' `runId`, one run for loop detection. Default: generated. */
   runId?: string
   /**
@@ -1128,8 +1131,10 @@ export interface PlanOptions {
   /** Aborting cancels the plan: in-flight calls are aborted, the outcome is `cancelled`. */
   signal?: AbortSignal
   onEvent?: (event: PlanEvent | ToolExecutionEvent) => void
-  /** Asked before a plan with `confirmationsRequired` runs; only `true` confirms. */
+  /** Asked before a plan with `confirmationsRequired` runs; only `true` confirms. Raced with `signal` and `callbackTimeoutMs`: no answer in time cancels the plan. */
   confirm?: (request: ConfirmationRequest) => boolean | Promise<boolean>
+  /** How long `confirm` may take to answer, in ms (default 120000, as an approval). */
+  callbackTimeoutMs?: number
   provider?: string
   agentId?: string
   sender?: { id?: string; isOwner?: boolean }

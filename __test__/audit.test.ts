@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -25,6 +25,28 @@ function runtimeIn(dir: string, extra: object = {}) {
 }
 
 const TOKEN = 'sk-proj-' + 'a'.repeat(48)
+
+const LOG_FILES = ['calls.jsonl', 'results.jsonl', 'events.jsonl']
+
+/** Deletes the lines of a run's three log files whose record matches `drop`. */
+function dropLines(dir: string, drop: (record: any) => boolean) {
+  for (const file of LOG_FILES) {
+    const lines = readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => line !== '' && !drop(JSON.parse(line)))
+    writeFileSync(join(dir, file), lines.map((line) => `${line}\n`).join(''))
+  }
+}
+
+/** The lastSeq run.json recorded when the run ended. */
+function lastSeqOf(dir: string): number {
+  return JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).lastSeq
+}
+
+/** Rewrites a run's run.json through `edit`. */
+function editRun(dir: string, edit: (run: any) => void) {
+  const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'))
+  edit(run)
+  writeFileSync(join(dir, 'run.json'), JSON.stringify(run))
+}
 
 describe('audit log', () => {
   it('records each call, its result and the events of a dispatch, scrubbed, and replays them', async () => {
@@ -135,7 +157,37 @@ describe('audit log', () => {
     expect(replay.results).toHaveLength(1)
     const verification = verifyRun(join(dir, 'r'))
     expect(verification.ok).toBe(false)
-    expect(verification.problems).toEqual([expect.objectContaining({ callId: 'b', kind: 'missing_result' })])
+    // The cut line was b's result: its call lacks a result, and its seq is a gap in the log.
+    expect(verification.problems).toEqual([
+      expect.objectContaining({ callId: 'b', kind: 'missing_result' }),
+      expect.objectContaining({ kind: 'seq_gap', message: expect.stringMatching(/^seq \d+ is missing from every file/) }),
+    ])
+  })
+
+  // Records removed from a written log are seen: seq runs across the files from 1 to the lastSeq
+  // run.json records at the end, and all three files must be there.
+  it.each([
+    ['every line of one call deleted from every file', (dir: string) => dropLines(dir, (r) => r.callId === 'b' || r.toolCallId === 'b'), ['seq_gap', 'seq_gap']],
+    ['every file emptied', (dir: string) => LOG_FILES.forEach((f) => writeFileSync(join(dir, f), '')), ['seq_gap']],
+    ['every file deleted', (dir: string) => LOG_FILES.forEach((f) => rmSync(join(dir, f))), ['missing_file', 'missing_file', 'missing_file', 'seq_gap']],
+    ['the last event deleted', (dir: string) => dropLines(dir, (r) => r.seq === lastSeqOf(dir)), ['seq_gap']],
+    ['run.json without endedAt', (dir: string) => editRun(dir, (run) => delete run.endedAt), ['run_not_ended']],
+  ] as const)('verifyRun sees it: %s', async (_name, damage, kinds) => {
+    const dir = join(root, `missing-${Math.random().toString(36).slice(2)}`)
+    await runtimeIn(dir).dispatch(
+      [
+        { id: 'a', name: 'login', arguments: '{"token":"1"}' },
+        { id: 'b', name: 'login', arguments: '{"token":"2"}' },
+      ],
+      { runId: 'r' },
+    )
+    const runDir = join(dir, 'r')
+    expect(verifyRun(runDir)).toEqual({ ok: true, problems: [] })
+    expect(replayRun(runDir).run.lastSeq).toBeGreaterThan(4)
+    damage(runDir)
+    const verification = verifyRun(runDir)
+    expect(verification.ok).toBe(false)
+    expect(verification.problems.map((p: any) => p.kind)).toEqual(kinds)
   })
 
   it('leaves files that load after the process is killed with SIGKILL mid-run', async () => {
@@ -156,9 +208,13 @@ describe('audit log', () => {
     expect(replay.calls.length).toBeGreaterThanOrEqual(24)
     expect(replay.partialLines).toBeLessThanOrEqual(3)
     const verification = verifyRun(runDir)
-    // Only the calls in flight at the kill may lack a result; nothing else is wrong.
-    for (const problem of verification.problems) expect(problem.kind).toBe('missing_result')
-    expect(verification.problems.length).toBeLessThanOrEqual(8)
+    // The crash is visible: run.json has no endedAt, so the log is not ok. Otherwise only the
+    // calls in flight at the kill may lack a result, and the records lost with the cut lines
+    // leave seq gaps.
+    expect(verification.ok).toBe(false)
+    expect(verification.problems.filter((p: any) => p.kind === 'run_not_ended')).toHaveLength(1)
+    for (const problem of verification.problems) expect(['missing_result', 'seq_gap', 'run_not_ended']).toContain(problem.kind)
+    expect(verification.problems.length).toBeLessThanOrEqual(12)
   })
 
   it('names a bad audit option and refuses a replay of nothing', () => {
@@ -445,6 +501,37 @@ describe('audit log: a call that ran is always recorded', () => {
       ['lost_record', null],
     ])
     expect(problems[problems.length - 1].message).toMatch(/a record of results\.jsonl could not be written .*needs a string callId/)
+  })
+
+  it('run ids that differ only in lone surrogates get directories of their own', async () => {
+    const dir = join(root, 'surrogate-ids')
+    const ids = ['team\ud800', 'team\udc00', 'team\ufffd', 'team\ud800\ud800', '\udfff', 'team']
+    const runtime = runtimeIn(dir)
+    for (const [i, runId] of ids.entries()) {
+      const [result] = await runtime.dispatch([{ id: `c${i}`, name: 'login', arguments: '{}' }], { runId })
+      expect(result.runId).toBe(runId)
+    }
+    const dirs = ids.map((id) => auditRunDir(dir, id))
+    expect(new Set(dirs).size).toBe(ids.length)
+    expect(readdirSync(dir)).toHaveLength(ids.length)
+    for (const [i, runId] of ids.entries()) {
+      expect(replayRun(dir, runId).calls.map((c: any) => c.callId)).toEqual([`c${i}`])
+      expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+  })
+
+  it('one run directory reached through a symlink and by its real path has one writer', async () => {
+    const real = join(root, 'real-root')
+    const link = join(root, 'link-root')
+    mkdirSync(real, { recursive: true })
+    symlinkSync(real, link)
+    const batch = (p: string) => Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, name: 'login', arguments: '{}' }))
+    await Promise.all([
+      runtimeIn(real).dispatch(batch('a'), { runId: 'linked' }),
+      runtimeIn(link).dispatch(batch('b'), { runId: 'linked' }),
+    ])
+    expect(replayRun(real, 'linked').calls).toHaveLength(8)
+    expect(verifyRun(real, 'linked')).toEqual({ ok: true, problems: [] })
   })
 
   it('records lone surrogates in arguments and results as U+FFFD, whole', async () => {

@@ -566,11 +566,14 @@ describe('toolwire audit', () => {
     const { code, json } = cliJson('audit', damaged)
     expect(code).toBe(1)
     expect(json.ok).toBe(false)
-    expect(json.problems).toEqual([expect.objectContaining({ callId: 'c-boom', kind: 'missing_result' })])
+    expect(json.problems).toEqual([
+      expect.objectContaining({ callId: 'c-boom', kind: 'missing_result' }),
+      expect.objectContaining({ kind: 'seq_gap' }),
+    ])
     expect(json.calls.find((c: any) => c.callId === 'c-boom').status).toBe('unfinished')
     const run = cli('audit', damaged)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/verifyRun: 1 problem\n {2}missing_result \(c-boom\): /)
+    expect(run.stdout).toMatch(/verifyRun: 2 problems\n {2}missing_result \(c-boom\): .*\n {2}seq_gap: /)
   })
 
   it('exits 1 on a missing directory, 2 without one', () => {
@@ -641,11 +644,11 @@ describe('toolwire audit', () => {
     expect(json.ok).toBe(false)
     expect(json.summary.runsWithProblems).toBe(2)
     const teamA = json.runs.find((r: any) => r.run.runId === 'team_a')
-    expect(teamA.problems.map((p: any) => p.kind)).toEqual(['missing_result'])
+    expect(teamA.problems.map((p: any) => p.kind)).toEqual(['missing_result', 'seq_gap'])
     expect(json.runs.find((r: any) => r.dir.endsWith('broken')).problems[0]).toMatchObject({ kind: 'unreadable_run', message: expect.stringContaining('is not a time') })
     run = cli('audit', root)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/team_a \(dispatch\): 2 calls \([^)]*1 unfinished[^)]*\), 1 problem\n {4}missing_result \(b\d\): /)
+    expect(run.stdout).toMatch(/team_a \(dispatch\): 2 calls \([^)]*1 unfinished[^)]*\), 2 problems\n {4}missing_result \(b\d\): .*\n {4}seq_gap: /)
     expect(run.stdout).toContain('broken: unreadable')
   })
 

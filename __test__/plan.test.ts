@@ -627,3 +627,47 @@ describe('executePlan: loop detection', () => {
     expect(again.status).toBe('ok')
   })
 })
+
+// Every user callback the plan driver awaits is raced with the signal and has a deadline: one
+// that never answers can neither hang executePlan nor outlive an abort.
+describe('executePlan: a confirm that never answers', () => {
+  const plan = (): ActionPlan => ({ runId: 'silent', confirmationsRequired: true, steps: [{ id: 'a', tool: 'write', args: {} }] })
+  const never = () => new Promise<boolean>(() => {})
+
+  it('the signal aborting cancels the plan, nothing runs', async () => {
+    const write = recorder('write')
+    const ac = new AbortController()
+    const events: any[] = []
+    const running = runtimeWith(write.tool).executePlan(plan(), { confirm: never, signal: ac.signal, onEvent: (e) => events.push(e) })
+    await sleep(5)
+    ac.abort()
+    const outcome = await running
+    expect(outcome.status).toBe('cancelled')
+    expect(write.calls).toHaveLength(0)
+    const cancelled = events.filter((e) => e.type === 'run.cancelled')
+    expect(cancelled).toHaveLength(1)
+    expect(cancelled[0].reason).toContain('signal aborted')
+  })
+
+  it('an already aborted signal cancels without waiting for confirm', async () => {
+    const write = recorder('write')
+    const outcome = await runtimeWith(write.tool).executePlan(plan(), { confirm: never, signal: AbortSignal.abort() })
+    expect(outcome.status).toBe('cancelled')
+    expect(write.calls).toHaveLength(0)
+  })
+
+  it('past callbackTimeoutMs the plan is cancelled, the reason naming confirm and the deadline', async () => {
+    const write = recorder('write')
+    const events: any[] = []
+    const outcome = await runtimeWith(write.tool).executePlan(plan(), { confirm: never, callbackTimeoutMs: 10, onEvent: (e) => events.push(e) })
+    expect(outcome.status).toBe('cancelled')
+    expect(write.calls).toHaveLength(0)
+    const reason = events.find((e) => e.type === 'run.cancelled').reason
+    expect(reason).toContain('options.confirm did not answer within 10 ms')
+  })
+
+  it.each([0, -1, 1.5, '10', Number.NaN])('callbackTimeoutMs %s is a TypeError naming it', async (bad) => {
+    const write = recorder('write')
+    await expect(runtimeWith(write.tool).executePlan(plan(), { confirm: () => true, callbackTimeoutMs: bad as any })).rejects.toThrow(/options\.callbackTimeoutMs/)
+  })
+})

@@ -478,3 +478,42 @@ describe('run: answers that are not the stream asked for', () => {
     expect(outcome.error!.length).toBeLessThan(500)
   })
 })
+
+// Every user callback the run awaits is raced with the signal and, for steering and follow-ups,
+// a deadline: one that never answers can neither hang run() nor outlive an abort.
+describe('run: callbacks that never answer', () => {
+  const never = () => new Promise<object[]>(() => {})
+  const cases = [
+    { name: 'getSteeringMessages', options: { getSteeringMessages: never } },
+    { name: 'getFollowUpMessages', options: { getFollowUpMessages: never } },
+  ]
+
+  it.each(cases)('$name: the signal aborting stops the run as aborted', async ({ options }) => {
+    const { runtime } = runtimeWithRead()
+    const { model } = scriptedModel('openai-chat', [{ text: 'hello' }, { text: 'again' }])
+    const ac = new AbortController()
+    const running = runtime.run({ wire: 'openai-chat', model, messages: [{ role: 'user', content: 'go' }], signal: ac.signal, ...options })
+    await sleep(5)
+    ac.abort()
+    const outcome = await running
+    expect(outcome.stopReason).toBe('aborted')
+  })
+
+  it.each(cases)('$name: past callbackTimeoutMs the run stops with an error naming it', async ({ name, options }) => {
+    const { runtime } = runtimeWithRead()
+    const { model } = scriptedModel('openai-chat', [{ text: 'hello' }, { text: 'again' }])
+    const outcome = await runtime.run({ wire: 'openai-chat', model, messages: [{ role: 'user', content: 'go' }], callbackTimeoutMs: 10, ...options })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toContain(`${name}() did not answer within 10 ms`)
+  })
+
+  it('a model error response whose body never arrives: the signal aborting stops the run as aborted', async () => {
+    const { runtime } = runtimeWithRead()
+    const ac = new AbortController()
+    const stalled = { ok: false, status: 500, headers: new Headers(), body: null, arrayBuffer: () => new Promise(() => {}), text: () => new Promise(() => {}) }
+    const running = runtime.run({ wire: 'openai-chat', model: async () => stalled as any, messages: [{ role: 'user', content: 'go' }], signal: ac.signal })
+    await sleep(5)
+    ac.abort()
+    expect((await running).stopReason).toBe('aborted')
+  })
+})

@@ -9,6 +9,8 @@
 // its plain fields and marked, and verifyRun reports both.
 
 const path = require('node:path')
+const fs = require('node:fs')
+const { createHash } = require('node:crypto')
 const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
 const { ToolwireError, describe, native, jsonText, messageOf } = require('./common.js')
 
@@ -38,16 +40,40 @@ function auditOption(where, audit) {
   return { dir: path.resolve(audit.dir), flushIntervalMs: interval }
 }
 
-/** The directory of run `runId` under the audit root `root`: one per run id, never shared. */
+/**
+ * The directory of run `runId` under the audit root `root`: one per run id, never shared. An id
+ * that is not well-formed UTF-16 (a lone surrogate) would reach the engine with U+FFFD in its
+ * place and share a directory with other ids: it is named `~u` and the SHA-256 of its UTF-16
+ * code units instead, a name the engine never gives (its names never start with `~`).
+ */
 function auditRunDir(root, runId) {
   if (typeof root !== 'string') throw new TypeError(`auditRunDir: root must be a string, got ${describe(root)}`)
   if (typeof runId !== 'string') throw new TypeError(`auditRunDir: runId must be a string, got ${describe(runId)}`)
+  if (!runId.isWellFormed()) {
+    return path.join(root, `~u${createHash('sha256').update(Buffer.from(runId, 'utf16le')).digest('hex')}`)
+  }
   return path.join(root, auditDirName(runId))
 }
 
 /**
- * The run directories open in this process, by path: every writer of one directory is the same,
- * whichever runtime or `audit` option opened it (two would number their lines apart).
+ * The canonical path of run directory `dir` (under `root`), so one directory reached through a
+ * symlink and by its real path gets one writer: the root is created when missing (the writer
+ * would create it anyway) and resolved; when that fails, `dir` as given.
+ */
+function canonicalRunDir(root, dir) {
+  try {
+    fs.mkdirSync(root, { recursive: true })
+    const real = path.join(fs.realpathSync.native(root), path.basename(dir))
+    return fs.existsSync(real) ? fs.realpathSync.native(real) : real
+  } catch {
+    return dir
+  }
+}
+
+/**
+ * The run directories open in this process, by canonical path (symlinks resolved): every writer
+ * of one directory is the same, whichever runtime, `audit` option or path to it opened it (two
+ * would number their lines apart).
  */
 const OPEN = new Map()
 
@@ -74,7 +100,7 @@ class AuditLog {
    * recorder, or undefined when the directory cannot be written (a warning says why).
    */
   open(runId, info) {
-    const dir = auditRunDir(this.#options.dir, runId)
+    const dir = canonicalRunDir(this.#options.dir, auditRunDir(this.#options.dir, runId))
     let entry = OPEN.get(dir)
     if (entry === undefined) {
       const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
@@ -201,7 +227,7 @@ function checkRunArgs(where, dir, runId) {
  */
 function replayRun(dir, runId) {
   checkRunArgs('replayRun', dir, runId)
-  return JSON.parse(native(() => replayRunNative(dir, runId)))
+  return JSON.parse(native(() => replayRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
 }
 
 /**
@@ -210,7 +236,7 @@ function replayRun(dir, runId) {
  */
 function verifyRun(dir, runId) {
   checkRunArgs('verifyRun', dir, runId)
-  return JSON.parse(native(() => verifyRunNative(dir, runId)))
+  return JSON.parse(native(() => verifyRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
 }
 
 module.exports = { AuditLog, auditOption, auditRunDir, replayRun, verifyRun }

@@ -5,6 +5,7 @@
 
 const { NativePlan } = require('../native.js')
 const { ToolwireError, native, messageOf, describe, jsonText } = require('./common.js')
+const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
 const DEFAULT_MAX_CONCURRENCY = 4
 const DEFAULT_MAX_RETRIES = 5
@@ -33,6 +34,7 @@ function planOptions(options) {
     signal: options.signal,
     onEvent: options.onEvent,
     confirm: options.confirm,
+    callbackTimeoutMs: callbackTimeout('executePlan', options.callbackTimeoutMs),
     context: {},
   }
   if (checked.signal !== undefined && !(checked.signal instanceof AbortSignal)) {
@@ -140,14 +142,20 @@ async function executePlan(runtime, hooks, plan, options) {
         { confirmationId, steps: toConfirm },
       )
       try {
-        const answer = await opts.confirm(request)
-        if (answer === true) {
+        // Raced with the signal and a deadline: a confirm that never answers cancels the plan.
+        const answer = await untilAnswered('executePlan: options.confirm', () => opts.confirm(request), {
+          signal: opts.signal,
+          timeoutMs: opts.callbackTimeoutMs,
+        })
+        if (answer === ABORTED) {
+          refusal = 'the signal aborted before confirm answered'
+        } else if (answer === true) {
           emit('run.confirmed', 'info', `Plan run "${runId}" was confirmed.`, { confirmationId })
         } else {
           refusal = `the confirmation was refused (confirm answered ${describe(answer)})`
         }
       } catch (error) {
-        refusal = `confirm threw: ${messageOf(error)}`
+        refusal = error?.code === 'TIMEOUT' ? messageOf(error) : `confirm threw: ${messageOf(error)}`
       }
       if (refusal !== undefined) {
         emit('run.cancelled', 'warn', `Plan run "${runId}" was cancelled: ${refusal}.`, { confirmationId, reason: refusal })

@@ -5,10 +5,9 @@
 // every result of a batch asks to terminate.
 
 const { ToolwireError, checkWire, describe, messageOf } = require('./common.js')
+const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
 const DEFAULT_MAX_STEPS = 20
-/** What `untilAborted` resolves with when the signal aborted first. */
-const ABORTED = Symbol('aborted')
 
 /** The request body of one model call, in the wire's own shape. */
 function requestBody(wire, messages, tools, toolChoice) {
@@ -37,13 +36,18 @@ function requestBody(wire, messages, tools, toolChoice) {
 }
 
 /** The items of a model's answer: a fetch Response's body, a ReadableStream or an async iterable. */
-async function bodyOf(answer) {
+async function bodyOf(answer, signal) {
   if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
     if (answer.ok === false) {
       let text = ''
       try {
-        text = await answer.text()
-      } catch {}
+        // Raced with the signal: an error body that stalls cannot hold the run past an abort.
+        const got = await untilAnswered("run: the model's error body", () => answer.text(), { signal })
+        if (got === ABORTED) throw new ToolwireError('ABORTED', "run: the signal aborted while the model's error body was read")
+        text = got
+      } catch (error) {
+        if (signal?.aborted) throw error
+      }
       const type = contentTypeOf(answer)
       const head = JSON.stringify(text.slice(0, 300)) + (text.length > 300 ? `… (${text.length} characters)` : '')
       throw new ToolwireError(
@@ -86,13 +90,19 @@ function checkOptions(options) {
       throw new TypeError(`run: options.${key} must be a function, got ${describe(options[key])}`)
     }
   }
-  return { wire, model, messages, maxSteps, signal, onEvent }
+  const callbackTimeoutMs = callbackTimeout('run', options.callbackTimeoutMs)
+  return { wire, model, messages, maxSteps, signal, onEvent, callbackTimeoutMs }
 }
 
-/** Messages a callback returns, checked: an array (or nothing). */
-async function messagesFrom(where, get) {
+/**
+ * Messages a callback returns, checked: an array (or nothing). Raced with the signal (the run
+ * stops 'aborted') and the run's callback deadline (a ToolwireError TIMEOUT naming it).
+ */
+async function messagesFrom(where, get, signal, timeoutMs) {
   if (get === undefined) return []
-  const got = await get()
+  const got = await untilAnswered(`run: ${where}`, get, { signal, timeoutMs })
+  // The run's catch reads the aborted signal as the stop reason.
+  if (got === ABORTED) throw new ToolwireError('ABORTED', `run: the signal aborted while ${where} was awaited`)
   if (got === undefined || got === null) return []
   if (!Array.isArray(got)) throw new TypeError(`run: ${where} must return an array of messages, got ${describe(got)}`)
   return got
@@ -113,7 +123,7 @@ const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
  */
 async function runLoop(runtime, hooks, options) {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
-  const { wire, model, maxSteps, signal, onEvent, messages: given } = checkOptions(options)
+  const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given } = checkOptions(options)
   if (options.runId !== undefined && typeof options.runId !== 'string') {
     throw new TypeError(`run: options.runId must be a string, got ${describe(options.runId)}`)
   }
@@ -153,13 +163,13 @@ async function runLoop(runtime, hooks, options) {
         stopReason = 'maxSteps'
         break
       }
-      messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages)))
+      messages.push(...(await messagesFrom('getSteeringMessages()', options.getSteeringMessages, signal, callbackTimeoutMs)))
       if (events !== undefined && events.size() > 0) messages.push(...hooks.injectedMessages(wire, events.take()))
       modelCalls += 1
       emit({ type: 'turn_start', runId, step: modelCalls })
       const tools = runtime.definitions(wire, context).tools
       const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
-      const answer = await untilAborted(Promise.resolve(model(request, { signal })), signal)
+      const answer = await untilAnswered('run: the model', () => model(request, { signal }), { signal })
       if (answer === ABORTED) {
         stopReason = 'aborted'
         break
@@ -178,7 +188,7 @@ async function runLoop(runtime, hooks, options) {
           failure = turn.errors.join('; ') || 'the model stream ended with an error'
           break
         }
-        const followUps = await messagesFrom('getFollowUpMessages()', options.getFollowUpMessages)
+        const followUps = await messagesFrom('getFollowUpMessages()', options.getFollowUpMessages, signal, callbackTimeoutMs)
         if (followUps.length > 0) {
           messages.push(...followUps)
           continue
@@ -269,7 +279,7 @@ async function decodeTurn(newDecoder, answer, signal, emit) {
   const forward = (events) => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
   }
-  const body = await bodyOf(answer)
+  const body = await bodyOf(answer, signal)
   const contentType = contentTypeOf(answer)
   const decoder = newDecoder(contentType === undefined ? {} : { contentType })
   const items = itemsOf(body)
@@ -277,7 +287,7 @@ async function decodeTurn(newDecoder, answer, signal, emit) {
   try {
     // A body that stalls must not hold the run past an abort: each read races the signal.
     while (!signal?.aborted) {
-      const next = await untilAborted(items.next(), signal)
+      const next = await untilAnswered('run: the model\'s body', () => items.next(), { signal })
       if (next === ABORTED) break
       if (next.done) {
         ended = true
@@ -294,35 +304,6 @@ async function decodeTurn(newDecoder, answer, signal, emit) {
   const turn = decoder.finish()
   forward(turn.events)
   return turn
-}
-
-/**
- * `promise`, or `ABORTED` as soon as `signal` aborts, whichever comes first. A rejection of the
- * abandoned promise is swallowed (nobody waits for it any more).
- */
-function untilAborted(promise, signal) {
-  if (signal === undefined) return promise
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.resolve(ABORTED)
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {})
-      resolve(ABORTED)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /**

@@ -343,7 +343,9 @@ mod tests {
             .unwrap();
             written.push(record);
         }
-        writer.finish(Some(&json!({"status": "ok"}))).unwrap();
+        writer
+            .finish(Some(&json!({"status": "ok", "endedAt": 7})))
+            .unwrap();
         written
     }
 
@@ -355,7 +357,7 @@ mod tests {
         let replay = replay_run(&dir).unwrap();
         assert_eq!(
             replay.run,
-            json!({"runId": "r1", "plan": ["a", "b"], "status": "ok"})
+            json!({"runId": "r1", "plan": ["a", "b"], "status": "ok", "endedAt": 7, "lastSeq": written.len()})
         );
         assert_eq!(replay.partial_lines, 0);
         assert!(replay.malformed.is_empty());
@@ -442,14 +444,14 @@ mod tests {
         assert_eq!(replay.partial_lines_by_file["results.jsonl"], 1);
         assert!(replay.malformed.is_empty());
         assert_eq!(replay.results.len(), 2);
-        // The lost line was the final result of "b": that is a missing result, nothing else.
+        // The lost line was the final result of "b": a missing result, and its seq a gap.
         let verification = verify_run(&dir);
         let kinds: Vec<(&str, Option<&str>)> = verification
             .problems
             .iter()
             .map(|p| (p.kind.as_str(), p.call_id.as_deref()))
             .collect();
-        assert_eq!(kinds, [("missing_result", Some("b"))]);
+        assert_eq!(kinds, [("missing_result", Some("b")), ("seq_gap", None)]);
     }
 
     #[test]

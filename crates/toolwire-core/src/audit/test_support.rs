@@ -35,7 +35,8 @@ impl Drop for Scratch {
     }
 }
 
-/// Writes a hand-made run directory: `run.json` = `{}` and each file's lines as given.
+/// Writes a hand-made run directory: `run.json` = `{"endedAt":1}` (a run that ended, without
+/// a `lastSeq`) and each file's lines as given.
 pub fn write_run<C: AsRef<str>, R: AsRef<str>, E: AsRef<str>>(
     dir: &Path,
     calls: &[C],
@@ -43,7 +44,7 @@ pub fn write_run<C: AsRef<str>, R: AsRef<str>, E: AsRef<str>>(
     events: &[E],
 ) {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("run.json"), "{}\n").unwrap();
+    std::fs::write(dir.join("run.json"), "{\"endedAt\":1}\n").unwrap();
     let text = |lines: Vec<&str>| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
     let files = [
         (

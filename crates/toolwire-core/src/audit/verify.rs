@@ -6,8 +6,11 @@
 //! attempts of a `callId` run 1, 2, .. without gaps, recorded in that order; each result comes
 //! after its call (by `seq`) and has a call; each call's `argsHash` is the SHA-256 of its
 //! recorded `args`; every record was written whole (a record the writer had to cut or could not
-//! write at all is reported, see [`salvage`](super::salvage)). Partial final lines are counted
-//! by replay, not reported here.
+//! write at all is reported, see [`salvage`](super::salvage)). Nothing is missing: the three
+//! files exist, the `seq` numbers across them run 1, 2, .. without a gap up to the last (and up
+//! to `run.json`'s `lastSeq`, written when the run ended, so a cut tail shows), and `run.json`
+//! has `endedAt` (a run without it is still open or crashed: its log may be incomplete).
+//! Partial final lines are counted by replay; the `seq` a partial line held shows as a gap.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,7 +22,7 @@ use super::canonical::args_sha256;
 use super::record::{call_id_of, LogFile, ARGS, ARGS_HASH};
 use super::replay::{replay_run, seq_of, Replay};
 use super::salvage::INCOMPLETE;
-use super::writer::RECORD_LOST;
+use super::writer::{ENDED_AT, LAST_SEQ, RECORD_LOST};
 
 /// One breach of an invariant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -31,7 +34,10 @@ pub struct Problem {
     /// `missing_result`, `duplicate_result`, `result_before_call`, `orphan_result`,
     /// `attempt_gap`, `attempt_order`, `args_hash_mismatch`, `incomplete_record` (a record
     /// written with parts cut or left out, saying why), `lost_record` (a record that could not
-    /// be written at all), or `unreadable_run`.
+    /// be written at all), `missing_file` (a JSONL file of the run is not there), `seq_gap`
+    /// (records missing: the `seq` numbers named appear in no file), `seq_after_end` (records
+    /// past the `lastSeq` that `run.json` says ended the run), `run_not_ended` (`run.json` has
+    /// no `endedAt`: the run is still open or crashed), or `unreadable_run`.
     pub kind: String,
     /// What is wrong, naming the call, attempt, file, line or `seq`.
     pub message: String,
@@ -50,14 +56,28 @@ pub struct Verification {
 /// Replays the run directory `dir` and checks its invariants. A directory that cannot be
 /// replayed (missing, no `run.json`) is one `unreadable_run` problem, never a panic or an error.
 pub fn verify_run(dir: &Path) -> Verification {
-    match replay_run(dir) {
-        Ok(replay) => verify_replay(&replay),
-        Err(e) => verification(vec![Problem {
+    let replay = match replay_run(dir) {
+        Ok(replay) => replay,
+        Err(e) => {
+            return verification(vec![Problem {
+                call_id: None,
+                kind: "unreadable_run".to_string(),
+                message: e.message,
+            }])
+        }
+    };
+    // Replay reads a missing file as empty; a run's writer always creates all three.
+    let mut problems: Vec<Problem> = LogFile::ALL
+        .iter()
+        .filter(|file| !dir.join(file.file_name()).is_file())
+        .map(|file| Problem {
             call_id: None,
-            kind: "unreadable_run".to_string(),
-            message: e.message,
-        }]),
-    }
+            kind: "missing_file".to_string(),
+            message: format!("{} is missing from the run directory", file.file_name()),
+        })
+        .collect();
+    problems.extend(verify_replay(&replay).problems);
+    verification(problems)
 }
 
 fn verification(problems: Vec<Problem>) -> Verification {
@@ -165,7 +185,80 @@ pub fn verify_replay(replay: &Replay) -> Verification {
         }
     }
     check_attempts(replay, &mut report);
+    check_seq_complete(replay, &mut report);
+    if replay.run.get(ENDED_AT).is_none() {
+        report(
+            None,
+            "run_not_ended",
+            "run.json has no endedAt: the run is still open or its process stopped before it ended, so its log may be incomplete".to_string(),
+        );
+    }
     verification(problems)
+}
+
+/// The most gaps named one by one; the rest are counted in one more problem.
+const MAX_GAPS_NAMED: usize = 32;
+
+/// No record is missing: the `seq` numbers across the three files run 1, 2, .. without a gap up
+/// to the highest, and up to `run.json`'s `lastSeq` when the run ended (a cut tail). Each gap is
+/// one `seq_gap` naming its range; records past `lastSeq` are one `seq_after_end`.
+fn check_seq_complete(replay: &Replay, report: &mut impl FnMut(Option<&str>, &str, String)) {
+    let mut seqs: Vec<u64> = [&replay.calls, &replay.results, &replay.events]
+        .into_iter()
+        .flat_map(|records| records.iter().map(seq_of))
+        .collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    let highest = seqs.last().copied().unwrap_or(0);
+    let last = replay.run.get(LAST_SEQ).and_then(Value::as_u64);
+    let end = last.map_or(highest, |last| last.max(highest));
+    // Missing ranges (first, last), in order: before each recorded seq, then after the highest.
+    let mut gaps: Vec<(u64, u64)> = Vec::new();
+    let mut expected = 1;
+    for &seq in seqs.iter().chain(std::iter::once(&end.saturating_add(1))) {
+        if seq > expected {
+            gaps.push((expected, seq - 1));
+        }
+        expected = expected.max(seq.saturating_add(1));
+    }
+    for &(first, to) in gaps.iter().take(MAX_GAPS_NAMED) {
+        let what = if first == to {
+            format!("seq {first} is")
+        } else {
+            format!("seq {first} to {to} are")
+        };
+        let tail = if first > highest {
+            format!(" (after the last recorded, seq {highest}; run.json says the run ended at seq {end})")
+        } else {
+            String::new()
+        };
+        report(
+            None,
+            "seq_gap",
+            format!("{what} missing from every file: records were lost{tail}"),
+        );
+    }
+    if gaps.len() > MAX_GAPS_NAMED {
+        let missing: u64 = gaps[MAX_GAPS_NAMED..]
+            .iter()
+            .map(|(first, to)| to - first + 1)
+            .fold(0, u64::saturating_add);
+        report(
+            None,
+            "seq_gap",
+            format!(
+                "{} more gaps ({missing} seq numbers) are missing from every file",
+                gaps.len() - MAX_GAPS_NAMED
+            ),
+        );
+    }
+    if let Some(last) = last.filter(|&last| highest > last) {
+        report(
+            None,
+            "seq_after_end",
+            format!("records up to seq {highest} follow the end of the run (run.json says it ended at seq {last})"),
+        );
+    }
 }
 
 /// `seq` must be unique across the three files.
@@ -461,13 +554,13 @@ mod tests {
                 "malformed_line",
                 vec![call(1, "a", 1), "{\"seq\":2,".into(), call(3, "b", 1)],
                 vec![result(4, "a", 1), result(5, "b", 1)],
-                vec![("malformed_line", None)],
+                vec![("malformed_line", None), ("seq_gap", None)],
                 "calls.jsonl line 2: does not parse",
             ),
             case(
                 "malformed_line naming its call",
                 vec![call(1, "a", 1), json!({"callId": "b", "ts": 1}).to_string()],
-                vec![result(4, "a", 1)],
+                vec![result(2, "a", 1)],
                 vec![("malformed_line", Some("b"))],
                 "calls.jsonl line 2: has no numeric seq",
             ),
@@ -503,6 +596,28 @@ mod tests {
                 expected: vec![("duplicate_seq", None)],
                 message: "seq 2 is used twice (results.jsonl and events.jsonl)",
             },
+            case(
+                "seq_gap: every line of one call deleted from every file",
+                vec![call(1, "a", 1), call(4, "c", 1)],
+                vec![result(3, "a", 1), result(6, "c", 1)],
+                vec![("seq_gap", None), ("seq_gap", None)],
+                "seq 2 is missing from every file: records were lost",
+            ),
+            Case {
+                name: "seq_gap: a range, across the files",
+                calls: vec![call(1, "a", 1)],
+                results: vec![result(2, "a", 1)],
+                events: vec![json!({"seq": 7, "type": "x"}).to_string()],
+                expected: vec![("seq_gap", None)],
+                message: "seq 3 to 6 are missing from every file: records were lost",
+            },
+            case(
+                "seq_gap: the log does not start at 1",
+                vec![call(3, "a", 1)],
+                vec![result(4, "a", 1)],
+                vec![("seq_gap", None)],
+                "seq 1 to 2 are missing from every file",
+            ),
             case(
                 "several at once, in log order",
                 vec![call(1, "a", 1), call(2, "b", 2)],
@@ -583,6 +698,135 @@ mod tests {
             "no args_hash_mismatch for the cut call"
         );
         assert!(!verification.ok);
+    }
+
+    /// A run written by the writer: two calls with results and an event (seq 1 to 5), ended
+    /// when `end` (so run.json has endedAt and lastSeq 5), else dropped as a crash leaves it.
+    fn written_run(dir: &Path, end: bool) {
+        let mut writer = crate::audit::AuditWriter::create(dir, &json!({"runId": "r"})).unwrap();
+        for id in ["a", "b"] {
+            writer
+                .record_call(&json!({"callId": id, "attempt": 1, "args": {}}), 1)
+                .unwrap();
+            writer
+                .record_result(&json!({"callId": id, "attempt": 1, "status": "success"}), 2)
+                .unwrap();
+        }
+        writer.record_event(&json!({"type": "done"}), 3).unwrap();
+        if end {
+            writer.finish(None).unwrap();
+        }
+    }
+
+    /// Every way a written log loses records, each seen: (name, damage, expected problems).
+    #[test]
+    fn reports_every_way_records_go_missing() {
+        type Damage = fn(&Path);
+        type Expected = Vec<(&'static str, &'static str)>;
+        let cases: Vec<(&str, bool, Damage, Expected)> = vec![
+            ("untouched", true, |_| {}, vec![]),
+            (
+                "crashed: no endedAt",
+                false,
+                |_| {},
+                vec![("run_not_ended", "run.json has no endedAt")],
+            ),
+            (
+                "every file deleted",
+                true,
+                |dir| {
+                    for name in ["calls.jsonl", "results.jsonl", "events.jsonl"] {
+                        std::fs::remove_file(dir.join(name)).unwrap();
+                    }
+                },
+                vec![
+                    ("missing_file", "calls.jsonl is missing"),
+                    ("missing_file", "results.jsonl is missing"),
+                    ("missing_file", "events.jsonl is missing"),
+                    ("seq_gap", "seq 1 to 5 are missing from every file: records were lost (after the last recorded, seq 0; run.json says the run ended at seq 5)"),
+                ],
+            ),
+            (
+                "every file emptied",
+                true,
+                |dir| {
+                    for name in ["calls.jsonl", "results.jsonl", "events.jsonl"] {
+                        std::fs::write(dir.join(name), "").unwrap();
+                    }
+                },
+                vec![("seq_gap", "seq 1 to 5 are missing")],
+            ),
+            (
+                "the tail cut: the last event gone",
+                true,
+                |dir| std::fs::write(dir.join("events.jsonl"), "").unwrap(),
+                vec![("seq_gap", "seq 5 is missing from every file: records were lost (after the last recorded, seq 4;")],
+            ),
+            (
+                "one call's lines deleted from every file",
+                true,
+                |dir| {
+                    for name in ["calls.jsonl", "results.jsonl"] {
+                        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+                        let kept: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+                        std::fs::write(dir.join(name), kept).unwrap();
+                    }
+                },
+                vec![("seq_gap", "seq 1 to 2 are missing from every file")],
+            ),
+            (
+                "records after the end",
+                true,
+                |dir| {
+                    let line = json!({"seq": 6, "ts": 1, "type": "late"}).to_string();
+                    let mut text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+                    text.push_str(&format!("{line}\n"));
+                    std::fs::write(dir.join("events.jsonl"), text).unwrap();
+                },
+                vec![("seq_after_end", "records up to seq 6 follow the end of the run (run.json says it ended at seq 5)")],
+            ),
+        ];
+        for (name, end, damage, expected) in cases {
+            let scratch = Scratch::new("missing");
+            let dir = scratch.path("run");
+            written_run(&dir, end);
+            damage(&dir);
+            let verification = verify_run(&dir);
+            let got: Vec<(&str, &str)> = verification
+                .problems
+                .iter()
+                .map(|p| (p.kind.as_str(), p.message.as_str()))
+                .collect();
+            assert_eq!(got.len(), expected.len(), "{name}: {got:?}");
+            for ((kind, message), (want_kind, want_message)) in got.iter().zip(&expected) {
+                assert_eq!(kind, want_kind, "{name}: {got:?}");
+                assert!(message.starts_with(want_message), "{name}: {message}");
+            }
+            assert_eq!(verification.ok, expected.is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn many_gaps_are_named_up_to_a_bound_then_counted() {
+        let scratch = Scratch::new("gaps");
+        let dir = scratch.path("run");
+        // Events at seq 2, 4, .. 200: 100 one-seq gaps (1, 3, .. 199).
+        let events: Vec<String> = (1..=100)
+            .map(|i| json!({"seq": 2 * i, "type": "x"}).to_string())
+            .collect();
+        write_run::<&str, &str, String>(&dir, &[], &[], &events);
+        let problems = verify_run(&dir).problems;
+        assert_eq!(problems.len(), MAX_GAPS_NAMED + 1);
+        assert!(problems.iter().all(|p| p.kind == "seq_gap"));
+        assert!(problems[0].message.starts_with("seq 1 is missing"));
+        assert_eq!(
+            problems[MAX_GAPS_NAMED].message,
+            format!(
+                "{} more gaps ({} seq numbers) are missing from every file",
+                100 - MAX_GAPS_NAMED,
+                100 - MAX_GAPS_NAMED
+            )
+        );
     }
 
     #[test]

@@ -25,6 +25,14 @@ use super::scrub::RecordScrubber;
 use crate::error::{Error, ErrorCode, Result};
 use crate::registry::json_type;
 
+/// The `run.json` field holding when the run ended (ms since the epoch), set by
+/// [`AuditWriter::finish`]; a run without it did not end (it is still open, or crashed).
+pub const ENDED_AT: &str = "endedAt";
+
+/// The `run.json` field holding the `seq` of the run's last record, set by
+/// [`AuditWriter::finish`]: records missing from the tail of the log are seen against it.
+pub const LAST_SEQ: &str = "lastSeq";
+
 /// The `type` of the event recorded when [`AuditWriter::create`] finds a partial final line
 /// left by a crashed writer and cuts it off before appending. Replay counts it as a partial line.
 pub const PARTIAL_LINE_DROPPED: &str = "audit_partial_line_dropped";
@@ -306,8 +314,11 @@ impl AuditWriter {
         Ok(())
     }
 
-    /// Flushes, then, when `run_update` (an object) is given, sets its top-level fields in the
-    /// run description (e.g. the end time and status) and rewrites `run.json` atomically.
+    /// Flushes, then ends the run in `run.json` (rewritten atomically): sets the top-level
+    /// fields of `run_update` (an object, e.g. the status) when given, [`ENDED_AT`] (now, unless
+    /// the update sets it) and [`LAST_SEQ`], the `seq` of the last record written (0 for none),
+    /// so [`verify_run`](super::verify_run) can tell a finished run from a crashed one and see a
+    /// cut tail.
     pub fn finish(mut self, run_update: Option<&Value>) -> Result<()> {
         self.flush()?;
         let run_update = run_update.map(|update| fit_record(update, None).0);
@@ -315,21 +326,28 @@ impl AuditWriter {
             .as_ref()
             .map(|update| self.scrubber.scrub(update));
         match run_update.as_deref() {
-            None => Ok(()),
+            None => {}
             Some(Value::Object(update)) => {
                 for (key, value) in update {
                     self.run.insert(key.clone(), value.clone());
                 }
-                write_run_atomically(&self.dir, &self.run)
             }
-            Some(other) => Err(Error::caller(
-                ErrorCode::ValidationError,
-                format!(
-                    "audit run update must be a JSON object, got {}",
-                    json_type(other)
-                ),
-            )),
+            Some(other) => {
+                return Err(Error::caller(
+                    ErrorCode::ValidationError,
+                    format!(
+                        "audit run update must be a JSON object, got {}",
+                        json_type(other)
+                    ),
+                ))
+            }
         }
+        if !self.run.contains_key(ENDED_AT) {
+            self.run.insert(ENDED_AT.to_string(), json!(now_ms()));
+        }
+        self.run
+            .insert(LAST_SEQ.to_string(), json!(self.next_seq - 1));
+        write_run_atomically(&self.dir, &self.run)
     }
 
     fn path(&self, file: LogFile) -> PathBuf {
@@ -602,7 +620,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             read(&dir, "run.json"),
-            "{\"runId\":\"r\",\"status\":\"ok\",\"endedAt\":99}\n"
+            "{\"runId\":\"r\",\"status\":\"ok\",\"endedAt\":99,\"lastSeq\":1}\n"
         );
         assert_eq!(read(&dir, "events.jsonl").lines().count(), 1);
     }
@@ -647,7 +665,8 @@ mod tests {
             .map(|c| c["callId"].as_str().unwrap())
             .collect();
         assert_eq!(ids, ["c1", "c2"]);
-        assert_eq!(replay.run, json!({"dispatch": 2}));
+        assert_eq!(replay.run["dispatch"], 2);
+        assert_eq!(replay.run[LAST_SEQ], 4);
         assert!(verify_run(&dir).ok);
     }
 
