@@ -88,6 +88,11 @@ function placements(sample: string): string[] {
     `query?token%3D${sample}&x=1`,
     `double%253D${sample}`,
     `LEGACY_TOKEN_${sample}`,
+    // Glued to words, digits and `_` on either side (a vendor prefix needs no edge).
+    `auth=Bearer${sample}`,
+    `abc${sample}Z9`,
+    `token9${sample}_x`,
+    `key_${sample}-y`,
     `https://api.example.com/cb?access_token=${sample}&state=1`,
     `GET /v1 HTTP/1.1\r\nHost: api.example.com\r\nX-Key: ${sample}\r\n\r\n`,
     `10.0.0.1 - - [26/Nov/2026:12:00:00 +0000] "GET /login?next=%2F&key=${sample} HTTP/1.1" 200`,
@@ -212,6 +217,22 @@ describe('secrets never leave the engine', () => {
     })
   }
 
+  for (const kind of KINDS) {
+    it(`${kind}: found at the end of 10 MB of letters, in content and in arguments shown in events`, async () => {
+      const { sample, material } = sampleOf(kind)
+      const runtime = new ToolRuntime()
+      const long = 'x'.repeat(10 << 20) + sample
+      runtime.register({ name: 'long', parameters: { type: 'object' }, execute: async () => ({ note: long }) })
+      const events: unknown[] = []
+      const [result] = await runtime.dispatch([{ id: 'c', name: 'long', arguments: JSON.stringify({ header: `token${sample}` }) }], {
+        onEvent: (event) => events.push(event),
+      })
+      expect(result.status).toBe('ok')
+      expect(JSON.stringify(result.content)).toContain(`[redacted:${kind}]`)
+      expectNoLeak(kind, material, { ...exits([result]), events: JSON.stringify(events) })
+    })
+  }
+
   it('replaces a URL password holding @ up to the last @ before the host', async () => {
     const runtime = new ToolRuntime()
     runtime.register({ name: 'env', parameters: { type: 'object' }, execute: async () => `DATABASE_URL=postgres://app:${AT_PASSWORD}@db.internal:5432/app` })
@@ -226,7 +247,8 @@ describe('secrets never leave the engine', () => {
       text: 'task-manager\nask-questions\tthe_ghost_of_x %3Dskip-proj-flag eyJustAWord xoxo-hugs',
       user_authorization_bearer_flag: 'Bearer of good news',
       url: 'https://example.com:8443/a@b ssh://git@github.com:22/org/repo.git',
-      [`xghp_${'a'.repeat(36)}`]: `mask-${'b'.repeat(48)}`,
+      // A marker-less legacy `sk-` body after letters is an identifier and a hash.
+      skills_risk_assessment: `mask-${'b'.repeat(48)} task-runner AKIApolka aizawa highp_float`,
       leak: `first line\n${sample}`,
     }
     runtime.register({ name: 'plain', parameters: { type: 'object' }, execute: async () => value })

@@ -1,15 +1,22 @@
-//! The built-in secret kinds: their public names and the patterns that find them.
+//! The built-in kinds: their public names and the patterns that find them.
 //!
 //! Each pattern is a literal (`sk-`, `AKIA`, `ghp_`, `eyJ`, `-----`, `://`, ...) and a body, and
 //! realistic minimum lengths keep prose such as `sk-abc` from being a secret.
 //!
-//! A token with a vendor prefix must not start inside a word (`task-...` holds no OpenAI key), so
-//! its pattern begins with [`left_edge!`]: the character before the token, matched and kept out of
-//! the `secret` group. That is not a word boundary (`\b`): the letter that ends an escape in JSON
-//! text (`\n`, `\t`, `\u003e`), a percent escape (`%3D`) or a C-style escape (`\x3d`) is an edge,
-//! and so is `_`, so a token glued to an identifier (`LEGACY_TOKEN_ghp_...`) is found. The edge
-//! is part of the regex (the `regex` crate has no look-behind), so the combined search still runs
-//! as one automaton that reports only real matches: linear in the text, whatever it holds.
+//! A vendor prefix is distinctive (exact, case-sensitive, followed by the whole body of its
+//! format), so a token is found wherever it starts: after a space, an escape (`\n`, `%3D`), an
+//! `_`, a letter or a digit (`auth=Bearerghp_...`, `keyAKIA...`, `xx...xxsk-proj-...`). Only the
+//! marker-less legacy OpenAI form (`sk-` and 40 or more letters and digits, no other sign of a
+//! key) keeps a `left_edge!`: `task-` followed by a 40-character hash is an identifier, not a
+//! key (real legacy keys hold the `T3BlbkFJ` marker and are found glued too).
+//!
+//! On the right, a fixed-length kind (an AWS key id: 20 characters, a Google API key: 39) ends
+//! where its format ends: what follows stays (`AKIA...EXAMPLEsuffix` keeps `suffix`). A kind whose
+//! body has no fixed length is replaced through the whole run of its body characters, so a token
+//! glued to letters or digits is replaced with them.
+//!
+//! The patterns are part of one regex (the `regex` crate has no look-around): the combined search
+//! runs as one automaton that reports only real matches, linear in the text, whatever it holds.
 //!
 //! The formats were learned from the public rule sets of secret scanners (gitleaks, trufflehog,
 //! GitHub secret scanning) and the vendors' documented token prefixes.
@@ -51,74 +58,48 @@ macro_rules! left_edge {
     };
 }
 
-/// What may follow a token whose body is letters and digits of a fixed length: anything but a
-/// letter or digit (an `_` glues no longer key), or the end of the text.
-macro_rules! right_edge {
-    () => {
-        r"(?:[^A-Za-z0-9]|\z)"
-    };
-}
-
 /// OpenAI keys: project, service-account and admin keys (`sk-proj-`, `sk-svcacct-`, `sk-admin-` and
-/// a long base64url body), legacy user keys (`sk-` and 48 alphanumerics), and any `sk-` key with the
-/// `T3BlbkFJ` marker (base64 of "OpenAI") that OpenAI embeds in its keys. `sk-ant-` never matches:
-/// `ant` is followed by `-`, which neither the legacy body nor a marker-less form accepts.
+/// a long base64url body), and any `sk-` key with the `T3BlbkFJ` marker (base64 of "OpenAI") that
+/// OpenAI embeds in its keys (legacy user keys hold it too). `sk-ant-` never matches: `ant` is
+/// followed by `-`, which the marker-less forms do not accept. Found wherever they start.
 const OPENAI_KEY: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>sk-(?:",
+    r"sk-(?:",
     r"(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}",
-    r"|[A-Za-z0-9]{40,}",
     r"|[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
-    r"))"
+    r")"
 );
+
+/// Legacy OpenAI user keys without the marker: `sk-` and 40 or more letters and digits. Nothing
+/// but the prefix marks them, so they must not start inside a word (`task-` and a SHA-1 is no key).
+const OPENAI_LEGACY_KEY: &str = concat!(left_edge!(), r"(?P<secret>sk-[A-Za-z0-9]{40,})");
 
 /// Anthropic keys: `sk-ant-` + a purpose and version (`api03`, `admin01`, `oat01`, ...) + a long
 /// base64url body (93 characters and `AA` in current keys).
-const ANTHROPIC_KEY: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,})"
-);
+const ANTHROPIC_KEY: &str = r"sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,}";
 
-/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types: a
-/// longer run of letters and digits is not a key id (one glued to `_` is).
-const AWS_ACCESS_KEY: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})",
-    right_edge!()
-);
+/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types:
+/// exactly 20 characters, what follows them is kept.
+const AWS_ACCESS_KEY: &str = r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}";
 
 /// GitHub tokens: classic (`ghp_` personal, `gho_` OAuth, `ghu_` user-to-server, `ghs_`
 /// server-to-server, `ghr_` refresh) with 36 or more alphanumerics, and fine-grained personal
 /// access tokens (`github_pat_` + 82 word characters in current tokens).
-const GITHUB_TOKEN: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}",
-    r"|github_pat_[A-Za-z0-9_]{50,})"
-);
+const GITHUB_TOKEN: &str = r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,}";
 
 /// Slack tokens: bot, user, app-level, refresh, legacy and configuration tokens (`xoxb-`, `xoxp-`,
 /// `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-`, `xoxe.xoxp-`) and app tokens (`xapp-1-...`).
 const SLACK_TOKEN: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>(?:xoxe\.)?xox[abeprs]-[0-9A-Za-z][0-9A-Za-z-]{14,}",
-    r"|xapp-[0-9]+-[0-9A-Za-z-]{14,})"
+    r"(?:xoxe\.)?xox[abeprs]-[0-9A-Za-z][0-9A-Za-z-]{14,}",
+    r"|xapp-[0-9]+-[0-9A-Za-z-]{14,}"
 );
 
-/// Google API keys: `AIza` + exactly 35 base64url characters. The character after the key (or the
-/// end of the text) is part of the match, outside the `secret` group, so a longer identifier that
-/// merely starts like a key is not one.
-const GOOGLE_API_KEY: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|\z)"
-);
+/// Google API keys: `AIza` + exactly 35 base64url characters; what follows them is kept.
+const GOOGLE_API_KEY: &str = r"AIza[0-9A-Za-z_-]{35}";
 
 /// JSON Web Tokens: three base64url segments, header and payload both JSON objects (`eyJ` is
 /// base64 of `{"`), and a signature of realistic length (unsigned `alg: none` tokens are not
 /// matched).
-const JWT: &str = concat!(
-    left_edge!(),
-    r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,})"
-);
+const JWT: &str = r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}";
 
 /// One element of a PEM body: a line break (LF, CR, or the `\n`, `\r` escapes of JSON text,
 /// possibly double-escaped) with the blanks that end or indent a line, a run of base64, or a blank
@@ -182,7 +163,6 @@ macro_rules! blank {
 /// (`Authorization%3A%20Bearer%20t`). Header name and scheme are case-insensitive; only the
 /// token (an RFC 6750 b64token of 8 or more characters) is the secret.
 const BEARER_TOKEN: &str = concat!(
-    left_edge!(),
     r#"(?i:authorization)(?:\\*["']|%2[27])?"#,
     blank!(),
     r"*(?:[:=]|%3[AaDd])",
@@ -208,6 +188,11 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "openai-key",
         pattern: OPENAI_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "openai-key",
+        pattern: OPENAI_LEGACY_KEY,
         extent: Extent::Match,
     },
     BuiltinKind {

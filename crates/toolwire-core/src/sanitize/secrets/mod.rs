@@ -16,9 +16,9 @@
 //! fragments of cut text: a BEGIN line whose END is missing (the body after it) and an END line
 //! whose BEGIN is missing (the body before it).
 //!
-//! A secret is found whatever the escaping of the text around it: after the escapes of JSON text
-//! (`\n`, `\u003e`), percent escapes (`%3D`) and glued to an identifier (`MY_TOKEN_ghp_...`);
-//! see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
+//! A secret is found whatever the text around it: after the escapes of JSON text (`\n`,
+//! `\u003e`) and percent escapes (`%3D`), and a token with a vendor prefix also glued to an
+//! identifier, a word or digits (`MY_TOKEN_ghp_...`, `keyAKIA...`); see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
 mod pattern;

@@ -102,19 +102,24 @@ fn openai_key() {
     check_kind(
         "openai-key",
         &[
-            whole(legacy),
-            whole(project),
+            whole(legacy.clone()),
+            whole(project.clone()),
             whole(service),
             whole(admin),
             whole(none_key),
+            // Glued to a word: the marker and the project prefix are distinctive.
+            (format!("abc{legacy}"), legacy.clone()),
+            (format!("task{project}"), project.clone()),
         ],
         &[
             "sk-abc".into(),
             "sk-".into(),
             format!("sk-{}", fake(ALNUM, 30, 9)),
             format!("sk-proj-{}", fake(BASE64URL, 20, 10)),
-            // Embedded in a longer word (`my_sk-...` is glued to an identifier: a key).
+            // Embedded in a longer word, a marker-less key is an identifier and a hash
+            // (`my_sk-...` is glued to an identifier: a key).
             format!("task-{}", fake(ALNUM, 48, 11)),
+            format!("risk-{}", fake("0123456789abcdef", 40, 12)),
             // Anthropic keys are not OpenAI keys.
             format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, 13)),
         ],
@@ -126,14 +131,20 @@ fn anthropic_key() {
     let api = format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, 20));
     let admin = format!("sk-ant-admin01-{}AA", fake(BASE64URL, 93, 21));
     let oauth = format!("sk-ant-oat01-{}", fake(BASE64URL, 80, 22));
+    // Glued to a word: the prefix is distinctive.
+    let glued = format!("sk-ant-api03-{}", fake(ALNUM, 93, 25));
     check_kind(
         "anthropic-key",
-        &[whole(api), whole(admin), whole(oauth)],
+        &[
+            whole(api),
+            whole(admin),
+            whole(oauth),
+            (format!("x{glued}"), glued),
+        ],
         &[
             "sk-ant-".into(),
             format!("sk-ant-api03-{}", fake(BASE64URL, 20, 23)),
             format!("sk-ant-{}", fake(ALNUM, 60, 24)),
-            format!("xsk-ant-api03-{}", fake(ALNUM, 93, 25)),
         ],
     );
 }
@@ -151,14 +162,23 @@ fn aws_access_key() {
         })
         .collect();
     let body = fake(UPPER_DIGITS, 16, 35);
+    let key = format!("AKIA{body}");
+    // Exactly 20 characters wherever they start; what follows is kept.
+    let samples: Vec<_> = samples
+        .into_iter()
+        .chain([
+            (format!("{key}Q"), key.clone()),
+            (format!("X{key}"), key.clone()),
+            (format!("key{key}9x"), key.clone()),
+        ])
+        .collect();
     check_kind(
         "aws-access-key",
         &samples,
         &[
             format!("AKIA{}", &body[..15]),
-            format!("AKIA{body}Q"),
-            format!("XAKIA{body}"),
             format!("AKIB{body}"),
+            "akia".repeat(10),
             format!("AKIA{}", body.to_lowercase()),
         ],
     );
@@ -176,15 +196,22 @@ fn github_token() {
         fake(UPPER_DIGITS, 20, 46),
         fake(ALNUM, 59, 47)
     );
-    let samples: Vec<_> = samples.into_iter().chain([whole(fine_grained)]).collect();
     let body = fake(ALNUM, 36, 48);
+    let samples: Vec<_> = samples
+        .into_iter()
+        .chain([
+            whole(fine_grained),
+            (format!("xghp_{body}"), format!("ghp_{body}")),
+            (format!("Bearerghp_{body}_old"), format!("ghp_{body}")),
+        ])
+        .collect();
     check_kind(
         "github-token",
         &samples,
         &[
             format!("ghp_{}", &body[..35]),
             format!("ghx_{body}"),
-            format!("xghp_{body}"),
+            format!("Ghp_{body}"),
             format!("github_pat_{}", fake(ALNUM, 20, 49)),
         ],
     );
@@ -213,12 +240,16 @@ fn slack_token() {
             whole(refresh),
             whole(config),
             whole(legacy),
+            (
+                format!("axoxb-1234567890-{}_x", fake(ALNUM, 24, 58)),
+                format!("xoxb-1234567890-{}", fake(ALNUM, 24, 58)),
+            ),
         ],
         &[
             "xoxb-123".into(),
             format!("xoxz-1234567890-{}", fake(ALNUM, 24, 56)),
             format!("xoxb_{}", fake(ALNUM, 40, 57)),
-            format!("axoxb-1234567890-{}", fake(ALNUM, 24, 58)),
+            format!("XOXB-1234567890-{}", fake(ALNUM, 24, 58)),
             format!("xapp-{}", fake(ALNUM, 40, 59)),
         ],
     );
@@ -228,14 +259,20 @@ fn slack_token() {
 fn google_api_key() {
     let key = format!("AIza{}", fake(BASE64URL, 35, 60));
     let body = fake(BASE64URL, 35, 61);
+    let glued = format!("AIza{body}");
     check_kind(
         "google-api-key",
-        &[whole(key), whole(format!("AIzaSy{}", fake(ALNUM, 33, 62)))],
+        &[
+            whole(key),
+            whole(format!("AIzaSy{}", fake(ALNUM, 33, 62))),
+            // Exactly 39 characters wherever they start; what follows is kept.
+            (format!("{glued}Z"), glued.clone()),
+            (format!("x{glued}_-9"), glued.clone()),
+        ],
         &[
             format!("AIza{}", &body[..34]),
-            format!("AIza{body}Z"),
             format!("AIZA{body}"),
-            format!("xAIza{body}"),
+            format!("aiza{body}"),
         ],
     );
 }
@@ -252,7 +289,11 @@ fn jwt() {
     );
     check_kind(
         "jwt",
-        &[whole(token), whole(short_payload)],
+        &[
+            whole(token),
+            whole(short_payload.clone()),
+            (format!("xeyJ{}", &short_payload[3..]), short_payload),
+        ],
         &[
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0".into(),
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.".into(),
@@ -260,7 +301,7 @@ fn jwt() {
             format!("abc.eyJzdWIiOiIxIn0.{}", fake(BASE64URL, 43, 72)),
             format!("eyJhbGciOiJIUzI1NiJ9.abcdef.{}", fake(BASE64URL, 43, 73)),
             format!(
-                "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.{}",
+                "EyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.{}",
                 fake(BASE64URL, 43, 74)
             ),
         ],
@@ -785,14 +826,19 @@ fn hostile_inputs_complete_with_correct_results() {
         "://",
         "a://",
         "://a:",
-        "AKIA",
         "ghp_",
+        "AIz",
+        "sk-ant-",
+        "xoxb_",
         "Authorization: ",
         "x",
     ] {
         let text = repeated(unit);
         assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
     }
+    // Keys glued to keys: each 20 characters one key id.
+    let text = repeated("AKIA");
+    assert_eq!(scanner.find(&text).len(), text.len() / 20);
     // A long run of one kind's characters is one secret.
     let text = format!("ghp_{}", "a".repeat(1 << 20));
     assert_eq!(
@@ -1204,10 +1250,21 @@ fn escapes_end_words_but_never_make_ordinary_words_secrets() {
         // Letters before a prefix are part of a word, also after an escape.
         (format!("task-{body}"), vec![]),
         (format!("\\nask-{body}"), vec![]),
-        (format!("x{github}"), vec![]),
-        (format!("%3Dx{github}"), vec![]),
-        (format!("X{aws}"), vec![]),
-        (format!("{aws}9"), vec![]),
+        // A vendor prefix needs no edge: a token glued to letters is found.
+        (format!("x{github}"), vec![("github-token", github.clone())]),
+        (
+            format!("%3Dx{github}"),
+            vec![("github-token", github.clone())],
+        ),
+        (format!("X{aws}"), vec![("aws-access-key", aws.clone())]),
+        (format!("{aws}9"), vec![("aws-access-key", aws.clone())]),
+        // Ordinary words that hold a prefix's letters in another case or without its body.
+        (
+            "skills, risk-assessment, task-runner, ask-proj-x, dakiaro, pakia_1, \
+             AKIAPOLKA, highp_float, xoxo-hugs, eyJ, aizawa, glghp_x"
+                .into(),
+            vec![],
+        ),
         // Too short to be keys, whatever comes before them.
         ("\\nsk-abc".into(), vec![]),
         ("%3Dghp_short".into(), vec![]),
@@ -1256,8 +1313,12 @@ fn hostile_escapes_and_identifiers_stay_linear() {
         let text = repeated(unit);
         assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
     }
+    // Every `sk-` of the run could start a marked key: the first one is, through the run.
     let text = format!("{}T3BlbkFJ{}", "xsk-".repeat(1 << 18), "a".repeat(16));
-    assert!(scanner.find(&text).is_empty());
+    assert_eq!(
+        found(&scanner, &text),
+        [("openai-key".to_string(), &text[1..])]
+    );
     let token = format!("ghp_{}", fake(ALNUM, 36, 930));
     let text = format!("\\n{token}").repeat(1 << 14);
     assert_eq!(scanner.find(&text).len(), 1 << 14);
@@ -1317,5 +1378,80 @@ fn a_token_glued_to_an_identifier_is_a_secret() {
             expected,
             "{text}"
         );
+    }
+}
+
+/// Words, digits and `_` a secret may be glued after, in any text a tool prints.
+const GLUED_BEFORE: &[&str] = &[
+    "x", "abc", "key", "Bearer", "token", "9", "0123", "_", "MY_",
+];
+
+/// What may be glued after a secret: letters, digits, `_`, `-` and runs of them.
+const GLUED_AFTER: &[&str] = &["Z", "z", "9", "_", "-", "xyz", "_old", "-suffix", "Q9_x-"];
+
+/// Whether `c` continues the secret of `kind` right after its sample (the kind's right edge):
+/// a fixed-length kind ends with its format, a kind with a body of no fixed length is replaced
+/// through the run of its body characters.
+fn continues(kind: &str, c: char) -> bool {
+    let word = c.is_ascii_alphanumeric();
+    match kind {
+        "aws-access-key" | "google-api-key" | "private-key" | "url-password" => false,
+        "github-token" => word,
+        "slack-token" => word || c == '-',
+        "bearer-token" => word || "-._~+/".contains(c),
+        "openai-key" | "anthropic-key" | "jwt" => word || c == '_' || c == '-',
+        other => panic!("no right-edge rule for the built-in kind {other:?}: add one to continues"),
+    }
+}
+
+/// `before`, the sample of `kind` with its secret replaced, and what of `after` the secret does
+/// not swallow.
+fn glued_expected(kind: &str, sample: &str, material: &str, before: &str, after: &str) -> String {
+    let label = format!("[redacted:{kind}]");
+    // Only the token of a header and the password of a URL are replaced.
+    let replaced = match kind {
+        "bearer-token" | "url-password" => sample.replacen(material, &label, 1),
+        _ => label,
+    };
+    let kept = after.trim_start_matches(|c| continues(kind, c));
+    format!("{before}{replaced}{kept} end")
+}
+
+#[test]
+fn every_builtin_kind_is_found_glued_to_words_digits_and_underscores() {
+    use crate::sanitize::values::scrub_value;
+    let scanner = scanner();
+    for kind in builtin_kind_names() {
+        let (sample, material) = kind_sample(kind);
+        for before in GLUED_BEFORE {
+            for after in GLUED_AFTER.iter().chain(&[""]) {
+                let text = format!("{before}{sample}{after} end");
+                let mut counts = BTreeMap::new();
+                let scrubbed = scanner.scrub(&text, &mut counts);
+                assert_eq!(
+                    scrubbed,
+                    glued_expected(kind, &sample, &material, before, after),
+                    "kind {kind}: {text:?}"
+                );
+                assert_eq!(counts.get(kind), Some(&1), "kind {kind}: {text:?}");
+                // The same text in JSON values (a key, escaped in JSON text, percent-encoded).
+                let mut value = serde_json::json!({
+                    text.clone(): [format!("line\n{text}")],
+                    "out": serde_json::json!({ "t": text }).to_string(),
+                });
+                scrub_value(&mut value, &scanner, &mut BTreeMap::new());
+                let output = value.to_string();
+                assert!(
+                    !output.contains(material.as_str()),
+                    "kind {kind}: a secret survived in {text:?}: {output}"
+                );
+            }
+        }
+        // After a long run of letters: found at the end of it, in linear time.
+        let text = format!("{}{sample}", "x".repeat(1 << 20));
+        let secrets = scanner.find(&text);
+        assert_eq!(secrets.len(), 1, "kind {kind}");
+        assert_eq!(&*secrets[0].kind, kind);
+        assert!(text[secrets[0].start..secrets[0].end].contains(material.as_str()));
     }
 }
