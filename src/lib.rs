@@ -10,6 +10,7 @@ mod convert;
 mod decoder;
 mod error;
 mod history;
+mod options;
 mod plan;
 mod policy;
 mod rap;
