@@ -544,7 +544,8 @@ mod tests {
             ),
             (
                 json!({ "profiles": { "p": { "allow": ["read"], "alsoAllow": [] } } }),
-                "policy.profiles.p has unknown key \"alsoAllow\" (expected one of: allow, deny)",
+                "policy.profiles.p has unknown key \"alsoAllow\" (expected one of: allow, deny); \
+                 did you mean \"allow\"?",
             ),
             (
                 json!({ "profiles": { "p": { "deny": ["group:zz"] } } }),
