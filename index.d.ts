@@ -22,6 +22,14 @@ export type ErrorCode =
   | 'PLAN_INVALID'
   | 'INTERNAL_ERROR'
 
+/**
+ * Why a plan step did not end ok: its failed result's code, or one of the plan's own:
+ * `REFERENCE_ERROR` (a reference or `foreach` list that does not resolve at run time),
+ * `DEPENDENCY_SKIPPED` (a step it depends on did not succeed), `PLAN_FAILED` (not run: the plan
+ * failed at another step).
+ */
+export type PlanStepErrorCode = ErrorCode | 'REFERENCE_ERROR' | 'DEPENDENCY_SKIPPED' | 'PLAN_FAILED'
+
 export type RiskLevel = 'low' | 'medium' | 'high' | 'critical'
 
 export interface TextContent {
@@ -343,7 +351,10 @@ export interface RuntimeOptions {
   redaction?: 'strict' | 'permissive'
   /** Which tools may be called, by whom, through which provider. Absent: every tool. */
   policy?: ToolPolicy
-  /** The directory `workspaceOnly` tools must keep their paths in; relative paths resolve against it. */
+  /**
+   * The directory `workspaceOnly` tools must keep their paths in; relative paths resolve against it.
+   * A relative root is resolved against `process.cwd()` when the runtime is constructed.
+   */
   workspaceRoot?: string
   /**
    * The same call repeated within one run (one `runId`): a `loop_warning` event at `warnAt`
@@ -1115,7 +1126,7 @@ export interface PlanEvent {
   /** `step.progress`: the tool's partial result. */
   partialResult?: unknown
   /** `step.failed`, `step.skipped`, `step.cancelled`: why. */
-  error?: { code: string; message: string }
+  error?: { code: PlanStepErrorCode; message: string }
   /** `run.finished`: how the plan ended. */
   status?: PlanOutcome['status']
   /** `run.cancelled`: why. */
@@ -1147,7 +1158,7 @@ export interface PlanOutcome {
   runId: string
   status: 'ok' | 'failed' | 'cancelled'
   /** Every step, in plan order. */
-  steps: Record<string, { status: 'ok' | 'failed' | 'skipped' | 'cancelled'; results: ToolResult[]; error?: { code: string; message: string } }>
+  steps: Record<string, { status: 'ok' | 'failed' | 'skipped' | 'cancelled'; results: ToolResult[]; error?: { code: PlanStepErrorCode; message: string } }>
   /** Every result, in the order calls completed. */
   results: ToolResult[]
 }

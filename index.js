@@ -7,8 +7,9 @@
 // timer) and performs the engine's actions in order. Every crossing carries JSON text for many
 // calls at once: completions are collected per microtask and sent as one batch.
 
+const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, registerAll } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -213,6 +214,11 @@ function declarationOf(tool, where) {
   return declaration
 }
 
+/** The keys of the options of `new ToolRuntime(options)`. */
+const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
+/** The keys of the options of `definitions(target, options)`. */
+const DEFINITION_OPTIONS = ['jsonSchema', 'strict', ...CONTEXT_KEYS]
+
 /** The policy context of dispatch options (or of definitions' options), as the engine reads it. */
 function contextOf(options) {
   const { provider, agentId, sender } = options
@@ -298,12 +304,15 @@ class ToolRuntime {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`ToolRuntime: options must be an object, got ${describe(options)}`)
     }
+    checkOptionKeys('ToolRuntime: options', options, RUNTIME_OPTIONS)
     const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
     const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
     if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
       throw new TypeError(`ToolRuntime: options.onEvent must be a function, got ${describe(options.onEvent)}`)
     }
-    const { coerce, sanitize, limits, redaction, policy, workspaceRoot, loopDetection } = options
+    const { coerce, sanitize, limits, redaction, policy, loopDetection } = options
+    // A relative workspaceRoot is resolved against process.cwd() now, as analyzeCommand's `cwd` is.
+    const workspaceRoot = typeof options.workspaceRoot === 'string' && options.workspaceRoot !== '' ? nodePath.resolve(options.workspaceRoot) : options.workspaceRoot
     const approvals = approvalsOption(options.approvals)
     const text = jsonText('ToolRuntime: options', {
       approvals: approvals.engine,
@@ -476,6 +485,7 @@ class ToolRuntime {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new TypeError(`definitions: options must be an object, got ${describe(options)}`)
     }
+    checkOptionKeys('definitions: options', options, DEFINITION_OPTIONS)
     if (options === undefined) return JSON.parse(native(() => this.#native.definitions(target, '', '')))
     const { provider, agentId, sender, ...format } = options
     const context = contextOf(options)
@@ -504,6 +514,7 @@ class ToolRuntime {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`dispatch: options must be an object, got ${describe(options)}`)
       }
+      checkOptionKeys('dispatch: options', options, DISPATCH_OPTIONS)
       this.#dispatch(calls, options, this.#auditLog('dispatch: options.audit', options.audit), resolve, reject)
     })
   }
@@ -521,8 +532,8 @@ class ToolRuntime {
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new TypeError(`dispatch: options.signal must be an AbortSignal, got ${describe(signal)}`)
     }
-    if (options.runId !== undefined && typeof options.runId !== 'string') {
-      throw new TypeError(`dispatch: options.runId must be a string, got ${describe(options.runId)}`)
+    if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
+      throw new TypeError(`dispatch: options.runId must be a non-empty string, got ${describe(options.runId)}`)
     }
     if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
       throw new TypeError(`dispatch: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
@@ -1237,7 +1248,7 @@ class StreamDecoder {
   #objects
 
   constructor(wire, options = {}) {
-    checkWire('StreamDecoder', wire, 'PRECONDITION_FAILED')
+    checkWire('StreamDecoder', wire)
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
     }

@@ -843,6 +843,7 @@ module.exports.NativeRuntime = nativeBinding.NativeRuntime
 module.exports.NativeSanitizer = nativeBinding.NativeSanitizer
 module.exports.analyzeCommand = nativeBinding.analyzeCommand
 module.exports.auditDirName = nativeBinding.auditDirName
+module.exports.checkOptionKeys = nativeBinding.checkOptionKeys
 module.exports.checkWire = nativeBinding.checkWire
 module.exports.denormalizeStrict = nativeBinding.denormalizeStrict
 module.exports.encodeResults = nativeBinding.encodeResults

@@ -45,7 +45,7 @@ describe('StreamDecoder', () => {
       new StreamDecoder('openai-chat', { partial: 'full' as never })
     } catch (error) {
       expect(error).toBeInstanceOf(ToolwireError)
-      expect((error as ToolwireError).code).toBe('PRECONDITION_FAILED')
+      expect((error as ToolwireError).code).toBe('VALIDATION_ERROR')
       expect((error as Error).message).toContain('partial is "full"')
     }
     expect(() => new StreamDecoder('openai-chat', { partials: 'none' } as never)).toThrow(/"partials"/)

@@ -614,7 +614,7 @@ describe('number options', () => {
       /tool "t": timeoutMs must be a finite number/,
     )
     await expect(runtime.dispatch([], { timeoutMs: Number.NaN })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
-    await expect(runtime.dispatch([], { runId: 5 as never })).rejects.toThrow(/runId must be a string/)
+    await expect(runtime.dispatch([], { runId: 5 as never })).rejects.toThrow(/runId must be a non-empty string, got number 5/)
   })
 })
 

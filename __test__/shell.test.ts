@@ -398,7 +398,7 @@ describe('analyzeCommand: bad input', () => {
 
   const bad: [string, unknown, string][] = [
     ['safeBins: [5]', { safeBins: [5] }, 'options.safeBins[0] must be a string, got 5'],
-    ['unknown key', { shell: 'bash' }, 'unknown option `shell`'],
+    ['unknown key', { shell: 'bash' }, 'analyzeCommand: options has unknown key "shell" (expected one of: cwd, allowlist, safeBins, trustedDirs, env)'],
     ['allowlist not an array', { allowlist: 'git' }, 'options.allowlist must be an array of strings, got "git"'],
     ['empty allowlist entry', { allowlist: ['git', ''] }, 'options.allowlist[1] must not be empty'],
     ['cwd not a string', { cwd: 5 }, 'options.cwd must be a string, got 5'],

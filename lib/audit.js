@@ -12,7 +12,7 @@ const path = require('node:path')
 const fs = require('node:fs')
 const { createHash } = require('node:crypto')
 const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
-const { ToolwireError, describe, native, jsonText, messageOf } = require('./common.js')
+const { ToolwireError, describe, native, jsonText, messageOf, checkOptionKeys } = require('./common.js')
 
 const CALL = 0
 const RESULT = 1
@@ -25,11 +25,7 @@ function auditOption(where, audit) {
   if (typeof audit !== 'object' || Array.isArray(audit)) {
     throw new TypeError(`${where} must be an object { dir, flushIntervalMs? }, got ${describe(audit)}`)
   }
-  for (const key of Object.keys(audit)) {
-    if (key !== 'dir' && key !== 'flushIntervalMs') {
-      throw new ToolwireError('VALIDATION_ERROR', `${where} has unknown key "${key}" (expected dir, flushIntervalMs)`)
-    }
-  }
+  checkOptionKeys(where, audit, ['dir', 'flushIntervalMs'])
   if (typeof audit.dir !== 'string' || audit.dir === '') {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.dir must be a non-empty path, got ${describe(audit.dir)}`)
   }

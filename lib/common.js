@@ -71,6 +71,7 @@ function bounded(text) {
 function describe(value) {
   if (value === null) return 'null'
   if (value === undefined) return 'undefined'
+  if (value === '') return 'an empty string'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${bounded(safeString(value))}`
 }
@@ -83,7 +84,7 @@ const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistra
  * `where`, in the engine's words: the name given, the wires there are, and the closest of them
  * (`unknown wire "openai": ...; did you mean "openai-chat"?`).
  */
-function checkWire(where, wire, code = 'VALIDATION_ERROR') {
+function checkWire(where, wire) {
   if (typeof wire === 'string' && WIRES.includes(wire)) return wire
   let message = `unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`
   if (typeof wire === 'string') {
@@ -94,9 +95,26 @@ function checkWire(where, wire, code = 'VALIDATION_ERROR') {
       else throw error
     }
   }
-  throw new ToolwireError(code, `${where}: ${message}`)
+  throw new ToolwireError('VALIDATION_ERROR', `${where}: ${message}`)
 }
 
+/**
+ * Refuses a key of the options object `options` that is not in `known` (a typo such as
+ * `concurrancy`, or `timeout` for `timeoutMs`, would otherwise be ignored): throws a
+ * VALIDATION_ERROR in the engine's words, naming `where`, the key, the keys there are and the
+ * closest of them. `options` may be undefined (no options).
+ */
+function checkOptionKeys(where, options, known) {
+  if (options === undefined || options === null || typeof options !== 'object') return
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) native(() => require('../native.js').checkOptionKeys(where, key, known))
+  }
+}
+
+/** The keys of the policy context (dispatch, run, executePlan and definitions options carry them). */
+const CONTEXT_KEYS = ['provider', 'agentId', 'sender']
+/** The keys of the options of `dispatch(calls, options)`. */
+const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
 function jsonText(where, value) {
   let text
@@ -127,4 +145,4 @@ function registerAll(runtime, tools) {
   return registered
 }
 
-module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, registerAll }
+module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }

@@ -4,7 +4,7 @@
 // emit a step event), feeds results back, asks for confirmation and reports plan events.
 
 const { NativePlan } = require('../native.js')
-const { ToolwireError, native, messageOf, describe, jsonText } = require('./common.js')
+const { ToolwireError, native, messageOf, describe, jsonText, checkOptionKeys } = require('./common.js')
 const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
 const DEFAULT_MAX_CONCURRENCY = 4
@@ -20,6 +20,7 @@ function planOptions(options) {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`executePlan: options must be an object, got ${describe(options)}`)
   }
+  checkOptionKeys('executePlan: options', options, ['maxConcurrency', 'maxRetries', 'audit', 'signal', 'callbackTimeoutMs', ...FUNCTION_OPTIONS, ...CONTEXT_OPTIONS])
   const wholeIn = (key, min, max, fallback) => {
     const value = options[key]
     if (value === undefined) return fallback

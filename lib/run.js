@@ -4,7 +4,7 @@
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-const { ToolwireError, checkWire, describe, messageOf } = require('./common.js')
+const { ToolwireError, checkWire, describe, messageOf, checkOptionKeys } = require('./common.js')
 const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
 const DEFAULT_MAX_STEPS = 20
@@ -73,8 +73,15 @@ function addUsage(total, usage) {
   return sum
 }
 
+/** The keys of the options of `run(options)`. */
+const RUN_OPTIONS = [
+  'wire', 'model', 'messages', 'maxSteps', 'signal', 'runId', 'groupId', 'userId', 'threadAncestors', 'onEvent',
+  'getSteeringMessages', 'getFollowUpMessages', 'toolChoice', 'audit', 'provider', 'agentId', 'sender', 'callbackTimeoutMs',
+]
+
 function checkOptions(options) {
   if (options === null || typeof options !== 'object') throw new TypeError(`run: options must be an object, got ${describe(options)}`)
+  checkOptionKeys('run: options', options, RUN_OPTIONS)
   const { wire, model, messages = [], maxSteps = DEFAULT_MAX_STEPS, signal, onEvent } = options
   checkWire('run', wire)
   if (typeof model !== 'function') throw new TypeError(`run: options.model must be a function, got ${describe(model)}`)
@@ -124,8 +131,8 @@ const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
 async function runLoop(runtime, hooks, options) {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
   const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given } = checkOptions(options)
-  if (options.runId !== undefined && typeof options.runId !== 'string') {
-    throw new TypeError(`run: options.runId must be a string, got ${describe(options.runId)}`)
+  if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
+    throw new TypeError(`run: options.runId must be a non-empty string, got ${describe(options.runId)}`)
   }
   const runId = options.runId ?? newRunId()
   if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {

@@ -11,6 +11,7 @@ use toolwire_core::json_input;
 use toolwire_core::policy::approvals::ApprovalDecision;
 use toolwire_core::policy::tools::PolicyContext;
 use toolwire_core::registry::ToolDeclaration;
+use toolwire_core::wire::json_text::json_string;
 use toolwire_core::{parse_runtime_options, Error, ErrorCode, Runtime};
 
 use crate::error::guard;
@@ -42,12 +43,7 @@ impl NativeRuntime {
     pub fn register(&mut self, declaration: String) -> napi::Result<u32> {
         self.run(|inner| {
             let declaration = json_input::repair_surrogates(&declaration);
-            let declaration: ToolDeclaration = serde_json::from_str(&declaration).map_err(|e| {
-                Error::caller(
-                    ErrorCode::ValidationError,
-                    format!("invalid tool declaration: {e}"),
-                )
-            })?;
+            let declaration = ToolDeclaration::from_json("register", &declaration)?;
             let id = inner.register(declaration)?;
             u32::try_from(id).map_err(|_| Error::internal("registration ids exhausted"))
         })
@@ -59,13 +55,13 @@ impl NativeRuntime {
     pub fn register_plugin(&mut self, id: String, declarations: String) -> napi::Result<Vec<u32>> {
         self.run(|inner| {
             let declarations = json_input::repair_surrogates(&declarations);
-            let declarations: Vec<ToolDeclaration> =
-                serde_json::from_str(&declarations).map_err(|e| {
-                    Error::caller(
-                        ErrorCode::ValidationError,
-                        format!("registerPlugin: invalid tool declaration: {e}"),
-                    )
-                })?;
+            let where_ = format!("registerPlugin({})", json_string(&id));
+            let declarations: Vec<serde_json::Value> =
+                toolwire_core::options::from_json_text(&where_, &declarations)?;
+            let declarations = declarations
+                .iter()
+                .map(|value| ToolDeclaration::from_json(&where_, &value.to_string()))
+                .collect::<Result<Vec<_>, _>>()?;
             let ids = inner.register_plugin(&id, declarations)?;
             ids.into_iter()
                 .map(|id| {

@@ -2,7 +2,7 @@
 // What the adapters share: running one call through a runtime on behalf of another library, and
 // turning a failed result into the Error those libraries expect a failing tool to throw.
 
-const { describe } = require('../common.js')
+const { describe, checkOptionKeys, DISPATCH_OPTIONS } = require('../common.js')
 
 /** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
 function checkRuntime(runtime, where) {
@@ -30,6 +30,7 @@ function dispatchOptionsOf(options, where) {
   const given = options.dispatch
   if (given === undefined) return {}
   if (given === null || typeof given !== 'object') throw new TypeError(`${where}: options.dispatch must be an object, got ${describe(given)}`)
+  checkOptionKeys(`${where}: options.dispatch`, given, DISPATCH_OPTIONS)
   return given
 }
 

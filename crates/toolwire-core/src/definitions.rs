@@ -33,12 +33,7 @@ pub fn parse_definition_options(text: &str) -> Result<DefinitionOptions> {
     if text.trim().is_empty() {
         return Ok(DefinitionOptions::default());
     }
-    serde_json::from_str(text).map_err(|e| {
-        Error::caller(
-            ErrorCode::ValidationError,
-            format!("definitions: options are malformed ({e}); expected {{ jsonSchema?: boolean, strict?: boolean }}"),
-        )
-    })
+    crate::options::from_json_text("definitions: options", text)
 }
 
 /// The schema dialect a definition target speaks: a wire maps to its provider's dialect.

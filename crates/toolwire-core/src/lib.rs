@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod error;
 pub mod ids;
 pub mod json_input;
+pub mod options;
 pub mod output;
 pub mod params;
 pub mod plan;

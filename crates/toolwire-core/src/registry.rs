@@ -100,6 +100,31 @@ pub struct ToolDeclaration {
     pub signal: Option<bool>,
 }
 
+impl ToolDeclaration {
+    /// Reads one declaration from its JSON text. A bad field is the caller's error naming the
+    /// API (`where_`, e.g. `register`), the tool and the field: `register: tool "x": pathParams:
+    /// expected an array, got string "x"` (see [`crate::options::from_json_text`]).
+    pub fn from_json(where_: &str, text: &str) -> Result<ToolDeclaration> {
+        #[derive(Deserialize)]
+        struct Named {
+            name: Option<Value>,
+        }
+        let what = match serde_json::from_str::<Named>(text)
+            .ok()
+            .and_then(|n| n.name)
+        {
+            Some(Value::String(name)) => {
+                format!(
+                    "{where_}: tool {}",
+                    crate::wire::json_text::quoted_name(&name)
+                )
+            }
+            _ => format!("{where_}: tool"),
+        };
+        crate::options::from_json_text(&what, text)
+    }
+}
+
 /// A registered tool: its declaration checked, its validators compiled.
 #[derive(Debug)]
 pub struct ToolSpec {

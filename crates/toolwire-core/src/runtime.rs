@@ -55,12 +55,7 @@ pub struct RuntimeConfig {
 /// Parses `{ concurrency?, timeoutMs?, coerce?, sanitize?, limits?, redaction?, policy?,
 /// workspaceRoot?, loopDetection?, approvals? }`; a bad value is the caller's error, naming it.
 pub fn parse_runtime_options(text: &str) -> Result<RuntimeConfig> {
-    let raw: RawRuntimeOptions = serde_json::from_str(text).map_err(|e| {
-        Error::caller(
-            ErrorCode::ValidationError,
-            format!("runtime options are malformed: {e}"),
-        )
-    })?;
+    let raw: RawRuntimeOptions = crate::options::from_json_text("ToolRuntime: options", text)?;
     let mut config = DispatchConfig::default();
     if let Some(n) = raw.concurrency {
         if !(n.is_finite() && n >= 1.0 && n.fract() == 0.0 && n <= 1.0e9) {

@@ -28,12 +28,8 @@ fn default_flush_interval() -> u64 {
 impl AuditOptions {
     /// Reads the option from its JSON form; anything else is a caller error naming the value.
     pub fn from_value(value: &Value) -> Result<AuditOptions> {
-        let options = AuditOptions::deserialize(value).map_err(|e| {
-            Error::caller(
-                ErrorCode::ValidationError,
-                format!("audit option {value}: {e}"),
-            )
-        })?;
+        let options: AuditOptions =
+            crate::options::from_json_text("audit option", &value.to_string())?;
         if options.dir.as_os_str().is_empty() {
             return Err(Error::caller(
                 ErrorCode::ValidationError,
@@ -71,9 +67,9 @@ mod tests {
             (json!({"dir": "d", "flushIntervalMs": -1}), "-1"),
             (
                 json!({"dir": "d", "flushEvery": 5}),
-                "unknown field `flushEvery`",
+                "audit option has unknown key \"flushEvery\" (expected one of: dir, flushIntervalMs)",
             ),
-            (json!("d"), "audit option \"d\""),
+            (json!("d"), "audit option: expected object AuditOptions, got string \"d\""),
         ];
         for (value, expected) in cases {
             let err = AuditOptions::from_value(&value).unwrap_err();

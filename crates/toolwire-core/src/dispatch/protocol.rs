@@ -524,15 +524,10 @@ struct RawBatchOptions {
 pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
     // The driver only wraps what the caller gave (`sanitize`, `approval`, `context`, ...): a
     // value it cannot read is the caller's error, thrown, and the runtime keeps serving.
-    let raw: RawBatchOptions = serde_json::from_str(&crate::json_input::repair_surrogates(text))
-        .map_err(|e| {
-            let code = if e.to_string().starts_with("recursion limit exceeded") {
-                crate::error::ErrorCode::LimitExceeded
-            } else {
-                crate::error::ErrorCode::ValidationError
-            };
-            Error::caller(code, format!("dispatch: options cannot be used: {e}"))
-        })?;
+    let raw: RawBatchOptions = crate::options::from_json_text(
+        "dispatch: options",
+        &crate::json_input::repair_surrogates(text),
+    )?;
     let timeout_ms = match raw.timeout_ms {
         None => None,
         Some(ms) => Some(positive_millis(ms).ok_or_else(|| {

@@ -63,9 +63,9 @@ pub enum StepEventKind {
 /// Why a step did not end `ok`, when no result says it (or to sum the results up).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StepProblem {
-    /// A machine-readable code: the failed result's `error.code`, or `PLAN_INVALID`-style
-    /// codes of the plan itself (`REFERENCE_ERROR`, `LIMIT_EXCEEDED`, `DEPENDENCY_FAILED`,
-    /// `DEPENDENCY_SKIPPED`, `PLAN_FAILED`, `CANCELLED`).
+    /// A machine-readable code: the failed result's `error.code` (an `ErrorCode`), or one of
+    /// the plan's own codes (`REFERENCE_ERROR`, `DEPENDENCY_SKIPPED`, `PLAN_FAILED`), as
+    /// `PlanStepErrorCode` in index.d.ts and the README's Plans section list them.
     pub code: String,
     /// What happened, naming the step and what is at fault.
     pub message: String,

@@ -174,14 +174,8 @@ fn string<'v>(value: &'v Value, path: &str) -> Result<&'v str> {
 }
 
 fn check_fields(object: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<()> {
-    match object.keys().find(|key| !allowed.contains(&key.as_str())) {
-        Some(key) => Err(invalid(format!(
-            "{path} has an unknown field {} (known: {})",
-            quoted(key),
-            allowed.join(", ")
-        ))),
-        None => Ok(()),
-    }
+    crate::options::check_option_keys(path, object.keys().map(String::as_str), allowed)
+        .map_err(|error| invalid(error.message))
 }
 
 /// Whether `name` is made of `[A-Za-z0-9_.-]` (with `dots`) or `[A-Za-z0-9_-]`, 1 to 128 long.

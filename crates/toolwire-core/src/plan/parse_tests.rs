@@ -16,15 +16,31 @@ fn invalid_plans_are_refused_naming_what_is_wrong() {
     let cases: Vec<(Value, &str)> = vec![
         (json!([]), "plan must be an object, got []"),
         (json!({}), "plan.steps is missing"),
-        (json!({ "steps": {} }), "plan.steps must be an array, got {}"),
+        (
+            json!({ "steps": {} }),
+            "plan.steps must be an array, got {}",
+        ),
         (
             json!({ "steps": [], "extra": 1 }),
-            "plan has an unknown field \"extra\" (known: runId, vars, steps, confirmationsRequired)",
+            "plan has unknown key \"extra\" (expected one of: runId, vars, steps, \
+             confirmationsRequired)",
         ),
-        (json!({ "runId": 3, "steps": [] }), "plan.runId must be a string, got 3"),
-        (json!({ "vars": [], "steps": [] }), "plan.vars must be an object, got []"),
-        (json!({ "steps": [1] }), "plan.steps[0] must be an object, got 1"),
-        (json!({ "steps": [{ "tool": "t" }] }), "plan.steps[0].id is missing"),
+        (
+            json!({ "runId": 3, "steps": [] }),
+            "plan.runId must be a string, got 3",
+        ),
+        (
+            json!({ "vars": [], "steps": [] }),
+            "plan.vars must be an object, got []",
+        ),
+        (
+            json!({ "steps": [1] }),
+            "plan.steps[0] must be an object, got 1",
+        ),
+        (
+            json!({ "steps": [{ "tool": "t" }] }),
+            "plan.steps[0].id is missing",
+        ),
         (
             json!({ "steps": [{ "id": "a b", "tool": "t" }] }),
             "plan.steps[0].id must match [A-Za-z0-9_.-]{1,128}, got \"a b\"",
@@ -37,7 +53,10 @@ fn invalid_plans_are_refused_naming_what_is_wrong() {
             json!({ "steps": [{ "id": "a", "tool": "t" }, { "id": "a", "tool": "t" }] }),
             "plan.steps[1].id \"a\" repeats the id of plan.steps[0]",
         ),
-        (json!({ "steps": [{ "id": "a" }] }), "plan.steps[0].tool is missing"),
+        (
+            json!({ "steps": [{ "id": "a" }] }),
+            "plan.steps[0].tool is missing",
+        ),
         (
             json!({ "steps": [{ "id": "a", "tool": "" }] }),
             "plan.steps[0].tool must not be empty",
@@ -48,8 +67,9 @@ fn invalid_plans_are_refused_naming_what_is_wrong() {
         ),
         (
             json!({ "steps": [{ "id": "a", "tool": "t", "dependOn": ["b"] }] }),
-            "plan.steps[0] has an unknown field \"dependOn\" (known: id, tool, args, dependsOn, \
-             foreach, retry, onError, captureAs, preview, timeoutMs)",
+            "plan.steps[0] has unknown key \"dependOn\" (expected one of: id, tool, args, \
+             dependsOn, foreach, retry, onError, captureAs, preview, timeoutMs); did you mean \
+             \"dependsOn\"?",
         ),
         (
             json!({ "steps": [{ "id": "a", "tool": "t", "dependsOn": ["x"] }] }),

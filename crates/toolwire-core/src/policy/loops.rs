@@ -52,11 +52,11 @@ impl LoopOptions {
                 )))
             }
         };
-        if let Some(key) = map.keys().find(|key| *key != "warnAt" && *key != "blockAt") {
-            return Err(invalid(format!(
-                "{at} has unknown key \"{key}\" (expected warnAt, blockAt)"
-            )));
-        }
+        crate::options::check_option_keys(
+            at,
+            map.keys().map(String::as_str),
+            &["warnAt", "blockAt"],
+        )?;
         let defaults = LoopOptions::default();
         let options = LoopOptions {
             warn_at: threshold(map.get("warnAt"), &format!("{at}.warnAt"), defaults.warn_at)?,
@@ -525,7 +525,8 @@ mod tests {
             ),
             (
                 json!({ "warn": 1 }),
-                "loopDetection has unknown key \"warn\" (expected warnAt, blockAt)",
+                "loopDetection has unknown key \"warn\" (expected one of: warnAt, blockAt); \
+                 did you mean \"warnAt\"?",
             ),
         ] {
             let error = LoopOptions::from_json(&value, "loopDetection").expect_err(message);

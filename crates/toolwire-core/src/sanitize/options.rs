@@ -107,7 +107,7 @@ impl SanitizeOptions {
                         match key.as_str() {
                             "enabled" => options.secrets = boolean(value, &at)?,
                             "patterns" => options.patterns = patterns(value, &at)?,
-                            _ => return Err(unknown(&at)),
+                            _ => return Err(unknown(&at, key, &["enabled", "patterns"])),
                         }
                     }
                 }
@@ -128,11 +128,17 @@ impl SanitizeOptions {
                             "maxPixels" => {
                                 images.max_pixels = whole(value, &at, 1, u64::MAX >> 12)?
                             }
-                            _ => return Err(unknown(&at)),
+                            _ => {
+                                return Err(unknown(
+                                    &at,
+                                    key,
+                                    &["maxWidth", "maxHeight", "maxBytes", "maxPixels"],
+                                ))
+                            }
                         }
                     }
                 }
-                _ => return Err(unknown(&at)),
+                _ => return Err(unknown(&at, key, &SANITIZE_KEYS)),
             }
         }
         Ok(options)
@@ -150,7 +156,7 @@ impl Limits {
                 "maxArgumentsBytes" => {
                     limits.max_arguments_bytes = whole(value, &at, 2, u64::MAX >> 12)?
                 }
-                _ => return Err(unknown(&at)),
+                _ => return Err(unknown(&at, key, &["maxIdChars", "maxArgumentsBytes"])),
             }
         }
         Ok(limits)
@@ -225,11 +231,24 @@ fn invalid(at: &str, expected: &str, got: &Value) -> Error {
     )
 }
 
-fn unknown(at: &str) -> Error {
-    Error::caller(
-        ErrorCode::ValidationError,
-        format!("{at} is not a known option"),
-    )
+/// The keys of a `sanitize` object.
+const SANITIZE_KEYS: [&str; 7] = [
+    "maxResultChars",
+    "maxBatchChars",
+    "stripAnsi",
+    "eventTextChars",
+    "headRatio",
+    "secrets",
+    "images",
+];
+
+/// `key` (at path `at`, which ends with it) is none of `known`.
+fn unknown(at: &str, key: &str, known: &[&str]) -> Error {
+    let parent = at
+        .strip_suffix(key)
+        .and_then(|p| p.strip_suffix('.'))
+        .unwrap_or(at);
+    crate::options::unknown_option(parent, key, known)
 }
 
 #[cfg(test)]
@@ -294,8 +313,14 @@ mod tests {
                 "sanitize.secrets.patterns[0]",
             ),
             (
-                json!({"maxChars": 1}),
-                "sanitize.maxChars is not a known option",
+                json!({"maxResultChar": 1}),
+                "sanitize has unknown key \"maxResultChar\" (expected one of: maxResultChars, \
+                 maxBatchChars, stripAnsi, eventTextChars, headRatio, secrets, images); \
+                 did you mean \"maxResultChars\"?",
+            ),
+            (
+                json!({"images": {"maxWidht": 1}}),
+                "sanitize.images has unknown key \"maxWidht\"",
             ),
             (json!([]), "sanitize must be an object"),
         ] {

@@ -176,10 +176,11 @@ pub fn parse_normalize_options(json: &str) -> Result<NormalizeOptions> {
             "maxDepth" => options.max_depth = whole(key, value, MAX_DEPTH_CEILING as u64)?,
             "maxBytes" => options.max_bytes = whole(key, value, u64::from(u32::MAX))?,
             other => {
-                return Err(bad_option(format!(
-                    "{} is unknown (expected jsonSchema, maxDepth or maxBytes)",
-                    crate::wire::json_text::json_string(other)
-                )))
+                return Err(crate::options::unknown_option(
+                    "options",
+                    other,
+                    &["jsonSchema", "maxDepth", "maxBytes"],
+                ))
             }
         }
     }
@@ -262,7 +263,13 @@ mod tests {
                 r#"{"jsonSchema":1}"#,
                 Err("jsonSchema must be a boolean, got 1"),
             ),
-            (r#"{"depth":3}"#, Err("\"depth\" is unknown")),
+            (
+                r#"{"depth":3}"#,
+                Err(
+                    "options has unknown key \"depth\" (expected one of: jsonSchema, maxDepth, \
+                     maxBytes); did you mean \"maxDepth\"?",
+                ),
+            ),
             ("[]", Err("must be a JSON object")),
             ("{", Err("not JSON")),
         ];

@@ -57,7 +57,7 @@ impl Wire {
         }
         let names = Wire::ALL.map(Wire::as_str);
         Err(Error::caller(
-            ErrorCode::PreconditionFailed,
+            ErrorCode::ValidationError,
             format!(
                 "unknown wire {}: expected one of {}{}",
                 quoted_name(name),
@@ -265,6 +265,14 @@ impl StreamDecoder {
     }
 }
 
+/// The keys of the decoder options.
+const DECODER_OPTIONS: [&str; 4] = [
+    "partial",
+    "cumulativeArguments",
+    "decodeHtmlEntities",
+    "contentType",
+];
+
 /// Parses the JavaScript options object (JSON text; empty for defaults).
 pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
     let mut options = DecoderOptions::default();
@@ -273,13 +281,13 @@ pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
     }
     let value: serde_json::Value = serde_json::from_str(json).map_err(|error| {
         Error::caller(
-            ErrorCode::PreconditionFailed,
+            ErrorCode::ValidationError,
             format!("decoder options are not valid JSON: {error}"),
         )
     })?;
     let Some(object) = value.as_object() else {
         return Err(Error::caller(
-            ErrorCode::PreconditionFailed,
+            ErrorCode::ValidationError,
             "decoder options must be an object",
         ));
     };
@@ -326,12 +334,10 @@ pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
                     .ok_or_else(|| bad_option("decodeHtmlEntities", value, "true or false"))?
             }
             other => {
-                return Err(Error::caller(
-                    ErrorCode::PreconditionFailed,
-                    format!(
-                        "unknown decoder option {other:?}: expected partial, \
-                         cumulativeArguments, decodeHtmlEntities or contentType"
-                    ),
+                return Err(crate::options::unknown_option(
+                    "StreamDecoder: options",
+                    other,
+                    &DECODER_OPTIONS,
                 ))
             }
         }
@@ -341,7 +347,7 @@ pub fn parse_decoder_options(json: &str) -> Result<DecoderOptions> {
 
 fn bad_option(name: &str, value: &serde_json::Value, expected: &str) -> Error {
     Error::caller(
-        ErrorCode::PreconditionFailed,
+        ErrorCode::ValidationError,
         format!("decoder option {name} is {value}: expected {expected}"),
     )
 }

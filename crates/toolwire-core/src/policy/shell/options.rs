@@ -105,7 +105,9 @@ impl AnalyzeOptions {
                     Value::Null => {}
                     Value::String(s) => options.cwd = Some(absolute_path(s, "cwd")?),
                     other => {
-                        return Err(invalid(format!("options.cwd must be a string, got {other}")))
+                        return Err(invalid(format!(
+                            "options.cwd must be a string, got {other}"
+                        )))
                     }
                 },
                 "allowlist" => options.allowlist = string_list(value, "allowlist")?,
@@ -132,9 +134,11 @@ impl AnalyzeOptions {
                     }
                 }
                 other => {
-                    return Err(invalid(format!(
-                        "unknown option `{other}` (expected cwd, allowlist, safeBins, trustedDirs, env)"
-                    )))
+                    return Err(crate::options::unknown_option(
+                        "analyzeCommand: options",
+                        other,
+                        &["cwd", "allowlist", "safeBins", "trustedDirs", "env"],
+                    ))
                 }
             }
         }
@@ -214,7 +218,11 @@ mod tests {
                 "options.env.PATH must be a string, got 1",
             ),
             (json!({"env": []}), "options.env must be an object"),
-            (json!({"shell": "bash"}), "unknown option `shell`"),
+            (
+                json!({"allowList": ["git"]}),
+                "analyzeCommand: options has unknown key \"allowList\" (expected one of: cwd, allowlist, \
+                 safeBins, trustedDirs, env); did you mean \"allowlist\"?",
+            ),
             (json!([1]), "options must be an object"),
         ];
         for (value, want) in cases {

@@ -323,13 +323,7 @@ pub(in crate::policy) fn check_keys(
     at: &str,
     known: &[&str],
 ) -> Result<()> {
-    match map.keys().find(|key| !known.contains(&key.as_str())) {
-        None => Ok(()),
-        Some(key) => Err(validation(format!(
-            "{at} has unknown key \"{key}\" (expected one of: {})",
-            known.join(", ")
-        ))),
-    }
+    crate::options::check_option_keys(at, map.keys().map(String::as_str), known)
 }
 
 fn optional_string(value: Option<&Value>, at: &str) -> Result<Option<String>> {
@@ -481,7 +475,7 @@ mod tests {
             (
                 json!({ "alow": [] }),
                 "policy has unknown key \"alow\" (expected one of: profile, allow, deny, \
-                 alsoAllow, byProvider, agents, senders, groups, profiles)",
+                 alsoAllow, byProvider, agents, senders, groups, profiles); did you mean \"allow\"?",
             ),
             (
                 json!({ "byProvider": { "openai": { "allow": ["read", 3] } } }),
@@ -550,7 +544,8 @@ mod tests {
             ),
             (
                 json!({ "profiles": { "p": { "allow": ["read"], "alsoAllow": [] } } }),
-                "policy.profiles.p has unknown key \"alsoAllow\" (expected one of: allow, deny)",
+                "policy.profiles.p has unknown key \"alsoAllow\" (expected one of: allow, deny); \
+                 did you mean \"allow\"?",
             ),
             (
                 json!({ "profiles": { "p": { "deny": ["group:zz"] } } }),
