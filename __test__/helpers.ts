@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ToolDefinition, ToolResult } from '../index.js'
 
 /** The text of a result's first block. */
@@ -37,4 +39,14 @@ export function overlapTool(name: string, extra: Partial<ToolDefinition> = {}) {
     ...extra,
   }
   return { tool, stats }
+}
+
+/** Every file under `dir`, read as text (audit files, state files). */
+export function filesUnder(dir: string): string {
+  let text = ''
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    text += statSync(path).isDirectory() ? filesUnder(path) : readFileSync(path, 'utf8')
+  }
+  return text
 }

@@ -3,12 +3,13 @@
 // them (inside JSON strings after an escape, after a percent escape, in URLs, as object keys,
 // glued to identifiers) and reaching every exit (results, events, provider messages,
 // projections, audit files), including the error paths (validation, policy, approval, hooks).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolResult, type Wire } from '../index.js'
+import { filesUnder } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secrets-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -99,15 +100,6 @@ function placements(sample: string): string[] {
   ]
 }
 
-/** Every file under `dir`, read as text. */
-function filesUnder(dir: string): string {
-  let text = ''
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    text += statSync(path).isDirectory() ? filesUnder(path) : readFileSync(path, 'utf8')
-  }
-  return text
-}
 
 const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 

@@ -13,9 +13,11 @@ use super::{
 use crate::envelope::{ToolError, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::approvals::{
-    assess, fallback, ApprovalDecision, ApprovalRequest, Ask, Grant, Security, Verdict,
+    assess, fallback, grant_secret_kinds, ApprovalDecision, ApprovalRequest, Ask, Grant, Security,
+    Verdict,
 };
 use crate::policy::tools::PolicyContext;
+use crate::sanitize::secrets::SecretScanner;
 
 /// The most calls waiting for `resolveApproval` at once; past it, new ones are refused.
 pub const MAX_DEFERRED: usize = 4096;
@@ -242,18 +244,41 @@ impl Dispatcher {
             }
             ApprovalDecision::AllowOnce => self.prepared(call),
             ApprovalDecision::AllowAlways => {
-                if let Err(error) = self.store.remember(grant) {
+                let remembered = match self.grant_secrets(&grant) {
+                    Ok(kinds) if kinds.is_empty() => {
+                        self.store.remember(grant).map_err(|error| error.message)
+                    }
+                    Ok(kinds) => Err(format!(
+                        "the command holds a secret ({}), which is never written to the \
+                         approvals file; answer allow-always to a command without it",
+                        kinds.join(", ")
+                    )),
+                    Err(error) => Err(error.message),
+                };
+                if let Err(reason) = remembered {
                     self.actions.push(Action::Warning {
                         call,
-                        message: format!(
-                            "allow-always was applied to this call only: {}",
-                            error.message
-                        ),
+                        message: format!("allow-always was applied to this call only: {reason}"),
                     });
                 }
                 self.prepared(call)
             }
         }
+    }
+
+    /// The kinds of the secrets `grant` would remember ([`grant_secret_kinds`]), found by the
+    /// runtime's scanner (custom patterns too), or the built-in one when secret scrubbing is off:
+    /// the approvals file never holds a secret either way.
+    fn grant_secrets(&self, grant: &Grant) -> Result<Vec<String>> {
+        let built_in;
+        let scanner = match self.rules.sanitizer.scanner() {
+            Some(scanner) => scanner,
+            None => {
+                built_in = SecretScanner::new(&[])?;
+                &built_in
+            }
+        };
+        Ok(grant_secret_kinds(grant, scanner))
     }
 
     /// Ends the call `blocked` with `POLICY_DENIED`, never run.

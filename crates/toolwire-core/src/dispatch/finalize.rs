@@ -118,9 +118,19 @@ pub(super) fn passes_unchanged(
         (OutputShape::Json, _) => json_text.is_some_and(&mut clean),
         (OutputShape::AgentResult, ToolOutcome::Returned(Value::Object(map))) => {
             let blocks = map.get("content").and_then(Value::as_array);
+            // Only a bare `{ type: "text", text }` block passes as returned: any other field
+            // (`annotations`, `_meta`, ...) is left to the rebuilt result, which keeps the block's
+            // type and text only, as every other lane of a tool's value does.
             let content_clean = blocks.is_some_and(|blocks| {
-                blocks.iter().all(|block| match block.get("text") {
-                    Some(Value::String(text)) => clean(text),
+                blocks.iter().all(|block| match block {
+                    Value::Object(fields) if fields.len() == 2 => {
+                        match (fields.get("type"), fields.get("text")) {
+                            (Some(Value::String(kind)), Some(Value::String(text))) => {
+                                kind == "text" && clean(text)
+                            }
+                            _ => false,
+                        }
+                    }
                     _ => false,
                 })
             });
@@ -499,6 +509,29 @@ mod tests {
             result.effects.unwrap().created,
             ["/tmp/upload_[redacted:github-token].txt"]
         );
+    }
+
+    #[test]
+    fn only_bare_text_blocks_pass_as_returned() {
+        let rules = ResultRules::default();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        let passes = |block: Value| {
+            let outcome = ToolOutcome::Returned(json!({ "content": [block] }));
+            passes_unchanged(&rules, &outcome, OutputShape::AgentResult, None).is_some()
+        };
+        assert!(passes(json!({ "type": "text", "text": "ok" })));
+        let rebuilt = [
+            // Fields the rebuilt block does not keep, holding a secret or not.
+            json!({ "type": "text", "text": "ok", "annotations": { "k": key } }),
+            json!({ "type": "text", "text": "ok", "_meta": { "audience": ["user"] } }),
+            json!({ "type": "text", "text": "ok", (key.as_str()): 1 }),
+            // Not a text block.
+            json!({ "type": "resource", "text": "ok" }),
+            json!({ "text": "ok", "kind": "text" }),
+        ];
+        for block in rebuilt {
+            assert!(!passes(block.clone()), "{block}");
+        }
     }
 
     #[test]

@@ -12,6 +12,10 @@ use super::report::{CutScope, SanitizeReport, Truncation};
 use super::text::{keep_text, BudgetUnit, Kept, TextSource};
 use super::Sanitizer;
 use crate::envelope::ContentBlock;
+use crate::quote::bounded_to;
+
+/// The most of an image's declared MIME type its report keeps, in bytes.
+const MAX_DECLARED_MIME_BYTES: usize = 256;
 
 /// One content block as given to the sanitizer.
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +185,19 @@ impl Sanitizer {
         index: i64,
         report: &mut SanitizeReport,
     ) -> SanitizedBlock {
+        let mut image = image;
+        if let Some(declared) = &mut image.declared_mime_type {
+            // The declared type is the tool's own text, copied to the report: scrubbed, and
+            // bounded (RFC 6838 names are at most 127 characters each).
+            if let Some(scanner) = self.scanner() {
+                if let Some(scrubbed) = scanner.scrub_from(declared, 0, &mut report.scrubbed) {
+                    *declared = scrubbed;
+                }
+            }
+            if declared.len() > MAX_DECLARED_MIME_BYTES {
+                *declared = bounded_to(declared, MAX_DECLARED_MIME_BYTES);
+            }
+        }
         let mut entry = serde_json::to_value(&image).unwrap_or(Value::Null);
         if let Value::Object(map) = &mut entry {
             map.insert("block".into(), index.into());
@@ -228,6 +245,31 @@ pub(super) fn fit_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_declared_mime_type_in_the_image_report_is_scrubbed_and_bounded() {
+        let sanitizer = Sanitizer::new(Default::default()).unwrap();
+        let key = format!("ghp_{}", "a1B2".repeat(9));
+        let cases: Vec<(String, &str)> = vec![
+            (format!("image/{key}"), "image/[redacted:github-token]"),
+            (
+                format!("image/png; x={}", "y".repeat(10_000)),
+                "more bytes not shown",
+            ),
+            (format!("{}{key}", "i".repeat(300)), "more bytes not shown"),
+        ];
+        for (declared, expected) in cases {
+            let blocks = [InputBlock::Image {
+                data: "iVBORw0KGgo=",
+                mime_type: &declared,
+            }];
+            let mut report = SanitizeReport::default();
+            sanitizer.content(&blocks, false, &mut report);
+            let shown = report.images[0]["declaredMimeType"].as_str().unwrap();
+            assert!(shown.contains(expected), "{shown}");
+            assert!(shown.len() < 400 && !shown.contains(&key[4..]), "{shown}");
+        }
+    }
 
     #[test]
     fn water_filling_cuts_the_largest_first() {

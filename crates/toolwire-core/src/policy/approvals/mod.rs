@@ -8,9 +8,11 @@
 //! [`analyze_command`]: super::shell::analyze_command
 
 mod config;
+mod grant_secrets;
 mod store;
 
 pub use config::{ApprovalSettings, ApprovalsConfig};
+pub use grant_secrets::grant_secret_kinds;
 pub use store::{ApprovalStore, Grant, Hit};
 
 use serde::Serialize;

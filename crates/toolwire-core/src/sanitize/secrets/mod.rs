@@ -14,7 +14,8 @@
 //! contract); users add kinds with [`SecretPattern`]s. `bearer-token` and `url-password` replace
 //! only the token or password, keeping the header or URL around it. `private-key` also covers
 //! fragments of cut text: a BEGIN line whose END is missing (the body after it) and an END line
-//! whose BEGIN is missing (the body before it).
+//! whose BEGIN is missing (the body before it), and a block whose every line repeats the
+//! text before its BEGIN line (`git diff`, `# ` comments, `grep -n`; see `pem_lines.rs`).
 //!
 //! A secret is found whatever the text around it: after the escapes of JSON text (`\n`,
 //! `\u003e`) and percent escapes (`%3D`), and a token with a vendor prefix also glued to an
@@ -23,6 +24,7 @@
 mod builtin;
 mod pattern;
 mod pem;
+mod pem_lines;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -233,9 +235,13 @@ impl SecretScanner {
             Extent::Match => sweep.offer(candidate),
             Extent::PemBegin => {
                 let end = pem::trim_breaks_end(text.as_bytes(), candidate.start, candidate.end);
-                if pem::begin_block_has_body(&text[candidate.start..end]) {
-                    sweep.offer(Candidate { end, ..candidate });
-                }
+                let end = match pem_lines::prefixed_block_end(text, candidate.start) {
+                    // The block's lines carry a prefix (`git diff`, comments, `grep -n`).
+                    Some(prefixed) => prefixed.max(end),
+                    None if pem::begin_block_has_body(&text[candidate.start..end]) => end,
+                    None => return,
+                };
+                sweep.offer(Candidate { end, ..candidate });
             }
             Extent::PemEnd => {
                 let body = pem::body_start(text, at);

@@ -99,7 +99,7 @@ pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
         }
         let key = if result.is_error { "error" } else { "output" };
         let mut response = Map::new();
-        response.insert("name".into(), json!(result.tool));
+        response.insert("name".into(), json!(result.echoed_tool()));
         if !result.call_id.is_empty() {
             response.insert("id".into(), json!(result.call_id));
         }

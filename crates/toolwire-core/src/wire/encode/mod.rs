@@ -240,7 +240,18 @@ pub struct ResultInput {
     pub is_error: bool,
 }
 
+/// The providers' limit on a function name (OpenAI, Gemini and Mistral: 64 characters).
+const MAX_ECHOED_NAME_BYTES: usize = 64;
+
 impl ResultInput {
+    /// The tool name as a result echoes it to the provider (Gemini's `functionResponse.name`,
+    /// Mistral's `name`): at most [`MAX_ECHOED_NAME_BYTES`] bytes, cut on a char boundary. A
+    /// registered name is within the providers' limit; a name the model made up (a megabyte of
+    /// it) is never echoed whole.
+    fn echoed_tool(&self) -> &str {
+        crate::quote::prefix_at_char_boundary(&self.tool, MAX_ECHOED_NAME_BYTES)
+    }
+
     /// The non-empty text blocks joined with `"\n"`.
     fn text(&self) -> String {
         let mut out = String::new();
@@ -634,6 +645,31 @@ mod tests {
         ] {
             assert_eq!(call("c", "t", arguments).arguments_json_text(), expected);
         }
+    }
+
+    #[test]
+    fn an_unknown_tool_name_is_echoed_within_the_providers_64_character_limit() {
+        // A model can call a tool by any name; Gemini (functionResponse.name) and Mistral
+        // (the tool message's name) echo it back, and refuse names over 64 characters.
+        let long = format!("{}\u{e9}{}", "n".repeat(63), "x".repeat(1 << 20));
+        let results = [
+            text_result("c1", &long, "unknown tool"),
+            text_result("c2", "read", "ok"),
+        ];
+        for wire in [Wire::Gemini, Wire::Mistral, Wire::OpenAiChat] {
+            let encoded = serde_json::to_string(&encode_results(wire, &results)).unwrap();
+            assert!(encoded.len() < 4096, "{wire:?}: {} bytes", encoded.len());
+            assert!(!encoded.contains(&"n".repeat(64)), "{wire:?}");
+        }
+        let gemini = encode_results(Wire::Gemini, &results);
+        let names: Vec<&str> = gemini[0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|part| part["functionResponse"]["name"].as_str().unwrap())
+            .collect();
+        // Cut on a char boundary: the two-byte character at byte 63 does not fit.
+        assert_eq!(names, [&"n".repeat(63)[..], "read"]);
     }
 
     #[test]

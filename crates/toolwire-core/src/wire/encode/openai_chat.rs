@@ -82,7 +82,7 @@ pub(super) fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
             text = with_image_note(text, image_count, IMAGE_LOCATION);
             image_parts.push(json!({
                 "type": "text",
-                "text": format!("Images returned by tool {} (call {}):", result.tool, result.call_id),
+                "text": format!("Images returned by tool {} (call {}):", result.echoed_tool(), result.call_id),
             }));
             for (mime_type, data) in result.images() {
                 image_parts.push(json!({
@@ -95,7 +95,7 @@ pub(super) fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
         message.insert("role".into(), json!("tool"));
         message.insert("tool_call_id".into(), json!(result.call_id));
         if mistral {
-            message.insert("name".into(), json!(result.tool));
+            message.insert("name".into(), json!(result.echoed_tool()));
         }
         message.insert("content".into(), json!(text));
         messages.push(Value::Object(message));
