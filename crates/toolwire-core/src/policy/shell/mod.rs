@@ -28,6 +28,8 @@ pub mod wrappers;
 #[cfg(test)]
 mod bypass_tests;
 #[cfg(test)]
+mod bypass_tests_review;
+#[cfg(test)]
 pub(crate) mod tests;
 
 use std::path::{Path, PathBuf};
