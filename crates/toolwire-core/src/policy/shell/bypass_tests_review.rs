@@ -4,6 +4,8 @@
 //! and remote-helper URLs (B); the repository git really uses in the workspace (C17); programs
 //! whose purpose is to run another program, and interpreters whose options permute (D).
 
+use std::os::unix::fs::PermissionsExt;
+
 use super::tests::Sandbox;
 use super::*;
 
@@ -472,4 +474,88 @@ fn permuting_interpreters_are_checked_at_every_argument() {
         "m4 prog.m4 other.m4",
         "m4 -- prog.m4",
     ]);
+}
+
+/// C16: a line whose earlier segment writes the program a later one runs. Every segment is
+/// analyzed before any runs: with a writable directory before the trusted `bin` on PATH, the
+/// `git` the analysis found in `bin` is not the `git` the shell runs after `cp` (confirmed by
+/// running `cp /usr/bin/env ws/bin/git && git touch /tmp/x`).
+#[test]
+fn a_later_segment_never_runs_a_program_an_earlier_one_could_write() {
+    let review = Review::new("review-line-writes", &["cp"]);
+    let root = review.sandbox.root.clone();
+    let bin = root.join("bin");
+    review.sandbox.dir("ws/wbin");
+    let open = review.sandbox.dir("open");
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    review.sandbox.exe("ws/tool");
+    let with_path = |path: String| AnalyzeOptions {
+        path: Some(path),
+        allowlist: [
+            &["git", "ls", "cp"][..],
+            &[&format!("{}/ws/tool", root.display())],
+        ]
+        .concat()
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        ..review.options.clone()
+    };
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        (
+            "{ws}/wbin:{bin}",
+            "cp {bin}/ls wbin/git && git status",
+            Some("`{ws}/wbin`"),
+        ),
+        ("{ws}/wbin:{bin}", "ls; git status", Some("`{ws}/wbin`")),
+        ("{ws}/wbin:{bin}", "ls | git status", Some("`{ws}/wbin`")),
+        (
+            "{root}/missing:{bin}",
+            "ls && git status",
+            Some("`{root}/missing`"),
+        ),
+        (
+            "{root}/open:{bin}",
+            "ls && git status",
+            Some("`{root}/open`"),
+        ),
+        (
+            ".:{bin}",
+            "cp {bin}/ls git && git status",
+            Some("(a PATH entry)"),
+        ),
+        ("rel:{bin}", "ls && git status", Some("(a PATH entry)")),
+        ("{bin}", "ls && ./tool", Some("(where it was found)")),
+        // Controls: one segment cannot write its own program first; programs found before any
+        // writable entry; a writable entry after the trusted one.
+        ("{ws}/wbin:{bin}", "git status", None),
+        ("{bin}", "ls && git status", None),
+        ("{bin}:{ws}/wbin:.", "ls && git status | ls", None),
+        ("{bin}", "./tool", None),
+    ];
+    let fill = |text: &str| {
+        text.replace("{ws}", &format!("{}/ws", root.display()))
+            .replace("{root}", &root.display().to_string())
+            .replace("{bin}", &bin.display().to_string())
+    };
+    for (path, command, want) in cases {
+        let options = with_path(fill(path));
+        let command = fill(command);
+        let analysis = analyze_command(&command, &options);
+        match want {
+            Some(want) => {
+                let want = fill(want);
+                let reason = analysis.reason.unwrap_or_default();
+                assert!(
+                    !analysis.approved && reason.contains(&want) && reason.contains("may write"),
+                    "PATH={path} {command}: {reason} (want {want})"
+                );
+            }
+            None => assert!(
+                analysis.approved,
+                "PATH={path} {command}: {:?}",
+                analysis.reason
+            ),
+        }
+    }
 }
