@@ -94,8 +94,238 @@ pub const SUBCOMMANDS_REFUSED: &[&str] = &[
     "p4",
     "var",
     "sh-setup",
+    "sh-i18n",
     "merge-one-file",
+    // Plumbing that runs a program named as its argument or configured, or runs git in other
+    // repositories (`merge-index <program>`, `for-each-repo --config=<key> <command>`), or
+    // installs scheduled jobs (`maintenance start`).
+    "merge-index",
+    "for-each-repo",
+    "maintenance",
+    "cvsexportcommit",
+    "imap-send",
+    "gui",
+    "citool",
+    "gitk",
+    "gitweb",
+    "scalar",
 ];
+
+/// Every other command of git 2.47 (`git help -a`): a subcommand outside these and
+/// [`SUBCOMMANDS_REFUSED`] is an alias or an external `git-<name>` program found through the
+/// exec path and PATH (`git merge-evil`, `git lfs`), whose code the analyzer cannot read.
+const SUBCOMMANDS_KNOWN: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "blame",
+    "branch",
+    "bugreport",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "column",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "count-objects",
+    "describe",
+    "diagnose",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "fmt-merge-msg",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "get-tar-commit-id",
+    "grep",
+    "hash-object",
+    "index-pack",
+    "init",
+    "interpret-trailers",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "mailinfo",
+    "mailsplit",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-tree",
+    "mktag",
+    "mktree",
+    "multi-pack-index",
+    "mv",
+    "name-rev",
+    "notes",
+    "pack-objects",
+    "pack-redundant",
+    "pack-refs",
+    "patch-id",
+    "prune",
+    "prune-packed",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "refs",
+    "remote",
+    "repack",
+    "replace",
+    "replay",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-pack",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-index",
+    "show-ref",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "stripspace",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "unpack-file",
+    "unpack-objects",
+    "update-index",
+    "update-ref",
+    "update-server-info",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+];
+
+/// Git's built-in merge strategies; any other `-s`/`--strategy` name runs `git-merge-<name>`
+/// found through the exec path and PATH.
+const BUILTIN_STRATEGIES: &[&str] = &["ort", "recursive", "resolve", "octopus", "ours", "subtree"];
+
+/// Subcommands taking `--strategy`, and whether `-s` is its short form there (for
+/// `cherry-pick` and `revert`, `-s` is `--signoff`).
+const STRATEGY_SUBCOMMANDS: &[(&str, bool)] = &[
+    ("merge", true),
+    ("pull", true),
+    ("rebase", true),
+    ("cherry-pick", false),
+    ("revert", false),
+];
+
+/// Short options of those subcommands whose value is the rest of the cluster: a `s` after them
+/// is part of the value (`-Xsubtree=x`, `-mmsg`).
+const SHORT_WITH_VALUE: &str = "XmFSC";
+
+/// Why subcommand `sub` is refused: a refused or internal one (`submodule--helper`,
+/// `difftool--helper`, `mergetool--lib`), a remote helper run directly (`remote-<name>`), or a
+/// name git does not have (an alias or an external `git-<name>`).
+fn refused_subcommand(sub: &str) -> Option<String> {
+    if SUBCOMMANDS_REFUSED.contains(&sub) {
+        return Some(format!("`git {sub}` can run commands and is not allowed"));
+    }
+    if sub.contains("--") || sub.starts_with("remote-") {
+        return Some(format!(
+            "`git {sub}` is internal to git (helpers run commands) and is not allowed"
+        ));
+    }
+    if !SUBCOMMANDS_KNOWN.contains(&sub) {
+        return Some(format!(
+            "`git {sub}` is no git command: git would run an alias or `git-{sub}` found on PATH"
+        ));
+    }
+    None
+}
+
+/// The merge strategy an argument of `sub` names that is not built in, if any: `-s NAME`,
+/// `-sNAME` (also at the end of a cluster), `--strategy NAME`, `--strategy=NAME` and any
+/// abbreviation of `--strategy` of three letters or more.
+fn foreign_strategy(sub: &str, args: &[String]) -> Option<String> {
+    let (_, short) = STRATEGY_SUBCOMMANDS.iter().find(|(s, _)| *s == sub)?;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if arg == "--" {
+            return None;
+        }
+        let value = if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            if name.len() < 3 || !"strategy".starts_with(name) {
+                continue;
+            }
+            inline.map(str::to_string).or_else(|| args.get(i).cloned())
+        } else if let Some(cluster) = arg.strip_prefix('-').filter(|_| *short) {
+            let stop = cluster.find(|c| SHORT_WITH_VALUE.contains(c));
+            let Some(at) = cluster
+                .find('s')
+                .filter(|at| stop.is_none_or(|stop| *at < stop))
+            else {
+                continue;
+            };
+            let rest = &cluster[at + 1..];
+            if rest.is_empty() {
+                args.get(i).cloned()
+            } else {
+                Some(rest.to_string())
+            }
+        } else {
+            continue;
+        };
+        let value = value.unwrap_or_default();
+        if !BUILTIN_STRATEGIES.contains(&value.as_str()) {
+            return Some(format!(
+                "`git {sub} {arg}` names the merge strategy `{value}`, which is no built-in one (git runs `git-merge-{value}` from PATH)"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether `url` names a remote helper as git reads it (`transport.c`): a scheme of letters,
+/// digits, `+`, `.` and `-`, starting with a letter, then `::` (`evil::x` runs
+/// `git-remote-evil`; `ext::` and `fd::` run commands themselves).
+fn remote_helper_url(url: &str) -> bool {
+    let Some((scheme, _)) = url.split_once("::") else {
+        return false;
+    };
+    scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+}
 
 /// Git subcommands where `-u` means `--upload-pack`.
 const UPLOAD_PACK_U: &[&str] = &["clone", "fetch", "pull", "ls-remote", "archive"];
@@ -235,6 +465,179 @@ fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
     None
 }
 
+/// The most bytes of a repository configuration file read; a longer one is refused unread.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The git directory a `.git` file names (`gitdir: <path>`, relative to the file's directory).
+fn gitdir_of_file(dot_git: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(dot_git)
+        .map_err(|e| format!("`{}` cannot be read ({e})", dot_git.display()))?;
+    let line = text.lines().next().unwrap_or_default();
+    let Some(value) = line.strip_prefix("gitdir:").map(str::trim) else {
+        return Err(format!(
+            "`{}` is a file that does not start with `gitdir:`",
+            dot_git.display()
+        ));
+    };
+    let base = dot_git.parent().unwrap_or(Path::new("/"));
+    Ok(base.join(value))
+}
+
+/// The code-running keys set in the configuration file `path` (absent: none): each key read
+/// with its section and subsection (`[diff "x"] textconv` is `diff.x.textconv`) and checked with
+/// [`code_running_key`]. Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
+fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::metadata(path) {
+        Err(_) => return Ok(None),
+        Ok(meta) if meta.len() > MAX_CONFIG_BYTES => {
+            return Err(format!(
+                "`{}` is over {MAX_CONFIG_BYTES} bytes and cannot be checked",
+                path.display()
+            ))
+        }
+        Ok(_) => {}
+    }
+    let text =
+        std::fs::read(path).map_err(|e| format!("`{}` cannot be read ({e})", path.display()))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut section = String::new();
+    for line in text.lines() {
+        let mut line = line.trim();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some((header, after)) = rest.split_once(']') else {
+                return Err(format!(
+                    "`{}` has a section header git may read otherwise: `{}`",
+                    path.display(),
+                    line.chars().take(80).collect::<String>()
+                ));
+            };
+            section = match header.split_once(char::is_whitespace) {
+                Some((name, sub)) => format!("{name}.{}", sub.trim().trim_matches('"')),
+                None => header.to_string(),
+            };
+            line = after.trim();
+        }
+        let key = line
+            .split(['=', ' ', '\t', ';', '#'])
+            .next()
+            .unwrap_or_default();
+        if key.is_empty() {
+            continue;
+        }
+        let full = format!("{section}.{key}");
+        if let Some(found) = code_running_key(&full) {
+            return Ok(Some(found));
+        }
+        let value = line
+            .split_once('=')
+            .map_or("", |(_, v)| v.trim().trim_matches('"'));
+        if remote_helper_url(value) {
+            return Ok(Some(format!("{full} = {value}")));
+        }
+    }
+    Ok(None)
+}
+
+/// Why the repository git uses in the trusted directory `root` may run code: its `.git` is a
+/// file naming a git directory outside `root` that is not a linked worktree of it (its
+/// configuration and hooks are not the workspace's), its configuration (`config`,
+/// `config.worktree`, the common directory's `config`) sets a code-running key
+/// ([`code_running_key`]), or it has a hook installed; without a `.git` in `root`, a repository
+/// above `root` that git would find instead.
+fn untrusted_root_repository(root: &Path) -> Option<String> {
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return Some(format!("`{}` cannot be resolved", root.display()));
+    };
+    let dot_git = root.join(".git");
+    let gitdir = match std::fs::symlink_metadata(&dot_git) {
+        Err(_) => {
+            return root.ancestors().skip(1).find_map(|dir| {
+                std::fs::symlink_metadata(dir.join(".git"))
+                    .is_ok()
+                    .then(|| {
+                        format!(
+                        "git would use the repository of `{}`, above the trusted directory `{}`",
+                        dir.display(),
+                        root.display()
+                    )
+                    })
+            })
+        }
+        Ok(meta) if meta.is_file() => match gitdir_of_file(&dot_git) {
+            Ok(gitdir) => gitdir,
+            Err(why) => return Some(why),
+        },
+        Ok(_) => dot_git,
+    };
+    let Ok(real) = std::fs::canonicalize(&gitdir) else {
+        return Some(format!(
+            "the repository's git directory `{}` cannot be resolved",
+            gitdir.display()
+        ));
+    };
+    let common = match std::fs::read_to_string(real.join("commondir")) {
+        Err(_) => real.clone(),
+        Ok(text) => match std::fs::canonicalize(real.join(text.trim())) {
+            Ok(common) => common,
+            Err(_) => {
+                return Some(format!(
+                    "the common directory `{}` of the repository cannot be resolved",
+                    text.trim()
+                ))
+            }
+        },
+    };
+    let inside = real.starts_with(&root) && common.starts_with(&root);
+    if !inside && !linked_worktree(&real, &common, &root.join(".git")) {
+        return Some(format!(
+            "the repository's `.git` leads to `{}`, outside the trusted directory `{}` and not a worktree of it: its configuration and hooks are untrusted",
+            real.display(),
+            root.display()
+        ));
+    }
+    let files = [
+        real.join("config"),
+        real.join("config.worktree"),
+        common.join("config"),
+    ];
+    let config = files.iter().find_map(|file| match config_code_keys(file) {
+        Ok(None) => None,
+        Ok(Some(key)) => Some(format!(
+            "the repository's configuration `{}` sets `{key}`, which runs commands",
+            file.display()
+        )),
+        Err(why) => Some(why),
+    });
+    config.or_else(|| installed_hook(&common.join("hooks")))
+}
+
+/// Whether the git directory `real` is a linked worktree's (`git worktree add`): it is
+/// `<common>/worktrees/<name>` and its `gitdir` file leads back to `dot_git`, the workspace's
+/// `.git` file. Its configuration and hooks are then checked as the workspace's own.
+fn linked_worktree(real: &Path, common: &Path, dot_git: &Path) -> bool {
+    let back = std::fs::read_to_string(real.join("gitdir"))
+        .ok()
+        .and_then(|text| std::fs::canonicalize(text.trim()).ok());
+    real.parent() == Some(common.join("worktrees").as_path())
+        && back.is_some_and(|back| std::fs::canonicalize(dot_git).ok() == Some(back))
+}
+
+/// The first hook installed in `hooks` (a file there not named `*.sample`), which git runs on
+/// commit, checkout, merge, push, ...
+fn installed_hook(hooks: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(hooks).ok()?;
+    entries.flatten().find_map(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        (!name.ends_with(".sample")).then(|| {
+            format!(
+                "the repository has the hook `{}`, which git runs",
+                hooks.join(name.as_ref()).display()
+            )
+        })
+    })
+}
+
 /// Reads git's global options, refusing what may run code, and returns the index of the
 /// subcommand in `args` (`None`: there is none). Every value is consumed where git consumes it,
 /// an unknown option before the subcommand is refused, and `-C` must stay in the repository of
@@ -309,7 +712,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         ));
     }
     if let (Some(cwd), Some(root)) = (place.cwd, place.trusted_root()) {
-        if let Some(why) = untrusted_repository(cwd, root) {
+        if let Some(why) =
+            untrusted_repository(cwd, root).or_else(|| untrusted_root_repository(root))
+        {
             return Err(format!("argument injection: {why}"));
         }
     }
@@ -317,9 +722,22 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         return Ok(());
     };
     let sub = args[index].as_str();
-    if SUBCOMMANDS_REFUSED.contains(&sub) {
+    if let Some(why) = refused_subcommand(sub) {
+        return Err(format!("argument injection: {why}"));
+    }
+    let rest = &args[index + 1..];
+    if let Some(why) = foreign_strategy(sub, rest) {
+        return Err(format!("argument injection: {why}"));
+    }
+    // A remote-helper URL wherever a URL may stand: an argument or an option's value.
+    if let Some(arg) = rest.iter().find(|arg| {
+        remote_helper_url(arg)
+            || arg
+                .split_once('=')
+                .is_some_and(|(_, value)| remote_helper_url(value))
+    }) {
         return Err(format!(
-            "argument injection: `git {sub}` can run commands and is not allowed"
+            "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
     }
     let short_refused = match sub {

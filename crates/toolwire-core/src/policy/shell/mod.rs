@@ -7,7 +7,9 @@
 //! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
-//! refused ([`injection`], [`git`], [`code_args`], [`sed`]). For a tool call, [`workdir`] and
+//! refused ([`injection`], [`git`], [`code_args`], [`sed`]); in a line of several segments,
+//! programs come only from directories the line cannot write ([`line_writes`]). For a tool
+//! call, [`workdir`] and
 //! [`callenv`] read where the command runs and what environment it is given.
 
 pub mod allowlist;
@@ -16,6 +18,7 @@ pub mod code_args;
 pub mod git;
 pub mod injection;
 pub mod lex;
+pub mod line_writes;
 pub mod names;
 pub mod options;
 pub mod resolve;
@@ -27,6 +30,8 @@ pub mod wrappers;
 
 #[cfg(test)]
 mod bypass_tests;
+#[cfg(test)]
+mod bypass_tests_review;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -99,7 +104,7 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         Ok(segments) => segments,
         Err(reason) => return Analysis::refused(reason),
     };
-    let context = Context::new(options);
+    let context = Context::new(options, segments.len());
     let verdicts: Vec<SegmentVerdict> = segments
         .iter()
         .map(|segment| context.check(segment))
@@ -124,6 +129,9 @@ struct Context<'a> {
     path_var: String,
     trusted: Vec<PathBuf>,
     link_dirs: Vec<PathBuf>,
+    /// How many segments the line has: with more than one, an earlier one may write the
+    /// program a later one runs ([`line_writes`]).
+    segments: usize,
 }
 
 /// The basename of what was typed.
@@ -132,7 +140,7 @@ fn basename(name: &str) -> &str {
 }
 
 impl<'a> Context<'a> {
-    fn new(options: &'a AnalyzeOptions) -> Self {
+    fn new(options: &'a AnalyzeOptions, segments: usize) -> Self {
         let path_var = match &options.path {
             Some(path) => path.clone(),
             None => std::env::var("PATH").unwrap_or_default(),
@@ -142,6 +150,7 @@ impl<'a> Context<'a> {
             path_var,
             trusted: resolve::canonical_dirs(&options.trusted_dirs),
             link_dirs: resolve::canonical_dirs(&options.link_dirs),
+            segments,
         }
     }
 
@@ -204,6 +213,17 @@ impl<'a> Context<'a> {
             return Err(why);
         }
         let found = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
+        // Checked once the segment would be approved, so other refusals keep their reason.
+        let replaceable = (self.segments > 1)
+            .then(|| {
+                let root = place.root;
+                line_writes::replaceable(&typed, &found, cwd, root, &self.path_var, &self.trusted)
+            })
+            .flatten();
+        let approve = |rule: String| match &replaceable {
+            Some(why) => Err(why.clone()),
+            None => Ok(rule),
+        };
         let real = found.real.clone();
         let real_str = real
             .to_str()
@@ -245,7 +265,7 @@ impl<'a> Context<'a> {
             allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
         {
             injection::check_arguments(&names, args, place)?;
-            return Ok(format!("allowlisted by `{entry}`"));
+            return approve(format!("allowlisted by `{entry}`"));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
         // never another name a symlink gives it.
@@ -257,7 +277,7 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return Ok(format!("safe bin `{bin}`"));
+                return approve(format!("safe bin `{bin}`"));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments

@@ -26,8 +26,8 @@ fn without_version(name: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Every name `name` is looked up by in the program lists, `name` first, each once: `name`
-/// itself; its part before the first `.` (`vim.basic`, unless what follows is a script
-/// extension); its parts on either side of the first and of the last `-` (`gdb-multiarch`,
+/// itself; its parts before the first and the last `.` (`vim.basic`, `ld.so.basic`, unless what
+/// follows is a script extension); its parts on either side of the first and of the last `-` (`gdb-multiarch`,
 /// `x86_64-linux-gnu-gdb`); each of these without a trailing version; and the lower-case forms
 /// of all of them.
 pub fn lookup_names(name: &str) -> Vec<String> {
@@ -48,7 +48,11 @@ const FILE_EXTENSIONS: &[&str] = &[
 
 fn forms(name: &str, dashes: bool) -> Vec<String> {
     let mut bases: Vec<&str> = vec![name];
-    if let Some((head, tail)) = name.split_once('.') {
+    // Before the first and before the last `.`: `vim.basic`, `ld.so.basic`.
+    for (head, tail) in [name.split_once('.'), name.rsplit_once('.')]
+        .into_iter()
+        .flatten()
+    {
         if !FILE_EXTENSIONS.contains(&tail.to_ascii_lowercase().as_str()) {
             bases.push(head);
         }

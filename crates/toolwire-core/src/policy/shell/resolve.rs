@@ -123,7 +123,7 @@ fn real_executable(candidate: &Path) -> Result<Executable, String> {
 /// entry, `.` and any other relative entry (`bin`, `./tools`) against the working directory
 /// `cwd`. An entry starting with `~` is refused (bash expands it, POSIX shells do not), and so
 /// is a relative entry when the working directory is unknown.
-fn path_entry_dir(entry: &str, cwd: Option<&Path>) -> Result<PathBuf, String> {
+pub fn path_entry_dir(entry: &str, cwd: Option<&Path>) -> Result<PathBuf, String> {
     if entry.starts_with('/') {
         return Ok(PathBuf::from(entry));
     }

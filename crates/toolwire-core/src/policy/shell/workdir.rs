@@ -20,7 +20,66 @@ pub const WORKDIR_KEYS: &[&str] = &[
     "workingDirectory",
     "directory",
     "dir",
+    "folder",
+    "path",
+    "location",
+    "root",
+    "cwd_path",
+    "cwdPath",
+    "workspace",
+    "project_dir",
+    "projectDir",
+    "project_root",
+    "projectRoot",
+    "base_dir",
+    "baseDir",
+    "run_dir",
+    "runDir",
+    "exec_dir",
+    "execDir",
 ];
+
+/// Why another string argument of the call may be where its command runs: one that is not
+/// the command (`command_param`), a working directory name ([`WORKDIR_KEYS`], read by
+/// [`call_workdir`]) or an environment ([`ENV_KEYS`](super::callenv::ENV_KEYS)), and names an
+/// existing directory (a relative one against `base`) other than `workdir`, the one the
+/// command is analyzed in. A tool may take its working directory under a name no list has
+/// (`{command, target: "sub"}`): the analysis would then vouch for the wrong directory, so the
+/// call is ambiguous. Only the top-level strings are read.
+pub fn other_directory(
+    args: &Value,
+    command_param: &str,
+    workdir: Option<&Path>,
+    base: Option<&Path>,
+) -> Option<String> {
+    let analyzed = workdir.and_then(|dir| std::fs::canonicalize(dir).ok());
+    let Value::Object(fields) = args else {
+        return None;
+    };
+    fields.iter().find_map(|(key, value)| {
+        let text = value.as_str()?;
+        let skipped = key == command_param
+            || WORKDIR_KEYS.contains(&key.as_str())
+            || super::callenv::ENV_KEYS.contains(&key.as_str());
+        if skipped || text.is_empty() {
+            return None;
+        }
+        let path = match base {
+            Some(base) => base.join(text),
+            None if text.starts_with('/') => PathBuf::from(text),
+            None => return None,
+        };
+        let dir = std::fs::canonicalize(path).ok().filter(|p| p.is_dir())?;
+        (analyzed.as_ref() != Some(&dir)).then(|| {
+            format!(
+                "the argument \"{key}\" ({}) names the directory {}, which may be where the command runs; it is analyzed in {}",
+                quoted(value),
+                dir.display(),
+                analyzed.as_ref().map_or("an unknown directory".to_string(), |d| d.display().to_string())
+            )
+        })
+    })
+}
 
 /// `path` with `.` and `..` resolved lexically (the way `path.resolve` and the kernel's
 /// `chdir` of a joined path read it when no symlink is involved).
@@ -129,6 +188,68 @@ mod tests {
             let got = call_workdir(args, Some(base)).unwrap();
             assert_eq!(got.as_deref(), want.map(Path::new), "{args}");
         }
+    }
+
+    /// Issue 19 review: `{command, folder: "sub"}` was analyzed at the root.
+    #[test]
+    fn another_argument_naming_a_directory_is_ambiguous() {
+        let sandbox = crate::policy::shell::tests::Sandbox::new("workdir-other");
+        let base = sandbox.dir("ws");
+        let sub = sandbox.dir("ws/sub");
+        sandbox.file("ws/notes.txt", 0o644);
+        for key in [
+            "folder",
+            "path",
+            "location",
+            "root",
+            "cwd_path",
+            "projectDir",
+        ] {
+            let args = json!({ "command": "ls", key: "sub" });
+            assert_eq!(
+                call_workdir(&args, Some(&base)).unwrap(),
+                Some(sub.clone()),
+                "{key}"
+            );
+        }
+        let cases: &[(Value, Option<&str>)] = &[
+            (
+                json!({ "command": "ls", "target": "sub" }),
+                Some("\"target\" (\"sub\")"),
+            ),
+            (
+                json!({ "command": "ls", "in": "/" }),
+                Some("names the directory /"),
+            ),
+            (
+                json!({ "command": "ls", "cwd": "sub", "other": "." }),
+                Some("\"other\""),
+            ),
+            // Controls: the analyzed directory itself, files, missing paths, non-strings.
+            (
+                json!({ "command": "ls", "cwd": "sub", "other": "sub/" }),
+                None,
+            ),
+            (json!({ "command": "ls", "note": "notes.txt" }), None),
+            (json!({ "command": "ls", "note": "missing" }), None),
+            (json!({ "command": "sub", "timeout": 5 }), None),
+            (json!({ "command": "ls", "env": "sub" }), None),
+        ];
+        for (args, want) in cases {
+            let dir = call_workdir(args, Some(&base)).unwrap();
+            let got = other_directory(args, "command", dir.as_deref(), Some(&base));
+            match want {
+                Some(want) => assert!(
+                    got.as_deref().is_some_and(|g| g.contains(want)),
+                    "{args}: {got:?}"
+                ),
+                None => assert_eq!(got, None, "{args}"),
+            }
+        }
+        // A long value naming a directory is never echoed whole.
+        let long = json!({ "command": "ls", "x": format!("sub/{}", "./".repeat(50_000)) });
+        let got = other_directory(&long, "command", Some(&base), Some(&base)).unwrap();
+        assert!(got.len() < 1500, "{}", got.len());
     }
 
     #[test]

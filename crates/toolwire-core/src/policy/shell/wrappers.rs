@@ -201,6 +201,68 @@ pub const WRAPPERS: &[&str] = &[
     "sensible-browser",
     "x-www-browser",
     "www-browser",
+    "gnome-www-browser",
+    "mimeopen",
+    "xdg-email",
+    "gio",
+    "gtk-launch",
+    "gapplication",
+    // Launchers, tracers, profilers and session tools that run the program given as an
+    // argument (each read from its `--help` on Debian 12: `choom -n N -- cmd`,
+    // `systemd-inhibit cmd`, `msgexec cmd`, `heaptrack cmd`, `ld.so prog`, `not cmd`, ...).
+    "choom",
+    "uclampset",
+    "sotruss",
+    "memusage",
+    "heaptrack",
+    "gprofng",
+    "gp-collect-app",
+    "valgrind.bin",
+    "vgdb",
+    "systemd-cat",
+    "systemd-inhibit",
+    "systemd-socket-activate",
+    "switch_root",
+    "luit",
+    "debconf",
+    "debconf-apt-progress",
+    "pg_virtualenv",
+    "msgexec",
+    "msgfilter",
+    "scriptlive",
+    "scriptreplay",
+    "ssh-argv0",
+    "kernel-install",
+    "make-first-existing-target",
+    "prove",
+    "gpg-agent",
+    "gpg-connect-agent",
+    "ld.so",
+    "ld-linux",
+    "ld-linux-x86-64",
+    "ld-linux-aarch64",
+    "ld-musl",
+    "lli",
+    "lli-child-target",
+    "llvm-jitlink",
+    "bugpoint",
+    "not",
+    "jexec",
+    "jrunscript",
+    // Terminal emulators (`-e cmd`) and browsers with a command-prefix option
+    // (`chromium --renderer-cmd-prefix=cmd`, `--utility-cmd-prefix`, `--browser-subprocess-path`).
+    "x-terminal-emulator",
+    "xterm",
+    "uxterm",
+    "zutty",
+    "gnome-terminal",
+    "konsole",
+    "chromium",
+    "chromium-browser",
+    "chrome",
+    "google-chrome",
+    "google-chrome-stable",
+    "firefox",
 ];
 
 /// Programs that can spawn a shell interactively (pagers, editors, debuggers, interactive
@@ -259,8 +321,29 @@ pub const REFUSED_PROGRAMS: &[&str] = &[
     "vipw",
     "vigr",
     "visudo",
+    // Pagers under the names of the decompressing and documentation front-ends that start them.
+    "zless",
+    "zmore",
+    "bzless",
+    "bzmore",
+    "xzless",
+    "xzmore",
+    "lzless",
+    "lzmore",
+    "zstdless",
+    "perldoc",
+    "pydoc",
+    "cscope",
+    // Editors started by bug reporters and tutors, and restricted `ed`.
+    "bashbug",
+    "perlbug",
+    "perlthanks",
+    "vimtutor",
+    "red",
     // Debuggers.
     "gdb",
+    "gdbtui",
+    "jdb",
     "lldb",
     "cgdb",
     "pdb",
@@ -285,6 +368,7 @@ pub const REFUSED_PROGRAMS: &[&str] = &[
     "vifm",
     "lf",
     "minicom",
+    "cpan",
 ];
 
 /// Reserved words and builtins that change the shell itself or run code; refused as argv[0].
@@ -537,6 +621,39 @@ pub fn script_operand(name: &str, script: &str, cwd: Option<&Path>) -> Option<St
     }
 }
 
+/// Interpreters that read their options with GNU `getopt_long`, which permutes: an option after
+/// the program file (`dc file -e '!cmd'`, `m4 file -`) is still an option.
+const PERMUTING_INTERPRETERS: &[&str] = &["m4", "dc"];
+
+/// Why the permuting interpreter `name` runs program text with `args`: any option before `--`
+/// wherever it stands (the option check looks at every argument, not only the first), no
+/// operand at all, or an operand that is no script file ([`script_operand`]).
+fn permuted_program_text(name: &str, args: &[String], cwd: Option<&Path>) -> Option<String> {
+    let mut operands = 0;
+    let mut options_end = false;
+    for arg in args {
+        if !options_end && arg == "--" {
+            options_end = true;
+            continue;
+        }
+        if !options_end && arg.starts_with('-') && arg != "-" {
+            return Some(format!(
+                "`{name}` with option `{arg}` may run program text (GNU getopt reads options after operands too)"
+            ));
+        }
+        operands += 1;
+        if let Some(why) = script_operand(name, arg, cwd) {
+            return Some(why);
+        }
+    }
+    if operands == 0 {
+        return Some(format!(
+            "`{name}` without a script reads its program from stdin"
+        ));
+    }
+    None
+}
+
 /// Why running the interpreter `name` with `args` runs program text, or `None` when `name` is
 /// not an interpreter or runs a script file.
 ///
@@ -548,6 +665,9 @@ pub fn interpreter_program_text(name: &str, args: &[String], cwd: Option<&Path>)
     let always = interpreter(name)?;
     if always {
         return Some(format!("`{name}` runs program text"));
+    }
+    if PERMUTING_INTERPRETERS.contains(&name) {
+        return permuted_program_text(name, args, cwd);
     }
     match args.first().map(String::as_str) {
         None => Some(format!(

@@ -1,0 +1,110 @@
+//! Programs a line's own segments could put in place before they run: every segment is
+//! analyzed before any runs, so in `cp /usr/bin/env bin/git && git touch x` (with `bin` before
+//! `/usr/bin` on PATH) the second `git` is found in `/usr/bin` by the analysis and in `bin` by
+//! the shell.
+//!
+//! The rule (no list of writing programs is needed, and none could be complete): in a line of
+//! more than one segment, every directory a program is looked up through must be one the line
+//! cannot write. A trusted dir counts as such, and so, when the process is not root, does an
+//! existing directory outside the workspace owned by root and writable by no one else (nor any
+//! directory above it, a sticky one excepted): writing there needs root, which is outside the
+//! threat model, as writing into the trusted dirs is. A PATH entry that does not exist yet, a
+//! relative one, one in the workspace (the working directory or the workspace root) or one the
+//! user can write is not; nor is such a directory when a program typed with a `/` lies in it.
+//! A process running as root can write everywhere: for it only the trusted dirs count. A line
+//! of one segment cannot change its own program before it runs.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::resolve::{path_entry_dir, Executable};
+
+/// Whether this process runs as root (the owner of `/proc/self` is its effective user); `None`
+/// when that cannot be read.
+fn running_as_root() -> Option<bool> {
+    std::fs::metadata("/proc/self")
+        .ok()
+        .map(|meta| meta.uid() == 0)
+}
+
+/// Whether no one but root can change what the directory `dir` holds, and this process is not
+/// root: it and every directory above it exist, are owned by root and are writable by no group
+/// or other user (a sticky directory above it, such as `/tmp`, protects the names in it).
+pub fn root_managed(dir: &Path) -> bool {
+    if running_as_root() != Some(false) {
+        return false;
+    }
+    let Ok(real) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    real.ancestors().enumerate().all(|(depth, dir)| {
+        std::fs::metadata(dir).is_ok_and(|meta| {
+            let open = meta.mode() & 0o022 != 0;
+            let sticky = meta.mode() & 0o1000 != 0;
+            meta.uid() == 0 && (!open || (depth > 0 && sticky))
+        })
+    })
+}
+
+/// Whether `dir` is one of the (canonical) `trusted` dirs or [root-managed](root_managed) and
+/// outside the `workspace` directories (the working directory and the workspace root, which
+/// the agent's own tools write).
+fn unwritable(dir: &Path, trusted: &[PathBuf], workspace: &[&Path]) -> bool {
+    let Ok(real) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    if trusted.contains(&real) {
+        return true;
+    }
+    let in_workspace = workspace
+        .iter()
+        .any(|w| std::fs::canonicalize(w).is_ok_and(|w| real.starts_with(w)));
+    !in_workspace && root_managed(&real)
+}
+
+/// Why the program `typed`, found as `found`, could be another one when it runs after earlier
+/// segments of its line: a PATH directory searched up to where it was found, or the directory
+/// it was found or really lies in, is one the line may write ([`unwritable`] says which are
+/// not). `None` when every one is safe.
+pub fn replaceable(
+    typed: &str,
+    found: &Executable,
+    cwd: Option<&Path>,
+    root: Option<&Path>,
+    path_var: &str,
+    trusted: &[PathBuf],
+) -> Option<String> {
+    let workspace: Vec<&Path> = cwd.into_iter().chain(root).collect();
+    let refuse = |dir: &Path, what: &str| {
+        Some(format!(
+            "`{typed}` is looked up through `{}` ({what}), which this line's other segments may write before it runs: a line of more than one segment runs only programs from directories only root can write",
+            dir.display()
+        ))
+    };
+    let found_dir = found.found.parent().unwrap_or(Path::new("/"));
+    if !typed.contains('/') {
+        for entry in path_var.split(':') {
+            let Ok(dir) = path_entry_dir(entry, cwd) else {
+                return refuse(Path::new(entry), "a PATH entry");
+            };
+            if !entry.starts_with('/') || !unwritable(&dir, trusted, &workspace) {
+                return refuse(&dir, "a PATH entry");
+            }
+            if dir == found_dir {
+                break;
+            }
+        }
+    }
+    for (dir, what) in [
+        (found_dir, "where it was found"),
+        (
+            found.real.parent().unwrap_or(Path::new("/")),
+            "where it lies",
+        ),
+    ] {
+        if !unwritable(dir, trusted, &workspace) {
+            return refuse(dir, what);
+        }
+    }
+    None
+}
