@@ -249,6 +249,12 @@ export declare function encodeResults(results: string, wire: string): string
 export declare function encodeToolCalls(turn: string, wire: string): string
 
 /**
+ * The most of a value a message quotes: the engine's bound
+ * (`toolwire_core::quote::MAX_QUOTED_BYTES`), which the JavaScript layer's own messages use too.
+ */
+export declare const MAX_QUOTED_BYTES: number
+
+/**
  * Normalizes a JSON Schema (JSON text) for `target`; `options` is JSON text (empty for
  * defaults). Returns `{ schema, removed, warnings }` as JSON text.
  */

@@ -54,17 +54,23 @@ function safeString(value) {
 }
 
 /**
- * The most of a value a thrown message quotes, in UTF-16 code units: the JavaScript side of the
- * engine's bounded quoting (crates/toolwire-core/src/quote.rs, 1 KB), so a misused option holding
- * megabytes is named, not echoed.
+ * The most of a value a thrown message quotes: the engine's bound (`MAX_QUOTED_BYTES`, exported by
+ * the native module from crates/toolwire-core/src/quote.rs), here counted in UTF-16 code units, so
+ * a misused option holding megabytes is named, not echoed. Read when first needed, so loading this
+ * module never loads the binary.
  */
-const MAX_QUOTED = 1024
+let maxQuoted
+function quotedLimit() {
+  maxQuoted ??= require('../native.js').MAX_QUOTED_BYTES
+  return maxQuoted
+}
 
-/** `text` cut to {@link MAX_QUOTED} code units (never inside a surrogate pair), saying how much was left out. */
+/** `text` cut to {@link quotedLimit} code units (never inside a surrogate pair), saying how much was left out. */
 function bounded(text) {
-  if (text.length <= MAX_QUOTED) return text
-  const code = text.charCodeAt(MAX_QUOTED - 1)
-  const end = code >= 0xd800 && code <= 0xdbff ? MAX_QUOTED - 1 : MAX_QUOTED
+  const max = quotedLimit()
+  if (text.length <= max) return text
+  const code = text.charCodeAt(max - 1)
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max
   return `${text.slice(0, end)}... (${text.length - end} more characters not shown)`
 }
 

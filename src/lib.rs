@@ -23,7 +23,7 @@ pub use decoder::{check_wire_js, NativeDecoder};
 pub use history::{
     encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
 };
-pub use options::check_option_keys_js;
+pub use options::{check_option_keys_js, MAX_QUOTED_BYTES};
 pub use plan::NativePlan;
 pub use policy::analyze_command_js;
 pub use rap::NativeRap;

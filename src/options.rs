@@ -12,3 +12,8 @@ pub fn check_option_keys_js(r#where: String, key: String, known: Vec<String>) ->
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     guard(|| toolwire_core::options::check_option_keys(&r#where, [key.as_str()], &known))
 }
+
+/// The most of a value a message quotes: the engine's bound
+/// (`toolwire_core::quote::MAX_QUOTED_BYTES`), which the JavaScript layer's own messages use too.
+#[napi]
+pub const MAX_QUOTED_BYTES: u32 = toolwire_core::quote::MAX_QUOTED_BYTES as u32;
