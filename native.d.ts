@@ -220,7 +220,11 @@ export declare class NativeSanitizer {
  */
 export declare function analyzeCommand(command: string, options: string): string
 
-/** The directory name of run `run_id` under an audit root: one-to-one, percent-encoded. */
+/**
+ * The directory name of run `run_id` under an audit root: one-to-one over every JavaScript
+ * string, read as its UTF-16 code units so a lone surrogate is not lost (see
+ * [`toolwire_core::audit::run_dir`]).
+ */
 export declare function auditDirName(runId: string): string
 
 /**

@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { ToolRuntime, auditRunDir, replayRun, verifyRun } from '../index.js'
 // @ts-expect-error lib/audit.js is CommonJS without declarations
 import { AuditLog, auditOption } from '../lib/audit.js'
+// @ts-expect-error lib/cli/main.js is CommonJS without declarations
+import { main } from '../lib/cli/main.js'
 import { sleep } from './helpers.js'
 import { scriptedModel } from './scripted.js'
 
@@ -523,6 +525,43 @@ describe('audit log: a call that ran is always recorded', () => {
     for (const [i, runId] of ids.entries()) {
       expect(replayRun(dir, runId).calls.map((c: any) => c.callId)).toEqual([`c${i}`])
       expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+  })
+
+  it('names run ids with lone surrogates in the engine: four ids, four directories, each found by verifyRun and toolwire audit', async () => {
+    const dir = join(root, 'surrogate-names')
+    // The engine names every id from its UTF-16 code units: a lone surrogate is ~u and its hex,
+    // U+FFFD is its UTF-8 percent-encoded, so no two of these share a directory.
+    const named = [
+      ['\ud800', '~uD800'],
+      ['\ufffd', '%EF%BF%BD'],
+      ['a\udc00b', 'a~uDC00b'],
+      ['a\ufffdb', 'a%EF%BF%BDb'],
+    ]
+    const runtime = runtimeIn(dir)
+    for (const [i, [runId, name]] of named.entries()) {
+      const [result] = await runtime.dispatch([{ id: `s${i}`, name: 'login', arguments: '{}' }], { runId })
+      expect(result.runId).toBe(runId)
+      expect(auditRunDir(dir, runId)).toBe(join(dir, name))
+    }
+    expect(readdirSync(dir).sort()).toEqual(named.map(([, name]) => name).sort())
+    for (const [i, [runId]] of named.entries()) {
+      expect(replayRun(dir, runId).calls.map((c: any) => c.callId)).toEqual([`s${i}`])
+      expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+    const cli = (...args: string[]) => {
+      const out: string[] = []
+      const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => out.push(text) } }
+      return { code: main(['audit', ...args, '--json'], io), json: JSON.parse(out.join('')) }
+    }
+    const whole = cli(dir)
+    expect(whole.code).toBe(0)
+    expect(whole.json.summary).toMatchObject({ runs: 4, calls: 4, runsWithProblems: 0 })
+    expect(whole.json.runs.map((r: any) => basename(r.dir)).sort()).toEqual(named.map(([, name]) => name).sort())
+    for (const [i, [runId]] of named.entries()) {
+      const one = cli(dir, '--run', runId)
+      expect(one.code).toBe(0)
+      expect(one.json.calls.map((c: any) => c.callId)).toEqual([`s${i}`])
     }
   })
 

@@ -10,7 +10,6 @@
 
 const path = require('node:path')
 const fs = require('node:fs')
-const { createHash } = require('node:crypto')
 const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
 const { ToolwireError, describe, native, jsonText, messageOf, checkOptionKeys } = require('./common.js')
 
@@ -37,17 +36,13 @@ function auditOption(where, audit) {
 }
 
 /**
- * The directory of run `runId` under the audit root `root`: one per run id, never shared. An id
- * that is not well-formed UTF-16 (a lone surrogate) would reach the engine with U+FFFD in its
- * place and share a directory with other ids: it is named `~u` and the SHA-256 of its UTF-16
- * code units instead, a name the engine never gives (its names never start with `~`).
+ * The directory of run `runId` under the audit root `root`: one per run id, never shared. The
+ * engine names it (auditDirName) from the id's UTF-16 code units, so an id that is not
+ * well-formed UTF-16 (a lone surrogate) has a directory of its own too.
  */
 function auditRunDir(root, runId) {
   if (typeof root !== 'string') throw new TypeError(`auditRunDir: root must be a string, got ${describe(root)}`)
   if (typeof runId !== 'string') throw new TypeError(`auditRunDir: runId must be a string, got ${describe(runId)}`)
-  if (!runId.isWellFormed()) {
-    return path.join(root, `~u${createHash('sha256').update(Buffer.from(runId, 'utf16le')).digest('hex')}`)
-  }
   return path.join(root, auditDirName(runId))
 }
 

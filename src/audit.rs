@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
 use toolwire_core::audit::salvage::read_marked_text;
 use toolwire_core::audit::{
-    dir_name, now_ms, replay_run, run_dir, verify_run, AuditWriter, LogFile, RecordScrubber,
+    dir_name_utf16, now_ms, replay_run, verify_run, AuditWriter, LogFile, RecordScrubber,
 };
 use toolwire_core::sanitize::{ResultRules, RuleOptions, Sanitizer};
 use toolwire_core::{Error, ErrorCode};
@@ -166,23 +167,25 @@ fn log_file(kind: u32) -> LogFile {
 }
 
 /// The run directory: `dir` itself, or the directory of run `run_id` under the audit root `dir`.
-fn run_dir_of(dir: &str, run_id: Option<&str>) -> PathBuf {
+fn run_dir_of(dir: &str, run_id: Option<&[u16]>) -> PathBuf {
     match run_id {
-        Some(id) => run_dir(Path::new(dir), id),
+        Some(id) => Path::new(dir).join(dir_name_utf16(id)),
         None => PathBuf::from(dir),
     }
 }
 
-/// The directory name of run `run_id` under an audit root: one-to-one, percent-encoded.
+/// The directory name of run `run_id` under an audit root: one-to-one over every JavaScript
+/// string, read as its UTF-16 code units so a lone surrogate is not lost (see
+/// [`toolwire_core::audit::run_dir`]).
 #[napi(js_name = "auditDirName")]
-pub fn audit_dir_name(run_id: String) -> String {
-    dir_name(&run_id)
+pub fn audit_dir_name(run_id: Utf16String) -> String {
+    dir_name_utf16(&run_id)
 }
 
 /// Reads a run directory back (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ run, calls, results, events, partialLines, ... }` as JSON.
 #[napi(js_name = "replayRun")]
-pub fn replay_run_js(dir: String, run_id: Option<String>) -> napi::Result<String> {
+pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
     guard(|| {
         let replay = replay_run(&run_dir_of(&dir, run_id.as_deref()))?;
         serde_json::to_string(&replay).map_err(|e| Error::internal(e.to_string()))
@@ -192,7 +195,7 @@ pub fn replay_run_js(dir: String, run_id: Option<String>) -> napi::Result<String
 /// Checks a run directory's invariants (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ ok, problems }` as JSON.
 #[napi(js_name = "verifyRun")]
-pub fn verify_run_js(dir: String, run_id: Option<String>) -> napi::Result<String> {
+pub fn verify_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
     guard(|| {
         let verification = verify_run(&run_dir_of(&dir, run_id.as_deref()));
         serde_json::to_string(&verification).map_err(|e| Error::internal(e.to_string()))

@@ -1,6 +1,8 @@
 //! Run ids as directory names, one-to-one: the directory of run `id` under an audit root is
 //! `<root>/<dir_name(id)>`, and two different ids never share a directory on any platform the
-//! package ships for.
+//! package ships for. This module is the only place that decides the mapping: JavaScript hands
+//! over the id's UTF-16 code units ([`dir_name_utf16`]), so ids that are not well-formed UTF-16
+//! (a lone surrogate, what `text.slice(0, n)` makes of an emoji) are named here too.
 //!
 //! The name is the id percent-encoded: lowercase ASCII letters, digits, `-` and `_` stay as they
 //! are, and so does `.` except first or last; every other byte of the id's UTF-8 is written
@@ -8,12 +10,19 @@
 //! directory name, `team/a` is `team%2Fa` and never meets `team_a`, and `..` is `%2E%2E`.
 //! Upper-case letters are encoded because macOS and Windows file systems ignore case by default
 //! (`Run` and `run` would share a directory); Windows device names (`con`, `nul.txt`, `com1`...)
-//! get their first letter encoded; the empty id is `%`.
+//! get their first letter encoded; the empty id is `%`. A lone surrogate (a code unit UTF-8 has
+//! no bytes for) is written `~u` and its four uppercase hex digits (`"a\u{d800}"` is `a~uD800`),
+//! a form percent-encoding never writes (`~` itself is `%7E`), so `"\ud800"` and `"\ufffd"`
+//! (`%EF%BF%BD`) get directories of their own. Every such name decodes back to its id
+//! ([`run_id_units_of`]).
 //!
 //! Names are kept short enough for every file system: an encoding longer than
-//! [`MAX_DIRECT_NAME`] bytes becomes its first bytes, `~` and the SHA-256 of the id (`~` never
-//! appears in a direct name, so the two forms cannot meet). Such a name is not reversible by
-//! itself; the run's `run.json` holds the id ([`run_id_of`] says `None` for it).
+//! [`MAX_DIRECT_NAME`] bytes becomes its first bytes (never a cut escape), `~` and the SHA-256 of
+//! the id's WTF-8 (its UTF-8 when well-formed; a lone surrogate as the three bytes generalized
+//! UTF-8 gives it, which no UTF-8 text holds). The hash's `~` is followed by a lowercase hex
+//! digit, a surrogate's by `u`, and a direct name holds no other `~`, so the forms never meet,
+//! even with case ignored. A hashed name is not reversible by itself; the run's `run.json` holds
+//! the id ([`run_id_of`] says `None` for it). Every step is linear in the id's length.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +40,12 @@ const HASHED_PREFIX: usize = 48;
 /// Separates the kept prefix of a long id's encoding from the id's SHA-256.
 const HASH_MARK: char = '~';
 
+/// Starts the escape of a lone surrogate: `~u` and four uppercase hex digits.
+const SURROGATE_MARK: &str = "~u";
+
+/// The length of a lone surrogate's escape (`~uD800`).
+const SURROGATE_ESCAPE: usize = 6;
+
 /// The name of the empty run id's directory.
 const EMPTY: &str = "%";
 
@@ -40,61 +55,130 @@ const DEVICE_NAMES: [&str; 4] = ["con", "prn", "aux", "nul"];
 
 /// The directory name of run `run_id` (see the module documentation).
 pub fn dir_name(run_id: &str) -> String {
-    if run_id.is_empty() {
+    dir_name_utf16(&run_id.encode_utf16().collect::<Vec<u16>>())
+}
+
+/// The directory name of the run id whose UTF-16 code units are `units`, well-formed or not
+/// (see the module documentation): what JavaScript's string is, unchanged.
+pub fn dir_name_utf16(units: &[u16]) -> String {
+    if units.is_empty() {
         return EMPTY.to_string();
     }
-    let bytes = run_id.as_bytes();
-    let last = bytes.len() - 1;
-    let device = is_device_name(run_id);
-    let mut name = String::with_capacity(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        let kept = match b {
-            b'a'..=b'z' => !(device && i == 0),
-            b'0'..=b'9' | b'-' | b'_' => true,
-            b'.' => i != 0 && i != last,
-            _ => false,
+    let items: Vec<Result<char, u16>> = char::decode_utf16(units.iter().copied())
+        .map(|item| item.map_err(|e| e.unpaired_surrogate()))
+        .collect();
+    let stem: String = items
+        .iter()
+        .map(|item| item.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .take_while(|&c| c != '.')
+        .take(5)
+        .collect();
+    let device = is_device_name(&stem);
+    let last = items.len() - 1;
+    let mut name = String::with_capacity(units.len());
+    let mut wtf8 = Vec::with_capacity(units.len());
+    for (i, item) in items.iter().enumerate() {
+        let c = match *item {
+            Ok(c) => c,
+            Err(unit) => {
+                name.push_str(SURROGATE_MARK);
+                name.push_str(&format!("{unit:04X}"));
+                wtf8.extend_from_slice(&wtf8_of_surrogate(unit));
+                continue;
+            }
         };
-        if kept {
-            name.push(char::from(b));
-        } else {
-            name.push_str(percent_encode_byte(b));
+        let mut buf = [0; 4];
+        let bytes = c.encode_utf8(&mut buf).as_bytes();
+        wtf8.extend_from_slice(bytes);
+        for &b in bytes {
+            let kept = match b {
+                b'a'..=b'z' => !(device && i == 0),
+                b'0'..=b'9' | b'-' | b'_' => true,
+                b'.' => i != 0 && i != last,
+                _ => false,
+            };
+            if kept {
+                name.push(char::from(b));
+            } else {
+                name.push_str(percent_encode_byte(b));
+            }
         }
     }
     if name.len() <= MAX_DIRECT_NAME {
         return name;
     }
-    let mut cut = HASHED_PREFIX;
-    // Never split a `%XX` escape.
-    let bytes = name.as_bytes();
-    while cut > 0 && (bytes[cut - 1] == b'%' || cut > 1 && bytes[cut - 2] == b'%') {
-        cut -= 1;
-    }
+    let cut = escape_start(name.as_bytes(), HASHED_PREFIX);
     name.truncate(cut);
     name.push(HASH_MARK);
-    name.push_str(&lower_hex(&Sha256::digest(run_id.as_bytes())));
+    name.push_str(&lower_hex(&Sha256::digest(&wtf8)));
     name
 }
 
-/// Whether `run_id` names a Windows device once its letters are lowercase (`con`, `nul.txt`,
-/// `com1`, `lpt9.log`), so its first letter must be encoded.
-fn is_device_name(run_id: &str) -> bool {
-    let stem = run_id.split('.').next().unwrap_or(run_id);
+/// The three bytes generalized UTF-8 (WTF-8) gives the lone surrogate `unit`: `ED A0..BF 80..BF`,
+/// bytes no UTF-8 text holds (there `ED` is followed by `80..9F`).
+fn wtf8_of_surrogate(unit: u16) -> [u8; 3] {
+    [
+        0xED,
+        0x80 | ((unit >> 6) & 0x3F) as u8,
+        0x80 | (unit & 0x3F) as u8,
+    ]
+}
+
+/// `cut`, moved back to the start of the escape (`%XX` or `~uXXXX`) it falls inside, if any, so
+/// a hashed name's prefix never ends in half an escape.
+fn escape_start(name: &[u8], cut: usize) -> usize {
+    let back = |mark: u8, len: usize| (1..len).find(|&b| cut >= b && name[cut - b] == mark);
+    match back(b'~', SURROGATE_ESCAPE).or_else(|| back(b'%', 3)) {
+        Some(b) => cut - b,
+        None => cut,
+    }
+}
+
+/// Whether `stem` (an id's text before its first `.`) names a Windows device once its letters
+/// are lowercase (`con`, `nul.txt`, `com1`, `lpt9.log`), so the id's first letter must be encoded.
+fn is_device_name(stem: &str) -> bool {
     match stem.as_bytes() {
         [b'c', b'o', b'm', d] | [b'l', b'p', b't', d] => d.is_ascii_digit(),
         _ => DEVICE_NAMES.contains(&stem),
     }
 }
 
-/// The run id whose directory is named `name`, or `None` when `name` is not a name
-/// [`dir_name`] gives a short id (a hashed long id, or a directory someone else made: see
-/// `run.json` for the id).
-pub fn run_id_of(name: &str) -> Option<String> {
+/// The UTF-16 code units of the run id whose directory is named `name`, or `None` when `name`
+/// is not a name [`dir_name_utf16`] gives a short id (a hashed long id, or a directory someone
+/// else made: see `run.json` for the id).
+pub fn run_id_units_of(name: &str) -> Option<Vec<u16>> {
     if name == EMPTY {
-        return Some(String::new());
+        return Some(Vec::new());
     }
-    let id = percent_decode_str(name).decode_utf8().ok()?.into_owned();
-    // Only the one name dir_name gives is accepted, so the mapping stays one-to-one.
-    (dir_name(&id) == name).then_some(id)
+    let mut units = Vec::with_capacity(name.len());
+    let mut rest = name;
+    while !rest.is_empty() {
+        let (text, after) = match rest.find(HASH_MARK) {
+            Some(at) => rest.split_at(at),
+            None => (rest, ""),
+        };
+        units.extend(percent_decode_str(text).decode_utf8().ok()?.encode_utf16());
+        if after.is_empty() {
+            break;
+        }
+        let hex = after.strip_prefix(SURROGATE_MARK)?.get(..4)?;
+        if !hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
+        {
+            return None;
+        }
+        units.push(u16::from_str_radix(hex, 16).ok()?);
+        rest = &after[SURROGATE_ESCAPE..];
+    }
+    // Only the one name dir_name_utf16 gives is accepted, so the mapping stays one-to-one.
+    (dir_name_utf16(&units) == name).then_some(units)
+}
+
+/// The run id whose directory is named `name`, when it is well-formed text (see
+/// [`run_id_units_of`]; an id with a lone surrogate is `None` here).
+pub fn run_id_of(name: &str) -> Option<String> {
+    String::from_utf16(&run_id_units_of(name)?).ok()
 }
 
 /// The directory of run `run_id` under the audit root `root`.
@@ -105,6 +189,7 @@ pub fn run_dir(root: &Path, run_id: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::collections::HashSet;
 
     /// Ids that are awkward as file names: separators, dots, case, devices, unicode, length.
@@ -190,8 +275,9 @@ mod tests {
                 "{id:?} -> {name}"
             );
             assert!(!name.starts_with('.') && !name.ends_with('.'), "{name}");
+            let lower = name.to_ascii_lowercase();
             assert!(
-                !is_device_name(&name.to_ascii_lowercase()),
+                !is_device_name(lower.split('.').next().unwrap_or(&lower)),
                 "{id:?} -> {name}"
             );
             // Distinct even on a file system that ignores case.
@@ -253,5 +339,159 @@ mod tests {
             let dir = run_dir(root, &id);
             assert_eq!(dir.parent(), Some(root), "{id:?}");
         }
+    }
+
+    /// Ids as JavaScript may hold them: code units drawn from letters, `.`, `~`, `%`, `u`,
+    /// hex digits, U+FFFD, a non-BMP pair's halves and other lone surrogates, so the escapes
+    /// the names use and the units that look like them meet often.
+    fn units() -> impl Strategy<Value = Vec<u16>> {
+        let unit = prop_oneof![
+            Just(u16::from(b'a')),
+            Just(u16::from(b'A')),
+            Just(u16::from(b'.')),
+            Just(u16::from(b'~')),
+            Just(u16::from(b'%')),
+            Just(u16::from(b'u')),
+            Just(u16::from(b'D')),
+            Just(u16::from(b'8')),
+            Just(0xFFFD),
+            Just(0xD83D),
+            Just(0xDE00),
+            0xD800u16..=0xDFFF,
+            any::<u16>(),
+        ];
+        proptest::collection::vec(unit, 0..80)
+    }
+
+    /// The checks every name must pass: one safe path component, bounded, decoding to the id
+    /// when not hashed.
+    fn assert_safe_name(units: &[u16], name: &str) {
+        assert!(
+            !name.is_empty() && name.len() <= MAX_DIRECT_NAME,
+            "{units:X?} -> {name}"
+        );
+        assert!(name != "." && name != "..", "{units:X?}");
+        assert!(!name.starts_with('.') && !name.ends_with('.'), "{name}");
+        assert!(
+            name.bytes().all(|b| b.is_ascii_lowercase()
+                || b.is_ascii_digit()
+                || b"-_.%~uABCDEF".contains(&b)),
+            "{units:X?} -> {name}"
+        );
+        let path = Path::new("/audit").join(name);
+        assert_eq!(path.parent(), Some(Path::new("/audit")), "{name}");
+        let hashed = name
+            .match_indices(HASH_MARK)
+            .any(|(at, _)| !name[at + 1..].starts_with('u'));
+        if hashed {
+            assert_eq!(run_id_units_of(name), None, "{name}");
+        } else {
+            assert_eq!(run_id_units_of(name).as_deref(), Some(units), "{name}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn distinct_code_units_get_distinct_safe_names(
+            drawn in proptest::collection::vec(units(), 1..24)
+        ) {
+            // Each id with its near twins: lone surrogates as U+FFFD (the lossy reading of
+            // it), its first unit dropped, and one more lone surrogate at the end.
+            let mut ids: Vec<Vec<u16>> = Vec::new();
+            for id in drawn {
+                let lossy: Vec<u16> = String::from_utf16_lossy(&id).encode_utf16().collect();
+                ids.push(lossy);
+                ids.push(id.iter().skip(1).copied().collect());
+                ids.push(id.iter().copied().chain([0xDC00]).collect());
+                ids.push(id);
+            }
+            let distinct: HashSet<&Vec<u16>> = ids.iter().collect();
+            let mut names = HashSet::new();
+            for id in &distinct {
+                let name = dir_name_utf16(id);
+                assert_safe_name(id, &name);
+                // Distinct even on a file system that ignores case.
+                prop_assert!(names.insert(name.to_ascii_lowercase()), "{:X?} -> {} is taken", id, name);
+            }
+        }
+
+        #[test]
+        fn well_formed_ids_are_named_as_their_text(id in "\\PC{0,60}") {
+            let units: Vec<u16> = id.encode_utf16().collect();
+            prop_assert_eq!(dir_name_utf16(&units), dir_name(&id));
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_get_an_escape_of_their_own() {
+        let cases: [(&[u16], &str); 9] = [
+            (&[0xD800], "~uD800"),
+            (&[0xFFFD], "%EF%BF%BD"),
+            (&[0x61, 0xDC00, 0x62], "a~uDC00b"),
+            (&[0x61, 0xFFFD, 0x62], "a%EF%BF%BDb"),
+            (&[0xDC00, 0xD800], "~uDC00~uD800"),
+            (&[0xD83D, 0xDE00], "%F0%9F%98%80"),
+            (&[0x2E, 0xD800, 0x2E], "%2E~uD800%2E"),
+            (&[0x63, 0x6F, 0x6E, 0xD800], "con~uD800"),
+            (&[0x7E, 0x75, 0x44, 0x38, 0x30, 0x30], "%7Eu%44800"),
+        ];
+        for (units, name) in cases {
+            assert_eq!(dir_name_utf16(units), name, "{units:X?}");
+            assert_eq!(run_id_units_of(name).as_deref(), Some(units), "{name}");
+        }
+        // A pair written as two escapes, lowercase hex and a short escape are no names it gives.
+        for name in [
+            "~uD83D~uDE00",
+            "~ud800",
+            "~uD80",
+            "~uD80G",
+            "~u0041",
+            "~x",
+            "~",
+        ] {
+            assert_eq!(run_id_units_of(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn long_ids_with_lone_surrogates_are_hashed_after_whole_escapes() {
+        // An escape that fits before the cut is kept whole; one the cut would split is left out.
+        for (letters, prefix) in [
+            (42, format!("{}~uD800", "a".repeat(42))),
+            (45, "a".repeat(45)),
+        ] {
+            let mut units: Vec<u16> = vec![u16::from(b'a'); letters];
+            units.extend([0xD800; 30]);
+            let name = dir_name_utf16(&units);
+            let (kept, hash) = name.rsplit_once(HASH_MARK).expect("hashed");
+            assert_eq!(kept, prefix);
+            assert!(
+                hash.len() == 64
+                    && hash
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+                "{name}"
+            );
+            assert_eq!(run_id_units_of(&name), None, "{name}");
+        }
+        let mut units: Vec<u16> = vec![u16::from(b'a'); 45];
+        units.extend([0xD800; 30]);
+        let name = dir_name_utf16(&units);
+        // The U+FFFD twin of a long id is another name.
+        let twin: Vec<u16> = units
+            .iter()
+            .map(|&u| if u == 0xD800 { 0xFFFD } else { u })
+            .collect();
+        assert_ne!(dir_name_utf16(&twin), name);
+        // Well-formed long ids keep the names they had: the SHA-256 of their UTF-8.
+        let long = "a".repeat(200);
+        assert_eq!(
+            dir_name(&long),
+            format!(
+                "{}~{}",
+                "a".repeat(HASHED_PREFIX),
+                lower_hex(&Sha256::digest(long.as_bytes()))
+            )
+        );
     }
 }
