@@ -642,6 +642,12 @@ export interface DispatchOptions extends PolicyContext {
   threadAncestors?: string[]
   /** Overrides the tool's and the runtime's approval settings for these calls. */
   approval?: ApprovalSettings
+  /**
+   * The registered tools this dispatch may run (default: all). A call to any other tool ends
+   * NOT_FOUND and never runs, its text suggesting and listing only these; a name that is not
+   * registered is a thrown VALIDATION_ERROR naming it.
+   */
+  tools?: string[]
   /** An audit log of its own for this dispatch (else the runtime's). */
   audit?: AuditOptions
   /** Override the runtime's sanitization for this dispatch (keys merge over the runtime's). */

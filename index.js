@@ -559,6 +559,7 @@ class ToolRuntime {
       redaction: options.redaction,
       context: contextOf(options),
       approval: options.approval,
+      tools: options.tools,
     })
     const id = this.#nextBatch
     this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../index.js'
+import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent, type ToolResult } from '../index.js'
 import { overlapTool, sleep, stringsSchema, textOf } from './helpers.js'
 
 function echoRuntime(options = {}) {
@@ -644,5 +647,79 @@ describe('plan marks on calls', () => {
     expect(plain.stepId).toBeUndefined()
     await expect(runtime.dispatch([{ id: 'd', name: 'echo', arguments: '{}', attempt: 0 }])).rejects.toThrow(/calls\[0\]\.attempt must be a whole number/)
     await expect(runtime.dispatch([{ id: 'd', name: 'echo', arguments: '{}', stepId: 5 as any }])).rejects.toThrow(/calls\[0\]\.stepId must be a string/)
+  })
+})
+
+describe('the tools option', () => {
+  /** A runtime of `names` (each returns its name; `ran` lists the calls run), auditing into `dir`. */
+  function toolsRuntime(names: string[], dir: string) {
+    const ran: string[] = []
+    const runtime = new ToolRuntime({ audit: { dir } })
+    for (const name of names) runtime.register({ name, parameters: { type: 'object' }, execute: async () => (ran.push(name), name) })
+    return { runtime, ran }
+  }
+  const root = mkdtempSync(join(tmpdir(), 'toolwire-tools-option-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('runs only the listed tools; any other call ends NOT_FOUND as on a runtime of the listed tools, with events and audit records', async () => {
+    const limited = toolsRuntime(['read', 'reader', 'secret_admin'], join(root, 'limited'))
+    const plain = toolsRuntime(['read', 'reader'], join(root, 'plain'))
+    const calls = ['read', 'secret_admin', 'secret_admn', 'raed', 'nope'].map((name, i) => ({ id: `t${i}`, name, arguments: '{}' }))
+    const run = async ({ runtime }: { runtime: ToolRuntime }, options: object) => {
+      const events: ToolExecutionEvent[] = []
+      const results = await runtime.dispatch(calls, { runId: 'limited-run', onEvent: (e) => events.push(e), ...options })
+      return { results, events }
+    }
+    const mine = await run(limited, { tools: ['read', 'reader'] })
+    const theirs = await run(plain, {})
+    expect(limited.ran).toEqual(['read'])
+    expect(mine.results.map((r) => textOf(r))).toEqual([
+      'read',
+      'Tool "secret_admin" not found. Available tools: read, reader.',
+      'Tool "secret_admn" not found. Available tools: read, reader.',
+      'Tool "raed" not found. Did you mean "read"? Available tools: read, reader.',
+      'Tool "nope" not found. Available tools: read, reader.',
+    ])
+    const shape = (r: ToolResult) => ({ ...r, startedAt: 0, endedAt: 0, durationMs: 0 })
+    expect(mine.results.map(shape)).toEqual(theirs.results.map(shape))
+    // The tools left out are never named: not suggested, not listed.
+    for (const result of mine.results.slice(1)) {
+      expect(textOf(result).split(' not found.')[1]).not.toContain('secret_admin')
+      expect(JSON.stringify(result.error?.details)).not.toContain('secret_admin')
+    }
+    for (const result of mine.results) {
+      // Real timestamps, as any result's.
+      expect(result.startedAt).toBeGreaterThan(Date.now() - 60_000)
+      expect(result.endedAt).toBeGreaterThanOrEqual(result.startedAt)
+    }
+    const sequence = (events: ToolExecutionEvent[]) => events.map((e) => [e.type, e.toolCallId])
+    expect(sequence(mine.events)).toEqual(sequence(theirs.events))
+    const replay = replayRun(join(root, 'limited'), 'limited-run')
+    expect(replay.results.map((r: any) => [r.callId, r.error?.code ?? null]).sort()).toEqual([
+      ['t0', null],
+      ['t1', 'NOT_FOUND'],
+      ['t2', 'NOT_FOUND'],
+      ['t3', 'NOT_FOUND'],
+      ['t4', 'NOT_FOUND'],
+    ])
+    expect(verifyRun(join(root, 'limited'), 'limited-run')).toEqual({ ok: true, problems: [] })
+  })
+
+  it('refuses names that are not registered, naming them with the closest, and a list that is not one of names', async () => {
+    const { runtime, ran } = toolsRuntime(['read', 'write'], join(root, 'refused'))
+    const call = [{ id: 'c', name: 'read', arguments: '{}' }]
+    const cases: [unknown, RegExp][] = [
+      [['read', 'raed'], /^dispatch: options\.tools names a tool that is not registered: "raed"; did you mean "read"\?$/],
+      [['x', 'y'], /^dispatch: options\.tools names tools that are not registered: "x", "y"$/],
+      [['x'.repeat(1 << 20)], /^dispatch: options\.tools names a tool that is not registered: "x{100}"…$/],
+      ['read', /^dispatch: options: tools: expected an array/],
+      [[1], /^dispatch: options: tools\[0\]: expected a string/],
+    ]
+    for (const [tools, message] of cases) {
+      const error = await runtime.dispatch(call, { tools: tools as string[] }).catch((e) => e)
+      expect(error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(message) })
+    }
+    expect(ran).toEqual([])
+    expect((await runtime.dispatch(call, { tools: ['read'] }))[0].ok).toBe(true)
   })
 })

@@ -120,7 +120,7 @@ function checkOptionKeys(where, options, known) {
 /** The keys of the policy context (dispatch, run, executePlan and definitions options carry them). */
 const CONTEXT_KEYS = ['provider', 'agentId', 'sender']
 /** The keys of the options of `dispatch(calls, options)`. */
-const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
+const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'tools', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
 function jsonText(where, value) {
   let text

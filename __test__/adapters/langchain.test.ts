@@ -4,7 +4,7 @@ import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, type ToolResult } from '../../index.js'
+import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../../index.js'
 import { createToolNode, toLangChainTools } from 'toolwire/langchain'
 import { hangingTool, pngBase64, sleep } from './fixtures.js'
 
@@ -172,22 +172,35 @@ describe('toolwire/langchain createToolNode', () => {
   it('with options.tools, a call to a tool not listed is answered NOT_FOUND and never runs', async () => {
     const { runtime, seen } = runtimeWithTools()
     expect(() => createToolNode(runtime, { tools: ['missing'] })).toThrow(/not registered/)
-    const node = createToolNode(runtime, { tools: ['fail'] })
+    const events: ToolExecutionEvent[] = []
+    const node = createToolNode(runtime, { tools: ['fail'], dispatch: { runId: 'node-run', onEvent: (e) => events.push(e) } })
     const ai = new AIMessage({
       content: '',
       tool_calls: [
         { id: 'o1', name: 'add', args: { a: 1, b: 2 } },
         { id: 'o2', name: 'fail', args: {} },
+        { id: 'o3', name: 'fial', args: {} },
       ],
     })
+    const before = Date.now()
     const out = await node([ai])
     expect(out.map((m) => [m.tool_call_id, m.name, m.status])).toEqual([
       ['o1', 'add', 'error'],
       ['o2', 'fail', 'error'],
+      ['o3', 'fial', 'error'],
     ])
-    expect((out[0].artifact as ToolResult).error?.code).toBe('NOT_FOUND')
     expect(String(out[0].content)).toBe('Tool "add" not found. Available tools: fail.')
     expect(String(out[1].content)).toBe('disk on fire')
+    // The engine's own NOT_FOUND: suggestions among the listed tools, a real result of the run.
+    expect(String(out[2].content)).toBe('Tool "fial" not found. Did you mean "fail"? Available tools: fail.')
+    for (const i of [0, 2]) {
+      const result = out[i].artifact as ToolResult
+      expect(result).toMatchObject({ runId: 'node-run', status: 'error', error: { code: 'NOT_FOUND', retryable: false } })
+      expect(result.startedAt).toBeGreaterThanOrEqual(before)
+    }
+    expect((out[0].artifact as ToolResult).error?.details).toEqual({ suggestions: [] })
+    expect(events.filter((e) => e.type === 'tool_execution_end').map((e) => e.toolCallId).sort()).toEqual(['o1', 'o2', 'o3'])
+    expect(events.filter((e) => e.type === 'tool_execution_start').map((e) => e.toolCallId)).toEqual(['o1', 'o2', 'o3'])
     expect(seen).toEqual([])
   })
 

@@ -6,7 +6,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, type ToolExecutionEvent } from '../../index.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent } from '../../index.js'
 import { addMcpServer, serveMcp } from 'toolwire/mcp'
 import { aborted, pngBase64, sleep } from './fixtures.js'
 import { textOf } from '../helpers.js'
@@ -235,6 +239,46 @@ describe('toolwire/mcp serveMcp', () => {
     }
     expect(ran).toEqual([])
     expect((await client.callTool({ name: 'read', arguments: {} })).content).toEqual([{ type: 'text', text: 'done' }])
+  })
+
+  it('with options.tools, a hidden tool is refused by the runtime itself: the usual NOT_FOUND, its events, its audit record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-mcp-tools-'))
+    try {
+      const ran: string[] = []
+      const events: ToolExecutionEvent[] = []
+      const runtime = new ToolRuntime({ audit: { dir } })
+      for (const name of ['read', 'reader', 'secret_admin']) runtime.register({ name, execute: () => (ran.push(name), 'done') })
+      const client = await connect(serveMcp(runtime, { tools: ['read', 'reader'], dispatch: { runId: 'mcp-run', onEvent: (e) => events.push(e) } }))
+      const cases = [
+        ['secret_admin', 'Tool "secret_admin" not found. Available tools: read, reader.'],
+        ['raed', 'Tool "raed" not found. Did you mean "read"? Available tools: read, reader.'],
+      ]
+      for (const [name, text] of cases) {
+        expect(await client.callTool({ name, arguments: { a: 1 } })).toEqual({ content: [{ type: 'text', text }], isError: true })
+      }
+      expect(ran).toEqual([])
+      // The refused calls went through the runtime: start and end events, results in the run's audit log.
+      expect(events.map((e) => [e.type, e.toolName])).toEqual([
+        ['tool_execution_start', 'secret_admin'],
+        ['tool_execution_end', 'secret_admin'],
+        ['tool_execution_start', 'raed'],
+        ['tool_execution_end', 'raed'],
+      ])
+      const replay = replayRun(dir, 'mcp-run')
+      expect(replay.results.map((r: any) => [r.tool, r.error.code, r.error.details])).toEqual([
+        ['secret_admin', 'NOT_FOUND', { suggestions: [] }],
+        ['raed', 'NOT_FOUND', { suggestions: ['read'] }],
+      ])
+      expect(verifyRun(dir, 'mcp-run')).toEqual({ ok: true, problems: [] })
+      // A tool unregistered after the server was made is not there, as for any dispatch.
+      runtime.unregister('reader')
+      expect(await client.callTool({ name: 'reader', arguments: {} })).toEqual({
+        content: [{ type: 'text', text: 'Tool "reader" not found. Did you mean "read"? Available tools: read.' }],
+        isError: true,
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("sends the tool's updates as progress and aborts the tool when the client cancels", async () => {

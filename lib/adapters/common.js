@@ -24,6 +24,18 @@ function toolsOf(runtime, names, where) {
   })
 }
 
+/**
+ * The `tools` dispatch option of an adapter given `options.tools` (`names`): those of them still
+ * registered, so a call to any other tool ends NOT_FOUND in the engine, naming only these (a
+ * tool unregistered since is not there, as for any dispatch); `undefined` when every tool is
+ * offered.
+ */
+function offeredTools(runtime, names) {
+  if (names === undefined) return undefined
+  const registered = new Set(runtime.list().map((tool) => tool.name))
+  return names.filter((name) => registered.has(name))
+}
+
 /** The adapter options' `dispatch` (DispatchOptions without `signal`), checked. */
 function dispatchOptionsOf(options, where) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object, got ${describe(options)}`)
@@ -116,4 +128,4 @@ function packageOf(name) {
   return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }
 
-module.exports = { checkRuntime, toolsOf, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, freshCallId, peer, missingPeer }
+module.exports = { checkRuntime, toolsOf, offeredTools, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, freshCallId, peer, missingPeer }

@@ -3,7 +3,7 @@
 // @langchain/core is loaded when one of these is first called.
 
 const { describe } = require('../common.js')
-const { toolsOf, dispatchOptionsOf, callTool, errorOf, freshCallId, peer } = require('./common.js')
+const { toolsOf, offeredTools, dispatchOptionsOf, callTool, errorOf, freshCallId, peer } = require('./common.js')
 
 const tools = () => peer('@langchain/core/tools', 'langchain')
 const messages = () => peer('@langchain/core/messages', 'langchain')
@@ -80,37 +80,18 @@ function callsOfMessage(message) {
   }))
 }
 
-/** The result of a call to a tool the node does not offer (not in `options.tools`): it never runs. */
-function notOffered(call, allowed) {
-  const message = `Tool "${call.name}" not found. Available tools: ${[...allowed].join(', ') || '(none)'}.`
-  const now = Date.now()
-  return {
-    callId: call.id,
-    tool: call.name,
-    args: typeof call.arguments === 'string' ? null : call.arguments,
-    attempt: 1,
-    status: 'error',
-    ok: false,
-    content: [{ type: 'text', text: message }],
-    error: { code: 'NOT_FOUND', message, retryable: false },
-    startedAt: now,
-    endedAt: now,
-    durationMs: 0,
-  }
-}
-
 /**
  * A LangGraph node (also callable on its own): runs the calls of the last message, an AIMessage
  * (its `tool_calls` and its `invalid_tool_calls`, in the message's order), through one
  * `runtime.dispatch` (in parallel, under deadlines, with the config's abort signal) and returns one
  * ToolMessage per call in order, `status` 'success' or 'error', the ToolResult as `artifact`.
  * Takes a state `{ messages }` (returns `{ messages }`) or an array of messages (returns an array).
- * With `options.tools`, a call to a tool not listed is answered NOT_FOUND and never runs.
+ * With `options.tools`, a call to a tool not listed is answered NOT_FOUND by the engine (the
+ * dispatch's `tools` option: its text names the listed tools only) and never runs.
  */
 function createToolNode(runtime, options = {}) {
   const dispatchOptions = dispatchOptionsOf(options, 'createToolNode')
-  const selected = toolsOf(runtime, options.tools, 'createToolNode')
-  const allowed = options.tools === undefined ? undefined : new Set(selected.map((info) => info.name))
+  toolsOf(runtime, options.tools, 'createToolNode')
   return async function toolwireToolNode(state, config) {
     const { ToolMessage, AIMessage } = messages()
     const list = Array.isArray(state) ? state : state !== null && typeof state === 'object' ? state.messages : undefined
@@ -119,10 +100,9 @@ function createToolNode(runtime, options = {}) {
     if (!AIMessage.isInstance(last)) throw new TypeError('createToolNode: the last message must be an AIMessage (with tool_calls)')
     const calls = callsOfMessage(last)
     const signal = config && config.signal ? config.signal : undefined
-    const runnable = allowed === undefined ? calls : calls.filter((call) => allowed.has(call.name))
-    const ran = runnable.length === 0 ? [] : await runtime.dispatch(runnable, signal ? { ...dispatchOptions, signal } : dispatchOptions)
-    const byCall = new Map(runnable.map((call, i) => [call, ran[i]]))
-    const results = calls.map((call) => byCall.get(call) ?? notOffered(call, allowed))
+    const tools = offeredTools(runtime, options.tools)
+    const dispatchWith = { ...dispatchOptions, ...(signal ? { signal } : {}), ...(tools === undefined ? {} : { tools }) }
+    const results = calls.length === 0 ? [] : await runtime.dispatch(calls, dispatchWith)
     const out = results.map((result, i) => toolMessageOf(ToolMessage, result, calls[i].id))
     return Array.isArray(state) ? out : { messages: out }
   }

@@ -3,7 +3,7 @@
 // classes are given (mcp.js passes the SDK's CommonJS build, mcp.mjs its ESM build). Internal:
 // not one of the package's exports.
 
-const { toolsOf, dispatchOptionsOf, onEventWithUpdates, textOfContent } = require('./common.js')
+const { toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } = require('./common.js')
 
 /** A toolwire content block as an MCP content block. */
 function blockToMcp(block) {
@@ -44,9 +44,9 @@ function serveMcpWith(sdk, runtime, options = {}) {
   }))
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
-    const tools = exposed()
-    const info = tools.find((t) => t.name === name)
-    if (info === undefined) return notFound(runtime, options.tools === undefined ? undefined : tools, name, extra, dispatchOptions)
+    // A tool not exposed is the engine's NOT_FOUND (the dispatch's tools option): it never
+    // runs, and its text names exposed tools only.
+    const info = exposed().find((t) => t.name === name)
     const progressToken = request.params._meta !== undefined ? request.params._meta.progressToken : undefined
     const id = `mcp_${String(extra.requestId)}`
     let progress = 0
@@ -60,39 +60,22 @@ function serveMcpWith(sdk, runtime, options = {}) {
             if (message !== '') params.message = message
             extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {})
           })
-    const [result] = await runtime.dispatch([{ id, name, arguments: request.params.arguments ?? {} }], {
+    const tools = offeredTools(runtime, options.tools)
+    const [result] = await runtime.dispatch([{ id, name: String(name), arguments: request.params.arguments ?? {} }], {
       ...dispatchOptions,
+      ...(tools === undefined ? {} : { tools }),
       onEvent,
       signal: extra.signal,
     })
     const response = { content: result.content.map(blockToMcp) }
     if (!result.ok) response.isError = true
-    else if (isObjectSchema(info.outputSchema)) {
+    else if (info !== undefined && isObjectSchema(info.outputSchema)) {
       const structured = result.details !== undefined ? result.details : result.data
       if (structured !== undefined) response.structuredContent = structured
     }
     return response
   })
   return server
-}
-
-/**
- * The answer to a call of a tool the server does not expose: an `isError` result carrying the
- * runtime's own NOT_FOUND text (the closest names, the available tools), as for a model's call.
- * With `options.tools`, the text is made by a runtime holding stand-ins of the exposed tools
- * only, so it names none of the others (and nothing runs: the name is not registered there).
- */
-async function notFound(runtime, exposedTools, name, extra, dispatchOptions) {
-  let target = runtime
-  let options = dispatchOptions
-  if (exposedTools !== undefined) {
-    options = {}
-    const { ToolRuntime } = require('../../index.js')
-    target = new ToolRuntime()
-    for (const tool of exposedTools) target.register({ name: tool.name, execute: () => undefined })
-  }
-  const [result] = await target.dispatch([{ id: `mcp_${String(extra.requestId)}`, name: String(name), arguments: {} }], options)
-  return { content: result.content.map(blockToMcp), isError: true }
 }
 
 function isObjectSchema(schema) {

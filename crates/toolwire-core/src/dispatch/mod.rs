@@ -43,8 +43,8 @@ use crate::sanitize::text::{kept_again, utf16_len, Kept};
 use crate::sanitize::{Limits, ResultRules, SanitizeReport};
 use keys::KeyLocks;
 pub use protocol::{
-    AbortReason, Action, BatchOptions, CallRef, CallRequest, Completion, CompletionKind, Hooks,
-    RawArguments, Resumed,
+    AbortReason, Action, AllowedTools, BatchOptions, CallRef, CallRequest, Completion,
+    CompletionKind, Hooks, RawArguments, Resumed,
 };
 
 /// A moment on both clocks: monotonic for deadlines, wall for timestamps.
@@ -470,12 +470,19 @@ impl Dispatcher {
         } else {
             Arc::new(self.rules.with(&options.overrides, "dispatch: options.")?)
         };
+        if let Some(tools) = &options.tools {
+            tools.check(registry)?;
+        }
         let limits = rules.limits;
         let default_timeout = options.timeout_ms.unwrap_or(self.config.timeout_ms);
         let calls: Vec<Call> = requests
             .into_iter()
             .map(|request| {
-                let spec = registry.get(&request.name).cloned();
+                // A tool this dispatch may not run is, to its calls, not there.
+                let spec = registry
+                    .get(&request.name)
+                    .filter(|spec| options.tools.as_ref().is_none_or(|t| t.allows(&spec.name)))
+                    .cloned();
                 let timeout_ms = spec
                     .as_ref()
                     .and_then(|s| s.timeout_ms)
@@ -635,7 +642,7 @@ impl Dispatcher {
         let spec = match c.spec.clone() {
             Some(spec) => spec,
             None => {
-                let error = not_found(registry, &c.request.name);
+                let error = not_found(registry, self.options(call).tools.as_ref(), &c.request.name);
                 return self.fail(call, ToolStatus::Error, error, now);
             }
         };
@@ -1467,18 +1474,27 @@ fn still_running(spec: Option<&ToolSpec>) -> &'static str {
     }
 }
 
-/// The error for an unknown tool, naming the closest registered names.
-fn not_found(registry: &Registry, name: &str) -> ToolError {
+/// The error for an unknown tool, naming the closest registered names: of the `allowed` ones
+/// only, when the dispatch limits its tools (the others are never named).
+fn not_found(registry: &Registry, allowed: Option<&AllowedTools>, name: &str) -> ToolError {
     const LISTED: usize = 20;
-    let suggestions = registry.closest_names(name, 3);
+    let names: Vec<&str> = registry
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|name| allowed.is_none_or(|a| a.allows(name)))
+        .collect();
+    let suggestions = crate::registry::closest_names(name, names.iter().copied(), 3);
     let mut message = format!("Tool {} not found.", crate::quote::quoted(name));
     if !suggestions.is_empty() {
         let quoted: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
         message.push_str(&format!(" Did you mean {}?", quoted.join(" or ")));
     }
-    let names: Vec<&str> = registry.iter().map(|s| s.name.as_str()).collect();
     if names.is_empty() {
-        message.push_str(" No tools are registered.");
+        message.push_str(if allowed.is_some() {
+            " No tools are available."
+        } else {
+            " No tools are registered."
+        });
     } else {
         let shown = names[..names.len().min(LISTED)].join(", ");
         message.push_str(&format!(" Available tools: {shown}"));

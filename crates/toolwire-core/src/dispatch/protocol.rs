@@ -479,9 +479,65 @@ pub struct BatchOptions {
     pub context: PolicyContext,
     /// `approval: { security, ask }` for these calls (over the tool's and the runtime's).
     pub approval: ApprovalSettings,
+    /// `tools`: the registered tools this dispatch may run (`None`: all). A call to any other
+    /// name ends NOT_FOUND, as a call to an unregistered one, and its text names only these.
+    pub tools: Option<AllowedTools>,
     /// Set only by [`super::Dispatcher::resume`], never parsed: the batch is one call that
     /// waited for `resolveApproval`, and this is the answer.
     pub resumed: Option<Box<Resumed>>,
+}
+
+/// The `tools` dispatch option: the names of the registered tools a dispatch may run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllowedTools(std::collections::HashSet<String>);
+
+impl AllowedTools {
+    /// The tools named in `names`.
+    pub fn new(names: Vec<String>) -> Self {
+        Self(names.into_iter().collect())
+    }
+
+    /// Whether the tool named `name` may run.
+    pub fn allows(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+
+    /// Refuses names no tool of `registry` has (the caller's VALIDATION_ERROR, naming them and
+    /// the registered name closest to the first).
+    pub fn check(&self, registry: &crate::registry::Registry) -> Result<()> {
+        const NAMED: usize = 5;
+        let mut unknown: Vec<&str> = self
+            .0
+            .iter()
+            .map(String::as_str)
+            .filter(|name| registry.get(name).is_none())
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        unknown.sort_unstable();
+        let mut named: Vec<String> = unknown
+            .iter()
+            .take(NAMED)
+            .map(|name| crate::wire::json_text::quoted_name(name))
+            .collect();
+        if unknown.len() > NAMED {
+            named.push(format!("and {} more", unknown.len() - NAMED));
+        }
+        let (what, verb) = if unknown.len() == 1 {
+            ("a tool", "is")
+        } else {
+            ("tools", "are")
+        };
+        Err(Error::caller(
+            crate::error::ErrorCode::ValidationError,
+            format!(
+                "dispatch: options.tools names {what} that {verb} not registered: {}{}",
+                named.join(", "),
+                crate::registry::did_you_mean(unknown[0], registry.iter().map(|s| s.name.as_str()))
+            ),
+        ))
+    }
 }
 
 /// The answer a resumed call carries.
@@ -516,6 +572,8 @@ struct RawBatchOptions {
     context: Value,
     #[serde(default)]
     approval: Value,
+    #[serde(default)]
+    tools: Option<Vec<String>>,
     #[serde(flatten)]
     rules: RuleOptions,
 }
@@ -552,6 +610,7 @@ pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
         overrides: raw.rules,
         context: PolicyContext::from_json_at(&raw.context, "dispatch: options")?,
         approval: ApprovalSettings::from_json(&raw.approval, "dispatch: options.approval")?,
+        tools: raw.tools.map(AllowedTools::new),
         resumed: None,
     })
 }

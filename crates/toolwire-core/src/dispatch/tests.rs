@@ -188,6 +188,25 @@ impl Harness {
         ends.into_iter().next().unwrap()
     }
 
+    /// What the driver is asked to do for `call`, in order: `start` (its start event), `run`,
+    /// `before` (its hook) and `end`.
+    pub(super) fn event_types(&self, call: CallRef) -> Vec<&'static str> {
+        self.log
+            .iter()
+            .filter_map(|a| match a {
+                Action::StartEvent { call: c, .. } if *c == call => Some("start"),
+                Action::Start { call: c, .. } if *c == call => Some("run"),
+                Action::BeforeHook { call: c, .. } if *c == call => Some("before"),
+                Action::End { call: c, .. } | Action::EndAsReturned { call: c, .. }
+                    if *c == call =>
+                {
+                    Some("end")
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     pub(super) fn batch_done(&self, batch: u32) -> bool {
         self.log.contains(&Action::BatchDone { batch })
     }
@@ -1075,4 +1094,134 @@ fn a_plan_stamp_reaches_the_result_and_the_envelope() {
     assert_eq!(result.attempt, 2);
     assert_eq!(result.loop_id.as_deref(), Some("r:s1"));
     assert_eq!(result.confirmation_id.as_deref(), Some("k"));
+}
+
+/// The `tools` option of a dispatch: the names of the registered tools it may run.
+fn only(names: &[&str]) -> BatchOptions {
+    BatchOptions {
+        tools: Some(AllowedTools::new(
+            names.iter().map(|n| n.to_string()).collect(),
+        )),
+        ..events()
+    }
+}
+
+#[test]
+fn a_dispatch_limited_to_some_tools_ends_calls_to_the_others_not_found_naming_only_the_allowed() {
+    let mut limited = Harness::new(16);
+    for name in ["read", "reader", "secret_admin", "secret_admin2"] {
+        limited.tool(name, json!({}));
+    }
+    // What a runtime holding the allowed tools only answers: the limited one answers the same.
+    let mut plain = Harness::new(16);
+    for name in ["read", "reader"] {
+        plain.tool(name, json!({}));
+    }
+    let calls = [
+        ("a", "read", "{}"),
+        ("b", "secret_admin", "{}"),
+        ("c", "secret_admn", "{}"),
+        ("d", "raed", "{}"),
+        ("e", "nope", "{}"),
+    ];
+    let actions = limited.open(1, &calls, only(&["read", "reader"]));
+    plain.open(1, &calls, events());
+    assert_eq!(
+        started(&actions),
+        vec![at(1, 0)],
+        "only the allowed call runs"
+    );
+    let expected = [
+        (
+            1,
+            "Tool \"secret_admin\" not found. Available tools: read, reader.",
+        ),
+        (
+            2,
+            "Tool \"secret_admn\" not found. Available tools: read, reader.",
+        ),
+        (
+            3,
+            "Tool \"raed\" not found. Did you mean \"read\"? Available tools: read, reader.",
+        ),
+        (4, "Tool \"nope\" not found. Available tools: read, reader."),
+    ];
+    for (slot, message) in expected {
+        let refused = limited.result(at(1, slot));
+        let error = refused.error.as_ref().unwrap();
+        assert_eq!(error.code, ErrorCode::NotFound, "{slot}");
+        assert_eq!(text(&refused), message);
+        // The tools left out are never named: not suggested, not listed.
+        let (_, told) = message.split_once(" not found.").unwrap();
+        assert!(!told.contains("secret_admin"), "{told}");
+        assert!(!format!("{:?}", error.details).contains("secret_admin"));
+        let other = plain.result(at(1, slot));
+        assert_eq!(refused.content, other.content, "{slot}");
+        assert_eq!(refused.error, other.error, "{slot}");
+        assert_eq!(refused.status, other.status, "{slot}");
+        // Its events are those of any call that ends before it runs: a start, then the end.
+        assert_eq!(
+            limited.event_types(at(1, slot)),
+            plain.event_types(at(1, slot)),
+            "{slot}"
+        );
+    }
+}
+
+#[test]
+fn a_dispatch_limited_to_no_tools_runs_none_and_says_none_are_available() {
+    let mut h = Harness::new(16);
+    h.tool("read", json!({}));
+    let actions = h.open(1, &[("a", "read", "{}")], only(&[]));
+    assert!(started(&actions).is_empty());
+    assert_eq!(
+        text(&h.result(at(1, 0))),
+        "Tool \"read\" not found. No tools are available."
+    );
+}
+
+#[test]
+fn a_tools_option_naming_unregistered_tools_is_the_callers_error_naming_them() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["read", "raed"],
+            "dispatch: options.tools names a tool that is not registered: \"raed\"; did you mean \"read\"?",
+        ),
+        (
+            &["zz", "qq"],
+            "dispatch: options.tools names tools that are not registered: \"qq\", \"zz\"",
+        ),
+        (
+            &["a1", "a2", "a3", "a4", "a5", "a6", "a7"],
+            "dispatch: options.tools names tools that are not registered: \"a1\", \"a2\", \"a3\", \"a4\", \"a5\", and 2 more",
+        ),
+        (&[""], "dispatch: options.tools names a tool that is not registered: \"\""),
+    ];
+    for (names, message) in cases {
+        let mut h = Harness::new(16);
+        h.tool("read", json!({}));
+        let request = CallRequest {
+            id: "a".into(),
+            name: "read".into(),
+            arguments: RawArguments::Text("{}".into()),
+            stamp: None,
+        };
+        let error = h
+            .dispatcher
+            .open(&h.registry, 1, vec![request], only(names), h.now)
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::ValidationError, "{names:?}");
+        assert_eq!(error.fault, crate::error::Fault::Caller, "{names:?}");
+        assert_eq!(error.message, message);
+        assert_eq!(h.dispatcher.open_batches(), 0, "nothing stays open");
+    }
+    // A megabyte name is quoted bounded.
+    let mut h = Harness::new(16);
+    h.tool("read", json!({}));
+    let long = "x".repeat(1 << 20);
+    let error = h
+        .dispatcher
+        .open(&h.registry, 1, Vec::new(), only(&[long.as_str()]), h.now)
+        .unwrap_err();
+    assert!(error.message.len() < 400, "{}", error.message.len());
 }
