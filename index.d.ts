@@ -412,7 +412,8 @@ export declare function verifyRun(dir: string, runId?: string): AuditVerificatio
 /**
  * The directory of run `runId` under the audit root `root`. Run ids map to directories one-to-one: lowercase letters,
  * digits, `-`, `_` and inner dots are kept, every other byte is percent-encoded (`team/a` is `team%2Fa`, `Run` is
- * `%52un`, `..` is `%2E%2E`); an id whose encoding passes 128 bytes is named by its start and SHA-256.
+ * `%52un`, `..` is `%2E%2E`), a lone surrogate is `~u` and its hex (`a\udc00b` is `a~uDC00b`, apart from
+ * `a\ufffdb`, `a%EF%BF%BDb`); an id whose encoding passes 128 bytes is named by its start and SHA-256.
  */
 export declare function auditRunDir(root: string, runId: string): string
 
