@@ -992,6 +992,32 @@ mod tests {
     }
 
     #[test]
+    fn batch_options_read_the_tools_a_dispatch_may_run() {
+        let options = parse_batch_options(r#"{"tools":["read","write"]}"#).unwrap();
+        let tools = options.tools.unwrap();
+        assert!(tools.allows("read") && tools.allows("write") && !tools.allows("admin"));
+        assert_eq!(
+            parse_batch_options(r#"{"tools":null}"#).unwrap().tools,
+            None
+        );
+        assert_eq!(parse_batch_options("{}").unwrap().tools, None);
+        for (text, message) in [
+            (
+                r#"{"tools":"read"}"#,
+                "dispatch: options: tools: expected an array, got string \"read\"",
+            ),
+            (
+                r#"{"tools":[1]}"#,
+                "dispatch: options: tools[0]: expected a string, got integer `1`",
+            ),
+        ] {
+            let error = parse_batch_options(text).unwrap_err();
+            assert_eq!(error.fault, crate::error::Fault::Caller, "{text}");
+            assert_eq!(error.message, message);
+        }
+    }
+
+    #[test]
     fn batch_options_check_the_timeout() {
         let options =
             parse_batch_options(r#"{"timeoutMs":5,"onEvent":true,"beforeToolCall":true}"#).unwrap();
