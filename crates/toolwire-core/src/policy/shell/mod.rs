@@ -31,6 +31,8 @@ pub mod wrappers;
 #[cfg(test)]
 mod bypass_tests;
 #[cfg(test)]
+mod bypass_tests_last;
+#[cfg(test)]
 mod bypass_tests_review;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -216,8 +218,12 @@ impl<'a> Context<'a> {
         // Checked once the segment would be approved, so other refusals keep their reason.
         let replaceable = (self.segments > 1)
             .then(|| {
-                let root = place.root;
-                line_writes::replaceable(&typed, &found, cwd, root, &self.path_var, &self.trusted)
+                let writer = line_writes::Writer {
+                    trusted: &self.trusted,
+                    workspace: cwd.into_iter().chain(place.root).collect(),
+                    as_root: self.options.runs_as_root,
+                };
+                line_writes::replaceable(&typed, &found, cwd, &self.path_var, &writer)
             })
             .flatten();
         let approve = |rule: String| match &replaceable {

@@ -1,0 +1,368 @@
+//! The last attacker review of the shell analysis (issue 19, section 4): what a line run as root
+//! may use (E1, with root's default PATH), lines not run as root (E2, C16's other branch),
+//! repository hooks asked for only by the subcommands that run them (E3, confirmed with the real
+//! git), and programs that run code from the workspace or the environment (E4).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::tests::Sandbox;
+use super::*;
+
+/// Default PATHs, as each system sets them for root and for users.
+const DEFAULT_PATHS: &[(&str, &str, bool)] = &[
+    (
+        "Debian/Ubuntu/Alpine root, Docker images",
+        "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        true,
+    ),
+    (
+        "Debian user",
+        "/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
+        false,
+    ),
+    (
+        "Ubuntu /etc/environment",
+        "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games:/usr/local/games",
+        true,
+    ),
+    (
+        "Fedora",
+        "/usr/local/bin:/usr/bin:/usr/local/sbin:/usr/sbin",
+        true,
+    ),
+    ("Arch", "/usr/local/sbin:/usr/local/bin:/usr/bin", true),
+];
+
+/// A workspace holding a clean repository, the real `ls` and `git` allowlisted by name.
+fn workspace(sandbox: &Sandbox) -> PathBuf {
+    let ws = sandbox.dir("ws");
+    sandbox.dir("ws/.git/hooks");
+    std::fs::write(ws.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+    ws
+}
+
+/// E1: as root (these tests' own user, and many containers'), every multi-segment line asked,
+/// because `/usr/local/sbin`, first on root's default PATH, was not trusted.
+#[test]
+fn default_paths_approve_allowlisted_lines_as_root_and_as_a_user() {
+    let sandbox = Sandbox::new("last-default-paths");
+    let ws = workspace(&sandbox);
+    for (system, path, as_root) in DEFAULT_PATHS {
+        let runs = if *as_root {
+            vec![true, false]
+        } else {
+            vec![false]
+        };
+        for runs_as_root in runs {
+            let options = AnalyzeOptions {
+                cwd: Some(ws.clone()),
+                allowlist: vec!["ls".into(), "git".into()],
+                path: Some(path.to_string()),
+                runs_as_root,
+                ..AnalyzeOptions::default()
+            };
+            for command in ["ls && git status", "git log -n 1 | head -n 3", "ls; ls -la"] {
+                let analysis = analyze_command(command, &options);
+                assert!(
+                    analysis.approved,
+                    "{system} (root: {runs_as_root}) {command}: {:?}",
+                    analysis.reason
+                );
+            }
+        }
+    }
+    // A per-user directory first on PATH is no trusted dir, as root or not.
+    let home_bin = sandbox.dir("home/.local/bin");
+    for runs_as_root in [true, false] {
+        let options = AnalyzeOptions {
+            cwd: Some(ws.clone()),
+            allowlist: vec!["ls".into(), "git".into()],
+            path: Some(format!("{}:/usr/local/sbin:/usr/bin", home_bin.display())),
+            runs_as_root,
+            ..AnalyzeOptions::default()
+        };
+        std::fs::set_permissions(&home_bin, std::fs::Permissions::from_mode(0o775)).unwrap();
+        let analysis = analyze_command("ls && git status", &options);
+        let reason = analysis.reason.unwrap_or_default();
+        assert!(
+            reason.contains(".local/bin"),
+            "root {runs_as_root}: {reason}"
+        );
+    }
+}
+
+/// E2 (C16 for a process that is not root): a root-owned directory outside the workspace that
+/// no one else can write is safe to find programs in; one owned by another user, writable by
+/// its group or by anyone, or inside the workspace is not. Run as root, none of them is.
+#[test]
+fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
+    let sandbox = Sandbox::new("last-root-managed");
+    let ws = workspace(&sandbox);
+    let bin = sandbox.dir("bin");
+    for program in ["ls", "git"] {
+        sandbox.exe(&format!("bin/{program}"));
+    }
+    let mode = |dir: &Path, mode: u32| {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let sys = sandbox.dir("sys");
+    let sticky = sandbox.dir("sticky");
+    let under_sticky = sandbox.dir("sticky/inner");
+    mode(&sticky, 0o1777);
+    let group = sandbox.dir("group");
+    mode(&group, 0o775);
+    let open = sandbox.dir("open");
+    mode(&open, 0o777);
+    let other = sandbox.dir("other");
+    std::os::unix::fs::chown(&other, Some(65534), Some(65534)).unwrap();
+    let wbin = sandbox.dir("ws/wbin");
+    // (PATH entry before the trusted `bin`, approved when not run as root).
+    let cases: &[(&Path, bool)] = &[
+        (&sys, true),
+        (&under_sticky, true),
+        (&sticky, false),
+        (&group, false),
+        (&open, false),
+        (&other, false),
+        (&wbin, false),
+        (&sandbox.root.join("missing"), false),
+    ];
+    for (entry, user_approves) in cases {
+        for runs_as_root in [false, true] {
+            let options = AnalyzeOptions {
+                cwd: Some(ws.clone()),
+                allowlist: vec!["ls".into(), "git".into()],
+                trusted_dirs: vec![bin.clone()],
+                path: Some(format!("{}:{}", entry.display(), bin.display())),
+                runs_as_root,
+                ..AnalyzeOptions::default()
+            };
+            let analysis = analyze_command("ls && git status", &options);
+            let want = *user_approves && !runs_as_root;
+            let reason = analysis.reason.clone().unwrap_or_default();
+            assert_eq!(
+                analysis.approved,
+                want,
+                "{} (root: {runs_as_root}): {reason}",
+                entry.display()
+            );
+            if !want {
+                assert!(reason.contains("may write"), "{reason}");
+            }
+        }
+    }
+}
+
+/// The real git, run in `dir` without any user or system configuration.
+fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("/usr/bin/git")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .env("GIT_PAGER", "cat")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// A real repository `ws` with one commit on `main`, and every hook git knows (and a name it
+/// does not) installed as a script that appends its name to `marks`.
+struct HookedRepository {
+    sandbox: Sandbox,
+    ws: PathBuf,
+    marks: PathBuf,
+}
+
+impl HookedRepository {
+    fn new(name: &str) -> HookedRepository {
+        let sandbox = Sandbox::new(name);
+        let ws = sandbox.dir("ws");
+        let home = sandbox.root.clone();
+        assert!(git(&ws, &home, &["init", "-q", "-b", "main"])
+            .status
+            .success());
+        std::fs::write(ws.join("a.txt"), "hello\n").unwrap();
+        git(&ws, &home, &["add", "a.txt"]);
+        assert!(git(&ws, &home, &["commit", "-qm", "init"]).status.success());
+        let marks = sandbox.root.join("marks");
+        HookedRepository { sandbox, ws, marks }
+    }
+
+    fn install(&self, hook: &str) {
+        let path = self.ws.join(".git/hooks").join(hook);
+        let script = format!("#!/bin/sh\necho {hook} >> '{}'\n", self.marks.display());
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn uninstall_all(&self) {
+        let hooks = self.ws.join(".git/hooks");
+        std::fs::remove_dir_all(&hooks).unwrap();
+        std::fs::create_dir(&hooks).unwrap();
+    }
+
+    /// Runs `git <args>` for real (a line added to the file first, so that there is something
+    /// to commit and refreshing the index finds changed stat data) and returns the hooks it ran.
+    fn run(&self, args: &str) -> String {
+        let _ = std::fs::remove_file(&self.marks);
+        let mut file = std::fs::File::options()
+            .append(true)
+            .open(self.ws.join("a.txt"))
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"more\n").unwrap();
+        file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
+        let args: Vec<&str> = args.split_whitespace().collect();
+        git(&self.ws, &self.sandbox.root, &args);
+        std::fs::read_to_string(&self.marks).unwrap_or_default()
+    }
+
+    fn options(&self) -> AnalyzeOptions {
+        AnalyzeOptions {
+            cwd: Some(self.ws.clone()),
+            allowlist: vec!["git".into()],
+            path: Some("/usr/bin:/bin".into()),
+            ..AnalyzeOptions::default()
+        }
+    }
+}
+
+/// Subcommands that run no hook, with every hook installed: approved, and run for real, no
+/// hook runs.
+const HOOK_FREE: &[&str] = &[
+    "log",
+    "log --oneline -n 1",
+    "show",
+    "show HEAD:a.txt",
+    "rev-parse HEAD",
+    "ls-files",
+    "cat-file -t HEAD",
+    "blame a.txt",
+    "grep hello",
+    "shortlog -s HEAD",
+    "for-each-ref",
+    "show-ref",
+    "ls-tree HEAD",
+    "rev-list HEAD",
+    "merge-base HEAD HEAD",
+    "name-rev HEAD",
+    "diff-files",
+    "diff-index HEAD",
+    "diff-tree -r HEAD",
+    "count-objects",
+    "check-attr -a a.txt",
+    "check-ignore a.txt",
+    "format-patch -1 --stdout",
+    "fsck",
+    "version",
+    "--version",
+    "ls-remote .",
+    "cherry main",
+];
+
+/// E3: with every hook installed, read-only subcommands are approved and, run for real, run
+/// none; before the fix any installed hook made every git command ask.
+#[test]
+fn subcommands_that_run_no_hook_are_approved_with_every_hook_installed() {
+    let repo = HookedRepository::new("last-hooks-free");
+    for (hook, _) in git::HOOKS {
+        repo.install(hook);
+    }
+    repo.install("not-a-hook-git-knows");
+    let options = repo.options();
+    for args in HOOK_FREE {
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert!(analysis.approved, "git {args}: {:?}", analysis.reason);
+        assert_eq!(repo.run(args), "", "git {args} ran a hook");
+    }
+    // Controls that hooks do run here: the index refreshed by `status`, a commit.
+    assert!(repo.run("status").contains("post-index-change"));
+    assert!(repo.run("commit -qam x").contains("pre-commit"));
+}
+
+/// E3, per hook: (hook installed alone, subcommand, whether it asks, whether running it for real
+/// shows the hook run). Rows with `true` in the last column were confirmed with git 2.47.
+const HOOK_TABLE: &[(&str, &str, bool, bool)] = &[
+    ("pre-commit", "commit -qam x", true, true),
+    ("pre-commit", "status", false, false),
+    ("pre-commit", "add a.txt", false, false),
+    ("pre-commit", "diff", false, false),
+    ("pre-commit", "log", false, false),
+    ("pre-commit", "merge main", true, false),
+    ("pre-commit", "rebase main", true, false),
+    ("commit-msg", "commit -qam x", true, true),
+    ("prepare-commit-msg", "commit -qam x", true, true),
+    ("post-commit", "commit -qam x", true, true),
+    ("post-commit", "fetch origin", false, false),
+    ("post-checkout", "switch -q --create other", true, true),
+    ("post-checkout", "checkout -q main", true, true),
+    ("post-checkout", "restore a.txt", true, true),
+    ("post-checkout", "status", false, false),
+    ("post-checkout", "commit -qam x", false, false),
+    ("post-merge", "merge main", true, false),
+    ("post-merge", "pull", true, false),
+    ("post-merge", "log", false, false),
+    ("pre-rebase", "rebase main", true, false),
+    ("pre-rebase", "commit -qam x", false, false),
+    ("pre-push", "push origin main", true, false),
+    ("pre-push", "fetch origin", false, false),
+    ("pre-receive", "push -q . main:pushed1", true, true),
+    ("update", "push -q . main:pushed2", true, true),
+    ("post-index-change", "status", true, true),
+    ("post-index-change", "diff", true, false),
+    ("post-index-change", "add a.txt", true, true),
+    ("post-index-change", "log", false, false),
+    ("post-index-change", "rev-parse HEAD", false, false),
+    ("reference-transaction", "branch topic", true, true),
+    ("reference-transaction", "tag v1", true, true),
+    ("reference-transaction", "fetch origin", true, false),
+    ("reference-transaction", "status", false, false),
+    ("pre-auto-gc", "gc --auto", true, false),
+    ("pre-auto-gc", "commit -qam x", true, false),
+    ("pre-auto-gc", "status", false, false),
+    ("applypatch-msg", "am x.patch", true, false),
+    ("applypatch-msg", "apply x.patch", false, false),
+    ("post-rewrite", "commit -q --amend --no-edit", true, true),
+    // A name git 2.47 does not run may be a later git's hook: every hook-running subcommand.
+    ("not-a-hook-git-knows", "commit -qam x", true, false),
+    ("not-a-hook-git-knows", "status", true, false),
+    ("not-a-hook-git-knows", "log", false, false),
+    // Samples never run; `fsmonitor-watchman` runs only through `core.fsmonitor`, refused.
+    ("pre-commit.sample", "commit -qam x", false, false),
+    ("fsmonitor-watchman", "status", false, false),
+];
+
+#[test]
+fn hooks_ask_only_for_the_subcommands_that_run_them() {
+    let repo = HookedRepository::new("last-hooks-table");
+    let options = repo.options();
+    for (hook, args, asks, runs) in HOOK_TABLE {
+        repo.uninstall_all();
+        repo.install(hook);
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        assert_eq!(!analysis.approved, *asks, "{hook}: git {args}: {reason}");
+        if *asks {
+            assert!(reason.contains(hook), "{hook}: git {args}: {reason}");
+        }
+        if *runs {
+            assert!(
+                repo.run(args).contains(hook),
+                "{hook} not run by git {args}"
+            );
+        }
+    }
+    // Without a subcommand git runs no hook.
+    repo.install("pre-commit");
+    assert!(analyze_command("git --no-pager --version", &options).approved);
+}
