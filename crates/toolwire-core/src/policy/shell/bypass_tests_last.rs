@@ -155,10 +155,10 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
     }
 }
 
-/// The real git, run in `dir` without any user or system configuration.
-fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
-    Command::new("/usr/bin/git")
-        .args(args)
+/// The real git in `dir`, without any user or system configuration.
+fn git_command(dir: &Path, home: &Path) -> Command {
+    let mut command = Command::new("/usr/bin/git");
+    command
         .current_dir(dir)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
@@ -170,9 +170,13 @@ fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
         .env("GIT_COMMITTER_NAME", "a")
         .env("GIT_COMMITTER_EMAIL", "a@example.com")
         .env("GIT_PAGER", "cat")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs the real git in `dir` ([`git_command`]).
+fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+    git_command(dir, home).args(args).output().unwrap()
 }
 
 /// A real repository `ws` with one commit on `main`, and every hook git knows (and a name it
@@ -365,4 +369,342 @@ fn hooks_ask_only_for_the_subcommands_that_run_them() {
     // Without a subcommand git runs no hook.
     repo.install("pre-commit");
     assert!(analyze_command("git --no-pager --version", &options).approved);
+}
+
+/// E4: variables that make a program run another program or load code, as a review listed them
+/// and more of each kind (pagers, editors, askpass and ssh helpers, preloads, shell startup
+/// files, interpreter options, package-manager configuration).
+const CODE_RUNNING_VARIABLES: &[&str] = &[
+    "PATH",
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "LESS",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "GIT_EXEC_PATH",
+    "GIT_DIR",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_KEY_0",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_TEMPLATE_DIR",
+    "BROWSER",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "GCONV_PATH",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "PS4",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "IFS",
+    "SHELL",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PERL5OPT",
+    "PERL5LIB",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "RUBYOPT",
+    "RUBYLIB",
+    "PIP_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "npm_config_script_shell",
+    "NPM_CONFIG_GIT",
+    "YARN_YARN_PATH",
+    "MAKEFLAGS",
+    "TAR_OPTIONS",
+    "PATCH_GET",
+    "pager",
+];
+
+/// The ways a line sets a variable for the programs after it.
+const ASSIGNMENT_SPELLINGS: &[&str] = &[
+    "{V}=x git log",
+    "LANG=C {V}=x git log",
+    "{V}=x LANG=C git log",
+    "env {V}=x git log",
+    "env -i {V}=x git log",
+    "export {V}=x; git log",
+    "declare -x {V}=x && git log",
+    "typeset -x {V}=x; git log",
+    "readonly {V}=x; git log",
+    "local {V}=x; git log",
+    "printf -v {V} x; git log",
+    "{V}=x",
+];
+
+/// A trusted `bin` of fake programs, all allowlisted, and a workspace `ws` (a clean
+/// repository) as the working directory.
+fn fake_programs(name: &str, programs: &[&str]) -> (Sandbox, AnalyzeOptions) {
+    let sandbox = Sandbox::new(name);
+    let ws = workspace(&sandbox);
+    let options = sandbox.allowlisting(ws, programs);
+    (sandbox, options)
+}
+
+/// E4: every code-running variable in every spelling, on the line and in the call's
+/// environment, is refused; the safe table's variables with plain values pass on the line as
+/// they do in the call (before the fix any `NAME=value` word was refused).
+#[test]
+fn code_running_variables_are_refused_in_every_spelling() {
+    let (_sandbox, options) = fake_programs("last-variables", &["git", "ls", "printf"]);
+    let mut approved = Vec::new();
+    for variable in CODE_RUNNING_VARIABLES {
+        for spelling in ASSIGNMENT_SPELLINGS {
+            let command = spelling.replace("{V}", variable);
+            if analyze_command(&command, &options).approved {
+                approved.push(command);
+            }
+        }
+        for key in callenv::ENV_KEYS {
+            let args = serde_json::json!({ "command": "git log", *key: { *variable: "x" } });
+            assert!(
+                callenv::unsafe_call_env(&args).is_some(),
+                "{key}: {variable}"
+            );
+        }
+    }
+    assert!(approved.is_empty(), "approved: {approved:#?}");
+    let controls = [
+        "LANG=C git log",
+        "LC_ALL=C TZ=UTC ls -la",
+        "NO_COLOR=1 git status && ls",
+        "TZ=America/New_York ls",
+        "RUST_LOG=info,x=debug ls",
+        "LANG=en_US.UTF-8 git log | LC_ALL=C ls",
+    ];
+    for command in controls {
+        let analysis = analyze_command(command, &options);
+        assert!(analysis.approved, "{command}: {:?}", analysis.reason);
+    }
+    // Safe names with values that name a file (a locale or zone file elsewhere).
+    for command in [
+        "LANG=/tmp/x ls",
+        "LC_ALL=../x ls",
+        "TZ=/tmp/x ls",
+        "TZ=:/tmp/x ls",
+        "TZ=../../tmp/x ls",
+        "TERM=/tmp/x ls",
+    ] {
+        let analysis = analyze_command(command, &options);
+        let reason = analysis.reason.unwrap_or_default();
+        assert!(reason.contains("may name a file"), "{command}: {reason}");
+        let (name, value) = command
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .split_once('=')
+            .unwrap();
+        let args = serde_json::json!({ "env": { name: value } });
+        assert!(callenv::unsafe_call_env(&args).is_some(), "{command}");
+    }
+}
+
+/// E4, run for real: git runs the program these variables name (the marker file appears), and
+/// the line setting them is refused.
+#[test]
+fn git_runs_the_programs_its_variables_name() {
+    let repo = HookedRepository::new("last-variables-run");
+    let marker = repo.sandbox.root.join("ran");
+    let program = format!("touch '{}'; :", marker.display());
+    // (A pager runs only on a terminal: editors, diff programs and ssh helpers run anyway.)
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (&[("GIT_EDITOR", &program)], "commit -a"),
+        (&[("EDITOR", &program)], "commit -a"),
+        // git reads VISUAL on a terminal that is not dumb.
+        (&[("TERM", "xterm"), ("VISUAL", &program)], "commit -a"),
+        (&[("GIT_EXTERNAL_DIFF", &program)], "diff"),
+        (
+            &[("GIT_SSH_COMMAND", &program)],
+            "ls-remote ssh://example.com/x",
+        ),
+        (
+            &[
+                ("GIT_CONFIG_COUNT", "1"),
+                ("GIT_CONFIG_KEY_0", "diff.external"),
+                ("GIT_CONFIG_VALUE_0", &program),
+            ],
+            "diff",
+        ),
+    ];
+    for (vars, args) in cases {
+        let _ = std::fs::remove_file(&marker);
+        std::fs::write(repo.ws.join("a.txt"), "changed\n").unwrap();
+        let mut command = git_command(&repo.ws, &repo.sandbox.root);
+        command
+            .args(args.split_whitespace())
+            .env_remove("GIT_PAGER")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (name, value) in *vars {
+            command.env(name, value);
+        }
+        command.status().unwrap();
+        assert!(marker.exists(), "{vars:?} git {args} ran nothing");
+        let line = vars
+            .iter()
+            .map(|(name, _)| format!("{name}=x"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let analysis = analyze_command(&format!("{line} git {args}"), &repo.options());
+        assert!(!analysis.approved, "{line} git {args}");
+    }
+}
+
+/// E4: package managers and `patch`, allowlisted, through the whole analyzer: (command, what
+/// the reason must contain; `None` for the controls that stay approved).
+const PACKAGE_CORPUS: &[(&str, Option<&str>)] = &[
+    ("pip install .", Some("local path")),
+    ("pip3 install -e .", Some("source to build from")),
+    ("pip3.11 install --editable=.", Some("source to build from")),
+    (
+        "pip install -r requirements.txt",
+        Some("source to build from"),
+    ),
+    (
+        "pip install git+https://example.com/x.git",
+        Some("version control"),
+    ),
+    ("pip install ./dist/x-1.0.tar.gz", Some("local path")),
+    ("pip install x-1.0.tar.gz", Some("archive")),
+    ("pip install mypkg", Some("working directory")),
+    ("pip wheel .", Some("local path")),
+    ("pip config edit", Some("configuration")),
+    ("python3 -m pip install .", Some("interpreter")),
+    ("npm test", Some("package.json scripts")),
+    ("npm run build", Some("package.json scripts")),
+    ("npm install", Some("package.json scripts")),
+    ("npm ci", Some("package.json scripts")),
+    ("npm --prefix ls install", Some("before the subcommand")),
+    ("yarn", Some("installs")),
+    ("yarn build", Some("package.json scripts")),
+    ("pnpm install", Some("package.json scripts")),
+    ("pnpm build", Some("package.json scripts")),
+    ("npx tsc -p .", Some("package's program")),
+    ("patch -e f s.ed", Some("`-e`")),
+    ("patch --ed f s.ed", Some("--ed")),
+    ("patch -Ne f s.ed", Some("-Ne")),
+    ("patch -g1 -p1 -i x.diff", Some("-g1")),
+    ("patch --get=1 -i x.diff", Some("--get")),
+    // Controls.
+    ("pip install requests", None),
+    ("pip3 install -U 'requests>=2' urllib3", None),
+    ("pip list --outdated", None),
+    ("npm ls --all", None),
+    ("npm view react version", None),
+    ("pnpm why react", None),
+    ("yarn why react", None),
+    ("patch -p1 -i x.diff", None),
+    ("patch -N -p0 f x.diff", None),
+];
+
+#[test]
+fn package_managers_and_patch_run_no_workspace_code() {
+    let (sandbox, options) = fake_programs(
+        "last-packages",
+        &[
+            "pip", "pip3", "pip3.11", "python3", "npm", "yarn", "pnpm", "npx", "patch",
+        ],
+    );
+    sandbox.dir("ws/mypkg");
+    let mut failures = Vec::new();
+    for (command, want) in PACKAGE_CORPUS {
+        let analysis = analyze_command(command, &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        let ok = match want {
+            Some(want) => !analysis.approved && reason.contains(want),
+            None => analysis.approved,
+        };
+        if !ok {
+            failures.push(format!("{command}: {reason} (want {want:?})"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// E4, run for real: `npm test` and `pip wheel .` run the workspace's code; `npm ls` does not.
+#[test]
+fn package_managers_run_the_workspace_code_for_real() {
+    let sandbox = Sandbox::new("last-packages-run");
+    let ws = sandbox.dir("ws");
+    let marker = sandbox.root.join("ran");
+    let touch = format!("touch {}", marker.display());
+    let scripts = [
+        "test",
+        "preinstall",
+        "install",
+        "postinstall",
+        "prepare",
+        "prels",
+    ];
+    let scripts: serde_json::Map<String, serde_json::Value> = scripts
+        .iter()
+        .map(|name| (name.to_string(), serde_json::Value::String(touch.clone())))
+        .collect();
+    let package = serde_json::json!({ "name": "ws", "version": "1.0.0", "scripts": scripts });
+    std::fs::write(ws.join("package.json"), package.to_string()).unwrap();
+    let run = |program: &str, args: &[&str]| {
+        let _ = std::fs::remove_file(&marker);
+        let status = Command::new(program)
+            .args(args)
+            .current_dir(&ws)
+            .env("HOME", &sandbox.root)
+            .env("npm_config_cache", sandbox.root.join("cache"))
+            .env("npm_config_offline", "true")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        status.is_ok() && marker.exists()
+    };
+    if Path::new("/usr/bin/npm").exists() {
+        assert!(run("/usr/bin/npm", &["test"]), "npm test ran no script");
+        assert!(!run("/usr/bin/npm", &["ls"]), "npm ls ran a script");
+    }
+    let setup = format!(
+        "import pathlib\npathlib.Path({:?}).touch()\nfrom setuptools import setup\nsetup(name='x', version='1')\n",
+        marker.display().to_string()
+    );
+    std::fs::write(ws.join("setup.py"), setup).unwrap();
+    let pip_wheel = [
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-q",
+        "-w",
+        "out",
+        ".",
+    ];
+    let python = ["/usr/bin/python3", "/root/.pyenv/shims/python3"]
+        .into_iter()
+        .find(|p| {
+            Command::new(p)
+                .args(["-c", "import pip, setuptools"])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        });
+    if let Some(python) = python {
+        assert!(run(python, &pip_wheel), "pip wheel . ran no setup.py");
+    }
 }

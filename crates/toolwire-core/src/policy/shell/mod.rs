@@ -7,7 +7,7 @@
 //! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
-//! refused ([`injection`], [`git`], [`code_args`], [`sed`]); in a line of several segments,
+//! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`]); in a line of several segments,
 //! programs come only from directories the line cannot write ([`line_writes`]). For a tool
 //! call, [`workdir`] and
 //! [`callenv`] read where the command runs and what environment it is given.
@@ -21,6 +21,7 @@ pub mod lex;
 pub mod line_writes;
 pub mod names;
 pub mod options;
+pub mod packages;
 pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
@@ -183,16 +184,26 @@ impl<'a> Context<'a> {
         segment: &segments::Segment,
         verdict: &mut SegmentVerdict,
     ) -> Result<String, String> {
-        if segment.words[0].assignment {
-            verdict.wrapper = true;
-            return Err(format!(
-                "environment assignment `{}` before the command (wrapper)",
-                segment.words[0].text
-            ));
+        // `NAME=value` words before the program: only variables the call's own environment may
+        // set too ([`callenv`]), with values that name no file.
+        let assignments = segment.words.iter().take_while(|w| w.assignment).count();
+        for word in &segment.words[..assignments] {
+            let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
+            if let Some(why) = callenv::unsafe_assignment(name, value) {
+                verdict.wrapper = true;
+                return Err(format!(
+                    "environment assignment `{}` before the command ({why})",
+                    word.text
+                ));
+            }
         }
-        let typed = verdict.argv[0].clone();
+        let Some(typed) = verdict.argv.get(assignments).cloned() else {
+            return Err(
+                "environment assignment without a command (it sets a shell variable)".into(),
+            );
+        };
         verdict.executable = Some(typed.clone());
-        let args = &verdict.argv[1..];
+        let args = &verdict.argv[assignments + 1..];
         let typed_name = basename(&typed).to_string();
         let cwd = self.options.cwd.as_deref();
         let place = injection::Place {
