@@ -1,7 +1,8 @@
 //! The last attacker review of the shell analysis (issue 19, section 4): what a line run as root
 //! may use (E1, with root's default PATH), lines not run as root (E2, C16's other branch),
 //! repository hooks asked for only by the subcommands that run them (E3, confirmed with the real
-//! git), and programs that run code from the workspace or the environment (E4).
+//! git), programs that run code from the workspace or the environment (E4), and a line's other
+//! segments writing the repository git reads (E5).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -707,4 +708,87 @@ fn package_managers_run_the_workspace_code_for_real() {
     if let Some(python) = python {
         assert!(run(python, &pip_wheel), "pip wheel . ran no setup.py");
     }
+}
+
+/// E5: a line's other segment writing the repository git reads when it runs (each approved
+/// before the fix; the first confirmed by running it, in
+/// `a_segment_writing_a_hook_runs_it_in_the_same_line`).
+const REPOSITORY_WRITES: &[(&str, bool)] = &[
+    ("cp x .git/hooks/pre-commit && git commit -m x", false),
+    ("cp x .git/config && git status", false),
+    ("chmod +x .git/hooks/pre-commit && git commit -m x", false),
+    ("cp x y | git status", false),
+    ("git status; cp x .git/config", false),
+    ("git worktree add .git/hooks HEAD && git commit -m x", false),
+    ("git bundle create .git/config HEAD && git log", false),
+    ("git archive -o .git/config HEAD; git status", false),
+    ("git merge-file .git/config a b && git log", false),
+    // Controls: readers and git subcommands that write only the index, refs and work tree.
+    ("ls && git status", true),
+    ("git add -A && git commit -m x", true),
+    ("git status | head -n 3", true),
+    ("git log --oneline | grep fix | wc -l", true),
+    ("git fetch && git rebase origin/main", true),
+    ("cat a.txt && git diff", true),
+    ("git -C src status && git log", true),
+    ("cp x y && ls", true),
+    ("LANG=C git log && LC_ALL=C git status", true),
+    (
+        "LANG=C git bundle create .git/config HEAD && git log",
+        false,
+    ),
+];
+
+#[test]
+fn git_runs_only_beside_programs_that_write_no_file() {
+    let (sandbox, options) = fake_programs(
+        "last-repo-writes",
+        &["git", "cp", "ls", "chmod", "cat", "head", "grep", "wc"],
+    );
+    sandbox.dir("ws/src");
+    for (command, want) in REPOSITORY_WRITES {
+        let analysis = analyze_command(command, &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        assert_eq!(analysis.approved, *want, "{command}: {reason}");
+        if !want {
+            assert!(
+                reason.contains("may write them first"),
+                "{command}: {reason}"
+            );
+        }
+    }
+}
+
+/// E5, run for real: the hook the first segment puts in place runs in the second.
+#[test]
+fn a_segment_writing_a_hook_runs_it_in_the_same_line() {
+    let repo = HookedRepository::new("last-repo-writes-run");
+    let hook = repo.sandbox.root.join("hook");
+    let marker = repo.sandbox.root.join("ran");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let line = format!(
+        "cp '{}' .git/hooks/pre-commit && git commit -qam x",
+        hook.display()
+    );
+    Command::new("/bin/sh")
+        .args(["-c", &line])
+        .current_dir(&repo.ws)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    std::fs::remove_file(repo.ws.join(".git/hooks/pre-commit")).unwrap();
+    let options = AnalyzeOptions {
+        allowlist: vec!["git".into(), "cp".into()],
+        ..repo.options()
+    };
+    assert!(marker.exists(), "the hook written in the line did not run");
+    let analysis = analyze_command(&line, &options);
+    assert!(!analysis.approved, "{line}");
 }

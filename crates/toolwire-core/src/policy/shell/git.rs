@@ -846,6 +846,22 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
     Ok(None)
 }
 
+/// The subcommand in git's arguments `args` as git finds it: the first argument that is no
+/// option or the separate value of one ([`GLOBAL_WITH_VALUE`]).
+pub fn subcommand(args: &[String]) -> Option<&str> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            return Some(arg);
+        }
+        if GLOBAL_WITH_VALUE.iter().any(|(option, _)| option == arg) {
+            i += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Checks git's arguments beyond the option table of [`RULES`](super::injection): global options,
 /// refused subcommands and their short options that run commands. Git must run in the
 /// repository of `place`'s trusted directory: its working directory is checked as `-C` is.

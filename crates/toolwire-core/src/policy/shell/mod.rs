@@ -8,7 +8,8 @@
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
 //! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`]); in a line of several segments,
-//! programs come only from directories the line cannot write ([`line_writes`]). For a tool
+//! programs come only from directories the line cannot write ([`line_writes`]), and git runs
+//! only beside programs that write no file ([`repo_writes`]). For a tool
 //! call, [`workdir`] and
 //! [`callenv`] read where the command runs and what environment it is given.
 
@@ -22,6 +23,7 @@ pub mod line_writes;
 pub mod names;
 pub mod options;
 pub mod packages;
+pub mod repo_writes;
 pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
@@ -43,6 +45,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use options::AnalyzeOptions;
+
+/// How the reason of a segment approved through a safe-bin profile starts: such a segment takes
+/// no file argument, so it writes no file ([`repo_writes`]).
+pub(crate) const SAFE_BIN_RULE: &str = "safe bin";
 
 /// Commands longer than this (in bytes) are refused.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -108,10 +114,11 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         Err(reason) => return Analysis::refused(reason),
     };
     let context = Context::new(options, segments.len());
-    let verdicts: Vec<SegmentVerdict> = segments
+    let mut verdicts: Vec<SegmentVerdict> = segments
         .iter()
         .map(|segment| context.check(segment))
         .collect();
+    repo_writes::refuse_git_beside_writers(&mut verdicts);
     let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
         format!(
             "segment `{}`: {}",
@@ -294,7 +301,7 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return approve(format!("safe bin `{bin}`"));
+                return approve(format!("{SAFE_BIN_RULE} `{bin}`"));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
