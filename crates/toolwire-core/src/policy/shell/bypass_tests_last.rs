@@ -737,13 +737,19 @@ const REPOSITORY_WRITES: &[(&str, bool)] = &[
         "LANG=C git bundle create .git/config HEAD && git log",
         false,
     ),
+    ("cp x .yarnrc.yml && yarn why react", false),
+    ("cp x .npmrc; npm ls", false),
+    ("ls && yarn why react", true),
+    ("npm ls && git status", true),
 ];
 
 #[test]
 fn git_runs_only_beside_programs_that_write_no_file() {
     let (sandbox, options) = fake_programs(
         "last-repo-writes",
-        &["git", "cp", "ls", "chmod", "cat", "head", "grep", "wc"],
+        &[
+            "git", "cp", "ls", "chmod", "cat", "head", "grep", "wc", "npm", "yarn",
+        ],
     );
     sandbox.dir("ws/src");
     for (command, want) in REPOSITORY_WRITES {

@@ -4,7 +4,8 @@
 //! git uses. No list of writing programs could be complete, so the rule lists readers: in a
 //! line of more than one segment, git runs only beside programs that write no file
 //! ([`READERS`]) and git subcommands that write only the index, refs, objects and the work
-//! tree, which git never lets reach `.git` ([`GIT_NO_FILE_WRITES`]).
+//! tree, which git never lets reach `.git` ([`GIT_NO_FILE_WRITES`]). The package managers'
+//! configuration files are read likewise (`cp x .yarnrc.yml && yarn why react`).
 
 use super::names;
 use super::SegmentVerdict;
@@ -69,11 +70,29 @@ const GIT_NO_FILE_WRITES: &[&str] = &[
     "version",
 ];
 
-/// Whether `verdict` runs git (by the name of its real file or a trusted name).
-fn is_git(verdict: &SegmentVerdict) -> bool {
+/// Programs that read, when they run, workspace configuration the analysis checked because it
+/// can run code: git's repository, the package managers' `.yarnrc` and `.npmrc`
+/// ([`packages`](super::packages)). Their approved forms write no file.
+const CONFIG_READERS: &[&str] = &["git", "npm", "pnpm", "yarn"];
+
+/// The name of the real file `verdict` runs.
+fn real_name(verdict: &SegmentVerdict) -> &str {
     let real = verdict.resolved_path.as_deref().unwrap_or_default();
-    let name = real.rsplit('/').next().unwrap_or(real);
-    names::variant_names(name).iter().any(|n| n == "git")
+    real.rsplit('/').next().unwrap_or(real)
+}
+
+/// Whether `verdict` runs git.
+fn is_git(verdict: &SegmentVerdict) -> bool {
+    names::variant_names(real_name(verdict))
+        .iter()
+        .any(|n| n == "git")
+}
+
+/// Whether `verdict` runs a [configuration reader](CONFIG_READERS).
+fn reads_config(verdict: &SegmentVerdict) -> bool {
+    names::variant_names(real_name(verdict))
+        .iter()
+        .any(|n| CONFIG_READERS.contains(&n.as_str()))
 }
 
 /// Whether the git segment `argv` writes no file git reads as configuration or a hook.
@@ -100,12 +119,11 @@ fn writes_no_files(verdict: &SegmentVerdict) -> bool {
     if is_git(verdict) {
         return git_writes_no_files(&verdict.argv);
     }
-    let real = verdict.resolved_path.as_deref().unwrap_or_default();
-    let name = real.rsplit('/').next().unwrap_or(real);
-    READERS.contains(&name)
+    reads_config(verdict) || READERS.contains(&real_name(verdict))
 }
 
-/// Refuses, in a line of more than one segment, every approved git segment beside another
+/// Refuses, in a line of more than one segment, every approved git segment (or other
+/// [configuration reader](CONFIG_READERS)) beside another
 /// segment that may write files (before it, or beside it in a pipeline, which runs at the same
 /// time): that one may write the repository's configuration or hooks first. Linear: only the
 /// first two writers are kept.
@@ -118,7 +136,7 @@ pub fn refuse_git_beside_writers(verdicts: &mut [SegmentVerdict]) {
         .take(2)
         .collect();
     for i in 0..verdicts.len() {
-        if !verdicts[i].approved || !is_git(&verdicts[i]) {
+        if !verdicts[i].approved || !reads_config(&verdicts[i]) {
             continue;
         }
         let Some(&writer) = writers.iter().find(|&&w| w != i) else {
@@ -127,7 +145,8 @@ pub fn refuse_git_beside_writers(verdicts: &mut [SegmentVerdict]) {
         let shown: String = verdicts[writer].argv.join(" ").chars().take(200).collect();
         verdicts[i].approved = false;
         verdicts[i].reason = Some(format!(
-            "git reads its repository's configuration and hooks when it runs, and `{shown}` in this line may write them first: in a line of several segments git runs only beside programs that write no file"
+            "`{}` reads its configuration (git: and hooks) when it runs, and `{shown}` in this line may write them first: in a line of several segments it runs only beside programs that write no file",
+            real_name(&verdicts[i])
         ));
     }
 }
