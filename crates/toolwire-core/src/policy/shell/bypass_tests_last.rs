@@ -798,3 +798,43 @@ fn a_segment_writing_a_hook_runs_it_in_the_same_line() {
     let analysis = analyze_command(&line, &options);
     assert!(!analysis.approved, "{line}");
 }
+
+/// E3: a push to another repository on this machine runs that repository's receive hooks
+/// (confirmed: `git push ../other.git main` ran its `pre-receive`); URLs, remote names, refspecs
+/// and the workspace's own repository stay approved.
+#[test]
+fn a_push_to_a_local_repository_is_refused() {
+    let repo = HookedRepository::new("last-local-push");
+    let home = repo.sandbox.root.clone();
+    let other = repo.sandbox.dir("other.git");
+    assert!(git(&other, &home, &["init", "-q", "--bare"])
+        .status
+        .success());
+    let marks = repo.marks.clone();
+    let hook = other.join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        format!("#!/bin/sh\necho pre-receive >> '{}'\n", marks.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(repo
+        .run("push -q ../other.git main")
+        .contains("pre-receive"));
+    let options = repo.options();
+    for (args, want) in [
+        ("push ../other.git main", false),
+        ("push -q --repo=../other.git main", false),
+        (&*format!("push file://{} main", other.display()), false),
+        (&*format!("push {} main", other.display()), false),
+        ("push origin main", true),
+        ("push origin HEAD:refs/heads/x", true),
+        ("push https://example.com/x.git main", true),
+        ("push git@example.com:x.git main", true),
+        ("push . main:other", true),
+        ("push -o ci.skip origin main", true),
+    ] {
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert_eq!(analysis.approved, want, "git {args}: {:?}", analysis.reason);
+    }
+}

@@ -846,6 +846,38 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
     Ok(None)
 }
 
+/// Why a push's arguments `rest` name another repository on this machine, whose receive hooks
+/// (`pre-receive`, `update`, `post-receive`, ...) the push runs unchecked: a `file://` URL, or
+/// an argument (or `--repo=` value) that is no URL (no `://`, no `host:` before a `/`) and names
+/// an existing directory other than the working directory (`git push .` is checked with the
+/// workspace's own hooks).
+fn local_push_target(rest: &[String], place: Place) -> Option<String> {
+    let local = |target: &str| {
+        if target.to_ascii_lowercase().starts_with("file://") {
+            return true;
+        }
+        let colon = target.find(':');
+        let slash = target.find('/');
+        let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
+        if target.contains("://") || scp || target == "." {
+            return false;
+        }
+        let path = place
+            .cwd
+            .map_or_else(|| PathBuf::from(target), |cwd| cwd.join(target));
+        let own = |dir: &Path| {
+            std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
+        };
+        path.is_dir() && !own(&path)
+    };
+    rest.iter()
+        .map(|arg| arg.strip_prefix("--repo=").unwrap_or(arg))
+        .find(|arg| !arg.starts_with('-') && local(arg))
+        .map(|arg| {
+            format!("`git push` to `{arg}`, a repository on this machine, runs its receive hooks, which are not checked")
+        })
+}
+
 /// The subcommand in git's arguments `args` as git finds it: the first argument that is no
 /// option or the separate value of one ([`GLOBAL_WITH_VALUE`]).
 pub fn subcommand(args: &[String]) -> Option<&str> {
@@ -908,6 +940,13 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         return Err(format!(
             "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
+    }
+    if let Some(why) = PUSHING
+        .contains(&sub)
+        .then(|| local_push_target(rest, place))
+        .flatten()
+    {
+        return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {
         s if UPLOAD_PACK_U.contains(&s) => Some('u'),
