@@ -1003,7 +1003,7 @@ export interface AnalyzeOptions {
    * name of the program's real file in a trusted dir. Default `cut uniq head tail tr wc`.
    */
   safeBins?: string[]
-  /** Directories whose programs bare allowlist names and safe bins may match. Default `/bin /usr/bin /usr/local/bin /sbin /usr/sbin`. */
+  /** Directories whose programs bare allowlist names and safe bins may match. Default `/bin /usr/bin /usr/local/bin /sbin /usr/sbin /usr/local/sbin /usr/games /usr/local/games`. */
   trustedDirs?: string[]
   /** Only `PATH` is read: given `env` without `PATH`, nothing is found. Default `process.env`. */
   env?: { PATH?: string; [name: string]: string | undefined }

@@ -508,6 +508,14 @@ const BYPASSES: [string, string][] = [
   ["sqlite3 db '.shell id'", 'dot-command'],
   ['socat - EXEC:id', 'exec:'],
   ['ssh host id', 'runs a remote command'],
+  // Code the workspace holds, run by an allowlisted package manager.
+  ['npm test', 'package.json scripts'],
+  ['npm install', 'package.json scripts'],
+  ['npx tsc -p .', "package's program"],
+  // Variables that name a program, or a safe one naming a file.
+  ['GIT_PAGER=id git log', 'environment assignment `GIT_PAGER=id`'],
+  ['LANG=C NODE_OPTIONS=--require=x node app.js', 'environment assignment `NODE_OPTIONS'],
+  ['TZ=/tmp/x ls', 'may name a file'],
 ]
 
 describe('analyzeCommand: the bypass corpus through JS', () => {
@@ -518,8 +526,9 @@ describe('analyzeCommand: the bypass corpus through JS', () => {
   it('approves the positive controls of the corpus', () => {
     const controls = [
       'ls -la', 'git status', 'head -n 5', 'cat a | wc -l', "find . -name '*.rs' -type f", "sed -n '1,5p' notes.txt",
-      'git --no-pager log -n 3', 'git --namespace ns log', 'npx tsc -p .', 'make -j4 all', "sqlite3 db 'select 1'",
+      'git --no-pager log -n 3', 'git --namespace ns log', 'npx --version', 'make -j4 all', "sqlite3 db 'select 1'",
       "printf '%s' x", 'ssh -N -L 8080:localhost:80 host', 'python3 script.py', 'socat - TCP:example.com:80',
+      'npm ls --all', 'LANG=C LC_ALL=C git log', 'TZ=UTC ls',
     ]
     for (const command of controls) {
       const analysis = analyzeCommand(command, corpusOptions())

@@ -268,10 +268,11 @@ fn the_repository_git_uses_in_the_workspace_is_checked() {
             Some("core.editor"),
         ),
         ("config:[core\n", Some("section header")),
-        // A hook installed in the repository (`pre-commit.sample` stays harmless).
-        ("hooks/pre-commit:#!/bin/sh\n", Some("the hook")),
-        ("hooks/post-checkout:#!/bin/sh\n", Some("the hook")),
+        // A hook installed in the repository that these commands may run (`git status` writes
+        // the index when it refreshes it; `git log` runs none: see
+        // `hooks_ask_only_for_the_subcommands_that_run_them`).
         ("hooks/pre-commit.sample:#!/bin/sh\n", None),
+        ("hooks/pre-commit:#!/bin/sh\n", None),
         // Controls: a clean configuration, and a `.git` file leading inside the workspace.
         ("config:[core]\n\tbare = false\n[user]\n\tname = me\n", None),
         ("file:gitdir: .repo", None),
@@ -345,8 +346,14 @@ fn a_linked_worktree_is_checked_in_its_common_directory() {
     refused("core.fsmonitor");
     std::fs::write(main.join("config"), CLEAN_CONFIG).unwrap();
     review.sandbox.exe("main/.git/hooks/post-merge");
+    assert!(analyze_command("git status", &review.options).approved);
+    let analysis = analyze_command("git merge main", &review.options);
+    let reason = analysis.reason.unwrap_or_default();
+    assert!(reason.contains("the hook"), "{reason}");
+    review.sandbox.exe("main/.git/hooks/post-index-change");
     refused("the hook");
     std::fs::remove_file(main.join("hooks/post-merge")).unwrap();
+    std::fs::remove_file(main.join("hooks/post-index-change")).unwrap();
     // A worktree directory that does not lead back to this workspace is someone else's.
     std::fs::write(gitdir.join("gitdir"), "/tmp/elsewhere/.git\n").unwrap();
     refused("not a worktree of it");

@@ -1,6 +1,7 @@
 //! The environment an exec-like tool call sets for its command (its `env` argument and the other
-//! usual names for it): a variable there is an assignment before every program of the line, so
-//! only variables that cannot change which program runs or what it loads are accepted.
+//! usual names for it) and the `NAME=value` words before a command: a variable there is set for
+//! the program, so only variables that cannot change which program runs or what it loads are
+//! accepted ([`SAFE_NAMES`], the one table both read), with values that name no file.
 
 use serde_json::Value;
 
@@ -48,6 +49,30 @@ fn is_safe(name: &str) -> bool {
             .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase()))
 }
 
+/// Whether `value` names no file: letters, digits and `_ . - @ : + , = %` (`en_US.UTF-8`,
+/// `info,x=debug`), and for `TZ` a relative zone name (`America/New_York`; `TZ=/tmp/x`,
+/// `TZ=:/tmp/x` and `..` read another file). A locale with a `/` is a path to locale data.
+fn is_safe_value(name: &str, value: &str) -> bool {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_.-@:+,=%".contains(c);
+    if name == "TZ" {
+        let zone = value.strip_prefix(':').unwrap_or(value);
+        return !zone.starts_with('/')
+            && !zone.contains("..")
+            && zone.chars().all(|c| plain(c) || c == '/');
+    }
+    value.chars().all(plain)
+}
+
+/// Why setting the variable `name` to `value` for a command keeps the analysis from vouching
+/// for what runs (`name` is not [safe](SAFE_NAMES), or the value may name a file), as the end of
+/// a sentence naming the variable.
+pub fn unsafe_assignment(name: &str, value: &str) -> Option<&'static str> {
+    if !is_safe(name) {
+        return Some("which can change what the command runs");
+    }
+    (!is_safe_value(name, value)).then_some("whose value may name a file")
+}
+
 /// Why the environment the call's arguments `args` set for its command keeps the analysis from
 /// vouching for what runs, or `None` when it sets nothing or only [safe](SAFE_NAMES) variables.
 /// A `null` value counts as absent; a value that is not an object is refused (its meaning is
@@ -64,11 +89,24 @@ pub fn unsafe_call_env(args: &Value) -> Option<String> {
                 ))
             }
         };
-        if let Some(name) = vars.keys().find(|name| !is_safe(name)) {
-            return Some(format!(
-                "the call sets the environment variable {} (in \"{key}\"), which can change what the command runs",
-                quoted(&Value::String(name.clone()))
-            ));
+        for (name, value) in vars {
+            let text = match value {
+                Value::String(text) => text.clone(),
+                Value::Null | Value::Bool(_) | Value::Number(_) => value.to_string(),
+                Value::Array(_) | Value::Object(_) => {
+                    return Some(format!(
+                        "the call sets the environment variable {} (in \"{key}\") to a value that is not text: {}",
+                        quoted(&Value::String(name.clone())),
+                        quoted(value)
+                    ))
+                }
+            };
+            if let Some(why) = unsafe_assignment(name, &text) {
+                return Some(format!(
+                    "the call sets the environment variable {} (in \"{key}\"), {why}",
+                    quoted(&Value::String(name.clone()))
+                ));
+            }
         }
     }
     None

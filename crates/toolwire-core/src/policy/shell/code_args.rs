@@ -1,5 +1,5 @@
 //! Programs whose arguments can be code to run (a remote command, SQL shell dot-commands, a
-//! makefile from a pipe, a package manager's shell): the forms refused even when the program is
+//! makefile from a pipe): the forms refused even when the program is
 //! allowlisted. Options that run a given command are in [`injection`](super::injection)'s table;
 //! these need to read the argument list as the program does.
 
@@ -168,30 +168,6 @@ pub fn check_make(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
-/// Package-manager subcommands that run any command or a shell (`pnpm exec`, `yarn exec`,
-/// `npm explore`), per program.
-const PACKAGE_RUNNERS: &[(&str, &[&str])] = &[
-    ("npm", &["explore", "edit"]),
-    ("pnpm", &["exec", "dlx", "edit"]),
-    ("yarn", &["exec", "dlx"]),
-];
-
-/// Refuses a package manager's subcommand that runs any command or a shell; the options that
-/// run a shell (`-c`, `--call`, `--script-shell`, ...) are in the option table. Options before
-/// the subcommand may take a separate value (`npm --prefix dir explore`), so any argument naming
-/// such a subcommand is refused.
-pub fn check_package_manager(name: &str, args: &[String]) -> Result<(), String> {
-    let Some((_, refused)) = PACKAGE_RUNNERS.iter().find(|(n, _)| *n == name) else {
-        return Ok(());
-    };
-    match args.iter().find(|a| refused.contains(&a.as_str())) {
-        Some(sub) => Err(format!(
-            "argument injection: `{name} {sub}` runs any command or a shell"
-        )),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,25 +242,6 @@ mod tests {
         for (args, want) in cases {
             let got = check_make(&argv(args), None);
             assert_eq!(got.is_ok(), *want, "make {args}: {got:?}");
-        }
-    }
-
-    #[test]
-    fn package_managers_run_no_shell() {
-        let cases: &[(&str, &str, bool)] = &[
-            ("npm", "test", true),
-            ("npm", "explore pkg -- sh", false),
-            ("npm", "--prefix dir explore pkg -- sh", false),
-            ("pnpm", "--dir x exec id", false),
-            ("pnpm", "exec rm -rf /", false),
-            ("pnpm", "install", true),
-            ("yarn", "exec id", false),
-            ("yarn", "--silent build", true),
-            ("npx", "tsc", true),
-        ];
-        for (name, args, want) in cases {
-            let got = check_package_manager(name, &argv(args));
-            assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
         }
     }
 }

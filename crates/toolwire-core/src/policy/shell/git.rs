@@ -542,9 +542,10 @@ fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
 /// file naming a git directory outside `root` that is not a linked worktree of it (its
 /// configuration and hooks are not the workspace's), its configuration (`config`,
 /// `config.worktree`, the common directory's `config`) sets a code-running key
-/// ([`code_running_key`]), or it has a hook installed; without a `.git` in `root`, a repository
-/// above `root` that git would find instead.
-fn untrusted_root_repository(root: &Path) -> Option<String> {
+/// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
+/// when there is no subcommand); without a `.git` in `root`, a repository above `root` that git
+/// would find instead.
+fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Some(format!("`{}` cannot be resolved", root.display()));
     };
@@ -608,7 +609,7 @@ fn untrusted_root_repository(root: &Path) -> Option<String> {
         )),
         Err(why) => Some(why),
     });
-    config.or_else(|| installed_hook(&common.join("hooks")))
+    config.or_else(|| installed_hook(&common.join("hooks"), sub?))
 }
 
 /// Whether the git directory `real` is a linked worktree's (`git worktree add`): it is
@@ -622,16 +623,162 @@ fn linked_worktree(real: &Path, common: &Path, dot_git: &Path) -> bool {
         && back.is_some_and(|back| std::fs::canonicalize(dot_git).ok() == Some(back))
 }
 
-/// The first hook installed in `hooks` (a file there not named `*.sample`), which git runs on
-/// commit, checkout, merge, push, ...
-fn installed_hook(hooks: &Path) -> Option<String> {
+/// Subcommands that make commits (and through `git commit` or the sequencer run the commit
+/// hooks).
+const COMMITTING: &[&str] = &[
+    "commit",
+    "merge",
+    "pull",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "am",
+];
+
+/// Subcommands that may write the index, which runs `post-index-change`: `status`, `diff` and
+/// `describe` too, when refreshing it finds changed stat data (`repo_update_index_if_able`).
+const INDEX_WRITERS: &[&str] = &[
+    "add",
+    "am",
+    "apply",
+    "checkout",
+    "checkout-index",
+    "cherry-pick",
+    "clone",
+    "commit",
+    "describe",
+    "diff",
+    "merge",
+    "mv",
+    "pull",
+    "read-tree",
+    "rebase",
+    "reset",
+    "restore",
+    "revert",
+    "rm",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "switch",
+    "update-index",
+    "worktree",
+    "write-tree",
+];
+
+/// Subcommands that may update a ref (a ref transaction runs `reference-transaction`).
+const REF_WRITERS: &[&str] = &[
+    "am",
+    "branch",
+    "checkout",
+    "cherry-pick",
+    "clone",
+    "commit",
+    "fast-import",
+    "fetch",
+    "gc",
+    "init",
+    "merge",
+    "notes",
+    "pack-refs",
+    "pull",
+    "push",
+    "rebase",
+    "reflog",
+    "refs",
+    "remote",
+    "replace",
+    "replay",
+    "reset",
+    "revert",
+    "send-pack",
+    "stash",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-ref",
+    "worktree",
+];
+
+/// Subcommands that may run `gc --auto` (through `maintenance run --auto`), which runs
+/// `pre-auto-gc`.
+const AUTO_GC: &[&str] = &[
+    "gc",
+    "commit",
+    "merge",
+    "pull",
+    "fetch",
+    "am",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "push",
+];
+
+/// Subcommands that run the hooks of the receiving repository: `git push .` (or to the
+/// repository's own path) runs `receive-pack` here.
+const PUSHING: &[&str] = &["push", "send-pack"];
+
+/// Git's hooks (githooks(5), git 2.47) and the subcommands that may run each, read from git's
+/// sources and erring towards more. A hook whose subcommands git refuses anyway
+/// (`sendemail-validate`, `p4-*`) or that only a refused configuration key enables
+/// (`fsmonitor-watchman` through `core.fsmonitor`) lists none.
+pub(crate) const HOOKS: &[(&str, &[&str])] = &[
+    ("applypatch-msg", &["am"]),
+    ("pre-applypatch", &["am"]),
+    ("post-applypatch", &["am"]),
+    ("pre-commit", COMMITTING),
+    ("pre-merge-commit", &["merge", "pull"]),
+    ("prepare-commit-msg", COMMITTING),
+    ("commit-msg", COMMITTING),
+    ("post-commit", COMMITTING),
+    ("pre-rebase", &["rebase", "pull"]),
+    (
+        "post-checkout",
+        &[
+            "checkout", "switch", "restore", "clone", "worktree", "rebase", "pull", "stash",
+            "reset",
+        ],
+    ),
+    ("post-merge", &["merge", "pull"]),
+    ("pre-push", PUSHING),
+    ("pre-receive", PUSHING),
+    ("update", PUSHING),
+    ("proc-receive", PUSHING),
+    ("post-receive", PUSHING),
+    ("post-update", PUSHING),
+    ("push-to-checkout", PUSHING),
+    ("reference-transaction", REF_WRITERS),
+    ("post-index-change", INDEX_WRITERS),
+    ("pre-auto-gc", AUTO_GC),
+    ("post-rewrite", &["commit", "rebase", "am", "pull"]),
+    ("sendemail-validate", &[]),
+    ("fsmonitor-watchman", &[]),
+    ("p4-changelist", &[]),
+    ("p4-prepare-changelist", &[]),
+    ("p4-post-changelist", &[]),
+    ("p4-pre-submit", &[]),
+];
+
+/// Whether the subcommand `sub` may run the hook `hook`. A name git 2.47 does not know as a hook
+/// counts as run by every subcommand that runs any hook (a later git may know it).
+fn runs_hook(sub: &str, hook: &str) -> bool {
+    match HOOKS.iter().find(|(name, _)| *name == hook) {
+        Some((_, subs)) => subs.contains(&sub),
+        None => HOOKS.iter().any(|(_, subs)| subs.contains(&sub)),
+    }
+}
+
+/// The first hook installed in `hooks` (a file there not named `*.sample`, executable or not: a
+/// later segment of the line may make it so) that the subcommand `sub` may run.
+fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
     let entries = std::fs::read_dir(hooks).ok()?;
     entries.flatten().find_map(|entry| {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        (!name.ends_with(".sample")).then(|| {
+        (!name.ends_with(".sample") && runs_hook(sub, &name)).then(|| {
             format!(
-                "the repository has the hook `{}`, which git runs",
+                "the repository has the hook `{}`, which `git {sub}` may run",
                 hooks.join(name.as_ref()).display()
             )
         })
@@ -699,6 +846,54 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
     Ok(None)
 }
 
+/// Why a push's arguments `rest` name another repository on this machine, whose receive hooks
+/// (`pre-receive`, `update`, `post-receive`, ...) the push runs unchecked: a `file://` URL, or
+/// an argument (or `--repo=` value) that is no URL (no `://`, no `host:` before a `/`) and names
+/// an existing directory other than the working directory (`git push .` is checked with the
+/// workspace's own hooks).
+fn local_push_target(rest: &[String], place: Place) -> Option<String> {
+    let local = |target: &str| {
+        if target.to_ascii_lowercase().starts_with("file://") {
+            return true;
+        }
+        let colon = target.find(':');
+        let slash = target.find('/');
+        let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
+        if target.contains("://") || scp || target == "." {
+            return false;
+        }
+        let path = place
+            .cwd
+            .map_or_else(|| PathBuf::from(target), |cwd| cwd.join(target));
+        let own = |dir: &Path| {
+            std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
+        };
+        path.is_dir() && !own(&path)
+    };
+    rest.iter()
+        .map(|arg| arg.strip_prefix("--repo=").unwrap_or(arg))
+        .find(|arg| !arg.starts_with('-') && local(arg))
+        .map(|arg| {
+            format!("`git push` to `{arg}`, a repository on this machine, runs its receive hooks, which are not checked")
+        })
+}
+
+/// The subcommand in git's arguments `args` as git finds it: the first argument that is no
+/// option or the separate value of one ([`GLOBAL_WITH_VALUE`]).
+pub fn subcommand(args: &[String]) -> Option<&str> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            return Some(arg);
+        }
+        if GLOBAL_WITH_VALUE.iter().any(|(option, _)| option == arg) {
+            i += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Checks git's arguments beyond the option table of [`RULES`](super::injection): global options,
 /// refused subcommands and their short options that run commands. Git must run in the
 /// repository of `place`'s trusted directory: its working directory is checked as `-C` is.
@@ -712,19 +907,25 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         ));
     }
     if let (Some(cwd), Some(root)) = (place.cwd, place.trusted_root()) {
-        if let Some(why) =
-            untrusted_repository(cwd, root).or_else(|| untrusted_root_repository(root))
-        {
+        if let Some(why) = untrusted_repository(cwd, root) {
             return Err(format!("argument injection: {why}"));
         }
     }
-    let Some(index) = global_options(args, place)? else {
-        return Ok(());
-    };
-    let sub = args[index].as_str();
-    if let Some(why) = refused_subcommand(sub) {
+    let index = global_options(args, place)?;
+    let sub = index.map(|index| args[index].as_str());
+    if let Some(why) = sub.and_then(refused_subcommand) {
         return Err(format!("argument injection: {why}"));
     }
+    // The repository is checked once the subcommand is known: its hooks matter only to the
+    // subcommands that run them.
+    if let (Some(_), Some(root)) = (place.cwd, place.trusted_root()) {
+        if let Some(why) = untrusted_root_repository(root, sub) {
+            return Err(format!("argument injection: {why}"));
+        }
+    }
+    let (Some(index), Some(sub)) = (index, sub) else {
+        return Ok(());
+    };
     let rest = &args[index + 1..];
     if let Some(why) = foreign_strategy(sub, rest) {
         return Err(format!("argument injection: {why}"));
@@ -739,6 +940,13 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         return Err(format!(
             "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
+    }
+    if let Some(why) = PUSHING
+        .contains(&sub)
+        .then(|| local_push_target(rest, place))
+        .flatten()
+    {
+        return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {
         s if UPLOAD_PACK_U.contains(&s) => Some('u'),

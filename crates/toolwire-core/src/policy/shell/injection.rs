@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
-use super::code_args::{check_make, check_package_manager, check_sqlite, check_ssh};
+use super::code_args::{check_make, check_sqlite, check_ssh};
 use super::git::check_git;
+use super::packages;
 use super::sed::check_sed;
 
 /// The forbidden arguments of one program.
@@ -188,6 +189,15 @@ const RULES: &[Rule] = &[
         // coreutils sort(1): `--compress-program=PROG` runs PROG on its temporary files.
         programs: &["sort", "gsort"],
         long: &["compress-program"],
+        ..Rule::NONE
+    },
+    Rule {
+        // GNU patch(1): `-e`/`--ed` feeds the patch to ed(1), whose `!command` runs a shell
+        // command in patch before 2.7.6 (CVE-2018-1000156); `-g`/`--get` runs the version
+        // control programs `co`, `get` or `p4` on the files the patch names.
+        programs: &["patch", "gpatch"],
+        short: "eg",
+        long: &["ed", "get"],
         ..Rule::NONE
     },
     Rule {
@@ -410,7 +420,10 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
             "ssh" => check_ssh(args)?,
             "sqlite3" | "sqlite" => check_sqlite(args)?,
             "make" | "gmake" | "bmake" | "pmake" => check_make(args, place.cwd)?,
-            "npm" | "pnpm" | "yarn" => check_package_manager(name, args)?,
+            "npm" | "pnpm" | "yarn" | "npx" | "pnpx" | "bunx" => {
+                packages::check_node_package_manager(name, args, place)?
+            }
+            "pip" => packages::check_pip(args, place.cwd)?,
             _ => {}
         }
     }
@@ -532,12 +545,12 @@ mod tests {
             ("ssh", "host uptime", false),
             ("ssh", "-N -L 1:h:2 host", true),
             ("ssh", "-I /tmp/p11.so -N host", false),
-            ("npx", "tsc -p .", true),
+            ("npx", "tsc -p .", false),
             ("npx", "-c id", false),
             ("npm", "exec -c id", false),
             ("npm", "exec --call=id", false),
             ("npm", "test --script-shell=/tmp/x", false),
-            ("npm", "install --global x", true),
+            ("npm", "install --global x", false),
             ("pnpm", "exec id", false),
             ("make", "--eval=x", false),
             ("make", "all", true),

@@ -11,7 +11,8 @@
 //! threat model, as writing into the trusted dirs is. A PATH entry that does not exist yet, a
 //! relative one, one in the workspace (the working directory or the workspace root) or one the
 //! user can write is not; nor is such a directory when a program typed with a `/` lies in it.
-//! A process running as root can write everywhere: for it only the trusted dirs count. A line
+//! A line run as root ([`AnalyzeOptions::runs_as_root`](super::AnalyzeOptions)) can write
+//! everywhere: for it only the trusted dirs count. A line
 //! of one segment cannot change its own program before it runs.
 
 use std::os::unix::fs::MetadataExt;
@@ -19,21 +20,10 @@ use std::path::{Path, PathBuf};
 
 use super::resolve::{path_entry_dir, Executable};
 
-/// Whether this process runs as root (the owner of `/proc/self` is its effective user); `None`
-/// when that cannot be read.
-fn running_as_root() -> Option<bool> {
-    std::fs::metadata("/proc/self")
-        .ok()
-        .map(|meta| meta.uid() == 0)
-}
-
-/// Whether no one but root can change what the directory `dir` holds, and this process is not
-/// root: it and every directory above it exist, are owned by root and are writable by no group
-/// or other user (a sticky directory above it, such as `/tmp`, protects the names in it).
+/// Whether no one but root can change what the directory `dir` holds: it and every directory
+/// above it exist, are owned by root and are writable by no group or other user (a sticky
+/// directory above it, such as `/tmp`, protects the names in it).
 pub fn root_managed(dir: &Path) -> bool {
-    if running_as_root() != Some(false) {
-        return false;
-    }
     let Ok(real) = std::fs::canonicalize(dir) else {
         return false;
     };
@@ -46,10 +36,22 @@ pub fn root_managed(dir: &Path) -> bool {
     })
 }
 
-/// Whether `dir` is one of the (canonical) `trusted` dirs or [root-managed](root_managed) and
-/// outside the `workspace` directories (the working directory and the workspace root, which
-/// the agent's own tools write).
-fn unwritable(dir: &Path, trusted: &[PathBuf], workspace: &[&Path]) -> bool {
+/// Who runs the line and what it must not write: the (canonical) trusted dirs, the workspace
+/// directories (the working directory and the workspace root, which the agent's own tools
+/// write) and whether the line runs as root.
+pub struct Writer<'a> {
+    /// The canonical trusted dirs.
+    pub trusted: &'a [PathBuf],
+    /// The working directory and the workspace root.
+    pub workspace: Vec<&'a Path>,
+    /// Whether the line runs as root (who can write every directory).
+    pub as_root: bool,
+}
+
+/// Whether `dir` is one of the trusted dirs or, for a line not run as root,
+/// [root-managed](root_managed) and outside the workspace directories.
+fn unwritable(dir: &Path, writer: &Writer) -> bool {
+    let (trusted, workspace) = (writer.trusted, &writer.workspace);
     let Ok(real) = std::fs::canonicalize(dir) else {
         return false;
     };
@@ -59,22 +61,20 @@ fn unwritable(dir: &Path, trusted: &[PathBuf], workspace: &[&Path]) -> bool {
     let in_workspace = workspace
         .iter()
         .any(|w| std::fs::canonicalize(w).is_ok_and(|w| real.starts_with(w)));
-    !in_workspace && root_managed(&real)
+    !writer.as_root && !in_workspace && root_managed(&real)
 }
 
 /// Why the program `typed`, found as `found`, could be another one when it runs after earlier
 /// segments of its line: a PATH directory searched up to where it was found, or the directory
 /// it was found or really lies in, is one the line may write ([`unwritable`] says which are
-/// not). `None` when every one is safe.
+/// not). `None` when every one is safe. `cwd` is where relative PATH entries lead.
 pub fn replaceable(
     typed: &str,
     found: &Executable,
     cwd: Option<&Path>,
-    root: Option<&Path>,
     path_var: &str,
-    trusted: &[PathBuf],
+    writer: &Writer,
 ) -> Option<String> {
-    let workspace: Vec<&Path> = cwd.into_iter().chain(root).collect();
     let refuse = |dir: &Path, what: &str| {
         Some(format!(
             "`{typed}` is looked up through `{}` ({what}), which this line's other segments may write before it runs: a line of more than one segment runs only programs from directories only root can write",
@@ -87,7 +87,7 @@ pub fn replaceable(
             let Ok(dir) = path_entry_dir(entry, cwd) else {
                 return refuse(Path::new(entry), "a PATH entry");
             };
-            if !entry.starts_with('/') || !unwritable(&dir, trusted, &workspace) {
+            if !entry.starts_with('/') || !unwritable(&dir, writer) {
                 return refuse(&dir, "a PATH entry");
             }
             if dir == found_dir {
@@ -102,7 +102,7 @@ pub fn replaceable(
             "where it lies",
         ),
     ] {
-        if !unwritable(dir, trusted, &workspace) {
+        if !unwritable(dir, writer) {
             return refuse(dir, what);
         }
     }

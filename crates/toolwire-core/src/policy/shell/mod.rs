@@ -7,8 +7,9 @@
 //! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
-//! refused ([`injection`], [`git`], [`code_args`], [`sed`]); in a line of several segments,
-//! programs come only from directories the line cannot write ([`line_writes`]). For a tool
+//! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`]); in a line of several segments,
+//! programs come only from directories the line cannot write ([`line_writes`]), and git runs
+//! only beside programs that write no file ([`repo_writes`]). For a tool
 //! call, [`workdir`] and
 //! [`callenv`] read where the command runs and what environment it is given.
 
@@ -21,6 +22,8 @@ pub mod lex;
 pub mod line_writes;
 pub mod names;
 pub mod options;
+pub mod packages;
+pub mod repo_writes;
 pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
@@ -31,6 +34,8 @@ pub mod wrappers;
 #[cfg(test)]
 mod bypass_tests;
 #[cfg(test)]
+mod bypass_tests_last;
+#[cfg(test)]
 mod bypass_tests_review;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -40,6 +45,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use options::AnalyzeOptions;
+
+/// How the reason of a segment approved through a safe-bin profile starts: such a segment takes
+/// no file argument, so it writes no file ([`repo_writes`]).
+pub(crate) const SAFE_BIN_RULE: &str = "safe bin";
 
 /// Commands longer than this (in bytes) are refused.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -105,10 +114,11 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         Err(reason) => return Analysis::refused(reason),
     };
     let context = Context::new(options, segments.len());
-    let verdicts: Vec<SegmentVerdict> = segments
+    let mut verdicts: Vec<SegmentVerdict> = segments
         .iter()
         .map(|segment| context.check(segment))
         .collect();
+    repo_writes::refuse_git_beside_writers(&mut verdicts);
     let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
         format!(
             "segment `{}`: {}",
@@ -181,16 +191,26 @@ impl<'a> Context<'a> {
         segment: &segments::Segment,
         verdict: &mut SegmentVerdict,
     ) -> Result<String, String> {
-        if segment.words[0].assignment {
-            verdict.wrapper = true;
-            return Err(format!(
-                "environment assignment `{}` before the command (wrapper)",
-                segment.words[0].text
-            ));
+        // `NAME=value` words before the program: only variables the call's own environment may
+        // set too ([`callenv`]), with values that name no file.
+        let assignments = segment.words.iter().take_while(|w| w.assignment).count();
+        for word in &segment.words[..assignments] {
+            let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
+            if let Some(why) = callenv::unsafe_assignment(name, value) {
+                verdict.wrapper = true;
+                return Err(format!(
+                    "environment assignment `{}` before the command ({why})",
+                    word.text
+                ));
+            }
         }
-        let typed = verdict.argv[0].clone();
+        let Some(typed) = verdict.argv.get(assignments).cloned() else {
+            return Err(
+                "environment assignment without a command (it sets a shell variable)".into(),
+            );
+        };
         verdict.executable = Some(typed.clone());
-        let args = &verdict.argv[1..];
+        let args = &verdict.argv[assignments + 1..];
         let typed_name = basename(&typed).to_string();
         let cwd = self.options.cwd.as_deref();
         let place = injection::Place {
@@ -216,8 +236,12 @@ impl<'a> Context<'a> {
         // Checked once the segment would be approved, so other refusals keep their reason.
         let replaceable = (self.segments > 1)
             .then(|| {
-                let root = place.root;
-                line_writes::replaceable(&typed, &found, cwd, root, &self.path_var, &self.trusted)
+                let writer = line_writes::Writer {
+                    trusted: &self.trusted,
+                    workspace: cwd.into_iter().chain(place.root).collect(),
+                    as_root: self.options.runs_as_root,
+                };
+                line_writes::replaceable(&typed, &found, cwd, &self.path_var, &writer)
             })
             .flatten();
         let approve = |rule: String| match &replaceable {
@@ -277,7 +301,7 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return approve(format!("safe bin `{bin}`"));
+                return approve(format!("{SAFE_BIN_RULE} `{bin}`"));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments

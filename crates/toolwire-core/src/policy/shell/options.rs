@@ -8,9 +8,20 @@ use serde_json::Value;
 use super::safe_bins::DEFAULT_SAFE_BINS;
 use crate::error::{Error, ErrorCode, Result};
 
-/// The default trusted directories.
-pub const DEFAULT_TRUSTED_DIRS: &[&str] =
-    &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
+/// The default trusted directories: the root-owned standard directories of the default PATHs
+/// of root and users on Debian and Ubuntu (`/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:
+/// /sbin:/bin`, users adding `/usr/local/games:/usr/games`), Fedora, Arch, Alpine and the
+/// Docker images' default PATH. Per-user directories (`~/.local/bin`, `~/bin`) are not trusted.
+pub const DEFAULT_TRUSTED_DIRS: &[&str] = &[
+    "/bin",
+    "/usr/bin",
+    "/usr/local/bin",
+    "/sbin",
+    "/usr/sbin",
+    "/usr/local/sbin",
+    "/usr/games",
+    "/usr/local/games",
+];
 
 /// The default link dirs: the alternatives system's directory (Debian, Fedora), through which
 /// `/usr/bin/which` leads to `/usr/bin/which.debianutils`.
@@ -37,6 +48,11 @@ pub struct AnalyzeOptions {
     /// losing the names of the trusted links before them; a link in one lends no name itself.
     /// Not settable from JavaScript.
     pub link_dirs: Vec<PathBuf>,
+    /// Whether the command runs as root, who can write every directory: in a line of several
+    /// segments only the trusted dirs are then safe to find programs in
+    /// ([`line_writes`](super::line_writes)). Defaults to whether this process runs as root
+    /// (unknown counts as root). Not settable from JavaScript.
+    pub runs_as_root: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -49,8 +65,17 @@ impl Default for AnalyzeOptions {
             trusted_dirs: DEFAULT_TRUSTED_DIRS.iter().map(PathBuf::from).collect(),
             path: None,
             link_dirs: DEFAULT_LINK_DIRS.iter().map(PathBuf::from).collect(),
+            runs_as_root: process_runs_as_root() != Some(false),
         }
     }
+}
+
+/// Whether this process runs as root (the owner of `/proc/self` is its effective user); `None`
+/// when that cannot be read.
+fn process_runs_as_root() -> Option<bool> {
+    std::fs::metadata("/proc/self")
+        .ok()
+        .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
 }
 
 fn invalid(message: String) -> Error {
@@ -173,7 +198,16 @@ mod tests {
     fn defaults_are_the_documented_lists() {
         assert_eq!(
             DEFAULT_TRUSTED_DIRS,
-            &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
+            &[
+                "/bin",
+                "/usr/bin",
+                "/usr/local/bin",
+                "/sbin",
+                "/usr/sbin",
+                "/usr/local/sbin",
+                "/usr/games",
+                "/usr/local/games"
+            ]
         );
         let defaults = AnalyzeOptions::from_json(&Value::Null).unwrap();
         let dirs: Vec<&str> = defaults
@@ -181,10 +215,7 @@ mod tests {
             .iter()
             .map(|dir| dir.to_str().unwrap())
             .collect();
-        assert_eq!(
-            dirs,
-            ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
-        );
+        assert_eq!(dirs, DEFAULT_TRUSTED_DIRS);
         assert_eq!(
             defaults.safe_bins,
             ["cut", "uniq", "head", "tail", "tr", "wc"]

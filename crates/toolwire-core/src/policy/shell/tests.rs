@@ -64,6 +64,24 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// Options running in `ws` with a trusted `bin` of this sandbox on PATH holding a fake
+    /// executable for each of `programs`, all allowlisted.
+    pub fn allowlisting(&self, ws: PathBuf, programs: &[&str]) -> AnalyzeOptions {
+        let bin = self.dir("bin");
+        for program in programs {
+            self.exe(&format!("bin/{program}"));
+        }
+        AnalyzeOptions {
+            cwd: Some(ws),
+            allowlist: programs.iter().map(|p| p.to_string()).collect(),
+            trusted_dirs: vec![bin.clone()],
+            path: Some(bin.display().to_string()),
+            ..AnalyzeOptions::default()
+        }
+    }
+}
+
 impl Drop for Sandbox {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);

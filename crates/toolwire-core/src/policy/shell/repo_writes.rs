@@ -1,0 +1,152 @@
+//! A line's other segments writing the repository git reads: git reads its configuration and
+//! hooks when it runs, after the analysis, so in `cp x .git/hooks/pre-commit && git commit` or
+//! `cp x .git/config && git status` the repository checked ([`git`](super::git)) is not the one
+//! git uses. No list of writing programs could be complete, so the rule lists readers: in a
+//! line of more than one segment, git runs only beside programs that write no file
+//! ([`READERS`]) and git subcommands that write only the index, refs, objects and the work
+//! tree, which git never lets reach `.git` ([`GIT_NO_FILE_WRITES`]). The package managers'
+//! configuration files are read likewise (`cp x .yarnrc.yml && yarn why react`).
+
+use super::names;
+use super::SegmentVerdict;
+
+/// Programs that write no file whatever their arguments (no output-file option).
+const READERS: &[&str] = &[
+    "ls", "cat", "echo", "pwd", "true", "false", "wc", "head", "tail", "cut", "tr", "grep",
+    "egrep", "fgrep", "date", "uname", "whoami", "id", "basename", "dirname", "realpath",
+    "readlink", "stat", "du", "df", "which", "diff", "cmp", "nproc", "sleep", "seq", "test",
+];
+
+/// Git subcommands that write no file outside the index, refs, objects, logs and the work tree
+/// (never `.git/config` or `.git/hooks`; `--output` and the like are refused by the option
+/// table). `worktree add .git/hooks`, `merge-file .git/config`, `mailinfo`, `bundle create`,
+/// `archive -o`, `fast-import --export-marks` and others write files where they are told.
+const GIT_NO_FILE_WRITES: &[&str] = &[
+    "add",
+    "blame",
+    "branch",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "checkout",
+    "cherry",
+    "cherry-pick",
+    "commit",
+    "count-objects",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "fetch",
+    "for-each-ref",
+    "fsck",
+    "grep",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "merge",
+    "merge-base",
+    "mv",
+    "name-rev",
+    "pull",
+    "push",
+    "rebase",
+    "reflog",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "shortlog",
+    "show",
+    "show-ref",
+    "stash",
+    "status",
+    "switch",
+    "tag",
+    "version",
+];
+
+/// Programs that read, when they run, workspace configuration the analysis checked because it
+/// can run code: git's repository, the package managers' `.yarnrc` and `.npmrc`
+/// ([`packages`](super::packages)). Their approved forms write no file.
+const CONFIG_READERS: &[&str] = &["git", "npm", "pnpm", "yarn"];
+
+/// The name of the real file `verdict` runs.
+fn real_name(verdict: &SegmentVerdict) -> &str {
+    let real = verdict.resolved_path.as_deref().unwrap_or_default();
+    real.rsplit('/').next().unwrap_or(real)
+}
+
+/// Whether `verdict` runs git.
+fn is_git(verdict: &SegmentVerdict) -> bool {
+    names::variant_names(real_name(verdict))
+        .iter()
+        .any(|n| n == "git")
+}
+
+/// Whether `verdict` runs a [configuration reader](CONFIG_READERS).
+fn reads_config(verdict: &SegmentVerdict) -> bool {
+    names::variant_names(real_name(verdict))
+        .iter()
+        .any(|n| CONFIG_READERS.contains(&n.as_str()))
+}
+
+/// Whether the git segment `argv` writes no file git reads as configuration or a hook.
+/// `argv` may start with `NAME=value` words, before the program.
+fn git_writes_no_files(argv: &[String]) -> bool {
+    let assignment = |word: &String| {
+        word.split_once('=').is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let program = argv.iter().take_while(|w| assignment(w)).count();
+    let args = argv.get(program + 1..).unwrap_or_default();
+    super::git::subcommand(args).is_none_or(|sub| GIT_NO_FILE_WRITES.contains(&sub))
+}
+
+/// Whether the approved segment `verdict` writes no file: a reader, git writing none, or a
+/// safe bin within its profile (which takes no file argument).
+fn writes_no_files(verdict: &SegmentVerdict) -> bool {
+    let rule = verdict.reason.as_deref().unwrap_or_default();
+    if rule.starts_with(super::SAFE_BIN_RULE) {
+        return true;
+    }
+    if is_git(verdict) {
+        return git_writes_no_files(&verdict.argv);
+    }
+    reads_config(verdict) || READERS.contains(&real_name(verdict))
+}
+
+/// Refuses, in a line of more than one segment, every approved git segment (or other
+/// [configuration reader](CONFIG_READERS)) beside another
+/// segment that may write files (before it, or beside it in a pipeline, which runs at the same
+/// time): that one may write the repository's configuration or hooks first. Linear: only the
+/// first two writers are kept.
+pub fn refuse_git_beside_writers(verdicts: &mut [SegmentVerdict]) {
+    if verdicts.len() < 2 {
+        return;
+    }
+    let writers: Vec<usize> = (0..verdicts.len())
+        .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i]))
+        .take(2)
+        .collect();
+    for i in 0..verdicts.len() {
+        if !verdicts[i].approved || !reads_config(&verdicts[i]) {
+            continue;
+        }
+        let Some(&writer) = writers.iter().find(|&&w| w != i) else {
+            continue;
+        };
+        let shown: String = verdicts[writer].argv.join(" ").chars().take(200).collect();
+        verdicts[i].approved = false;
+        verdicts[i].reason = Some(format!(
+            "`{}` reads its configuration (git: and hooks) when it runs, and `{shown}` in this line may write them first: in a line of several segments it runs only beside programs that write no file",
+            real_name(&verdicts[i])
+        ));
+    }
+}
