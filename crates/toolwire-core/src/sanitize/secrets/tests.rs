@@ -723,7 +723,7 @@ fn custom_patterns() {
             vec![("internal", "INTERNAL-2024")],
         ),
         (
-            format!("cookie session={session};"),
+            format!("sid session={session};"),
             vec![("jwt", session.as_str())],
         ),
         ("yyy zzz".into(), vec![]),
@@ -1023,6 +1023,7 @@ fn kind_sample(kind: &str) -> (String, String) {
         }
         "bearer-token" => (format!("Authorization: Bearer {body}"), body),
         "url-password" => (format!("postgres://app:{body}@db.internal:5432/app"), body),
+        "credential-header" => (format!("X-Api-Key: {body}"), body),
         other => panic!("no sample for the built-in kind {other:?}: add one to kind_sample"),
     }
 }
@@ -1272,7 +1273,11 @@ fn escapes_end_words_but_never_make_ordinary_words_secrets() {
         ("\\u003eAKIA1234".into(), vec![]),
         // Ordinary identifiers and text.
         ("user_authorization_bearer_flag".into(), vec![]),
-        ("\\nAuthorization: Basic dXNlcjpwYXNz".into(), vec![]),
+        // Basic credentials are a credential header's value (base64 of `user:pass`).
+        (
+            "\\nAuthorization: Basic dXNlcjpwYXNz".into(),
+            vec![("credential-header", "dXNlcjpwYXNz".into())],
+        ),
         ("{\"description\":\"Bearer of good news\"}".into(), vec![]),
         ("https://example.com:8443/a@b".into(), vec![]),
         ("ssh://git@github.com:22/org/repo.git".into(), vec![]),
@@ -1398,7 +1403,7 @@ fn continues(kind: &str, c: char) -> bool {
         "aws-access-key" | "google-api-key" | "private-key" | "url-password" => false,
         "github-token" => word,
         "slack-token" => word || c == '-',
-        "bearer-token" => word || "-._~+/".contains(c),
+        "bearer-token" | "credential-header" => word || "-._~+/".contains(c),
         "openai-key" | "anthropic-key" | "jwt" => word || c == '_' || c == '-',
         other => panic!("no right-edge rule for the built-in kind {other:?}: add one to continues"),
     }
@@ -1410,7 +1415,9 @@ fn glued_expected(kind: &str, sample: &str, material: &str, before: &str, after:
     let label = format!("[redacted:{kind}]");
     // Only the token of a header and the password of a URL are replaced.
     let replaced = match kind {
-        "bearer-token" | "url-password" => sample.replacen(material, &label, 1),
+        "bearer-token" | "url-password" | "credential-header" => {
+            sample.replacen(material, &label, 1)
+        }
         _ => label,
     };
     let kept = after.trim_start_matches(|c| continues(kind, c));
