@@ -34,15 +34,7 @@ pub fn scrub_across_blocks(
         return;
     }
     for joiner in JOINERS {
-        let mut joined = String::new();
-        let mut starts = Vec::with_capacity(blocks.len());
-        for (index, block) in blocks.iter().enumerate() {
-            if index > 0 {
-                joined.push_str(joiner);
-            }
-            starts.push(joined.len());
-            joined.push_str(block);
-        }
+        let (joined, starts) = join(blocks.iter().map(|block| block.as_str()), joiner);
         // Per block: the parts of secrets to replace, in order.
         let mut parts: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); blocks.len()];
         let mut block = 0;
@@ -79,6 +71,30 @@ pub fn scrub_across_blocks(
             **text = replaced;
         }
     }
+}
+
+/// Whether the joined text of `texts` (the non-empty text blocks of a result, in order, each
+/// clean on its own) holds a secret, joined either way.
+pub fn holds_secret_across(texts: &[&str], scanner: &SecretScanner) -> bool {
+    texts.len() >= 2
+        && JOINERS.iter().any(|joiner| {
+            let (joined, _) = join(texts.iter().copied(), joiner);
+            !scanner.find(&joined).is_empty()
+        })
+}
+
+/// `texts` joined with `joiner`, and where each starts in the joined text.
+fn join<'t>(texts: impl Iterator<Item = &'t str>, joiner: &str) -> (String, Vec<usize>) {
+    let mut joined = String::new();
+    let mut starts = Vec::new();
+    for (index, text) in texts.enumerate() {
+        if index > 0 {
+            joined.push_str(joiner);
+        }
+        starts.push(joined.len());
+        joined.push_str(text);
+    }
+    (joined, starts)
 }
 
 #[cfg(test)]
@@ -152,6 +168,16 @@ mod tests {
                 let joined = texts.join(joiner);
                 assert!(!joined.contains(material), "{joined:?}");
             }
+            let before: Vec<&str> = blocks.iter().map(String::as_str).collect();
+            assert!(holds_secret_across(
+                &before,
+                &SecretScanner::new(&[]).unwrap()
+            ));
+            let after: Vec<&str> = texts.iter().map(String::as_str).collect();
+            assert!(!holds_secret_across(
+                &after,
+                &SecretScanner::new(&[]).unwrap()
+            ));
         }
     }
 
