@@ -44,18 +44,12 @@ impl ReaderView {
     /// The view of `text`, or `None` when it holds nothing to decode.
     pub(super) fn of(text: &str) -> Option<ReaderView> {
         let bytes = text.as_bytes();
-        if !bytes
-            .iter()
-            .any(|&b| matches!(b, 0x1b | b'=' | b'%' | b'&' | b'\\' | 0xc2))
-        {
-            return None;
-        }
+        let mut at = next_trigger(bytes, 0)?;
         let mut view = ReaderView {
             text: String::new(),
             edits: Vec::new(),
         };
         let mut copied = 0;
-        let mut at = 0;
         while at < bytes.len() {
             let Some((end, decoded)) = decode_at(text, at) else {
                 // Past a whole run of backslashes: each would look at the same run again.
@@ -63,6 +57,7 @@ impl ReaderView {
                 while bytes[at - 1] == b'\\' && bytes.get(at) == Some(&b'\\') {
                     at += 1;
                 }
+                at = next_trigger(bytes, at).unwrap_or(bytes.len());
                 continue;
             };
             if view.edits.is_empty() {
@@ -79,8 +74,8 @@ impl ReaderView {
                 raw: at,
                 raw_end: end,
             });
-            at = end;
             copied = end;
+            at = next_trigger(bytes, end).unwrap_or(bytes.len());
         }
         if view.edits.is_empty() {
             return None;
@@ -137,6 +132,27 @@ impl ReaderView {
             None => at,
         }
     }
+}
+
+/// The bytes a spelling starts with: ESC, the first byte of U+009B, `=`, `%`, `&` and `\`.
+static TRIGGERS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut index = 0;
+    let bytes = [0x1b, 0xc2, b'=', b'%', b'&', b'\\'];
+    while index < bytes.len() {
+        table[bytes[index] as usize] = true;
+        index += 1;
+    }
+    table
+};
+
+/// The first byte at or after `from` that may start a spelling.
+fn next_trigger(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .iter()
+        .position(|&b| TRIGGERS[b as usize])
+        .map(|found| from + found)
 }
 
 /// The spelling starting at byte `at` of `text`, if one does: where it ends and the character

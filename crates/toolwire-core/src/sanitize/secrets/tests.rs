@@ -979,6 +979,19 @@ fn throughput() {
         }
         let seconds = started.elapsed().as_secs_f64();
         let mb_per_s = (text.len() * rounds) as f64 / seconds / 1e6;
+        // Its two parts: the search as spelled, and building the reader's view.
+        let mut parts = 0;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            parts += scanner.find_spelled(text).len();
+        }
+        let spelled = (text.len() * rounds) as f64 / t.elapsed().as_secs_f64() / 1e6;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            parts += super::reader::ReaderView::of(text).map_or(0, |v| v.text.len());
+        }
+        let view = (text.len() * rounds) as f64 / t.elapsed().as_secs_f64() / 1e6;
+        println!("  {name}: as spelled {spelled:.0} MB/s, the view {view:.0} MB/s ({parts})");
         println!(
             "{name}: {mb_per_s:.0} MB/s ({} found per round)",
             total / rounds
