@@ -860,7 +860,7 @@ export type ErrorEnvelope =
 
 /** The result as a pi-agent-core tool result message. */
 export declare function toToolResultMessage(result: ToolResult): ToolResultMessage
-/** The result as an invocation record; its `args` with their secrets (keys included) replaced by `[redacted:<kind>]` (built-in kinds). */
+/** The result as an invocation record; its `toolCallId`, `name` and `args` with their secrets (keys included) replaced by `[redacted:<kind>]` (built-in kinds). */
 export declare function toInvocationRecord(result: ToolResult): ToolInvocationRecord
 /** The legacy JSON error envelope of a failed result; `null` for a successful one. */
 export declare function toErrorEnvelope(result: ToolResult): ErrorEnvelope | null

@@ -744,11 +744,14 @@ class ToolRuntime {
       switch (code) {
         case START_EVENT: {
           const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
+          if (action.length > 4) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] }
+          const shown = shownIds(batch, slot, call)
           if (batch.audit !== undefined && !batch.callRecorded) batch.audit.call(callRecord(batch, call, args))
           if (batch.otel !== undefined) {
-            startToolSpan(batch.otel, slot, call, this.#tools.get(this.#ids.get(call.name))?.tool.description, batch.runId)
+            const description = this.#tools.get(this.#ids.get(call.name))?.tool.description
+            startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
           }
-          emit(batch, { type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args })
+          emit(batch, { type: 'tool_execution_start', ...shown, args })
           break
         }
         case BEFORE_HOOK:
@@ -787,21 +790,23 @@ class ToolRuntime {
           batch.values[slot] = undefined
           if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = code === END ? action[4] : action[8]
-            const shown = view === undefined ? result : viewOf(result, view)
+            const viewed = view === undefined ? result : viewOf(result, view)
+            const ids = batch.shownIds?.[slot]
+            const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
             if (batch.audit !== undefined) batch.audit.result(shown)
-            emit(batch, { type: 'tool_execution_end', toolCallId: call.id, toolName: call.name, result: shown, isError: !result.ok })
+            emit(batch, { type: 'tool_execution_end', ...shownIds(batch, slot, call), result: shown, isError: !result.ok })
           }
           if (batch.otel !== undefined) endToolSpan(batch.otel, slot, result)
           break
         }
         case REDACTION_FAILED:
-          emit(batch, { type: 'redaction_failed', toolCallId: call.id, toolName: call.name, code: 'REDACTION_FAILED' })
+          emit(batch, { type: 'redaction_failed', ...shownIds(batch, slot, call), code: 'REDACTION_FAILED' })
           break
         case TRIM:
           trimResult(batch.results[slot], action[3], action[4])
           break
         case LOOP_WARNING:
-          emit(batch, { type: 'loop_warning', toolCallId: call.id, toolName: call.name, count: action[3] })
+          emit(batch, { type: 'loop_warning', ...shownIds(batch, slot, call), count: action[3] })
           break
         case APPROVAL:
           this.#hook(action, APPROVAL_ANSWERED, APPROVAL_FAILED, () => this.#onApproval(action[4]))
@@ -866,7 +871,7 @@ class ToolRuntime {
         : (partialResult) => {
             if (!running.settled) {
               const view = this.#updateView(batchId, call.name, partialResult)
-              emit(batch, { type: 'tool_execution_update', toolCallId: call.id, toolName: call.name, partialResult: view })
+              emit(batch, { type: 'tool_execution_update', ...shownIds(batch, slot, call), partialResult: view })
             }
           }
     let returned
@@ -1155,6 +1160,15 @@ function abortRunning(batch, slot, reason) {
   running.controller.abort(why)
 }
 
+/**
+ * The call's id and tool name as events, spans and the audit log carry them: with their secrets
+ * replaced when the engine found any (a model can write anything there). Results keep the exact
+ * id, which the wires need to pair a result with its call.
+ */
+function shownIds(batch, slot, call) {
+  return batch.shownIds?.[slot] ?? { toolCallId: call.id, toolName: call.name }
+}
+
 /** Delivers an event; a listener that throws is reported, never allowed to break dispatch. */
 function emit(batch, event) {
   if (batch.audit !== undefined) batch.audit.event(event)
@@ -1215,13 +1229,14 @@ function toToolResultMessage(result) {
 }
 
 /**
- * The result as an invocation record: what ran, what came back, when. The arguments are the
- * model's, as run: their secrets are replaced (built-in kinds), as in events and the audit log.
+ * The result as an invocation record: what ran, what came back, when. The id, tool name and
+ * arguments are the model's, as run: their secrets are replaced (built-in kinds), as in events
+ * and the audit log.
  */
 function toInvocationRecord(result) {
   return {
-    toolCallId: result.callId,
-    name: result.tool,
+    toolCallId: scrubSecrets(result.callId, 'toInvocationRecord: result.callId'),
+    name: scrubSecrets(result.tool, 'toInvocationRecord: result.tool'),
     args: scrubSecrets(result.args, 'toInvocationRecord: result.args'),
     result: result.ok ? (result.data !== undefined ? result.data : { content: result.content, details: result.details }) : null,
     error: result.ok ? null : result.error.message,

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ToolDefinition, ToolResult } from '../index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type Wire } from '../index.js'
 
 /** The text of a result's first block. */
 export function textOf(result: ToolResult): string {
@@ -49,4 +49,45 @@ export function filesUnder(dir: string): string {
     text += statSync(path).isDirectory() ? filesUnder(path) : readFileSync(path, 'utf8')
   }
   return text
+}
+
+export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+
+/** Every exit of `results` and of the events and audit files of their dispatch, as text. */
+export function exits(results: ToolResult[], events: unknown[], auditDir: string): Record<string, string> {
+  const out: Record<string, string> = {
+    results: JSON.stringify(results.map(({ args: _args, ...rest }) => rest)),
+    events: JSON.stringify(events),
+    toToolResultMessage: JSON.stringify(results.map(toToolResultMessage)),
+    toInvocationRecord: JSON.stringify(results.map(toInvocationRecord)),
+    audit: filesUnder(auditDir),
+  }
+  for (const wire of WIRES) out[`encodeResults(${wire})`] = JSON.stringify(encodeResults(results, wire))
+  return out
+}
+
+/** Throws naming the exit and the surroundings where a piece of `material` reached one. */
+export function expectNoLeak(name: string, material: string[], where: Record<string, string>) {
+  for (const [exit, text] of Object.entries(where)) {
+    for (const piece of material) {
+      const at = text.indexOf(piece)
+      if (at >= 0) throw new Error(`${name}: ${piece} reached ${exit}: ...${text.slice(Math.max(0, at - 200), at + 100)}...`)
+    }
+  }
+}
+
+/**
+ * Runs one tool returning `value` in a runtime auditing into `dir`, and returns every exit of
+ * its result (see `exits`).
+ */
+export async function showing(dir: string, value: unknown): Promise<Record<string, string>> {
+  const runtime = new ToolRuntime({ audit: { dir } })
+  runtime.register({ name: 'show', parameters: { type: 'object' }, execute: async () => value })
+  const events: unknown[] = []
+  const results = await runtime.dispatch([{ id: 'c1', name: 'show', arguments: '{}' }], {
+    runId: 'r',
+    onEvent: (event) => events.push(event),
+  })
+  if (results[0].status !== 'ok') throw new Error(`the tool's call ended ${results[0].status}: ${JSON.stringify(results[0].error)}`)
+  return exits(results, events, dir)
 }

@@ -6,50 +6,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolResult, type Wire } from '../index.js'
-import { filesUnder } from './helpers.js'
+import { ToolRuntime, encodeResults } from '../index.js'
+import { WIRES, expectNoLeak, showing } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secrets-exits-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
-
-
-/** Every exit of `results` and of the events and audit files of their dispatch, as text. */
-function exits(results: ToolResult[], events: unknown[], auditDir: string): Record<string, string> {
-  const out: Record<string, string> = {
-    results: JSON.stringify(results.map(({ args: _args, ...rest }) => rest)),
-    events: JSON.stringify(events),
-    toToolResultMessage: JSON.stringify(results.map(toToolResultMessage)),
-    toInvocationRecord: JSON.stringify(results.map(toInvocationRecord)),
-    audit: filesUnder(auditDir),
-  }
-  for (const wire of WIRES) out[`encodeResults(${wire})`] = JSON.stringify(encodeResults(results, wire))
-  return out
-}
-
-function expectNoLeak(name: string, material: string[], where: Record<string, string>) {
-  for (const [exit, text] of Object.entries(where)) {
-    for (const piece of material) {
-      const at = text.indexOf(piece)
-      if (at >= 0) throw new Error(`${name}: ${piece} reached ${exit}: ...${text.slice(Math.max(0, at - 200), at + 100)}...`)
-    }
-  }
-}
-
 /** Runs one tool returning `value` and returns every exit of its result. */
-async function run(name: string, value: unknown) {
-  const dir = join(root, name.replace(/[^a-z0-9]+/gi, '-'))
-  const runtime = new ToolRuntime({ audit: { dir } })
-  runtime.register({ name: 'show', parameters: { type: 'object' }, execute: async () => value })
-  const events: unknown[] = []
-  const results = await runtime.dispatch([{ id: 'c1', name: 'show', arguments: '{}' }], {
-    runId: 'r',
-    onEvent: (event) => events.push(event),
-  })
-  expect(results[0].status).toBe('ok')
-  return exits(results, events, dir)
-}
+const run = (name: string, value: unknown) => showing(join(root, name.replace(/[^a-z0-9]+/gi, '-')), value)
 
 // Made-up key material: a 64-character line and a shorter last line.
 const LINE = 'MIIEowIBAAKCAQEAx8Qm1wLzj5b9Y3k2PqV7nRt0a4XyZc1dEf6gHi8JkLmNoPqR'

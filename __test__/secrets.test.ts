@@ -70,6 +70,8 @@ function sampleOf(kind: string): { sample: string; material: string } {
       return { sample: `Authorization: Bearer ${body}`, material: body }
     case 'url-password':
       return { sample: `https://deploy:${body}@ci.example.com/hook`, material: body }
+    case 'credential-header':
+      return { sample: `X-Api-Key: ${body}`, material: body }
     default:
       throw new Error(`no sample for the built-in secret kind ${kind}: add one to sampleOf`)
   }

@@ -9,6 +9,7 @@ use crate::envelope::{ContentBlock, ToolResult};
 use crate::output::{OutputShape, ToolOutcome};
 use crate::registry::ToolSpec;
 use crate::sanitize::content::water_fill;
+use crate::sanitize::joined::holds_secret_across;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
 use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_value};
@@ -134,7 +135,18 @@ pub(super) fn passes_unchanged(
                     _ => false,
                 })
             });
+            // Blocks clean one by one may hold a secret read together, as the model reads them.
+            let joined_clean = || {
+                let texts: Vec<&str> = blocks
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|block| block.get("text").and_then(Value::as_str))
+                    .filter(|text| !text.is_empty())
+                    .collect();
+                scanner.is_none_or(|s| !holds_secret_across(&texts, s))
+            };
             content_clean
+                && joined_clean()
                 && scanner.is_none_or(|s| {
                     ["details", "effects"]
                         .iter()
@@ -156,6 +168,24 @@ pub(super) fn scrubbed_args(rules: &ResultRules, args: &Value) -> Option<Value> 
     let mut args = args.clone();
     scrub_value(&mut args, scanner, &mut Default::default());
     Some(args)
+}
+
+/// The call's id and tool name as events carry them: `Some((id, name))` with the secrets
+/// replaced when either holds any (the model writes both, and can put anything there). The
+/// result keeps the exact id: a wire pairs a result with its call by it, and the model that
+/// wrote it has it already.
+pub(super) fn scrubbed_ids(rules: &ResultRules, id: &str, name: &str) -> Option<(String, String)> {
+    let scanner = rules.sanitizer.scanner()?;
+    let mut counts = Default::default();
+    let shown_id = scanner.scrub_from(id, 0, &mut counts);
+    let shown_name = scanner.scrub_from(name, 0, &mut counts);
+    if shown_id.is_none() && shown_name.is_none() {
+        return None;
+    }
+    Some((
+        shown_id.unwrap_or_else(|| id.to_owned()),
+        shown_name.unwrap_or_else(|| name.to_owned()),
+    ))
 }
 
 /// The view of a built result for events, and whether `redaction_failed` is due.

@@ -729,7 +729,17 @@ impl Dispatcher {
             let rules = self.rules(call);
             let c = self.call(call).expect("call exists");
             let args = finalize::scrubbed_args(&rules, &c.args).or(args);
-            self.actions.push(Action::StartEvent { call, args });
+            let ids = finalize::scrubbed_ids(&rules, &c.request.id, &c.request.name);
+            // The scrubbed ids follow the arguments, which must then be there.
+            let args = match (&ids, args) {
+                (Some(_), None) => Some(c.args.clone()),
+                (_, args) => args,
+            };
+            self.actions.push(Action::StartEvent {
+                call,
+                args,
+                ids: ids.map(Box::new),
+            });
         }
         outcome
     }

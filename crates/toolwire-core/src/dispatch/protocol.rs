@@ -76,8 +76,11 @@ pub enum Action {
         /// The call.
         call: CallRef,
         /// Its parsed arguments (`null` when they were not JSON); `None` when they are the
-        /// call's own.
+        /// call's own (never with `ids`).
         args: Option<Value>,
+        /// The call's id and tool name as events carry them, when they hold secrets (see
+        /// `finalize::scrubbed_ids`); encoded after the arguments.
+        ids: Option<Box<(String, String)>>,
     },
     /// Run the `beforeToolCall` hook.
     BeforeHook {
@@ -223,10 +226,14 @@ impl Serialize for Action {
             seq.serialize_element(&call.slot)
         };
         match self {
-            Action::StartEvent { call, args } => {
+            Action::StartEvent { call, args, ids } => {
                 head(&mut seq, 0, call)?;
                 if let Some(args) = args {
                     seq.serialize_element(args)?;
+                }
+                if let Some(ids) = ids {
+                    seq.serialize_element(&ids.0)?;
+                    seq.serialize_element(&ids.1)?;
                 }
             }
             Action::BeforeHook {
@@ -781,8 +788,18 @@ mod tests {
             Action::StartEvent {
                 call,
                 args: Some(json!({"a": 1})),
+                ids: None,
             },
-            Action::StartEvent { call, args: None },
+            Action::StartEvent {
+                call,
+                args: None,
+                ids: None,
+            },
+            Action::StartEvent {
+                call,
+                args: Some(json!({})),
+                ids: Some(Box::new(("[redacted:jwt]".into(), "t".into()))),
+            },
             Action::Start {
                 call,
                 token: 3,
@@ -799,7 +816,7 @@ mod tests {
         ];
         assert_eq!(
             actions_to_json(&actions),
-            r#"[[0,2,5,{"a":1}],[0,2,5],[3,2,5,3,7],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
+            r#"[[0,2,5,{"a":1}],[0,2,5],[0,2,5,{},"[redacted:jwt]","t"],[3,2,5,3,7],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
         );
     }
 

@@ -20,42 +20,64 @@ pub fn strip_ansi(text: &str) -> (Cow<'_, str>, usize) {
     }
     let mut out = String::with_capacity(text.len());
     let mut removed = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((_, c)) = chars.next() {
-        match c {
-            ESC => {
-                removed += 1;
-                match chars.peek().map(|&(_, next)| next) {
-                    Some('[') => {
-                        chars.next();
-                        skip_control_sequence(&mut chars);
-                    }
-                    Some(']' | 'P' | 'X' | '^' | '_') => {
-                        chars.next();
-                        skip_string(&mut chars);
-                    }
-                    Some(next @ ' '..='/') => {
-                        // An intermediate byte, then one final character (`ESC ( B`).
-                        let _ = next;
-                        chars.next();
-                        if chars.peek().is_some_and(|&(_, f)| ('0'..='~').contains(&f)) {
-                            chars.next();
-                        }
-                    }
-                    Some('0'..='~') => {
-                        chars.next();
-                    }
-                    _ => {}
-                }
-            }
-            CSI => {
-                removed += 1;
-                skip_control_sequence(&mut chars);
-            }
-            c => out.push(c),
-        }
+    let mut copied = 0;
+    while let Some(found) = text[copied..].find([ESC, CSI]) {
+        let start = copied + found;
+        out.push_str(&text[copied..start]);
+        removed += 1;
+        copied = sequence_end(text, start);
     }
+    out.push_str(&text[copied..]);
     (Cow::Owned(out), removed)
+}
+
+/// Where the escape sequence starting at `at` (an ESC or U+009B in `text`) ends; `at` itself
+/// when no sequence starts there.
+pub fn sequence_end(text: &str, at: usize) -> usize {
+    match text[at..].chars().next() {
+        Some(ESC) => sequence_end_after_esc(text, at + ESC.len_utf8()),
+        Some(CSI) => {
+            let mut chars = text[at + CSI.len_utf8()..].char_indices().peekable();
+            skip_control_sequence(&mut chars);
+            offset_of(text, at + CSI.len_utf8(), &mut chars)
+        }
+        _ => at,
+    }
+}
+
+/// Where the escape sequence whose ESC ends at `after` ends: what follows an ESC (a CSI
+/// sequence, a string, a two- or three-character escape, or nothing for a lone ESC). Also used
+/// for an ESC written as an escape in JSON or C text (`\u001b[31m`).
+pub fn sequence_end_after_esc(text: &str, after: usize) -> usize {
+    let mut chars = text[after..].char_indices().peekable();
+    match chars.peek().map(|&(_, next)| next) {
+        Some('[') => {
+            chars.next();
+            skip_control_sequence(&mut chars);
+        }
+        Some(']' | 'P' | 'X' | '^' | '_') => {
+            chars.next();
+            skip_string(&mut chars);
+        }
+        Some(' '..='/') => {
+            // An intermediate byte, then one final character (`ESC ( B`).
+            chars.next();
+            if chars.peek().is_some_and(|&(_, f)| ('0'..='~').contains(&f)) {
+                chars.next();
+            }
+        }
+        Some('0'..='~') => {
+            chars.next();
+        }
+        _ => {}
+    }
+    offset_of(text, after, &mut chars)
+}
+
+/// The offset in `text` of the next character of `chars` (which iterates `text[base..]`), or
+/// the end of the text.
+fn offset_of(text: &str, base: usize, chars: &mut Chars<'_>) -> usize {
+    chars.peek().map_or(text.len(), |&(at, _)| base + at)
 }
 
 type Chars<'a> = std::iter::Peekable<std::str::CharIndices<'a>>;

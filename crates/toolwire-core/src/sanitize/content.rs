@@ -7,14 +7,56 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::images::{encode_base64, fit_base64_image, fit_image_bytes, FittedImage, ImageReport};
+use super::joined::scrub_across_blocks;
 use super::media::{expand_media, Piece};
 use super::report::{CutScope, SanitizeReport, Truncation};
-use super::text::{keep_text, BudgetUnit, Kept, TextSource};
+use super::secrets::SecretScanner;
+use super::text::{keep_text, kept_again, BudgetUnit, Kept, TextSource};
 use super::Sanitizer;
 use crate::envelope::ContentBlock;
 use crate::quote::bounded_to;
 
 /// The most of an image's declared MIME type its report keeps, in bytes.
+/// Replaces the secrets the model would see across the text blocks of `blocks` (see
+/// [`scrub_across_blocks`]); a cut block's marker is found again where the text moved.
+fn scrub_joined_text(
+    blocks: &mut [SanitizedBlock],
+    scanner: &SecretScanner,
+    report: &mut SanitizeReport,
+) {
+    let mut texts: Vec<&mut String> = blocks
+        .iter_mut()
+        .filter_map(|block| match block {
+            SanitizedBlock::Text(kept) if !kept.text.is_empty() => Some(&mut kept.text),
+            _ => None,
+        })
+        .collect();
+    if texts.len() < 2 {
+        return;
+    }
+    let before: Vec<usize> = texts.iter().map(|text| text.len()).collect();
+    scrub_across_blocks(&mut texts, scanner, &mut report.scrubbed);
+    let changed: Vec<bool> = texts
+        .iter()
+        .zip(before)
+        .map(|(text, len)| text.len() != len)
+        .collect();
+    let mut changed = changed.into_iter();
+    for block in blocks.iter_mut() {
+        if let SanitizedBlock::Text(kept) = block {
+            if kept.text.is_empty() || !changed.next().unwrap_or(false) {
+                continue;
+            }
+            if kept.cut.is_some() {
+                let mut again = kept_again(std::mem::take(&mut kept.text));
+                again.unit = kept.unit;
+                again.ansi = kept.ansi;
+                *kept = again;
+            }
+        }
+    }
+}
+
 const MAX_DECLARED_MIME_BYTES: usize = 256;
 
 /// One content block as given to the sanitizer.
@@ -137,6 +179,9 @@ impl Sanitizer {
                 }
             };
             out.push(block);
+        }
+        if let Some(scanner) = self.scanner() {
+            scrub_joined_text(&mut out, scanner, report);
         }
         out
     }

@@ -5,7 +5,7 @@
 //!   secrets scrubbed from what is kept ([`ansi`] escapes removed on request);
 //! - [`secrets`]: the secret kinds and the user's own patterns, matched in linear time;
 //! - [`images`]: MIME sniffing, decompression-bomb checks, resizing and re-encoding;
-//! - [`content`]: a result's blocks under one budget; [`media`]: `MEDIA:` lines of trusted tools;
+//! - [`content`]: a result's blocks under one budget ([`joined`]: secrets split across them); [`media`]: `MEDIA:` lines of trusted tools;
 //! - [`view`]: what events and audit records may carry (redaction allowlists, image metadata);
 //! - [`options`]: the settings and their defaults; [`report`]: what was changed.
 
@@ -13,6 +13,7 @@ pub mod ansi;
 pub mod blocks;
 pub mod content;
 pub mod images;
+pub mod joined;
 pub mod media;
 pub mod options;
 pub mod report;

@@ -2,10 +2,14 @@
 //! the one walker every value that leaves the engine goes through (a result's details, data and
 //! error details, the arguments events and records show, partial results, audit records).
 //!
-//! A string under a key is searched with its key before it (`Authorization: Bearer t` for
-//! `{"Authorization": "Bearer t"}`), so a secret that its key makes recognizable in JSON text is
-//! recognized in the value as well; only the string's part is replaced. Linear in the value: each
-//! string is searched once (with its key), each key once.
+//! A string is searched with its context before it: the key it is under (`Authorization: Bearer
+//! t` for `{"Authorization": "Bearer t"}`, also for the items of an array under that key) and
+//! the string just before it in its array or object (`Authorization, Bearer t` for Node's
+//! `["Authorization", "Bearer t"]`, `Authorization, value: Bearer t` for HAR's `{"name":
+//! "Authorization", "value": "Bearer t"}`), so a secret that its surroundings make recognizable
+//! in JSON text is recognized in the value as well; only the string's part is replaced. Linear in
+//! the value: each string is searched once (with at most 128 bytes of key and of sibling before
+//! it), each key once.
 
 use std::collections::BTreeMap;
 
@@ -26,53 +30,126 @@ pub fn scrub_value(
         counts: scrubbed,
         context: String::new(),
     };
-    walker.value(value, None)
+    walker.value(value, Place::default())
 }
 
 /// Whether any string or object key of `value` holds a secret (nothing is built).
 pub fn has_secret(value: &Value, scanner: &SecretScanner) -> bool {
     let mut context = String::new();
-    holds_secret(value, None, scanner, &mut context)
+    holds_secret(value, Place::default(), scanner, &mut context)
 }
 
 /// The separator between a key and its string value in the text a value is searched in.
 const KEY_SEPARATOR: &str = ": ";
 
-/// Fills `context` with `key: text` and returns where `text` starts in it.
-fn with_key(context: &mut String, key: &str, text: &str) -> usize {
+/// The separator after the string before a value (its previous sibling) in that text.
+const SIBLING_SEPARATOR: &str = ", ";
+
+/// How much of a key or of the string before a value is context: more than any header name, and
+/// bounded, so a long key over many items costs nothing per item.
+const MAX_CONTEXT_BYTES: usize = 128;
+
+/// Where a string sits in its value: the key it is under (an array's items are under the
+/// array's key: `{"Authorization": ["Bearer t"]}`) and the string just before it in its array
+/// or object (`["Authorization", "Bearer t"]`, `{"name": "Authorization", "value": "Bearer
+/// t"}`).
+#[derive(Clone, Copy, Default)]
+struct Place<'v> {
+    key: Option<&'v str>,
+    before: Option<&'v str>,
+    /// The key is the array's (it comes before the sibling: `key: before, text`), not the
+    /// string's own (`before, key: text`).
+    inherited: bool,
+}
+
+/// The last at most [`MAX_CONTEXT_BYTES`] of `text`, on a char boundary.
+fn context_tail(text: &str) -> &str {
+    let mut start = text.len().saturating_sub(MAX_CONTEXT_BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// Fills `context` with `before, key: text` (the parts `place` has) and returns where `text`
+/// starts in it.
+fn in_context(context: &mut String, place: Place<'_>, text: &str) -> usize {
     context.clear();
-    context.push_str(key);
-    context.push_str(KEY_SEPARATOR);
+    let key = |context: &mut String| {
+        if let Some(key) = place.key {
+            context.push_str(context_tail(key));
+            context.push_str(KEY_SEPARATOR);
+        }
+    };
+    if place.inherited {
+        key(context);
+    }
+    if let Some(before) = place.before {
+        context.push_str(context_tail(before));
+        context.push_str(SIBLING_SEPARATOR);
+    }
+    if !place.inherited {
+        key(context);
+    }
     let from = context.len();
     context.push_str(text);
     from
 }
 
+/// Fills `context` with `key: text` and returns where `text` starts in it.
+fn with_key(context: &mut String, key: &str, text: &str) -> usize {
+    let place = Place {
+        key: Some(key),
+        ..Place::default()
+    };
+    in_context(context, place, text)
+}
+
+/// The string value of `value`, if it is one (the context of the value after it).
+fn as_before(value: &Value) -> Option<&str> {
+    value.as_str()
+}
+
 fn holds_secret(
     value: &Value,
-    key: Option<&str>,
+    place: Place<'_>,
     scanner: &SecretScanner,
     context: &mut String,
 ) -> bool {
     match value {
-        Value::String(text) => match key {
-            Some(key) => {
-                let from = with_key(context, key, text);
-                scanner.has_secret_from(context, from)
-            }
-            None => !scanner.find(text).is_empty(),
-        },
-        Value::Array(items) => items
-            .iter()
-            .any(|item| holds_secret(item, None, scanner, context)),
-        Value::Object(map) => map.iter().any(|(key, item)| {
-            !scanner.find(key).is_empty() || holds_secret(item, Some(key), scanner, context)
-        }),
+        Value::String(text) => {
+            let from = in_context(context, place, text);
+            scanner.has_secret_from(context, from)
+        }
+        Value::Array(items) => {
+            let mut before = None;
+            items.iter().any(|item| {
+                let place = Place {
+                    key: place.key,
+                    before,
+                    inherited: true,
+                };
+                before = as_before(item);
+                holds_secret(item, place, scanner, context)
+            })
+        }
+        Value::Object(map) => {
+            let mut before = None;
+            map.iter().any(|(key, item)| {
+                let place = Place {
+                    key: Some(key),
+                    before,
+                    inherited: false,
+                };
+                before = as_before(item);
+                !scanner.find(key).is_empty() || holds_secret(item, place, scanner, context)
+            })
+        }
         _ => false,
     }
 }
 
-/// One walk: the scanner, the counts, and a buffer reused for `key: text`.
+/// One walk: the scanner, the counts, and a buffer reused for `before, key: text`.
 struct Walker<'a> {
     scanner: &'a SecretScanner,
     counts: &'a mut BTreeMap<String, u64>,
@@ -80,17 +157,11 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn value(&mut self, value: &mut Value, key: Option<&str>) -> bool {
+    fn value(&mut self, value: &mut Value, place: Place<'_>) -> bool {
         match value {
             Value::String(text) => {
-                let replaced = match key {
-                    Some(key) => {
-                        let from = with_key(&mut self.context, key, text);
-                        self.scanner.scrub_from(&self.context, from, self.counts)
-                    }
-                    None => self.scanner.scrub_from(text, 0, self.counts),
-                };
-                match replaced {
+                let from = in_context(&mut self.context, place, text);
+                match self.scanner.scrub_from(&self.context, from, self.counts) {
                     Some(replaced) => {
                         *text = replaced;
                         true
@@ -98,9 +169,21 @@ impl Walker<'_> {
                     None => false,
                 }
             }
-            Value::Array(items) => items
-                .iter_mut()
-                .fold(false, |changed, item| self.value(item, None) | changed),
+            Value::Array(items) => {
+                let mut changed = false;
+                let mut before: Option<String> = None;
+                for item in items.iter_mut() {
+                    let next = as_before(item).map(|text| context_tail(text).to_owned());
+                    let place = Place {
+                        key: place.key,
+                        before: before.as_deref(),
+                        inherited: true,
+                    };
+                    changed |= self.value(item, place);
+                    before = next;
+                }
+                changed
+            }
             Value::Object(map) => self.object(map),
             _ => false,
         }
@@ -108,8 +191,16 @@ impl Walker<'_> {
 
     fn object(&mut self, map: &mut Map<String, Value>) -> bool {
         let mut changed = false;
+        let mut before: Option<String> = None;
         for (key, item) in map.iter_mut() {
-            changed |= self.value(item, Some(key));
+            let next = as_before(item).map(|text| context_tail(text).to_owned());
+            let place = Place {
+                key: Some(key),
+                before: before.as_deref(),
+                inherited: false,
+            };
+            changed |= self.value(item, place);
+            before = next;
         }
         scrub_keys(map, self.scanner, self.counts) | changed
     }
@@ -223,6 +314,29 @@ mod tests {
             (
                 json!({"author": "Jane Bearer"}),
                 json!({"author": "Jane Bearer"}),
+            ),
+            // Header shapes whose name is not the value's own key: Go's http.Header
+            // (`{"Authorization": ["Bearer t"]}`), Node's rawHeaders, HAR and Postman entries.
+            (
+                json!({"header": {"Authorization": ["Bearer abcdefgh12345678"]}}),
+                json!({"header": {"Authorization": ["Bearer [redacted:bearer-token]"]}}),
+            ),
+            (
+                json!({"rawHeaders": ["Host", "x", "Authorization", "Bearer abcdefgh12345678"]}),
+                json!({"rawHeaders": ["Host", "x", "Authorization", "Bearer [redacted:bearer-token]"]}),
+            ),
+            (
+                json!({"headers": [{"name": "X-Api-Key", "value": "abcdefgh12345678"}]}),
+                json!({"headers": [{"name": "X-Api-Key", "value": "[redacted:credential-header]"}]}),
+            ),
+            (
+                json!([{"key": "Cookie", "value": "sid=abcdefgh12345678", "type": "text"}]),
+                json!([{"key": "Cookie", "value": "[redacted:credential-header]", "type": "text"}]),
+            ),
+            // Only the string just before is context: a header two entries back is not.
+            (
+                json!(["Authorization", "x", "Bearer abcdefgh12345678"]),
+                json!(["Authorization", "x", "Bearer abcdefgh12345678"]),
             ),
         ];
         for (mut value, expected) in cases {

@@ -150,26 +150,97 @@ const PRIVATE_KEY_BEGIN: &str = concat!(
 /// before it are part of the secret.
 const PRIVATE_KEY_END: &str = r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----";
 
-/// A blank in header text: a space or tab, as it is or escaped (`%20`, `\t`).
+/// A blank between a scheme and its token: a space or tab as it is, escaped (`\t`), percent-
+/// encoded once or more (`%20`, `%2520`), or a `+` (a space of form text, `%2B` encoded).
 macro_rules! blank {
     () => {
-        r"(?:[ \t]|%20|\\+t)"
+        r"(?:[ \t+]|%(?:25)*(?:20|2[Bb])|\\+t|&nbsp;)"
     };
 }
 
-/// The token of an `Authorization` header (or `Proxy-Authorization`) with the Bearer scheme, in
-/// HTTP (`Authorization: Bearer t`), JSON (`"Authorization": "Bearer t"`, also with escaped
-/// quotes), form or map text (`authorization=Bearer t`) and percent-encoded text
-/// (`Authorization%3A%20Bearer%20t`). Header name and scheme are case-insensitive; only the
-/// token (an RFC 6750 b64token of 8 or more characters) is the secret.
+/// What may stand between a credential header's name and its value, whatever shape the headers
+/// were printed in: `Authorization: Bearer t` (HTTP), `"Authorization": "Bearer t"` (JSON, also
+/// with escaped quotes and pretty-printed over lines), `map[Authorization:[Bearer t]]` (Go),
+/// `["Authorization", "Bearer t"]` (Node's rawHeaders, header arrays), `{"name":
+/// "Authorization", "value": "Bearer t"}` (HAR, Postman), `"Authorization" => "Bearer t"` (Ruby,
+/// PHP), `Authorization=Bearer+t` (form and query text), `Authorization%3A%20Bearer%20t` and
+/// double-encoded `%253A`, `Authorization=[Bearer t]` (Java). One rule: at most 16 separators
+/// (quotes, blanks, line breaks, `:`, `=`, `>`, `,`, brackets and braces; escaped with
+/// backslashes, percent-encoded or as HTML references) and the word `value`. The bound keeps a
+/// match short, so the search stays linear.
+macro_rules! header_gap {
+    () => {
+        concat!(
+            r#"(?:[ \t\r\n"':=>,\[\]{}()+]"#,
+            r#"|\\+["'nrt]"#,
+            r"|%(?:25)*(?:2[027BCbc]|3[AaDdEe]|5[BDbd]|0[AaDd]|7[BDbd])",
+            r"|&(?:quot|apos|gt|colon|equals|nbsp);",
+            r"|(?i:value)){1,16}"
+        )
+    };
+}
+
+/// A token character of a header value: RFC 6750 b64token characters, or a percent escape
+/// (`%2B`, `%252F`) standing for one.
+macro_rules! token_char {
+    () => {
+        r"(?:[A-Za-z0-9._~+/-]|%(?:25)*[0-9A-Fa-f]{2})"
+    };
+}
+
+/// The names of the headers that carry credentials with a scheme.
+macro_rules! authorization {
+    () => {
+        r"(?i:(?:proxy[-_])?authorization)"
+    };
+}
+
+/// The token of an `Authorization` header (or `Proxy-Authorization`) with the Bearer scheme,
+/// however the header is printed (see `header_gap`). Header name and scheme are
+/// case-insensitive; only the token (8 or more token characters, see `token_char`, with its `=`
+/// padding) is the secret.
 const BEARER_TOKEN: &str = concat!(
-    r#"(?i:authorization)(?:\\*["']|%2[27])?"#,
+    authorization!(),
+    header_gap!(),
+    r"(?i:bearer)",
     blank!(),
-    r"*(?:[:=]|%3[AaDd])",
+    r"+(?P<secret>",
+    token_char!(),
+    r"{8,}(?:=|%(?:25)*3[Dd])*)"
+);
+
+/// The credentials of an `Authorization` header with another scheme (`Basic`, `Token` as
+/// GitHub takes it, `Bot`, `ApiKey`, `Key`), printed in any shape (see `header_gap`).
+const AUTHORIZATION_CREDENTIALS: &str = concat!(
+    authorization!(),
+    header_gap!(),
+    r"(?i:basic|token|bot|apikey|api-key|key)",
     blank!(),
-    r#"*(?:\\*["']|%2[27])?(?i:bearer)"#,
-    blank!(),
-    r"+(?P<secret>[A-Za-z0-9._~+/-]{8,}(?:=|%3[Dd])*)"
+    r"+(?P<secret>",
+    token_char!(),
+    r"{8,}(?:=|%(?:25)*3[Dd])*)"
+);
+
+/// The value of a header (or form field) that is an API key by its name (`X-Api-Key`, `api_key`,
+/// `X-Auth-Token`, `Private-Token`, `X-Goog-Api-Key`, `X-Amz-Security-Token`,
+/// `Ocp-Apim-Subscription-Key`), printed in any shape: 12 or more token characters.
+const API_KEY_HEADER: &str = concat!(
+    r"(?i:(?:x[-_])?api[-_]?key|x[-_](?:auth|access)[-_]token|private[-_]token",
+    r"|x[-_]goog[-_]api[-_]key|x[-_]amz[-_]security[-_]token",
+    r"|ocp[-_]apim[-_]subscription[-_]key)",
+    header_gap!(),
+    r"(?P<secret>",
+    token_char!(),
+    r"{12,}(?:=|%(?:25)*3[Dd])*)"
+);
+
+/// The cookies of a `Cookie` or `Set-Cookie` header, printed in any shape: the `name=value`
+/// pairs and the `; ` between them (a cookie is a session's credential).
+const COOKIE_HEADER: &str = concat!(
+    r"(?i:(?:set-)?cookie)",
+    header_gap!(),
+    r"(?P<secret>[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*",
+    r"(?:;[ +]?[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*)*)"
 );
 
 /// The password of the userinfo in a URL (`scheme://user:password@host`): RFC 3986 userinfo
@@ -243,6 +314,21 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "url-password",
         pattern: URL_PASSWORD,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: AUTHORIZATION_CREDENTIALS,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: API_KEY_HEADER,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: COOKIE_HEADER,
         extent: Extent::Match,
     },
 ];

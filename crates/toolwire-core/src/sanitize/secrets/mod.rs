@@ -22,9 +22,12 @@
 //! identifier, a word or digits (`MY_TOKEN_ghp_...`, `keyAKIA...`); see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
+#[cfg(test)]
+mod leak_tests;
 mod pattern;
 mod pem;
 mod pem_lines;
+mod reader;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -37,6 +40,7 @@ use regex::{Regex, RegexBuilder};
 
 use self::builtin::{Extent, BUILTIN_KINDS};
 use self::pattern::{refused_pattern, validate_kind_name, CompiledKind};
+use self::reader::ReaderView;
 use self::sweep::{Candidate, Sweep};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -170,13 +174,39 @@ impl SecretScanner {
         })
     }
 
-    /// All secrets in `text`: sorted by start, non-overlapping (when two kinds overlap, keep the
-    /// earlier start; on a tie the longer one), each `start < end`, on char boundaries.
+    /// All secrets in `text` as it is and as its reader sees it: sorted by start,
+    /// non-overlapping, each `start < end`, on char boundaries.
+    ///
+    /// The text is searched as it is, and when it holds spellings a reader does not see (ANSI
+    /// escape sequences, quoted-printable soft breaks and `=XX` escapes, percent escapes, HTML
+    /// character references, `\/` and `\u0040`; see `reader.rs`) in its decoded view too, each
+    /// secret found there mapped back to the original range it was spelled in. Where secrets of
+    /// the two searches overlap, they are one secret over both ranges, named by the earlier.
+    pub fn find(&self, text: &str) -> Vec<SecretMatch> {
+        let found = self.find_spelled(text);
+        let Some(view) = ReaderView::of(text) else {
+            return found;
+        };
+        let mut hint = 0;
+        let seen = self.find_spelled(&view.text).into_iter().map(|secret| {
+            let (start, end) = view.original_range(secret.start, secret.end, &mut hint);
+            SecretMatch {
+                start,
+                end,
+                ..secret
+            }
+        });
+        union(found, seen.collect())
+    }
+
+    /// All secrets in `text` as it is spelled: sorted by start, non-overlapping (when two kinds
+    /// overlap, keep the earlier start; on a tie the longer one), each `start < end`, on char
+    /// boundaries.
     ///
     /// Equal ranges go to the kind listed first (built-in order, then custom order). Secrets are
     /// looked for after the end of the previous one: a match that begins inside a secret already
     /// taken is not considered. Allocates nothing when nothing is found.
-    pub fn find(&self, text: &str) -> Vec<SecretMatch> {
+    fn find_spelled(&self, text: &str) -> Vec<SecretMatch> {
         let mut sweep = Sweep::default();
         let mut from = 0;
         while from <= text.len() {
@@ -304,6 +334,31 @@ impl SecretScanner {
     pub fn has_secret_from(&self, text: &str, from: usize) -> bool {
         self.find(text).iter().any(|secret| secret.end > from)
     }
+}
+
+/// The secrets of two searches of one text (each sorted and disjoint) as one list: overlapping
+/// secrets become one over both ranges, named by the one that starts first (on a tie, `a`'s).
+fn union(a: Vec<SecretMatch>, b: Vec<SecretMatch>) -> Vec<SecretMatch> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut merged: Vec<SecretMatch> = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.into_iter().peekable();
+    let mut b = b.into_iter().peekable();
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if y.start < x.start => b.next(),
+            (Some(_), _) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        let Some(next) = next else { break };
+        match merged.last_mut() {
+            Some(last) if next.start < last.end => last.end = last.end.max(next.end),
+            _ => merged.push(next),
+        }
+    }
+    merged
 }
 
 /// The replacement text for a kind: `[redacted:<kind>]`.

@@ -1,0 +1,132 @@
+// The leaks a second attacker review found on the packed package, each through a real dispatch:
+// the model's text (encodeResults on every wire), `data`, events, toInvocationRecord and the
+// audit files must hold no piece of the secret.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { ToolRuntime, encodeResults, toInvocationRecord } from '../index.js'
+import { expectNoLeak, filesUnder, showing } from './helpers.js'
+
+const root = mkdtempSync(join(tmpdir(), 'toolwire-secret-leaks-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+let runs = 0
+const run = (value: unknown) => showing(join(root, `run-${(runs += 1)}`), value)
+
+// Made-up material.
+const TOKEN = 'q8Z2mX4vL9pR7tY1wK3nB6cH0dF5gJ'
+const GH = `ghp_${TOKEN}abcdef`
+const KEY_LINE = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj'
+const ESC = '\u001b'
+/** A 1x1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+const text = (...texts: string[]) => ({ content: texts.map((t) => ({ type: 'text', text: t })) })
+
+describe('a secret split across the text blocks of one result', () => {
+  const rows: [string, unknown, string, string][] = [
+    ['a token cut in two', text(`see ${GH.slice(0, 14)}`, `${GH.slice(14)} done`), GH.slice(14), 'github-token'],
+    ['the header in one block, the token in the next', text('Authorization: Bearer ', `${TOKEN}\nok`), TOKEN, 'bearer-token'],
+    [
+      "a private key's lines in three blocks",
+      text('-----BEGIN PRIVATE KEY-----', KEY_LINE, '-----END PRIVATE KEY-----'),
+      KEY_LINE.slice(8, 40),
+      'private-key',
+    ],
+    ['blocks around an image', { content: [{ type: 'text', text: `x ${GH.slice(0, 10)}` }, { type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: GH.slice(10) }] }, GH.slice(10), 'github-token'],
+  ]
+  for (const [name, value, material, kind] of rows) {
+    it(`${name}: the joined text the model reads holds none of it`, async () => {
+      const where = await run(value)
+      expect(where.results).toContain(`[redacted:${kind}]`)
+      expectNoLeak(name, [material], where)
+    })
+  }
+})
+
+describe('credential headers in the shapes they are printed in', () => {
+  const rows: [string, string][] = [
+    ["Go's http.Header", `map[Accept:[*/*] Authorization:[Bearer ${TOKEN}]]`],
+    ['a JSON array of pairs', `["Host","api","Authorization","Bearer ${TOKEN}"]`],
+    ["Node's rawHeaders inspected", `[ 'Host', 'api', 'Authorization', 'Bearer ${TOKEN}' ]`],
+    ['HAR', `{"name":"Authorization","value":"Bearer ${TOKEN}"}`],
+    ['Ruby and PHP', `{"Authorization" => "Bearer ${TOKEN}"}`],
+    ['form text', `a=1&Authorization=Bearer+${TOKEN}&b=2`],
+    ['percent-encoded', `h=Authorization%3A%20Bearer%20${TOKEN}`],
+    ['double percent-encoded', `h=Authorization%253A%2520Bearer%2520${TOKEN}`],
+    ['x-api-key', `curl -H 'x-api-key: ${TOKEN}' https://api.example.com`],
+    ['Cookie', `Cookie: theme=dark; session=${TOKEN}`],
+    ['Basic', `Authorization: Basic ${TOKEN}==`],
+  ]
+  for (const [name, header] of rows) {
+    it(`${name}: as text`, async () => expectNoLeak(name, [TOKEN], await run(header)))
+  }
+  it('as data: the header objects and arrays a tool returns', async () => {
+    const value = {
+      header: { Authorization: [`Bearer ${TOKEN}`] },
+      rawHeaders: ['Host', 'api', 'Authorization', `Bearer ${TOKEN}`],
+      entries: [{ name: 'X-Api-Key', value: TOKEN }],
+      cookies: [{ key: 'Cookie', value: `sid=${TOKEN}` }],
+    }
+    const where = await run(value)
+    expect(where.results).toContain('[redacted:bearer-token]')
+    expect(where.results).toContain('[redacted:credential-header]')
+    expectNoLeak('header data', [TOKEN], where)
+  })
+})
+
+describe('encoded URL passwords, mail text and colours', () => {
+  const PASSWORD = 'Pw0rd-Tr0ub4dor'
+  const rows: [string, string, string][] = [
+    ['a URL in a query parameter', `next=https%3A%2F%2Fu%3A${PASSWORD}%40h.example%2F`, PASSWORD],
+    ['an HTML entity for @', `<a href="https://u:${PASSWORD}&#64;x@h.example">`, PASSWORD],
+    ['an &amp;-escaped URL', `<a href="https:&#x2F;&#x2F;u&#58;${PASSWORD}&commat;h.example">`, PASSWORD],
+    ['escaped slashes in JSON', `{"url":"https:\\/\\/u:${PASSWORD}@h.example"}`, PASSWORD],
+    ['a quoted-printable soft break', `token: ${GH.slice(0, 20)}=\r\n${GH.slice(20)}`, GH.slice(20)],
+    ['quoted-printable escapes', `Authorization:=20Bearer=20${TOKEN}=3D`, TOKEN],
+    ['colours around Bearer', `${ESC}[1mAuthorization${ESC}[0m: ${ESC}[33mBearer${ESC}[0m ${TOKEN}`, TOKEN],
+    ['a colour inside a token', `${GH.slice(0, 14)}${ESC}[32m${GH.slice(14)}`, GH.slice(14)],
+    ['a colour before a URL password', `postgres://app:${ESC}[31m${PASSWORD}${ESC}[0m@db/app`, PASSWORD],
+    ['a colour inside key=value', `${ESC}[32mapi_key${ESC}[0m=${ESC}[1m${TOKEN}`, TOKEN],
+  ]
+  for (const [name, value, material] of rows) {
+    it(name, async () => expectNoLeak(name, [material], await run(value)))
+  }
+  it('a colour code inside a token of an object a tool returns (JSON text escapes ESC)', async () => {
+    const where = await run({ log: `${GH.slice(0, 14)}${ESC}[32m${GH.slice(14)}` })
+    expectNoLeak('object', [GH.slice(14)], where)
+  })
+})
+
+describe('a secret in a tool name or a call id', () => {
+  it('reaches no event, audit record or invocation record; the result keeps the exact id for its wire', async () => {
+    const dir = join(root, 'ids')
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'done' })
+    const events: unknown[] = []
+    const calls = [
+      { id: `call_${GH}`, name: 'echo', arguments: '{}' },
+      { id: 'c2', name: `tool_${GH}`, arguments: '{}' },
+    ]
+    const results = await runtime.dispatch(calls, { runId: 'ids', onEvent: (event) => events.push(event) })
+    expect(results.map((r) => r.status)).toEqual(['ok', 'error'])
+    expect(results[1].error?.code).toBe('NOT_FOUND')
+    const shown = JSON.stringify(events)
+    expect(shown).toContain('call_[redacted:github-token]')
+    expect(shown).toContain('tool_[redacted:github-token]')
+    expectNoLeak('ids', [TOKEN], {
+      events: shown,
+      audit: filesUnder(dir),
+      toInvocationRecord: JSON.stringify(results.map(toInvocationRecord)),
+      // What the model reads of the results: their text.
+      content: JSON.stringify(results.map((r) => r.content)),
+    })
+    // The wires pair a result with its call by the exact id the model wrote.
+    expect(results[0].callId).toBe(`call_${GH}`)
+    for (const wire of ['openai-chat', 'anthropic'] as const) {
+      expect(JSON.stringify(encodeResults([results[0]], wire))).toContain(`call_${GH}`)
+    }
+  })
+})

@@ -1,0 +1,193 @@
+//! Secrets split across the text blocks of one result.
+//!
+//! Each block is scrubbed on its own, but the model reads a result's text blocks together: the
+//! OpenAI and Mistral encoders join them with `"\n"` into one message, Responses and Gemini do
+//! the same when there are no images, and Anthropic sends the blocks side by side, which a model
+//! reads as one text. A token cut in two (`ghp_abc` | `def...`), a header in one block and its
+//! token in the next, or a private key's BEGIN line, body and END line in three blocks each
+//! pass a block's scan and reach the model whole. So the non-empty text blocks (images skipped,
+//! as the encoders skip them) are searched again joined both ways, with `"\n"` and with nothing
+//! between them. The blocks are scrubbed already, so whatever is found there is new: a secret
+//! that reaches over from one block into another is replaced in every block it touches
+//! (`[redacted:<kind>]` in each), one that its neighbour makes recognizable in its own block.
+//! Two more searches of the result's text, only when it has two text blocks or more.
+
+use std::collections::BTreeMap;
+
+use super::secrets::{redaction_label, SecretScanner};
+
+/// How the blocks are joined when searched: as the OpenAI-style encoders join them, and as a
+/// reader of blocks side by side sees them.
+const JOINERS: [&str; 2] = ["\n", ""];
+
+/// Replaces, in the texts of `blocks` (each already scrubbed on its own), every secret of their
+/// joined text: one that reaches over from one block into another is replaced in every block it
+/// touches, one that a block's neighbour makes recognizable (a header name at the end of the
+/// block before) in its block. Counts each once per kind into `counts`. `blocks` are the
+/// non-empty text blocks in order.
+pub fn scrub_across_blocks(
+    blocks: &mut [&mut String],
+    scanner: &SecretScanner,
+    counts: &mut BTreeMap<String, u64>,
+) {
+    if blocks.len() < 2 {
+        return;
+    }
+    for joiner in JOINERS {
+        let (joined, starts) = join(blocks.iter().map(|block| block.as_str()), joiner);
+        // Per block: the parts of secrets to replace, in order.
+        let mut parts: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); blocks.len()];
+        let mut block = 0;
+        for secret in scanner.find(&joined) {
+            while block + 1 < starts.len() && starts[block + 1] <= secret.start {
+                block += 1;
+            }
+            let mut last = block;
+            while last + 1 < starts.len() && starts[last + 1] < secret.end {
+                last += 1;
+            }
+            for (index, &start) in starts.iter().enumerate().take(last + 1).skip(block) {
+                let end = start + blocks[index].len();
+                let from = secret.start.max(start);
+                let to = secret.end.min(end);
+                if from < to {
+                    parts[index].push((from - start, to - start, redaction_label(&secret.kind)));
+                }
+            }
+            *counts.entry(secret.kind.to_string()).or_default() += 1;
+        }
+        for (text, parts) in blocks.iter_mut().zip(parts) {
+            if parts.is_empty() {
+                continue;
+            }
+            let mut replaced = String::with_capacity(text.len());
+            let mut copied = 0;
+            for (from, to, label) in parts {
+                replaced.push_str(&text[copied..from]);
+                replaced.push_str(&label);
+                copied = to;
+            }
+            replaced.push_str(&text[copied..]);
+            **text = replaced;
+        }
+    }
+}
+
+/// Whether the joined text of `texts` (the non-empty text blocks of a result, in order, each
+/// clean on its own) holds a secret, joined either way.
+pub fn holds_secret_across(texts: &[&str], scanner: &SecretScanner) -> bool {
+    texts.len() >= 2
+        && JOINERS.iter().any(|joiner| {
+            let (joined, _) = join(texts.iter().copied(), joiner);
+            !scanner.find(&joined).is_empty()
+        })
+}
+
+/// `texts` joined with `joiner`, and where each starts in the joined text.
+fn join<'t>(texts: impl Iterator<Item = &'t str>, joiner: &str) -> (String, Vec<usize>) {
+    let mut joined = String::new();
+    let mut starts = Vec::new();
+    for (index, text) in texts.enumerate() {
+        if index > 0 {
+            joined.push_str(joiner);
+        }
+        starts.push(joined.len());
+        joined.push_str(text);
+    }
+    (joined, starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scrubbed(blocks: &[&str]) -> (Vec<String>, BTreeMap<String, u64>) {
+        let scanner = SecretScanner::new(&[]).unwrap();
+        let mut texts: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
+        let mut counts = BTreeMap::new();
+        let mut refs: Vec<&mut String> = texts.iter_mut().collect();
+        scrub_across_blocks(&mut refs, &scanner, &mut counts);
+        (texts, counts)
+    }
+
+    /// (blocks, the material that must not survive in any block, the kind).
+    #[test]
+    fn a_secret_split_across_blocks_is_replaced_in_every_block_it_touches() {
+        let token = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+        let cases: Vec<(Vec<String>, &str, &str)> = vec![
+            // A token cut in two: joined with nothing it is whole.
+            (
+                vec![
+                    format!("see ghp_{}", &token[..10]),
+                    format!("{} done", &token[10..]),
+                ],
+                &token[10..],
+                "github-token",
+            ),
+            // The header in one block, the token alone in the next.
+            (
+                vec!["Authorization: Bearer ".into(), format!("{token}\nok")],
+                token,
+                "bearer-token",
+            ),
+            // A private key's BEGIN line, body and END line in three blocks.
+            (
+                vec![
+                    "-----BEGIN PRIVATE KEY-----".into(),
+                    body.into(),
+                    "-----END PRIVATE KEY-----".into(),
+                ],
+                body,
+                "private-key",
+            ),
+            // A URL's password cut in two.
+            (
+                vec![
+                    "postgres://app:s3cr3t-pa".into(),
+                    "ss@db.internal/app".into(),
+                ],
+                "s3cr3t-pa",
+                "url-password",
+            ),
+        ];
+        for (blocks, material, kind) in cases {
+            let refs: Vec<&str> = blocks.iter().map(String::as_str).collect();
+            let (texts, counts) = scrubbed(&refs);
+            for text in &texts {
+                assert!(!text.contains(material), "{blocks:?} -> {texts:?}");
+            }
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| t.contains(&format!("[redacted:{kind}]"))),
+                "{blocks:?} -> {texts:?}"
+            );
+            assert!(counts.contains_key(kind), "{blocks:?} -> {counts:?}");
+            for joiner in JOINERS {
+                let joined = texts.join(joiner);
+                assert!(!joined.contains(material), "{joined:?}");
+            }
+            let before: Vec<&str> = blocks.iter().map(String::as_str).collect();
+            assert!(holds_secret_across(
+                &before,
+                &SecretScanner::new(&[]).unwrap()
+            ));
+            let after: Vec<&str> = texts.iter().map(String::as_str).collect();
+            assert!(!holds_secret_across(
+                &after,
+                &SecretScanner::new(&[]).unwrap()
+            ));
+        }
+    }
+
+    #[test]
+    fn scrubbed_and_clean_blocks_are_left_alone() {
+        let blocks = ["line one", "[redacted:github-token] ", "ghp_short", "end"];
+        let (texts, counts) = scrubbed(&blocks);
+        assert_eq!(texts, blocks);
+        assert!(counts.is_empty());
+        let (texts, _) = scrubbed(&["only one block Authorization: Bearer "]);
+        assert_eq!(texts, ["only one block Authorization: Bearer "]);
+    }
+}

@@ -1,0 +1,386 @@
+//! The leaks a second attacker review found, each as a corpus: credential headers in every
+//! shape they are printed in, URLs whose password is percent- or entity-encoded, quoted-printable
+//! mail text, ANSI colours inside a secret, and long adversarial inputs (the scan stays linear:
+//! the decoded view and its map are bounded by the text's length by construction).
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::reader::ReaderView;
+use super::*;
+
+/// A made-up token: letters and digits, so every kind's body takes it.
+const TOKEN: &str = "q8Z2mX4vL9pR7tY1wK3nB6cH0dF5gJ";
+
+fn scanner() -> SecretScanner {
+    SecretScanner::new(&[]).unwrap()
+}
+
+/// Asserts that `material` survives nowhere in `text` scrubbed, and that `kind` names it.
+fn assert_scrubbed(text: &str, material: &str, kind: &str) {
+    let mut counts = BTreeMap::new();
+    let scrubbed = scanner().scrub(text, &mut counts);
+    assert!(
+        !scrubbed.contains(material),
+        "a secret survived in {text:?}: {scrubbed:?}"
+    );
+    assert!(
+        scrubbed.contains(&format!("[redacted:{kind}]")),
+        "{kind} not named in {scrubbed:?} (from {text:?})"
+    );
+}
+
+/// The shapes headers are printed in; `{n}` the name, `{v}` the value (scheme and token
+/// separated by a space, written as the shape writes a space).
+const HEADER_SHAPES: &[&str] = &[
+    // HTTP, curl -H.
+    "{n}: {v}",
+    // Go's http.Header printed with %v.
+    "map[{n}:[{v}] Accept:[*/*]]",
+    // A JSON array of pairs, Node's rawHeaders as JSON.
+    r#"["Host","x","{n}","{v}"]"#,
+    // Node's rawHeaders through util.inspect.
+    "[ 'Host', 'x', '{n}', '{v}' ]",
+    // HAR and Postman.
+    r#"{"name":"{n}","value":"{v}"}"#,
+    // Ruby and PHP hashes.
+    r#"{"{n}" => "{v}"}"#,
+    "['{n}' => '{v}']",
+    // Java's Map<String, List<String>>.
+    "{{n}=[{v}]}",
+    // Python's dict.
+    "{'{n}': '{v}'}",
+    // JSON pretty-printed over lines, and JSON inside a JSON string.
+    "{\n  \"{n}\": [\n    \"{v}\"\n  ]\n}",
+    r#"{\"{n}\":\"{v}\"}"#,
+    // HTML-escaped JSON.
+    "{&quot;{n}&quot;:&quot;{v}&quot;}",
+];
+
+/// (the value's words separated by `{s}`, the separator spellings, the kind).
+fn header_values() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "Authorization",
+            format!("Bearer{{s}}{TOKEN}"),
+            "bearer-token",
+        ),
+        (
+            "authorization",
+            format!("bearer{{s}}{TOKEN}"),
+            "bearer-token",
+        ),
+        (
+            "Proxy-Authorization",
+            format!("Bearer{{s}}{TOKEN}"),
+            "bearer-token",
+        ),
+        (
+            "Authorization",
+            format!("Basic{{s}}{TOKEN}=="),
+            "credential-header",
+        ),
+        (
+            "Authorization",
+            format!("token{{s}}{TOKEN}"),
+            "credential-header",
+        ),
+        ("X-Api-Key", TOKEN.to_string(), "credential-header"),
+        ("x-auth-token", TOKEN.to_string(), "credential-header"),
+        ("api_key", TOKEN.to_string(), "credential-header"),
+        ("X-Goog-Api-Key", TOKEN.to_string(), "credential-header"),
+        (
+            "Cookie",
+            format!("theme=dark;{{s}}session={TOKEN}"),
+            "credential-header",
+        ),
+        (
+            "Set-Cookie",
+            format!("sid={TOKEN};{{s}}Path=/"),
+            "credential-header",
+        ),
+    ]
+}
+
+#[test]
+fn credential_headers_are_found_in_every_shape_they_are_printed_in() {
+    for (name, value, kind) in header_values() {
+        for shape in HEADER_SHAPES {
+            let text = shape
+                .replace("{n}", name)
+                .replace("{v}", &value.replace("{s}", " "));
+            assert_scrubbed(&text, TOKEN, kind);
+        }
+        // Form and query text: a space is `+`, `%20`, `%2B` or encoded twice, `%2520`.
+        for (separator, space) in [("=", "+"), ("=", "%20"), ("=", "%2B"), ("%3D", "%2520")] {
+            let text = format!("a=1&{name}{separator}{}&b=2", value.replace("{s}", space));
+            assert_scrubbed(&text, TOKEN, kind);
+        }
+        // The whole header percent-encoded once and twice.
+        for (colon, space) in [("%3A%20", "%20"), ("%253A%2520", "%2520")] {
+            let text = format!("log?h={name}{colon}{}", value.replace("{s}", space));
+            assert_scrubbed(&text, TOKEN, kind);
+        }
+    }
+}
+
+#[test]
+fn a_token_written_with_percent_escapes_is_replaced_whole() {
+    let cases = [
+        "Authorization=Bearer%20ab%2Bcd%2Fef%3D%3D",
+        "Authorization=Bearer%2520ab%252Bcd%252Fef12",
+        "Authorization: Bearer ab+cd/ef34==",
+    ];
+    for text in cases {
+        let mut counts = BTreeMap::new();
+        let scrubbed = scanner().scrub(text, &mut counts);
+        assert!(
+            scrubbed.ends_with("[redacted:bearer-token]"),
+            "{text:?} -> {scrubbed:?}"
+        );
+    }
+}
+
+#[test]
+fn header_names_in_prose_and_schemas_are_no_secrets() {
+    let scanner = scanner();
+    for text in [
+        "the Authorization header carries a Bearer token",
+        "Authorization: Bearer",
+        "authorization value: bearer",
+        "x-api-key header is required",
+        r#"{"apiKey":{"type":"string","description":"the key"}}"#,
+        r#"{"api_key": "required"}"#,
+        "Cookie: none",
+        "cookie=yes&theme=dark",
+        "set the API key below",
+        "OPENAI_API_KEY_NAME=something_long_here",
+        "100% = 3D, a=3D, b=41",
+        "&amp; &lt; &#64; \\u0040 %40 =40",
+    ] {
+        assert!(
+            scanner.find(text).is_empty(),
+            "{text:?}: {:?}",
+            scanner.find(text)
+        );
+    }
+}
+
+#[test]
+fn url_passwords_are_found_however_the_url_is_escaped() {
+    let password = "Pw0rd-Tr0ub4dor";
+    let cases = [
+        // Percent-encoded characters in the password, and the whole URL percent-encoded (a URL
+        // in a query parameter), once and twice.
+        format!("https://u:{password}%40x@h.example/"),
+        format!("next=https%3A%2F%2Fu%3A{password}%40h.example%2F"),
+        format!("next=https%253A%252F%252Fu%253A{password}%2540h.example"),
+        // HTML: numeric and named references, `&amp;`-escaped URLs in attributes.
+        format!("<a href=\"https://u:{password}&#64;x@h.example\">"),
+        format!("<a href=\"https://u:{password}&amp;x@h.example\">"),
+        format!("https:&#x2F;&#x2F;u&#58;{password}&commat;h.example"),
+        format!("https&colon;&sol;&sol;u:{password}&#x40;h.example"),
+        // JSON: escaped slashes, escaped characters.
+        format!(r#"{{"url":"https:\/\/u:{password}@h.example\/x"}}"#),
+        format!(r#"{{"url":"https:\\\/\\\/u:{password}@h.example"}}"#),
+        format!(r#"{{"url":"https:\u002f\u002fu:{password}\u0040h.example"}}"#),
+    ];
+    for text in cases {
+        assert_scrubbed(&text, password, "url-password");
+    }
+}
+
+#[test]
+fn quoted_printable_soft_breaks_and_escapes_hide_no_secret() {
+    let github = format!("ghp_{TOKEN}abcdef");
+    let cases = [
+        // Soft line breaks inside a token (76-character mail lines), CRLF and LF.
+        (
+            format!("token: {}=\r\n{}", &github[..20], &github[20..]),
+            &github[20..],
+            "github-token",
+        ),
+        (
+            format!("token: {}=\n{}", &github[..9], &github[9..]),
+            &github[9..],
+            "github-token",
+        ),
+        (
+            format!(
+                "Authorization: Bearer {}= \r\n{}",
+                &TOKEN[..10],
+                &TOKEN[10..]
+            ),
+            &TOKEN[10..],
+            "bearer-token",
+        ),
+        // `=XX` escapes: `=3D` is `=`, `=40` is `@`, `=20` a space.
+        (
+            format!("Authorization:=20Bearer=20{TOKEN}=3D"),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!("https://u:{TOKEN}=40x@h.example"),
+            TOKEN,
+            "url-password",
+        ),
+        (format!("X-Api-Key=3A {TOKEN}"), TOKEN, "credential-header"),
+    ];
+    for (text, material, kind) in cases {
+        assert_scrubbed(&text, material, kind);
+    }
+}
+
+#[test]
+fn ansi_colours_inside_a_secret_hide_nothing() {
+    let github = format!("ghp_{TOKEN}abcdef");
+    let red = "\u{1b}[31m";
+    let reset = "\u{1b}[0m";
+    let cases = [
+        (
+            format!("{red}Authorization{reset}: {red}Bearer{reset} {TOKEN}"),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!("Authorization: Be{red}arer {TOKEN}{reset}"),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!("Authorization: Bearer {}{red}{}", &TOKEN[..6], &TOKEN[6..]),
+            &TOKEN[6..],
+            "bearer-token",
+        ),
+        (
+            format!("postgres://app:{red}{TOKEN}{reset}@db/app"),
+            TOKEN,
+            "url-password",
+        ),
+        (
+            format!(
+                "postgres://app:{}\u{9b}1m{}@db/app",
+                &TOKEN[..5],
+                &TOKEN[5..]
+            ),
+            &TOKEN[5..],
+            "url-password",
+        ),
+        (
+            format!("{red}api_key{reset}={red}{TOKEN}{reset}"),
+            TOKEN,
+            "credential-header",
+        ),
+        (
+            format!("{}{red}{}", &github[..14], &github[14..]),
+            &github[14..],
+            "github-token",
+        ),
+        // Colours written as escapes of JSON text (a command's output returned as an object).
+        (
+            format!(r"Authorization: \u001b[1mBearer\u001b[0m {TOKEN}"),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!(r"{}\u001b[32m{}", &github[..14], &github[14..]),
+            &github[14..],
+            "github-token",
+        ),
+        (
+            format!(r"{}\x1b[32m{}", &github[..14], &github[14..]),
+            &github[14..],
+            "github-token",
+        ),
+    ];
+    for (text, material, kind) in cases {
+        assert_scrubbed(&text, material, kind);
+    }
+}
+
+#[test]
+fn what_only_the_view_finds_is_replaced_with_its_spelling_and_the_rest_stays() {
+    let red = "\u{1b}[31m";
+    // `#` is no password character: only the decoded view sees `pw@...@h`.
+    let text = format!("before {red}ok{red} https://u:pw&#64;{TOKEN}@h after");
+    let mut counts = BTreeMap::new();
+    let scrubbed = scanner().scrub(&text, &mut counts);
+    assert_eq!(
+        scrubbed,
+        format!("before {red}ok{red} https://u:[redacted:url-password]@h after")
+    );
+    assert_eq!(counts["url-password"], 1);
+}
+
+/// The units adversarial inputs are made of: every spelling the view decodes, cut and whole,
+/// and the parts of the header and URL rules.
+const UNITS: &[&str] = &[
+    "%",
+    "%25",
+    "%2",
+    "%40",
+    "&",
+    "&amp;",
+    "&#",
+    "&#64;",
+    "&#x",
+    "\\",
+    "\\/",
+    "\\u00",
+    "\\u001b[",
+    "=",
+    "=\r\n",
+    "=\n",
+    "=3D",
+    "\u{1b}",
+    "\u{1b}[",
+    "\u{1b}]",
+    "\u{9b}",
+    "1;31m",
+    "Authorization",
+    ": ",
+    "Bearer ",
+    "value",
+    "\"",
+    "'",
+    ",",
+    "[",
+    "Cookie",
+    "a=b; ",
+    "x-api-key",
+    "://",
+    "u:",
+    "@",
+    "abcdefgh",
+    "é",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Long inputs of adversarial units: the view is never longer than the text and has at most
+    /// one edit per byte (so building and mapping it is linear by construction), and what `find`
+    /// returns is sorted, disjoint and on char boundaries.
+    #[test]
+    fn long_adversarial_inputs_keep_the_views_bounds(
+        picks in proptest::collection::vec(0..UNITS.len(), 1..64),
+        repeat in 1usize..2000,
+    ) {
+        let unit: String = picks.iter().map(|&i| UNITS[i]).collect();
+        let text = unit.repeat(repeat);
+        if let Some(view) = ReaderView::of(&text) {
+            prop_assert!(view.text.len() <= text.len());
+            prop_assert!(view.edit_count() <= text.len());
+        }
+        let secrets = scanner().find(&text);
+        let mut last_end = 0;
+        for secret in &secrets {
+            prop_assert!(secret.start < secret.end);
+            prop_assert!(secret.start >= last_end);
+            prop_assert!(text.is_char_boundary(secret.start) && text.is_char_boundary(secret.end));
+            last_end = secret.end;
+        }
+    }
+}
