@@ -48,7 +48,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(original) = serde_json::from_str::<Value>(&text) {
-        assert!(matches!(repaired, Cow::Borrowed(_)), "valid JSON held a lone surrogate");
+        assert!(
+            matches!(repaired, Cow::Borrowed(_)),
+            "valid JSON held a lone surrogate"
+        );
         match parse(&text) {
             Ok(parsed) => {
                 assert!(depth(&original) <= MAX_VALUE_DEPTH);

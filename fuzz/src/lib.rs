@@ -306,6 +306,29 @@ pub fn blank_generated_ids(turn: &str) -> String {
     out
 }
 
+/// `turn` with the quoted beginning of a body no wire understood (the error "the body is not a
+/// response of the <wire> wire: ... it begins with ...") cut after "it begins with": events given
+/// one by one are quoted side by side and counted without the newlines that separate them in
+/// NDJSON bytes, so the quote and the byte count differ while the turn is the same.
+pub fn blank_body_quotes(turn: &str) -> String {
+    const BEGINS: &str = "it begins with ";
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(turn) else {
+        return turn.to_string();
+    };
+    if let Some(errors) = value["errors"].as_array_mut() {
+        for error in errors.iter_mut() {
+            if let Some(text) = error.as_str() {
+                if text.contains("is not a response of the") {
+                    if let Some(at) = text.find(BEGINS) {
+                        *error = serde_json::Value::from(&text[..at + BEGINS.len()]);
+                    }
+                }
+            }
+        }
+    }
+    value.to_string()
+}
+
 /// The whole check of a `decode_*` target: header `[options, seed, shape]`, then the body,
 /// pushed whole and in pieces; both turns must agree once generated ids are blanked.
 pub fn check_decoder(wire: Wire, data: &[u8]) {
@@ -322,6 +345,18 @@ pub fn check_decoder(wire: Wire, data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn body_quotes_are_cut_after_their_lead_in_only() {
+        let turn = r#"{"errors":["the body is not a response of the openai-chat wire: nothing in it was understood; it begins with \"{}{}\"… (9 bytes in all)","other"],"text":"it begins with x"}"#;
+        let blanked: serde_json::Value = serde_json::from_str(&blank_body_quotes(turn)).unwrap();
+        assert_eq!(
+            blanked["errors"][0],
+            "the body is not a response of the openai-chat wire: nothing in it was understood; it begins with "
+        );
+        assert_eq!(blanked["errors"][1], "other");
+        assert_eq!(blanked["text"], "it begins with x");
+    }
 
     #[test]
     fn pieces_cover_the_input() {
