@@ -41,6 +41,8 @@ const PROGRAM_LINES: &[(&str, bool)] = &[
     ("dumb-init ./evil", false),
     ("mpirun -n 1 ./evil", false),
     ("apptainer exec img.sif id", false),
+    ("corepack yarn build", false),
+    ("corepack npm@10.0.0 test", false),
     // 8 and 9: clients' code-running subcommands and configurations.
     ("docker --config ./cfg ps", false),
     ("docker run alpine id", false),

@@ -288,6 +288,9 @@ pub const WRAPPERS: &[&str] = &[
     "runc",
     "crun",
     "ctr",
+    // corepack runs the package manager it names with any arguments (`corepack yarn build`,
+    // `corepack npm@10 test`) and `corepack enable` writes its shims.
+    "corepack",
 ];
 
 /// Programs that can spawn a shell interactively (pagers, editors, debuggers, interactive
