@@ -26,7 +26,7 @@ use serde_json::Value;
 use super::config::ApprovalsConfig;
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::shell::callenv::unsafe_call_env;
-use crate::policy::shell::workdir::{call_workdir, other_directory};
+use crate::policy::shell::workdir::{call_workdir, other_directory, unread_settings};
 use crate::policy::shell::{analyze_command, Analysis};
 use crate::policy::tools::canonical_tool_name;
 
@@ -219,7 +219,8 @@ impl ApprovalStore {
     /// the call's own arguments name ([`call_workdir`]: `cwd`, `workdir`, ...; a relative one
     /// against the configured `cwd`, else `base`, the workspace root or process directory);
     /// a working directory that cannot be known, an environment argument setting a variable
-    /// that can change what runs ([`unsafe_call_env`]), or another argument naming a directory
+    /// that can change what runs ([`unsafe_call_env`]), a working directory or environment
+    /// under a key the analysis does not read ([`unread_settings`]), or another argument naming a directory
     /// other than the analyzed one ([`other_directory`]), is a miss naming why.
     pub fn hit(
         &self,
@@ -254,6 +255,7 @@ impl ApprovalStore {
         // The call's own working directory and environment decide what its command runs.
         let workdir = call_workdir(args, base.as_deref())
             .and_then(|dir| unsafe_call_env(args).map_or(Ok(dir), Err))
+            .and_then(|dir| unread_settings(args).map_or(Ok(dir), Err))
             .and_then(|dir| {
                 other_directory(args, param, dir.as_deref(), base.as_deref()).map_or(Ok(dir), Err)
             });

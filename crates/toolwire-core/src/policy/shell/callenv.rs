@@ -153,6 +153,43 @@ mod tests {
             let why = unsafe_call_env(&args).unwrap_or_default();
             assert!(why.contains(want), "{args}: {why}");
         }
+        // Issue 19 attack 8: variables naming a client's configuration, which can run code
+        // (credential helpers, exec plugins, credential_process, includes, pip's interpreter).
+        for name in [
+            "DOCKER_CONFIG",
+            "DOCKER_HOST",
+            "DOCKER_CONTEXT",
+            "KUBECONFIG",
+            "HELM_PLUGINS",
+            "HELM_POST_RENDERER",
+            "AWS_CONFIG_FILE",
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "AWS_PROFILE",
+            "CLOUDSDK_CONFIG",
+            "GH_CONFIG_DIR",
+            "GH_EDITOR",
+            "GIT_CONFIG_GLOBAL",
+            "GIT_CONFIG_SYSTEM",
+            "XDG_CONFIG_HOME",
+            "PIP_CONFIG_FILE",
+            "PIP_PYTHON",
+            "NPM_CONFIG_USERCONFIG",
+            "YARN_RC_FILENAME",
+            "TF_CLI_CONFIG_FILE",
+            "TF_CLI_ARGS",
+            "TF_PLUGIN_CACHE_DIR",
+            "CONTAINERS_CONF",
+        ] {
+            for key in ENV_KEYS {
+                let args = json!({ *key: { name: "x" } });
+                let why = unsafe_call_env(&args).unwrap_or_default();
+                assert!(why.contains(&format!("\"{name}\"")), "{args}: {why}");
+                assert_eq!(
+                    unsafe_assignment(name, "x"),
+                    Some("which can change what the command runs")
+                );
+            }
+        }
         let long = json!({ "env": { "X".repeat(100_000): "1" } });
         assert!(unsafe_call_env(&long).unwrap().len() < 1500);
     }

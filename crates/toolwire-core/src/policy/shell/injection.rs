@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use super::clients::check_clients;
 use super::code_args::{check_make, check_sqlite, check_ssh};
 use super::git::check_git;
 use super::packages;
@@ -414,6 +415,7 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
         if let Some(rule) = RULES.iter().find(|r| r.programs.contains(name)) {
             check_rule(rule, name, args)?;
         }
+        check_clients(name, args)?;
         match *name {
             "git" => check_git(args, place)?,
             "sed" | "gsed" => check_sed(args)?,

@@ -15,6 +15,7 @@
 
 pub mod allowlist;
 pub mod callenv;
+pub mod clients;
 pub mod code_args;
 pub mod git;
 pub mod injection;
@@ -35,6 +36,8 @@ pub mod wrappers;
 mod bypass_tests;
 #[cfg(test)]
 mod bypass_tests_last;
+#[cfg(test)]
+mod bypass_tests_progs;
 #[cfg(test)]
 mod bypass_tests_review;
 #[cfg(test)]

@@ -46,8 +46,31 @@ const FILE_EXTENSIONS: &[&str] = &[
     "tcl", "r", "jl", "exe", "bin", "out", "run", "appimage",
 ];
 
+/// Node package managers as their installs name the real file a command runs: `npm-cli.js`,
+/// `npx-cli.js` (npm -g, Debian's nodejs), `yarn.js` (npm i -g yarn, Debian's yarnpkg),
+/// `yarn-4.1.0.cjs` (a Yarn Berry release), `pnpm.cjs`, `pnpx.cjs` (npm i -g pnpm), and
+/// corepack's `dist/yarn.js`, `dist/pnpm.js`, `dist/npm.js`, `dist/yarnpkg.js`.
+const NODE_PROGRAMS: &[&str] = &["npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg", "corepack"];
+
+/// The package manager the file `name` is an install of ([`NODE_PROGRAMS`]; `yarnpkg` is
+/// `yarn`): the name without a `.js`, `.cjs` or `.mjs` extension, a `-cli` suffix and a
+/// trailing version.
+pub fn node_program(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let stem = [".js", ".cjs", ".mjs"]
+        .iter()
+        .find_map(|ext| lower.strip_suffix(ext))
+        .unwrap_or(&lower);
+    let stem = stem.strip_suffix("-cli").unwrap_or(stem);
+    let found = std::iter::once(stem)
+        .chain(without_version(stem))
+        .find_map(|form| NODE_PROGRAMS.iter().find(|p| **p == form))?;
+    Some(if *found == "yarnpkg" { "yarn" } else { found })
+}
+
 fn forms(name: &str, dashes: bool) -> Vec<String> {
     let mut bases: Vec<&str> = vec![name];
+    bases.extend(node_program(name));
     // Before the first and before the last `.`: `vim.basic`, `ld.so.basic`.
     for (head, tail) in [name.split_once('.'), name.rsplit_once('.')]
         .into_iter()
@@ -148,6 +171,43 @@ mod tests {
             assert!(!names.iter().any(|n| !n.contains('.')), "{name}: {names:?}");
         }
         assert!(lookup_names("vim.nox").iter().any(|n| n == "vim"));
+    }
+
+    /// Issue 19 attack 6: yarn from `npm i -g yarn` is `.../yarn/bin/yarn.js`, and the rules
+    /// keyed on `yarn` (the multi-segment rule, the package-manager checks) missed it.
+    #[test]
+    fn node_package_managers_by_their_installed_file_names() {
+        let cases: &[(&str, &str)] = &[
+            ("npm-cli.js", "npm"),      // npm -g, Debian's /usr/share/nodejs/npm/bin
+            ("npx-cli.js", "npx"),      // same
+            ("yarn.js", "yarn"),        // npm i -g yarn, Debian's yarnpkg, corepack's dist
+            ("yarn.cjs", "yarn"),       // yarn 1 bundled release
+            ("yarn-4.1.0.cjs", "yarn"), // Yarn Berry's .yarn/releases
+            ("yarnpkg", "yarn"),        // Debian's /usr/bin/yarnpkg
+            ("yarnpkg.js", "yarn"),     // corepack's dist
+            ("pnpm.cjs", "pnpm"),       // npm i -g pnpm
+            ("pnpx.cjs", "pnpx"),       // same
+            ("pnpm.js", "pnpm"),        // corepack's dist
+            ("npm.js", "npm"),          // corepack's dist
+            ("corepack.js", "corepack"),
+            ("NPM-CLI.JS", "npm"),
+        ];
+        for (file, program) in cases {
+            assert_eq!(node_program(file), Some(*program), "{file}");
+            for forms in [lookup_names(file), variant_names(file)] {
+                assert!(forms.iter().any(|n| n == program), "{file}: {forms:?}");
+            }
+        }
+        for other in [
+            "node",
+            "npm-run-all",
+            "yarnish.js",
+            "cli.js",
+            "index.js",
+            "yarn-x.js",
+        ] {
+            assert_eq!(node_program(other), None, "{other}");
+        }
     }
 
     #[test]

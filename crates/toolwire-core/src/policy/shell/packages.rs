@@ -33,6 +33,26 @@ const PIP_SOURCE_OPTIONS: &[&str] = &[
     "src",
 ];
 
+/// pip's global options (read by every subcommand, wherever they stand) that run or load code
+/// or let another party choose what is installed: `--python` re-runs pip under the
+/// interpreter it names (pip >= 22.3); `--keyring-provider subprocess` runs a `keyring`
+/// program; `--cache-dir` reads cached wheels (a `.pth` file in a wheel runs at every Python
+/// start) from a directory the workspace can fill; `--cert`, `--trusted-host` and `--proxy`
+/// let whoever serves the traffic hand over a source distribution, whose setup code runs;
+/// `--log`/`--log-file`/`--local-log` append to any file. Refused as any prefix (optparse).
+const PIP_CODE_OPTIONS: &[&str] = &[
+    "python",
+    "keyring-provider",
+    "cache-dir",
+    "cert",
+    "client-cert",
+    "trusted-host",
+    "proxy",
+    "log",
+    "log-file",
+    "local-log",
+];
+
 /// The short forms of those options (`-e`, `-r`, `-c`, `-f`, `-i`), also inside a cluster.
 const PIP_SOURCE_SHORT: &str = "ercfi";
 
@@ -74,6 +94,16 @@ fn local_source(arg: &str, cwd: Option<&Path>) -> Option<&'static str> {
     }
 }
 
+/// Whether `arg` is `--name` or `--name=value` with `name` a prefix of one of `options`
+/// (optparse takes any unambiguous prefix).
+fn long_prefix_of(arg: &str, options: &[&str]) -> bool {
+    let Some(long) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let name = long.split('=').next().unwrap_or_default();
+    !name.is_empty() && options.iter().any(|o| o.starts_with(name))
+}
+
 /// Refuses pip forms that run code the workspace holds or choose where code comes from:
 /// `pip config` other than reading it, and in a building subcommand ([`PIP_BUILDING`]) a
 /// [source option](PIP_SOURCE_OPTIONS) in any spelling or a requirement that is no plain name
@@ -81,6 +111,16 @@ fn local_source(arg: &str, cwd: Option<&Path>) -> Option<&'static str> {
 pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     let refuse = |arg: &str, why: &str| Err(format!("argument injection: `pip` `{arg}` {why}"));
     let has = |words: &[&str]| args.iter().any(|a| words.contains(&a.as_str()));
+    if let Some(arg) = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .find(|a| long_prefix_of(a, PIP_CODE_OPTIONS))
+    {
+        return refuse(
+            arg,
+            "runs or loads code pip does not vouch for (another interpreter, a keyring program, a cache, a certificate or proxy, a log file)",
+        );
+    }
     if has(&["config"]) && !has(PIP_CONFIG_READING) {
         return refuse("config", "changes pip's configuration or opens an editor");
     }
@@ -92,8 +132,7 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
-            let name = arg[2..].split('=').next().unwrap_or_default();
-            if !name.is_empty() && PIP_SOURCE_OPTIONS.iter().any(|o| o.starts_with(name)) {
+            if long_prefix_of(arg, PIP_SOURCE_OPTIONS) {
                 return refuse(arg, "names a source to build from (its setup code runs)");
             }
         } else if !options_done && arg.len() > 1 && arg.starts_with('-') {
@@ -352,6 +391,31 @@ mod tests {
             ("install requests .", false),
             ("config edit", false),
             ("config set global.index-url http://evil", false),
+            // Issue 19 attack 5: global options, read by every subcommand in any spelling.
+            ("--python ./evil list", false),
+            ("--python=./evil list", false),
+            ("list --python ./evil", false),
+            ("--py ./evil list", false),
+            ("--pyth=./evil freeze", false),
+            ("install --python=./evil requests", false),
+            ("--keyring-provider subprocess install requests", false),
+            ("--keyring=subprocess list", false),
+            ("--cache-dir ./c install requests", false),
+            (
+                "--cert ./ca.pem --proxy http://evil:8080 install requests",
+                false,
+            ),
+            ("--trusted-host pypi.org install requests", false),
+            ("install --proxy=http://evil:8080 requests", false),
+            ("--log .git/hooks/pre-commit list", false),
+            ("--log-file=x list", false),
+            ("--local-log x list", false),
+            // Controls: options that load nothing.
+            ("--isolated list", true),
+            ("--no-input --disable-pip-version-check -q list", true),
+            ("--no-cache-dir install requests", true),
+            ("--pre install requests", true),
+            ("list -- --python", true),
         ];
         for (args, want) in cases {
             let args: Vec<String> = argv(args)

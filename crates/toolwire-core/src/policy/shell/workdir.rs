@@ -81,6 +81,78 @@ pub fn other_directory(
     })
 }
 
+/// `key` in lower case without `_` and `-`: `working-dir`, `Working_Dir` and `workingdir` are
+/// one name.
+fn folded(key: &str) -> String {
+    key.chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The most bytes of a key path quoted in a refusal.
+const MAX_KEY_PATH: usize = 120;
+
+/// Why the call's arguments hold a working directory or environment the analysis does not
+/// read: a key named like one ([`WORKDIR_KEYS`] or [`ENV_KEYS`](super::callenv::ENV_KEYS),
+/// compared without case, `_` and `-`) anywhere in `args` other than the top-level keys
+/// [`call_workdir`] and [`unsafe_call_env`](super::callenv::unsafe_call_env) read, with a
+/// value other than `null`. A tool taking `{ command, options: { cwd, env } }` (as
+/// `child_process` takes them) runs its command elsewhere or with another environment than
+/// the analysis saw, so such a call is never vouched for. Linear in the size of `args`.
+pub fn unread_settings(args: &Value) -> Option<String> {
+    let workdir: Vec<String> = WORKDIR_KEYS.iter().map(|k| folded(k)).collect();
+    let env: Vec<String> = super::callenv::ENV_KEYS.iter().map(|k| folded(k)).collect();
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), args)];
+    while let Some((path, value)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = (String, &Value)>> = match value {
+            Value::Object(fields) => Box::new(fields.iter().map(|(k, v)| (k.clone(), v))),
+            Value::Array(items) => {
+                Box::new(items.iter().enumerate().map(|(i, v)| (i.to_string(), v)))
+            }
+            _ => continue,
+        };
+        let top = path.is_empty();
+        let in_object = value.is_object();
+        for (key, child) in children {
+            let key_path = if top {
+                key.clone()
+            } else if path.len() >= MAX_KEY_PATH {
+                path.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            if in_object && !child.is_null() {
+                let name = folded(&key);
+                let read = top
+                    && (WORKDIR_KEYS.contains(&key.as_str())
+                        || super::callenv::ENV_KEYS.contains(&key.as_str()));
+                let what = if workdir.contains(&name) {
+                    Some("a working directory")
+                } else if env.contains(&name) {
+                    Some("an environment")
+                } else {
+                    None
+                };
+                if let (Some(what), false) = (what, read) {
+                    let mut shown: String = key_path.chars().take(MAX_KEY_PATH).collect();
+                    if shown.len() < key_path.len() {
+                        shown.push_str("...");
+                    }
+                    return Some(format!(
+                        "the argument {} names {what} the analysis does not read (only top-level \"cwd\", \"env\" and their usual names are): the command may run elsewhere or with another environment",
+                        quoted(&Value::String(shown))
+                    ));
+                }
+            }
+            if child.is_object() || child.is_array() {
+                stack.push((key_path, child));
+            }
+        }
+    }
+    None
+}
+
 /// `path` with `.` and `..` resolved lexically (the way `path.resolve` and the kernel's
 /// `chdir` of a joined path read it when no symlink is involved).
 fn lexically_normal(path: &Path) -> PathBuf {
@@ -188,6 +260,66 @@ mod tests {
             let got = call_workdir(args, Some(base)).unwrap();
             assert_eq!(got.as_deref(), want.map(Path::new), "{args}");
         }
+    }
+
+    /// Issue 19 attack 7: an exec tool taking `{ command, options: { cwd, env } }` (as
+    /// `child_process.execSync` does) ran git in `options.cwd` while the root was analyzed.
+    #[test]
+    fn a_working_directory_or_environment_not_read_is_refused() {
+        let refused: &[(Value, &str)] = &[
+            (
+                json!({ "command": "git status", "options": { "cwd": "sub" } }),
+                "\"options.cwd\"",
+            ),
+            (
+                json!({ "options": { "env": { "GIT_CONFIG_COUNT": "1" } } }),
+                "\"options.env\"",
+            ),
+            (
+                json!({ "opts": { "workingDirectory": "/x" } }),
+                "\"opts.workingDirectory\"",
+            ),
+            (json!({ "spawnOptions": { "env": {} } }), "an environment"),
+            (
+                json!({ "execOptions": { "dir": "." } }),
+                "a working directory",
+            ),
+            (
+                json!({ "config": { "settings": { "cwd": "a" } } }),
+                "\"config.settings.cwd\"",
+            ),
+            (json!({ "calls": [{ "cwd": "a" }] }), "\"calls.0.cwd\""),
+            // Other spellings of a read name, at the top level too.
+            (json!({ "CWD": "sub" }), "\"CWD\""),
+            (json!({ "working-dir": "sub" }), "\"working-dir\""),
+            (json!({ "Env": { "PATH": "/tmp" } }), "\"Env\""),
+            (json!({ "env-vars": { "A": "b" } }), "an environment"),
+            (
+                json!({ "options": { "ENVIRONMENT": { "A": "b" } } }),
+                "an environment",
+            ),
+        ];
+        for (args, want) in refused {
+            let why = unread_settings(args).unwrap_or_default();
+            assert!(why.contains(want), "{args}: {why}");
+        }
+        let read: &[Value] = &[
+            json!({ "command": "git status" }),
+            json!({ "command": "ls", "cwd": "sub", "env": { "LANG": "C" } }),
+            json!({ "command": "ls", "workingDirectory": "sub", "envVars": {} }),
+            json!({ "command": "ls", "options": { "timeout": 5, "shell": true } }),
+            json!({ "command": "ls", "options": { "cwd": null } }),
+            json!({ "command": "ls", "tags": ["cwd", "env"] }),
+        ];
+        for args in read {
+            assert_eq!(unread_settings(args), None, "{args}");
+        }
+        // A deep key path is quoted bounded.
+        let mut deep = json!({ "cwd": "x" });
+        for _ in 0..60 {
+            deep = json!({ "abcdefghijklmnop": deep });
+        }
+        assert!(unread_settings(&deep).unwrap().len() < 600);
     }
 
     /// Issue 19 review: `{command, folder: "sub"}` was analyzed at the root.

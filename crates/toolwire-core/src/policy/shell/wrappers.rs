@@ -263,6 +263,34 @@ pub const WRAPPERS: &[&str] = &[
     "google-chrome",
     "google-chrome-stable",
     "firefox",
+    // Container, sandbox, session and job launchers that run the command given (issue 19
+    // attack 9's class: `flatpak run`, `toolbox run`, `distrobox enter -- cmd`, `xinit cmd`,
+    // `tini -- cmd`, `mpirun cmd`, `apptainer exec img cmd`, ...).
+    "flatpak",
+    "toolbox",
+    "distrobox",
+    "distrobox-enter",
+    "startx",
+    "xinit",
+    "run-one",
+    "run-this-one",
+    "tini",
+    "dumb-init",
+    "s6-setuidgid",
+    "with-contenv",
+    "mpirun",
+    "mpiexec",
+    "srun",
+    "sandbox-exec",
+    "apptainer",
+    "singularity",
+    "lxc-execute",
+    "runc",
+    "crun",
+    "ctr",
+    // corepack runs the package manager it names with any arguments (`corepack yarn build`,
+    // `corepack npm@10 test`) and `corepack enable` writes its shims.
+    "corepack",
 ];
 
 /// Programs that can spawn a shell interactively (pagers, editors, debuggers, interactive

@@ -1,0 +1,402 @@
+//! Client programs that run code through a subcommand or a configuration they are pointed at:
+//! `ip netns exec NS cmd` runs any command; `docker run`/`exec`, `kubectl exec` run code in a
+//! container; an unknown `kubectl`, `helm`, `gh` or `docker` subcommand runs a plugin program
+//! (`kubectl-foo` from PATH); `docker --config ./cfg` (a `credsStore` runs
+//! `docker-credential-<x>`), `kubectl --kubeconfig ./kc` (an `exec` credential plugin),
+//! `helm --post-renderer`, `podman --runtime`, `terraform -chdir=dir` (the providers under
+//! `dir/.terraform` run) and `aws configure set ...credential_process` (the next `aws` command
+//! runs it). Each program has one row: the subcommands it may run (listing and reading), the
+//! options refused in every spelling, and the operands refused anywhere.
+//!
+//! The options refused point the program at a configuration that can run code; they are
+//! refused always, wherever the file lies (whether a file outside the workspace is
+//! root-managed is not worth the risk of an exception). The environment variables naming such
+//! configurations (`DOCKER_CONFIG`, `KUBECONFIG`, `AWS_CONFIG_FILE`, ...) are refused by
+//! [`callenv`](super::callenv), which accepts only its table of safe variables.
+
+/// The rules of one client program.
+struct Client {
+    /// Program names (real file name, typed basename and their variant names).
+    programs: &'static [&'static str],
+    /// The subcommands allowed, as the first operand or the first two (`"config view"`); empty
+    /// allows any subcommand.
+    subcommands: &'static [&'static str],
+    /// Options before the subcommand that take the next word as their value.
+    valued: &'static [&'static str],
+    /// Options refused as `-name`, `--name`, with `=value` or a separate value (Go's flag
+    /// packages read one and two dashes alike).
+    refused_options: &'static [&'static str],
+    /// Operands refused anywhere.
+    refused_operands: &'static [&'static str],
+    /// Whether the program takes any prefix of an option or operand (iproute2's `matches`:
+    /// `ip netns e`, `ip -b file`).
+    prefixes: bool,
+}
+
+impl Client {
+    const NONE: Client = Client {
+        programs: &[],
+        subcommands: &[],
+        valued: &[],
+        refused_options: &[],
+        refused_operands: &[],
+        prefixes: false,
+    };
+}
+
+/// The Docker-compatible clients' subcommands that run nothing: listing and inspecting.
+const CONTAINER_READING: &[&str] = &[
+    "ps",
+    "images",
+    "version",
+    "info",
+    "inspect",
+    "logs",
+    "stats",
+    "top",
+    "port",
+    "diff",
+    "history",
+    "events",
+    "search",
+    "image ls",
+    "image list",
+    "image inspect",
+    "image history",
+    "container ls",
+    "container list",
+    "container inspect",
+    "container logs",
+    "network ls",
+    "network inspect",
+    "volume ls",
+    "volume inspect",
+];
+
+/// Options of Docker-compatible clients that point them at a configuration, daemon or
+/// runtime that can run programs (`--config` credential helpers, `podman --runtime`,
+/// `--hooks-dir`, `--conmon`, `--module` containers.conf).
+const CONTAINER_CONFIG: &[&str] = &[
+    "config",
+    "context",
+    "c",
+    "host",
+    "H",
+    "url",
+    "connection",
+    "runtime",
+    "conmon",
+    "hooks-dir",
+    "network-cmd-path",
+    "module",
+    "root",
+    "runroot",
+    "storage-driver",
+    "storage-opt",
+];
+
+/// Kubernetes clients' subcommands that run nothing (an unknown one runs a `kubectl-<name>`
+/// plugin from PATH; `config set-credentials` writes an `exec` plugin the next command runs).
+const KUBE_READING: &[&str] = &[
+    "get",
+    "describe",
+    "logs",
+    "explain",
+    "version",
+    "api-resources",
+    "api-versions",
+    "cluster-info",
+    "top",
+    "events",
+    "auth can-i",
+    "auth whoami",
+    "config view",
+    "config get-contexts",
+    "config current-context",
+    "config get-clusters",
+    "config get-users",
+];
+
+/// Kubernetes clients' options taking the next word before the subcommand.
+const KUBE_VALUED: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--context",
+    "--cluster",
+    "--user",
+    "-s",
+    "--server",
+    "--request-timeout",
+    "-v",
+    "--v",
+];
+
+/// One row per client program.
+const CLIENTS: &[Client] = &[
+    Client {
+        // iproute2: `ip netns exec NS cmd`, `ip vrf exec NAME cmd` and `ip -all netns exec`
+        // run a command; `-batch FILE` reads ip commands (those among them) from a file.
+        programs: &["ip"],
+        refused_options: &["batch"],
+        refused_operands: &["exec"],
+        prefixes: true,
+        ..Client::NONE
+    },
+    Client {
+        programs: &["docker", "podman", "nerdctl", "podman-remote"],
+        subcommands: CONTAINER_READING,
+        valued: &["-l", "--log-level"],
+        refused_options: CONTAINER_CONFIG,
+        ..Client::NONE
+    },
+    Client {
+        programs: &["kubectl", "oc", "kubecolor"],
+        subcommands: KUBE_READING,
+        valued: KUBE_VALUED,
+        refused_options: &["kubeconfig", "exec-command", "cache-dir"],
+        ..Client::NONE
+    },
+    Client {
+        // helm: plugins run for unknown subcommands; `--post-renderer` runs a program.
+        programs: &["helm"],
+        subcommands: &[
+            "list",
+            "ls",
+            "version",
+            "status",
+            "history",
+            "get",
+            "show",
+            "search",
+            "repo list",
+            "plugin list",
+        ],
+        valued: &["-n", "--namespace", "--kube-context"],
+        refused_options: &[
+            "kubeconfig",
+            "post-renderer",
+            "repository-config",
+            "registry-config",
+            "repository-cache",
+        ],
+        ..Client::NONE
+    },
+    Client {
+        // terraform and OpenTofu run the provider programs of the working directory's
+        // `.terraform` for every command but these; `-chdir` moves it.
+        programs: &["terraform", "tofu"],
+        subcommands: &["version", "fmt"],
+        refused_options: &["chdir", "plugin-dir"],
+        ..Client::NONE
+    },
+    Client {
+        // gh: an unknown subcommand runs an extension; most others may open the configured
+        // editor or browser.
+        programs: &["gh"],
+        subcommands: &[
+            "version",
+            "status",
+            "auth status",
+            "pr list",
+            "pr view",
+            "pr status",
+            "pr diff",
+            "pr checks",
+            "issue list",
+            "issue view",
+            "issue status",
+            "repo view",
+            "run list",
+            "run view",
+            "release list",
+            "release view",
+        ],
+        valued: &["-R", "--repo"],
+        ..Client::NONE
+    },
+    Client {
+        // aws: `configure set` writes `credential_process` (a program the next command runs)
+        // into the shared configuration.
+        programs: &["aws"],
+        refused_operands: &["configure"],
+        ..Client::NONE
+    },
+];
+
+/// Whether `written` names `name` (any non-empty prefix of it when `prefixes`).
+fn spelled(written: &str, name: &str, prefixes: bool) -> bool {
+    if prefixes {
+        !written.is_empty() && name.starts_with(written)
+    } else {
+        written == name
+    }
+}
+
+fn check_client(client: &Client, program: &str, args: &[String]) -> Result<(), String> {
+    let refuse = |why: String| Err(format!("argument injection: `{program}` {why}"));
+    for arg in args.iter().take_while(|a| *a != "--") {
+        let Some(option) = arg.strip_prefix('-') else {
+            if let Some(word) = client
+                .refused_operands
+                .iter()
+                .find(|w| spelled(arg, w, client.prefixes))
+            {
+                return refuse(format!(
+                    "`{arg}` (`{word}`) runs a command or writes a configuration that runs one"
+                ));
+            }
+            continue;
+        };
+        let option = option.strip_prefix('-').unwrap_or(option);
+        let option = option.split_once('=').map_or(option, |(name, _)| name);
+        if client
+            .refused_options
+            .iter()
+            .any(|name| spelled(option, name, client.prefixes))
+        {
+            return refuse(format!(
+                "option `{arg}` points it at a configuration, runtime or file that can run programs"
+            ));
+        }
+    }
+    if client.subcommands.is_empty() {
+        return Ok(());
+    }
+    let mut operands = Vec::with_capacity(2);
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        if arg == "--" {
+            break;
+        }
+        if !arg.starts_with('-') {
+            operands.push(arg.as_str());
+            if operands.len() == 2 {
+                break;
+            }
+        } else if operands.is_empty() && client.valued.contains(&arg.as_str()) {
+            words.next();
+        }
+    }
+    let allowed = client
+        .subcommands
+        .iter()
+        .any(|sub| match sub.split_once(' ') {
+            Some((first, second)) => operands[..] == [first, second],
+            None => operands.first() == Some(sub),
+        });
+    if allowed {
+        return Ok(());
+    }
+    refuse(format!(
+        "subcommand `{}` may run code (a container command, a plugin, a provider or an editor); allowed: {}",
+        operands.join(" "),
+        client.subcommands.join(", ")
+    ))
+}
+
+/// Checks `args` of the client program `name` ([`CLIENTS`]); programs without a row pass.
+pub fn check_clients(name: &str, args: &[String]) -> Result<(), String> {
+    match CLIENTS.iter().find(|c| c.programs.contains(&name)) {
+        Some(client) => check_client(client, name, args),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::shell::tests::argv;
+
+    #[test]
+    fn clients_run_no_code_through_subcommands_or_config_options() {
+        let cases: &[(&str, &str, bool)] = &[
+            // Issue 19 attack 9: `ip netns exec` and `ip vrf exec` run any command.
+            ("ip", "addr", true),
+            ("ip", "-br a", true),
+            ("ip", "route show", true),
+            ("ip", "netns add ns1", true),
+            ("ip", "netns list", true),
+            ("ip", "netns exec ns1 sh -c id", false),
+            ("ip", "netns e ns1 id", false),
+            ("ip", "netns exe ns1 id", false),
+            ("ip", "-all netns exec id", false),
+            ("ip", "vrf exec blue id", false),
+            ("ip", "-batch cmds", false),
+            ("ip", "-b cmds", false),
+            ("ip", "--batch=cmds", false),
+            ("ip", "-ba cmds", false),
+            // Issue 19 attack 8: configurations that run code.
+            ("docker", "ps", true),
+            ("docker", "ps -a", true),
+            ("docker", "image ls", true),
+            ("docker", "inspect web", true),
+            ("docker", "-l debug ps", true),
+            ("docker", "--config ./cfg ps", false),
+            ("docker", "--config=./cfg ps", false),
+            ("docker", "-c ctx ps", false),
+            ("docker", "-H ssh://x ps", false),
+            ("docker", "run alpine id", false),
+            ("docker", "exec web id", false),
+            ("docker", "container run alpine", false),
+            ("docker", "image build .", false),
+            ("docker", "compose up", false),
+            ("docker", "build .", false),
+            ("docker", "foo", false),
+            ("docker", "", false),
+            ("podman", "ps", true),
+            ("podman", "--runtime ./evil ps", false),
+            ("podman", "--hooks-dir=./h ps", false),
+            ("kubectl", "get pods", true),
+            ("kubectl", "-n default get pods", true),
+            ("kubectl", "--namespace=default logs web", true),
+            ("kubectl", "config view", true),
+            ("kubectl", "--kubeconfig ./kc get pods", false),
+            ("kubectl", "get pods --kubeconfig=./kc", false),
+            ("kubectl", "-kubeconfig=./kc get pods", false),
+            ("kubectl", "exec web -- id", false),
+            ("kubectl", "run x --image=alpine", false),
+            ("kubectl", "debug web", false),
+            ("kubectl", "edit pod web", false),
+            ("kubectl", "foo", false),
+            (
+                "kubectl",
+                "config set-credentials u --exec-command=./evil",
+                false,
+            ),
+            ("kubectl", "config", false),
+            ("helm", "list", true),
+            ("helm", "--kubeconfig ./kc list", false),
+            ("helm", "install x ./chart --post-renderer ./evil", false),
+            ("helm", "template x ./chart", false),
+            ("helm", "plugin install ./p", false),
+            ("terraform", "version", true),
+            ("terraform", "fmt", true),
+            ("terraform", "-chdir=sub version", false),
+            ("terraform", "plan", false),
+            ("tofu", "init", false),
+            ("gh", "pr view 1", true),
+            ("gh", "-R o/r issue list", true),
+            ("gh", "pr create", false),
+            ("gh", "foo", false),
+            ("aws", "s3 ls", true),
+            ("aws", "--profile dev s3 ls", true),
+            (
+                "aws",
+                "configure set profile.x.credential_process ./evil",
+                false,
+            ),
+            // Operands after `--` are the command's own words.
+            ("kubectl", "get pods -- --kubeconfig", true),
+        ];
+        for (name, args, want) in cases {
+            let got = check_clients(name, &argv(args));
+            assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
+        }
+        assert!(check_clients("ls", &argv("--config x")).is_ok());
+        let why = check_clients("docker", &argv("--config ./cfg ps")).unwrap_err();
+        assert!(
+            why.contains("`--config ./cfg`") || why.contains("--config"),
+            "{why}"
+        );
+    }
+}
