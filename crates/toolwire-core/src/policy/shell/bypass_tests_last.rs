@@ -752,6 +752,11 @@ fn git_runs_only_beside_programs_that_write_no_file() {
         ],
     );
     sandbox.dir("ws/src");
+    // Not root: as root every program beside a writer asks (`lines_run_as_root_...`).
+    let options = AnalyzeOptions {
+        runs_as_root: false,
+        ..options
+    };
     for (command, want) in REPOSITORY_WRITES {
         let analysis = analyze_command(command, &options);
         let reason = analysis.reason.clone().unwrap_or_default();
@@ -837,4 +842,49 @@ fn a_push_to_a_local_repository_is_refused() {
         let analysis = analyze_command(&format!("git {args}"), &options);
         assert_eq!(analysis.approved, want, "git {args}: {:?}", analysis.reason);
     }
+}
+
+/// F5: a line run as root can write the trusted dirs, so a program found there may be one an
+/// earlier segment put in place (`cp ./evil /usr/local/sbin/wc && wc -l` was approved; found
+/// by the attacker review, repro 10.sh, confirmed by running as root). As root, a program runs
+/// beside other segments only when none of them writes files; not as root the same lines pass.
+const ROOT_LINES: &[(&str, bool)] = &[
+    ("cp ./evil bin/wc && wc -l", false),
+    ("cp ./evil bin/ls; ls", false),
+    ("ls | cp ./evil bin/wc", false),
+    ("chmod +x bin/wc && wc -l", false),
+    ("cp a b && cp c d", false),
+    ("git archive -o bin/wc HEAD && wc -l", false),
+    // Controls: every segment writes no file.
+    ("ls && git status", true),
+    ("git log -n 1 | head -n 3 | wc -l", true),
+    ("cat a.txt && ls -la", true),
+    ("cp ./evil bin/wc", true),
+];
+
+#[test]
+fn lines_run_as_root_run_programs_only_beside_segments_that_write_no_file() {
+    let (sandbox, options) = fake_programs(
+        "last-root-writes",
+        &["git", "cp", "ls", "chmod", "cat", "head", "wc"],
+    );
+    for (command, want) in ROOT_LINES {
+        for runs_as_root in [true, false] {
+            let options = AnalyzeOptions {
+                runs_as_root,
+                ..options.clone()
+            };
+            let analysis = analyze_command(command, &options);
+            let reason = analysis.reason.clone().unwrap_or_default();
+            let want = *want || !runs_as_root;
+            assert_eq!(
+                analysis.approved, want,
+                "{command} (root: {runs_as_root}): {reason}"
+            );
+            if !want {
+                assert!(reason.contains("runs as root"), "{command}: {reason}");
+            }
+        }
+    }
+    drop(sandbox);
 }

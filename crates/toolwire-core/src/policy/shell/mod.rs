@@ -119,6 +119,7 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         .map(|segment| context.check(segment))
         .collect();
     repo_writes::refuse_git_beside_writers(&mut verdicts);
+    repo_writes::refuse_beside_writers_as_root(&mut verdicts, options.runs_as_root);
     let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
         format!(
             "segment `{}`: {}",
