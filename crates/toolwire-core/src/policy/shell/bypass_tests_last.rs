@@ -888,3 +888,141 @@ fn lines_run_as_root_run_programs_only_beside_segments_that_write_no_file() {
     }
     drop(sandbox);
 }
+
+/// F2/F3: configuration files in every syntax git accepts, each setting a code-running key
+/// (`EVIL` stands for a program): git's own `git config --file f --list` shows the key, and
+/// the analyzer refuses. Seen in the attacker review: a `]` inside a quoted subsection ended
+/// the header early (repro 2.sh), a UTF-8 BOM hid the first header (3.sh); `/` or `=` inside a
+/// subsection hid the key from the argument-shaped check.
+const CONFIG_VARIANTS: &[(&str, &str)] = &[
+    ("[diff \"x]y\"] textconv = EVIL\n", "diff.x]y.textconv=EVIL"),
+    (
+        "\u{feff}[core]\n\tfsmonitor = EVIL\n",
+        "core.fsmonitor=EVIL",
+    ),
+    ("[core]\r\n\tfsmonitor = EVIL\r\n", "core.fsmonitor=EVIL"),
+    (
+        "[diff \"a/b\"]\n\ttextconv = EVIL\n",
+        "diff.a/b.textconv=EVIL",
+    ),
+    (
+        "[diff \"a=b\"]\n\ttextconv = EVIL\n",
+        "diff.a=b.textconv=EVIL",
+    ),
+    ("[Core]\n\tFSMonitor = EVIL\n", "core.fsmonitor=EVIL"),
+    ("[diff.x]\n\ttextconv = EVIL\n", "diff.x.textconv=EVIL"),
+    ("[core]\n\tfsmonitor = EV\\\nIL\n", "core.fsmonitor=EVIL"),
+    (
+        "[core] ; c\n fsmonitor = \"EVIL\" # c\n",
+        "core.fsmonitor=EVIL",
+    ),
+    ("[core]fsmonitor=EVIL", "core.fsmonitor=EVIL"),
+    (
+        "[diff \"\\x\\]\"] textconv = EVIL\n",
+        "diff.x].textconv=EVIL",
+    ),
+    (
+        "[diff \"a b\"]\n\ttextconv = EVIL\n",
+        "diff.a b.textconv=EVIL",
+    ),
+    ("[tar \"tgz\"]\n\tcommand = EVIL\n", "tar.tgz.command=EVIL"),
+    (
+        "[includeIf \"gitdir:/\"]\n\tpath = EVIL\n",
+        "includeif.gitdir:/.path=EVIL",
+    ),
+    ("[include]\n\tpath = EVIL\n", "include.path=EVIL"),
+    (
+        "[remote \"o\"]\n\turl = ext::EVIL\n",
+        "remote.o.url=ext::EVIL",
+    ),
+    ("[filter \"a\"]\n\tsmudge = EVIL\n", "filter.a.smudge=EVIL"),
+];
+
+/// Configuration git refuses to read (it stops with a fatal error): refused too.
+const CONFIG_REFUSED_BY_GIT: &[&str] = &[
+    "[diff \"x]\n\ttextconv = EVIL\n",
+    "[core]\n\tpager = \"EVIL\n",
+    "[core]\n\tpager = \\qEVIL\n",
+    "[co re]\n\tx = 1\n",
+];
+
+#[test]
+fn configuration_is_read_in_every_syntax_git_accepts() {
+    let repo = HookedRepository::new("last-config-syntax");
+    let home = repo.sandbox.root.clone();
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    let options = repo.options();
+    // A BOM counts only at the very start of the file: such a text is the whole file.
+    let check = |text: &str| {
+        let whole = match text.starts_with('\u{feff}') {
+            true => text.to_string(),
+            false => format!("{base}{text}"),
+        };
+        std::fs::write(&config, whole).unwrap();
+        let listed = git(
+            &repo.ws,
+            &home,
+            &["config", "--file", ".git/config", "--list"],
+        );
+        let analysis = analyze_command("git status", &options);
+        (listed, analysis)
+    };
+    for (text, key) in CONFIG_VARIANTS {
+        let (listed, analysis) = check(text);
+        let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+        assert!(listed.contains(key), "git reads {text:?} as:\n{listed}");
+        assert!(!analysis.approved, "{text:?} approved");
+    }
+    for text in CONFIG_REFUSED_BY_GIT {
+        let (listed, analysis) = check(text);
+        assert!(!listed.status.success(), "git accepts {text:?}");
+        let reason = analysis.reason.unwrap_or_default();
+        assert!(
+            reason.contains("refuses or may read otherwise"),
+            "{text:?}: {reason}"
+        );
+    }
+    // Control: the same syntaxes with harmless keys pass.
+    let (_, analysis) = check("\r\n[diff \"x]y\"] wordRegex = .\n[user.x]\n\tname = \"a b\" ; c\n");
+    assert!(analysis.approved, "{:?}", analysis.reason);
+}
+
+/// F2/F3 run for real: the `]`-in-subsection textconv runs under `git show`, the BOM-hidden
+/// fsmonitor under `git status`; both are refused.
+#[test]
+fn hidden_config_keys_run_code_for_real() {
+    let repo = HookedRepository::new("last-config-real");
+    let home = repo.sandbox.root.clone();
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!(
+            "#!/bin/sh\ntouch '{}'\ncat \"$1\" 2>/dev/null\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(repo.ws.join(".gitattributes"), "a.txt diff=x]y\n").unwrap();
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for (text, args) in [
+        (
+            format!("{base}[diff \"x]y\"] textconv = {}\n", evil.display()),
+            "show",
+        ),
+        (
+            format!("\u{feff}[core]\n\tfsmonitor = {}\n{base}", evil.display()),
+            "status",
+        ),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        std::fs::write(&config, &text).unwrap();
+        git(&repo.ws, &home, &[args]);
+        assert!(marker.exists(), "git {args} ran no code with {text:?}");
+        let analysis = analyze_command(&format!("git {args}"), &repo.options());
+        assert!(!analysis.approved, "git {args} approved with {text:?}");
+    }
+}

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_config;
 use super::injection::Place;
 
 /// Global options without a value (`git.c`, `handle_options`).
@@ -483,9 +484,37 @@ fn gitdir_of_file(dot_git: &Path) -> Result<PathBuf, String> {
     Ok(base.join(value))
 }
 
-/// The code-running keys set in the configuration file `path` (absent: none): each key read
-/// with its section and subsection (`[diff "x"] textconv` is `diff.x.textconv`) and checked with
-/// [`code_running_key`]. Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
+/// The code-running key the configuration entry `entry` sets, if any, judged on its parts (a
+/// subsection may hold any character, `/` and `=` too): a known key in `section.key` or the
+/// whole name, a code-running section, a key ending a code-running name, or a value that is a
+/// `<transport>::<address>` URL.
+fn code_running_entry(entry: &git_config::Entry) -> Option<String> {
+    let short = format!("{}.{}", entry.section, entry.key);
+    let full = match &entry.subsection {
+        Some(sub) => format!("{}.{sub}.{}", entry.section, entry.key),
+        None => short.clone(),
+    };
+    let lower = full.to_lowercase();
+    let known = CODE_RUNNING_KEYS
+        .iter()
+        .any(|k| short.contains(k) || lower.contains(k));
+    let section = CODE_RUNNING_SECTIONS
+        .iter()
+        .any(|s| s.strip_suffix('.') == Some(entry.section.as_str()));
+    let end = CODE_RUNNING_KEY_ENDS
+        .iter()
+        .any(|e| e.strip_prefix('.') == Some(entry.key.as_str()));
+    if known || section || end {
+        return Some(full);
+    }
+    let value = entry.value.as_deref().unwrap_or_default();
+    remote_helper_url(value).then(|| format!("{full} = {value}"))
+}
+
+/// The code-running keys set in the configuration file `path` (absent: none): the file read as
+/// git reads it ([`git_config::parse`]; one git would refuse is refused too) and each entry
+/// checked with [`code_running_entry`]. Linear in the file; a file over [`MAX_CONFIG_BYTES`] is
+/// refused.
 fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
     match std::fs::metadata(path) {
         Err(_) => return Ok(None),
@@ -499,43 +528,13 @@ fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
     }
     let text =
         std::fs::read(path).map_err(|e| format!("`{}` cannot be read ({e})", path.display()))?;
-    let text = String::from_utf8_lossy(&text);
-    let mut section = String::new();
-    for line in text.lines() {
-        let mut line = line.trim();
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some((header, after)) = rest.split_once(']') else {
-                return Err(format!(
-                    "`{}` has a section header git may read otherwise: `{}`",
-                    path.display(),
-                    line.chars().take(80).collect::<String>()
-                ));
-            };
-            section = match header.split_once(char::is_whitespace) {
-                Some((name, sub)) => format!("{name}.{}", sub.trim().trim_matches('"')),
-                None => header.to_string(),
-            };
-            line = after.trim();
-        }
-        let key = line
-            .split(['=', ' ', '\t', ';', '#'])
-            .next()
-            .unwrap_or_default();
-        if key.is_empty() {
-            continue;
-        }
-        let full = format!("{section}.{key}");
-        if let Some(found) = code_running_key(&full) {
-            return Ok(Some(found));
-        }
-        let value = line
-            .split_once('=')
-            .map_or("", |(_, v)| v.trim().trim_matches('"'));
-        if remote_helper_url(value) {
-            return Ok(Some(format!("{full} = {value}")));
-        }
-    }
-    Ok(None)
+    let entries = git_config::parse(&text).map_err(|why| {
+        format!(
+            "`{}` is a configuration git refuses or may read otherwise ({why})",
+            path.display()
+        )
+    })?;
+    Ok(entries.iter().find_map(code_running_entry))
 }
 
 /// Why the repository git uses in the trusted directory `root` may run code: its `.git` is a

@@ -17,6 +17,7 @@ pub mod allowlist;
 pub mod callenv;
 pub mod code_args;
 pub mod git;
+pub mod git_config;
 pub mod injection;
 pub mod lex;
 pub mod line_writes;
