@@ -1026,3 +1026,99 @@ fn hidden_config_keys_run_code_for_real() {
         assert!(!analysis.approved, "git {args} approved with {text:?}");
     }
 }
+
+/// F4: every subcommand that talks to another repository runs git there when that one is on
+/// this machine (seen in the attacker review, repro 4.sh: `git archive --remote=vendor/x` ran
+/// vendor/x's `tar.tgz.command`, confirmed here for real); such a repository, named by an
+/// argument, an option's value or the configuration's remotes, is refused. URLs, remote names,
+/// the repository itself and paths that are not a remote stay approved.
+#[test]
+fn talking_to_a_repository_on_this_machine_is_refused() {
+    let repo = HookedRepository::new("last-local-remote");
+    let home = repo.sandbox.root.clone();
+    let other = repo.sandbox.dir("ws/vendor/x");
+    assert!(git(&other, &home, &["init", "-q"]).status.success());
+    std::fs::write(other.join("f"), "v\n").unwrap();
+    git(&other, &home, &["add", "f"]);
+    assert!(git(&other, &home, &["commit", "-qm", "v"]).status.success());
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(
+        &other,
+        &home,
+        &["config", "tar.tgz.command", &evil.display().to_string()],
+    );
+    git(
+        &repo.ws,
+        &home,
+        &["archive", "--remote=vendor/x", "--format=tgz", "HEAD"],
+    );
+    assert!(marker.exists(), "vendor/x's tar.tgz.command did not run");
+    std::fs::create_dir(repo.ws.join("src")).unwrap();
+    let url = format!("file://{}", other.display());
+    let options = repo.options();
+    let cases: &[(&str, bool)] = &[
+        ("archive --remote=vendor/x --format=tgz HEAD", false),
+        ("archive --remote vendor/x HEAD", false),
+        (&format!("archive --remote={url} HEAD"), false),
+        ("fetch vendor/x", false),
+        (&format!("fetch {url} main"), false),
+        ("pull vendor/x main", false),
+        ("clone vendor/x copy", false),
+        ("ls-remote vendor/x", false),
+        (&format!("ls-remote {}", other.display()), false),
+        ("remote add -f o vendor/x", false),
+        ("request-pull HEAD vendor/x", false),
+        ("push vendor/x main", false),
+        // Controls.
+        ("archive --format=tar HEAD", true),
+        ("archive HEAD src", true),
+        ("fetch origin", true),
+        ("fetch https://example.com/x.git main", true),
+        ("ls-remote git@example.com:x.git", true),
+        ("pull . main", true),
+        ("clone https://example.com/x.git copy", true),
+        ("remote -v", true),
+    ];
+    for (args, want) in cases {
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        assert_eq!(analysis.approved, *want, "git {args}: {reason}");
+        if !want {
+            assert!(reason.contains("on this machine"), "git {args}: {reason}");
+        }
+    }
+    // A remote configured with a local path: talking to it asks, other subcommands pass.
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for (text, args) in [
+        ("[remote \"o\"]\n\turl = vendor/x\n", "fetch o"),
+        (
+            "[remote \"o\"]\n\turl = https://example.com/x\n\tpushurl = /srv/x.git\n",
+            "push o",
+        ),
+        ("[branch \"main\"]\n\tremote = ../x\n", "pull"),
+        (&*format!("[remote \"o\"]\n\turl = {url}\n"), "ls-remote o"),
+        (
+            "[remote \"o\"]\n\turl = vendor/x\n",
+            "archive --remote=o HEAD",
+        ),
+    ] {
+        std::fs::write(&config, format!("{base}{text}")).unwrap();
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert!(!analysis.approved, "git {args} with {text:?}");
+        assert!(analyze_command("git status", &options).approved, "{text:?}");
+    }
+    std::fs::write(
+        &config,
+        format!("{base}[remote \"o\"]\n\turl = https://example.com/x\n"),
+    )
+    .unwrap();
+    assert!(analyze_command("git fetch o", &options).approved);
+}

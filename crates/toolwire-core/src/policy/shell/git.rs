@@ -513,9 +513,9 @@ fn code_running_entry(entry: &git_config::Entry) -> Option<String> {
 
 /// The code-running keys set in the configuration file `path` (absent: none): the file read as
 /// git reads it ([`git_config::parse`]; one git would refuse is refused too) and each entry
-/// checked with [`code_running_entry`]. Linear in the file; a file over [`MAX_CONFIG_BYTES`] is
-/// refused.
-fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
+/// checked with [`code_running_entry`] (and, for a subcommand `sub` that talks to a remote,
+/// [`local_remote_entry`]). Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
+fn config_code_keys(path: &Path, sub: Option<&str>) -> Result<Option<String>, String> {
     match std::fs::metadata(path) {
         Err(_) => return Ok(None),
         Ok(meta) if meta.len() > MAX_CONFIG_BYTES => {
@@ -534,7 +534,33 @@ fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
             path.display()
         )
     })?;
-    Ok(entries.iter().find_map(code_running_entry))
+    let talking = sub.is_some_and(|sub| TALKING.contains(&sub) || sub == "archive");
+    Ok(entries.iter().find_map(|entry| {
+        code_running_entry(entry).or_else(|| talking.then(|| local_remote_entry(entry)).flatten())
+    }))
+}
+
+/// A configured remote on this machine (`remote.<name>.url`, `pushurl`, `branch.<name>.remote`,
+/// `pushRemote` or `remote.pushDefault` holding a path or `file://` URL, [`local_url`], the
+/// last three with a `/` or a leading `.`, which a remote's name lacks): a
+/// subcommand talking to it runs git there, under a configuration and hooks not checked.
+fn local_remote_entry(entry: &git_config::Entry) -> Option<String> {
+    let names = ["url", "pushurl", "remote", "pushremote", "pushdefault"];
+    let value = entry.value.as_deref()?;
+    let remote = matches!(entry.section.as_str(), "remote" | "branch");
+    // `branch.<name>.remote` and kin usually name a remote (`origin`): as a path they hold a `/`
+    // or start with `.`.
+    let path_shaped = matches!(entry.key.as_str(), "url" | "pushurl")
+        || value.contains('/')
+        || value.starts_with('.');
+    let local = local_url(value) && path_shaped;
+    (remote && names.contains(&entry.key.as_str()) && local).then(|| {
+        let shown: String = value.chars().take(200).collect();
+        format!(
+            "{}.{} = {shown} (a repository on this machine: git runs there under its configuration and hooks, which are not checked)",
+            entry.section, entry.key
+        )
+    })
 }
 
 /// Why the repository git uses in the trusted directory `root` may run code: its `.git` is a
@@ -600,14 +626,16 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
         real.join("config.worktree"),
         common.join("config"),
     ];
-    let config = files.iter().find_map(|file| match config_code_keys(file) {
-        Ok(None) => None,
-        Ok(Some(key)) => Some(format!(
-            "the repository's configuration `{}` sets `{key}`, which runs commands",
-            file.display()
-        )),
-        Err(why) => Some(why),
-    });
+    let config = files
+        .iter()
+        .find_map(|file| match config_code_keys(file, sub) {
+            Ok(None) => None,
+            Ok(Some(key)) => Some(format!(
+                "the repository's configuration `{}` sets `{key}`, which runs commands",
+                file.display()
+            )),
+            Err(why) => Some(why),
+        });
     config.or_else(|| installed_hook(&common.join("hooks"), sub?))
 }
 
@@ -845,36 +873,75 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
     Ok(None)
 }
 
-/// Why a push's arguments `rest` name another repository on this machine, whose receive hooks
-/// (`pre-receive`, `update`, `post-receive`, ...) the push runs unchecked: a `file://` URL, or
-/// an argument (or `--repo=` value) that is no URL (no `://`, no `host:` before a `/`) and names
-/// an existing directory other than the working directory (`git push .` is checked with the
-/// workspace's own hooks).
-fn local_push_target(rest: &[String], place: Place) -> Option<String> {
+/// Subcommands that talk to another repository named by an argument (or configured as a
+/// remote): with one on this machine, git runs `upload-pack`, `receive-pack` or
+/// `upload-archive` in it, under its own configuration and hooks (`tar.<format>.command`,
+/// `pre-receive`, ...), which are not checked. `archive` talks to one only through `--remote`.
+const TALKING: &[&str] = &[
+    "push",
+    "send-pack",
+    "fetch",
+    "fetch-pack",
+    "pull",
+    "clone",
+    "ls-remote",
+    "remote",
+    "request-pull",
+];
+
+/// Whether the URL or path `target` names a repository on this machine: a `file://` URL, or
+/// no URL at all (no `://`, no `host:` before a `/`). `.` (the repository itself) does not.
+pub(crate) fn local_url(target: &str) -> bool {
+    if target.to_ascii_lowercase().starts_with("file://") {
+        return true;
+    }
+    let colon = target.find(':');
+    let slash = target.find('/');
+    let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
+    !(target.contains("://") || scp || target == "." || target.is_empty())
+}
+
+/// Why the arguments `rest` of the [talking](TALKING) subcommand `sub` name another
+/// repository on this machine: a `file://` URL, or an argument (or `--repo=`, `--remote=` value,
+/// or `archive --remote`'s separate one) that is no URL and names an existing directory other
+/// than the working directory (`git push .` is checked with the workspace's own hooks).
+fn local_remote(sub: &str, rest: &[String], place: Place) -> Option<String> {
+    let own = |dir: &Path| {
+        std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
+    };
     let local = |target: &str| {
         if target.to_ascii_lowercase().starts_with("file://") {
             return true;
         }
-        let colon = target.find(':');
-        let slash = target.find('/');
-        let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
-        if target.contains("://") || scp || target == "." {
-            return false;
-        }
         let path = place
             .cwd
             .map_or_else(|| PathBuf::from(target), |cwd| cwd.join(target));
-        let own = |dir: &Path| {
-            std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
-        };
-        path.is_dir() && !own(&path)
+        local_url(target) && path.is_dir() && !own(&path)
     };
-    rest.iter()
-        .map(|arg| arg.strip_prefix("--repo=").unwrap_or(arg))
-        .find(|arg| !arg.starts_with('-') && local(arg))
-        .map(|arg| {
-            format!("`git push` to `{arg}`, a repository on this machine, runs its receive hooks, which are not checked")
-        })
+    fn valued(arg: &str) -> Option<&str> {
+        ["--repo=", "--remote="]
+            .iter()
+            .find_map(|prefix| arg.strip_prefix(prefix))
+    }
+    let targets: Vec<&str> = match sub {
+        "archive" => rest
+            .iter()
+            .enumerate()
+            .filter_map(|(i, arg)| match arg.as_str() {
+                "--remote" => rest.get(i + 1).map(String::as_str),
+                arg => arg.strip_prefix("--remote="),
+            })
+            .collect(),
+        s if TALKING.contains(&s) => rest
+            .iter()
+            .filter_map(|arg| valued(arg).or((!arg.starts_with('-')).then_some(arg.as_str())))
+            .collect(),
+        _ => Vec::new(),
+    };
+    targets.into_iter().find(|t| local(t)).map(|target| {
+        let shown: String = target.chars().take(200).collect();
+        format!("`git {sub}` with `{shown}`, a repository on this machine, runs git there under its configuration and hooks, which are not checked")
+    })
 }
 
 /// The subcommand in git's arguments `args` as git finds it: the first argument that is no
@@ -940,11 +1007,7 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
     }
-    if let Some(why) = PUSHING
-        .contains(&sub)
-        .then(|| local_push_target(rest, place))
-        .flatten()
-    {
+    if let Some(why) = local_remote(sub, rest, place) {
         return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {
