@@ -1122,3 +1122,86 @@ fn talking_to_a_repository_on_this_machine_is_refused() {
     .unwrap();
     assert!(analyze_command("git fetch o", &options).approved);
 }
+
+/// F1: `git status` and `git diff` run git inside each submodule, under the submodule's own
+/// configuration (attacker review, repro 1.sh: a `core.fsmonitor` in `.git/modules/sub/config`
+/// ran, confirmed here for real). A repository with submodules, absorbed under `.git/modules`
+/// or embedded (a gitlink in the index only, no `.gitmodules`), asks for every subcommand that
+/// may enter one; the top repository's readers stay approved, and so does a repository without.
+#[test]
+fn submodules_are_entered_by_status_and_diff() {
+    let repo = HookedRepository::new("last-submodules");
+    let home = repo.sandbox.root.clone();
+    let options = repo.options();
+    let approved = |line: &str| analyze_command(line, &options);
+    let first = approved("git status");
+    assert!(first.approved, "no submodule yet: {:?}", first.reason);
+    let src = repo.sandbox.dir("src");
+    assert!(git(&src, &home, &["init", "-q"]).status.success());
+    git(&src, &home, &["commit", "-q", "--allow-empty", "-m", "s"]);
+    let added = git(
+        &repo.ws,
+        &home,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "-q",
+            "add",
+            "../src",
+            "sub",
+        ],
+    );
+    assert!(added.status.success(), "{added:?}");
+    git(&repo.ws, &home, &["commit", "-qm", "sub"]);
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(&evil, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sub = repo.ws.join("sub");
+    git(
+        &sub,
+        &home,
+        &["config", "core.fsmonitor", &evil.display().to_string()],
+    );
+    git(
+        &repo.ws,
+        &home,
+        &["config", "--remove-section", "submodule.sub"],
+    );
+    for args in ["status", "diff"] {
+        let _ = std::fs::remove_file(&marker);
+        git(&repo.ws, &home, &[args]);
+        assert!(
+            marker.exists(),
+            "git {args} did not run the submodule's fsmonitor"
+        );
+    }
+    let check = |layout: &str| {
+        for (line, want) in [
+            ("git status", false),
+            ("git diff", false),
+            ("git log -p", false),
+            ("git ls-files --recurse-submodules", false),
+            ("git rev-parse HEAD", true),
+            ("git ls-files", true),
+            ("git branch --list", true),
+        ] {
+            let analysis = approved(line);
+            let reason = analysis.reason.clone().unwrap_or_default();
+            assert_eq!(analysis.approved, want, "{layout}: {line}: {reason}");
+            if !want {
+                assert!(reason.contains("submodules"), "{layout}: {line}: {reason}");
+            }
+        }
+    };
+    check("absorbed");
+    // Embedded: the submodule's own .git directory, no .gitmodules and no .git/modules; the
+    // index's gitlink is all that is left.
+    std::fs::remove_file(sub.join(".git")).unwrap();
+    std::fs::rename(repo.ws.join(".git/modules/sub"), sub.join(".git")).unwrap();
+    std::fs::remove_dir(repo.ws.join(".git/modules")).unwrap();
+    std::fs::remove_file(repo.ws.join(".gitmodules")).unwrap();
+    git(&sub, &home, &["config", "--unset", "core.worktree"]);
+    check("embedded");
+}

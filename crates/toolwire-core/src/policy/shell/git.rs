@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::git_config;
 use super::injection::Place;
+use super::submodules;
 
 /// Global options without a value (`git.c`, `handle_options`).
 const GLOBAL_FLAGS: &[&str] = &[
@@ -568,9 +569,10 @@ fn local_remote_entry(entry: &git_config::Entry) -> Option<String> {
 /// configuration and hooks are not the workspace's), its configuration (`config`,
 /// `config.worktree`, the common directory's `config`) sets a code-running key
 /// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
-/// when there is no subcommand); without a `.git` in `root`, a repository above `root` that git
-/// would find instead.
-fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
+/// when there is no subcommand), or it has submodules and the subcommand `enters` them
+/// ([`submodules`]); without a `.git` in `root`, a repository above `root` that git would find
+/// instead.
+fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Option<String> {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Some(format!("`{}` cannot be resolved", root.display()));
     };
@@ -636,6 +638,14 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
             )),
             Err(why) => Some(why),
         });
+    let config = config.or_else(|| {
+        (enters && submodules::present(&root, &real, &common)).then(|| {
+            format!(
+                "the repository has submodules, and `git {}` may run git in them under their own configuration and hooks, which are not checked",
+                sub.unwrap_or_default()
+            )
+        })
+    });
     config.or_else(|| installed_hook(&common.join("hooks"), sub?))
 }
 
@@ -985,7 +995,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     // The repository is checked once the subcommand is known: its hooks matter only to the
     // subcommands that run them.
     if let (Some(_), Some(root)) = (place.cwd, place.trusted_root()) {
-        if let Some(why) = untrusted_root_repository(root, sub) {
+        let rest = index.map_or(&args[..0], |index| &args[index + 1..]);
+        let enters = submodules::may_enter(sub, rest);
+        if let Some(why) = untrusted_root_repository(root, sub, enters) {
             return Err(format!("argument injection: {why}"));
         }
     }

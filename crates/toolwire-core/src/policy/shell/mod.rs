@@ -29,6 +29,7 @@ pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod submodules;
 pub mod workdir;
 pub mod wrappers;
 
