@@ -752,6 +752,11 @@ fn git_runs_only_beside_programs_that_write_no_file() {
         ],
     );
     sandbox.dir("ws/src");
+    // Not root: as root every program beside a writer asks (`lines_run_as_root_...`).
+    let options = AnalyzeOptions {
+        runs_as_root: false,
+        ..options
+    };
     for (command, want) in REPOSITORY_WRITES {
         let analysis = analyze_command(command, &options);
         let reason = analysis.reason.clone().unwrap_or_default();
@@ -837,4 +842,366 @@ fn a_push_to_a_local_repository_is_refused() {
         let analysis = analyze_command(&format!("git {args}"), &options);
         assert_eq!(analysis.approved, want, "git {args}: {:?}", analysis.reason);
     }
+}
+
+/// F5: a line run as root can write the trusted dirs, so a program found there may be one an
+/// earlier segment put in place (`cp ./evil /usr/local/sbin/wc && wc -l` was approved; found
+/// by the attacker review, repro 10.sh, confirmed by running as root). As root, a program runs
+/// beside other segments only when none of them writes files; not as root the same lines pass.
+const ROOT_LINES: &[(&str, bool)] = &[
+    ("cp ./evil bin/wc && wc -l", false),
+    ("cp ./evil bin/ls; ls", false),
+    ("ls | cp ./evil bin/wc", false),
+    ("chmod +x bin/wc && wc -l", false),
+    ("cp a b && cp c d", false),
+    ("git archive -o bin/wc HEAD && wc -l", false),
+    // Controls: every segment writes no file.
+    ("ls && git status", true),
+    ("git log -n 1 | head -n 3 | wc -l", true),
+    ("cat a.txt && ls -la", true),
+    ("cp ./evil bin/wc", true),
+];
+
+#[test]
+fn lines_run_as_root_run_programs_only_beside_segments_that_write_no_file() {
+    let (sandbox, options) = fake_programs(
+        "last-root-writes",
+        &["git", "cp", "ls", "chmod", "cat", "head", "wc"],
+    );
+    for (command, want) in ROOT_LINES {
+        for runs_as_root in [true, false] {
+            let options = AnalyzeOptions {
+                runs_as_root,
+                ..options.clone()
+            };
+            let analysis = analyze_command(command, &options);
+            let reason = analysis.reason.clone().unwrap_or_default();
+            let want = *want || !runs_as_root;
+            assert_eq!(
+                analysis.approved, want,
+                "{command} (root: {runs_as_root}): {reason}"
+            );
+            if !want {
+                assert!(reason.contains("runs as root"), "{command}: {reason}");
+            }
+        }
+    }
+    drop(sandbox);
+}
+
+/// F2/F3: configuration files in every syntax git accepts, each setting a code-running key
+/// (`EVIL` stands for a program): git's own `git config --file f --list` shows the key, and
+/// the analyzer refuses. Seen in the attacker review: a `]` inside a quoted subsection ended
+/// the header early (repro 2.sh), a UTF-8 BOM hid the first header (3.sh); `/` or `=` inside a
+/// subsection hid the key from the argument-shaped check.
+const CONFIG_VARIANTS: &[(&str, &str)] = &[
+    ("[diff \"x]y\"] textconv = EVIL\n", "diff.x]y.textconv=EVIL"),
+    (
+        "\u{feff}[core]\n\tfsmonitor = EVIL\n",
+        "core.fsmonitor=EVIL",
+    ),
+    ("[core]\r\n\tfsmonitor = EVIL\r\n", "core.fsmonitor=EVIL"),
+    (
+        "[diff \"a/b\"]\n\ttextconv = EVIL\n",
+        "diff.a/b.textconv=EVIL",
+    ),
+    (
+        "[diff \"a=b\"]\n\ttextconv = EVIL\n",
+        "diff.a=b.textconv=EVIL",
+    ),
+    ("[Core]\n\tFSMonitor = EVIL\n", "core.fsmonitor=EVIL"),
+    ("[diff.x]\n\ttextconv = EVIL\n", "diff.x.textconv=EVIL"),
+    ("[core]\n\tfsmonitor = EV\\\nIL\n", "core.fsmonitor=EVIL"),
+    (
+        "[core] ; c\n fsmonitor = \"EVIL\" # c\n",
+        "core.fsmonitor=EVIL",
+    ),
+    ("[core]fsmonitor=EVIL", "core.fsmonitor=EVIL"),
+    (
+        "[diff \"\\x\\]\"] textconv = EVIL\n",
+        "diff.x].textconv=EVIL",
+    ),
+    (
+        "[diff \"a b\"]\n\ttextconv = EVIL\n",
+        "diff.a b.textconv=EVIL",
+    ),
+    ("[tar \"tgz\"]\n\tcommand = EVIL\n", "tar.tgz.command=EVIL"),
+    (
+        "[includeIf \"gitdir:/\"]\n\tpath = EVIL\n",
+        "includeif.gitdir:/.path=EVIL",
+    ),
+    ("[include]\n\tpath = EVIL\n", "include.path=EVIL"),
+    (
+        "[remote \"o\"]\n\turl = ext::EVIL\n",
+        "remote.o.url=ext::EVIL",
+    ),
+    ("[filter \"a\"]\n\tsmudge = EVIL\n", "filter.a.smudge=EVIL"),
+];
+
+/// Configuration git refuses to read (it stops with a fatal error): refused too.
+const CONFIG_REFUSED_BY_GIT: &[&str] = &[
+    "[diff \"x]\n\ttextconv = EVIL\n",
+    "[core]\n\tpager = \"EVIL\n",
+    "[core]\n\tpager = \\qEVIL\n",
+    "[co re]\n\tx = 1\n",
+];
+
+#[test]
+fn configuration_is_read_in_every_syntax_git_accepts() {
+    let repo = HookedRepository::new("last-config-syntax");
+    let home = repo.sandbox.root.clone();
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    let options = repo.options();
+    // A BOM counts only at the very start of the file: such a text is the whole file.
+    let check = |text: &str| {
+        let whole = match text.starts_with('\u{feff}') {
+            true => text.to_string(),
+            false => format!("{base}{text}"),
+        };
+        std::fs::write(&config, whole).unwrap();
+        let listed = git(
+            &repo.ws,
+            &home,
+            &["config", "--file", ".git/config", "--list"],
+        );
+        let analysis = analyze_command("git status", &options);
+        (listed, analysis)
+    };
+    for (text, key) in CONFIG_VARIANTS {
+        let (listed, analysis) = check(text);
+        let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+        assert!(listed.contains(key), "git reads {text:?} as:\n{listed}");
+        assert!(!analysis.approved, "{text:?} approved");
+    }
+    for text in CONFIG_REFUSED_BY_GIT {
+        let (listed, analysis) = check(text);
+        assert!(!listed.status.success(), "git accepts {text:?}");
+        let reason = analysis.reason.unwrap_or_default();
+        assert!(
+            reason.contains("refuses or may read otherwise"),
+            "{text:?}: {reason}"
+        );
+    }
+    // Control: the same syntaxes with harmless keys pass.
+    let (_, analysis) = check("\r\n[diff \"x]y\"] wordRegex = .\n[user.x]\n\tname = \"a b\" ; c\n");
+    assert!(analysis.approved, "{:?}", analysis.reason);
+}
+
+/// F2/F3 run for real: the `]`-in-subsection textconv runs under `git show`, the BOM-hidden
+/// fsmonitor under `git status`; both are refused.
+#[test]
+fn hidden_config_keys_run_code_for_real() {
+    let repo = HookedRepository::new("last-config-real");
+    let home = repo.sandbox.root.clone();
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!(
+            "#!/bin/sh\ntouch '{}'\ncat \"$1\" 2>/dev/null\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(repo.ws.join(".gitattributes"), "a.txt diff=x]y\n").unwrap();
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for (text, args) in [
+        (
+            format!("{base}[diff \"x]y\"] textconv = {}\n", evil.display()),
+            "show",
+        ),
+        (
+            format!("\u{feff}[core]\n\tfsmonitor = {}\n{base}", evil.display()),
+            "status",
+        ),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        std::fs::write(&config, &text).unwrap();
+        git(&repo.ws, &home, &[args]);
+        assert!(marker.exists(), "git {args} ran no code with {text:?}");
+        let analysis = analyze_command(&format!("git {args}"), &repo.options());
+        assert!(!analysis.approved, "git {args} approved with {text:?}");
+    }
+}
+
+/// F4: every subcommand that talks to another repository runs git there when that one is on
+/// this machine (seen in the attacker review, repro 4.sh: `git archive --remote=vendor/x` ran
+/// vendor/x's `tar.tgz.command`, confirmed here for real); such a repository, named by an
+/// argument, an option's value or the configuration's remotes, is refused. URLs, remote names,
+/// the repository itself and paths that are not a remote stay approved.
+#[test]
+fn talking_to_a_repository_on_this_machine_is_refused() {
+    let repo = HookedRepository::new("last-local-remote");
+    let home = repo.sandbox.root.clone();
+    let other = repo.sandbox.dir("ws/vendor/x");
+    assert!(git(&other, &home, &["init", "-q"]).status.success());
+    std::fs::write(other.join("f"), "v\n").unwrap();
+    git(&other, &home, &["add", "f"]);
+    assert!(git(&other, &home, &["commit", "-qm", "v"]).status.success());
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(
+        &other,
+        &home,
+        &["config", "tar.tgz.command", &evil.display().to_string()],
+    );
+    git(
+        &repo.ws,
+        &home,
+        &["archive", "--remote=vendor/x", "--format=tgz", "HEAD"],
+    );
+    assert!(marker.exists(), "vendor/x's tar.tgz.command did not run");
+    std::fs::create_dir(repo.ws.join("src")).unwrap();
+    let url = format!("file://{}", other.display());
+    let options = repo.options();
+    let cases: &[(&str, bool)] = &[
+        ("archive --remote=vendor/x --format=tgz HEAD", false),
+        ("archive --remote vendor/x HEAD", false),
+        (&format!("archive --remote={url} HEAD"), false),
+        ("fetch vendor/x", false),
+        (&format!("fetch {url} main"), false),
+        ("pull vendor/x main", false),
+        ("clone vendor/x copy", false),
+        ("ls-remote vendor/x", false),
+        (&format!("ls-remote {}", other.display()), false),
+        ("remote add -f o vendor/x", false),
+        ("request-pull HEAD vendor/x", false),
+        ("push vendor/x main", false),
+        // Controls.
+        ("archive --format=tar HEAD", true),
+        ("archive HEAD src", true),
+        ("fetch origin", true),
+        ("fetch https://example.com/x.git main", true),
+        ("ls-remote git@example.com:x.git", true),
+        ("pull . main", true),
+        ("clone https://example.com/x.git copy", true),
+        ("remote -v", true),
+    ];
+    for (args, want) in cases {
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        assert_eq!(analysis.approved, *want, "git {args}: {reason}");
+        if !want {
+            assert!(reason.contains("on this machine"), "git {args}: {reason}");
+        }
+    }
+    // A remote configured with a local path: talking to it asks, other subcommands pass.
+    let config = repo.ws.join(".git/config");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for (text, args) in [
+        ("[remote \"o\"]\n\turl = vendor/x\n", "fetch o"),
+        (
+            "[remote \"o\"]\n\turl = https://example.com/x\n\tpushurl = /srv/x.git\n",
+            "push o",
+        ),
+        ("[branch \"main\"]\n\tremote = ../x\n", "pull"),
+        (&*format!("[remote \"o\"]\n\turl = {url}\n"), "ls-remote o"),
+        (
+            "[remote \"o\"]\n\turl = vendor/x\n",
+            "archive --remote=o HEAD",
+        ),
+    ] {
+        std::fs::write(&config, format!("{base}{text}")).unwrap();
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert!(!analysis.approved, "git {args} with {text:?}");
+        assert!(analyze_command("git status", &options).approved, "{text:?}");
+    }
+    std::fs::write(
+        &config,
+        format!("{base}[remote \"o\"]\n\turl = https://example.com/x\n"),
+    )
+    .unwrap();
+    assert!(analyze_command("git fetch o", &options).approved);
+}
+
+/// F1: `git status` and `git diff` run git inside each submodule, under the submodule's own
+/// configuration (attacker review, repro 1.sh: a `core.fsmonitor` in `.git/modules/sub/config`
+/// ran, confirmed here for real). A repository with submodules, absorbed under `.git/modules`
+/// or embedded (a gitlink in the index only, no `.gitmodules`), asks for every subcommand that
+/// may enter one; the top repository's readers stay approved, and so does a repository without.
+#[test]
+fn submodules_are_entered_by_status_and_diff() {
+    let repo = HookedRepository::new("last-submodules");
+    let home = repo.sandbox.root.clone();
+    let options = repo.options();
+    let approved = |line: &str| analyze_command(line, &options);
+    let first = approved("git status");
+    assert!(first.approved, "no submodule yet: {:?}", first.reason);
+    let src = repo.sandbox.dir("src");
+    assert!(git(&src, &home, &["init", "-q"]).status.success());
+    git(&src, &home, &["commit", "-q", "--allow-empty", "-m", "s"]);
+    let added = git(
+        &repo.ws,
+        &home,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "-q",
+            "add",
+            "../src",
+            "sub",
+        ],
+    );
+    assert!(added.status.success(), "{added:?}");
+    git(&repo.ws, &home, &["commit", "-qm", "sub"]);
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    std::fs::write(&evil, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sub = repo.ws.join("sub");
+    git(
+        &sub,
+        &home,
+        &["config", "core.fsmonitor", &evil.display().to_string()],
+    );
+    git(
+        &repo.ws,
+        &home,
+        &["config", "--remove-section", "submodule.sub"],
+    );
+    for args in ["status", "diff"] {
+        let _ = std::fs::remove_file(&marker);
+        git(&repo.ws, &home, &[args]);
+        assert!(
+            marker.exists(),
+            "git {args} did not run the submodule's fsmonitor"
+        );
+    }
+    let check = |layout: &str| {
+        for (line, want) in [
+            ("git status", false),
+            ("git diff", false),
+            ("git log -p", false),
+            ("git ls-files --recurse-submodules", false),
+            ("git rev-parse HEAD", true),
+            ("git ls-files", true),
+            ("git branch --list", true),
+        ] {
+            let analysis = approved(line);
+            let reason = analysis.reason.clone().unwrap_or_default();
+            assert_eq!(analysis.approved, want, "{layout}: {line}: {reason}");
+            if !want {
+                assert!(reason.contains("submodules"), "{layout}: {line}: {reason}");
+            }
+        }
+    };
+    check("absorbed");
+    // Embedded: the submodule's own .git directory, no .gitmodules and no .git/modules; the
+    // index's gitlink is all that is left.
+    std::fs::remove_file(sub.join(".git")).unwrap();
+    std::fs::rename(repo.ws.join(".git/modules/sub"), sub.join(".git")).unwrap();
+    std::fs::remove_dir(repo.ws.join(".git/modules")).unwrap();
+    std::fs::remove_file(repo.ws.join(".gitmodules")).unwrap();
+    git(&sub, &home, &["config", "--unset", "core.worktree"]);
+    check("embedded");
 }

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_config;
 use super::injection::Place;
+use super::submodules;
 
 /// Global options without a value (`git.c`, `handle_options`).
 const GLOBAL_FLAGS: &[&str] = &[
@@ -483,10 +485,38 @@ fn gitdir_of_file(dot_git: &Path) -> Result<PathBuf, String> {
     Ok(base.join(value))
 }
 
-/// The code-running keys set in the configuration file `path` (absent: none): each key read
-/// with its section and subsection (`[diff "x"] textconv` is `diff.x.textconv`) and checked with
-/// [`code_running_key`]. Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
-fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
+/// The code-running key the configuration entry `entry` sets, if any, judged on its parts (a
+/// subsection may hold any character, `/` and `=` too): a known key in `section.key` or the
+/// whole name, a code-running section, a key ending a code-running name, or a value that is a
+/// `<transport>::<address>` URL.
+fn code_running_entry(entry: &git_config::Entry) -> Option<String> {
+    let short = format!("{}.{}", entry.section, entry.key);
+    let full = match &entry.subsection {
+        Some(sub) => format!("{}.{sub}.{}", entry.section, entry.key),
+        None => short.clone(),
+    };
+    let lower = full.to_lowercase();
+    let known = CODE_RUNNING_KEYS
+        .iter()
+        .any(|k| short.contains(k) || lower.contains(k));
+    let section = CODE_RUNNING_SECTIONS
+        .iter()
+        .any(|s| s.strip_suffix('.') == Some(entry.section.as_str()));
+    let end = CODE_RUNNING_KEY_ENDS
+        .iter()
+        .any(|e| e.strip_prefix('.') == Some(entry.key.as_str()));
+    if known || section || end {
+        return Some(full);
+    }
+    let value = entry.value.as_deref().unwrap_or_default();
+    remote_helper_url(value).then(|| format!("{full} = {value}"))
+}
+
+/// The code-running keys set in the configuration file `path` (absent: none): the file read as
+/// git reads it ([`git_config::parse`]; one git would refuse is refused too) and each entry
+/// checked with [`code_running_entry`] (and, for a subcommand `sub` that talks to a remote,
+/// [`local_remote_entry`]). Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
+fn config_code_keys(path: &Path, sub: Option<&str>) -> Result<Option<String>, String> {
     match std::fs::metadata(path) {
         Err(_) => return Ok(None),
         Ok(meta) if meta.len() > MAX_CONFIG_BYTES => {
@@ -499,43 +529,39 @@ fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
     }
     let text =
         std::fs::read(path).map_err(|e| format!("`{}` cannot be read ({e})", path.display()))?;
-    let text = String::from_utf8_lossy(&text);
-    let mut section = String::new();
-    for line in text.lines() {
-        let mut line = line.trim();
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some((header, after)) = rest.split_once(']') else {
-                return Err(format!(
-                    "`{}` has a section header git may read otherwise: `{}`",
-                    path.display(),
-                    line.chars().take(80).collect::<String>()
-                ));
-            };
-            section = match header.split_once(char::is_whitespace) {
-                Some((name, sub)) => format!("{name}.{}", sub.trim().trim_matches('"')),
-                None => header.to_string(),
-            };
-            line = after.trim();
-        }
-        let key = line
-            .split(['=', ' ', '\t', ';', '#'])
-            .next()
-            .unwrap_or_default();
-        if key.is_empty() {
-            continue;
-        }
-        let full = format!("{section}.{key}");
-        if let Some(found) = code_running_key(&full) {
-            return Ok(Some(found));
-        }
-        let value = line
-            .split_once('=')
-            .map_or("", |(_, v)| v.trim().trim_matches('"'));
-        if remote_helper_url(value) {
-            return Ok(Some(format!("{full} = {value}")));
-        }
-    }
-    Ok(None)
+    let entries = git_config::parse(&text).map_err(|why| {
+        format!(
+            "`{}` is a configuration git refuses or may read otherwise ({why})",
+            path.display()
+        )
+    })?;
+    let talking = sub.is_some_and(|sub| TALKING.contains(&sub) || sub == "archive");
+    Ok(entries.iter().find_map(|entry| {
+        code_running_entry(entry).or_else(|| talking.then(|| local_remote_entry(entry)).flatten())
+    }))
+}
+
+/// A configured remote on this machine (`remote.<name>.url`, `pushurl`, `branch.<name>.remote`,
+/// `pushRemote` or `remote.pushDefault` holding a path or `file://` URL, [`local_url`], the
+/// last three with a `/` or a leading `.`, which a remote's name lacks): a
+/// subcommand talking to it runs git there, under a configuration and hooks not checked.
+fn local_remote_entry(entry: &git_config::Entry) -> Option<String> {
+    let names = ["url", "pushurl", "remote", "pushremote", "pushdefault"];
+    let value = entry.value.as_deref()?;
+    let remote = matches!(entry.section.as_str(), "remote" | "branch");
+    // `branch.<name>.remote` and kin usually name a remote (`origin`): as a path they hold a `/`
+    // or start with `.`.
+    let path_shaped = matches!(entry.key.as_str(), "url" | "pushurl")
+        || value.contains('/')
+        || value.starts_with('.');
+    let local = local_url(value) && path_shaped;
+    (remote && names.contains(&entry.key.as_str()) && local).then(|| {
+        let shown: String = value.chars().take(200).collect();
+        format!(
+            "{}.{} = {shown} (a repository on this machine: git runs there under its configuration and hooks, which are not checked)",
+            entry.section, entry.key
+        )
+    })
 }
 
 /// Why the repository git uses in the trusted directory `root` may run code: its `.git` is a
@@ -543,9 +569,10 @@ fn config_code_keys(path: &Path) -> Result<Option<String>, String> {
 /// configuration and hooks are not the workspace's), its configuration (`config`,
 /// `config.worktree`, the common directory's `config`) sets a code-running key
 /// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
-/// when there is no subcommand); without a `.git` in `root`, a repository above `root` that git
-/// would find instead.
-fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
+/// when there is no subcommand), or it has submodules and the subcommand `enters` them
+/// ([`submodules`]); without a `.git` in `root`, a repository above `root` that git would find
+/// instead.
+fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Option<String> {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Some(format!("`{}` cannot be resolved", root.display()));
     };
@@ -601,13 +628,23 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>) -> Option<String> {
         real.join("config.worktree"),
         common.join("config"),
     ];
-    let config = files.iter().find_map(|file| match config_code_keys(file) {
-        Ok(None) => None,
-        Ok(Some(key)) => Some(format!(
-            "the repository's configuration `{}` sets `{key}`, which runs commands",
-            file.display()
-        )),
-        Err(why) => Some(why),
+    let config = files
+        .iter()
+        .find_map(|file| match config_code_keys(file, sub) {
+            Ok(None) => None,
+            Ok(Some(key)) => Some(format!(
+                "the repository's configuration `{}` sets `{key}`, which runs commands",
+                file.display()
+            )),
+            Err(why) => Some(why),
+        });
+    let config = config.or_else(|| {
+        (enters && submodules::present(&root, &real, &common)).then(|| {
+            format!(
+                "the repository has submodules, and `git {}` may run git in them under their own configuration and hooks, which are not checked",
+                sub.unwrap_or_default()
+            )
+        })
     });
     config.or_else(|| installed_hook(&common.join("hooks"), sub?))
 }
@@ -846,36 +883,75 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
     Ok(None)
 }
 
-/// Why a push's arguments `rest` name another repository on this machine, whose receive hooks
-/// (`pre-receive`, `update`, `post-receive`, ...) the push runs unchecked: a `file://` URL, or
-/// an argument (or `--repo=` value) that is no URL (no `://`, no `host:` before a `/`) and names
-/// an existing directory other than the working directory (`git push .` is checked with the
-/// workspace's own hooks).
-fn local_push_target(rest: &[String], place: Place) -> Option<String> {
+/// Subcommands that talk to another repository named by an argument (or configured as a
+/// remote): with one on this machine, git runs `upload-pack`, `receive-pack` or
+/// `upload-archive` in it, under its own configuration and hooks (`tar.<format>.command`,
+/// `pre-receive`, ...), which are not checked. `archive` talks to one only through `--remote`.
+const TALKING: &[&str] = &[
+    "push",
+    "send-pack",
+    "fetch",
+    "fetch-pack",
+    "pull",
+    "clone",
+    "ls-remote",
+    "remote",
+    "request-pull",
+];
+
+/// Whether the URL or path `target` names a repository on this machine: a `file://` URL, or
+/// no URL at all (no `://`, no `host:` before a `/`). `.` (the repository itself) does not.
+pub(crate) fn local_url(target: &str) -> bool {
+    if target.to_ascii_lowercase().starts_with("file://") {
+        return true;
+    }
+    let colon = target.find(':');
+    let slash = target.find('/');
+    let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
+    !(target.contains("://") || scp || target == "." || target.is_empty())
+}
+
+/// Why the arguments `rest` of the [talking](TALKING) subcommand `sub` name another
+/// repository on this machine: a `file://` URL, or an argument (or `--repo=`, `--remote=` value,
+/// or `archive --remote`'s separate one) that is no URL and names an existing directory other
+/// than the working directory (`git push .` is checked with the workspace's own hooks).
+fn local_remote(sub: &str, rest: &[String], place: Place) -> Option<String> {
+    let own = |dir: &Path| {
+        std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
+    };
     let local = |target: &str| {
         if target.to_ascii_lowercase().starts_with("file://") {
             return true;
         }
-        let colon = target.find(':');
-        let slash = target.find('/');
-        let scp = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
-        if target.contains("://") || scp || target == "." {
-            return false;
-        }
         let path = place
             .cwd
             .map_or_else(|| PathBuf::from(target), |cwd| cwd.join(target));
-        let own = |dir: &Path| {
-            std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
-        };
-        path.is_dir() && !own(&path)
+        local_url(target) && path.is_dir() && !own(&path)
     };
-    rest.iter()
-        .map(|arg| arg.strip_prefix("--repo=").unwrap_or(arg))
-        .find(|arg| !arg.starts_with('-') && local(arg))
-        .map(|arg| {
-            format!("`git push` to `{arg}`, a repository on this machine, runs its receive hooks, which are not checked")
-        })
+    fn valued(arg: &str) -> Option<&str> {
+        ["--repo=", "--remote="]
+            .iter()
+            .find_map(|prefix| arg.strip_prefix(prefix))
+    }
+    let targets: Vec<&str> = match sub {
+        "archive" => rest
+            .iter()
+            .enumerate()
+            .filter_map(|(i, arg)| match arg.as_str() {
+                "--remote" => rest.get(i + 1).map(String::as_str),
+                arg => arg.strip_prefix("--remote="),
+            })
+            .collect(),
+        s if TALKING.contains(&s) => rest
+            .iter()
+            .filter_map(|arg| valued(arg).or((!arg.starts_with('-')).then_some(arg.as_str())))
+            .collect(),
+        _ => Vec::new(),
+    };
+    targets.into_iter().find(|t| local(t)).map(|target| {
+        let shown: String = target.chars().take(200).collect();
+        format!("`git {sub}` with `{shown}`, a repository on this machine, runs git there under its configuration and hooks, which are not checked")
+    })
 }
 
 /// The subcommand in git's arguments `args` as git finds it: the first argument that is no
@@ -919,7 +995,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     // The repository is checked once the subcommand is known: its hooks matter only to the
     // subcommands that run them.
     if let (Some(_), Some(root)) = (place.cwd, place.trusted_root()) {
-        if let Some(why) = untrusted_root_repository(root, sub) {
+        let rest = index.map_or(&args[..0], |index| &args[index + 1..]);
+        let enters = submodules::may_enter(sub, rest);
+        if let Some(why) = untrusted_root_repository(root, sub, enters) {
             return Err(format!("argument injection: {why}"));
         }
     }
@@ -941,11 +1019,7 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
     }
-    if let Some(why) = PUSHING
-        .contains(&sub)
-        .then(|| local_push_target(rest, place))
-        .flatten()
-    {
+    if let Some(why) = local_remote(sub, rest, place) {
         return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {

@@ -18,6 +18,7 @@ pub mod callenv;
 pub mod clients;
 pub mod code_args;
 pub mod git;
+pub mod git_config;
 pub mod injection;
 pub mod lex;
 pub mod line_writes;
@@ -29,6 +30,7 @@ pub mod resolve;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod submodules;
 pub mod workdir;
 pub mod wrappers;
 
@@ -122,6 +124,7 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         .map(|segment| context.check(segment))
         .collect();
     repo_writes::refuse_git_beside_writers(&mut verdicts);
+    repo_writes::refuse_beside_writers_as_root(&mut verdicts, options.runs_as_root);
     let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
         format!(
             "segment `{}`: {}",

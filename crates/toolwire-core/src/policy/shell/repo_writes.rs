@@ -6,6 +6,10 @@
 //! ([`READERS`]) and git subcommands that write only the index, refs, objects and the work
 //! tree, which git never lets reach `.git` ([`GIT_NO_FILE_WRITES`]). The package managers'
 //! configuration files are read likewise (`cp x .yarnrc.yml && yarn why react`).
+//!
+//! A line run as root can write the trusted dirs themselves, so there every program of the
+//! line depends on what its other segments write (`cp ./evil /usr/local/sbin/wc && wc -l`):
+//! [`refuse_beside_writers_as_root`] applies the same "writes no file" rule to every program.
 
 use super::names;
 use super::SegmentVerdict;
@@ -122,6 +126,51 @@ fn writes_no_files(verdict: &SegmentVerdict) -> bool {
     reads_config(verdict) || READERS.contains(&real_name(verdict))
 }
 
+/// The first two approved segments of `verdicts` that may write files (linear: no more are
+/// needed to find, for each segment, another one that writes).
+fn first_writers(verdicts: &[SegmentVerdict]) -> Vec<usize> {
+    (0..verdicts.len())
+        .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i]))
+        .take(2)
+        .collect()
+}
+
+/// Refuses `verdicts[i]` for the reason `why` when another approved segment of the line may
+/// write files ([`first_writers`]), naming it (bounded).
+fn refuse_beside(verdicts: &mut [SegmentVerdict], i: usize, writers: &[usize], why: &str) {
+    let Some(&writer) = writers.iter().find(|&&w| w != i) else {
+        return;
+    };
+    let shown: String = verdicts[writer].argv.join(" ").chars().take(200).collect();
+    verdicts[i].approved = false;
+    verdicts[i].reason = Some(format!(
+        "`{}` {why}, and `{shown}` in this line may write them first: in a line of several segments it runs only beside programs that write no file",
+        real_name(&verdicts[i])
+    ));
+}
+
+/// For a line run as root (`as_root`), refuses, in a line of more than one segment, every
+/// approved segment beside another that may write files: root can write the trusted dirs, so
+/// that one may put another program under the name this one is found by
+/// (`cp ./evil /usr/local/sbin/wc && wc -l`). Lines whose segments all write no file
+/// (`ls && git status`) stay approved.
+pub fn refuse_beside_writers_as_root(verdicts: &mut [SegmentVerdict], as_root: bool) {
+    if !as_root || verdicts.len() < 2 {
+        return;
+    }
+    let writers = first_writers(verdicts);
+    for i in 0..verdicts.len() {
+        if verdicts[i].approved {
+            refuse_beside(
+                verdicts,
+                i,
+                &writers,
+                "runs as root from directories root can write (the trusted dirs too)",
+            );
+        }
+    }
+}
+
 /// Refuses, in a line of more than one segment, every approved git segment (or other
 /// [configuration reader](CONFIG_READERS)) beside another
 /// segment that may write files (before it, or beside it in a pipeline, which runs at the same
@@ -131,22 +180,15 @@ pub fn refuse_git_beside_writers(verdicts: &mut [SegmentVerdict]) {
     if verdicts.len() < 2 {
         return;
     }
-    let writers: Vec<usize> = (0..verdicts.len())
-        .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i]))
-        .take(2)
-        .collect();
+    let writers = first_writers(verdicts);
     for i in 0..verdicts.len() {
-        if !verdicts[i].approved || !reads_config(&verdicts[i]) {
-            continue;
+        if verdicts[i].approved && reads_config(&verdicts[i]) {
+            refuse_beside(
+                verdicts,
+                i,
+                &writers,
+                "reads its configuration (git: and hooks) when it runs",
+            );
         }
-        let Some(&writer) = writers.iter().find(|&&w| w != i) else {
-            continue;
-        };
-        let shown: String = verdicts[writer].argv.join(" ").chars().take(200).collect();
-        verdicts[i].approved = false;
-        verdicts[i].reason = Some(format!(
-            "`{}` reads its configuration (git: and hooks) when it runs, and `{shown}` in this line may write them first: in a line of several segments it runs only beside programs that write no file",
-            real_name(&verdicts[i])
-        ));
     }
 }
