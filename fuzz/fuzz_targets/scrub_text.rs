@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|(kind, count)| (kind.len() + "[redacted:]".len()) * *count as usize)
         .sum();
-    assert!(scrubbed.len() <= text.len() + labels, "{text:?} -> {scrubbed:?}");
+    assert!(
+        scrubbed.len() <= text.len() + labels,
+        "{text:?} -> {scrubbed:?}"
+    );
     let again = scanner.scrub(&scrubbed, &mut BTreeMap::new());
     assert_eq!(again, scrubbed, "scrubbing again changed {text:?}");
 });
