@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, encodeResults, toInvocationRecord } from '../index.js'
-import { expectNoLeak, filesUnder, showing } from './helpers.js'
+import { exits, expectNoLeak, filesUnder, showing } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secret-leaks-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -128,5 +128,75 @@ describe('a secret in a tool name or a call id', () => {
     for (const wire of ['openai-chat', 'anthropic'] as const) {
       expect(JSON.stringify(encodeResults([results[0]], wire))).toContain(`call_${GH}`)
     }
+  })
+})
+
+describe("the third attacker review's findings", () => {
+  // 11: the first block's part is a whole match on its own.
+  const ANT = `sk-ant-api03-${'Ab1_Cd2-Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6Ab7Cd8Ef9Gh0Ij'}AA`
+  const SLACK = 'xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'
+  const split: [string, string, number, string][] = [
+    ['an Anthropic key', ANT, 54, 'anthropic-key'],
+    ['a Slack token', SLACK, 27, 'slack-token'],
+  ]
+  for (const [name, secret, cut, kind] of split) {
+    it(`${name} whose head in one block matches alone: the rest in the next block is replaced too`, async () => {
+      const where = await run(text(`stdout: ${secret.slice(0, cut)}`, `${secret.slice(cut)}\n`))
+      expect(where.results).toContain(`[redacted:${kind}]`)
+      expectNoLeak(name, [secret.slice(cut, cut + 16)], where)
+    })
+  }
+
+  // 14: a VALIDATION_ERROR quotes about 1 KB of the value; a token straddling the cut.
+  it('a token straddling the cut of a VALIDATION_ERROR quote leaves no fragment', async () => {
+    const dir = join(root, `run-${(runs += 1)}`)
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({
+      name: 'count',
+      parameters: { type: 'object', properties: { count: { type: 'integer' } } },
+      execute: async () => 'x',
+    })
+    const gh = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0'
+    for (const before of [980, 1000, 1010, 1020]) {
+      const events: unknown[] = []
+      const args = JSON.stringify({ count: 'z'.repeat(before) + gh + 'z'.repeat(1500) })
+      const results = await runtime.dispatch([{ id: 'c1', name: 'count', arguments: args }], {
+        runId: `r${before}`,
+        onEvent: (event) => events.push(event),
+      })
+      expect(results[0].error?.code).toBe('VALIDATION_ERROR')
+      expectNoLeak(`cut after ${before}`, [gh.slice(0, 12), gh.slice(12, 24), gh.slice(24)], exits(results, events, dir))
+    }
+  })
+
+  // 15: a header object with its value before its name (HAR exports, headers listed by hand).
+  it('a header object whose value comes before its name, as data and as text', async () => {
+    const value = {
+      request: {
+        headers: [
+          { value: `Bearer ${TOKEN}`, name: 'Authorization' },
+          { value: `sid=${TOKEN.toLowerCase()}`, name: 'Cookie' },
+        ],
+      },
+    }
+    const where = await run(value)
+    expect(where.results).toContain('[redacted:')
+    expectNoLeak('value before name', [TOKEN, TOKEN.toLowerCase()], where)
+  })
+
+  // 17: ordinary source code is not a credential.
+  it('ordinary source lines pass unchanged', async () => {
+    const lines = [
+      'api_key = os.environ.get("OPENAI_API_KEY")',
+      'const apiKey = process.env.OPENAI_API_KEY',
+      'client = OpenAI(api_key=settings.openai_api_key)',
+      'headers["X-Api-Key"] = self.config.api_key_value',
+      'document.cookie = "theme=dark; path=/"',
+      'private_token = gitlab_config.private_token_for(user)',
+      'API_KEY=YOUR_API_KEY_HERE',
+    ]
+    const where = await run(lines.join('\n'))
+    expect(where.results).not.toContain('[redacted:')
+    for (const line of lines) expect(where.results).toContain(JSON.stringify(line).slice(1, -1))
   })
 })

@@ -1,11 +1,19 @@
 //! Bounded quoting: every message that quotes a value (a model's argument, a tool name it sent, a
 //! key, a plan reference) shows at most [`MAX_QUOTED_BYTES`] of it, cut on a char boundary and
 //! saying how much was left out. A 20 KB argument costs the model a kilobyte to read, not twenty.
+//!
+//! A cut never leaves part of a secret: the text is searched for the built-in secret kinds up to
+//! [`SECRET_REACH`] bytes past the cut, and a secret the cut would fall inside, or whose
+//! context after it the cut takes away (`@host` after a URL's password), is left out whole
+//! (the cut moves back to its start). What is shown is scrubbed later like any text, but
+//! the part of a token before a cut is no longer recognizable there (36 of a GitHub token's 40
+//! characters).
 
 use std::io;
 
 use serde_json::Value;
 
+use crate::sanitize::secrets::SecretScanner;
 use crate::wire::json_text::push_json_string;
 
 /// The most of one value quoted in a message, in bytes.
@@ -16,16 +24,54 @@ fn cut_note(out: &mut String, omitted: usize) {
     out.push_str(&format!("... ({omitted} more bytes not shown)"));
 }
 
-/// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
+/// How far past a cut the text is searched for a secret the cut would split, in bytes: the
+/// longest token of a built-in kind is far shorter (a private key's body is not, but its BEGIN
+/// line alone is found).
+pub const SECRET_REACH: usize = 4096;
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a char boundary and not
+/// inside a secret (see the module's doc).
 pub fn prefix_at_char_boundary(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
-    let mut end = max;
+    let end = char_boundary_before(text, max);
+    let reach = char_boundary_before(text, max.saturating_add(SECRET_REACH));
+    &text[..cut_outside_secrets(&text[..reach], end)]
+}
+
+/// The greatest char boundary of `text` at or before `at`.
+fn char_boundary_before(text: &str, at: usize) -> usize {
+    let mut end = at.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    &text[..end]
+    end
+}
+
+/// `cut` (a char boundary of `text`), moved back to the start of the first secret of `text`
+/// (built-in kinds) that the text before the cut would not show as a secret: one the cut falls
+/// inside, or one whose context after it is cut away (a URL's password before its `@host`).
+fn cut_outside_secrets(text: &str, cut: usize) -> usize {
+    let Ok(scanner) = SecretScanner::new(&[]) else {
+        return cut;
+    };
+    let whole = scanner.find(text);
+    if !whole.iter().any(|secret| secret.start < cut) {
+        return cut;
+    }
+    let shown = scanner.find(&text[..cut]);
+    let mut seen = shown.iter().peekable();
+    for secret in whole.iter().take_while(|secret| secret.start < cut) {
+        while seen.next_if(|found| found.end <= secret.start).is_some() {}
+        let found_again = seen
+            .peek()
+            .is_some_and(|found| found.start < secret.end && secret.end <= cut);
+        if !found_again {
+            return secret.start;
+        }
+    }
+    cut
 }
 
 /// `text` itself when it is at most [`MAX_QUOTED_BYTES`] long, else its first bytes (cut on a
@@ -69,8 +115,8 @@ pub fn quoted_json(value: &Value) -> String {
     let _ = serde_json::to_writer(&mut sink, value);
     // `kept` may end inside a multi-byte char: keep only the whole chars before it.
     let end = std::str::from_utf8(&sink.kept).map_or_else(|e| e.valid_up_to(), str::len);
-    let valid = String::from_utf8_lossy(&sink.kept[..end]).into_owned();
-    let mut out = valid;
+    let valid = String::from_utf8_lossy(&sink.kept[..end]);
+    let mut out = prefix_at_char_boundary(&valid, MAX_QUOTED_BYTES).to_owned();
     let shown = out.len();
     if shown < sink.total {
         cut_note(&mut out, sink.total - shown);
@@ -78,7 +124,8 @@ pub fn quoted_json(value: &Value) -> String {
     out
 }
 
-/// A writer keeping the first [`MAX_QUOTED_BYTES`] bytes and counting the rest.
+/// A writer keeping the first [`MAX_QUOTED_BYTES`] bytes (and [`SECRET_REACH`] more, to see a
+/// secret the cut would split) and counting the rest.
 struct Head {
     kept: Vec<u8>,
     total: usize,
@@ -86,7 +133,7 @@ struct Head {
 
 impl io::Write for Head {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let room = MAX_QUOTED_BYTES.saturating_sub(self.kept.len());
+        let room = (MAX_QUOTED_BYTES + SECRET_REACH).saturating_sub(self.kept.len());
         self.kept.extend_from_slice(&bytes[..room.min(bytes.len())]);
         self.total += bytes.len();
         Ok(bytes.len())
@@ -161,5 +208,56 @@ mod tests {
         let (shown, cut) = split(&quote);
         assert!(shown.len() <= MAX_QUOTED_BYTES);
         assert_eq!(shown.len() + cut.unwrap(), value.to_string().len());
+    }
+
+    /// A secret of every built-in kind put across the cut at every offset, glued to letters on
+    /// both sides or set in prose, through every bounded quote then scrubbed, as messages
+    /// leave: no part of it is shown (the
+    /// attack review's 14: 36 of a GitHub token's 40 characters survived a VALIDATION_ERROR).
+    #[test]
+    fn no_part_of_a_secret_survives_a_cut() {
+        let body = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4Y5z6";
+        let secrets: Vec<(String, &str)> = vec![
+            (format!("ghp_{}", &body[..36]), &body[4..30]),
+            (format!("sk-ant-api03-{body}{body}AA"), &body[10..40]),
+            (
+                format!("xoxb-1234567890-1234567890123-{}", &body[..24]),
+                &body[2..20],
+            ),
+            ("AKIAABCDEFGHIJKLMNOP".to_string(), "ABCDEFGHIJKLM"),
+            (format!("AIza{}", &body[..35]), &body[3..30]),
+            (
+                format!("Authorization: Bearer {}", &body[..40]),
+                &body[3..35],
+            ),
+            (format!("postgres://app:{}@db/x", &body[..30]), &body[3..28]),
+        ];
+        let scanner = SecretScanner::new(&[]).unwrap();
+        for (secret, material) in &secrets {
+            let at_material = secret.find(material).unwrap();
+            for shift in 0..secret.len() {
+                for filler in ["z", " "] {
+                    let before = filler.repeat(MAX_QUOTED_BYTES - shift);
+                    let text = format!("{before}{secret}{}", filler.repeat(1500));
+                    for quote in [bounded(&text), quoted(&text), quoted_json(&json!(text))] {
+                        // The quote as it leaves: scrubbed like every message.
+                        let quote = scanner.scrub(&quote, &mut Default::default()).into_owned();
+                        let (shown, _) = split(&quote);
+                        // The part of the material a cut at this shift would show.
+                        let kept = (shift.saturating_sub(at_material)).min(material.len());
+                        if kept >= 8 {
+                            assert!(
+                                !shown.contains(&material[..kept]),
+                                "{secret} cut at {shift} ({filler:?}): {}",
+                                &shown[shown.len().saturating_sub(60)..]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // A quote without secrets keeps its full kilobyte.
+        let plain = "word ".repeat(1000);
+        assert_eq!(split(&bounded(&plain)).0.len(), MAX_QUOTED_BYTES);
     }
 }

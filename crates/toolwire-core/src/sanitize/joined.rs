@@ -11,6 +11,16 @@
 //! that reaches over from one block into another is replaced in every block it touches
 //! (`[redacted:<kind>]` in each), one that its neighbour makes recognizable in its own block.
 //! Two more searches of the result's text, only when it has two text blocks or more.
+//!
+//! A secret whose part in one block is already a whole match on its own (52 characters of an
+//! Anthropic key, a Slack token's head) was replaced in that block before the blocks are read
+//! together, and its label hides it from the joined search: the rest of the token in the next
+//! block would stay. Secrets are matched as far as their characters go, so a secret that
+//! reaches the end of its block (its label ends the block) goes on through the token
+//! characters that start the next block, as the blocks read side by side: those characters are
+//! replaced by the same label (one secret: counted once), before the joined search. (The other
+//! way is not needed: a token that matches alone where a block starts begins there, its vendor
+//! prefix or header is its left edge.)
 
 use std::collections::BTreeMap;
 
@@ -33,6 +43,7 @@ pub fn scrub_across_blocks(
     if blocks.len() < 2 {
         return;
     }
+    extend_labels_across(blocks);
     for joiner in JOINERS {
         let (joined, starts) = join(blocks.iter().map(|block| block.as_str()), joiner);
         // Per block: the parts of secrets to replace, in order.
@@ -69,6 +80,47 @@ pub fn scrub_across_blocks(
             }
             replaced.push_str(&text[copied..]);
             **text = replaced;
+        }
+    }
+}
+
+/// The characters a token is spelled with (letters, digits, `_-+/=.~%`): what a secret that
+/// reaches a block's edge goes on through in the block beside it.
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_-+/=.~%".contains(c)
+}
+
+/// The label `text` ends with, if it ends with one (`[redacted:<kind>]`).
+fn label_at_end(text: &str) -> Option<&str> {
+    let open = text.rfind("[redacted:")?;
+    let label = &text[open..];
+    is_label(label).then_some(label)
+}
+
+/// Whether `text` is one label: `[redacted:` a kind name `]`.
+fn is_label(text: &str) -> bool {
+    text.strip_prefix("[redacted:")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .is_some_and(|kind| {
+            !kind.is_empty()
+                && kind
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+}
+
+/// Replaces the token characters that continue a secret over a block's edge (see the module's
+/// doc): from a block ending in a label, the token characters starting the next block. Linear:
+/// each block's run is found once.
+fn extend_labels_across(blocks: &mut [&mut String]) {
+    for index in 1..blocks.len() {
+        let Some(label) = label_at_end(blocks[index - 1]).map(str::to_owned) else {
+            continue;
+        };
+        let text = &mut *blocks[index];
+        let run = text.find(|c| !is_token_char(c)).unwrap_or(text.len());
+        if run > 0 {
+            text.replace_range(..run, &label);
         }
     }
 }
@@ -179,6 +231,74 @@ mod tests {
                 &SecretScanner::new(&[]).unwrap()
             ));
         }
+    }
+
+    /// The attack review's 11: the first block's part of a secret is a whole match on its own,
+    /// so that block was replaced alone and the rest of the token in the next block stayed.
+    /// (blocks, material that must not survive, the kind).
+    #[test]
+    fn a_secret_matched_whole_in_one_block_is_replaced_into_the_next() {
+        let ant = format!(
+            "sk-ant-api03-{}AA",
+            "Ab1_Cd2-Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6Ab7Cd8Ef9Gh0Ij"
+        );
+        let slack = "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
+        let github = format!("ghp_{}", "a1B2c3D4e5".repeat(5));
+        let cases: Vec<(Vec<String>, String, &str)> = vec![
+            (
+                vec![
+                    format!("stdout: {}", &ant[..54]),
+                    format!("{}\n", &ant[54..]),
+                ],
+                ant[54..].to_string(),
+                "anthropic-key",
+            ),
+            (
+                vec![
+                    format!("stdout: {}", &slack[..27]),
+                    format!("{}\n", &slack[27..]),
+                ],
+                slack[27..].to_string(),
+                "slack-token",
+            ),
+            // Cut into three: the middle block is all token.
+            (
+                vec![
+                    format!("t={}", &github[..42]),
+                    github[42..48].to_string(),
+                    format!("{} end", &github[48..]),
+                ],
+                github[40..].to_string(),
+                "github-token",
+            ),
+        ];
+        for (blocks, material, kind) in cases {
+            let scanner = SecretScanner::new(&[]).unwrap();
+            let mut counts = BTreeMap::new();
+            // Each block scrubbed on its own first, as the sanitizer does.
+            let mut texts: Vec<String> = blocks
+                .iter()
+                .map(|block| scanner.scrub(block, &mut counts).into_owned())
+                .collect();
+            let mut refs: Vec<&mut String> = texts.iter_mut().collect();
+            scrub_across_blocks(&mut refs, &scanner, &mut counts);
+            for joiner in JOINERS {
+                let joined = texts.join(joiner);
+                assert!(!joined.contains(&material), "{blocks:?} -> {texts:?}");
+            }
+            assert!(
+                texts.join("").contains(&format!("[redacted:{kind}]")),
+                "{texts:?}"
+            );
+        }
+        // Words after a label with a space between stay, and so do those before one.
+        let blocks = [
+            "key [redacted:github-token]",
+            " done",
+            "MY_TOKEN_",
+            "[redacted:jwt] ok",
+        ];
+        assert_eq!(scrubbed(&blocks).0, blocks);
     }
 
     #[test]

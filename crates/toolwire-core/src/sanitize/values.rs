@@ -105,6 +105,37 @@ fn with_key(context: &mut String, key: &str, text: &str) -> usize {
     in_context(context, place, text)
 }
 
+/// The keys under which an object names the header its `value` holds (HAR, Postman, header
+/// lists written by hand).
+const HEADER_NAME_KEYS: [&str; 3] = ["name", "key", "header"];
+
+/// The header an object names (the string under `name`, `key` or `header`), which is the
+/// context of its `value` wherever the two stand: `{"value": "Bearer t", "name":
+/// "Authorization"}` is read as `Authorization, value: Bearer t` (the attack review's 15).
+fn named_header(map: &Map<String, Value>) -> Option<&str> {
+    map.iter()
+        .find(|(key, item)| {
+            item.is_string()
+                && HEADER_NAME_KEYS
+                    .iter()
+                    .any(|name| key.eq_ignore_ascii_case(name))
+        })
+        .and_then(|(_, item)| item.as_str())
+}
+
+/// The string before the entry under `key`: the header its object names when `key` is `value`,
+/// else its previous sibling.
+fn before_entry<'v>(
+    key: &str,
+    header: Option<&'v str>,
+    sibling: Option<&'v str>,
+) -> Option<&'v str> {
+    match header {
+        Some(header) if key.eq_ignore_ascii_case("value") => Some(header),
+        _ => sibling,
+    }
+}
+
 /// The string value of `value`, if it is one (the context of the value after it).
 fn as_before(value: &Value) -> Option<&str> {
     value.as_str()
@@ -135,10 +166,11 @@ fn holds_secret(
         }
         Value::Object(map) => {
             let mut before = None;
+            let header = named_header(map);
             map.iter().any(|(key, item)| {
                 let place = Place {
                     key: Some(key),
-                    before,
+                    before: before_entry(key, header, before),
                     inherited: false,
                 };
                 before = as_before(item);
@@ -192,11 +224,12 @@ impl Walker<'_> {
     fn object(&mut self, map: &mut Map<String, Value>) -> bool {
         let mut changed = false;
         let mut before: Option<String> = None;
+        let header = named_header(map).map(|text| context_tail(text).to_owned());
         for (key, item) in map.iter_mut() {
             let next = as_before(item).map(|text| context_tail(text).to_owned());
             let place = Place {
                 key: Some(key),
-                before: before.as_deref(),
+                before: before_entry(key, header.as_deref(), before.as_deref()),
                 inherited: false,
             };
             changed |= self.value(item, place);
@@ -332,6 +365,25 @@ mod tests {
             (
                 json!([{"key": "Cookie", "value": "sid=abcdefgh12345678", "type": "text"}]),
                 json!([{"key": "Cookie", "value": "[redacted:credential-header]", "type": "text"}]),
+            ),
+            // The attack review's 15: `value` before `name` (HAR exports, headers written by
+            // hand), and a field between them; the name under `name`, `key` or `header`.
+            (
+                json!([{"value": "Bearer abcdefgh12345678", "name": "Authorization"}]),
+                json!([{"value": "Bearer [redacted:bearer-token]", "name": "Authorization"}]),
+            ),
+            (
+                json!({"value": "sid=0123456789abcdef", "type": "text", "key": "Cookie"}),
+                json!({"value": "[redacted:credential-header]", "type": "text", "key": "Cookie"}),
+            ),
+            (
+                json!({"Value": "abcdefgh12345678", "x": 1, "Header": "X-Api-Key"}),
+                json!({"Value": "[redacted:credential-header]", "x": 1, "Header": "X-Api-Key"}),
+            ),
+            // Another field than `value` is not the header's.
+            (
+                json!({"comment": "Bearer abcdefgh12345678", "name": "Authorization"}),
+                json!({"comment": "Bearer abcdefgh12345678", "name": "Authorization"}),
             ),
             // Only the string just before is context: a header two entries back is not.
             (

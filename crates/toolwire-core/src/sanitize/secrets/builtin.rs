@@ -29,6 +29,12 @@ pub(super) enum Extent {
     /// A PEM block or a BEGIN line with the body that follows it: the match, kept only when the
     /// body holds key material (a lone BEGIN line reveals nothing).
     PemBegin,
+    /// The `secret` group of a header named by an API-key name, kept only when its value looks
+    /// like a token, not code or a placeholder ([`super::credential::is_key_value`]).
+    KeyValue,
+    /// The `secret` group of a cookie header, kept only when one of its values looks like a token
+    /// ([`super::credential::is_cookie_value`]).
+    CookieValue,
     /// A PEM END line whose BEGIN is not in the text: the match extended back over the body lines
     /// before it ([`super::pem::body_start`]), kept only when that body holds key material.
     PemEnd,
@@ -221,13 +227,22 @@ const AUTHORIZATION_CREDENTIALS: &str = concat!(
     r"{8,}(?:=|%(?:25)*3[Dd])*)"
 );
 
+/// The names of the headers (and form fields) that carry an API key without a scheme.
+macro_rules! api_key_name {
+    () => {
+        concat!(
+            r"(?i:(?:x[-_])?api[-_]?key|x[-_](?:auth|access)[-_]token|private[-_]token",
+            r"|x[-_]goog[-_]api[-_]key|x[-_]amz[-_]security[-_]token",
+            r"|ocp[-_]apim[-_]subscription[-_]key)"
+        )
+    };
+}
+
 /// The value of a header (or form field) that is an API key by its name (`X-Api-Key`, `api_key`,
 /// `X-Auth-Token`, `Private-Token`, `X-Goog-Api-Key`, `X-Amz-Security-Token`,
 /// `Ocp-Apim-Subscription-Key`), printed in any shape: 12 or more token characters.
 const API_KEY_HEADER: &str = concat!(
-    r"(?i:(?:x[-_])?api[-_]?key|x[-_](?:auth|access)[-_]token|private[-_]token",
-    r"|x[-_]goog[-_]api[-_]key|x[-_]amz[-_]security[-_]token",
-    r"|ocp[-_]apim[-_]subscription[-_]key)",
+    api_key_name!(),
     header_gap!(),
     r"(?P<secret>",
     token_char!(),
@@ -241,6 +256,22 @@ const COOKIE_HEADER: &str = concat!(
     header_gap!(),
     r"(?P<secret>[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*",
     r"(?:;[ +]?[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*)*)"
+);
+
+/// The `value` of a JSON header object written before its `name` (`{"value": "Bearer t",
+/// "name": "Authorization"}`: HAR exports, headers listed by hand; the attack review's 15), one
+/// other scalar field between them at most; the name under `name`, `key` or `header`, quotes
+/// escaped or not. The whole value (at most 256 bytes) is the secret. Bounded, so linear.
+const VALUE_BEFORE_NAME: &str = concat!(
+    r#"(?i:\\*"value\\*")\s*:\s*\\*"(?P<secret>[^"\\]{8,256})\\*""#,
+    r#"(?:\s*,\s*\\*"[A-Za-z0-9_-]{1,32}\\*"\s*:\s*(?:\\*"[^"\\]{0,64}\\*"|[A-Za-z0-9.-]{1,16}))?"#,
+    r#"\s*,\s*\\*"(?i:name|key|header)\\*"\s*:\s*\\*""#,
+    r"(?:",
+    authorization!(),
+    "|",
+    api_key_name!(),
+    r"|(?i:(?:set-)?cookie))",
+    r#"\\*""#
 );
 
 /// The password of the userinfo in a URL (`scheme://user:password@host`): RFC 3986 userinfo
@@ -324,11 +355,16 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "credential-header",
         pattern: API_KEY_HEADER,
-        extent: Extent::Match,
+        extent: Extent::KeyValue,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: VALUE_BEFORE_NAME,
+        extent: Extent::KeyValue,
     },
     BuiltinKind {
         name: "credential-header",
         pattern: COOKIE_HEADER,
-        extent: Extent::Match,
+        extent: Extent::CookieValue,
     },
 ];

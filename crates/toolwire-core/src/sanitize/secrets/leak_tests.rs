@@ -117,6 +117,18 @@ fn credential_headers_are_found_in_every_shape_they_are_printed_in() {
             let text = format!("a=1&{name}{separator}{}&b=2", value.replace("{s}", space));
             assert_scrubbed(&text, TOKEN, kind);
         }
+        // A header object with its value before its name (the attack review's 15), another field
+        // between them, in JSON text and inside a JSON string: the whole value is replaced.
+        let value = value.replace("{s}", " ");
+        for shape in [
+            r#"{"value":"{v}","name":"{n}"}"#,
+            r#"{"value": "{v}", "type": "text", "key": "{n}"}"#,
+            r#"[{\"value\":\"{v}\",\"header\":\"{n}\"}]"#,
+        ] {
+            let text = shape.replace("{n}", name).replace("{v}", &value);
+            assert_scrubbed(&text, TOKEN, "credential-header");
+        }
+        let value = value.replace(' ', "{s}");
         // The whole header percent-encoded once and twice.
         for (colon, space) in [("%3A%20", "%20"), ("%253A%2520", "%2520")] {
             let text = format!("log?h={name}{colon}{}", value.replace("{s}", space));

@@ -22,6 +22,7 @@
 //! identifier, a word or digits (`MY_TOKEN_ghp_...`, `keyAKIA...`); see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
+mod credential;
 #[cfg(test)]
 mod leak_tests;
 mod pattern;
@@ -263,6 +264,16 @@ impl SecretScanner {
         };
         match kind.extent {
             Extent::Match => sweep.offer(candidate),
+            Extent::KeyValue => {
+                if credential::is_key_value(text, candidate.start, candidate.end) {
+                    sweep.offer(candidate);
+                }
+            }
+            Extent::CookieValue => {
+                if credential::is_cookie_value(text, candidate.start, candidate.end) {
+                    sweep.offer(candidate);
+                }
+            }
             Extent::PemBegin => {
                 let end = pem::trim_breaks_end(text.as_bytes(), candidate.start, candidate.end);
                 let end = match pem_lines::prefixed_block_end(text, candidate.start) {
