@@ -687,7 +687,7 @@ describe('process lifetime', () => {
 // (a number JSON.parse reads as Infinity, a duplicate key) was answered 400 and its call waited
 // out its whole deadline. Every refused callback that names a waiting call now ends it at once.
 describe('refused callbacks', () => {
-  const postRaw = async (url: string, body: string | Uint8Array) => {
+  const postRaw = async (url: string, body: string) => {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     return { status: response.status, text: await response.text() }
   }
@@ -711,15 +711,19 @@ describe('refused callbacks', () => {
     expect(result.error!.message).toContain(says)
   })
 
-  it('accepts what JSON.parse accepts: a duplicate key keeps its last value', async () => {
+  it.each([
+    ['a duplicate key keeps its last value', '{"type":"tool_result","group_id":"thread-d","id":"d1","text":"a","text":"b"}', 'b'],
+    ['a leading byte order mark is dropped, as response.json() does', '\uFEFF{"type":"tool_result","group_id":"thread-d","id":"d1","text":"bom"}', 'bom'],
+  ])('accepts what JSON.parse and response.json() accept: %s', async (_name, body, text) => {
     const { runtime, tools } = await loaded()
     const pending = runtime.dispatch([call('d1', 'slow')], { timeoutMs: 60_000, groupId: 'thread-d' })
     await tools.waitFor((s) => s.body?.id === 'd1')
-    const answer = await postRaw(tools.callbacks.get('d1')!, '{"type":"tool_result","group_id":"thread-d","id":"d1","text":"a","text":"b"}')
+    expect(await new Response(body).json()).toMatchObject({ id: 'd1' })
+    const answer = await postRaw(tools.callbacks.get('d1')!, body)
     expect(answer.status).toBe(200)
     const [result] = await pending
     expect(result.status).toBe('ok')
-    expect(textOf(result)).toBe('b')
+    expect(textOf(result)).toBe(text)
   })
 
   it('a refused body claiming another call ends nothing', async () => {
