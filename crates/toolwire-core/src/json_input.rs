@@ -213,6 +213,14 @@ pub fn parse_wrapped(text: &str, wrappers: usize) -> Result<Parsed, InputError> 
     Ok(Parsed { value, repaired })
 }
 
+/// Parses a JSON document from outside that is not one value of a call (a manifest, whose
+/// schemas may nest deeper than [`MAX_VALUE_DEPTH`]) after [`repair_surrogates`]: serde_json's
+/// own recursion limit bounds it, and a number no double holds is [`InputError::OutOfRange`].
+pub fn parse_document(text: &str) -> Result<Value, InputError> {
+    let repaired = repair_surrogates(text);
+    serde_json::from_str(&repaired).map_err(|e| invalid(&repaired, e))
+}
+
 /// Parses JSON text from outside after [`prepare`], into any deserializable type.
 pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, InputError> {
     let prepared = prepare(text)?;
@@ -499,6 +507,13 @@ mod tests {
             };
             assert!(message.contains(want), "{message}");
         }
+        // a document (deeper than a value may be) says the same
+        let deep = format!("{}1e400{}", "[".repeat(100), "]".repeat(100));
+        let Err(InputError::OutOfRange(number)) = parse_document(&deep) else {
+            panic!("a document with 1e400")
+        };
+        assert_eq!(number.pointer, "/0".repeat(100));
+        assert!(parse_document(&deep.replace("1e400", "1")).is_ok());
         // parse_as says the same
         let error = parse_as::<Value>(r#"{"x":1e999}"#).unwrap_err();
         assert!(
