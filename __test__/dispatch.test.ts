@@ -63,6 +63,43 @@ describe('arguments', () => {
     expect(textOf(huge)).toContain('/pad: property is not allowed')
   })
 
+  // JSON.parse parity for the model's argument text (the attack review, finding 18: `{"x":1e999}`
+  // was a bare INVALID_JSON). What JSON.parse reads is what the tool gets; a number it reads as
+  // ±Infinity, which JSON cannot carry, is a VALIDATION_ERROR naming the number and its path.
+  it.each([
+    ['a duplicate key keeps its last value', '{"a":1,"a":2}'],
+    ['an underflowing number is 0', '{"a":1e-400,"b":-1e-400}'],
+    ['a __proto__ key is an own property, not a prototype', '{"__proto__":{"polluted":true},"a":1}'],
+    ['a big integer is a double', `{"a":${'9'.repeat(300)}}`],
+  ])('%s, as JSON.parse reads it', async (_name, text) => {
+    const runtime = new ToolRuntime()
+    const seen: unknown[] = []
+    runtime.register({ name: 'any', parameters: { type: 'object' }, execute: (_id: string, params: unknown) => (seen.push(params), 'ok') })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'any', arguments: text }])
+    expect(result.status).toBe('ok')
+    const expected = JSON.parse(text)
+    expect(seen[0]).toStrictEqual(expected)
+    expect(Object.keys(seen[0] as object)).toEqual(Object.keys(expected))
+    expect(Object.getPrototypeOf(seen[0])).toBe(Object.prototype)
+    expect(({} as any).polluted).toBeUndefined()
+  })
+
+  it.each([
+    ['{"x":1e999}', '/x', '1e999'],
+    ['{"x":{"y":[0,-1e400]}}', '/x/y/1', '-1e400'],
+    [`{"n":1${'0'.repeat(400)}}`, '/n', '1000'],
+  ])('%s is a VALIDATION_ERROR naming the number at its path', async (text, path, literal) => {
+    const { runtime, seen } = echoRuntime()
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: text }])
+    expect(JSON.stringify(JSON.parse(text))).toContain('null') // JSON.parse gave ±Infinity
+    expect(result.error?.code).toBe('VALIDATION_ERROR')
+    expect(result.error?.details).toEqual([expect.objectContaining({ path, keyword: 'number' })])
+    expect(textOf(result)).toContain(`${path}: the number ${literal}`)
+    expect(textOf(result)).toContain('out of range')
+    expect(textOf(result).length).toBeLessThan(1024)
+    expect(seen).toEqual([])
+  })
+
   it('names the closest registered tools for an unknown name', async () => {
     const { runtime } = echoRuntime()
     runtime.register({ name: 'read_file', parameters: { type: 'object' }, execute: () => '' })

@@ -682,3 +682,58 @@ describe('process lifetime', () => {
     expect(JSON.parse(stdout)).toEqual({ status: 'ok', before: 400, after: 'refused' })
   })
 })
+
+// The attack review (finding 18): a callback the runtime refuses for a reason other than depth
+// (a number JSON.parse reads as Infinity, a duplicate key) was answered 400 and its call waited
+// out its whole deadline. Every refused callback that names a waiting call now ends it at once.
+describe('refused callbacks', () => {
+  const postRaw = async (url: string, body: string) => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    return { status: response.status, text: await response.text() }
+  }
+
+  const refused: [string, (g: string, id: string) => string, string][] = [
+    ['a number out of range', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":[1e400]}`, 'the number 1e400 at "/display_as/0" is out of range'],
+    ['too deep', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":${'['.repeat(100)}${']'.repeat(100)}}`, 'MAX_VALUE_DEPTH'],
+    ['not JSON', () => '{nope', 'not valid JSON'],
+    ['a wrong type', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":1}`, 'invalid type'],
+    ['neither text nor content', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}"}`, 'neither text nor content'],
+  ]
+  it.each(refused)('%s ends its call with EXECUTION_ERROR naming why, not a TIMEOUT', async (_name, body, says) => {
+    const { runtime, tools } = await loaded()
+    const pending = runtime.dispatch([call('r1', 'slow')], { timeoutMs: 60_000, groupId: 'thread-r' })
+    await tools.waitFor((s) => s.body?.id === 'r1')
+    const answer = await postRaw(tools.callbacks.get('r1')!, body('thread-r', 'r1'))
+    expect(answer.status).toBe(400)
+    expect(answer.text).toContain(says)
+    const [result] = await pending
+    expect(result).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR' } })
+    expect(result.error!.message).toContain(says)
+  })
+
+  it.each([
+    ['a duplicate key keeps its last value', '{"type":"tool_result","group_id":"thread-d","id":"d1","text":"a","text":"b"}', 'b'],
+    ['a leading byte order mark is dropped, as response.json() does', '\uFEFF{"type":"tool_result","group_id":"thread-d","id":"d1","text":"bom"}', 'bom'],
+  ])('accepts what JSON.parse and response.json() accept: %s', async (_name, body, text) => {
+    const { runtime, tools } = await loaded()
+    const pending = runtime.dispatch([call('d1', 'slow')], { timeoutMs: 60_000, groupId: 'thread-d' })
+    await tools.waitFor((s) => s.body?.id === 'd1')
+    expect(await new Response(body).json()).toMatchObject({ id: 'd1' })
+    const answer = await postRaw(tools.callbacks.get('d1')!, body)
+    expect(answer.status).toBe(200)
+    const [result] = await pending
+    expect(result.status).toBe('ok')
+    expect(textOf(result)).toBe(text)
+  })
+
+  it('a refused body claiming another call ends nothing', async () => {
+    const { runtime, tools } = await loaded()
+    const pending = runtime.dispatch([call('o1', 'slow')], { timeoutMs: 60_000, groupId: 'thread-o' })
+    await tools.waitFor((s) => s.body?.id === 'o1')
+    const url = tools.callbacks.get('o1')!
+    expect((await postRaw(url, '{"group_id":"thread-o","id":"o2","text":1e400}')).status).toBe(404)
+    expect(await tools.post('o1', { type: 'tool_result', group_id: 'thread-o', id: 'o1', text: 'real' })).toBe(200)
+    const [result] = await pending
+    expect(textOf(result)).toBe('real')
+  })
+})

@@ -36,6 +36,10 @@ pub fn parse_value(what: &str, text: &str) -> toolwire_core::Result<Value> {
                 ErrorCode::LimitExceeded,
                 format!("{what} cannot be used: {error} (limit {MAX_VALUE_DEPTH})"),
             ),
+            InputError::OutOfRange(number) => Error::caller(
+                ErrorCode::ValidationError,
+                format!("{what} cannot be used: {number}"),
+            ),
             InputError::Invalid(e) => Error::caller(
                 ErrorCode::ValidationError,
                 format!("{what} is not valid JSON: {e}"),

@@ -28,7 +28,9 @@ const MAX_LISTED_FAILURES: usize = 20;
 /// whitespace-only text means `{}`. The text goes through [`crate::json_input`] first, so an
 /// escaped lone surrogate is accepted as `JSON.parse` accepts it and becomes U+FFFD (`repaired`
 /// then says the value differs from the text), and arguments nested deeper than
-/// [`MAX_VALUE_DEPTH`] are `LIMIT_EXCEEDED`, refused before parsing.
+/// [`MAX_VALUE_DEPTH`] are `LIMIT_EXCEEDED`, refused before parsing. A number no double holds
+/// (`1e999`, which `JSON.parse` reads as `Infinity`) is a `VALIDATION_ERROR` at its path, so the
+/// model can send a finite one.
 ///
 /// The error message never echoes the text: it may hold anything, including secrets.
 pub fn parse_arguments(tool: &str, text: &str) -> Result<Parsed, ToolError> {
@@ -47,6 +49,28 @@ pub fn parse_arguments(tool: &str, text: &str) -> Result<Parsed, ToolError> {
             ),
         )
         .with_details(json!({ "limit": MAX_VALUE_DEPTH })),
+        InputError::OutOfRange(number) => {
+            let failures =
+                [Failure {
+                    path: number.pointer.clone(),
+                    keyword: "number".to_owned(),
+                    message: format!(
+                    "the number {} is out of range: no double holds it (JSON.parse reads it as \
+                     {}Infinity); send a finite number",
+                    number.literal,
+                    if number.literal.starts_with('-') { "-" } else { "" }
+                ),
+                }];
+            ToolError::new(
+                ErrorCode::ValidationError,
+                format!(
+                    "Validation failed for tool \"{tool}\":\n{}Fix the arguments and call the \
+                     tool again.",
+                    list_failures(&failures)
+                ),
+            )
+            .with_details(failures_json(&failures))
+        }
         InputError::Invalid(error) => ToolError::new(
             ErrorCode::InvalidJson,
             format!(
@@ -312,6 +336,33 @@ mod tests {
         assert_eq!(error.code, ErrorCode::LimitExceeded);
         assert!(error.message.contains(&MAX_VALUE_DEPTH.to_string()));
         assert_eq!(error.details, Some(json!({ "limit": MAX_VALUE_DEPTH })));
+    }
+
+    /// A model's number that `JSON.parse` reads as ±Infinity (`{"x":1e999}`, seen in the attack
+    /// review as a bare INVALID_JSON) is a VALIDATION_ERROR naming it at its path; one that
+    /// underflows is 0, as `JSON.parse` reads it.
+    #[test]
+    fn out_of_range_numbers_are_validation_errors_at_their_path() {
+        let huge = format!("{{\"n\":[1,{}]}}", "9".repeat(400));
+        let refused: &[(&str, &str, &str)] = &[
+            (r#"{"x":1e999}"#, "/x", "1e999 is out of range"),
+            (r#"{"x":{"y":-1e400}}"#, "/x/y", "-Infinity"),
+            (&huge, "/n/1", "99999"),
+        ];
+        for (text, path, says) in refused {
+            let error = parse_arguments("n", text).unwrap_err();
+            assert_eq!(error.code, ErrorCode::ValidationError, "{text}");
+            assert!(error.message.contains(says), "{}", error.message);
+            assert!(
+                error.message.contains(&format!("{path}: ")),
+                "{}",
+                error.message
+            );
+            assert!(error.message.len() < 1024, "bounded: {}", error.message);
+            assert_eq!(error.details.unwrap()[0]["path"], *path, "{text}");
+        }
+        let underflow = parse_arguments("n", r#"{"x":1e-400,"y":-1e-400}"#).unwrap();
+        assert_eq!(underflow.value, json!({"x": 0.0, "y": -0.0}));
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //!
 //! Text that needs no replacement is returned as is, without a copy. The pass does not validate
 //! the text otherwise: what is not JSON is left for the parser to refuse.
+//!
+//! `JSON.parse` parity: a duplicate key keeps its last value (as serde_json's `Value` does); a
+//! number literal no double holds (`1e400`, which `JSON.parse` reads as `Infinity`) cannot be
+//! carried by JSON at all, so it is refused as [`InputError::OutOfRange`], naming the literal
+//! and its JSON pointer; one that underflows (`1e-400`) is 0, as in `JSON.parse`.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -47,14 +52,52 @@ impl std::error::Error for TooDeep {}
 pub enum InputError {
     /// Nested deeper than [`MAX_VALUE_DEPTH`]; refused before parsing.
     TooDeep,
+    /// A number literal out of the range of a double (`JSON.parse` would read it as
+    /// `Infinity`, which no JSON value holds).
+    OutOfRange(OutOfRange),
     /// Not JSON.
     Invalid(serde_json::Error),
+}
+
+/// A number literal no double holds, and where it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// The literal as written, cut to [`MAX_QUOTED_LITERAL`] bytes.
+    pub literal: String,
+    /// Its JSON pointer (`""` for the whole text, `/a/0` for the first item under `a`), cut to
+    /// [`crate::quote::MAX_QUOTED_BYTES`] bytes.
+    pub pointer: String,
+}
+
+/// The most of an out-of-range number literal quoted back, in bytes.
+pub const MAX_QUOTED_LITERAL: usize = 64;
+
+impl fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = if self.pointer.is_empty() {
+            "the top level".to_owned()
+        } else {
+            format!("{:?}", self.pointer)
+        };
+        let infinity = if self.literal.starts_with('-') {
+            "-Infinity"
+        } else {
+            "Infinity"
+        };
+        write!(
+            f,
+            "the number {} at {place} is out of range: no double holds it (JSON.parse reads it \
+             as {infinity}, which JSON cannot carry)",
+            self.literal
+        )
+    }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputError::TooDeep => TooDeep.fmt(f),
+            InputError::OutOfRange(number) => number.fmt(f),
             InputError::Invalid(error) => write!(f, "it is not valid JSON ({error})"),
         }
     }
@@ -166,13 +209,135 @@ pub fn parse(text: &str) -> Result<Parsed, InputError> {
 pub fn parse_wrapped(text: &str, wrappers: usize) -> Result<Parsed, InputError> {
     let prepared = prepare_wrapped(text, wrappers)?;
     let repaired = matches!(prepared, Cow::Owned(_));
-    let value = serde_json::from_str(&prepared).map_err(InputError::Invalid)?;
+    let value = serde_json::from_str(&prepared).map_err(|e| invalid(&prepared, e))?;
     Ok(Parsed { value, repaired })
+}
+
+/// Parses a JSON document from outside that is not one value of a call (a manifest, whose
+/// schemas may nest deeper than [`MAX_VALUE_DEPTH`]) after [`repair_surrogates`]: serde_json's
+/// own recursion limit bounds it, and a number no double holds is [`InputError::OutOfRange`].
+pub fn parse_document(text: &str) -> Result<Value, InputError> {
+    let repaired = repair_surrogates(text);
+    serde_json::from_str(&repaired).map_err(|e| invalid(&repaired, e))
 }
 
 /// Parses JSON text from outside after [`prepare`], into any deserializable type.
 pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, InputError> {
-    serde_json::from_str(&prepare(text)?).map_err(InputError::Invalid)
+    let prepared = prepare(text)?;
+    serde_json::from_str(&prepared).map_err(|e| invalid(&prepared, e))
+}
+
+/// The error for `text` the parser refused: [`InputError::OutOfRange`] naming the literal when
+/// the parser stopped at a number no double holds, else [`InputError::Invalid`].
+fn invalid(text: &str, error: serde_json::Error) -> InputError {
+    if error.is_syntax() && error.to_string().starts_with("number out of range") {
+        if let Some(number) = find_out_of_range(text) {
+            return InputError::OutOfRange(number);
+        }
+    }
+    InputError::Invalid(error)
+}
+
+/// One open array or object on the way to a value, for [`find_out_of_range`].
+enum Frame {
+    /// An array and the index of the item being read.
+    Array(usize),
+    /// An object, the key of the member being read, and whether a key comes next.
+    Object {
+        key: Option<String>,
+        expect_key: bool,
+    },
+}
+
+/// The first number literal in `text` that no double holds, with its JSON pointer: one linear
+/// pass that reads keys and indices the way the parser does (run only after the parser
+/// refused the text for such a number, so the text before it is JSON).
+pub fn find_out_of_range(text: &str) -> Option<OutOfRange> {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i);
+                if let Some(Frame::Object {
+                    key,
+                    expect_key: expect @ true,
+                }) = stack.last_mut()
+                {
+                    let raw = &text[i..end];
+                    *key = Some(serde_json::from_str(raw).unwrap_or_else(|_| raw.to_owned()));
+                    *expect = false;
+                }
+                i = end;
+                continue;
+            }
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                expect_key: true,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b']' | b'}' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                None => {}
+            },
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                if literal.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    return Some(OutOfRange {
+                        literal: crate::quote::bounded_to(literal, MAX_QUOTED_LITERAL),
+                        pointer: crate::quote::bounded(&pointer(&stack)),
+                    });
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index just past the JSON string starting at `start` (its opening quote), or the end of
+/// `bytes` when it is not closed. Escapes are skipped whole, so `\"` does not close it.
+pub fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The JSON pointer (RFC 6901) of the value the open frames lead to.
+fn pointer(stack: &[Frame]) -> String {
+    let mut out = String::new();
+    for frame in stack {
+        out.push('/');
+        match frame {
+            Frame::Array(index) => out.push_str(&index.to_string()),
+            Frame::Object { key, .. } => out.push_str(
+                &key.as_deref()
+                    .unwrap_or("")
+                    .replace('~', "~0")
+                    .replace('/', "~1"),
+            ),
+        }
+    }
+    out
 }
 
 /// The UTF-16 code unit of the `\uXXXX` escape starting at `at` (the backslash), if there is one.
@@ -292,6 +457,69 @@ mod tests {
         assert_eq!(parsed.value, json!({"q": "😀"}));
         assert!(!parsed.repaired);
         assert!(matches!(parse("{"), Err(InputError::Invalid(_))));
+    }
+
+    /// Numbers as `JSON.parse` reads them: in range (and underflowing to 0) they parse; out of
+    /// range (`JSON.parse` gives ±Infinity, which no JSON value holds) they are refused naming
+    /// the literal and its pointer, wherever they stand. Found by the attack review (a model
+    /// argument `{"x":1e999}` was a bare "not valid JSON").
+    #[test]
+    fn numbers_out_of_range_are_named_with_their_pointer() {
+        let huge_int = format!("1{}", "0".repeat(400));
+        let accepted: &[(&str, Value)] = &[
+            ("1e-400", json!(0.0)),
+            ("-1e-400", json!(-0.0)),
+            ("[1.7976931348623157e308]", json!([f64::MAX])),
+            ("18446744073709551616", json!(18446744073709551616.0)),
+            (r#"{"a":1,"a":2}"#, json!({"a": 2})),
+            (r#"{"__proto__":{"x":1}}"#, json!({"__proto__": {"x": 1}})),
+        ];
+        for (text, want) in accepted {
+            assert_eq!(&parse(text).unwrap().value, want, "{text}");
+        }
+        let refused: &[(&str, &str, &str)] = &[
+            ("1e400", "1e400", ""),
+            ("-1e400", "-1e400", ""),
+            (r#"{"x":1e999}"#, "1e999", "/x"),
+            (r#"{"x":[0,"1e999",{"y":-2E+400}]}"#, "-2E+400", "/x/2/y"),
+            (&huge_int, &huge_int[..MAX_QUOTED_LITERAL], ""),
+            (r#"{"a/b":{"t~":[1,1.8e308]}}"#, "1.8e308", "/a~1b/t~0/1"),
+            (r#"{"\"k\\":{"s":"a,b[","n":1e400}}"#, "1e400", "/\"k\\/n"),
+            (r#"{"\ud83d":1e400}"#, "1e400", "/\u{FFFD}"),
+            (r#"{"a":1,"b":[1e400"#, "1e400", "/b/0"),
+        ];
+        for (text, literal, pointer) in refused {
+            let Err(InputError::OutOfRange(number)) = parse(text) else {
+                panic!("{text}: {:?}", parse(text))
+            };
+            assert!(number.literal.starts_with(literal), "{text}: {number:?}");
+            assert!(
+                number.literal.len() < MAX_QUOTED_LITERAL + 40,
+                "{text}: bounded"
+            );
+            assert_eq!(number.pointer, *pointer, "{text}");
+            let message = number.to_string();
+            assert!(message.contains("out of range"), "{message}");
+            let want = if literal.starts_with('-') {
+                "-Infinity"
+            } else {
+                "Infinity"
+            };
+            assert!(message.contains(want), "{message}");
+        }
+        // a document (deeper than a value may be) says the same
+        let deep = format!("{}1e400{}", "[".repeat(100), "]".repeat(100));
+        let Err(InputError::OutOfRange(number)) = parse_document(&deep) else {
+            panic!("a document with 1e400")
+        };
+        assert_eq!(number.pointer, "/0".repeat(100));
+        assert!(parse_document(&deep.replace("1e400", "1")).is_ok());
+        // parse_as says the same
+        let error = parse_as::<Value>(r#"{"x":1e999}"#).unwrap_err();
+        assert!(
+            matches!(&error, InputError::OutOfRange(n) if n.pointer == "/x"),
+            "{error}"
+        );
     }
 
     /// A string of UTF-16 `units` as JSON.stringify writes it (lone surrogates escaped, pairs

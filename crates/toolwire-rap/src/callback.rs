@@ -9,6 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolwire_core::json_input::{self, InputError};
+use toolwire_core::quote::bounded;
 
 /// One callback message, tagged by `type` on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -207,10 +208,12 @@ impl fmt::Display for CallbackError {
 impl std::error::Error for CallbackError {}
 
 /// Parses and checks one callback body. Never panics: any bytes give a message or an error.
-/// The body goes through [`toolwire_core::json_input`] first: escaped lone surrogates (what a
-/// server's `JSON.stringify` writes for half an emoji) and bytes that are not UTF-8 become
-/// U+FFFD, and a body nesting deeper than [`json_input::MAX_VALUE_DEPTH`] is refused before
-/// parsing (`too_deep`).
+/// The body is read as `response.json()` reads it: a leading UTF-8 byte order mark is dropped
+/// (Fetch's UTF-8 decode does), bytes that are not UTF-8 and escaped lone surrogates (what a
+/// server's `JSON.stringify` writes for half an emoji) become U+FFFD, a duplicate key keeps its
+/// last value; then [`toolwire_core::json_input`] refuses a body nesting deeper than
+/// [`json_input::MAX_VALUE_DEPTH`] before parsing (`too_deep`) and names a number no double
+/// holds and its pointer.
 ///
 /// Beyond the shape, a `tool_result` must carry `text` or `content`.
 pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
@@ -218,11 +221,19 @@ pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
         message,
         too_deep: false,
     };
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     // Bytes that are not UTF-8 become U+FFFD, as lone surrogates do.
     let text = String::from_utf8_lossy(body);
-    let callback: Callback = json_input::parse_as(&text).map_err(|e| CallbackError {
-        message: e.to_string(),
+    // Through a `Value`, so a duplicate key keeps its last value as `JSON.parse` does (a
+    // derived struct would refuse it).
+    let value = json_input::parse(&text).map_err(|e| CallbackError {
+        message: bounded(&e.to_string()),
         too_deep: matches!(e, InputError::TooDeep),
+    })?;
+    let callback = Callback::deserialize(value.value).map_err(|e| {
+        refused(bounded(&format!(
+            "its message does not fit the protocol: {e}"
+        )))
     })?;
     if let Callback::ToolResult(result) = &callback {
         if result.text.is_none() && result.content.is_none() {
@@ -232,6 +243,72 @@ pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
         }
     }
     Ok(callback)
+}
+
+/// The ids a body claims (its top-level `group_id`, and `id` or `tool_call_id`), read by a
+/// tolerant linear scan that needs no valid JSON: a refused body still says which call it
+/// meant. `None` where a claim cannot be read; a repeated key keeps its last value.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ClaimedIds {
+    /// The `group_id` claimed.
+    pub group_id: Option<String>,
+    /// The `id` (or a subscription event's `tool_call_id`) claimed.
+    pub call_id: Option<String>,
+}
+
+impl ClaimedIds {
+    /// Reads the claims of `body`.
+    pub fn scan(body: &str) -> ClaimedIds {
+        let bytes = body.as_bytes();
+        let mut claimed = ClaimedIds::default();
+        let mut depth = 0usize;
+        let mut expect_key = false;
+        let mut key: Option<(usize, usize)> = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    let end = json_input::string_end(bytes, i);
+                    if depth == 1 && expect_key {
+                        key = Some((i, end));
+                        expect_key = false;
+                    } else if depth == 1 {
+                        let value = decode(&body[i..end]);
+                        match key.and_then(|(a, b)| decode(&body[a..b])).as_deref() {
+                            Some("group_id") => claimed.group_id = value,
+                            Some("id" | "tool_call_id") => claimed.call_id = value,
+                            _ => {}
+                        }
+                    }
+                    i = end;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    expect_key = depth == 1;
+                }
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                b',' if depth == 1 => {
+                    expect_key = true;
+                    key = None;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        claimed
+    }
+
+    /// Whether a readable claim names another call than `group_id`/`call_id`.
+    pub fn contradicts(&self, group_id: &str, call_id: &str) -> bool {
+        self.group_id.as_deref().is_some_and(|g| g != group_id)
+            || self.call_id.as_deref().is_some_and(|c| c != call_id)
+    }
+}
+
+/// A JSON string literal's text, if it is one.
+fn decode(literal: &str) -> Option<String> {
+    serde_json::from_str(&json_input::repair_surrogates(literal)).ok()
 }
 
 /// The error result a call gets when its server's callback cannot be used: the protocol's
@@ -375,6 +452,75 @@ mod tests {
         assert_eq!(
             result.display_as,
             Some(vec![serde_json::json!({"\u{FFFD}": "😀"})])
+        );
+    }
+
+    /// The ids a refused body claims are read without parsing it: top level only, escapes
+    /// decoded, the last of a repeated key, nothing from nested values or non-strings.
+    #[test]
+    fn claimed_ids_are_read_from_any_body() {
+        let claims = |g: Option<&str>, c: Option<&str>| ClaimedIds {
+            group_id: g.map(str::to_owned),
+            call_id: c.map(str::to_owned),
+        };
+        let cases: &[(&str, ClaimedIds)] = &[
+            (
+                r#"{"group_id":"g","id":"c","n":1e400}"#,
+                claims(Some("g"), Some("c")),
+            ),
+            (
+                r#"{"tool_call_id":"t","group_id":"g""#,
+                claims(Some("g"), Some("t")),
+            ),
+            (r#"{"id":"a","id":"b"}"#, claims(None, Some("b"))),
+            (
+                r#"{"x":{"id":"inner"},"y":["group_id","z"]}"#,
+                claims(None, None),
+            ),
+            (
+                r#"{"group_id":"\u0067\"","id":1}"#,
+                claims(Some("g\""), None),
+            ),
+            (
+                r#"{"text":"\",\"id\":\"fake","id":"real"}"#,
+                claims(None, Some("real")),
+            ),
+            (r#"["group_id","g"]"#, claims(None, None)),
+            (r#"{"id":"c"#, claims(None, None)),
+            ("", claims(None, None)),
+        ];
+        for (body, want) in cases {
+            assert_eq!(&ClaimedIds::scan(body), want, "{body}");
+        }
+        assert!(claims(Some("g"), Some("x")).contradicts("g", "c"));
+        assert!(claims(Some("h"), None).contradicts("g", "c"));
+        assert!(!claims(None, None).contradicts("g", "c"));
+        assert!(!claims(Some("g"), Some("c")).contradicts("g", "c"));
+    }
+
+    /// `JSON.parse` parity: a duplicate key keeps its last value, a leading byte order mark is
+    /// dropped (as `response.json()` does), an underflowing number is 0; a number no double
+    /// holds is refused naming it and its pointer.
+    #[test]
+    fn bodies_read_as_json_parse_reads_them() {
+        let Callback::ToolResult(r) = parse_callback(
+            br#"{"type":"tool_result","group_id":"g","id":"c","text":"a","text":"b"}"#,
+        )
+        .unwrap() else {
+            panic!("a tool result")
+        };
+        assert_eq!(r.text.as_deref(), Some("b"));
+        let bom = b"\xEF\xBB\xBF{\"type\":\"view_update\",\"group_id\":\"g\",\"view_type\":\"d\",\"content\":1e-400}";
+        assert!(parse_callback(bom).is_ok());
+        let error = parse_callback(
+            br#"{"type":"view_update","group_id":"g","view_type":"d","content":[0,1e400]}"#,
+        )
+        .unwrap_err();
+        assert!(!error.too_deep);
+        assert!(
+            error.message.contains(r#"1e400 at "/content/1""#),
+            "{}",
+            error.message
         );
     }
 

@@ -63,17 +63,22 @@ pub fn is_valid_name(name: &str) -> bool {
 }
 
 /// Parses a manifest body and validates it whole (see [`validate_manifest`]). `url` only
-/// labels errors. Escaped lone surrogates (a description cut inside an emoji) and bytes that
-/// are not UTF-8 become U+FFFD instead of refusing the toolset.
+/// labels errors. The body is read as `response.json()` reads it: a leading byte order mark is
+/// dropped, escaped lone surrogates (a description cut inside an emoji) and bytes that are not
+/// UTF-8 become U+FFFD instead of refusing the toolset, a duplicate key keeps its last value; a
+/// number no double holds is refused naming it and its pointer.
 pub fn parse_manifest(url: &str, body: &[u8]) -> Result<ToolsetManifest, RapError> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let text = String::from_utf8_lossy(body);
-    let manifest: ToolsetManifest = serde_json::from_str(
-        &toolwire_core::json_input::repair_surrogates(&text),
-    )
-    .map_err(|e| RapError::ManifestParse {
+    let refused = |message: String| RapError::ManifestParse {
         url: url.to_owned(),
-        message: e.to_string(),
-    })?;
+        message: toolwire_core::quote::bounded(&message),
+    };
+    let value =
+        toolwire_core::json_input::parse_document(&text).map_err(|e| refused(e.to_string()))?;
+    // Through a `Value`, so a duplicate key keeps its last value as `JSON.parse` does (a
+    // derived struct would refuse it).
+    let manifest = ToolsetManifest::deserialize(value).map_err(|e| refused(e.to_string()))?;
     validate_manifest(&manifest)?;
     Ok(manifest)
 }
@@ -402,6 +407,30 @@ mod tests {
         let m = parse_manifest("<test>", body.as_bytes()).unwrap();
         assert_eq!(m.description.as_deref(), Some("file tools \u{FFFD}"));
         assert_eq!(m.tools[0].description, "read \u{FFFD}");
+    }
+
+    /// A manifest is read as `response.json()` reads it: a duplicate key keeps its last value
+    /// and a leading byte order mark is dropped (both refused before); a number no double holds
+    /// is refused naming it and its pointer.
+    #[test]
+    fn manifests_read_as_json_parse_reads_them() {
+        let text = good().to_string();
+        let duplicated = format!(r#"{{"description":"first",{}"#, &text[1..]);
+        let m = parse_manifest("<test>", duplicated.as_bytes()).unwrap();
+        assert_eq!(
+            m.description,
+            good()["description"].as_str().map(str::to_owned)
+        );
+        let bom = [&b"\xEF\xBB\xBF"[..], text.as_bytes()].concat();
+        assert_eq!(parse_manifest("<test>", &bom).unwrap().name, good()["name"]);
+        let huge = text.replacen("{\"type\"", "{\"maximum\":1e400,\"type\"", 1);
+        assert_ne!(huge, text);
+        let err = parse_manifest("<test>", huge.as_bytes()).unwrap_err();
+        assert!(matches!(err, RapError::ManifestParse { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("1e400 at \"/tools/0/inputSchema"),
+            "{err}"
+        );
     }
 
     #[test]

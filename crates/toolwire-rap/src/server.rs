@@ -6,7 +6,9 @@
 //! refused before reading (413), and the body is capped while it streams (413); headers and
 //! body together must arrive within the read timeout, counted from the request's first byte
 //! (see `read_deadline.rs`), else the connection is cut; the body must parse
-//! (400); its `group_id` and call id must be the token's (404). Then, one message of a group at
+//! (400: the call the token names then ends with an error saying why, unless the ids the body
+//! claims, read without parsing, name another call); its `group_id` and call id must be the
+//! token's (404). Then, one message of a group at
 //! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
 //! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
 //! the owner's channel (503 if it stays full for the read timeout).
@@ -34,7 +36,7 @@ use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::callback::{parse_callback, refused_result, Callback, ToolResult};
+use crate::callback::{parse_callback, refused_result, Callback, ClaimedIds, ToolResult};
 use crate::error::RapError;
 use crate::event::{RapEvent, RapEventKind};
 use crate::read_deadline::{DeadlineIo, ReadClock};
@@ -514,23 +516,30 @@ async fn handle(
     clock.stop();
     let callback = match parse_callback(&body) {
         Ok(callback) => callback,
-        // Too deep to parse: the call the token names ends with an error saying so, rather
-        // than waiting for its deadline. The server is told its callback was refused.
-        Err(error) if error.too_deep => {
-            if let Some((group_id, id)) = shared.lookup(selector, &secret) {
-                let result = refused_result(group_id.clone(), id, &error);
-                let group = shared.group_lock(&group_id);
-                let _serial = group.lock().await;
-                shared
-                    .apply(selector, &secret, Callback::ToolResult(result))
-                    .await;
+        // Refused (too deep, a number no double holds, not the protocol, not JSON): the call
+        // the token names ends now with an error saying why, rather than waiting for its
+        // deadline, unless the ids the body claims (read without parsing) name another call.
+        // The server is told its callback was refused.
+        Err(error) => {
+            let Some((group_id, id)) = shared.lookup(selector, &secret) else {
+                return Ok(unknown());
+            };
+            let text = String::from_utf8_lossy(&body);
+            if ClaimedIds::scan(&text).contradicts(&group_id, &id) {
+                return Ok(unknown());
             }
-            return Ok(reply(
-                StatusCode::BAD_REQUEST,
-                "callback nests too deep (see MAX_VALUE_DEPTH); the call ended with an error\n",
-            ));
+            let result = refused_result(group_id.clone(), id, &error);
+            let group = shared.group_lock(&group_id);
+            let _serial = group.lock().await;
+            shared
+                .apply(selector, &secret, Callback::ToolResult(result))
+                .await;
+            let mut response = Response::new(Full::new(Bytes::from(format!(
+                "{error}; a call still waiting for its result ended with this error\n"
+            ))));
+            *response.status_mut() = StatusCode::BAD_REQUEST;
+            return Ok(response);
         }
-        Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "malformed callback\n")),
     };
     // Check the claimed ids before taking the group's lock, so a forged group cannot make a
     // real one wait.
@@ -861,6 +870,140 @@ mod tests {
         assert!(events.try_recv().is_err());
     }
 
+    /// Posts raw bytes; the status and the answer's text.
+    async fn post_bytes(url: &str, body: &[u8]) -> (u16, String) {
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_vec())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap_or_default())
+    }
+
+    /// Every callback the server refuses for a call it can attribute (the token names it and the
+    /// ids the body claims, read without parsing, do not contradict it) ends that call now with
+    /// an error naming why; the server is answered 400. Seen in the attack review: a number
+    /// out of range or a duplicate key left the call waiting out its whole deadline.
+    #[tokio::test]
+    async fn every_refused_callback_ends_its_call_with_an_error_naming_why() {
+        let (server, mut events) = start(ServerOptions::default()).await;
+        let huge_variant = format!(
+            r#"{{"type":"{}","group_id":"g","id":"c"}}"#,
+            "v".repeat(20_000)
+        );
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            (
+                "number out of range",
+                br#"{"type":"tool_result","group_id":"g","id":"c","text":"a","display_as":[1e400]}"#.to_vec(),
+                r#"the number 1e400 at "/display_as/0" is out of range"#,
+            ),
+            (
+                "negative number out of range in an event",
+                br#"{"type":"view_update","group_id":"g","view_type":"d","content":{"n":-1e999}}"#.to_vec(),
+                r#"-1e999 at "/content/n""#,
+            ),
+            ("not JSON", b"{nope".to_vec(), "not valid JSON"),
+            (
+                "cut off",
+                br#"{"type":"tool_result","group_id":"g","id":"c","text":"a"#.to_vec(),
+                "EOF",
+            ),
+            (
+                "a string, not a message",
+                br#""not a callback""#.to_vec(),
+                "does not fit the protocol",
+            ),
+            (
+                "wrong type",
+                br#"{"type":"tool_result","group_id":"g","id":"c","text":1}"#.to_vec(),
+                "invalid type",
+            ),
+            (
+                "unknown message type",
+                br#"{"type":"nope","group_id":"g","id":"c"}"#.to_vec(),
+                "unknown variant",
+            ),
+            ("huge unknown message type", huge_variant.into_bytes(), "unknown variant"),
+            (
+                "neither text nor content",
+                br#"{"type":"tool_result","group_id":"g","id":"c"}"#.to_vec(),
+                "neither text nor content",
+            ),
+            (
+                "too deep",
+                format!(r#"{{"group_id":"g","display_as":{}"#, "[".repeat(200)).into_bytes(),
+                "MAX_VALUE_DEPTH",
+            ),
+        ];
+        for (name, body, says) in cases {
+            let mut reg = server.register("g", "c").unwrap();
+            let url = reg.callback_url().to_owned();
+            let (status, answer) = post_bytes(&url, &body).await;
+            assert_eq!(status, 400, "{name}: {answer}");
+            assert!(answer.contains(says), "{name}: {answer}");
+            assert!(answer.len() < 2048, "{name}: the answer is bounded");
+            let ended = tokio::time::timeout(DEADLINE, reg.result())
+                .await
+                .expect("the call ended before its deadline")
+                .unwrap();
+            assert!(ended.is_error(), "{name}: {:?}", ended.text);
+            let text = ended.text.unwrap_or_default();
+            assert!(text.contains(says), "{name}: {text}");
+            assert!(text.len() < 2048, "{name}: the message is bounded");
+            // the call is over: nothing more is delivered for it
+            let late = result("g", "c", "late");
+            assert_eq!(post(&url, &late).await, 409, "{name}");
+            assert!(events.try_recv().is_err(), "{name}: no event");
+            server.close_group("g");
+        }
+    }
+
+    /// A refused body that claims another call's ids (readable though the body is not JSON)
+    /// ends nothing: the call the token names still takes its real result.
+    #[tokio::test]
+    async fn a_refused_callback_claiming_another_call_ends_nothing() {
+        let (server, _events) = start(ServerOptions::default()).await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let bodies: &[&[u8]] = &[
+            br#"{"type":"tool_result","group_id":"g","id":"other","text":1e400}"#,
+            br#"{"group_id":"other","id":"c","text":"a","display_as":[1e400"#,
+            br#"{"type":"subscription_event","group_id":"g","tool_call_id":"x","text":1}"#,
+            br#"{"id":"c","text":{"id":"c"},"id":"x", nope"#,
+        ];
+        for body in bodies {
+            let (status, _) = post_bytes(&url, body).await;
+            assert_eq!(status, 404, "{}", String::from_utf8_lossy(body));
+        }
+        assert!(reg.result.try_recv().is_err(), "nothing ended");
+        assert_eq!(post(&url, &result("g", "c", "real")).await, 200);
+        assert_eq!(reg.result().await.unwrap().text.as_deref(), Some("real"));
+    }
+
+    /// What `JSON.parse` and `response.json()` accept is accepted: a duplicate key keeps its
+    /// last value (the attack review saw one refused and its call time out), a leading byte
+    /// order mark is dropped, a number that underflows is 0.
+    #[tokio::test]
+    async fn callbacks_json_parse_accepts_are_accepted() {
+        let (server, _events) = start(ServerOptions::default()).await;
+        let cases: &[(&[u8], &str)] = &[
+            (br#"{"type":"tool_result","group_id":"g","id":"c","text":"a","text":"b"}"#, "b"),
+            (b"\xEF\xBB\xBF{\"type\":\"tool_result\",\"group_id\":\"g\",\"id\":\"c\",\"text\":\"bom\"}", "bom"),
+            (br#"{"type":"tool_result","group_id":"g","id":"c","text":"u","display_as":[1e-400]}"#, "u"),
+        ];
+        for (body, text) in cases {
+            let mut reg = server.register("g", "c").unwrap();
+            let url = reg.callback_url().to_owned();
+            let (status, answer) = post_bytes(&url, body).await;
+            assert_eq!(status, 200, "{text}: {answer}");
+            assert_eq!(reg.result().await.unwrap().text.as_deref(), Some(*text));
+            server.close_group("g");
+        }
+    }
+
     #[test]
     fn pinned_limits() {
         assert_eq!(DEFAULT_MAX_CALLBACK_BYTES, 16 * 1024 * 1024);
@@ -914,19 +1057,10 @@ mod tests {
         );
         let answer = raw(server.local_addr(), chunked.as_bytes()).await;
         assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
-        // Malformed JSON and a result without text or content.
-        assert_eq!(post(&url, &json!("not a callback")).await, 400);
+        // A refused body claiming another call's ids ends nothing.
+        let other = br#"{"type":"tool_result","group_id":"g1","id":"c2","text":1e400}"#;
+        assert_eq!(post_bytes(&url, other).await.0, 404);
         let client = reqwest::Client::new();
-        let status = client
-            .post(&url)
-            .body("{nope")
-            .send()
-            .await
-            .unwrap()
-            .status();
-        assert_eq!(status, 400);
-        let empty = json!({"type": "tool_result", "group_id": "g1", "id": "c1"});
-        assert_eq!(post(&url, &empty).await, 400);
         // Wrong method.
         let response = client.get(&url).send().await.unwrap();
         assert_eq!(response.status(), 405);
@@ -1018,8 +1152,13 @@ mod tests {
         assert!(!answer.contains(" 200 "), "{answer}");
         // A connection that never sends anything.
         assert_eq!(raw(server.local_addr(), b"").await, "");
-        // A keep-alive connection idle after its first request.
-        let idle = format!("POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{{}}");
+        // A keep-alive connection idle after its first request (a refused body, on another
+        // call's token: a refused callback ends the call it names).
+        let other = server.register("g", "other").unwrap();
+        let other_url = other.callback_url();
+        let other_path = &other_url[other_url.find(CALLBACK_PATH).unwrap()..];
+        let idle =
+            format!("POST {other_path} HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{{}}");
         let answer = raw(server.local_addr(), idle.as_bytes()).await;
         assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
         // The call is intact.

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::record::MAX_LINE_DEPTH;
+use crate::json_input::string_end;
 
 /// What replaces a container nested deeper than [`MAX_LINE_DEPTH`] levels in a written line.
 pub const CUT_PLACEHOLDER: &str = "[audit: cut, nested deeper than 127 levels]";
@@ -187,20 +188,6 @@ pub fn repair_json_text(text: &str, max_depth: usize) -> Repaired {
         cut,
         surrogates,
     }
-}
-
-/// The index just past the string starting with the `"` at `start` (the end of `bytes` when it
-/// is not closed).
-fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
 }
 
 /// Copies the JSON string `string` (quotes included) to `out`, writing each escaped lone

@@ -769,6 +769,7 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
 fn unreadable_value(error: InputError) -> ToolOutcome {
     match error {
         InputError::TooDeep => ToolOutcome::TooDeep,
+        InputError::OutOfRange(number) => ToolOutcome::Unserializable(number.to_string()),
         InputError::Invalid(error) => {
             ToolOutcome::Unserializable(format!("its JSON text is not valid ({error})"))
         }
