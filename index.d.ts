@@ -196,7 +196,7 @@ export interface ToolCall {
   tool: string
   attempt: number
   args: unknown
-  /** SHA-256 of the canonical JSON of the arguments (keys sorted, no whitespace), as 64 lowercase hex digits: the audit log's `argsHash`. */
+  /** SHA-256 of the canonical JSON of the arguments (keys sorted, no whitespace, numbers by value: 1, 1.0 and 1e0 hash alike), as 64 lowercase hex digits: the audit log's `argsHash`. */
   argsHash: string
   timeoutMs: number
   cancellable: boolean

@@ -709,8 +709,8 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
     // A sanitized value (13) comes as `[value, report]`: one level of the engine's own.
     let wrappers = usize::from(code == 13);
     let parsed = match code {
-        // What a tool returned, or a hook gave for its result.
-        4 | 9 | 11 | 13 => parse_result_value(payload, wrappers),
+        // What a tool returned, a hook gave for its result, or beforeToolCall for the arguments.
+        0 | 4 | 9 | 11 | 13 => parse_result_value(payload, wrappers),
         _ => crate::json_input::parse_wrapped(payload, wrappers),
     };
     let unreadable = |error: &InputError| format!("its answer cannot be used: {error}");
@@ -777,8 +777,8 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
 
 /// Parses a value handed over as a result (`wrappers` levels inside the driver's own arrays)
 /// with one depth count for every value: [`MAX_VALUE_DEPTH`] levels for the value, and for an
-/// object shaped as a result (a `content` or `details` key) for each of its fields, the object
-/// being the result's envelope. So `{ content, details }` with `details` 64 levels deep passes as
+/// object shaped as a result or a hook's answer (a `content`, `details` or `params` key) for each
+/// of its fields, the object being the envelope. So `{ content, details }` with `details` 64 levels deep passes as
 /// a returned value or arguments of 64 levels do. The second, wider pass runs only on a value
 /// the first refused.
 ///
@@ -792,9 +792,11 @@ fn parse_result_value(payload: &str, wrappers: usize) -> std::result::Result<Par
             } else {
                 parsed.value.get(0)
             };
-            let shaped = value
-                .and_then(Value::as_object)
-                .is_some_and(|map| map.contains_key("content") || map.contains_key("details"));
+            let shaped = value.and_then(Value::as_object).is_some_and(|map| {
+                ["content", "details", "params"]
+                    .iter()
+                    .any(|key| map.contains_key(*key))
+            });
             if shaped {
                 Ok(parsed)
             } else {
@@ -976,7 +978,7 @@ mod tests {
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let passes = |kind: &CompletionKind| {
             !matches!(kind, CompletionKind::Tool(ToolOutcome::TooDeep))
-                && !matches!(kind, CompletionKind::AfterFailed(m) | CompletionKind::PersistFailed(m) if m.contains("deeper"))
+                && !matches!(kind, CompletionKind::AfterFailed(m) | CompletionKind::PersistFailed(m) | CompletionKind::BeforeFailed(m) if m.contains("deeper"))
         };
         let report = r#"{"truncated":[],"scrubbed":{},"images":[]}"#;
         for depth in [MAX_VALUE_DEPTH - 1, MAX_VALUE_DEPTH, MAX_VALUE_DEPTH + 1] {
@@ -992,6 +994,7 @@ mod tests {
                 (4, only_details.clone()),
                 (9, details.clone()),
                 (11, details.clone()),
+                (0, format!(r#"{{"params":{{"d":{}}}}}"#, nested(depth - 1))),
                 (13, format!("[{value},{report}]")),
                 (13, format!("[{details},{report}]")),
             ];
