@@ -196,7 +196,7 @@ export interface ToolCall {
   tool: string
   attempt: number
   args: unknown
-  /** SHA-256 of the canonical JSON of the arguments (keys sorted, no whitespace), as 64 lowercase hex digits: the audit log's `argsHash`. */
+  /** SHA-256 of the canonical JSON of the arguments (keys sorted, no whitespace, numbers by value: 1, 1.0 and 1e0 hash alike), as 64 lowercase hex digits: the audit log's `argsHash`. */
   argsHash: string
   timeoutMs: number
   cancellable: boolean
@@ -244,6 +244,11 @@ export interface ToolResult {
   effects?: { created?: string[]; modified?: string[]; deleted?: string[]; renamed?: { from: string; to: string }[] }
   /** The tool asked the agent loop to stop (returned as `{ content, terminate: true }`). */
   terminate?: boolean
+  /**
+   * Set when the audit log this result belongs to could not be written (its directory could not
+   * be opened, or a write failed): why. An `audit_failed` event says so too.
+   */
+  auditFailed?: string
 }
 
 /** Parameters renamed (by an alias or a case match) and values coerced before validation. */
@@ -263,13 +268,18 @@ export type ToolExecutionEvent =
   | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
   | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
   | { type: 'redaction_failed'; toolCallId: string; toolName: string; code: 'REDACTION_FAILED' }
+  /**
+   * The dispatch's audit log could not be written: once per dispatch, with the first call whose
+   * record did not reach it (every such result carries `auditFailed`).
+   */
+  | { type: 'audit_failed'; toolCallId: string; toolName: string; runId: string | null; message: string }
   /** The run made this call (same tool, same canonical arguments) `count` times. */
   | { type: 'loop_warning'; toolCallId: string; toolName: string; count: number }
 
 /** Secret kinds scrubbed by default; custom patterns add their own kinds. */
 export type SecretKind =
   | 'openai-key' | 'anthropic-key' | 'aws-access-key' | 'github-token' | 'slack-token'
-  | 'google-api-key' | 'jwt' | 'private-key' | 'bearer-token' | 'url-password'
+  | 'google-api-key' | 'jwt' | 'private-key' | 'bearer-token' | 'url-password' | 'credential-header'
 
 /** How results are bounded and cleaned (runtime option, overridable per dispatch). */
 export interface SanitizeOptions {
@@ -492,6 +502,11 @@ export type ModelAnswer = Response | ReadableStream<Uint8Array> | AsyncIterable<
 
 export interface RunOptions extends PolicyContext {
   wire: Wire
+  /**
+   * Only these registered tools: each request offers only them and each dispatch runs only them
+   * (a call to another ends NOT_FOUND, as with dispatch's `tools`).
+   */
+  tools?: string[]
   /** Given the request body for the wire (`messages`/`input`/`contents`, `tools`, `tool_choice`/`toolConfig`, `stream`). */
   model: (request: any, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
   /** The history so far, in the wire's own message shape. */
@@ -740,6 +755,8 @@ export interface DefinitionOptions extends PolicyContext {
   jsonSchema?: boolean
   /** `openai-chat` / `openai-responses`: the strict form (`strict: true`). */
   strict?: boolean
+  /** Only these registered tools (a name not registered is a VALIDATION_ERROR naming it). */
+  tools?: string[]
 }
 
 /** What normalization did to one tool's schema for a target. */
@@ -1142,6 +1159,8 @@ export interface PlanEvent {
 
 /** Options of `ToolRuntime.executePlan`. */
 export interface PlanOptions {
+  /** Only these registered tools may run (passed to each step's dispatch; another ends NOT_FOUND). */
+  tools?: string[]
   /** The most calls in flight at once (default 4). */
   maxConcurrency?: number
   /** Every step's `retry.max` is clamped to this (default 5, at most 100). */

@@ -217,7 +217,7 @@ function declarationOf(tool, where) {
 /** The keys of the options of `new ToolRuntime(options)`. */
 const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
 /** The keys of the options of `definitions(target, options)`. */
-const DEFINITION_OPTIONS = ['jsonSchema', 'strict', ...CONTEXT_KEYS]
+const DEFINITION_OPTIONS = ['jsonSchema', 'strict', 'tools', ...CONTEXT_KEYS]
 
 /** The policy context of dispatch options (or of definitions' options), as the engine reads it. */
 function contextOf(options) {
@@ -568,6 +568,9 @@ class ToolRuntime {
     const audit = auditLog?.open(runId, { kind: 'dispatch' })
     const batch = {
       calls,
+      // slots whose id an earlier call has: the engine refuses them (VALIDATION_ERROR) and the
+      // audit log, which matches results to calls by id, records only the first
+      repeatedIds: audit === undefined ? undefined : repeatedIds(calls),
       hooks,
       signal,
       runId,
@@ -746,7 +749,7 @@ class ToolRuntime {
           const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
           if (action.length > 4) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] }
           const shown = shownIds(batch, slot, call)
-          if (batch.audit !== undefined && !batch.callRecorded) batch.audit.call(callRecord(batch, call, args))
+          if (batch.audit !== undefined && !batch.callRecorded && !batch.repeatedIds?.has(slot)) batch.audit.call(callRecord(batch, call, args))
           if (batch.otel !== undefined) {
             const description = this.#tools.get(this.#ids.get(call.name))?.tool.description
             startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
@@ -793,9 +796,10 @@ class ToolRuntime {
             const viewed = view === undefined ? result : viewOf(result, view)
             const ids = batch.shownIds?.[slot]
             const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
-            if (batch.audit !== undefined) batch.audit.result(shown)
+            if (batch.audit !== undefined && !batch.repeatedIds?.has(slot)) batch.audit.result(shown)
             emit(batch, { type: 'tool_execution_end', ...shownIds(batch, slot, call), result: shown, isError: !result.ok })
           }
+          auditFailure(batch, slot, call, result)
           if (batch.otel !== undefined) endToolSpan(batch.otel, slot, result)
           break
         }
@@ -1079,6 +1083,8 @@ function viewOf(result, view) {
   if (view.content !== undefined) shown.content = view.content
   if (view.details !== undefined) shown.details = view.details
   if (view.detailsWithheld) delete shown.details
+  if (view.data !== undefined) shown.data = view.data
+  if (view.dataWithheld) delete shown.data
   if (view.args !== undefined) shown.args = view.args
   return shown
 }
@@ -1167,6 +1173,31 @@ function abortRunning(batch, slot, reason) {
  */
 function shownIds(batch, slot, call) {
   return batch.shownIds?.[slot] ?? { toolCallId: call.id, toolName: call.name }
+}
+
+/** The slots of `calls` whose id an earlier call already has (undefined when none). */
+function repeatedIds(calls) {
+  const seen = new Set()
+  let repeated
+  for (let slot = 0; slot < calls.length; slot++) {
+    const id = calls[slot]?.id
+    if (seen.has(id)) (repeated ??= new Set()).add(slot)
+    else seen.add(id)
+  }
+  return repeated
+}
+
+/**
+ * A result whose record did not reach the audit log (it could not be opened, or a write failed)
+ * says why in `auditFailed`, and the batch emits one `audit_failed` event: never silent.
+ */
+function auditFailure(batch, slot, call, result) {
+  const failure = batch.audit?.failure
+  if (failure === undefined) return
+  result.auditFailed = failure
+  if (batch.auditFailedSent) return
+  batch.auditFailedSent = true
+  emit(batch, { type: 'audit_failed', ...shownIds(batch, slot, call), runId: batch.runId ?? null, message: failure })
 }
 
 /** Delivers an event; a listener that throws is reported, never allowed to break dispatch. */

@@ -237,6 +237,133 @@ function everything(runDir: string) {
   return ['run.json', 'calls.jsonl', 'results.jsonl', 'events.jsonl'].map((f) => readFileSync(join(runDir, f), 'utf8')).join('\n')
 }
 
+// Seen by a new user (issue 19): an audit dir under a regular file was accepted, the calls ran
+// `ok` and the log was silently off (only a process warning said so).
+describe('audit log: a directory that cannot be written is never silent', () => {
+  it('refuses at construction a dir that cannot be created or is not a directory, naming the path and the OS error', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'audit-off-'))
+    const file = join(base, 'not-a-dir')
+    writeFileSync(file, 'x')
+    const cases: [string, RegExp][] = [
+      [join(file, 'under'), /ENOTDIR/],
+      [file, /EEXIST|not a directory/],
+      [join(file, 'a', 'b'), /ENOTDIR/],
+    ]
+    for (const [dir, os] of cases) {
+      for (const make of [
+        () => new ToolRuntime({ audit: { dir } }),
+        () => new ToolRuntime().dispatch([], { audit: { dir } }),
+        () => auditOption('run: options.audit', { dir }),
+      ]) {
+        let thrown: any
+        try {
+          await make()
+        } catch (error) {
+          thrown = error
+        }
+        expect(thrown?.code, dir).toBe('VALIDATION_ERROR')
+        expect(thrown.message, dir).toContain(JSON.stringify(dir).slice(1, -1).slice(0, 40))
+        expect(thrown.message, dir).toMatch(os)
+      }
+    }
+    new ToolRuntime({ audit: { dir: join(base, 'made', 'here') } })
+    expect(statSync(join(base, 'made', 'here')).isDirectory()).toBe(true)
+  })
+
+  it('a root that stops being writable later flags every result and emits audit_failed', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'audit-later-'))
+    const dir = join(base, 'log')
+    const events: any[] = []
+    const runtime = new ToolRuntime({ audit: { dir }, onEvent: (e) => events.push(e) })
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: async () => 'ran' })
+    rmSync(dir, { recursive: true })
+    writeFileSync(dir, 'now a file')
+    const warnings = await warningsDuring(async () => {
+      const results = await runtime.dispatch(
+        [
+          { id: 'c1', name: 't', arguments: {} },
+          { id: 'c2', name: 't', arguments: {} },
+        ],
+        { runId: 'r1' },
+      )
+      for (const result of results) {
+        expect(result.status).toBe('ok')
+        expect(result.auditFailed).toMatch(/audit log of run "r1" cannot be written/)
+      }
+    })
+    expect(warnings.some((w) => w.includes('r1'))).toBe(true)
+    const failed = events.filter((e) => e.type === 'audit_failed')
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatchObject({ toolCallId: 'c1', toolName: 't', runId: 'r1', message: expect.stringContaining('cannot be written') })
+    // A log that works flags nothing.
+    const fine = new ToolRuntime({ audit: { dir: join(base, 'fine') }, onEvent: (e) => events.push(e) })
+    fine.register({ name: 't', parameters: { type: 'object' }, execute: async () => 'ran' })
+    const [ok] = await fine.dispatch([{ id: 'c3', name: 't', arguments: {} }], { runId: 'r2' })
+    expect(ok.auditFailed).toBeUndefined()
+    expect(events.filter((e) => e.type === 'audit_failed')).toHaveLength(1)
+  })
+})
+
+// Seen by a new user (issue 19): a hook's argsHash of {"n":1.0} was the hash of the model's
+// spelling, the audit log's (after JavaScript) of {"n":1}.
+describe('argsHash: one canonical form, numbers by value', () => {
+  it("a hook's argsHash is the audit log's for every spelling of a number, and the run verifies", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argshash-'))
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: async () => 'x' })
+    const spellings = ['1', '1.0', '1e0', '10E-1', '-0', '0.0', '2.50', '25e-1', '1e300', '-7.000']
+    const calls = spellings.map((n, i) => ({ id: `c${i}`, name: 't', arguments: `{"n":${n},"list":[${n},{"m":${n}}]}` }))
+    const hooked: Record<string, string> = {}
+    await runtime.dispatch(calls, {
+      runId: 'r',
+      beforeToolCall: ({ call }) => {
+        hooked[call.callId] = call.argsHash
+        return undefined
+      },
+    })
+    const logged = Object.fromEntries(replayRun(dir, 'r').calls.map((c: any) => [c.callId, c.argsHash]))
+    for (const call of calls) expect(hooked[call.id], call.arguments).toBe(logged[call.id])
+    const byValue = (n: string) => hooked[`c${spellings.indexOf(n)}`]
+    expect(byValue('1.0')).toBe(byValue('1'))
+    expect(byValue('10E-1')).toBe(byValue('1'))
+    expect(byValue('-0')).toBe(byValue('0.0'))
+    expect(byValue('2.50')).toBe(byValue('25e-1'))
+    expect(byValue('1')).not.toBe(byValue('-0'))
+    expect(verifyRun(dir, 'r').ok).toBe(true)
+  })
+})
+
+// Seen by a new user (issue 19): two calls with one id in a batch both ran, and verifyRun then
+// reported duplicate_call for a run that lost nothing.
+describe('a call id repeated in a batch', () => {
+  it('is refused before it runs, naming the id, and the audit log verifies clean', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dup-'))
+    const runtime = new ToolRuntime({ audit: { dir } })
+    const ran: number[] = []
+    runtime.register({ name: 'add', parameters: { type: 'object' }, execute: async (_id: string, a: any) => { ran.push(a.n); return `n=${a.n}` } })
+    const results = await runtime.dispatch(
+      [
+        { id: 'call_0', name: 'add', arguments: '{"n":1}' },
+        { id: 'call_0', name: 'add', arguments: '{"n":2}' },
+        { id: 'call_1', name: 'add', arguments: '{"n":3}' },
+        { id: 'call_0', name: 'add', arguments: '{"n":4}' },
+      ],
+      { runId: 'dups' },
+    )
+    expect(ran.sort()).toEqual([1, 3])
+    expect(results.map((r) => r.status)).toEqual(['ok', 'error', 'ok', 'error'])
+    for (const slot of [1, 3]) {
+      expect(results[slot]!.error?.code).toBe('VALIDATION_ERROR')
+      expect(results[slot]!.error?.message).toContain('"call_0" is already the id of call 0')
+      expect(results[slot]!.error?.details).toEqual({ duplicateOf: 0 })
+    }
+    const verdict = verifyRun(dir, 'dups')
+    expect(verdict.problems).toEqual([])
+    expect(verdict.ok).toBe(true)
+    expect(replayRun(dir, 'dups').calls.map((c: any) => c.callId)).toEqual(['call_0', 'call_1'])
+  })
+})
+
 describe('audit log: secrets never reach the disk', () => {
   const AWS = 'AKIAIOSFODNN7EXAMPLE'
   const GITHUB = 'ghp_' + 'x1'.repeat(18)

@@ -767,6 +767,61 @@ describe('toolwire audit', () => {
   }, 60_000)
 })
 
+// Seen by a new user (issue 19): `toolwire audit` and `toolwire replay` printed call ids, tool
+// names and error texts raw, so ESC/OSC/BEL/CR sequences from a model or a tool reached the terminal.
+describe('the CLI never writes a control character from its input to the terminal', () => {
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+  const hostile = [
+    '\x1b[2J\x1b[H', '\x1b]0;PWNED\x07', '\r\x1b[2Kall good', '\x9b31m', '\x9d0;t\x9c', '\x7f\x08', 'a\u202eevil', '\u2066x\u2069', 'line\u2028sep', '\x00\x0b\x0c',
+  ]
+
+  it('terminalSafe escapes every unsafe character and keeps the rest', async () => {
+    // @ts-expect-error lib/cli/terminal.js is CommonJS without declarations
+    const { terminalSafe } = await import('../lib/cli/terminal.js')
+    for (let code = 0; code < 0x2100; code++) {
+      const c = String.fromCharCode(code)
+      const out: string = terminalSafe(`x${c}y`)
+      if (UNSAFE.test(c)) expect(out, `U+${code.toString(16)}`).toBe(`x\\u${code.toString(16).padStart(4, '0')}y`)
+      else expect(out, `U+${code.toString(16)}`).toBe(`x${c}y`)
+    }
+    expect(terminalSafe('ok 😀 é\n\tnext')).toBe('ok 😀 é\n\tnext')
+  })
+
+  it('in audit (text and --json) and replay output, ids, names and messages are escaped', async () => {
+    const root = join(work, 'hostile-audit')
+    const runtime = new ToolRuntime({ audit: { dir: root } })
+    for (const [i, text] of hostile.entries()) {
+      runtime.register({ name: `t${i}`, parameters: { type: 'object' }, execute: async () => { throw new Error(`failed: ${text}`) } })
+    }
+    const calls = hostile.map((text, i) => ({ id: `call_${i}_${text}`, name: i % 2 === 0 ? `t${i}` : `t${i}${text}`, arguments: '{}' }))
+    await runtime.dispatch(calls, { runId: 'hostile' })
+    const text = cli('audit', join(root, 'hostile'))
+    const json = cli('audit', join(root, 'hostile'), '--json')
+    for (const run of [text, json]) {
+      expect(run.stdout.length).toBeGreaterThan(0)
+      expect(UNSAFE.exec(run.stdout + run.stderr)).toBeNull()
+    }
+    expect(text.stdout).toContain('\\u001b]0;PWNED\\u0007')
+    // --json still parses, to the very ids.
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain(JSON.stringify(calls[0]!.id).slice(1, -1))
+    const body = write(
+      'hostile.json',
+      JSON.stringify({
+        id: 'c', object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: hostile.map((h, i) => ({ id: `call_${h}`, type: 'function', function: { name: `read${h}`, arguments: `{"p":"${i}"}` } })) }, finish_reason: 'tool_calls' }],
+      }),
+    )
+    for (const run of [cli('replay', body, '--wire', 'openai-chat', '--full'), cli('replay', body, '--wire', 'openai-chat', '--json')]) {
+      expect(run.stdout.length).toBeGreaterThan(0)
+      expect(UNSAFE.exec(run.stdout + run.stderr)).toBeNull()
+    }
+    // The one-line error of bad input too.
+    const missing = cli('audit', join(root, 'no\x1b[2Jsuch'))
+    expect(missing.code).toBe(1)
+    expect(UNSAFE.exec(missing.stderr)).toBeNull()
+  })
+})
+
 describe('the Chromium the timeline test uses', () => {
   it('is CHROME_PATH, else /usr/bin/chromium, else chromium, chromium-browser or google-chrome on PATH', () => {
     const bin = join(work, 'browsers')

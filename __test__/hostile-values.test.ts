@@ -78,8 +78,9 @@ function hostileValue(r: Rng): { label: string; value: unknown; expect: Expect }
     },
     // Deep enough that walking it overflows JavaScript's stack: still the depth limit, not a throw.
     () => ({ label: 'nested 100000', value: nested(100_000, text), expect: 'too-deep' }),
-    () => ({ label: `details nested ${LIMIT - 1}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT - 1) }, expect: 'ok' }),
-    () => ({ label: `details nested ${LIMIT}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT) }, expect: 'too-deep' }),
+    // details get the depth of every value (the { content, details } envelope is not counted)
+    () => ({ label: `details nested ${LIMIT}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT) }, expect: 'ok' }),
+    () => ({ label: `details nested ${LIMIT + 1}`, value: { content: [{ type: 'text', text }], details: nested(LIMIT + 1) }, expect: 'too-deep' }),
     () => ({ label: 'nested 5000 (deeper than JSON.stringify can go in some engines)', value: nested(5000), expect: 'error' }),
     () => {
       const cycle: Record<string, unknown> = { text }
@@ -341,7 +342,8 @@ describe('hostile values from hooks', () => {
       const { runtime, plan } = hostileRuntime()
       plan.set('a', () => 'fine')
       plan.set('b', () => 'fine')
-      const deep = hook === 'beforeToolCall' ? { params: nested(LIMIT) } : { details: nested(LIMIT) }
+      // past the limit: the answer's own level is its envelope, as a result's is
+      const deep = hook === 'beforeToolCall' ? { params: nested(LIMIT + 1) } : { details: nested(LIMIT + 1) }
       const results = await runtime.dispatch(
         [
           { id: 'a', name: 'hostile', arguments: '{}' },
@@ -382,6 +384,38 @@ describe('hostile arguments', () => {
     expect(seen).toEqual([{ q: '\uFFFD' }, { q: 'obj \uFFFD' }, { q: '😀' }])
     expect(results.map((r) => r.args)).toEqual([{ q: '\uFFFD' }, { q: 'obj \uFFFD' }, { q: '😀' }])
     expect(textOf(results[0])).toBe('echo \uFFFD')
+  })
+
+  // Seen by a new user (issue 19): details of depth 64 ended LIMIT_EXCEEDED while a returned
+  // value and arguments of depth 64 passed: the { content, details } envelope was counted.
+  it('details, a returned value and arguments get one depth count: 64 passes, 65 does not, on every path', async () => {
+    const { runtime, plan } = hostileRuntime()
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+    const deep = (depth: number) => {
+      let value: unknown = {}
+      for (let i = 1; i < depth; i++) value = { a: value }
+      return value
+    }
+    for (const depth of [LIMIT - 1, LIMIT, LIMIT + 1]) {
+      const code = depth <= LIMIT ? undefined : 'LIMIT_EXCEEDED'
+      const shapes: Record<string, () => unknown> = {
+        value: () => deep(depth),
+        details: () => ({ content: [{ type: 'text', text: 'x' }], details: deep(depth) }),
+        'details beside an image (sanitized apart)': () => ({ content: [{ type: 'image', data: png, mimeType: 'image/png' }], details: deep(depth) }),
+        'details beside a big text (sanitized apart)': () => ({ content: [{ type: 'text', text: 'y'.repeat(300_000) }], details: deep(depth) }),
+      }
+      const ids = Object.keys(shapes)
+      for (const id of ids) plan.set(id, shapes[id]!)
+      const results = await runtime.dispatch(ids.map((id) => ({ id, name: 'hostile', arguments: '{}' })))
+      for (const [i, id] of ids.entries()) expect(results[i]!.error?.code, `${id} depth ${depth}: ${textOf(results[i]!)}`).toBe(code)
+      const [args] = await runtime.dispatch([{ id: 'args', name: 'echo', arguments: { d: deep(depth - 1) } }])
+      expect(args!.error?.code, `arguments depth ${depth}`).toBe(code)
+      const [hooked] = await runtime.dispatch([{ id: 'hooked', name: 'echo', arguments: '{}' }], {
+        afterToolCall: async () => ({ content: [{ type: 'text', text: 'replaced' }], details: deep(depth) }),
+      })
+      expect(hooked!.ok, `afterToolCall details depth ${depth}: ${textOf(hooked!)}`).toBe(code === undefined)
+    }
+    await stillServes(runtime)
   })
 
   it('arguments nested past the limit are LIMIT_EXCEEDED for that call; the tool does not run', async () => {

@@ -517,3 +517,62 @@ describe('run: callbacks that never answer', () => {
     expect((await running).stopReason).toBe('aborted')
   })
 })
+
+// Seen by a new user (issue 19): run() refused the `tools` option that dispatch, serveMcp and
+// createToolNode take, so an agent limited to read-only tools needed a policy layer.
+describe('run and executePlan: the tools option', () => {
+  function twoTools() {
+    const runtime = new ToolRuntime()
+    const ran: string[] = []
+    for (const name of ['read_file', 'delete_file']) {
+      runtime.register({ name, parameters: { type: 'object' }, execute: async () => { ran.push(name); return `${name} ran` } })
+    }
+    return { runtime, ran }
+  }
+
+  it('offers only the listed tools on every wire and runs only them', async () => {
+    for (const wire of WIRES) {
+      const { runtime, ran } = twoTools()
+      const { model, requests } = scriptedModel(wire, [
+        { calls: [{ id: 'c1', name: 'read_file', args: '{}' }, { id: 'c2', name: 'delete_file', args: '{}' }] },
+        { text: 'done' },
+      ])
+      const outcome = await runtime.run({ wire, model, tools: ['read_file'] })
+      expect(outcome.stopReason, wire).toBe('stop')
+      expect(ran, wire).toEqual(['read_file'])
+      const results = outcome.steps[0]!.results
+      expect(results.map((r) => r.status), wire).toEqual(['ok', 'error'])
+      expect(results[1]!.error?.code, wire).toBe('NOT_FOUND')
+      for (const request of requests) {
+        const offered = JSON.stringify((request as any).tools)
+        expect(offered, wire).toContain('read_file')
+        expect(offered, wire).not.toContain('delete_file')
+      }
+      // Without the option, both are offered.
+      const all = scriptedModel(wire, [{ text: 'done' }])
+      await runtime.run({ wire, model: all.model })
+      expect(JSON.stringify((all.requests[0] as any).tools), wire).toContain('delete_file')
+    }
+  })
+
+  it('names a tool that is not registered (VALIDATION_ERROR), in run and definitions', async () => {
+    const { runtime } = twoTools()
+    const { model } = scriptedModel('openai-chat', [{ text: 'x' }])
+    await expect(runtime.run({ wire: 'openai-chat', model, tools: ['read_fil'] })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/"read_fil".*did you mean "read_file"/),
+    })
+    expect(runtime.definitions('anthropic', { tools: ['delete_file'] }).tools).toHaveLength(1)
+    expect(() => runtime.definitions('anthropic', { tools: ['nope'] })).toThrow(/definitions: options\.tools names a tool that is not registered: "nope"/)
+  })
+
+  it('executePlan runs only the listed tools', async () => {
+    const { runtime, ran } = twoTools()
+    const outcome = await runtime.executePlan(
+      { steps: [{ id: 'a', tool: 'read_file', args: {} }, { id: 'b', tool: 'delete_file', args: {} }] },
+      { tools: ['read_file'] },
+    )
+    expect(ran).toEqual(['read_file'])
+    expect(JSON.stringify(outcome)).toContain('NOT_FOUND')
+  })
+})

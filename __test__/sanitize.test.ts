@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
@@ -245,6 +245,44 @@ describe('redaction', () => {
     const { events } = await run(withDetails(), 'stat', {}, { redaction: 'permissive' })
     const end = events.find((e) => e.type === 'tool_execution_end') as any
     expect(end.result.details.owner).toBe('root')
+  })
+
+  // Seen by a new user (issue 19): a tool returning a plain JSON value had it whole as `data` in
+  // every tool_execution_end event and in events.jsonl/results.jsonl (1.5 MB, unredacted) while
+  // the same value as `details` was withheld.
+  it('redacts a plain JSON value (data) as details, in events and the audit log, on every path', async () => {
+    const customer = { name: 'Ada', ssn: '078-05-1120', notes: 'n'.repeat(200_000) }
+    const cases: { redaction?: { allow: string[] }; mode?: 'permissive'; data: unknown; failed: boolean }[] = [
+      { data: undefined, failed: true },
+      { redaction: { allow: ['name'] }, data: { name: 'Ada' }, failed: false },
+      { mode: 'permissive', data: customer, failed: false },
+    ]
+    for (const hooked of [false, true]) {
+      for (const { redaction, mode, data, failed } of cases) {
+        const dir = mkdtempSync(join(tmpdir(), 'redact-data-'))
+        const runtime = new ToolRuntime({
+          audit: { dir },
+          ...(mode ? { redaction: mode } : {}),
+        })
+        runtime.register({ name: 'lookup', parameters: { type: 'object' }, redaction, execute: async () => customer })
+        const events: ToolExecutionEvent[] = []
+        const [result] = await runtime.dispatch([{ id: 'c', name: 'lookup', arguments: '{}' }], {
+          runId: 'r',
+          onEvent: (event) => events.push(event),
+          ...(hooked ? { afterToolCall: async () => undefined } : {}),
+        })
+        const how = `${JSON.stringify({ redaction, mode, hooked })}`
+        expect(result.data, how).toEqual(customer)
+        const end = events.find((e) => e.type === 'tool_execution_end') as any
+        expect(end.result.data, how).toEqual(data)
+        expect(events.some((e) => e.type === 'redaction_failed'), how).toBe(failed)
+        if (data === undefined) {
+          const audit = readFileSync(join(dir, 'r', 'results.jsonl'), 'utf8') + readFileSync(join(dir, 'r', 'events.jsonl'), 'utf8')
+          expect(audit.length, how).toBeLessThan(60_000)
+          expect(audit, how).not.toContain('"data":')
+        }
+      }
+    }
   })
 
   it('refuses a malformed redaction config, naming it', () => {

@@ -32,7 +32,25 @@ function auditOption(where, audit) {
   if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.flushIntervalMs must be a number of milliseconds >= 0, got ${describe(interval)}`)
   }
-  return { dir: path.resolve(audit.dir), flushIntervalMs: interval }
+  const dir = path.resolve(audit.dir)
+  checkWritableDir(where, dir)
+  return { dir, flushIntervalMs: interval }
+}
+
+/**
+ * Creates the audit root `dir` if need be and checks that a run directory can be made in it:
+ * a root that cannot be used (under a regular file, read-only, not a directory) is a
+ * VALIDATION_ERROR when the option is given, naming the path and the OS error, never a log that
+ * is silently off.
+ */
+function checkWritableDir(where, dir) {
+  try {
+    fs.mkdirSync(dir, { recursive: true })
+    if (!fs.statSync(dir).isDirectory()) throw new Error('it is not a directory')
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK)
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}.dir ${describe(dir)} cannot hold the audit log: ${messageOf(error)}`)
+  }
 }
 
 /**
@@ -99,8 +117,9 @@ class AuditLog {
       try {
         handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize))
       } catch (error) {
-        process.emitWarning(`toolwire: the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`, 'ToolwireWarning')
-        return undefined
+        const failure = `the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`
+        process.emitWarning(`toolwire: ${failure}`, 'ToolwireWarning')
+        return new RunAudit({ native: null, refs: 1, timer: null, failed: true, failure, runId, dir }, this.#options.flushIntervalMs)
       }
       entry = { native: handle, refs: 0, timer: null, failed: false, runId, dir }
       OPEN.set(dir, entry)
@@ -112,6 +131,7 @@ class AuditLog {
   /** Leaves the run; the last to leave closes it, merging `update` into run.json. */
   release(recorder, update) {
     const entry = recorder.entry
+    if (entry.native === null) return
     entry.refs -= 1
     if (entry.refs > 0) {
       recorder.flush()
@@ -130,7 +150,8 @@ class AuditLog {
 function warn(entry, error) {
   if (entry.failed) return
   entry.failed = true
-  process.emitWarning(`toolwire: the audit log of run "${entry.runId}" could not be written: ${messageOf(error)}`, 'ToolwireWarning')
+  entry.failure = `the audit log of run "${entry.runId}" could not be written: ${messageOf(error)}`
+  process.emitWarning(`toolwire: ${entry.failure}`, 'ToolwireWarning')
 }
 
 /** Records of one run: calls, results and events, in the order they happen. */
@@ -138,6 +159,11 @@ class RunAudit {
   constructor(entry, flushIntervalMs) {
     this.entry = entry
     this.interval = flushIntervalMs
+  }
+
+  /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */
+  get failure() {
+    return this.entry.failure
   }
 
   call(record) {
@@ -154,6 +180,7 @@ class RunAudit {
 
   flush() {
     const entry = this.entry
+    if (entry.native === null) return
     try {
       native(() => entry.native.flush())
     } catch (error) {
@@ -163,6 +190,7 @@ class RunAudit {
 
   #record(kind, record) {
     const entry = this.entry
+    if (entry.native === null) return
     try {
       let text
       try {

@@ -12,7 +12,8 @@ const DEFAULT_MAX_RETRIES = 5
 /** The most retries a plan step may ask for (toolwire_core::plan::MAX_RETRIES). */
 const MAX_RETRIES = 100
 const FUNCTION_OPTIONS = ['onEvent', 'confirm']
-const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender']
+// passed to each step's dispatch: the policy context, and `tools` (the registered tools a step may run)
+const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender', 'tools']
 
 /** The checked options of `executePlan`; a bad one throws a TypeError naming it. */
 function planOptions(options) {

@@ -77,6 +77,7 @@ function addUsage(total, usage) {
 const RUN_OPTIONS = [
   'wire', 'model', 'messages', 'maxSteps', 'signal', 'runId', 'groupId', 'userId', 'threadAncestors', 'onEvent',
   'getSteeringMessages', 'getFollowUpMessages', 'toolChoice', 'audit', 'provider', 'agentId', 'sender', 'callbackTimeoutMs',
+  'tools',
 ]
 
 function checkOptions(options) {
@@ -134,6 +135,8 @@ async function runLoop(runtime, hooks, options) {
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
     throw new TypeError(`run: options.runId must be a non-empty string, got ${describe(options.runId)}`)
   }
+  // A `tools` option naming a tool that is not registered is the caller's error, thrown before the run starts.
+  if (options.tools !== undefined) runtime.definitions(wire, { tools: options.tools })
   const runId = options.runId ?? newRunId()
   if (options.groupId !== undefined && (typeof options.groupId !== 'string' || options.groupId === '')) {
     throw new TypeError(`run: options.groupId must be a non-empty string, got ${describe(options.groupId)}`)
@@ -174,7 +177,8 @@ async function runLoop(runtime, hooks, options) {
       if (events !== undefined && events.size() > 0) messages.push(...hooks.injectedMessages(wire, events.take()))
       modelCalls += 1
       emit({ type: 'turn_start', runId, step: modelCalls })
-      const tools = runtime.definitions(wire, context).tools
+      // `tools`: the request offers only these, and each dispatch runs only these.
+      const tools = runtime.definitions(wire, { ...context, tools: options.tools }).tools
       const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
       const answer = await untilAnswered('run: the model', () => model(request, { signal }), { signal })
       if (answer === ABORTED) {
@@ -210,7 +214,7 @@ async function runLoop(runtime, hooks, options) {
       const truncated = turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
       messages.push(...runtime.encodeToolCalls(turn, wire))
-      const results = await dispatch(calls, { ...context, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
+      const results = await dispatch(calls, { ...context, tools: options.tools, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
       steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
       if (signal?.aborted) {

@@ -108,6 +108,8 @@ export function describeToolEvent(event: ToolExecutionEvent | RapEvent): string 
     }
     case 'loop_warning':
       return `loop ${event.toolName} ${event.count}`
+    case 'audit_failed':
+      return `audit failed ${event.toolCallId} ${event.runId ?? ''} ${event.message}`
     case 'rap_subscription_event':
       return `rap event ${event.callId} ${event.groupId} ${event.message.text}`
     case 'rap_oauth':
@@ -142,6 +144,7 @@ export function describeRunEvent(event: RunEvent): string {
     case 'tool_execution_end':
     case 'redaction_failed':
     case 'loop_warning':
+    case 'audit_failed':
       return describeToolEvent(event)
     default:
       return unreachable(event)
@@ -156,6 +159,7 @@ export function describePlanEvent(event: PlanEvent | ToolExecutionEvent): string
     case 'tool_execution_end':
     case 'redaction_failed':
     case 'loop_warning':
+    case 'audit_failed':
       return describeToolEvent(event)
     case 'run.started':
     case 'run.confirmationRequested':

@@ -6,6 +6,7 @@
 
 const { parseArgs } = require('./args.js')
 const { Progress } = require('./progress.js')
+const { terminalSafe } = require('./terminal.js')
 const { CliError, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, oneLine, usageError } = require('./errors.js')
 
 const COMMANDS = {
@@ -44,7 +45,8 @@ function main(argv, io = {}) {
   const stdout = io.stdout ?? process.stdout
   const stderr = io.stderr ?? process.stderr
   const json = argv.includes('--json')
-  const out = (text) => stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  // Every line goes through terminalSafe: ids, names and messages from outside are printed too.
+  const out = (text) => stdout.write(terminalSafe(text.endsWith('\n') ? text : `${text}\n`))
   try {
     const [command, ...rest] = argv
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -74,7 +76,7 @@ function main(argv, io = {}) {
     const known = error instanceof CliError
     const message = known ? error.message : `internal error: ${oneLine(error)}`
     const exitCode = known ? error.exitCode : EXIT_PROBLEMS
-    stderr.write(`toolwire: ${oneLine(message)}${known && error.kind === 'usage' ? ' (see toolwire --help)' : ''}\n`)
+    stderr.write(`toolwire: ${terminalSafe(oneLine(message))}${known && error.kind === 'usage' ? ' (see toolwire --help)' : ''}\n`)
     if (json) out(JSON.stringify({ ok: false, error: { kind: known ? error.kind : 'internal', message, exitCode } }))
     return exitCode
   }

@@ -3,6 +3,8 @@
 // --json). On by default when stderr is a terminal, `--progress` forces it, `--quiet` silences
 // it. A terminal gets one line rewritten in place; a pipe or file gets one line per step.
 
+const { terminalSafe } = require('./terminal.js')
+
 class Progress {
   constructor(stream, enabled) {
     this.stream = stream
@@ -20,17 +22,17 @@ class Progress {
   step(what) {
     if (!this.enabled) return
     if (this.tty) {
-      this.stream.write(`\r\x1b[2Ktoolwire: ${what}`)
+      this.stream.write(`\r\x1b[2Ktoolwire: ${terminalSafe(what)}`)
       this.open = true
     } else {
-      this.stream.write(`toolwire: ${what}\n`)
+      this.stream.write(`toolwire: ${terminalSafe(what)}\n`)
     }
   }
 
   /** A fraction of a step: written on a terminal only (a pipe would get one line per chunk). */
   fraction(what, done, total) {
     if (!this.enabled || !this.tty || total <= 0) return
-    this.stream.write(`\r\x1b[2Ktoolwire: ${what} ${Math.floor((done / total) * 100)}%`)
+    this.stream.write(`\r\x1b[2Ktoolwire: ${terminalSafe(what)} ${Math.floor((done / total) * 100)}%`)
     this.open = true
   }
 

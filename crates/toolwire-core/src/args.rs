@@ -255,13 +255,27 @@ fn list_failures(failures: &[Failure]) -> String {
     listed
 }
 
+/// The failures as an error's `details`, bounded as the message is: the first
+/// [`MAX_LISTED_FAILURES`] (each path and message already bounded), then, when there were more,
+/// one entry of keyword `truncated` saying how many were left out. So a call with thousands of
+/// failing properties costs a few kilobytes in events and the audit log, not its own size.
 fn failures_json(failures: &[Failure]) -> Value {
-    Value::Array(
-        failures
-            .iter()
-            .map(|f| json!({"path": f.path, "keyword": f.keyword, "message": f.message}))
-            .collect(),
-    )
+    let mut listed: Vec<Value> = failures
+        .iter()
+        .take(MAX_LISTED_FAILURES)
+        .map(|f| json!({"path": f.path, "keyword": f.keyword, "message": f.message}))
+        .collect();
+    if failures.len() > MAX_LISTED_FAILURES {
+        let more = failures.len() - MAX_LISTED_FAILURES;
+        listed.push(json!({
+            "path": "",
+            "keyword": "truncated",
+            "message": format!(
+                "and {more} more failures not listed (at most {MAX_LISTED_FAILURES} are)"
+            ),
+        }));
+    }
+    Value::Array(listed)
 }
 
 fn validation_error(tool: &str, args: &Value, failures: Vec<Failure>) -> ToolError {
@@ -550,6 +564,37 @@ mod tests {
             for failure in error.details.unwrap().as_array().unwrap() {
                 let size = failure.to_string().len();
                 assert!(size < 6 * MAX_QUOTED_ARGS, "{schema}: {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn error_details_list_at_most_twenty_failures_and_say_how_many_more() {
+        // Seen by a new user (issue 19): 2000 extra properties (229 KB of arguments) gave 271 KB
+        // of details, carried by events and the audit log, while the message was bounded.
+        let closed =
+            spec(json!({"type": "object", "properties": {}, "additionalProperties": false}));
+        let typed = spec(json!({"type": "object", "additionalProperties": {"type": "integer"}}));
+        for count in [1usize, 20, 21, 2000] {
+            let args: serde_json::Map<String, Value> = (0..count)
+                .map(|i| (format!("extra{i}"), json!("v".repeat(100))))
+                .collect();
+            for spec in [&closed, &typed] {
+                let error = validate_arguments(spec, &Value::Object(args.clone())).unwrap_err();
+                let details = error.details.unwrap();
+                let details = details.as_array().unwrap();
+                let listed = count.min(MAX_LISTED_FAILURES);
+                let more = count.saturating_sub(MAX_LISTED_FAILURES);
+                assert_eq!(details.len(), listed + usize::from(more > 0), "{count}");
+                if more > 0 {
+                    assert_eq!(details[listed]["keyword"], "truncated");
+                    assert!(details[listed]["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("and {more} more")));
+                }
+                let size = Value::Array(details.clone()).to_string().len();
+                assert!(size < 8 * MAX_QUOTED_ARGS, "{count}: {size} bytes");
             }
         }
     }

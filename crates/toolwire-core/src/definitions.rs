@@ -17,7 +17,7 @@ use crate::schema::{
 use crate::wire::encode::{encode_definitions, DefinitionFormat, ToolDefinitionInput};
 
 /// The options of `definitions(target, options)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DefinitionOptions {
     /// Gemini: send full JSON Schema as `parametersJsonSchema` instead of the OpenAPI subset.
@@ -26,6 +26,9 @@ pub struct DefinitionOptions {
     /// `openai-chat` / `openai-responses`: send the strict form (`strict: true`).
     #[serde(default)]
     pub strict: bool,
+    /// Only these registered tools (as the `tools` option of a dispatch); `None`: every one.
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
 }
 
 /// Parses the options as JSON text (empty for defaults); a bad value is the caller's error.
@@ -184,7 +187,7 @@ mod tests {
             "openai-responses",
             DefinitionOptions {
                 strict: true,
-                json_schema: false,
+                ..DefinitionOptions::default()
             },
         )
         .unwrap();

@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use crate::definitions::{definitions, DefinitionOptions};
 use crate::dispatch::{
-    Action, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now, ResumedCall,
+    Action, AllowedTools, BatchOptions, CallRequest, Completion, DispatchConfig, Dispatcher, Now,
+    ResumedCall,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::approvals::{ApprovalDecision, ApprovalStore};
@@ -181,9 +182,14 @@ impl Runtime {
         ctx: &PolicyContext,
     ) -> Result<Value> {
         let registry = &self.registry;
+        let only = options.tools.clone().map(AllowedTools::new);
+        if let Some(only) = &only {
+            only.check_option("definitions: options.tools", registry)?;
+        }
         let allowed = self
             .registry
             .iter()
+            .filter(|spec| only.as_ref().is_none_or(|only| only.allows(&spec.name)))
             .filter(|spec| self.gate.admit(spec, ctx, registry).is_ok())
             .map(|spec| spec.as_ref());
         definitions(allowed, target, options)

@@ -8,13 +8,14 @@
 
 use std::io;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
 /// How object keys are ordered in the written text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyOrder {
-    /// Keys sorted by their UTF-8 bytes, at every level (the canonical form).
+    /// Keys sorted by their UTF-8 bytes, at every level, and numbers written by value (see
+    /// [`number_by_value`]): the canonical form.
     Sorted,
     /// Keys in the order the object holds them (insertion order).
     AsHeld,
@@ -65,6 +66,10 @@ pub fn write_json<W: io::Write>(value: &Value, order: KeyOrder, out: &mut W) -> 
                     }
                 }
             }
+            Piece::Value(Value::Number(number), _) if order == KeyOrder::Sorted => {
+                serde_json::to_writer(&mut *out, &number_by_value(number))
+                    .map_err(io::Error::from)?
+            }
             Piece::Value(scalar, _) => {
                 serde_json::to_writer(&mut *out, scalar).map_err(io::Error::from)?
             }
@@ -79,6 +84,35 @@ pub fn canonical_json(value: &Value) -> String {
     // Writing into a Vec cannot fail.
     let _ = write_json(value, KeyOrder::Sorted, &mut out);
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The one form of a number's value in the canonical text: a whole number within the 64-bit
+/// integer range is an integer (`1.0`, `1e0` and `-0.0` become `1`, `1` and `0`), any other
+/// number stays the `f64` it parsed to (written in its shortest form). Numbers arrive parsed into
+/// `f64`, `i64` or `u64`, so a huge exponent (`1e308`) costs nothing more than any other number:
+/// no digits are ever expanded. So every `argsHash` (a hook's `ToolCall`, the audit log, loop
+/// detection) is the same for `{"n":1}`, `{"n":1.0}` and `{"n":1e0}`.
+pub fn number_by_value(number: &Number) -> Number {
+    /// 2^63 and 2^64 as `f64` (both exact).
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if number.is_i64() || number.is_u64() {
+        return number.clone();
+    }
+    let Some(float) = number.as_f64() else {
+        return number.clone();
+    };
+    if float.fract() != 0.0 {
+        return number.clone();
+    }
+    if (-TWO_63..TWO_63).contains(&float) {
+        // In range and whole: the cast is exact.
+        Number::from(float as i64)
+    } else if (0.0..TWO_64).contains(&float) {
+        Number::from(float as u64)
+    } else {
+        number.clone()
+    }
 }
 
 /// Feeds written bytes into a SHA-256 hasher.
@@ -137,6 +171,43 @@ mod tests {
         for (args, expected) in cases {
             assert_eq!(args_sha256(&args), expected, "args {args}");
         }
+    }
+
+    #[test]
+    fn numbers_are_hashed_by_value_whatever_their_spelling() {
+        // Seen by a new user (issue 19): a hook's argsHash of {"n":1.0} was the hash of the text
+        // as the model spelled it, the audit log's (after JavaScript) of {"n":1}.
+        let same: &[&[&str]] = &[
+            &["1", "1.0", "1e0", "10E-1", "1.00000"],
+            &["0", "-0", "0.0", "-0.0", "0e5"],
+            &["-3", "-3.0", "-30e-1"],
+            &["1.5", "15e-1", "1.50"],
+            &["9007199254740993", "9007199254740993"],
+            &["1e300", "1E300", "10e299"],
+        ];
+        let text = |n: &str| format!(r#"{{"n":{n},"list":[{n},{{"m":{n}}}]}}"#);
+        let hash = |n: &str| args_sha256(&serde_json::from_str(&text(n)).unwrap());
+        let mut distinct = std::collections::HashSet::new();
+        for group in same {
+            let first = hash(group[0]);
+            for spelling in *group {
+                assert_eq!(hash(spelling), first, "{spelling} and {}", group[0]);
+            }
+            distinct.insert(first);
+        }
+        assert_eq!(
+            distinct.len(),
+            same.len(),
+            "different values keep different hashes"
+        );
+        assert_eq!(
+            canonical_json(&serde_json::from_str(&text("1.0")).unwrap()),
+            r#"{"list":[1,{"m":1}],"n":1}"#
+        );
+        // Written as is (not canonical), a number keeps its form.
+        let mut out = Vec::new();
+        write_json(&json!(1.0), KeyOrder::AsHeld, &mut out).unwrap();
+        assert_eq!(out, b"1.0");
     }
 
     #[test]

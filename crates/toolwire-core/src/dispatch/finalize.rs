@@ -13,7 +13,7 @@ use crate::sanitize::joined::holds_secret_across;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
 use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_value};
-use crate::sanitize::view::{content_view, put_details_view, result_view};
+use crate::sanitize::view::{content_view, put_field_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
 use super::BatchText;
@@ -255,9 +255,13 @@ pub(super) fn returned_view(
     }
     let allow = spec.redaction_allow.as_deref();
     let failed = match outcome {
-        ToolOutcome::Returned(Value::Object(map)) => map
-            .get("details")
-            .is_some_and(|details| put_details_view(&mut delta, details, allow, rules.redaction)),
+        // A plain JSON value is the result's `data`, redacted as details are.
+        ToolOutcome::Returned(value) if json_text.is_some() => {
+            put_field_view(&mut delta, "data", value, allow, rules.redaction)
+        }
+        ToolOutcome::Returned(Value::Object(map)) => map.get("details").is_some_and(|details| {
+            put_field_view(&mut delta, "details", details, allow, rules.redaction)
+        }),
         _ => false,
     };
     if let Some(args) = scrubbed_args(rules, args) {
@@ -378,7 +382,7 @@ pub fn partial_view(rules: &ResultRules, spec: Option<&ToolSpec>, value: Value) 
             scrub_value(&mut details, scanner, &mut scrubbed);
         }
         let allow = spec.and_then(|s| s.redaction_allow.as_deref());
-        put_details_view(&mut view, &details, allow, rules.redaction);
+        put_field_view(&mut view, "details", &details, allow, rules.redaction);
         if !view.contains_key("details") && !view.contains_key("detailsWithheld") {
             view.insert("details".into(), details);
         }

@@ -130,6 +130,8 @@ struct Call {
     args: Value,
     /// Parsing and validation done ahead, on several threads, for a big batch.
     prechecked: Option<Prechecked>,
+    /// The slot of an earlier call of the batch with the same id: this one is refused.
+    repeats: Option<u32>,
     /// The arguments are exactly the call's own, so the driver already has them.
     args_own: bool,
     stage: Stage,
@@ -278,8 +280,21 @@ impl Call {
         parsed.map(|args| self.args = args)
     }
 
-    /// Refuses an id or arguments over the limits, naming the limit and the size.
+    /// Refuses an id already used in the batch, and an id or arguments over the limits, naming
+    /// the limit and the size.
     fn check_limits(&self, raw: &RawArguments) -> std::result::Result<(), ToolError> {
+        if let Some(first) = self.repeats {
+            return Err(ToolError::new(
+                ErrorCode::ValidationError,
+                format!(
+                    "The tool call id {} is already the id of call {first} of this batch, so this \
+                     call was not run: ids must be unique within a batch (results and the audit \
+                     log are matched to calls by id). Give each call its own id.",
+                    crate::quote::quoted(&self.request.id)
+                ),
+            )
+            .with_details(json!({ "duplicateOf": first })));
+        }
         let limits = self.limits;
         let id_chars = self.request.id.chars().count() as u64;
         if id_chars > limits.max_id_chars {
@@ -492,6 +507,7 @@ impl Dispatcher {
                     spec,
                     args: Value::Null,
                     prechecked: None,
+                    repeats: None,
                     args_own: false,
                     stage: Stage::Waiting,
                     token: 0,
@@ -515,6 +531,7 @@ impl Dispatcher {
                 .is_some_and(|s| s.execution_mode == ExecutionMode::Sequential)
         });
         let mut calls = calls;
+        mark_repeated_ids(&mut calls);
         let cancelled = options.cancelled;
         if !cancelled {
             precheck(&mut calls);
@@ -1456,6 +1473,23 @@ fn precheck(calls: &mut [Call]) {
         }
         own.into_iter().flatten().for_each(Call::precheck);
     });
+}
+
+/// Marks every call whose id an earlier call of the batch already has (the first keeps it and
+/// runs; the others are refused before they run). Linear: one map of the ids seen.
+fn mark_repeated_ids(calls: &mut [Call]) {
+    let mut first: HashMap<&str, u32> = HashMap::with_capacity(calls.len());
+    let mut repeats = Vec::new();
+    for (slot, call) in calls.iter().enumerate() {
+        let slot = slot as u32;
+        let seen = *first.entry(call.request.id.as_str()).or_insert(slot);
+        if seen != slot {
+            repeats.push((slot, seen));
+        }
+    }
+    for (slot, seen) in repeats {
+        calls[slot as usize].repeats = Some(seen);
+    }
 }
 
 /// Replaces a result's output with an error: details and data are withheld too (fail closed).

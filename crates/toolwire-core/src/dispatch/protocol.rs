@@ -512,6 +512,11 @@ impl AllowedTools {
     /// Refuses names no tool of `registry` has (the caller's VALIDATION_ERROR, naming them and
     /// the registered name closest to the first).
     pub fn check(&self, registry: &crate::registry::Registry) -> Result<()> {
+        self.check_option("dispatch: options.tools", registry)
+    }
+
+    /// [`AllowedTools::check`] for the option named `option` (`definitions: options.tools`).
+    pub fn check_option(&self, option: &str, registry: &crate::registry::Registry) -> Result<()> {
         const NAMED: usize = 5;
         let mut unknown: Vec<&str> = self
             .0
@@ -539,7 +544,7 @@ impl AllowedTools {
         Err(Error::caller(
             crate::error::ErrorCode::ValidationError,
             format!(
-                "dispatch: options.tools names {what} that {verb} not registered: {}{}",
+                "{option} names {what} that {verb} not registered: {}{}",
                 named.join(", "),
                 crate::registry::did_you_mean(unknown[0], registry.iter().map(|s| s.name.as_str()))
             ),
@@ -702,7 +707,12 @@ pub fn parse_completions(heads: &str, payloads: Vec<String>) -> Result<Vec<Compl
 /// becomes the failure of what it answers.
 fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
     // A sanitized value (13) comes as `[value, report]`: one level of the engine's own.
-    let parsed = crate::json_input::parse_wrapped(payload, usize::from(code == 13));
+    let wrappers = usize::from(code == 13);
+    let parsed = match code {
+        // What a tool returned, a hook gave for its result, or beforeToolCall for the arguments.
+        0 | 4 | 9 | 11 | 13 => parse_result_value(payload, wrappers),
+        _ => crate::json_input::parse_wrapped(payload, wrappers),
+    };
     let unreadable = |error: &InputError| format!("its answer cannot be used: {error}");
     let message = |parsed: std::result::Result<Parsed, InputError>| match parsed {
         Ok(Parsed {
@@ -763,6 +773,38 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
             )))
         }
     })
+}
+
+/// Parses a value handed over as a result (`wrappers` levels inside the driver's own arrays)
+/// with one depth count for every value: [`MAX_VALUE_DEPTH`] levels for the value, and for an
+/// object shaped as a result or a hook's answer (a `content`, `details` or `params` key) for each
+/// of its fields, the object being the envelope. So `{ content, details }` with `details` 64 levels deep passes as
+/// a returned value or arguments of 64 levels do. The second, wider pass runs only on a value
+/// the first refused.
+///
+/// [`MAX_VALUE_DEPTH`]: crate::json_input::MAX_VALUE_DEPTH
+fn parse_result_value(payload: &str, wrappers: usize) -> std::result::Result<Parsed, InputError> {
+    match crate::json_input::parse_wrapped(payload, wrappers) {
+        Err(InputError::TooDeep) => {
+            let parsed = crate::json_input::parse_wrapped(payload, wrappers + 1)?;
+            let value = if wrappers == 0 {
+                Some(&parsed.value)
+            } else {
+                parsed.value.get(0)
+            };
+            let shaped = value.and_then(Value::as_object).is_some_and(|map| {
+                ["content", "details", "params"]
+                    .iter()
+                    .any(|key| map.contains_key(*key))
+            });
+            if shaped {
+                Ok(parsed)
+            } else {
+                Err(InputError::TooDeep)
+            }
+        }
+        other => other,
+    }
 }
 
 /// The outcome of a tool whose value's JSON text cannot be read.
@@ -928,6 +970,48 @@ mod tests {
         assert!(completions(&[(99, "null")]).is_err());
         assert!(parse_completions("[[1,0,1,4]]", vec![]).is_err());
         assert!(parse_completions("nope", vec![]).is_err());
+    }
+
+    /// Seen by a new user (issue 19): `details` of depth 64 ended LIMIT_EXCEEDED while a returned
+    /// value and arguments of depth 64 passed (the `{ content, details }` envelope was counted).
+    #[test]
+    fn details_get_the_same_depth_as_every_value() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let passes = |kind: &CompletionKind| {
+            !matches!(kind, CompletionKind::Tool(ToolOutcome::TooDeep))
+                && !matches!(kind, CompletionKind::AfterFailed(m) | CompletionKind::PersistFailed(m) | CompletionKind::BeforeFailed(m) if m.contains("deeper"))
+        };
+        let report = r#"{"truncated":[],"scrubbed":{},"images":[]}"#;
+        for depth in [MAX_VALUE_DEPTH - 1, MAX_VALUE_DEPTH, MAX_VALUE_DEPTH + 1] {
+            let ok = depth <= MAX_VALUE_DEPTH;
+            let value = nested(depth);
+            let details =
+                format!(r#"{{"content":[{{"type":"text","text":"x"}}],"details":{value}}}"#);
+            let only_details = format!(r#"{{"details":{value}}}"#);
+            // (kind, payload, passes): a plain value, a result's details, a hook's answer
+            let cases = [
+                (4u8, value.clone()),
+                (4, details.clone()),
+                (4, only_details.clone()),
+                (9, details.clone()),
+                (11, details.clone()),
+                (0, format!(r#"{{"params":{{"d":{}}}}}"#, nested(depth - 1))),
+                (13, format!("[{value},{report}]")),
+                (13, format!("[{details},{report}]")),
+            ];
+            for (code, payload) in cases {
+                let kind = completion_kind(code, &payload).unwrap();
+                assert_eq!(passes(&kind), ok, "kind {code} depth {depth}: {kind:?}");
+            }
+            // Not result-shaped: the object counts as a level.
+            let other = format!(r#"{{"other":{value}}}"#);
+            let kind = completion_kind(4, &other).unwrap();
+            assert_eq!(
+                passes(&kind),
+                depth < MAX_VALUE_DEPTH,
+                "other depth {depth}"
+            );
+        }
     }
 
     /// What a tool or hook hands over that the engine cannot read fails that completion's call

@@ -292,6 +292,54 @@ fn calls_that_cannot_run_end_at_once_with_their_errors() {
 }
 
 #[test]
+fn a_call_repeating_an_id_of_its_batch_is_refused_before_it_runs() {
+    // Seen by a new user (issue 19): two calls with one id both ran and both results came back
+    // under it, and verifyRun then reported duplicate_call for a run that lost nothing.
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    // (calls, the slots that run, the slot each refused one repeats)
+    type Case<'a> = (&'a [&'a str], &'a [u32], &'a [(u32, u32)]);
+    let cases: &[Case<'_>] = &[
+        (&["a", "a"], &[0], &[(1, 0)]),
+        (
+            &["a", "b", "a", "b", "a"],
+            &[0, 1],
+            &[(2, 0), (3, 1), (4, 0)],
+        ),
+        (&["x", "y", "z"], &[0, 1, 2], &[]),
+        (&["", ""], &[0], &[(1, 0)]),
+    ];
+    for (batch, (ids, run, refused)) in cases.iter().enumerate() {
+        let batch = batch as u32 + 1;
+        let calls: Vec<(&str, &str, &str)> = ids.iter().map(|id| (*id, "t", "{}")).collect();
+        let actions = h.open(batch, &calls, events());
+        let expected: Vec<CallRef> = run.iter().map(|slot| at(batch, *slot)).collect();
+        assert_eq!(started(&actions), expected, "{ids:?}");
+        for (slot, first) in *refused {
+            let error = h.result(at(batch, *slot)).error.unwrap();
+            assert_eq!(
+                error.code,
+                ErrorCode::ValidationError,
+                "{ids:?} slot {slot}"
+            );
+            let id = ids[*slot as usize];
+            assert!(
+                error
+                    .message
+                    .contains(&format!("\"{id}\" is already the id of call {first}")),
+                "{}",
+                error.message
+            );
+            assert_eq!(error.details, Some(json!({ "duplicateOf": first })));
+        }
+        for slot in *run {
+            h.settle(at(batch, *slot), ToolOutcome::Returned(json!("ok")));
+        }
+        assert!(h.batch_done(batch), "{ids:?}");
+    }
+}
+
+#[test]
 fn an_empty_batch_is_done_at_once() {
     let mut h = Harness::new(16);
     let actions = h.open(1, &[], events());

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
 use super::tools::canonical_tool_name;
 use crate::audit::canonical::args_sha256;
@@ -161,11 +161,7 @@ impl LoopDetector {
         let Some(options) = self.options else {
             return LoopVerdict::Ok;
         };
-        let key = format!(
-            "{}\u{0}{}",
-            canonical_tool_name(tool),
-            args_sha256(&numbers_by_value(args))
-        );
+        let key = format!("{}\u{0}{}", canonical_tool_name(tool), args_sha256(args));
         let counts = self.run_mut(run);
         let count = match counts.calls.get_mut(&key) {
             Some(count) => {
@@ -226,48 +222,6 @@ impl LoopDetector {
             );
         }
         self.runs.entry(run.to_string()).or_default()
-    }
-}
-
-/// `value` with every number in one form per value: a whole number within the 64-bit integer
-/// range is an integer (`1.0`, `1e0` and `-0.0` become `1`, `1` and `0`), any other number stays
-/// the `f64` it parsed to (written in its shortest form). Numbers arrive parsed into `f64`, `i64`
-/// or `u64`, so a huge exponent (`1e308`) costs nothing more than any other number: no digits
-/// are ever expanded.
-fn numbers_by_value(value: &Value) -> Value {
-    match value {
-        Value::Number(number) => Value::Number(number_by_value(number)),
-        Value::Array(items) => Value::Array(items.iter().map(numbers_by_value).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(key, item)| (key.clone(), numbers_by_value(item)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// The one form of a number's value (see [`numbers_by_value`]).
-fn number_by_value(number: &Number) -> Number {
-    /// 2^63 and 2^64 as `f64` (both exact).
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-    if number.is_i64() || number.is_u64() {
-        return number.clone();
-    }
-    let Some(float) = number.as_f64() else {
-        return number.clone();
-    };
-    if float.fract() != 0.0 {
-        return number.clone();
-    }
-    if (-TWO_63..TWO_63).contains(&float) {
-        // In range and whole: the cast is exact.
-        Number::from(float as i64)
-    } else if (0.0..TWO_64).contains(&float) {
-        Number::from(float as u64)
-    } else {
-        number.clone()
     }
 }
 

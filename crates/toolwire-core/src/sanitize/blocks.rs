@@ -108,16 +108,24 @@ fn sanitize_blocks(
         texts,
         buffers,
     } = input;
-    // `{ rest: value }`: the tool's value one level down. Too deep is the tool's fault (its
-    // call ends LIMIT_EXCEEDED), never the engine's.
-    let description = json_input::prepare_wrapped(description, 1).map_err(|too_deep| {
+    // `{ details, rest: { details, ... } }`: details one level down, and the tool's value (whose
+    // own level is the result's envelope, see dispatch::protocol) two, each with the depth of
+    // every value. Too deep is the tool's fault (its call ends LIMIT_EXCEEDED), never the
+    // engine's.
+    let too_deep = |too_deep: json_input::TooDeep| {
         Error::caller(
             ErrorCode::LimitExceeded,
             format!("the value cannot be used: {too_deep}"),
         )
-    })?;
+    };
+    let description = json_input::prepare_wrapped(description, 2).map_err(too_deep)?;
     let mut described: Description = serde_json::from_str(&description)
         .map_err(|e| Error::internal(format!("malformed content description: {e}")))?;
+    if described.details.as_ref().is_some_and(|details| {
+        crate::audit::salvage::depth_of(details) > json_input::MAX_VALUE_DEPTH
+    }) {
+        return Err(too_deep(json_input::TooDeep));
+    }
     let text = |i: usize| {
         texts
             .get(i)

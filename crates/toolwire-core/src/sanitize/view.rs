@@ -45,23 +45,25 @@ pub fn details_view(details: &Value, allow: Option<&[String]>, mode: RedactionMo
     }
 }
 
-/// Puts what events may carry of `details` into a view delta: the allowed fields as `details`,
-/// or `detailsWithheld: true`; nothing when they pass as they are. Returns whether they were
+/// Puts what events may carry of a result's `field` (`details`, or `data`: the value a tool
+/// returned as plain JSON, redacted the same way) into a view delta: the allowed fields under
+/// `field`, or `<field>Withheld: true`; nothing when it passes as it is. Returns whether it was
 /// withheld for want of an allowlist (the caller emits `redaction_failed`).
-pub fn put_details_view(
+pub fn put_field_view(
     delta: &mut Map<String, Value>,
-    details: &Value,
+    field: &str,
+    value: &Value,
     allow: Option<&[String]>,
     mode: RedactionMode,
 ) -> bool {
-    match details_view(details, allow, mode) {
+    match details_view(value, allow, mode) {
         DetailsView::Same => false,
-        DetailsView::Filtered(value) => {
-            delta.insert("details".into(), value);
+        DetailsView::Filtered(kept) => {
+            delta.insert(field.into(), kept);
             false
         }
         DetailsView::Withheld => {
-            delta.insert("detailsWithheld".into(), Value::Bool(true));
+            delta.insert(format!("{field}Withheld"), Value::Bool(true));
             allow.is_none()
         }
     }
@@ -152,7 +154,7 @@ fn base64_len(data: &str) -> usize {
 }
 
 /// The view of a result for events, as the fields that differ from the result: `content`,
-/// `details`, `detailsWithheld: true` and `args`. `None` when the view is the result itself.
+/// `details`, `detailsWithheld: true`, `data`, `dataWithheld: true` and `args`. `None` when the view is the result itself.
 /// The second value is whether details were withheld for want of an allowlist (the caller emits
 /// `redaction_failed`).
 pub fn result_view(
@@ -171,10 +173,12 @@ pub fn result_view(
     if let Some(content) = content_view(&result.content, images, text_chars, head_ratio) {
         delta.insert("content".into(), Value::Array(content));
     }
-    let failed = result
-        .details
-        .as_ref()
-        .is_some_and(|details| put_details_view(&mut delta, details, allow, mode));
+    let mut failed = false;
+    for (field, value) in [("details", &result.details), ("data", &result.data)] {
+        if let Some(value) = value {
+            failed |= put_field_view(&mut delta, field, value, allow, mode);
+        }
+    }
     if let Some(args) = args {
         delta.insert("args".into(), args);
     }
@@ -229,6 +233,49 @@ mod tests {
             details_view(&details, None, RedactionMode::Permissive),
             DetailsView::Same
         );
+    }
+
+    #[test]
+    fn details_and_data_are_redacted_alike() {
+        // A tool returning a plain JSON value (its `data`) had it reach events and the audit log
+        // whole under strict redaction, while the same value as `details` was withheld.
+        let value = json!({"name": "Ada", "ssn": "078-05-1120"});
+        let cases: &[(Option<&[&str]>, RedactionMode, Value, bool)] = &[
+            (
+                None,
+                RedactionMode::Strict,
+                json!({"{f}Withheld": true}),
+                true,
+            ),
+            (None, RedactionMode::Permissive, Value::Null, false),
+            (
+                Some(&["name"]),
+                RedactionMode::Strict,
+                json!({"{f}": {"name": "Ada"}}),
+                false,
+            ),
+            (Some(&["*"]), RedactionMode::Strict, Value::Null, false),
+        ];
+        for field in ["details", "data"] {
+            for (allowed, mode, expected, failed) in cases {
+                let mut result = ToolResult::ok("c".into(), "t".into(), Value::Null);
+                match field {
+                    "details" => result.details = Some(value.clone()),
+                    _ => result.data = Some(value.clone()),
+                }
+                let allowed = allowed.map(allow);
+                let (view, withheld) =
+                    result_view(&result, allowed.as_deref(), *mode, 8000, 0.5, None);
+                let expected: Value =
+                    serde_json::from_str(&expected.to_string().replace("{f}", field)).unwrap();
+                assert_eq!(
+                    view.unwrap_or(Value::Null),
+                    expected,
+                    "{field} {allowed:?} {mode:?}"
+                );
+                assert_eq!(withheld, *failed, "{field} {allowed:?} {mode:?}");
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the wire, which drives the shared [`Turn`].
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::json_input::repair_surrogates;
 use crate::registry::did_you_mean;
 
 use super::json_seq::JsonSeqFramer;
@@ -177,7 +178,7 @@ impl StreamDecoder {
             return self.after_finish();
         }
         self.keep_head(json.as_bytes());
-        self.decoder.event(&mut self.turn, None, json);
+        feed(&mut *self.decoder, &mut self.turn, None, json);
         self.turn.take_events()
     }
 
@@ -250,11 +251,15 @@ impl StreamDecoder {
 
     fn drain_framed(&mut self) {
         for event in self.sse_events.drain(..) {
-            self.decoder
-                .event(&mut self.turn, event.event.as_deref(), &event.data);
+            feed(
+                &mut *self.decoder,
+                &mut self.turn,
+                event.event.as_deref(),
+                &event.data,
+            );
         }
         for value in self.json_values.drain(..) {
-            self.decoder.event(&mut self.turn, None, &value);
+            feed(&mut *self.decoder, &mut self.turn, None, &value);
         }
     }
 
@@ -263,6 +268,14 @@ impl StreamDecoder {
             .error("input after finish() was ignored: a decoder decodes one response");
         self.turn.take_events()
     }
+}
+
+/// Hands one event to the wire's decoder, its escaped lone surrogates (`"\ud83d"`, half an emoji
+/// that `JSON.parse` accepts and an SDK yields when a string was cut) replaced by U+FFFD first:
+/// every event of every wire, framed from bytes or pushed parsed, goes through here, so no chunk
+/// is lost to serde_json refusing the escape.
+fn feed(decoder: &mut dyn WireDecoder, turn: &mut Turn, name: Option<&str>, data: &str) {
+    decoder.event(turn, name, &repair_surrogates(data));
 }
 
 /// The keys of the decoder options.
@@ -460,7 +473,7 @@ mod tests {
     }
 
     /// Decodes `body` cut at the given thousandths of its length.
-    fn decode(wire: Wire, body: &[u8], cuts: &[u16]) -> Decoded {
+    pub(super) fn decode(wire: Wire, body: &[u8], cuts: &[u16]) -> Decoded {
         let mut points: Vec<usize> = cuts
             .iter()
             .map(|c| *c as usize * body.len() / 1000)
@@ -591,6 +604,7 @@ mod tests {
 /// that is not the wire at all is an error naming what it was.
 #[cfg(test)]
 mod whole_response_tests {
+    use proptest::prelude::*;
     use serde_json::{json, Value};
 
     use super::super::test_support::{decode_body, decode_events, Decoded};
@@ -806,6 +820,115 @@ mod whole_response_tests {
             essence(&decoded),
             essence(&decode_body(Wire::Gemini, &[gemini_stream().as_bytes()]))
         );
+    }
+
+    /// `json` (a body or an event) with its text, argument value and call ids holding `escape`
+    /// (`\ud83d`, a lone surrogate, or `\ufffd`), as JSON escapes.
+    fn with_escape(json: &str, escape: &str) -> String {
+        let mut out = json
+            .replace("Let me look.", &format!("Let me look{escape}"))
+            .replace("a.txt", &format!("a{escape}.txt"));
+        for id in ["call_1", "toolu_1", "g1", "abcdefghi"] {
+            out = out.replace(&format!("\"{id}\""), &format!("\"{id}{escape}\""));
+        }
+        out
+    }
+
+    /// The data of each event of an SSE body, `[DONE]` left out.
+    fn event_data(body: &str) -> Vec<String> {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter(|data| *data != "[DONE]")
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Every way a body reaches a decoder: bytes whole, bytes in 5-byte pieces (cutting the
+    /// escapes), and its events pushed one by one.
+    fn every_way(wire: Wire, body: &str) -> Vec<(&'static str, Decoded)> {
+        let data = event_data(body);
+        let events: Vec<&str> = if data.is_empty() {
+            vec![body]
+        } else {
+            data.iter().map(String::as_str).collect()
+        };
+        let pieces: Vec<&[u8]> = body.as_bytes().chunks(5).collect();
+        vec![
+            ("bytes", decode_body(wire, &[body.as_bytes()])),
+            ("5-byte pieces", decode_body(wire, &pieces)),
+            ("pushEvent", decode_events(wire, "", &events)),
+        ]
+    }
+
+    #[test]
+    fn escaped_lone_surrogates_in_text_ids_and_arguments_become_replacement_characters_on_every_wire(
+    ) {
+        // Seen from SDK iterators that cut a string mid-emoji: JSON.parse accepts "\ud83d", serde
+        // refused the whole chunk ("unexpected end of hex escape") and its text and call were lost.
+        let cases: Vec<(Wire, String, Value)> = vec![
+            (Wire::OpenAiChat, chat_stream(), chat_whole()),
+            (Wire::Mistral, mistral_stream(), mistral_whole()),
+            (Wire::Anthropic, anthropic_stream(), anthropic_whole()),
+            (Wire::OpenAiResponses, responses_stream(), responses_whole()),
+            (Wire::Gemini, gemini_stream(), gemini_whole()),
+        ];
+        for (wire, stream, whole) in cases {
+            for (shape, body) in [("stream", stream), ("whole", whole.to_string())] {
+                let expected = essence(&decode_body(
+                    wire,
+                    &[with_escape(&body, "\\ufffd").as_bytes()],
+                ));
+                assert_eq!(
+                    expected["errors"],
+                    json!([]),
+                    "{wire:?} {shape}: {expected}"
+                );
+                assert_eq!(expected["stopReason"], "toolUse", "{wire:?} {shape}");
+                assert_eq!(expected["text"], "Let me look\u{fffd}", "{wire:?} {shape}");
+                let calls = expected["toolCalls"].as_array().unwrap();
+                let arguments: Value =
+                    serde_json::from_str(calls[0]["arguments"].as_str().unwrap()).unwrap();
+                assert_eq!(arguments["path"], "a\u{fffd}.txt", "{wire:?} {shape}");
+                assert!(
+                    calls[0]["id"].as_str().unwrap().ends_with('\u{fffd}'),
+                    "{wire:?} {shape}: {}",
+                    calls[0]["id"]
+                );
+                for escape in ["\\ud83d", "\\udc00", "\\uDFFF"] {
+                    let lone = with_escape(&body, escape);
+                    for (how, decoded) in every_way(wire, &lone) {
+                        let got = essence(&decoded);
+                        assert_eq!(got, expected, "{wire:?} {shape} {escape} by {how}");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_stream_with_lone_surrogates_decodes_the_same_however_it_is_split(
+            pieces in prop::collection::vec(prop_oneof![
+                // (as sent, as it must decode): a lone high (kept apart from a low by the x), a
+                // lone low, a valid pair, an escaped backslash before u, plain text.
+                Just(("\\ud83dx", "\\ufffdx")),
+                Just(("\\udc00", "\\ufffd")),
+                Just(("\\ud83d\\ude00", "😀")),
+                Just(("\\\\u", "\\\\u")),
+                Just(("é", "é")),
+            ], 0..12),
+            cuts in prop::collection::vec(0u16..1000, 0..20),
+        ) {
+            let sent: String = pieces.iter().map(|p| p.0).collect();
+            let meant: String = pieces.iter().map(|p| p.1).collect();
+            let expected = essence(&decode_body(
+                Wire::OpenAiChat,
+                &[chat_stream().replace("Let me look.", &meant).as_bytes()],
+            ));
+            prop_assert_eq!(&expected["errors"], &json!([]));
+            let body = chat_stream().replace("Let me look.", &sent);
+            prop_assert_eq!(essence(&super::tests::decode(Wire::OpenAiChat, body.as_bytes(), &cuts)), expected);
+        }
     }
 
     #[test]

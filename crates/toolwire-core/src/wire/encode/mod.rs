@@ -147,7 +147,8 @@ impl HistoryCall {
     /// empty, unparseable or non-object text gives `{}`. Such a call was refused, and its error
     /// result tells the model what was wrong with what it sent.
     fn arguments_object(&self) -> Value {
-        match serde_json::from_str::<Value>(&self.arguments) {
+        match serde_json::from_str::<Value>(&crate::json_input::repair_surrogates(&self.arguments))
+        {
             Ok(object @ Value::Object(_)) => object,
             _ => Value::Object(Map::new()),
         }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::{HistoryThinking, HistoryTurn, ResultInput};
 use crate::envelope::ContentBlock;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json_input::repair_surrogates;
 use crate::wire::json_text::json_string;
 
 /// Parses a JSON array of results. Each element is a toolwire `ToolResult` or a pi-ai
@@ -25,7 +26,7 @@ use crate::wire::json_text::json_string;
 /// Every other key is ignored. A malformed element is a caller error naming it, e.g.
 /// `results[2].content[0].mimeType: expected a string, got 3`.
 pub fn parse_results(json: &str) -> Result<Vec<ResultInput>> {
-    let value: Value = serde_json::from_str(json)
+    let value: Value = serde_json::from_str(&repair_surrogates(json))
         .map_err(|e| invalid(format!("results are not valid JSON: {e}")))?;
     let Value::Array(items) = value else {
         return Err(invalid(format!(
@@ -47,7 +48,7 @@ pub fn parse_results(json: &str) -> Result<Vec<ResultInput>> {
 /// the calls are `calls`, else `toolCalls`). Unknown keys are ignored. A malformed part is a
 /// caller error naming the list and index, e.g. "toolCalls[1]: missing field `id`".
 pub fn parse_history_turn(json: &str) -> Result<HistoryTurn> {
-    let value: Value = serde_json::from_str(json)
+    let value: Value = serde_json::from_str(&repair_surrogates(json))
         .map_err(|e| invalid(format!("history turn is not valid JSON: {e}")))?;
     match value {
         Value::Array(items) => Ok(HistoryTurn {
@@ -560,6 +561,32 @@ mod tests {
         assert_eq!(turn.calls[0].arguments, r#"{"path":"a"}"#);
         assert!(turn.calls[1].is_custom());
         assert_eq!(turn.calls[1].metadata_str("itemId"), Some("ctc_2"));
+    }
+
+    #[test]
+    fn escaped_lone_surrogates_in_results_and_history_become_replacement_characters() {
+        // JSON.stringify writes "\ud83d" for half an emoji: a result or turn holding one was
+        // refused whole ("unexpected end of hex escape").
+        let results = parse_results(
+            r#"[{"callId":"c\ud83d","tool":"t","content":"cut \udc00 here","isError":false}]"#,
+        )
+        .unwrap();
+        assert_eq!(results[0].call_id, "c\u{fffd}");
+        assert_eq!(
+            serde_json::to_value(&results[0].content).unwrap()[0]["text"],
+            "cut \u{fffd} here"
+        );
+        let turn = parse_history_turn(
+            r#"{"text":"a\ud83d","calls":[{"id":"x\uDFFF","name":"t","arguments":"{\"p\":\"\\ud83d\"}"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(turn.text, "a\u{fffd}");
+        assert_eq!(turn.calls[0].id, "x\u{fffd}");
+        // The arguments text holds the escape itself; a wire that carries parsed arguments reads it.
+        assert_eq!(
+            turn.calls[0].arguments_object(),
+            serde_json::json!({"p": "\u{fffd}"})
+        );
     }
 
     #[test]

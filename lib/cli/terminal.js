@@ -1,0 +1,25 @@
+'use strict'
+// What the CLI prints is partly text from outside (call ids and tool names a model sent, tool
+// error messages, file contents): a control character in it would reach the user's terminal
+// (ESC and OSC sequences retitle it, clear the screen, hide text, write links; CR and backspace
+// overwrite a line; bidi overrides reorder what is shown). Every line the CLI writes passes
+// through `terminalSafe`, once, where it is written.
+
+/**
+ * C0 controls but tab and newline (the CLI's own layout: lines and columns), DEL, C1 controls
+ * (U+0080-U+009F: 8-bit CSI, OSC, ...), the bidi embeddings and overrides U+202A-U+202E and the
+ * isolates U+2066-U+2069, and the line and paragraph separators U+2028/U+2029.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * `text` with every unsafe character written as its `\uXXXX` escape (visible, and in JSON output
+ * a valid escape of the same character, so `--json` output still parses to the same value).
+ * Linear in the text.
+ */
+function terminalSafe(text) {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+module.exports = { terminalSafe }
