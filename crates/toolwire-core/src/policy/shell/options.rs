@@ -196,19 +196,21 @@ mod tests {
 
     #[test]
     fn defaults_are_the_documented_lists() {
-        assert_eq!(
-            DEFAULT_TRUSTED_DIRS,
-            &[
-                "/bin",
-                "/usr/bin",
-                "/usr/local/bin",
-                "/sbin",
-                "/usr/sbin",
-                "/usr/local/sbin",
-                "/usr/games",
-                "/usr/local/games"
-            ]
-        );
+        // The README's list of the default trusted dirs, read from the README itself: the
+        // constant and the documentation cannot drift apart.
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+                .expect("README.md at the repository root");
+        let start = readme
+            .find("`trustedDirs` (default ")
+            .expect("the trustedDirs paragraph");
+        let list = &readme[start..];
+        let list = &list["`trustedDirs` (default ".len()..list.find(": the root-owned").unwrap()];
+        let documented: Vec<&str> = list
+            .split(',')
+            .map(|dir| dir.trim().trim_matches('`'))
+            .collect();
+        assert_eq!(DEFAULT_TRUSTED_DIRS, documented.as_slice());
         let defaults = AnalyzeOptions::from_json(&Value::Null).unwrap();
         let dirs: Vec<&str> = defaults
             .trusted_dirs
