@@ -328,6 +328,22 @@ pub fn refused_result(group_id: String, id: String, error: &CallbackError) -> To
     }
 }
 
+/// The last event an open subscription gets when its server's callback cannot be used: final,
+/// in the protocol's `Error:` convention, saying why (a refused event must not leave the
+/// subscription open, silent, until its thread closes).
+pub fn refused_event(group_id: String, id: String, error: &CallbackError) -> SubscriptionEvent {
+    SubscriptionEvent {
+        group_id,
+        tool_call_id: id,
+        text: format!(
+            "Error: the tool server's callback was refused, so its subscription ended: {}",
+            error.message
+        ),
+        associative: false,
+        r#final: Some(true),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,9 @@
 //! refused before reading (413), and the body is capped while it streams (413); headers and
 //! body together must arrive within the read timeout, counted from the request's first byte
 //! (see `read_deadline.rs`), else the connection is cut; the body must parse
-//! (400: the call the token names then ends with an error saying why, unless the ids the body
-//! claims, read without parsing, name another call); its `group_id` and call id must be the
+//! (400: the call the token names then ends with an error saying why, or its open subscription
+//! with a final error event, unless the ids the body claims, read without parsing, name another
+//! call); its `group_id` and call id must be the
 //! token's (404). Then, one message of a group at
 //! a time: a `tool_result` is accepted once and delivered once (a repeat answers 200 when
 //! identical, 409 when not, and is never delivered); other messages become [`RapEvent`]s on
@@ -36,7 +37,9 @@ use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::callback::{parse_callback, refused_result, Callback, ClaimedIds, ToolResult};
+use crate::callback::{
+    parse_callback, refused_event, refused_result, Callback, CallbackError, ClaimedIds, ToolResult,
+};
 use crate::error::RapError;
 use crate::event::{RapEvent, RapEventKind};
 use crate::read_deadline::{DeadlineIo, ReadClock};
@@ -528,14 +531,12 @@ async fn handle(
             if ClaimedIds::scan(&text).contradicts(&group_id, &id) {
                 return Ok(unknown());
             }
-            let result = refused_result(group_id.clone(), id, &error);
             let group = shared.group_lock(&group_id);
             let _serial = group.lock().await;
-            shared
-                .apply(selector, &secret, Callback::ToolResult(result))
-                .await;
+            shared.refuse(selector, &secret, group_id, id, &error).await;
             let mut response = Response::new(Full::new(Bytes::from(format!(
-                "{error}; a call still waiting for its result ended with this error\n"
+                "{error}; the call still waiting for its result, or the subscription still open, \
+                 on this URL ended with this error\n"
             ))));
             *response.status_mut() = StatusCode::BAD_REQUEST;
             return Ok(response);
@@ -736,6 +737,33 @@ impl Shared {
             }
         }
         reply(StatusCode::OK, "ok\n")
+    }
+
+    /// Ends what the token's entry waits for because a callback for it was refused (`error`):
+    /// a call still waiting gets an error result, an open subscription a final error event
+    /// (see [`refused_event`]); a call already over takes nothing more. Run under the group's
+    /// lock, so the state seen here is the one the message is applied to.
+    async fn refuse(
+        &self,
+        selector: u64,
+        secret: &[u8; SECRET_BYTES],
+        group_id: String,
+        id: String,
+        error: &CallbackError,
+    ) {
+        let subscribed = matches!(
+            self.entries.lock().get(&selector).map(|e| &e.state),
+            Some(State::Done {
+                subscribed: true,
+                ..
+            })
+        );
+        let callback = if subscribed {
+            Callback::SubscriptionEvent(refused_event(group_id, id, error))
+        } else {
+            Callback::ToolResult(refused_result(group_id, id, error))
+        };
+        self.apply(selector, secret, callback).await;
     }
 
     /// A `tool_result` for the entry: delivered the first time, compared afterwards.
@@ -957,6 +985,81 @@ mod tests {
             let late = result("g", "c", "late");
             assert_eq!(post(&url, &late).await, 409, "{name}");
             assert!(events.try_recv().is_err(), "{name}: no event");
+            server.close_group("g");
+        }
+    }
+
+    /// A subscription whose server posts an event the parser refuses (a field of the wrong type,
+    /// a number `JSON.parse` reads as Infinity, a missing field, too deep, not JSON) ends at once
+    /// with a final error event naming what was wrong: it stayed open, silent, until its thread
+    /// closed, as a refused `tool_result` once left its call waiting for its deadline.
+    #[tokio::test]
+    async fn a_refused_subscription_event_ends_its_subscription_with_an_error() {
+        let limit = toolwire_core::json_input::MAX_VALUE_DEPTH;
+        let deep = format!(
+            r#"{{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":"t","x":{}1{}}}"#,
+            "[".repeat(limit + 1),
+            "]".repeat(limit + 1)
+        );
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            (
+                "text of the wrong type",
+                br#"{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":7}"#.to_vec(),
+                "invalid type",
+            ),
+            (
+                "final of the wrong type",
+                br#"{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":"t","final":"yes"}"#.to_vec(),
+                "invalid type",
+            ),
+            (
+                "a number JSON.parse reads as Infinity",
+                br#"{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":"t","n":1e400}"#.to_vec(),
+                "1e400",
+            ),
+            (
+                "no text",
+                br#"{"type":"subscription_event","group_id":"g","tool_call_id":"c"}"#.to_vec(),
+                "text",
+            ),
+            ("too deep", deep.into_bytes(), "deeper"),
+            ("not JSON", b"{\"type\":\"subscription_event\",".to_vec(), "JSON"),
+        ];
+        let (server, mut events) = start(ServerOptions::default()).await;
+        for (name, body, says) in cases {
+            let mut reg = server.register("g", "c").unwrap();
+            let url = reg.callback_url().to_owned();
+            let mut subscribed = result("g", "c", "on");
+            subscribed["subscription"] = json!(true);
+            assert_eq!(post(&url, &subscribed).await, 200, "{name}");
+            assert!(reg.result().await.unwrap().is_subscription(), "{name}");
+            let ok = json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
+                            "text": "tick"});
+            assert_eq!(post(&url, &ok).await, 200, "{name}");
+            let (status, answer) = post_bytes(&url, &body).await;
+            assert_eq!(status, 400, "{name}: {answer}");
+            assert!(answer.contains(says), "{name}: {answer}");
+            let mut texts = Vec::new();
+            for _ in 0..2 {
+                let event = tokio::time::timeout(DEADLINE, events.recv())
+                    .await
+                    .expect("the subscription ended before its thread closed")
+                    .unwrap();
+                let RapEventKind::Subscription(e) = event.kind else {
+                    panic!("{name}: not a subscription event")
+                };
+                texts.push((e.text, e.r#final));
+            }
+            assert_eq!(texts[0], ("tick".to_owned(), None), "{name}");
+            let (text, last) = &texts[1];
+            assert_eq!(*last, Some(true), "{name}: the error event is the last");
+            assert!(text.starts_with("Error: "), "{name}: {text}");
+            assert!(text.contains(says), "{name}: {text}");
+            assert!(text.len() < 2048, "{name}: the message is bounded");
+            // the subscription is over: its URL takes no more events
+            assert_eq!(post(&url, &ok).await, 404, "{name}");
+            assert!(!server.end_subscription("g", "c"), "{name}");
+            assert!(events.try_recv().is_err(), "{name}: nothing more");
             server.close_group("g");
         }
     }
