@@ -566,6 +566,11 @@ export interface RunOutcome {
   usage?: { inputTokens?: number; outputTokens?: number }
   /** Why the run ended with `error`. */
   error?: string
+  /**
+   * Set when the run's audit log could not be written at some point (even after the last
+   * dispatch resolved, or when the run was closed): why. `verifyRun` reports what is missing.
+   */
+  auditFailed?: string
 }
 
 /** What `onApproval` is asked. */
@@ -1187,4 +1192,6 @@ export interface PlanOutcome {
   steps: Record<string, { status: 'ok' | 'failed' | 'skipped' | 'cancelled'; results: ToolResult[]; error?: { code: PlanStepErrorCode; message: string } }>
   /** Every result, in the order calls completed. */
   results: ToolResult[]
+  /** Set when the plan's audit log could not be written at some point: why (see RunOutcome). */
+  auditFailed?: string
 }

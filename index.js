@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -63,6 +63,7 @@ const APPROVAL_ANSWERED = 14
 const APPROVAL_FAILED = 15
 const THREW_NOT_RETRYABLE = 16
 const TOO_DEEP = 17
+const BEFORE_PARAMS_NOT_FINITE = 18
 
 const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
@@ -103,7 +104,8 @@ function answerJson(value) {
  * The calls as the engine reads them: `meta` is one JSON text `[[id, name, kind], ...]` and
  * `texts` each call's arguments text (kind 0: the model's JSON text, crossing unescaped; 1: the
  * JSON text of an object passed; 2: why an object could not be serialized; 3: a call a
- * StreamDecoder marked incomplete, which is refused with INCOMPLETE_ARGUMENTS and never run).
+ * StreamDecoder marked incomplete, which is refused with INCOMPLETE_ARGUMENTS and never run;
+ * 4: an object holding a number JSON cannot carry, `[pointer, number]`, refused at that path).
  */
 function encodeCalls(calls) {
   if (!Array.isArray(calls)) throw new TypeError(`dispatch: calls must be an array, got ${describe(calls)}`)
@@ -133,6 +135,11 @@ function encodeCalls(calls) {
       if (text === undefined) {
         kind = 2
         text = `arguments of type ${typeof args} have no JSON form`
+      }
+      const bad = kind === 1 ? nonFiniteNumber(args, text) : undefined
+      if (bad !== undefined) {
+        kind = 4
+        text = JSON.stringify(bad)
       }
     }
     const stamp = stampOf(call, i)
@@ -568,9 +575,6 @@ class ToolRuntime {
     const audit = auditLog?.open(runId, { kind: 'dispatch' })
     const batch = {
       calls,
-      // slots whose id an earlier call has: the engine refuses them (VALIDATION_ERROR) and the
-      // audit log, which matches results to calls by id, records only the first
-      repeatedIds: audit === undefined ? undefined : repeatedIds(calls),
       hooks,
       signal,
       runId,
@@ -594,6 +598,7 @@ class ToolRuntime {
       otel,
     }
     this.#batches.set(id, batch)
+    audit?.watch(() => auditFailedLater(batch))
     if (signal !== undefined && !signal.aborted) {
       batch.onAbort = () => this.#drive(() => this.#native.cancel(id))
       signal.addEventListener('abort', batch.onAbort, { once: true })
@@ -642,7 +647,7 @@ class ToolRuntime {
       const runId = call.runId ?? thread?.runId
       const joined = runId !== undefined && runId !== null
       const audit = auditLog?.open(joined ? runId : newRunId('dispatch'), { kind: 'dispatch' })
-      this.#batches.set(id, {
+      const batch = {
         calls: [call],
         hooks: { onEvent: this.#onEvent },
         signal: undefined,
@@ -662,7 +667,9 @@ class ToolRuntime {
         auditLog,
         callRecorded: joined,
         otel,
-      })
+      }
+      this.#batches.set(id, batch)
+      audit?.watch(() => auditFailedLater(batch))
       this.#drive(() => JSON.stringify(actions))
     })
   }
@@ -747,9 +754,11 @@ class ToolRuntime {
       switch (code) {
         case START_EVENT: {
           const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
-          if (action.length > 4) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] }
+          if (action.length > 4 && action[4] !== null) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] }
           const shown = shownIds(batch, slot, call)
-          if (batch.audit !== undefined && !batch.callRecorded && !batch.repeatedIds?.has(slot)) batch.audit.call(callRecord(batch, call, args))
+          // action[6]: the engine marks a call repeating an earlier call's id (refused unrun):
+          // the audit log, which matches results to calls by id, records only the first
+          if (batch.audit !== undefined && !batch.callRecorded && action[6] === undefined) batch.audit.call(callRecord(batch, call, args))
           if (batch.otel !== undefined) {
             const description = this.#tools.get(this.#ids.get(call.name))?.tool.description
             startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
@@ -793,10 +802,12 @@ class ToolRuntime {
           batch.values[slot] = undefined
           if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = code === END ? action[4] : action[8]
-            const viewed = view === undefined ? result : viewOf(result, view)
+            const viewed = view === undefined || view === null ? result : viewOf(result, view)
             const ids = batch.shownIds?.[slot]
             const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
-            if (batch.audit !== undefined && !batch.repeatedIds?.has(slot)) batch.audit.result(shown)
+            // a repeated id's refusal (marked by the engine, action[5]) is in its events only
+            const repeats = code === END ? action[5] : undefined
+            if (batch.audit !== undefined && repeats === undefined) batch.audit.result(shown)
             emit(batch, { type: 'tool_execution_end', ...shownIds(batch, slot, call), result: shown, isError: !result.ok })
           }
           auditFailure(batch, slot, call, result)
@@ -907,8 +918,10 @@ class ToolRuntime {
           json = JSON.stringify(value)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
           // engine reads when the value is not its own JSON form (a Date, a typed array, an
-          // object with toJSON, NaN, -0).
-          if (json !== undefined && !isPlainValue(value)) batch.values[slot] = JSON.parse(json)
+          // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
+          // Infinity or NaN inside), so the result, its events, the audit log and encodeResults
+          // all carry the value as JSON carries it (null for those numbers).
+          if (json !== undefined && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
         } catch (error) {
           return settle(...unserializable(error))
         }
@@ -969,11 +982,16 @@ class ToolRuntime {
     answer.then(
       (value) => {
         let json
+        let bad
         try {
           json = answerJson(value)
+          // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
+          // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
+          if (answered === BEFORE_ANSWERED && value?.params !== undefined) bad = nonFiniteNumber(value.params, JSON.stringify(value.params) ?? '')
         } catch (error) {
           return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${messageOf(error)}`))
         }
+        if (bad !== undefined) return this.#complete(batchId, slot, token, BEFORE_PARAMS_NOT_FINITE, JSON.stringify(bad))
         this.#complete(batchId, slot, token, answered, json)
       },
       (error) => this.#complete(batchId, slot, token, failed, messageJson(error)),
@@ -1175,18 +1193,6 @@ function shownIds(batch, slot, call) {
   return batch.shownIds?.[slot] ?? { toolCallId: call.id, toolName: call.name }
 }
 
-/** The slots of `calls` whose id an earlier call already has (undefined when none). */
-function repeatedIds(calls) {
-  const seen = new Set()
-  let repeated
-  for (let slot = 0; slot < calls.length; slot++) {
-    const id = calls[slot]?.id
-    if (seen.has(id)) (repeated ??= new Set()).add(slot)
-    else seen.add(id)
-  }
-  return repeated
-}
-
 /**
  * A result whose record did not reach the audit log (it could not be opened, or a write failed)
  * says why in `auditFailed`, and the batch emits one `audit_failed` event: never silent.
@@ -1198,6 +1204,18 @@ function auditFailure(batch, slot, call, result) {
   if (batch.auditFailedSent) return
   batch.auditFailedSent = true
   emit(batch, { type: 'audit_failed', ...shownIds(batch, slot, call), runId: batch.runId ?? null, message: failure })
+}
+
+/**
+ * The batch's audit log failed after some of its calls ended (a flush on the timer, or the one
+ * closing the batch, before its results are handed back): the results so far carry it too, and
+ * the batch's one `audit_failed` event is emitted if it was not yet.
+ */
+function auditFailedLater(batch) {
+  for (let slot = 0; slot < batch.results.length; slot++) {
+    const result = batch.results[slot]
+    if (result !== undefined) auditFailure(batch, slot, batch.calls[slot], result)
+  }
 }
 
 /** Delivers an event; a listener that throws is reported, never allowed to break dispatch. */

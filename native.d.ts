@@ -17,9 +17,11 @@ export declare class NativeAudit {
   /**
    * Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`.
    * `sanitize`: the runtime's `sanitize` option as JSON text (empty for the defaults), whose
-   * secret patterns scrub everything written.
+   * secret patterns scrub everything written. `run_id`: the run's id as JavaScript holds it
+   * (UTF-16): one that is not well-formed is kept exactly in `runIdEscaped` beside `runId`
+   * (see `toolwire_core::audit::RUN_ID_ESCAPED`).
    */
-  constructor(dir: string, run: string, sanitize: string)
+  constructor(dir: string, run: string, sanitize: string, runId: string)
   /**
    * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
    * last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is

@@ -304,6 +304,85 @@ describe('audit log: a directory that cannot be written is never silent', () => 
   })
 })
 
+// Seen in the issue 19 round 8 review: a log file replaced (or the run directory removed)
+// between the write of a call and the flush of its result took the result into a file no path
+// reaches, and nothing said so; a failure of the run's last flush was a process warning only.
+describe('audit log: a write that fails after the call was recorded is never silent', () => {
+  it('results.jsonl replaced by a directory while the tool runs: the result says so, audit_failed, verifyRun sees the loss', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-replaced-'))
+    const events: any[] = []
+    const runtime = new ToolRuntime({ audit: { dir, flushIntervalMs: 0 }, onEvent: (e) => events.push(e) })
+    let calls = ''
+    runtime.register({
+      name: 'swap',
+      parameters: { type: 'object' },
+      execute: async () => {
+        const runDir = auditRunDir(dir, 'swapped')
+        // the call's record reaches the disk first (the flush timer), then the file is replaced
+        for (let i = 0; i < 200 && calls === ''; i++) {
+          await sleep(5)
+          calls = readFileSync(join(runDir, 'calls.jsonl'), 'utf8')
+        }
+        rmSync(join(runDir, 'results.jsonl'))
+        mkdirSync(join(runDir, 'results.jsonl'))
+        return 'ran'
+      },
+    })
+    const warnings = await warningsDuring(async () => {
+      const [result] = await runtime.dispatch([{ id: 'c1', name: 'swap', arguments: {} }], { runId: 'swapped' })
+      expect(result!.status).toBe('ok')
+      expect(result!.auditFailed).toMatch(/results\.jsonl/)
+    })
+    expect(calls).toContain('"callId":"c1"')
+    expect(warnings.some((w) => w.includes('swapped'))).toBe(true)
+    const failed = events.filter((e) => e.type === 'audit_failed')
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatchObject({ toolCallId: 'c1', runId: 'swapped', message: expect.stringContaining('replaced') })
+    const kinds = verifyRun(dir, 'swapped').problems.map((p: any) => p.kind)
+    expect(kinds).toEqual(expect.arrayContaining(['missing_file', 'missing_result', 'run_not_ended']))
+  })
+
+  it('the run directory replaced by a regular file between two turns: the later result and the run say so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-run-gone-'))
+    const events: any[] = []
+    const runtime = new ToolRuntime({ audit: { dir, flushIntervalMs: 0 } })
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: async () => 'ran' })
+    const { model } = scriptedModel('openai-chat', [
+      { calls: [{ id: 'k1', name: 't', args: '{}' }] },
+      { calls: [{ id: 'k2', name: 't', args: '{}' }] },
+      { text: 'done' },
+    ])
+    let turn = 0
+    let outcome: any
+    const warnings = await warningsDuring(async () => {
+      outcome = await runtime.run({
+        wire: 'openai-chat',
+        runId: 'gone',
+        onEvent: (e) => events.push(e),
+        model: (request: any) => {
+          // after the first dispatch resolved and its records were written
+          if (turn++ === 1) {
+            const runDir = auditRunDir(dir, 'gone')
+            rmSync(runDir, { recursive: true })
+            writeFileSync(runDir, 'not a directory')
+          }
+          return model(request)
+        },
+      })
+    })
+    expect(outcome.stopReason).toBe('stop')
+    expect(outcome.auditFailed).toMatch(/audit log of run "gone"/)
+    expect(warnings.some((w) => w.includes('gone'))).toBe(true)
+    const results = events.filter((e) => e.type === 'tool_execution_end').map((e) => e.result)
+    expect(results.map((r: any) => r.callId)).toEqual(['k1', 'k2'])
+    expect(results[0].auditFailed).toBeUndefined()
+    const failed = events.filter((e) => e.type === 'audit_failed')
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatchObject({ toolCallId: 'k2', runId: 'gone' })
+    expect(verifyRun(dir, 'gone').problems.map((p: any) => p.kind)).toEqual(['unreadable_run'])
+  })
+})
+
 // Seen by a new user (issue 19): a hook's argsHash of {"n":1.0} was the hash of the model's
 // spelling, the audit log's (after JavaScript) of {"n":1}.
 describe('argsHash: one canonical form, numbers by value', () => {
@@ -362,6 +441,62 @@ describe('a call id repeated in a batch', () => {
     expect(verdict.ok).toBe(true)
     expect(replayRun(dir, 'dups').calls.map((c: any) => c.callId)).toEqual(['call_0', 'call_1'])
   })
+})
+
+// The engine alone decides which calls repeat an id (it marks them on their start and end);
+// the JavaScript layer once decided again with a Set of its own, which disagreed where the
+// engine refuses first (an unknown or denied tool under a repeated id) or sees one id (two lone
+// surrogates, both U+FFFD once in the engine).
+describe('a call id repeated in a batch: one call and one result per id, with and without audit', () => {
+  type Case = { name: string; calls: [string, string][]; refused: [number, number][] }
+  const cases: Case[] = [
+    { name: 'twice', calls: [['a', 't'], ['a', 't']], refused: [[1, 0]] },
+    { name: 'three times', calls: [['a', 't'], ['b', 't'], ['a', 't'], ['a', 't']], refused: [[2, 0], [3, 0]] },
+    { name: 'a repeat naming an unknown tool', calls: [['a', 't'], ['a', 'nope']], refused: [[1, 0]] },
+    { name: 'a repeat naming a denied tool', calls: [['a', 't'], ['a', 'denied'], ['a', 't']], refused: [[1, 0], [2, 0]] },
+    { name: 'a first call of an unknown tool', calls: [['a', 'nope'], ['a', 't']], refused: [[1, 0]] },
+    { name: 'two lone surrogates, one id in the engine', calls: [['x\ud800', 't'], ['x\udc00', 't'], ['x\ufffd', 't']], refused: [[1, 0], [2, 0]] },
+  ]
+  for (const audited of [true, false]) {
+    for (const { name, calls, refused } of cases) {
+      it(`${name}${audited ? ', audited' : ''}`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'dup-table-'))
+        const events: any[] = []
+        const runtime = new ToolRuntime({ policy: { deny: ['denied'] }, ...(audited ? { audit: { dir } } : {}) })
+        const ran: number[] = []
+        runtime.register({ name: 't', parameters: { type: 'object' }, execute: async (_id: string, a: any) => (ran.push(a.n), `n=${a.n}`) })
+        runtime.register({ name: 'denied', parameters: { type: 'object' }, execute: async () => 'never' })
+        const results = await runtime.dispatch(
+          calls.map(([id, tool], n) => ({ id, name: tool, arguments: { n } })),
+          { runId: 'dups', onEvent: (e) => events.push(e) },
+        )
+        const repeats = new Map(refused)
+        const firsts = calls.map((_, slot) => slot).filter((slot) => !repeats.has(slot))
+        expect(ran.sort()).toEqual(firsts.filter((slot) => calls[slot]![1] === 't'))
+        for (const [slot, first] of refused) {
+          expect(results[slot]!.status, `slot ${slot}`).toBe('error')
+          expect(results[slot]!.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { duplicateOf: first } })
+          expect(results[slot]!.error?.message).toContain(`is already the id of call ${first}`)
+        }
+        // every call, refused or not, has its start and end events; a refusal's end says what it is
+        const ends = events.filter((e) => e.type === 'tool_execution_end')
+        expect(ends).toHaveLength(calls.length)
+        expect(events.filter((e) => e.type === 'tool_execution_start')).toHaveLength(calls.length)
+        const refusals = ends.filter((e) => e.result.error?.details?.duplicateOf !== undefined)
+        expect(refusals.map((e) => e.result.error.details.duplicateOf).sort()).toEqual(refused.map(([, first]) => first).sort())
+        if (!audited) return
+        const replay = replayRun(dir, 'dups')
+        const ids = firsts.map((slot) => calls[slot]![0].replace(/[\ud800-\udfff]/g, '\ufffd'))
+        expect(replay.calls.map((c: any) => c.callId)).toEqual(ids)
+        expect(replay.results.map((r: any) => r.callId).sort()).toEqual([...ids].sort())
+        expect(replay.results.every((r: any) => r.error?.details?.duplicateOf === undefined)).toBe(true)
+        const logged = replay.events.filter((e: any) => e.type === 'tool_execution_end' && e.result.error?.details?.duplicateOf !== undefined)
+        expect(logged).toHaveLength(refused.length)
+        for (const event of logged) expect(event.result.error.code).toBe('VALIDATION_ERROR')
+        expect(verifyRun(dir, 'dups')).toEqual({ ok: true, problems: [] })
+      })
+    }
+  }
 })
 
 describe('audit log: secrets never reach the disk', () => {
@@ -690,6 +825,39 @@ describe('audit log: a call that ran is always recorded', () => {
       expect(one.code).toBe(0)
       expect(one.json.calls.map((c: any) => c.callId)).toEqual([`s${i}`])
     }
+  })
+
+  // Seen in the issue 19 round 8 review: run.json held the run id with each lone surrogate as
+  // U+FFFD, so three runs of one root printed as one id in `toolwire audit`.
+  it('keeps a run id that is not well-formed UTF-16 exactly: three runs, three ids printed', async () => {
+    const dir = join(root, 'lone-ids')
+    const runtime = runtimeIn(dir)
+    const ids = ['a\ud800', 'a\udc00', 'a\ufffd']
+    for (const [i, runId] of ids.entries()) await runtime.dispatch([{ id: `c${i}`, name: 'login', arguments: '{}' }], { runId })
+    for (const runId of ids) {
+      const replay = replayRun(dir, runId)
+      expect(replay.run.runId).toBe(runId)
+      expect(verifyRun(dir, runId)).toEqual({ ok: true, problems: [] })
+    }
+    // run.json: the display form, and the exact id where the display form loses it
+    const stored = ids.map((runId) => JSON.parse(readFileSync(join(auditRunDir(dir, runId), 'run.json'), 'utf8')))
+    expect(stored.map((run) => run.runId)).toEqual(['a\ufffd', 'a\ufffd', 'a\ufffd'])
+    expect(stored.map((run) => run.runIdEscaped)).toEqual(['a\\ud800', 'a\\udc00', undefined])
+    const cli = (...args: string[]) => {
+      const out: string[] = []
+      const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => out.push(text) } }
+      const code = main(['audit', ...args], io)
+      return { code, text: out.join('') }
+    }
+    const json = JSON.parse(cli(dir, '--json').text)
+    expect(json.runs.map((r: any) => r.run.runId).sort()).toEqual([...ids].sort())
+    const { code, text } = cli(dir)
+    expect(code).toBe(0)
+    // printed: lone surrogates as visible escapes (written raw they would become U+FFFD)
+    const shown = text.split('\n').filter((line) => /^ {2}a/.test(line)).map((line) => line.trim().split(' ')[0])
+    expect(shown).toHaveLength(3)
+    expect(shown.sort()).toEqual(['a\\uD800', 'a\\uDC00', 'a\ufffd'].sort())
+    for (const runId of ids) expect(cli(dir, '--run', runId).text.split('\n')[0]).toContain(`Run ${runId.replace('\ud800', '\\uD800').replace('\udc00', '\\uDC00')} `)
   })
 
   it('one run directory reached through a symlink and by its real path has one writer', async () => {

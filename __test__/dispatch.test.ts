@@ -100,6 +100,44 @@ describe('arguments', () => {
     expect(seen).toEqual([])
   })
 
+  // Seen in the issue 19 round 8 review: Infinity, -Infinity and NaN inside arguments given as
+  // an object became null silently (JSON.stringify's rule) and the tool ran with null; they are
+  // the same VALIDATION_ERROR at their path as a number out of range in argument text, however
+  // the object arrives (dispatch, a beforeToolCall hook's params, a plan, a toJSON).
+  const nonFinite: [string, () => Record<string, unknown>, string, string][] = [
+    ['Infinity at the top', () => ({ n: Infinity }), '/n', 'Infinity'],
+    ['-Infinity in an array', () => ({ a: [1, { b: -Infinity }] }), '/a/1/b', '-Infinity'],
+    ['NaN under a key needing escapes', () => ({ 'x/y~z': NaN }), '/x~1y~0z', 'NaN'],
+    ['Infinity from a toJSON', () => ({ t: { toJSON: () => ({ q: Infinity }) } }), '/t/q', 'Infinity'],
+    ['Infinity after a real null', () => ({ a: null, s: 'null', b: [null, 0 / 0] }), '/b/1', 'NaN'],
+  ]
+  it.each(nonFinite)('%s in object arguments is a VALIDATION_ERROR at its path', async (_name, args, path, number) => {
+    const { runtime, seen } = echoRuntime()
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: args() }])
+    expect(result.error?.code).toBe('VALIDATION_ERROR')
+    expect(result.error?.details).toEqual([expect.objectContaining({ path, keyword: 'number' })])
+    expect(textOf(result)).toContain(`${path}: the number ${number} cannot be sent`)
+    expect(seen).toEqual([])
+    // so do the arguments a beforeToolCall hook gives instead
+    const [hooked] = await runtime.dispatch([{ id: 'b', name: 'echo', arguments: '{}' }], { beforeToolCall: () => ({ params: args() }) })
+    expect(hooked.error?.code).toBe('VALIDATION_ERROR')
+    expect(hooked.error?.details).toEqual([expect.objectContaining({ path, keyword: 'number' })])
+    // a plan step's are the plan's: the plan is invalid, naming where
+    const plan = runtime.executePlan({ steps: [{ id: 's', tool: 'echo', args: args() }] })
+    await expect(plan).rejects.toMatchObject({ code: 'PLAN_INVALID', message: expect.stringContaining(`the number ${number} at /steps/0/args${path}`) })
+    expect(seen).toEqual([])
+  })
+
+  it('object arguments with nulls and finite numbers only run as given', async () => {
+    const runtime = new ToolRuntime()
+    const seen: unknown[] = []
+    runtime.register({ name: 'any', parameters: { type: 'object' }, execute: (_id: string, params: unknown) => (seen.push(params), 'ok') })
+    const args = { a: null, s: 'null', n: [0, -0, 1e308, -5e-324], o: { nul: null } }
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'any', arguments: args }])
+    expect(result.status).toBe('ok')
+    expect(seen).toEqual([args])
+  })
+
   it('names the closest registered tools for an unknown name', async () => {
     const { runtime } = echoRuntime()
     runtime.register({ name: 'read_file', parameters: { type: 'object' }, execute: () => '' })
@@ -156,6 +194,29 @@ describe('what a tool returns', () => {
 
   it('turns a string into one text block', async () => {
     expect((await run('string')).content).toEqual([{ type: 'text', text: 'plain text' }])
+  })
+
+  // One rule for a tool's value holding Infinity, -Infinity or NaN: it is read as JSON carries it
+  // (JSON.stringify writes null), in the result itself as in every sink; the result handed back
+  // used to keep Infinity in data while events, the audit log and the wire had null.
+  it('reads Infinity and NaN in a returned value as null in the result and every sink alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'non-finite-data-'))
+    const events: any[] = []
+    const runtime = new ToolRuntime({ audit: { dir }, onEvent: (e) => events.push(e) })
+    const value = { rows: [1, Infinity, NaN], n: -Infinity, ok: 'yes' }
+    // its data may leave in events and the audit log (strict redaction withholds it otherwise)
+    runtime.register({ name: 'odd', parameters: { type: 'object' }, redaction: { allow: ['rows', 'n', 'ok'] }, execute: () => value })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'odd', arguments: {} }], { runId: 'odd' })
+    const asJson = JSON.parse(JSON.stringify(value))
+    expect(result.status).toBe('ok')
+    expect(result.data).toStrictEqual(asJson)
+    expect(textOf(result)).toBe(JSON.stringify(value))
+    const end = events.find((e) => e.type === 'tool_execution_end')
+    expect(end.result.data).toStrictEqual(asJson)
+    expect(replayRun(dir, 'odd').results[0].data).toStrictEqual(asJson)
+    const [message] = runtime.encodeResults([result], 'openai-chat') as any[]
+    expect(message.content).toContain('[1,null,null]')
+    expect(value.rows[1]).toBe(Infinity) // the tool's own object is left alone
   })
 
   it('turns any JSON value into a JSON text block and data', async () => {

@@ -115,26 +115,30 @@ class AuditLog {
       const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
       let handle
       try {
-        handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize))
+        handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize, runId))
       } catch (error) {
         const failure = `the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`
         process.emitWarning(`toolwire: ${failure}`, 'ToolwireWarning')
-        return new RunAudit({ native: null, refs: 1, timer: null, failed: true, failure, runId, dir }, this.#options.flushIntervalMs)
+        return new RunAudit({ native: null, refs: 1, timer: null, failed: true, failure, runId, dir, listeners: new Set() }, this.#options.flushIntervalMs)
       }
-      entry = { native: handle, refs: 0, timer: null, failed: false, runId, dir }
+      entry = { native: handle, refs: 0, timer: null, failed: false, runId, dir, listeners: new Set() }
       OPEN.set(dir, entry)
     }
     entry.refs += 1
     return new RunAudit(entry, this.#options.flushIntervalMs)
   }
 
-  /** Leaves the run; the last to leave closes it, merging `update` into run.json. */
+  /**
+   * Leaves the run; the last to leave closes it, merging `update` into run.json. The flush or
+   * close is the recorder's last write: a failure there still reaches its `watch` listener.
+   */
   release(recorder, update) {
     const entry = recorder.entry
     if (entry.native === null) return
     entry.refs -= 1
     if (entry.refs > 0) {
       recorder.flush()
+      recorder.unwatch()
       return
     }
     OPEN.delete(entry.dir)
@@ -144,14 +148,27 @@ class AuditLog {
     } catch (error) {
       warn(entry, error)
     }
+    recorder.unwatch()
   }
 }
 
+/**
+ * The run's log failed (a write or a flush, whenever it happens: on the flush timer after a
+ * dispatch resolved, or at its close): it says so once, as a process warning and to every
+ * recorder still watching it, which flag their results and emit `audit_failed`.
+ */
 function warn(entry, error) {
   if (entry.failed) return
   entry.failed = true
   entry.failure = `the audit log of run "${entry.runId}" could not be written: ${messageOf(error)}`
   process.emitWarning(`toolwire: ${entry.failure}`, 'ToolwireWarning')
+  for (const listener of [...entry.listeners]) {
+    try {
+      listener(entry.failure)
+    } catch (error) {
+      process.emitWarning(`toolwire: an audit failure listener threw: ${messageOf(error)}`, 'ToolwireWarning')
+    }
+  }
 }
 
 /** Records of one run: calls, results and events, in the order they happen. */
@@ -164,6 +181,18 @@ class RunAudit {
   /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */
   get failure() {
     return this.entry.failure
+  }
+
+  /** Calls `listener(failure)` if the run's log fails while this recorder holds it (until released). */
+  watch(listener) {
+    this.unwatch()
+    this.listener = listener
+    this.entry.listeners.add(listener)
+  }
+
+  unwatch() {
+    if (this.listener !== undefined) this.entry.listeners.delete(this.listener)
+    this.listener = undefined
   }
 
   call(record) {
@@ -246,7 +275,19 @@ function checkRunArgs(where, dir, runId) {
  */
 function replayRun(dir, runId) {
   checkRunArgs('replayRun', dir, runId)
-  return JSON.parse(native(() => replayRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
+  const replay = JSON.parse(native(() => replayRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
+  const escaped = replay.run?.runIdEscaped
+  if (typeof escaped === 'string') replay.run.runId = unescapedRunId(escaped)
+  return replay
+}
+
+/**
+ * The exact run id run.json keeps in `runIdEscaped` for an id that is not well-formed UTF-16
+ * (its `runId` then holds U+FFFD for each lone surrogate): `\uXXXX` is that code unit, `\\` a
+ * backslash, any other backslash itself (the engine's escaped_id_utf16 writes it). Linear.
+ */
+function unescapedRunId(escaped) {
+  return escaped.replace(/\\(?:u([0-9a-fA-F]{4})|(\\))/g, (_, hex) => (hex === undefined ? '\\' : String.fromCharCode(parseInt(hex, 16))))
 }
 
 /**

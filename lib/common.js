@@ -151,4 +151,28 @@ function registerAll(runtime, tools) {
   return registered
 }
 
-module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+/**
+ * `[pointer, number]`: the JSON pointer and the text of the first number JSON cannot carry
+ * (Infinity, -Infinity, NaN) in `value` as JSON.stringify reads it (after toJSON), which writes
+ * such a number as null silently; undefined when there is none. `text` is the JSON text already
+ * made of `value`: only when it holds a null is the value walked again. Linear in the value.
+ */
+function nonFiniteNumber(value, text) {
+  if (!text.includes('null')) return undefined
+  const pointers = new Map()
+  let found
+  JSON.stringify(value, function (key, item) {
+    if (found !== undefined) return undefined
+    const holder = pointers.get(this)
+    const pointer = holder === undefined ? '' : `${holder}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    if (typeof item === 'number' && !Number.isFinite(item)) {
+      found = [pointer, String(item)]
+      return undefined
+    }
+    if (item !== null && typeof item === 'object') pointers.set(item, pointer)
+    return item
+  })
+  return found
+}
+
+module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }

@@ -4,7 +4,7 @@
 // emit a step event), feeds results back, asks for confirmation and reports plan events.
 
 const { NativePlan } = require('../native.js')
-const { ToolwireError, native, messageOf, describe, jsonText, checkOptionKeys } = require('./common.js')
+const { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } = require('./common.js')
 const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
 const DEFAULT_MAX_CONCURRENCY = 4
@@ -94,6 +94,15 @@ function stepMessage(kind, stepId, tool, problem) {
 async function executePlan(runtime, hooks, plan, options) {
   const opts = planOptions(options)
   const planText = jsonText('executePlan: plan', plan)
+  // A step's args or a var holding Infinity or NaN would reach its tool as null (JSON.stringify's
+  // rule): the plan is invalid, naming where, as arguments given as objects are refused at their path.
+  const nonFinite = nonFiniteNumber(plan, planText)
+  if (nonFinite !== undefined) {
+    throw new ToolwireError(
+      'PLAN_INVALID',
+      `executePlan: the plan holds the number ${nonFinite[1]} at ${nonFinite[0]}, which JSON cannot carry (JSON.stringify writes it as null): use a finite number`,
+    )
+  }
   const ownRunId = plan !== null && typeof plan === 'object' && typeof plan.runId === 'string' ? plan.runId : undefined
   const engineOptions = JSON.stringify({
     maxConcurrency: opts.maxConcurrency,
@@ -188,6 +197,8 @@ async function executePlan(runtime, hooks, plan, options) {
   const level = outcome.status === 'failed' ? 'error' : outcome.status === 'cancelled' ? 'warn' : 'info'
   emit('run.finished', level, `Plan run "${runId}" finished: ${outcome.status}.`, { status: outcome.status })
   if (recorder !== undefined) hooks.audit.release(recorder, { status: outcome.status, confirmation: confirmation ?? null })
+  // the plan's log failed, whenever (its calls' results and audit_failed say so where it was one of theirs)
+  if (recorder?.failure !== undefined) outcome.auditFailed = recorder.failure
   return outcome
 }
 

@@ -252,6 +252,8 @@ async function runLoop(runtime, hooks, options) {
   if (recorder !== undefined) audit.release(recorder, { stopReason })
   const outcome = { runId, messages, steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
+  // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
+  if (recorder?.failure !== undefined) outcome.auditFailed = recorder.failure
   return outcome
 }
 

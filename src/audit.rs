@@ -8,7 +8,8 @@ use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
 use toolwire_core::audit::salvage::read_marked_text;
 use toolwire_core::audit::{
-    dir_name_utf16, now_ms, replay_run, verify_run, AuditWriter, LogFile, RecordScrubber,
+    dir_name_utf16, escaped_id_utf16, now_ms, replay_run, verify_run, AuditWriter, LogFile,
+    RecordScrubber, RUN_ID_ESCAPED,
 };
 use toolwire_core::sanitize::{ResultRules, RuleOptions, Sanitizer};
 use toolwire_core::{Error, ErrorCode};
@@ -54,11 +55,22 @@ pub struct NativeAudit {
 impl NativeAudit {
     /// Creates (or appends to) the run directory `dir`, writing `run` (JSON text) as `run.json`.
     /// `sanitize`: the runtime's `sanitize` option as JSON text (empty for the defaults), whose
-    /// secret patterns scrub everything written.
+    /// secret patterns scrub everything written. `run_id`: the run's id as JavaScript holds it
+    /// (UTF-16): one that is not well-formed is kept exactly in `runIdEscaped` beside `runId`
+    /// (see `toolwire_core::audit::RUN_ID_ESCAPED`).
     #[napi(constructor)]
-    pub fn new(dir: String, run: String, sanitize: String) -> napi::Result<Self> {
+    pub fn new(
+        dir: String,
+        run: String,
+        sanitize: String,
+        run_id: Utf16String,
+    ) -> napi::Result<Self> {
         guard(|| {
-            let run = read_text("audit: the run record", &run)?;
+            let mut run = read_text("audit: the run record", &run)?;
+            if let (Some(escaped), Some(fields)) = (escaped_id_utf16(&run_id), run.as_object_mut())
+            {
+                fields.insert(RUN_ID_ESCAPED.to_owned(), escaped.into());
+            }
             let scrubber = scrubber_of(&sanitize)?;
             Ok(NativeAudit {
                 writer: Some(AuditWriter::create_scrubbed(

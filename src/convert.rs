@@ -8,10 +8,25 @@ use toolwire_core::{Error, ErrorCode};
 
 /// Parses JSON text that the JavaScript layer produced for `what` (options, schemas, histories,
 /// records: documents bounded by serde_json's own limit). JSON nested deeper than that limit
-/// (128 levels) is a `LIMIT_EXCEEDED` error.
+/// (128 levels) is a `LIMIT_EXCEEDED` error; a number no double holds (`1e999` in a model's
+/// arguments given as text) is a `VALIDATION_ERROR` naming the literal, its JSON pointer and
+/// the limit (as `json_input` names it everywhere JSON enters).
 pub fn parse_json(what: &str, text: &str) -> toolwire_core::Result<Value> {
-    serde_json::from_str(&json_input::repair_surrogates(text)).map_err(|e| {
-        if e.to_string().starts_with("recursion limit exceeded") {
+    let text = json_input::repair_surrogates(text);
+    serde_json::from_str(&text).map_err(|e| {
+        let out_of_range = (e.is_syntax() && e.to_string().starts_with("number out of range"))
+            .then(|| json_input::find_out_of_range(&text))
+            .flatten();
+        if let Some(number) = out_of_range {
+            Error::caller(
+                ErrorCode::ValidationError,
+                format!(
+                    "{what} cannot be used: {number}; a JSON number must lie within \
+                     ±{:e}, the largest double",
+                    f64::MAX
+                ),
+            )
+        } else if e.to_string().starts_with("recursion limit exceeded") {
             Error::caller(
                 ErrorCode::LimitExceeded,
                 format!("{what} nests deeper than 128 levels of JSON: {e}"),

@@ -19,7 +19,13 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202
  * Linear in the text.
  */
 function terminalSafe(text) {
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(LONE_SURROGATE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`)
 }
+
+/**
+ * A lone UTF-16 surrogate (half an emoji, or an id made so): written out it would become U+FFFD,
+ * so `a\ud800`, `a\udc00` and `a\ufffd` would print alike; shown as `\uD800` instead.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 module.exports = { terminalSafe }

@@ -49,28 +49,20 @@ pub fn parse_arguments(tool: &str, text: &str) -> Result<Parsed, ToolError> {
             ),
         )
         .with_details(json!({ "limit": MAX_VALUE_DEPTH })),
-        InputError::OutOfRange(number) => {
-            let failures =
-                [Failure {
-                    path: number.pointer.clone(),
-                    keyword: "number".to_owned(),
-                    message: format!(
-                    "the number {} is out of range: no double holds it (JSON.parse reads it as \
-                     {}Infinity); send a finite number",
-                    number.literal,
-                    if number.literal.starts_with('-') { "-" } else { "" }
-                ),
-                }];
-            ToolError::new(
-                ErrorCode::ValidationError,
-                format!(
-                    "Validation failed for tool \"{tool}\":\n{}Fix the arguments and call the \
-                     tool again.",
-                    list_failures(&failures)
-                ),
-            )
-            .with_details(failures_json(&failures))
-        }
+        InputError::OutOfRange(number) => number_error(
+            tool,
+            number.pointer.clone(),
+            format!(
+                "the number {} is out of range: no double holds it (JSON.parse reads it as \
+                 {}Infinity); send a finite number",
+                number.literal,
+                if number.literal.starts_with('-') {
+                    "-"
+                } else {
+                    ""
+                }
+            ),
+        ),
         InputError::Invalid(error) => ToolError::new(
             ErrorCode::InvalidJson,
             format!(
@@ -79,6 +71,39 @@ pub fn parse_arguments(tool: &str, text: &str) -> Result<Parsed, ToolError> {
             ),
         ),
     })
+}
+
+/// The arguments a caller passed as an object hold a number JSON cannot carry (`Infinity`,
+/// `-Infinity` or `NaN`, which `JSON.stringify` would write as `null`) at `pointer`: the same
+/// `VALIDATION_ERROR` at that path as a number out of range in argument text, so one rule holds
+/// however the arguments arrive (text from a model, an object from the caller, a plan step).
+pub fn non_finite_error(tool: &str, pointer: &str, value: &str) -> ToolError {
+    number_error(
+        tool,
+        pointer.to_owned(),
+        format!(
+            "the number {} cannot be sent: JSON has no such number (JSON.stringify writes it as \
+             null); send a finite number",
+            bounded_to(value, 16)
+        ),
+    )
+}
+
+/// A `VALIDATION_ERROR` of one number at `path`, saying `message`.
+fn number_error(tool: &str, path: String, message: String) -> ToolError {
+    let failures = [Failure {
+        path,
+        keyword: "number".to_owned(),
+        message,
+    }];
+    ToolError::new(
+        ErrorCode::ValidationError,
+        format!(
+            "Validation failed for tool \"{tool}\":\n{}Fix the arguments and call the tool again.",
+            list_failures(&failures)
+        ),
+    )
+    .with_details(failures_json(&failures))
 }
 
 /// Checks parsed arguments against the tool's schema. Arguments must be a JSON object.

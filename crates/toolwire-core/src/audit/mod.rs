@@ -40,7 +40,10 @@ pub use canonical::{args_sha256, canonical_json};
 pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
 pub use record::LogFile;
 pub use replay::{replay_run, CallPair, MalformedLine, Replay};
-pub use run_dir::{dir_name, dir_name_utf16, run_dir, run_id_of, run_id_units_of};
+pub use run_dir::{
+    dir_name, dir_name_utf16, escaped_id_utf16, run_dir, run_id_of, run_id_units_of,
+    unescaped_id_units, RUN_ID_ESCAPED,
+};
 pub use scrub::RecordScrubber;
 pub use verify::{verify_replay, verify_run, Problem, Verification};
 pub use writer::{now_ms, AuditWriter, RECORD_LOST};

@@ -53,6 +53,58 @@ const EMPTY: &str = "%";
 /// device, whatever its case.
 const DEVICE_NAMES: [&str; 4] = ["con", "prn", "aux", "nul"];
 
+/// The `run.json` field holding a run id that is not well-formed UTF-16 (a lone surrogate),
+/// exactly: its `runId` holds U+FFFD for each lone surrogate (JSON text cannot hold one), so
+/// `a\ud800`, `a\udc00` and `a\ufffd` would all read back as `a\u{FFFD}`. Written only for
+/// such ids, by [`escaped_id_utf16`]; read back by [`unescaped_id_units`].
+pub const RUN_ID_ESCAPED: &str = "runIdEscaped";
+
+/// The run id whose UTF-16 code units are `units`, escaped for [`RUN_ID_ESCAPED`] when it is
+/// not well-formed (else `None`): each lone surrogate is written `\uXXXX` (lowercase hex) and
+/// each backslash `\\`, everything else as it is, so the text reads back to exactly `units`.
+pub fn escaped_id_utf16(units: &[u16]) -> Option<String> {
+    if String::from_utf16(units).is_ok() {
+        return None;
+    }
+    let mut escaped = String::with_capacity(units.len() + 8);
+    for item in char::decode_utf16(units.iter().copied()) {
+        match item {
+            Ok('\\') => escaped.push_str("\\\\"),
+            Ok(c) => escaped.push(c),
+            Err(e) => escaped.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+        }
+    }
+    Some(escaped)
+}
+
+/// The UTF-16 code units of a run id escaped by [`escaped_id_utf16`]. Lenient: a backslash
+/// starting neither escape stands for itself.
+pub fn unescaped_id_units(escaped: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(escaped.len());
+    let mut rest = escaped;
+    while let Some(at) = rest.find('\\') {
+        units.extend(rest[..at].encode_utf16());
+        let tail = &rest[at + 1..];
+        let hex = tail
+            .strip_prefix('u')
+            .and_then(|t| t.get(..4))
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u16::from_str_radix(h, 16).ok());
+        if let Some(unit) = hex {
+            units.push(unit);
+            rest = &tail[5..];
+        } else if let Some(after) = tail.strip_prefix('\\') {
+            units.push(u16::from(b'\\'));
+            rest = after;
+        } else {
+            units.push(u16::from(b'\\'));
+            rest = tail;
+        }
+    }
+    units.extend(rest.encode_utf16());
+    units
+}
+
 /// The directory name of run `run_id` (see the module documentation).
 pub fn dir_name(run_id: &str) -> String {
     dir_name_utf16(&run_id.encode_utf16().collect::<Vec<u16>>())
@@ -492,6 +544,57 @@ mod tests {
                 "a".repeat(HASHED_PREFIX),
                 lower_hex(&Sha256::digest(long.as_bytes()))
             )
+        );
+    }
+
+    /// A run id that is not well-formed UTF-16 is kept exactly in run.json beside its display
+    /// form: ids differing only in a lone surrogate (or in U+FFFD) read back apart.
+    #[test]
+    fn ids_escape_for_run_json_and_read_back_exactly() {
+        let ids: Vec<Vec<u16>> = vec![
+            vec![0x61, 0xD800],
+            vec![0x61, 0xDC00],
+            vec![0x61, 0xFFFD],
+            vec![0xDBFF],
+            vec![0x5C, 0xD800, 0x5C],
+            "a\\ud800".encode_utf16().collect(),
+            vec![0xD83D, 0xDE00, 0xD83D],
+            vec![0xDC00, 0xD800],
+            "plain".encode_utf16().collect(),
+            "😀\\x".encode_utf16().collect(),
+            vec![],
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for units in &ids {
+            let escaped = escaped_id_utf16(units);
+            assert_eq!(
+                escaped.is_some(),
+                String::from_utf16(units).is_err(),
+                "{units:x?}"
+            );
+            if let Some(escaped) = &escaped {
+                assert_eq!(unescaped_id_units(escaped), *units, "{escaped}");
+            }
+            // what run.json holds: the display form, and the exact one where it differs
+            let written = (String::from_utf16_lossy(units), escaped);
+            assert!(seen.insert(written.clone()), "{written:?} twice");
+        }
+        assert_eq!(
+            escaped_id_utf16(&[0x61, 0xD800]).as_deref(),
+            Some("a\\ud800")
+        );
+        assert_eq!(
+            escaped_id_utf16(&[0x5C, 0xDC00]).as_deref(),
+            Some("\\\\\\udc00")
+        );
+        // lenient: a lone backslash or a short escape stands for itself
+        assert_eq!(
+            unescaped_id_units("a\\"),
+            "a\\".encode_utf16().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            unescaped_id_units("\\u12"),
+            "\\u12".encode_utf16().collect::<Vec<_>>()
         );
     }
 }

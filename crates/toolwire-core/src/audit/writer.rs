@@ -297,9 +297,12 @@ impl AuditWriter {
             if self.buffers[i].is_empty() {
                 continue;
             }
+            let path = self.path(file);
+            still_at_path(&self.files[i], &path)
+                .map_err(|e| file_error(&path, "cannot be written", e))?;
             let result = write_prefix(&mut self.files[i], &mut self.buffers[i]);
             if let Err(e) = result {
-                return Err(file_error(&self.path(file), "cannot be written", e));
+                return Err(file_error(&path, "cannot be written", e));
             }
             written[i] = true;
         }
@@ -362,6 +365,35 @@ impl Drop for AuditWriter {
             let _ = self.flush();
         }
     }
+}
+
+/// Checks that `file`, open for append, is still the file at `path`: when the run directory
+/// was removed or moved, or the log file replaced (by another file or a directory), while the
+/// run was open, appending to the open file still succeeds but reaches no file anyone can read,
+/// so the records would be lost silently. That is an error here (the records stay buffered,
+/// and the driver reports the log as failed).
+fn still_at_path(file: &File, path: &Path) -> io::Result<()> {
+    let at_path = fs::symlink_metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let open = file.metadata()?;
+        if (open.dev(), open.ino()) != (at_path.dev(), at_path.ino()) {
+            return Err(io::Error::other(
+                "it was replaced while the run was open (the open file is no longer there)",
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        if !at_path.is_file() {
+            return Err(io::Error::other(
+                "it was replaced while the run was open (it is no longer a file)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Writes `buffer` to `out`, removing what was written from `buffer` even when a write fails.
@@ -559,6 +591,83 @@ mod tests {
             "{\"seq\":3,\"ts\":102,\"callId\":\"c1\",\"status\":\"success\"}\n"
         );
         assert_eq!(writer.buffered_bytes(), 0);
+    }
+
+    /// The run directory removed, moved or replaced, or a log file replaced, between the write
+    /// of a call and the flush of its result: appending to the open file used to succeed into
+    /// a file no path reaches, so the result was lost and nothing said so. The flush fails,
+    /// naming the file, and verify_run reports what is missing.
+    #[test]
+    fn a_log_replaced_while_the_run_is_open_fails_the_flush_and_verify_sees_it() {
+        type Trick = fn(&Path);
+        let cases: &[(&str, Trick, &[&str])] = &[
+            (
+                "results.jsonl replaced by a directory",
+                |dir| {
+                    fs::remove_file(dir.join("results.jsonl")).unwrap();
+                    fs::create_dir(dir.join("results.jsonl")).unwrap();
+                },
+                &["missing_file", "missing_result", "run_not_ended"],
+            ),
+            (
+                "results.jsonl replaced by another file",
+                |dir| {
+                    fs::remove_file(dir.join("results.jsonl")).unwrap();
+                    fs::write(dir.join("results.jsonl"), "").unwrap();
+                },
+                &["missing_result", "run_not_ended"],
+            ),
+            (
+                "the run directory moved away and made again",
+                |dir| {
+                    fs::rename(dir, dir.with_extension("moved")).unwrap();
+                    fs::create_dir(dir).unwrap();
+                },
+                &["unreadable_run"],
+            ),
+            (
+                "the run directory replaced by a regular file",
+                |dir| {
+                    fs::remove_dir_all(dir).unwrap();
+                    fs::write(dir, "not a directory").unwrap();
+                },
+                &["unreadable_run"],
+            ),
+        ];
+        for (name, trick, problems) in cases {
+            let scratch = Scratch::new("replaced");
+            let dir = scratch.path("run");
+            let mut writer = AuditWriter::create(&dir, &json!({"runId": "r"})).unwrap();
+            writer
+                .record_call(&json!({"callId": "c", "args": {}}), 1)
+                .unwrap();
+            writer.flush().unwrap();
+            trick(&dir);
+            writer
+                .record_result(&json!({"callId": "c", "status": "ok"}), 2)
+                .unwrap();
+            let error = writer.flush().expect_err(name);
+            assert!(
+                error.message.contains("cannot be written"),
+                "{name}: {}",
+                error.message
+            );
+            assert!(
+                error.message.contains("results.jsonl"),
+                "{name}: {}",
+                error.message
+            );
+            assert!(
+                writer.finish(None).is_err(),
+                "{name}: the run cannot end cleanly"
+            );
+            let verdict = verify_run(&dir);
+            let kinds: Vec<&str> = verdict.problems.iter().map(|p| p.kind.as_str()).collect();
+            assert!(!verdict.ok, "{name}");
+            for kind in *problems {
+                assert!(kinds.contains(kind), "{name}: {kind} not in {kinds:?}");
+            }
+        }
     }
 
     #[test]

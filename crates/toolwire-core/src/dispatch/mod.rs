@@ -264,6 +264,10 @@ impl Call {
                 )),
                 false,
             ),
+            RawArguments::NotFinite(pointer, number) => (
+                Err(crate::args::non_finite_error(tool, &pointer, &number)),
+                false,
+            ),
             RawArguments::Incomplete => (
                 Err(ToolError::new(
                     ErrorCode::IncompleteArguments,
@@ -656,6 +660,12 @@ impl Dispatcher {
         }
         let parsed = self.announce(call);
         let c = self.call(call).expect("call exists");
+        // A repeated id is refused before anything else is looked at (an unknown tool, a
+        // policy): the refusal is what marks the call as a repeat, whatever else it holds.
+        if let (Some(_), Err(error)) = (c.repeats, &parsed) {
+            let error = error.clone();
+            return self.fail(call, ToolStatus::Error, error, now);
+        }
         let spec = match c.spec.clone() {
             Some(spec) => spec,
             None => {
@@ -756,6 +766,7 @@ impl Dispatcher {
                 call,
                 args,
                 ids: ids.map(Box::new),
+                repeats: c.repeats,
             });
         }
         outcome
@@ -883,6 +894,10 @@ impl Dispatcher {
         match (c.stage, completion.kind) {
             (Stage::Before, CompletionKind::BeforeAnswered(answer)) => {
                 self.before_answered(call, before_decision(answer), now)
+            }
+            (Stage::Before, CompletionKind::BeforeParamsNotFinite(pointer, number)) => {
+                let error = crate::args::non_finite_error(&tool, &pointer, &number);
+                self.fail(call, ToolStatus::Error, error, now)
             }
             (Stage::Before, CompletionKind::BeforeFailed(message)) => {
                 let error = ToolError::new(
@@ -1278,7 +1293,14 @@ impl Dispatcher {
             None
         };
         let result = Box::new(result);
-        self.conclude(call, Action::End { call, result, view });
+        let repeats = self.call(call).and_then(|c| c.repeats);
+        let end = Action::End {
+            call,
+            result,
+            view,
+            repeats,
+        };
+        self.conclude(call, end);
     }
 
     /// Delivers a successful result that is the tool's value as returned (it passed

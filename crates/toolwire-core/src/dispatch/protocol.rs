@@ -6,14 +6,14 @@
 //!
 //! | code | action | elements after the code |
 //! |---|---|---|
-//! | 0 | start event | batch, slot, args? |
+//! | 0 | start event | batch, slot, args?, id?, name?, repeats? |
 //! | 1 | run `beforeToolCall` | batch, slot, token, args, call (a [`ToolCall`]) |
 //! | 2 | compute `concurrencyKey(args)` | batch, slot, token, args |
 //! | 3 | run the tool | batch, slot, token, tool id, args? |
 //! | 4 | abort the tool's signal | batch, slot, reason (`"timeout"` or `"cancelled"`) |
 //! | 5 | run `afterToolCall` | batch, slot, token, result |
 //! | 6 | run `onPersist` | batch, slot, token, result |
-//! | 7 | the call ended | batch, slot, result |
+//! | 7 | the call ended | batch, slot, result, view?, repeats? |
 //! | 8 | the batch ended | batch |
 //! | 9 | arm the timer | delay in ms, or -1 to disarm |
 //! | 10 | the call ended with its value as returned | batch, slot, startedAt, endedAt, durationMs, shape, JSON text (shape 2 only, else null when a view follows), view? |
@@ -22,6 +22,13 @@
 //! | 13 | emit `loop_warning` | batch, slot, count |
 //! | 14 | ask `onApproval(request)` | batch, slot, token, request |
 //! | 15 | warn (`process.emitWarning`) | batch, slot, message |
+//!
+//! `repeats?` (codes 0 and 7) marks a call whose id an earlier call of its batch has: the slot
+//! of that first call. Such a call is refused unrun (VALIDATION_ERROR with `duplicateOf`); the
+//! engine alone decides which slots these are, and the driver records no call and no result of
+//! their own for them (the audit log matches results to calls by id), only their events. When
+//! `repeats` is there, the elements before it are too: `args`, then `id` and `name` as `null`
+//! when not scrubbed, then `view` as `null` when there is none.
 //!
 //! `view?` (codes 7 and 10) is what events carry instead of the result where they differ: an
 //! object with any of `content`, `details`, `detailsWithheld: true` and `args` (see
@@ -81,6 +88,9 @@ pub enum Action {
         /// The call's id and tool name as events carry them, when they hold secrets (see
         /// `finalize::scrubbed_ids`); encoded after the arguments.
         ids: Option<Box<(String, String)>>,
+        /// The slot of the earlier call of the batch with the same id, when this call repeats it
+        /// (it is refused; see the module documentation).
+        repeats: Option<u32>,
     },
     /// Run the `beforeToolCall` hook.
     BeforeHook {
@@ -146,6 +156,8 @@ pub enum Action {
         result: Box<ToolResult>,
         /// What events carry instead, where it differs.
         view: Option<Value>,
+        /// The slot of the earlier call of the batch with the same id, when this call repeats it.
+        repeats: Option<u32>,
     },
     /// The call ended successfully and its result is the tool's value as returned, in this
     /// shape: the driver builds the result from the value it holds.
@@ -226,14 +238,29 @@ impl Serialize for Action {
             seq.serialize_element(&call.slot)
         };
         match self {
-            Action::StartEvent { call, args, ids } => {
+            Action::StartEvent {
+                call,
+                args,
+                ids,
+                repeats,
+            } => {
                 head(&mut seq, 0, call)?;
-                if let Some(args) = args {
-                    seq.serialize_element(args)?;
+                if args.is_some() || ids.is_some() || repeats.is_some() {
+                    seq.serialize_element(args.as_ref().unwrap_or(&Value::Null))?;
                 }
-                if let Some(ids) = ids {
-                    seq.serialize_element(&ids.0)?;
-                    seq.serialize_element(&ids.1)?;
+                match (ids, repeats) {
+                    (Some(ids), _) => {
+                        seq.serialize_element(&ids.0)?;
+                        seq.serialize_element(&ids.1)?;
+                    }
+                    (None, Some(_)) => {
+                        seq.serialize_element(&())?;
+                        seq.serialize_element(&())?;
+                    }
+                    (None, None) => {}
+                }
+                if let Some(first) = repeats {
+                    seq.serialize_element(first)?;
                 }
             }
             Action::BeforeHook {
@@ -311,11 +338,19 @@ impl Serialize for Action {
                     seq.serialize_element(view)?;
                 }
             }
-            Action::End { call, result, view } => {
+            Action::End {
+                call,
+                result,
+                view,
+                repeats,
+            } => {
                 head(&mut seq, 7, call)?;
                 seq.serialize_element(result)?;
-                if let Some(view) = view {
-                    seq.serialize_element(view)?;
+                if view.is_some() || repeats.is_some() {
+                    seq.serialize_element(view.as_ref().unwrap_or(&Value::Null))?;
+                }
+                if let Some(first) = repeats {
+                    seq.serialize_element(first)?;
                 }
             }
             Action::RedactionFailed { call } => head(&mut seq, 11, call)?,
@@ -412,6 +447,9 @@ pub enum RawArguments {
     Unserializable(String),
     /// The decoder marked the call incomplete (its arguments were cut off); never run.
     Incomplete,
+    /// An object the caller passed holds a number JSON cannot carry: `(JSON pointer, the
+    /// number as JavaScript prints it: Infinity, -Infinity or NaN)`; refused at that path.
+    NotFinite(String, String),
 }
 
 /// Parses the calls of a batch. `meta` is `[[id, name, kind, stamp?], ...]` (see [`CallStamp`])
@@ -419,7 +457,8 @@ pub enum RawArguments {
 /// call's arguments text, so that the model's JSON text crosses unescaped: kind 0 for the model's
 /// JSON text, 1 for the JSON text of an object the caller passed, 2 for an object that could not
 /// be serialized (the text is then the reason), 3 for a call the decoder marked incomplete
-/// (`complete: false`: its arguments were cut off; the text is ignored).
+/// (`complete: false`: its arguments were cut off; the text is ignored), 4 for an object holding
+/// a number JSON cannot carry (the text is `[pointer, "Infinity" | "-Infinity" | "NaN"]`).
 pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
     // Ids, names and marks are the caller's text: a lone surrogate in one is U+FFFD, not a
     // malformed batch.
@@ -440,6 +479,17 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
                 1 => RawArguments::Object(text),
                 2 => RawArguments::Unserializable(text),
                 3 => RawArguments::Incomplete,
+                4 => {
+                    let (pointer, number): (String, String) =
+                        serde_json::from_str(&crate::json_input::repair_surrogates(&text))
+                            .map_err(|e| {
+                                Error::internal(format!(
+                                    "malformed call from the driver: a non-finite number's \
+                                     place: {e}"
+                                ))
+                            })?;
+                    RawArguments::NotFinite(pointer, number)
+                }
                 kind => {
                     return Err(Error::internal(format!(
                         "malformed call from the driver: argument kind {kind}"
@@ -671,6 +721,10 @@ pub enum CompletionKind {
     ApprovalAnswered(Value),
     /// Code 15: `onApproval` threw or rejected.
     ApprovalFailed(String),
+    /// Code 18: `beforeToolCall` answered `{ params }` holding a number JSON cannot carry
+    /// (`Infinity`, `-Infinity`, `NaN`): `(its JSON pointer in params, the number)`. The call
+    /// ends with the `VALIDATION_ERROR` arguments given as an object get (one rule).
+    BeforeParamsNotFinite(String, String),
 }
 
 /// Parses the completions the driver collected, in the order they happened: `heads` is one JSON
@@ -767,6 +821,14 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
         (15, parsed) => CompletionKind::ApprovalFailed(message(parsed)),
         (16, parsed) => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(parsed))),
         (17, _) => CompletionKind::Tool(ToolOutcome::TooDeep),
+        (18, Ok(Parsed { value, .. })) => match serde_json::from_value::<(String, String)>(value) {
+            Ok((pointer, number)) => CompletionKind::BeforeParamsNotFinite(pointer, number),
+            Err(e) => {
+                return Err(Error::internal(format!(
+                    "malformed completion from the driver: a non-finite number's place: {e}"
+                )))
+            }
+        },
         (other, _) => {
             return Err(Error::internal(format!(
                 "malformed completion from the driver: kind {other}"
@@ -832,16 +894,32 @@ mod tests {
                 call,
                 args: Some(json!({"a": 1})),
                 ids: None,
+                repeats: None,
             },
             Action::StartEvent {
                 call,
                 args: None,
                 ids: None,
+                repeats: None,
             },
             Action::StartEvent {
                 call,
                 args: Some(json!({})),
                 ids: Some(Box::new(("[redacted:jwt]".into(), "t".into()))),
+                repeats: None,
+            },
+            // a call repeating slot 1's id: every element before the mark is there
+            Action::StartEvent {
+                call,
+                args: Some(Value::Null),
+                ids: None,
+                repeats: Some(1),
+            },
+            Action::StartEvent {
+                call,
+                args: Some(Value::Null),
+                ids: Some(Box::new(("[redacted:jwt]".into(), "t".into()))),
+                repeats: Some(0),
             },
             Action::Start {
                 call,
@@ -859,7 +937,7 @@ mod tests {
         ];
         assert_eq!(
             actions_to_json(&actions),
-            r#"[[0,2,5,{"a":1}],[0,2,5],[0,2,5,{},"[redacted:jwt]","t"],[3,2,5,3,7],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
+            r#"[[0,2,5,{"a":1}],[0,2,5],[0,2,5,{},"[redacted:jwt]","t"],[0,2,5,null,null,null,1],[0,2,5,null,"[redacted:jwt]","t",0],[3,2,5,3,7],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
         );
     }
 
@@ -886,10 +964,30 @@ mod tests {
         .unwrap();
         let full = Action::End {
             call,
-            result: Box::new(result),
+            result: Box::new(result.clone()),
             view: None,
+            repeats: None,
         };
-        assert!(actions_to_json(&[full]).starts_with(r#"[[7,1,0,{"callId":"c""#));
+        let text = actions_to_json(&[full]);
+        assert!(text.starts_with(r#"[[7,1,0,{"callId":"c""#));
+        assert!(text.ends_with(r#""durationMs":1.5}]]"#), "{text}");
+        // a call repeating slot 3's id: the view's place is held by null when there is none
+        for (view, tail) in [
+            (None, "null,3]]"),
+            (Some(json!({"args": {}})), r#"{"args":{}},3]]"#),
+        ] {
+            let repeated = Action::End {
+                call,
+                result: Box::new(result.clone()),
+                view,
+                repeats: Some(3),
+            };
+            let text = actions_to_json(&[repeated]);
+            assert!(
+                text.ends_with(&format!(r#""durationMs":1.5}},{tail}"#)),
+                "{text}"
+            );
+        }
     }
 
     #[test]
@@ -912,6 +1010,16 @@ mod tests {
             RawArguments::Unserializable("cycle".into())
         );
         assert_eq!(calls[3].arguments, RawArguments::Incomplete);
+        let calls = parse_calls(
+            r#"[["e","x",4]]"#,
+            vec![r#"["/a/0/n~1m","-Infinity"]"#.to_owned()],
+        )
+        .unwrap();
+        assert_eq!(
+            calls[0].arguments,
+            RawArguments::NotFinite("/a/0/n~1m".into(), "-Infinity".into())
+        );
+        assert!(parse_calls(r#"[["e","x",4]]"#, vec!["{}".to_owned()]).is_err());
         // a caller's id or name holding a lone surrogate, as JSON.stringify escapes it
         let calls = parse_calls(r#"[["\ud83d","b\udc00",0]]"#, vec![String::new()]).unwrap();
         assert_eq!(

@@ -295,23 +295,52 @@ fn calls_that_cannot_run_end_at_once_with_their_errors() {
 fn a_call_repeating_an_id_of_its_batch_is_refused_before_it_runs() {
     // Seen by a new user (issue 19): two calls with one id both ran and both results came back
     // under it, and verifyRun then reported duplicate_call for a run that lost nothing.
-    let mut h = Harness::new(16);
+    let policy = json!({ "deny": ["denied"] });
+    let gate = PolicyGate::from_options(&policy, &Value::Null, &Value::Null, &Value::Null).unwrap();
+    let mut h = Harness::with_gate(16, gate);
     h.tool("t", json!({}));
-    // (calls, the slots that run, the slot each refused one repeats)
-    type Case<'a> = (&'a [&'a str], &'a [u32], &'a [(u32, u32)]);
+    h.tool("denied", json!({}));
+    // (calls as (id, tool), the slots that run, the slot each refused one repeats); a repeat is
+    // refused as one whatever else is wrong with it (an unknown or denied tool, bad arguments)
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [u32], &'a [(u32, u32)]);
     let cases: &[Case<'_>] = &[
-        (&["a", "a"], &[0], &[(1, 0)]),
+        (&[("a", "t"), ("a", "t")], &[0], &[(1, 0)]),
         (
-            &["a", "b", "a", "b", "a"],
+            &[("a", "t"), ("a", "t"), ("a", "t")],
+            &[0],
+            &[(1, 0), (2, 0)],
+        ),
+        (
+            &[("a", "t"), ("b", "t"), ("a", "t"), ("b", "t"), ("a", "t")],
             &[0, 1],
             &[(2, 0), (3, 1), (4, 0)],
         ),
-        (&["x", "y", "z"], &[0, 1, 2], &[]),
-        (&["", ""], &[0], &[(1, 0)]),
+        (&[("x", "t"), ("y", "t"), ("z", "t")], &[0, 1, 2], &[]),
+        (&[("", "t"), ("", "t")], &[0], &[(1, 0)]),
+        (
+            &[("a", "t"), ("a", "nope"), ("a", "denied")],
+            &[0],
+            &[(1, 0), (2, 0)],
+        ),
+        (&[("a", "nope"), ("a", "t")], &[], &[(1, 0)]),
+        (
+            &[("a", "denied"), ("a", "t"), ("a", "t")],
+            &[],
+            &[(1, 0), (2, 0)],
+        ),
     ];
-    for (batch, (ids, run, refused)) in cases.iter().enumerate() {
+    for (batch, (calls, run, refused)) in cases.iter().enumerate() {
         let batch = batch as u32 + 1;
-        let calls: Vec<(&str, &str, &str)> = ids.iter().map(|id| (*id, "t", "{}")).collect();
+        let ids: Vec<&str> = calls.iter().map(|(id, _)| *id).collect();
+        // a refused repeat's arguments are not even JSON: that is not what refuses it
+        let calls: Vec<(&str, &str, &str)> = calls
+            .iter()
+            .enumerate()
+            .map(|(slot, (id, name))| {
+                let repeat = refused.iter().any(|(s, _)| *s as usize == slot);
+                (*id, *name, if repeat { "{" } else { "{}" })
+            })
+            .collect();
         let actions = h.open(batch, &calls, events());
         let expected: Vec<CallRef> = run.iter().map(|slot| at(batch, *slot)).collect();
         assert_eq!(started(&actions), expected, "{ids:?}");
@@ -336,6 +365,26 @@ fn a_call_repeating_an_id_of_its_batch_is_refused_before_it_runs() {
             h.settle(at(batch, *slot), ToolOutcome::Returned(json!("ok")));
         }
         assert!(h.batch_done(batch), "{ids:?}");
+        // The engine alone marks the repeats, on the start event and the end of each call, so
+        // the driver records one call and one result per id.
+        let repeats = |slot: u32| refused.iter().find(|(s, _)| *s == slot).map(|(_, f)| *f);
+        for slot in 0..ids.len() as u32 {
+            let marks: Vec<Option<u32>> = h
+                .log
+                .iter()
+                .filter_map(|a| match a {
+                    Action::StartEvent { call, repeats, .. }
+                    | Action::End { call, repeats, .. }
+                        if *call == at(batch, slot) =>
+                    {
+                        Some(*repeats)
+                    }
+                    Action::EndAsReturned { call, .. } if *call == at(batch, slot) => Some(None),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(marks, vec![repeats(slot); 2], "{ids:?} slot {slot}");
+        }
     }
 }
 
