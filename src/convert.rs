@@ -61,3 +61,49 @@ pub fn parse_value(what: &str, text: &str) -> toolwire_core::Result<Value> {
             ),
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text the caller hands over: a number no double holds is named with its literal, its
+    /// JSON pointer and the limit (it was a bare "number out of range at line 1 column 8").
+    #[test]
+    fn an_out_of_range_number_is_named_with_its_path_and_the_limit() {
+        let cases: &[(&str, ErrorCode, &[&str])] = &[
+            (
+                r#"{"x":1e999}"#,
+                ErrorCode::ValidationError,
+                &["what", "1e999", "\"/x\"", "1.7976931348623157e308"],
+            ),
+            (
+                r#"{"a":[0,{"b":-1e400}]}"#,
+                ErrorCode::ValidationError,
+                &["-1e400", "\"/a/1/b\"", "-Infinity"],
+            ),
+            ("1e999", ErrorCode::ValidationError, &["the top level"]),
+            (
+                "{\"x\":",
+                ErrorCode::ValidationError,
+                &["is not valid JSON"],
+            ),
+            (
+                &format!("{}1{}", "[".repeat(200), "]".repeat(200)),
+                ErrorCode::LimitExceeded,
+                &["deeper than 128"],
+            ),
+        ];
+        for (text, code, says) in cases {
+            let error = parse_json("what", text).expect_err(text);
+            assert_eq!(error.code, *code, "{text}: {}", error.message);
+            for part in *says {
+                assert!(error.message.contains(part), "{text}: {}", error.message);
+            }
+            assert!(error.message.len() < 1024, "{text}: bounded");
+        }
+        assert_eq!(
+            parse_json("what", r#"{"x":1e-400,"y":"\ud800"}"#).unwrap(),
+            serde_json::json!({"x": 0.0, "y": "\u{FFFD}"})
+        );
+    }
+}
