@@ -441,6 +441,23 @@ describe('events, choices and threads', () => {
     await new ToolRuntime().closeThread('thread-c')
   })
 
+  // Seen in the issue 19 round 8 review: an event the parser refuses (text not a string) was
+  // answered 400 and the subscription stayed open, silent, until its thread closed.
+  it('a refused subscription event ends its subscription at once with a final Error: event naming why', async () => {
+    const { runtime, tools, events } = await loaded()
+    const [subscribed] = await runtime.dispatch([call('subR', 'subscribe')], { groupId: 'thread-r' })
+    expect(subscribed).toMatchObject({ status: 'ok', details: { subscription: true } })
+    await eventually(events, (e) => e.type === 'rap_subscription_event')
+    expect(await tools.post('subR', { type: 'subscription_event', group_id: 'thread-r', tool_call_id: 'subR', text: 7 })).toBe(400)
+    const ended = await eventually(events, (e) => e.type === 'rap_subscription_event' && (e.message as any).final === true)
+    expect(ended).toMatchObject({ callId: 'subR', groupId: 'thread-r' })
+    expect((ended.message as any).text).toMatch(/^Error: .*refused.*invalid type/)
+    // over: the URL takes no more events, and the link knows it is closed
+    expect(await tools.post('subR', { type: 'subscription_event', group_id: 'thread-r', tool_call_id: 'subR', text: 'late' })).toBe(404)
+    const [cancel] = await runtime.dispatch([call('x3', 'cancel_subscription', { tool_call_id: 'subR' })], { groupId: 'thread-r' })
+    expect(textOf(cancel)).toContain('No open subscription')
+  })
+
   it('cancel_subscription ends a subscription of the calling thread only', async () => {
     const { runtime, tools, events } = await loaded()
     const [subscribed] = await runtime.dispatch([call('sub1', 'subscribe')], { groupId: 'thread-1' })
