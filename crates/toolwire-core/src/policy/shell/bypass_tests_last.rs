@@ -74,18 +74,20 @@ fn default_paths_approve_allowlisted_lines_as_root_and_as_a_user() {
             }
         }
     }
-    // A per-user directory first on PATH is no trusted dir, as root or not.
+    // A per-user directory first on PATH is no trusted dir, as root or not: beside a segment
+    // that may write files, nothing is looked up through it.
     let home_bin = sandbox.dir("home/.local/bin");
     for runs_as_root in [true, false] {
         let options = AnalyzeOptions {
             cwd: Some(ws.clone()),
-            allowlist: vec!["ls".into(), "git".into()],
+            allowlist: vec!["ls".into(), "git".into(), "cp".into()],
             path: Some(format!("{}:/usr/local/sbin:/usr/bin", home_bin.display())),
             runs_as_root,
             ..AnalyzeOptions::default()
         };
         std::fs::set_permissions(&home_bin, std::fs::Permissions::from_mode(0o775)).unwrap();
-        let analysis = analyze_command("ls && git status", &options);
+        assert!(analyze_command("ls && git status", &options).approved);
+        let analysis = analyze_command("cp a b && git status", &options);
         let reason = analysis.reason.unwrap_or_default();
         assert!(
             reason.contains(".local/bin"),
@@ -102,7 +104,7 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
     let sandbox = Sandbox::new("last-root-managed");
     let ws = workspace(&sandbox);
     let bin = sandbox.dir("bin");
-    for program in ["ls", "git"] {
+    for program in ["ls", "git", "cp"] {
         sandbox.exe(&format!("bin/{program}"));
     }
     let mode = |dir: &Path, mode: u32| {
@@ -134,13 +136,14 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
         for runs_as_root in [false, true] {
             let options = AnalyzeOptions {
                 cwd: Some(ws.clone()),
-                allowlist: vec!["ls".into(), "git".into()],
+                allowlist: vec!["ls".into(), "git".into(), "cp".into()],
                 trusted_dirs: vec![bin.clone()],
                 path: Some(format!("{}:{}", entry.display(), bin.display())),
                 runs_as_root,
                 ..AnalyzeOptions::default()
             };
-            let analysis = analyze_command("ls && git status", &options);
+            assert!(analyze_command("ls && git status", &options).approved);
+            let analysis = analyze_command("cp a b && ls", &options);
             let want = *user_approves && !runs_as_root;
             let reason = analysis.reason.clone().unwrap_or_default();
             assert_eq!(

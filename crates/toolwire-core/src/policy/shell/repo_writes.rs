@@ -115,7 +115,11 @@ fn git_writes_no_files(argv: &[String]) -> bool {
 
 /// Whether the approved segment `verdict` writes no file: a reader, git writing none, or a
 /// safe bin within its profile (which takes no file argument).
+/// A program known only by a name (its real file outside the trusted dirs) may be anything.
 fn writes_no_files(verdict: &SegmentVerdict) -> bool {
+    if !verdict.trusted {
+        return false;
+    }
     let rule = verdict.reason.as_deref().unwrap_or_default();
     if rule.starts_with(super::SAFE_BIN_RULE) {
         return true;
@@ -128,7 +132,7 @@ fn writes_no_files(verdict: &SegmentVerdict) -> bool {
 
 /// The first two approved segments of `verdicts` that may write files (linear: no more are
 /// needed to find, for each segment, another one that writes).
-fn first_writers(verdicts: &[SegmentVerdict]) -> Vec<usize> {
+pub(super) fn first_writers(verdicts: &[SegmentVerdict]) -> Vec<usize> {
     (0..verdicts.len())
         .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i]))
         .take(2)
