@@ -245,6 +245,11 @@ impl<'a> Context<'a> {
                 "`{typed_name}` is a wrapper (`{name}`) that runs other commands"
             ));
         }
+        if matches!(typed.as_str(), "cd" | "pushd" | "popd") {
+            return Err(format!(
+                "`{typed}` changes the directory the later segments run in, which the analysis does not follow: give the tool call its working directory (cwd) instead"
+            ));
+        }
         if wrappers::SHELL_WORDS.contains(&typed.as_str()) {
             return Err(format!("shell keyword or builtin `{typed}` is not allowed"));
         }
@@ -273,7 +278,9 @@ impl<'a> Context<'a> {
         let real_name = found.real_name().to_string();
         // Only these names can approve: a name given by what was typed or by a symlink outside
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
-        let trusted_names = found.trusted_names(&self.trusted, &self.link_dirs);
+        let workspace: Vec<&Path> = cwd.into_iter().chain(place.root).collect();
+        let identity = found.trusted_identity(&self.trusted, &self.link_dirs, &workspace);
+        let trusted_names = identity.names;
         let trusted = !trusted_names.is_empty();
         verdict.trusted = trusted;
         // Every name the program goes by, and every base name each may stand for
@@ -302,9 +309,16 @@ impl<'a> Context<'a> {
                 return Err(why);
             }
         }
-        if let Some(entry) =
-            allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
-        {
+        // A path entry matches the real path or a trusted link's (`/usr/bin/npm`, what `which`
+        // prints).
+        let entry = allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
+            .or_else(|| {
+                identity
+                    .links
+                    .iter()
+                    .find_map(|link| allowlist::matching_entry(&self.options.allowlist, link, &[]))
+            });
+        if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
             return Ok(format!("allowlisted by `{entry}`"));
         }
