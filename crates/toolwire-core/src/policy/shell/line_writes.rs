@@ -20,7 +20,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::repo_writes::first_writers;
+use super::repo_writes::first_file_writers;
 use super::resolve::{path_entry_dir, Executable};
 use super::SegmentVerdict;
 
@@ -115,10 +115,10 @@ pub fn replaceable(
 
 /// Refuses every approved segment of `verdicts` whose program is
 /// [replaceable](SegmentVerdict::replaceable) when another approved segment of the line may
-/// write files ([`first_writers`]), naming it (bounded). Linear: two writers are enough to
+/// write files ([`first_file_writers`]), naming it (bounded). Linear: two writers are enough to
 /// find, for each segment, another one.
 pub fn refuse_replaceable_beside_writers(verdicts: &mut [SegmentVerdict]) {
-    let writers = first_writers(verdicts);
+    let writers = first_file_writers(verdicts);
     for i in 0..verdicts.len() {
         let Some(why) = verdicts[i].replaceable.take() else {
             continue;
@@ -162,6 +162,11 @@ mod tests {
         ("cp /bin/true UNSAFE/ls && ls", false),
         ("cp /bin/true UNSAFE/git && git status", false),
         ("chmod +x UNSAFE/head; ls | head", false),
+        // Git writing the work tree (never `.git`, but perhaps a program on PATH).
+        ("git checkout HEAD -- ls && ls", false),
+        ("git stash; ls", false),
+        ("git reset --hard && git log | head", false),
+        ("git add x && git status | head", true),
         // One segment cannot change its own program.
         ("cp x y", true),
     ];
