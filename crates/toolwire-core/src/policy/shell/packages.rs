@@ -186,7 +186,7 @@ struct WorkspaceRunner {
 const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
     WorkspaceRunner {
         programs: &["make", "gmake", "bmake", "pmake"],
-        runs: "Makefile recipes and $(shell ...), -n and -q too",
+        runs: "Makefile recipes and $(shell ...), even with -n or -q",
         info: &["-v", "--version", "-h", "--help"],
         reading: &[],
         running_options: &[],
