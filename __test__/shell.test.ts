@@ -516,6 +516,13 @@ const BYPASSES: [string, string][] = [
   ['GIT_PAGER=id git log', 'environment assignment `GIT_PAGER=id`'],
   ['LANG=C NODE_OPTIONS=--require=x node app.js', 'environment assignment `NODE_OPTIONS'],
   ['TZ=/tmp/x ls', 'may name a file'],
+  // Build tools run the workspace's code as npm's scripts do (a new user's repro 13), with the
+  // same reason; a directory change names the cwd to give instead (repro 3).
+  ['make test', 'may run Makefile recipes'],
+  ['make -n', '(code the workspace can write)'],
+  ['npm test', '(code the workspace can write)'],
+  ['python3 -m pytest', 'sys.path'],
+  ['cd src && ls', 'does not follow'],
 ]
 
 describe('analyzeCommand: the bypass corpus through JS', () => {
@@ -526,13 +533,30 @@ describe('analyzeCommand: the bypass corpus through JS', () => {
   it('approves the positive controls of the corpus', () => {
     const controls = [
       'ls -la', 'git status', 'head -n 5', 'cat a | wc -l', "find . -name '*.rs' -type f", "sed -n '1,5p' notes.txt",
-      'git --no-pager log -n 3', 'git --namespace ns log', 'npx --version', 'make -j4 all', "sqlite3 db 'select 1'",
+      'git --no-pager log -n 3', 'git --namespace ns log', 'npx --version', 'make --version', "sqlite3 db 'select 1'",
       "printf '%s' x", 'ssh -N -L 8080:localhost:80 host', 'python3 script.py', 'socat - TCP:example.com:80',
-      'npm ls --all', 'LANG=C LC_ALL=C git log', 'TZ=UTC ls',
+      'npm ls --all', 'LANG=C LC_ALL=C git log', 'TZ=UTC ls', 'node --version', 'node -v', 'python3 -V',
     ]
     for (const command of controls) {
       const analysis = analyzeCommand(command, corpusOptions())
       expect(analysis.approved, `${command}: ${JSON.stringify(analysis)}`).toBe(true)
+    }
+  })
+})
+
+describe('analyzeCommand: a PATH the line could write', () => {
+  // A new user's repro 2: `npm run`, `npx` and `tsx` put node_modules/.bin first on PATH, and
+  // every line of several segments was refused, though none of them writes a file.
+  it('approves lines that write no file and refuses programs beside a writer', () => {
+    const local = path.join(dir('ws'), 'node_modules/.bin')
+    fs.mkdirSync(local, { recursive: true })
+    const options = corpusOptions({ allowlist: ['ls', 'git', 'cat', 'tar'], env: { PATH: `${local}:${dir('bin')}` } })
+    for (const line of ['ls | head -n 3', 'ls && git status', 'git log | head -n 3', 'cat a | wc -l']) {
+      const analysis = analyzeCommand(line, options)
+      expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(true)
+    }
+    for (const line of ['tar -xf a.tar && ls', `tar -xf a.tar -C ${local} && git status`]) {
+      expect(refused(line, options).reason).toContain('node_modules/.bin')
     }
   })
 })

@@ -44,6 +44,19 @@ fn workspace(sandbox: &Sandbox) -> PathBuf {
     ws
 }
 
+/// Analyzes `command` under `options` and asserts its verdict: approved when `want`, else
+/// refused for a reason containing `refusal`. `case` says which case failed. Every table of
+/// this file goes through it.
+fn expect(command: &str, options: &AnalyzeOptions, want: bool, refusal: &str, case: &str) {
+    let analysis = analyze_command(command, options);
+    let reason = analysis.reason.unwrap_or_default();
+    assert_eq!(analysis.approved, want, "{case}: {command}: {reason}");
+    assert!(
+        want || reason.contains(refusal),
+        "{case}: {command}: {reason} (want {refusal:?})"
+    );
+}
+
 /// E1: as root (these tests' own user, and many containers'), every multi-segment line asked,
 /// because `/usr/local/sbin`, first on root's default PATH, was not trusted.
 #[test]
@@ -65,32 +78,31 @@ fn default_paths_approve_allowlisted_lines_as_root_and_as_a_user() {
                 ..AnalyzeOptions::default()
             };
             for command in ["ls && git status", "git log -n 1 | head -n 3", "ls; ls -la"] {
-                let analysis = analyze_command(command, &options);
-                assert!(
-                    analysis.approved,
-                    "{system} (root: {runs_as_root}) {command}: {:?}",
-                    analysis.reason
+                expect(
+                    command,
+                    &options,
+                    true,
+                    "",
+                    &format!("{system} (root: {runs_as_root})"),
                 );
             }
         }
     }
-    // A per-user directory first on PATH is no trusted dir, as root or not.
+    // A per-user directory first on PATH is no trusted dir, as root or not: beside a segment
+    // that may write files, nothing is looked up through it.
     let home_bin = sandbox.dir("home/.local/bin");
     for runs_as_root in [true, false] {
         let options = AnalyzeOptions {
             cwd: Some(ws.clone()),
-            allowlist: vec!["ls".into(), "git".into()],
+            allowlist: vec!["ls".into(), "git".into(), "cp".into()],
             path: Some(format!("{}:/usr/local/sbin:/usr/bin", home_bin.display())),
             runs_as_root,
             ..AnalyzeOptions::default()
         };
         std::fs::set_permissions(&home_bin, std::fs::Permissions::from_mode(0o775)).unwrap();
-        let analysis = analyze_command("ls && git status", &options);
-        let reason = analysis.reason.unwrap_or_default();
-        assert!(
-            reason.contains(".local/bin"),
-            "root {runs_as_root}: {reason}"
-        );
+        let case = format!("root {runs_as_root}");
+        expect("ls && git status", &options, true, "", &case);
+        expect("cp a b && git status", &options, false, ".local/bin", &case);
     }
 }
 
@@ -102,7 +114,7 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
     let sandbox = Sandbox::new("last-root-managed");
     let ws = workspace(&sandbox);
     let bin = sandbox.dir("bin");
-    for program in ["ls", "git"] {
+    for program in ["ls", "git", "cp"] {
         sandbox.exe(&format!("bin/{program}"));
     }
     let mode = |dir: &Path, mode: u32| {
@@ -134,24 +146,16 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
         for runs_as_root in [false, true] {
             let options = AnalyzeOptions {
                 cwd: Some(ws.clone()),
-                allowlist: vec!["ls".into(), "git".into()],
+                allowlist: vec!["ls".into(), "git".into(), "cp".into()],
                 trusted_dirs: vec![bin.clone()],
                 path: Some(format!("{}:{}", entry.display(), bin.display())),
                 runs_as_root,
                 ..AnalyzeOptions::default()
             };
-            let analysis = analyze_command("ls && git status", &options);
+            let case = format!("{} (root: {runs_as_root})", entry.display());
+            expect("ls && git status", &options, true, "", &case);
             let want = *user_approves && !runs_as_root;
-            let reason = analysis.reason.clone().unwrap_or_default();
-            assert_eq!(
-                analysis.approved,
-                want,
-                "{} (root: {runs_as_root}): {reason}",
-                entry.display()
-            );
-            if !want {
-                assert!(reason.contains("may write"), "{reason}");
-            }
+            expect("cp a b && ls", &options, want, "may write", &case);
         }
     }
 }
@@ -758,15 +762,7 @@ fn git_runs_only_beside_programs_that_write_no_file() {
         ..options
     };
     for (command, want) in REPOSITORY_WRITES {
-        let analysis = analyze_command(command, &options);
-        let reason = analysis.reason.clone().unwrap_or_default();
-        assert_eq!(analysis.approved, *want, "{command}: {reason}");
-        if !want {
-            assert!(
-                reason.contains("may write them first"),
-                "{command}: {reason}"
-            );
-        }
+        expect(command, &options, *want, "may write them first", "E5");
     }
 }
 
@@ -839,8 +835,7 @@ fn a_push_to_a_local_repository_is_refused() {
         ("push . main:other", true),
         ("push -o ci.skip origin main", true),
     ] {
-        let analysis = analyze_command(&format!("git {args}"), &options);
-        assert_eq!(analysis.approved, want, "git {args}: {:?}", analysis.reason);
+        expect(&format!("git {args}"), &options, want, "", "E3");
     }
 }
 
@@ -874,16 +869,9 @@ fn lines_run_as_root_run_programs_only_beside_segments_that_write_no_file() {
                 runs_as_root,
                 ..options.clone()
             };
-            let analysis = analyze_command(command, &options);
-            let reason = analysis.reason.clone().unwrap_or_default();
             let want = *want || !runs_as_root;
-            assert_eq!(
-                analysis.approved, want,
-                "{command} (root: {runs_as_root}): {reason}"
-            );
-            if !want {
-                assert!(reason.contains("runs as root"), "{command}: {reason}");
-            }
+            let case = format!("F5 (root: {runs_as_root})");
+            expect(command, &options, want, "runs as root", &case);
         }
     }
     drop(sandbox);
@@ -1087,12 +1075,13 @@ fn talking_to_a_repository_on_this_machine_is_refused() {
         ("remote -v", true),
     ];
     for (args, want) in cases {
-        let analysis = analyze_command(&format!("git {args}"), &options);
-        let reason = analysis.reason.clone().unwrap_or_default();
-        assert_eq!(analysis.approved, *want, "git {args}: {reason}");
-        if !want {
-            assert!(reason.contains("on this machine"), "git {args}: {reason}");
-        }
+        expect(
+            &format!("git {args}"),
+            &options,
+            *want,
+            "on this machine",
+            "local",
+        );
     }
     // A remote configured with a local path: talking to it asks, other subcommands pass.
     let config = repo.ws.join(".git/config");
@@ -1133,9 +1122,7 @@ fn submodules_are_entered_by_status_and_diff() {
     let repo = HookedRepository::new("last-submodules");
     let home = repo.sandbox.root.clone();
     let options = repo.options();
-    let approved = |line: &str| analyze_command(line, &options);
-    let first = approved("git status");
-    assert!(first.approved, "no submodule yet: {:?}", first.reason);
+    expect("git status", &options, true, "", "no submodule yet");
     let src = repo.sandbox.dir("src");
     assert!(git(&src, &home, &["init", "-q"]).status.success());
     git(&src, &home, &["commit", "-q", "--allow-empty", "-m", "s"]);
@@ -1187,12 +1174,7 @@ fn submodules_are_entered_by_status_and_diff() {
             ("git ls-files", true),
             ("git branch --list", true),
         ] {
-            let analysis = approved(line);
-            let reason = analysis.reason.clone().unwrap_or_default();
-            assert_eq!(analysis.approved, want, "{layout}: {line}: {reason}");
-            if !want {
-                assert!(reason.contains("submodules"), "{layout}: {line}: {reason}");
-            }
+            expect(line, &options, want, "submodules", layout);
         }
     };
     check("absorbed");

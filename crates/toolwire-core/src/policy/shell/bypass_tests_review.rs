@@ -514,16 +514,25 @@ fn a_later_segment_never_runs_a_program_an_earlier_one_could_write() {
             "cp {bin}/ls wbin/git && git status",
             Some("`{ws}/wbin`"),
         ),
-        ("{ws}/wbin:{bin}", "ls; git status", Some("`{ws}/wbin`")),
-        ("{ws}/wbin:{bin}", "ls | git status", Some("`{ws}/wbin`")),
+        ("{ws}/wbin:{bin}", "cp a b; git status", Some("`{ws}/wbin`")),
+        (
+            "{ws}/wbin:{bin}",
+            "cp a b | git status",
+            Some("`{ws}/wbin`"),
+        ),
+        (
+            "{ws}/wbin:{bin}",
+            "git status | cp a b",
+            Some("`{ws}/wbin`"),
+        ),
         (
             "{root}/missing:{bin}",
-            "ls && git status",
+            "cp a b && git status",
             Some("`{root}/missing`"),
         ),
         (
             "{root}/open:{bin}",
-            "ls && git status",
+            "cp a b && git status",
             Some("`{root}/open`"),
         ),
         (
@@ -531,13 +540,19 @@ fn a_later_segment_never_runs_a_program_an_earlier_one_could_write() {
             "cp {bin}/ls git && git status",
             Some("(a PATH entry)"),
         ),
-        ("rel:{bin}", "ls && git status", Some("(a PATH entry)")),
-        ("{bin}", "ls && ./tool", Some("(where it was found)")),
+        ("rel:{bin}", "cp a b && git status", Some("(a PATH entry)")),
+        ("{bin}", "cp a b && ./tool", Some("(where it was found)")),
         // Controls: one segment cannot write its own program first; programs found before any
-        // writable entry; a writable entry after the trusted one.
+        // writable entry; a writable entry after the trusted one; a line whose segments all
+        // write no file, whatever PATH holds (a new user's `npm run` put node_modules/.bin
+        // first).
         ("{ws}/wbin:{bin}", "git status", None),
         ("{bin}", "ls && git status", None),
         ("{bin}:{ws}/wbin:.", "ls && git status | ls", None),
+        ("{ws}/wbin:{bin}", "ls; git status", None),
+        ("{ws}/wbin:{bin}", "ls | git status", None),
+        ("{root}/missing:{bin}", "ls && git status", None),
+        ("rel:{bin}", "ls && git status", None),
         ("{bin}", "./tool", None),
     ];
     let fill = |text: &str| {

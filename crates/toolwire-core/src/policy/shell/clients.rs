@@ -28,6 +28,12 @@ struct Client {
     refused_options: &'static [&'static str],
     /// Operands refused anywhere.
     refused_operands: &'static [&'static str],
+    /// Options whose value must be a plain name (no `/`, not starting with `.` or `-`): they
+    /// select an entry of the user's own configuration (`docker --context prod`), never a file.
+    named: &'static [&'static str],
+    /// Operands refused unless the next word is one of the reading words given
+    /// (`aws configure list`, but not `aws configure set`).
+    guarded_operands: &'static [(&'static str, &'static [&'static str])],
     /// Whether the program takes any prefix of an option or operand (iproute2's `matches`:
     /// `ip netns e`, `ip -b file`).
     prefixes: bool,
@@ -40,6 +46,8 @@ impl Client {
         valued: &[],
         refused_options: &[],
         refused_operands: &[],
+        named: &[],
+        guarded_operands: &[],
         prefixes: false,
     };
 }
@@ -78,12 +86,9 @@ const CONTAINER_READING: &[&str] = &[
 /// `--hooks-dir`, `--conmon`, `--module` containers.conf).
 const CONTAINER_CONFIG: &[&str] = &[
     "config",
-    "context",
-    "c",
     "host",
     "H",
     "url",
-    "connection",
     "runtime",
     "conmon",
     "hooks-dir",
@@ -129,6 +134,31 @@ const KUBE_VALUED: &[&str] = &[
     "--request-timeout",
     "-v",
     "--v",
+    "--as",
+    "--as-group",
+    "--as-uid",
+    "--token",
+    "--username",
+    "--password",
+    "--certificate-authority",
+    "--client-certificate",
+    "--client-key",
+    "--tls-server-name",
+    "--profile",
+    "--log-flush-frequency",
+];
+
+/// Docker-compatible clients' options taking the next word before the subcommand: the log
+/// level, TLS files (read as certificates, never run) and a context or connection by name.
+const CONTAINER_VALUED: &[&str] = &[
+    "-l",
+    "--log-level",
+    "--tlscacert",
+    "--tlscert",
+    "--tlskey",
+    "-c",
+    "--context",
+    "--connection",
 ];
 
 /// One row per client program.
@@ -145,15 +175,17 @@ const CLIENTS: &[Client] = &[
     Client {
         programs: &["docker", "podman", "nerdctl", "podman-remote"],
         subcommands: CONTAINER_READING,
-        valued: &["-l", "--log-level"],
+        valued: CONTAINER_VALUED,
         refused_options: CONTAINER_CONFIG,
+        named: &["c", "context", "connection"],
         ..Client::NONE
     },
     Client {
         programs: &["kubectl", "oc", "kubecolor"],
         subcommands: KUBE_READING,
         valued: KUBE_VALUED,
-        refused_options: &["kubeconfig", "exec-command", "cache-dir"],
+        refused_options: &["kubeconfig", "exec-command", "cache-dir", "profile-output"],
+        named: &["context", "cluster", "user"],
         ..Client::NONE
     },
     Client {
@@ -171,7 +203,20 @@ const CLIENTS: &[Client] = &[
             "repo list",
             "plugin list",
         ],
-        valued: &["-n", "--namespace", "--kube-context"],
+        valued: &[
+            "-n",
+            "--namespace",
+            "--kube-context",
+            "--kube-apiserver",
+            "--kube-as-user",
+            "--kube-as-group",
+            "--kube-token",
+            "--kube-ca-file",
+            "--kube-tls-server-name",
+            "--burst-limit",
+            "--qps",
+        ],
+        named: &["kube-context"],
         refused_options: &[
             "kubeconfig",
             "post-renderer",
@@ -218,7 +263,7 @@ const CLIENTS: &[Client] = &[
         // aws: `configure set` writes `credential_process` (a program the next command runs)
         // into the shared configuration.
         programs: &["aws"],
-        refused_operands: &["configure"],
+        guarded_operands: &[("configure", &["list", "get", "list-profiles"])],
         ..Client::NONE
     },
 ];
@@ -232,9 +277,25 @@ fn spelled(written: &str, name: &str, prefixes: bool) -> bool {
     }
 }
 
+/// Whether `value` is a plain name of a configuration entry, not a path or an option.
+fn plain_name(value: &str) -> bool {
+    !value.is_empty() && !value.contains('/') && !value.starts_with(['.', '-'])
+}
+
 fn check_client(client: &Client, program: &str, args: &[String]) -> Result<(), String> {
     let refuse = |why: String| Err(format!("argument injection: `{program}` {why}"));
-    for arg in args.iter().take_while(|a| *a != "--") {
+    let words: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
+    for (i, arg) in words.iter().enumerate() {
+        if let Some((_, reading)) = client.guarded_operands.iter().find(|(w, _)| w == arg) {
+            let next = words.get(i + 1).map(|w| w.as_str());
+            if !next.is_some_and(|next| reading.contains(&next)) {
+                return refuse(format!(
+                    "`{arg} {}` writes a configuration that runs a program (only {} read it)",
+                    next.unwrap_or_default(),
+                    reading.join(", ")
+                ));
+            }
+        }
         let Some(option) = arg.strip_prefix('-') else {
             if let Some(word) = client
                 .refused_operands
@@ -248,7 +309,23 @@ fn check_client(client: &Client, program: &str, args: &[String]) -> Result<(), S
             continue;
         };
         let option = option.strip_prefix('-').unwrap_or(option);
-        let option = option.split_once('=').map_or(option, |(name, _)| name);
+        let (option, attached) = match option.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (option, None),
+        };
+        if client.named.contains(&option) {
+            let value = attached.or_else(|| words.get(i + 1).map(|w| w.as_str()));
+            if !value.is_some_and(plain_name) {
+                return refuse(format!(
+                    "option `{arg}` takes a configuration entry's name, got {:?}",
+                    value
+                        .unwrap_or_default()
+                        .chars()
+                        .take(64)
+                        .collect::<String>()
+                ));
+            }
+        }
         if client
             .refused_options
             .iter()
@@ -333,7 +410,44 @@ mod tests {
             ("docker", "-l debug ps", true),
             ("docker", "--config ./cfg ps", false),
             ("docker", "--config=./cfg ps", false),
-            ("docker", "-c ctx ps", false),
+            // Global options naming an entry of the user's own configuration, or TLS files,
+            // before a reading subcommand (refused before this round).
+            ("docker", "--context x ps", true),
+            ("docker", "--context=prod images", true),
+            ("docker", "-c ctx ps", true),
+            ("docker", "--tlscacert ca.pem --log-level debug ps", true),
+            ("podman", "-c remote ps", true),
+            ("podman", "--connection=remote images", true),
+            ("docker", "--context ./x ps", false),
+            ("docker", "--context=/tmp/x ps", false),
+            ("docker", "-c ctx run alpine id", false),
+            ("docker", "--context", false),
+            ("kubectl", "-n ns get pods", true),
+            ("kubectl", "--context prod -n ns get pods", true),
+            ("kubectl", "--as admin --token t get pods", true),
+            ("kubectl", "--context=../kc get pods", false),
+            (
+                "kubectl",
+                "--profile-output=.git/hooks/pre-commit get pods",
+                false,
+            ),
+            ("helm", "--namespace n list", true),
+            ("helm", "-n n --kube-context prod list", true),
+            ("helm", "--kube-context=prod status web", true),
+            ("helm", "--kube-context ./x list", false),
+            ("helm", "--namespace n install x ./chart", false),
+            ("aws", "configure list", true),
+            ("aws", "configure list-profiles", true),
+            ("aws", "--profile dev configure get region", true),
+            ("aws", "configure", false),
+            ("aws", "configure import --csv file://x.csv", false),
+            ("aws", "configure sso", false),
+            (
+                "aws",
+                "configure --profile x set credential_process ./evil",
+                false,
+            ),
+            ("aws", "s3 ls configure", false),
             ("docker", "-H ssh://x ps", false),
             ("docker", "run alpine id", false),
             ("docker", "exec web id", false),

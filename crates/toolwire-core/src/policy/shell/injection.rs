@@ -428,6 +428,7 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
             "pip" => packages::check_pip(args, place.cwd)?,
             _ => {}
         }
+        packages::check_workspace_runner(name, args)?;
     }
     Ok(())
 }
@@ -555,7 +556,8 @@ mod tests {
             ("npm", "install --global x", false),
             ("pnpm", "exec id", false),
             ("make", "--eval=x", false),
-            ("make", "all", true),
+            ("make", "all", false),
+            ("make", "--version", true),
             ("sqlite3", "db .shell", false),
             ("sqlite3", "db 'select 1'", true),
             ("socat", "- EXEC:sh", false),

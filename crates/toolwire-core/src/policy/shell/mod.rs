@@ -79,6 +79,16 @@ pub struct SegmentVerdict {
     /// JavaScript.
     #[serde(skip)]
     pub unlisted: bool,
+    /// Why its program could be another one when it runs, should another segment of the line
+    /// write files first ([`line_writes::replaceable`]); applied once every segment is known
+    /// ([`line_writes::refuse_replaceable_beside_writers`]). Not shown to JavaScript.
+    #[serde(skip)]
+    pub replaceable: Option<String>,
+    /// Whether its real file lies where only the system puts programs (it has trusted names):
+    /// only then do the rules that know a program by its name say what it writes
+    /// ([`repo_writes`]). Not shown to JavaScript.
+    #[serde(skip)]
+    pub trusted: bool,
 }
 
 /// The verdict on a whole command line.
@@ -123,6 +133,7 @@ pub fn analyze_command(command: &str, options: &AnalyzeOptions) -> Analysis {
         .iter()
         .map(|segment| context.check(segment))
         .collect();
+    line_writes::refuse_replaceable_beside_writers(&mut verdicts);
     repo_writes::refuse_git_beside_writers(&mut verdicts);
     repo_writes::refuse_beside_writers_as_root(&mut verdicts, options.runs_as_root);
     let first_refusal = verdicts.iter().find(|v| !v.approved).map(|v| {
@@ -180,6 +191,8 @@ impl<'a> Context<'a> {
             reason: None,
             wrapper: false,
             unlisted: false,
+            replaceable: None,
+            trusted: false,
         };
         match self.decide(segment, &mut verdict) {
             Ok(rule) => {
@@ -232,6 +245,11 @@ impl<'a> Context<'a> {
                 "`{typed_name}` is a wrapper (`{name}`) that runs other commands"
             ));
         }
+        if matches!(typed.as_str(), "cd" | "pushd" | "popd") {
+            return Err(format!(
+                "`{typed}` changes the directory the later segments run in, which the analysis does not follow: give the tool call its working directory (cwd) instead"
+            ));
+        }
         if wrappers::SHELL_WORDS.contains(&typed.as_str()) {
             return Err(format!("shell keyword or builtin `{typed}` is not allowed"));
         }
@@ -239,8 +257,9 @@ impl<'a> Context<'a> {
             return Err(why);
         }
         let found = resolve::resolve_executable(&typed, cwd, &self.path_var)?;
-        // Checked once the segment would be approved, so other refusals keep their reason.
-        let replaceable = (self.segments > 1)
+        // Kept for when every segment is known: it refuses only beside a segment that may write
+        // files ([`line_writes`]).
+        verdict.replaceable = (self.segments > 1)
             .then(|| {
                 let writer = line_writes::Writer {
                     trusted: &self.trusted,
@@ -250,10 +269,6 @@ impl<'a> Context<'a> {
                 line_writes::replaceable(&typed, &found, cwd, &self.path_var, &writer)
             })
             .flatten();
-        let approve = |rule: String| match &replaceable {
-            Some(why) => Err(why.clone()),
-            None => Ok(rule),
-        };
         let real = found.real.clone();
         let real_str = real
             .to_str()
@@ -263,8 +278,11 @@ impl<'a> Context<'a> {
         let real_name = found.real_name().to_string();
         // Only these names can approve: a name given by what was typed or by a symlink outside
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
-        let trusted_names = found.trusted_names(&self.trusted, &self.link_dirs);
+        let workspace: Vec<&Path> = cwd.into_iter().chain(place.root).collect();
+        let identity = found.trusted_identity(&self.trusted, &self.link_dirs, &workspace);
+        let trusted_names = identity.names;
         let trusted = !trusted_names.is_empty();
+        verdict.trusted = trusted;
         // Every name the program goes by, and every base name each may stand for
         // (`tclsh8.6` -> `tclsh`), is checked for wrappers and argument injection.
         let known = all_names(&real_name, &typed_name, &trusted_names);
@@ -291,11 +309,18 @@ impl<'a> Context<'a> {
                 return Err(why);
             }
         }
-        if let Some(entry) =
-            allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
-        {
+        // A path entry matches the real path or a trusted link's (`/usr/bin/npm`, what `which`
+        // prints).
+        let entry = allowlist::matching_entry(&self.options.allowlist, &real_str, &trusted_names)
+            .or_else(|| {
+                identity
+                    .links
+                    .iter()
+                    .find_map(|link| allowlist::matching_entry(&self.options.allowlist, link, &[]))
+            });
+        if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
-            return approve(format!("allowlisted by `{entry}`"));
+            return Ok(format!("allowlisted by `{entry}`"));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
         // never another name a symlink gives it.
@@ -307,7 +332,7 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return approve(format!("{SAFE_BIN_RULE} `{bin}`"));
+                return Ok(format!("{SAFE_BIN_RULE} `{bin}`"));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments

@@ -6,6 +6,13 @@
 //! download); a `.yarnrc` naming `yarn-path` or plugins makes every `yarn` command run that
 //! JavaScript. An allowlisted package manager passes only in forms that run none of these:
 //! listing and querying, and `pip install` of requirements named for the index.
+//!
+//! Build tools and test runners are the same class ([`WORKSPACE_RUNNERS`]): `make` runs the
+//! Makefile's recipes, `cargo build` a `build.rs`, `go generate` the commands its comments
+//! name, `pytest` a `conftest.py`. Each passes only in the forms its row names as running
+//! none (`--version`, `cargo locate-project`, `go list`), with the reason wording of the
+//! package managers ([`runs_workspace_code`]). An interpreter given a script file is not in
+//! this class: the line itself names the file it runs.
 
 use std::path::Path;
 
@@ -146,6 +153,171 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The refusal of a program that runs code the workspace holds: `shown` is how it was called
+/// (`npm test`, `make`), `what` the code it runs. One wording for the whole class.
+fn runs_workspace_code(shown: &str, what: &str) -> String {
+    format!("argument injection: `{shown}` may run {what} (code the workspace can write)")
+}
+
+/// A build tool or test runner that runs code the workspace holds, and the forms that run
+/// none.
+struct WorkspaceRunner {
+    /// The names it is known by ([`variant_names`](super::names::variant_names)).
+    programs: &'static [&'static str],
+    /// The code it runs.
+    runs: &'static str,
+    /// Arguments that, all alone, make it print and exit (`--version`), reading no file of the
+    /// workspace.
+    info: &'static [&'static str],
+    /// Subcommands (its first argument) that run none of that code.
+    reading: &'static [&'static str],
+    /// Options that make a reading subcommand build or run after all (`go list -toolexec`),
+    /// matched with one or two dashes and with `=value`.
+    running_options: &'static [&'static str],
+}
+
+/// The build tools and test runners, one row per program. Forms marked "confirmed" were run:
+/// `cargo metadata` and `cargo tree` ran the `build.rustc-wrapper` a `.cargo/config.toml`
+/// names (`cargo version`, `-V`, `locate-project` did not); Debian's `mvn` script reads
+/// `.mvn/jvm.config` (JVM options such as `-javaagent:`) before it looks at any argument, so
+/// even `mvn -v` runs code; `make -n` still runs `+` recipes and `$(shell ...)`.
+const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
+    WorkspaceRunner {
+        programs: &["make", "gmake", "bmake", "pmake"],
+        runs: "Makefile recipes and $(shell ...), even with -n or -q",
+        info: &["-v", "--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["cargo"],
+        runs: "build scripts (build.rs), procedural macros, tests and the programs .cargo/config.toml names",
+        info: &["-V", "--version", "-vV", "-h", "--help", "--list"],
+        reading: &["version", "locate-project"],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["go"],
+        runs: "the packages it builds, their tests, cgo and the commands go:generate names",
+        info: &["-h", "--help"],
+        reading: &["version", "env", "help", "list", "doc", "fmt", "mod"],
+        running_options: &["toolexec", "exec", "export", "compiled", "w", "u", "vettool"],
+    },
+    WorkspaceRunner {
+        programs: &["mvn", "mvnw", "gradle", "gradlew", "sbt", "bazel", "bazelisk", "lein"],
+        runs: "the build's plugins and scripts, and JVM options the project sets (.mvn/jvm.config, gradle.properties, .jvmopts, .bazelrc), read on every run",
+        info: &[],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["ant"],
+        runs: "build.xml tasks",
+        info: &["-version", "-h", "-help"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["pytest", "py.test", "tox", "nox", "mix"],
+        runs: "conftest.py, tox.ini, noxfile.py or mix.exs and the tests (loaded for --version too)",
+        info: &[],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["rake", "just", "ninja", "samu", "scons", "ctest"],
+        runs: "the recipes, tasks or tests of its build file (Rakefile, justfile, build.ninja, SConstruct)",
+        info: &["--version", "-V", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["cmake", "meson"],
+        runs: "CMakeLists.txt or meson.build (execute_process, run_command) and the build they drive",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["bundle", "bundler"],
+        runs: "the Gemfile (Ruby code) and the programs bundle exec runs",
+        info: &["--version", "-v"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["dotnet"],
+        runs: "the project's MSBuild targets and tasks",
+        info: &["--version", "--info", "--list-sdks", "--list-runtimes", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["swift"],
+        runs: "Package.swift (Swift code run by every package command) and the build",
+        info: &["--version", "-version"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["zig"],
+        runs: "build.zig and the code zig run and zig test build",
+        info: &["-h", "--help"],
+        reading: &["version", "env", "fmt", "targets", "help"],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        programs: &["poetry", "pdm", "hatch", "uv", "pipenv", "rye", "composer", "cabal", "stack", "dune", "nx", "turbo", "lerna"],
+        runs: "the project's scripts, build backend or build of local packages",
+        info: &["--version", "-V", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+    },
+];
+
+/// Whether the option `arg` (`-x`, `--x`, `-x=v`, `--x=v`) is one of `names`.
+fn option_named(arg: &str, names: &[&str]) -> bool {
+    let Some(rest) = arg.strip_prefix('-') else {
+        return false;
+    };
+    let rest = rest.strip_prefix('-').unwrap_or(rest);
+    let name = rest.split_once('=').map_or(rest, |(n, _)| n);
+    names.contains(&name)
+}
+
+/// Refuses a build tool or test runner ([`WORKSPACE_RUNNERS`]) called in a form that runs code
+/// the workspace holds: anything but its info options alone, or a reading subcommand (first,
+/// after no option) without an option that makes it build.
+pub fn check_workspace_runner(name: &str, args: &[String]) -> Result<(), String> {
+    let Some(row) = WORKSPACE_RUNNERS
+        .iter()
+        .find(|r| r.programs.contains(&name))
+    else {
+        return Ok(());
+    };
+    if !args.is_empty() && args.iter().all(|a| row.info.contains(&a.as_str())) {
+        return Ok(());
+    }
+    if let Some(sub) = args.first().filter(|a| row.reading.contains(&a.as_str())) {
+        return match args[1..]
+            .iter()
+            .take_while(|a| *a != "--")
+            .find(|a| option_named(a, row.running_options))
+        {
+            Some(option) => Err(runs_workspace_code(
+                &format!("{name} {sub} {option}"),
+                row.runs,
+            )),
+            None => Ok(()),
+        };
+    }
+    let shown = match args.first() {
+        Some(first) => format!("{name} {}", first.chars().take(64).collect::<String>()),
+        None => name.to_string(),
+    };
+    Err(runs_workspace_code(&shown, row.runs))
 }
 
 /// Subcommands of each Node package manager that run no `package.json` script, no install
@@ -317,8 +489,9 @@ pub fn check_node_package_manager(name: &str, args: &[String], place: Place) -> 
     }
     let sub = args[at].as_str();
     if !scriptless.contains(&sub) {
-        return refuse(format!(
-            "`{name} {sub}` may run package.json scripts or install scripts (code the workspace can write)"
+        return Err(runs_workspace_code(
+            &format!("{name} {sub}"),
+            "package.json scripts or install scripts",
         ));
     }
     if let Some(word) = args[at + 1..]
@@ -504,6 +677,125 @@ mod tests {
             let got = check_node_package_manager(name, &argv(args), place);
             assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
         }
+    }
+
+    /// Build tools and test runners as a new user called them (repro 13: `make test` and
+    /// `cargo test` were approved beside a refused `npm test`), with the forms that run nothing.
+    const RUNNER_CALLS: &[(&str, &str, bool)] = &[
+        ("make", "", false),
+        ("make", "test", false),
+        ("make", "-n", false),
+        ("make", "-j4 all", false),
+        ("gmake", "install", false),
+        ("make", "--version", true),
+        ("make", "-v", true),
+        ("cargo", "build", false),
+        ("cargo", "test", false),
+        ("cargo", "run", false),
+        ("cargo", "check", false),
+        ("cargo", "clippy", false),
+        ("cargo", "metadata", false),
+        ("cargo", "tree", false),
+        ("cargo", "+nightly build", false),
+        ("cargo", "-q build", false),
+        ("cargo", "--version", true),
+        ("cargo", "-V", true),
+        ("cargo", "version", true),
+        ("cargo", "locate-project", true),
+        ("go", "test ./...", false),
+        ("go", "run .", false),
+        ("go", "build", false),
+        ("go", "generate ./...", false),
+        ("go", "vet ./...", false),
+        ("go", "tool foo", false),
+        ("go", "install ./cmd/x", false),
+        ("go", "list -toolexec=./evil ./...", false),
+        ("go", "list --exec ./evil", false),
+        ("go", "list -export ./...", false),
+        ("go", "env -w GOFLAGS=-toolexec=./evil", false),
+        ("go", "-C sub build", false),
+        ("go", "version", true),
+        ("go", "env GOPATH", true),
+        ("go", "list -m all", true),
+        ("go", "mod tidy", true),
+        ("go", "doc fmt.Println", true),
+        ("mvn", "test", false),
+        ("mvn", "-v", false),
+        ("mvn", "--version", false),
+        ("gradle", "build", false),
+        ("gradlew", "test", false),
+        ("gradle", "--version", false),
+        ("pytest", "", false),
+        ("pytest", "-q tests/", false),
+        ("pytest", "--version", false),
+        ("py.test", "", false),
+        ("tox", "", false),
+        ("tox", "-e py312", false),
+        ("rake", "", false),
+        ("rake", "test", false),
+        ("rake", "--version", true),
+        ("bundle", "exec rspec", false),
+        ("bundle", "install", false),
+        ("bundle", "list", false),
+        ("bundle", "--version", true),
+        ("just", "", false),
+        ("just", "build", false),
+        ("just", "--version", true),
+        ("cmake", "--build build", false),
+        ("cmake", "-S . -B build", false),
+        ("cmake", "-P x.cmake", false),
+        ("cmake", "--version", true),
+        ("ninja", "", false),
+        ("ninja", "-n", false),
+        ("ninja", "-C build", false),
+        ("ninja", "--version", true),
+        ("meson", "compile -C build", false),
+        ("meson", "setup build", false),
+        ("meson", "--version", true),
+        ("dotnet", "test", false),
+        ("dotnet", "build", false),
+        ("dotnet", "--info", true),
+        ("swift", "build", false),
+        ("swift", "package describe", false),
+        ("swift", "--version", true),
+        ("zig", "build", false),
+        ("zig", "run x.zig", false),
+        ("zig", "version", true),
+        ("uv", "run pytest", false),
+        ("uv", "sync", false),
+        ("uv", "--version", true),
+        ("poetry", "install", false),
+        ("composer", "install", false),
+        ("sbt", "test", false),
+        ("bazel", "test //...", false),
+        ("bazel", "version", false),
+        ("ctest", "", false),
+        ("ant", "", false),
+        ("ant", "-version", true),
+        // Any other argument beside an info option runs the build.
+        ("cargo", "--version build", false),
+        ("make", "--version test", false),
+    ];
+
+    #[test]
+    fn build_tools_run_no_workspace_code() {
+        for (name, args, want) in RUNNER_CALLS {
+            let got = check_workspace_runner(name, &argv(args));
+            assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
+            if let Err(why) = got {
+                assert!(
+                    why.contains(&format!("`{name}"))
+                        && why.ends_with("(code the workspace can write)"),
+                    "{name} {args}: {why}"
+                );
+            }
+        }
+        // npm's refusal has the same wording.
+        let sandbox = Sandbox::new("runner-wording");
+        let ws = sandbox.dir("ws");
+        let npm = check_node_package_manager("npm", &argv("test"), Place::at(&ws));
+        let npm = npm.unwrap_err();
+        assert!(npm.ends_with("(code the workspace can write)"), "{npm}");
     }
 
     #[test]

@@ -74,6 +74,24 @@ const GIT_NO_FILE_WRITES: &[&str] = &[
     "version",
 ];
 
+/// The subcommands of [`GIT_NO_FILE_WRITES`] that write the work tree (never `.git`, but
+/// perhaps a program a later segment of the line runs: `git checkout HEAD -- bin/ls && ls`
+/// with `bin` on PATH).
+const GIT_WORK_TREE_WRITES: &[&str] = &[
+    "checkout",
+    "cherry-pick",
+    "merge",
+    "mv",
+    "pull",
+    "rebase",
+    "reset",
+    "restore",
+    "revert",
+    "rm",
+    "stash",
+    "switch",
+];
+
 /// Programs that read, when they run, workspace configuration the analysis checked because it
 /// can run code: git's repository, the package managers' `.yarnrc` and `.npmrc`
 /// ([`packages`](super::packages)). Their approved forms write no file.
@@ -101,7 +119,7 @@ fn reads_config(verdict: &SegmentVerdict) -> bool {
 
 /// Whether the git segment `argv` writes no file git reads as configuration or a hook.
 /// `argv` may start with `NAME=value` words, before the program.
-fn git_writes_no_files(argv: &[String]) -> bool {
+fn git_writes_no_files(argv: &[String], allowed: &[&str]) -> bool {
     let assignment = |word: &String| {
         word.split_once('=').is_some_and(|(name, _)| {
             name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -110,18 +128,28 @@ fn git_writes_no_files(argv: &[String]) -> bool {
     };
     let program = argv.iter().take_while(|w| assignment(w)).count();
     let args = argv.get(program + 1..).unwrap_or_default();
-    super::git::subcommand(args).is_none_or(|sub| GIT_NO_FILE_WRITES.contains(&sub))
+    super::git::subcommand(args).is_none_or(|sub| allowed.contains(&sub))
 }
 
 /// Whether the approved segment `verdict` writes no file: a reader, git writing none, or a
 /// safe bin within its profile (which takes no file argument).
-fn writes_no_files(verdict: &SegmentVerdict) -> bool {
+/// A program known only by a name (its real file outside the trusted dirs) may be anything.
+/// With `work_tree`, git subcommands writing the work tree count as writers too.
+fn writes_no_files(verdict: &SegmentVerdict, work_tree: bool) -> bool {
+    if !verdict.trusted {
+        return false;
+    }
     let rule = verdict.reason.as_deref().unwrap_or_default();
     if rule.starts_with(super::SAFE_BIN_RULE) {
         return true;
     }
     if is_git(verdict) {
-        return git_writes_no_files(&verdict.argv);
+        let no_tree_writes: Vec<&str> = GIT_NO_FILE_WRITES
+            .iter()
+            .copied()
+            .filter(|sub| !work_tree || !GIT_WORK_TREE_WRITES.contains(sub))
+            .collect();
+        return git_writes_no_files(&verdict.argv, &no_tree_writes);
     }
     reads_config(verdict) || READERS.contains(&real_name(verdict))
 }
@@ -129,8 +157,18 @@ fn writes_no_files(verdict: &SegmentVerdict) -> bool {
 /// The first two approved segments of `verdicts` that may write files (linear: no more are
 /// needed to find, for each segment, another one that writes).
 fn first_writers(verdicts: &[SegmentVerdict]) -> Vec<usize> {
+    first_writers_of(verdicts, false)
+}
+
+/// [`first_writers`], counting git's work tree writes (`checkout`, `stash`, ...) too: the
+/// writers that may put a program in place ([`line_writes`](super::line_writes)).
+pub(super) fn first_file_writers(verdicts: &[SegmentVerdict]) -> Vec<usize> {
+    first_writers_of(verdicts, true)
+}
+
+fn first_writers_of(verdicts: &[SegmentVerdict], work_tree: bool) -> Vec<usize> {
     (0..verdicts.len())
-        .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i]))
+        .filter(|&i| verdicts[i].approved && !writes_no_files(&verdicts[i], work_tree))
         .take(2)
         .collect()
 }

@@ -2,8 +2,10 @@
 //! working directory, as the shell does), `cwd` for relative paths, the real path
 //! of what was found (symlinks resolved), and the names it may be matched by in trusted dirs.
 
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use super::line_writes::root_managed;
 
 /// Whether `path` is a regular file with an execute bit (symlinks followed).
 fn is_executable_file(path: &Path) -> bool {
@@ -32,21 +34,35 @@ impl Executable {
         file_name(&self.real)
     }
 
-    /// The names a bare allowlist entry may match this executable by: none unless the real
-    /// file lies directly in a trusted dir; then the real file's name, plus the name of every
-    /// symlink on the way from [`found`](Self::found) to the real file that lies in a trusted
-    /// dir with every later link also in one (`/usr/bin/python3` -> `python3.11`, placed there
-    /// by the system). A link in one of `link_dirs` (`/usr/bin/which` ->
-    /// `/etc/alternatives/which` -> `/usr/bin/which.debianutils`) is passed through without
-    /// lending its own name. A name given only by what was typed or by a link outside these
-    /// dirs (`./ls` -> `/usr/bin/rm`) is never one of them.
-    pub fn trusted_names(&self, trusted: &[PathBuf], link_dirs: &[PathBuf]) -> Vec<String> {
-        if !in_trusted_dir(&self.real, trusted) {
-            return Vec::new();
+    /// The names a bare allowlist entry may match this executable by, and the paths of the
+    /// trusted links lending them (which a path entry may match besides the real path):
+    /// none unless the real file lies directly in a trusted dir, or is a [system
+    /// file](system_file) reached through a link in one (`/usr/bin/npm` ->
+    /// `../lib/node_modules/npm/bin/npm-cli.js`, as nodesource, the official tarball and the
+    /// node images install it). Then the real file's name when it lies in a trusted dir, plus
+    /// the name of every symlink on the way from [`found`](Self::found) to the real file that
+    /// lies in a trusted dir with every later link also in one (`/usr/bin/python3` ->
+    /// `python3.11`, placed there by the system). A link in one of `link_dirs`
+    /// (`/usr/bin/which` -> `/etc/alternatives/which` -> `/usr/bin/which.debianutils`) is
+    /// passed through without lending its own name. A name given only by what was typed or by
+    /// a link outside these dirs (`./ls` -> `/usr/bin/rm`) is never one of them. `workspace`
+    /// holds the directories the agent's own tools write.
+    pub fn trusted_identity(
+        &self,
+        trusted: &[PathBuf],
+        link_dirs: &[PathBuf],
+        workspace: &[&Path],
+    ) -> TrustedIdentity {
+        let mut identity = TrustedIdentity::default();
+        let real_trusted = in_trusted_dir(&self.real, trusted);
+        if !real_trusted && !system_file(&self.real, workspace) {
+            return identity;
         }
-        let mut names = vec![self.real_name().to_string()];
+        if real_trusted {
+            identity.names.push(self.real_name().to_string());
+        }
         let Some(links) = symlink_chain(&self.found, &self.real) else {
-            return names;
+            return identity;
         };
         for link in links.iter().rev() {
             let link_dir = link
@@ -60,12 +76,39 @@ impl Executable {
                 break;
             }
             let name = file_name(link);
-            if !name.is_empty() && !names.iter().any(|known| known == name) {
-                names.push(name.to_string());
+            if !name.is_empty() && !identity.names.iter().any(|known| known == name) {
+                identity.names.push(name.to_string());
+            }
+            if let Some(path) = link_dir.join(name).to_str() {
+                identity.links.push(path.to_string());
             }
         }
-        names
+        identity
     }
+}
+
+/// What a program found through the trusted dirs goes by there ([`Executable::trusted_identity`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustedIdentity {
+    /// The names a bare allowlist entry may match.
+    pub names: Vec<String>,
+    /// The paths of the links in trusted dirs that lend those names (`/usr/bin/npm`).
+    pub links: Vec<String>,
+}
+
+/// Whether `real` is a file only root can change, outside the `workspace` directories: owned by
+/// root, writable by no group or other user, in a [root-managed](root_managed) directory.
+fn system_file(real: &Path, workspace: &[&Path]) -> bool {
+    let Ok(meta) = std::fs::metadata(real) else {
+        return false;
+    };
+    let in_workspace = workspace
+        .iter()
+        .any(|w| std::fs::canonicalize(w).is_ok_and(|w| real.starts_with(w)));
+    meta.uid() == 0
+        && meta.mode() & 0o022 == 0
+        && !in_workspace
+        && real.parent().is_some_and(root_managed)
 }
 
 /// The last component of `path` as UTF-8 (empty when it has none or is not UTF-8).

@@ -642,3 +642,90 @@ fn analysis_serializes_in_camel_case() {
     let approved = serde_json::to_value(analyze_command("ls", &options)).unwrap();
     assert!(approved.get("reason").is_none());
 }
+
+/// A new user's `cd src && ls` (repro 3) was refused as "shell keyword or builtin", a reason
+/// that does not say what to do: the analysis checks every segment in the call's working
+/// directory, so a directory change is refused naming that and the `cwd` to use instead.
+#[test]
+fn a_directory_change_is_refused_naming_the_working_directory_to_give() {
+    let options = AnalyzeOptions {
+        allowlist: vec!["ls".into()],
+        ..AnalyzeOptions::default()
+    };
+    for line in [
+        "cd src && ls",
+        "cd .. ; ls",
+        "pushd src && ls",
+        "ls && cd /",
+        "popd",
+    ] {
+        let analysis = analyze_command(line, &options);
+        let reason = analysis.reason.unwrap_or_default();
+        assert!(!analysis.approved, "{line}");
+        assert!(
+            reason.contains("does not follow") && reason.contains("(cwd)"),
+            "{line}: {reason}"
+        );
+    }
+}
+
+/// A new user's `allowlist: ['npm']` (and `'/usr/bin/npm'`, what `which npm` prints) never
+/// matched npm on the standard layout: `/usr/bin/npm -> ../lib/node_modules/npm/bin/npm-cli.js`
+/// (nodesource, the official tarball, the node Docker images; repro 3). A link in a trusted
+/// dir lends its name and path to a real file only root can change, outside the workspace.
+#[test]
+fn a_trusted_link_to_a_system_file_lends_its_name_and_path() {
+    let sandbox = Sandbox::new("trusted-link-system-file");
+    let ws = sandbox.dir("ws");
+    let bin = sandbox.dir("usr/bin");
+    let cli = sandbox.exe("usr/lib/node_modules/npm/bin/npm-cli.js");
+    sandbox.link(
+        "usr/bin/npm",
+        Path::new("../lib/node_modules/npm/bin/npm-cli.js"),
+    );
+    let options = |allowlist: &[String]| AnalyzeOptions {
+        cwd: Some(ws.clone()),
+        allowlist: allowlist.to_vec(),
+        trusted_dirs: vec![bin.clone()],
+        path: Some(bin.display().to_string()),
+        runs_as_root: false,
+        ..AnalyzeOptions::default()
+    };
+    let lib_glob = format!("{}/*", cli.parent().unwrap().display());
+    let link_path = bin.join("npm").display().to_string();
+    for allowlist in [
+        vec!["npm".to_string()],
+        vec![link_path.clone()],
+        vec![lib_glob],
+    ] {
+        let analysis = analyze_command("npm ls", &options(&allowlist));
+        assert!(analysis.approved, "{allowlist:?}: {:?}", analysis.reason);
+        // The package manager's rules still apply under its link's name.
+        assert!(!analyze_command("npm test", &options(&allowlist)).approved);
+    }
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let lib_dir = cli.parent().unwrap().to_path_buf();
+    // Writable by others than root: the real file or a directory above it.
+    for (path, open, closed) in [(&cli, 0o775, 0o755), (&lib_dir, 0o777, 0o755)] {
+        mode(path, open);
+        for allowlist in [vec!["npm".to_string()], vec![link_path.clone()]] {
+            let analysis = analyze_command("npm ls", &options(&allowlist));
+            assert!(
+                !analysis.approved,
+                "{} {open:o}: {allowlist:?}",
+                path.display()
+            );
+        }
+        mode(path, closed);
+    }
+    // A real file in the workspace (the agent's tools write it) lends nothing either.
+    let own = sandbox.exe("ws/npm-cli.js");
+    std::fs::remove_file(bin.join("npm")).unwrap();
+    sandbox.link("usr/bin/npm", &own);
+    for allowlist in [vec!["npm".to_string()], vec![link_path]] {
+        let analysis = analyze_command("npm ls", &options(&allowlist));
+        assert!(!analysis.approved, "{allowlist:?}: {:?}", analysis.reason);
+    }
+}

@@ -728,6 +728,13 @@ pub fn interpreter_program_text(name: &str, args: &[String], cwd: Option<&Path>)
     if always {
         return Some(format!("`{name}` runs program text"));
     }
+    if !args.is_empty()
+        && args
+            .iter()
+            .all(|a| version_flags(name).contains(&a.as_str()))
+    {
+        return None;
+    }
     if PERMUTING_INTERPRETERS.contains(&name) {
         return permuted_program_text(name, args, cwd);
     }
@@ -736,8 +743,15 @@ pub fn interpreter_program_text(name: &str, args: &[String], cwd: Option<&Path>)
             "`{name}` without a script reads its program from stdin"
         )),
         Some("-") => Some(format!("`{name} -` reads its program from stdin")),
+        Some("-m") if name.starts_with("python") || name.starts_with("pypy") => Some(format!(
+            "`{name} -m` runs a module found on sys.path, which starts with the working directory (code the workspace can write)"
+        )),
         Some(arg) if arg.starts_with('-') => Some(format!(
-            "`{name}` with option `{arg}` may run program text (-c/-e/-E/--eval/-r/-p)"
+            "`{name}` with option `{arg}` before any script: an interpreter's options may run program text or load code, so it is approved only with a script file, or with version or help options alone ({})",
+            match version_flags(name) {
+                [] => "it has none known".to_string(),
+                flags => flags.join(", "),
+            }
         )),
         Some(sub @ ("eval" | "repl" | "run" | "x" | "exec" | "-e")) => {
             Some(format!("`{name} {sub}` may run program text"))
@@ -746,10 +760,96 @@ pub fn interpreter_program_text(name: &str, args: &[String], cwd: Option<&Path>)
     }
 }
 
+/// The options each interpreter reads as "print the version or usage and exit": given alone,
+/// they run no program text and read no stdin (`lua -v` alone does not; `tclsh` has none:
+/// it takes any other word as its script's arguments and reads stdin).
+fn version_flags(name: &str) -> &'static [&'static str] {
+    const FAMILIES: &[(&str, bool, &[&str])] = &[
+        ("python", true, &["-V", "--version", "-VV", "-h", "--help"]),
+        ("pypy", true, &["-V", "--version", "-h", "--help"]),
+        ("perl", true, &["-v", "-V", "-h"]),
+        ("ruby", true, &["-v", "--version", "-h", "--help"]),
+        ("php", true, &["-v", "--version", "-h", "--help"]),
+        ("lua", true, &["-v"]),
+        ("node", false, &["-v", "--version", "-h", "--help"]),
+        ("nodejs", false, &["-v", "--version", "-h", "--help"]),
+        ("deno", false, &["-V", "--version", "-h", "--help"]),
+        (
+            "bun",
+            false,
+            &["-v", "--version", "--revision", "-h", "--help"],
+        ),
+        ("java", false, &["-version", "--version", "-h", "--help"]),
+        ("julia", false, &["-v", "--version", "-h", "--help"]),
+        ("swift", false, &["--version", "-version"]),
+        ("tsx", false, &["-v", "--version", "-h", "--help"]),
+        ("ts-node", false, &["-v", "--version", "-h", "--help"]),
+        ("dart", false, &["--version"]),
+        ("elixir", false, &["-v", "--version"]),
+        ("Rscript", false, &["--version"]),
+    ];
+    FAMILIES
+        .iter()
+        .find(|(family, prefixed, _)| name == *family || (*prefixed && name.starts_with(family)))
+        .map_or(&[], |(_, _, flags)| flags)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::policy::shell::tests::{argv, Sandbox};
+
+    /// A new user's everyday checks (repro 3): `node --version` was refused as "may run program
+    /// text (-c/-e/...)", naming options node does not have.
+    #[test]
+    fn interpreters_pass_with_version_or_help_options_alone() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("node", "--version", true),
+            ("node", "-v", true),
+            ("nodejs", "-h", true),
+            ("python3", "-V", true),
+            ("python3", "--version", true),
+            ("python3.12", "-VV", true),
+            ("pypy3", "--version", true),
+            ("perl", "-v", true),
+            ("ruby", "--version", true),
+            ("php8.2", "-v", true),
+            ("lua5.4", "-v", true),
+            ("deno", "--version", true),
+            ("bun", "--version", true),
+            ("java", "-version", true),
+            ("swift", "--version", true),
+            ("tsx", "--version", true),
+            // Anything beside them, and the flags of another interpreter, still refused.
+            ("node", "--version -e x", false),
+            ("node", "-v -p x", false),
+            ("node", "-V", false),
+            ("python3", "-v", false),
+            ("python3", "-V -c x", false),
+            ("python3", "-m pytest", false),
+            ("python3", "-m http.server", false),
+            ("ruby", "-v -e x", false),
+            ("lua", "-v -", false),
+            ("lua", "-v -e x", false),
+            ("tclsh", "--version", false),
+            ("tclsh", "-v", false),
+            ("awk", "--version", false),
+            ("node", "", false),
+        ];
+        for (name, args, want) in cases {
+            let got = interpreter_program_text(name, &argv(args), None);
+            assert_eq!(got.is_none(), *want, "{name} {args}: {got:?}");
+        }
+        // The reason names the real rule and the flags that pass.
+        let why = interpreter_program_text("node", &argv("--inspect app.js"), None).unwrap();
+        assert!(
+            why.contains("`--inspect`") && why.contains("--version"),
+            "{why}"
+        );
+        assert!(!why.contains("-c/-e"), "{why}");
+        let why = interpreter_program_text("python3", &argv("-m pytest"), None).unwrap();
+        assert!(why.contains("sys.path"), "{why}");
+    }
 
     #[test]
     fn interpreters_run_program_text_unless_given_a_script() {
