@@ -13,9 +13,12 @@ mod bypass_tests;
 mod keys;
 mod remotes;
 mod repository_arg;
+pub(crate) mod subcommands;
 
 pub use keys::code_running_key;
 use remotes::Remotes;
+#[cfg(test)]
+pub(crate) use subcommands::HOOKS;
 
 /// Global options without a value (`git.c`, `handle_options`).
 const GLOBAL_FLAGS: &[&str] = &[
@@ -122,124 +125,6 @@ pub const SUBCOMMANDS_REFUSED: &[&str] = &[
     "scalar",
 ];
 
-/// Every other command of git 2.47 (`git help -a`): a subcommand outside these and
-/// [`SUBCOMMANDS_REFUSED`] is an alias or an external `git-<name>` program found through the
-/// exec path and PATH (`git merge-evil`, `git lfs`), whose code the analyzer cannot read.
-const SUBCOMMANDS_KNOWN: &[&str] = &[
-    "add",
-    "am",
-    "annotate",
-    "apply",
-    "archive",
-    "blame",
-    "branch",
-    "bugreport",
-    "bundle",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "check-mailmap",
-    "check-ref-format",
-    "checkout",
-    "checkout-index",
-    "cherry",
-    "cherry-pick",
-    "clean",
-    "clone",
-    "column",
-    "commit",
-    "commit-graph",
-    "commit-tree",
-    "count-objects",
-    "describe",
-    "diagnose",
-    "diff",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-    "fast-export",
-    "fast-import",
-    "fetch",
-    "fetch-pack",
-    "fmt-merge-msg",
-    "for-each-ref",
-    "format-patch",
-    "fsck",
-    "gc",
-    "get-tar-commit-id",
-    "grep",
-    "hash-object",
-    "index-pack",
-    "init",
-    "interpret-trailers",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "mailinfo",
-    "mailsplit",
-    "merge",
-    "merge-base",
-    "merge-file",
-    "merge-tree",
-    "mktag",
-    "mktree",
-    "multi-pack-index",
-    "mv",
-    "name-rev",
-    "notes",
-    "pack-objects",
-    "pack-redundant",
-    "pack-refs",
-    "patch-id",
-    "prune",
-    "prune-packed",
-    "pull",
-    "push",
-    "range-diff",
-    "read-tree",
-    "rebase",
-    "reflog",
-    "refs",
-    "remote",
-    "repack",
-    "replace",
-    "replay",
-    "request-pull",
-    "rerere",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "send-pack",
-    "shortlog",
-    "show",
-    "show-branch",
-    "show-index",
-    "show-ref",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "stripspace",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "unpack-file",
-    "unpack-objects",
-    "update-index",
-    "update-ref",
-    "update-server-info",
-    "verify-commit",
-    "verify-pack",
-    "verify-tag",
-    "version",
-    "whatchanged",
-    "worktree",
-    "write-tree",
-];
-
 /// Git's built-in merge strategies; any other `-s`/`--strategy` name runs `git-merge-<name>`
 /// found through the exec path and PATH.
 const BUILTIN_STRATEGIES: &[&str] = &["ort", "recursive", "resolve", "octopus", "ours", "subtree"];
@@ -270,7 +155,12 @@ fn refused_subcommand(sub: &str) -> Option<String> {
             "`git {sub}` is internal to git (helpers run commands) and is not allowed"
         ));
     }
-    if !SUBCOMMANDS_KNOWN.contains(&sub) {
+    if subcommands::NOT_OFFERED.contains(&sub) {
+        return Some(format!(
+            "`git {sub}` is plumbing the analysis does not offer (a merge strategy run directly, or a transport to an unchecked remote)"
+        ));
+    }
+    if subcommands::properties(sub).is_none() {
         return Some(format!(
             "`git {sub}` is no git command: git would run an alias or `git-{sub}` found on PATH"
         ));
@@ -555,152 +445,6 @@ fn linked_worktree(real: &Path, common: &Path, dot_git: &Path) -> bool {
         && back.is_some_and(|back| std::fs::canonicalize(dot_git).ok() == Some(back))
 }
 
-/// Subcommands that make commits (and through `git commit` or the sequencer run the commit
-/// hooks).
-const COMMITTING: &[&str] = &[
-    "commit",
-    "merge",
-    "pull",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "am",
-];
-
-/// Subcommands that may write the index, which runs `post-index-change`: `status`, `diff` and
-/// `describe` too, when refreshing it finds changed stat data (`repo_update_index_if_able`).
-const INDEX_WRITERS: &[&str] = &[
-    "add",
-    "am",
-    "apply",
-    "checkout",
-    "checkout-index",
-    "cherry-pick",
-    "clone",
-    "commit",
-    "describe",
-    "diff",
-    "merge",
-    "mv",
-    "pull",
-    "read-tree",
-    "rebase",
-    "reset",
-    "restore",
-    "revert",
-    "rm",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "switch",
-    "update-index",
-    "worktree",
-    "write-tree",
-];
-
-/// Subcommands that may update a ref (a ref transaction runs `reference-transaction`).
-const REF_WRITERS: &[&str] = &[
-    "am",
-    "branch",
-    "checkout",
-    "cherry-pick",
-    "clone",
-    "commit",
-    "fast-import",
-    "fetch",
-    "gc",
-    "init",
-    "merge",
-    "notes",
-    "pack-refs",
-    "pull",
-    "push",
-    "rebase",
-    "reflog",
-    "refs",
-    "remote",
-    "replace",
-    "replay",
-    "reset",
-    "revert",
-    "send-pack",
-    "stash",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "update-ref",
-    "worktree",
-];
-
-/// Subcommands that may run `gc --auto` (through `maintenance run --auto`), which runs
-/// `pre-auto-gc`.
-const AUTO_GC: &[&str] = &[
-    "gc",
-    "commit",
-    "merge",
-    "pull",
-    "fetch",
-    "am",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "push",
-];
-
-/// Subcommands that run the hooks of the receiving repository: `git push .` (or to the
-/// repository's own path) runs `receive-pack` here.
-const PUSHING: &[&str] = &["push", "send-pack"];
-
-/// Git's hooks (githooks(5), git 2.47) and the subcommands that may run each, read from git's
-/// sources and erring towards more. A hook whose subcommands git refuses anyway
-/// (`sendemail-validate`, `p4-*`) or that only a refused configuration key enables
-/// (`fsmonitor-watchman` through `core.fsmonitor`) lists none.
-pub(crate) const HOOKS: &[(&str, &[&str])] = &[
-    ("applypatch-msg", &["am"]),
-    ("pre-applypatch", &["am"]),
-    ("post-applypatch", &["am"]),
-    ("pre-commit", COMMITTING),
-    ("pre-merge-commit", &["merge", "pull"]),
-    ("prepare-commit-msg", COMMITTING),
-    ("commit-msg", COMMITTING),
-    ("post-commit", COMMITTING),
-    ("pre-rebase", &["rebase", "pull"]),
-    (
-        "post-checkout",
-        &[
-            "checkout", "switch", "restore", "clone", "worktree", "rebase", "pull", "stash",
-            "reset",
-        ],
-    ),
-    ("post-merge", &["merge", "pull"]),
-    ("pre-push", PUSHING),
-    ("pre-receive", PUSHING),
-    ("update", PUSHING),
-    ("proc-receive", PUSHING),
-    ("post-receive", PUSHING),
-    ("post-update", PUSHING),
-    ("push-to-checkout", PUSHING),
-    ("reference-transaction", REF_WRITERS),
-    ("post-index-change", INDEX_WRITERS),
-    ("pre-auto-gc", AUTO_GC),
-    ("post-rewrite", &["commit", "rebase", "am", "pull"]),
-    ("sendemail-validate", &[]),
-    ("fsmonitor-watchman", &[]),
-    ("p4-changelist", &[]),
-    ("p4-prepare-changelist", &[]),
-    ("p4-post-changelist", &[]),
-    ("p4-pre-submit", &[]),
-];
-
-/// Whether the subcommand `sub` may run the hook `hook`. A name git 2.47 does not know as a hook
-/// counts as run by every subcommand that runs any hook (a later git may know it).
-fn runs_hook(sub: &str, hook: &str) -> bool {
-    match HOOKS.iter().find(|(name, _)| *name == hook) {
-        Some((_, subs)) => subs.contains(&sub),
-        None => HOOKS.iter().any(|(_, subs)| subs.contains(&sub)),
-    }
-}
-
 /// The first hook installed in `hooks` (a file there not named `*.sample`, executable or not: a
 /// later segment of the line may make it so) that the subcommand `sub` may run.
 fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
@@ -708,7 +452,7 @@ fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
     entries.flatten().find_map(|entry| {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        (!name.ends_with(".sample") && runs_hook(sub, &name)).then(|| {
+        (!name.ends_with(".sample") && subcommands::runs_hook(sub, &name)).then(|| {
             format!(
                 "the repository has the hook `{}`, which `git {sub}` may run",
                 hooks.join(name.as_ref()).display()
@@ -781,22 +525,6 @@ fn global_options(
     Ok((None, dir))
 }
 
-/// Subcommands that talk to another repository named by an argument (or configured as a
-/// remote): with one on this machine, git runs `upload-pack`, `receive-pack` or
-/// `upload-archive` in it, under its own configuration and hooks (`tar.<format>.command`,
-/// `pre-receive`, ...), which are not checked. `archive` talks to one only through `--remote`.
-const TALKING: &[&str] = &[
-    "push",
-    "send-pack",
-    "fetch",
-    "fetch-pack",
-    "pull",
-    "clone",
-    "ls-remote",
-    "remote",
-    "request-pull",
-];
-
 /// Whether the URL or path `target` names a repository on this machine: a `file://` URL, or
 /// no URL at all (no `://`, no `host:` before a `/`). `.` (the repository itself) does not.
 pub(crate) fn local_url(target: &str) -> bool {
@@ -845,7 +573,7 @@ fn url_problem(url: &str, dirs: &[&Path], shaped: bool) -> Option<&'static str> 
     local.then_some(on_this_machine)
 }
 
-/// Why the arguments `rest` of the [talking](TALKING) subcommand `sub`, or the
+/// Why the arguments `rest` of the [talking](subcommands::TALKS) subcommand `sub`, or the
 /// repository's configured remotes lead to a remote helper or another repository on this
 /// machine ([`url_problem`], relative paths from each of `dirs`: git resolves them from the
 /// top of the work tree, `clone` from where it runs), after git's URL rewriting (`url.<base>.insteadOf`, and
@@ -868,18 +596,17 @@ fn local_remote(sub: &str, rest: &[String], dirs: &[&Path], remotes: &Remotes) -
                 arg => arg.strip_prefix("--remote="),
             })
             .collect(),
-        s if TALKING.contains(&s) => {
-            repository_arg::repository_args(s, rest).unwrap_or_else(|| {
+        s if subcommands::has(s, subcommands::TALKS) => repository_arg::repository_args(s, rest)
+            .unwrap_or_else(|| {
                 rest.iter()
                     .filter_map(|arg| {
                         valued(arg).or((!arg.starts_with('-')).then_some(arg.as_str()))
                     })
                     .collect()
-            })
-        }
+            }),
         _ => return None,
     };
-    if targets.is_empty() && !TALKING.contains(&sub) {
+    if targets.is_empty() && !subcommands::has(sub, subcommands::TALKS) {
         return None;
     }
     let clone = sub == "clone";
