@@ -161,7 +161,7 @@ fn a_line_not_run_as_root_also_trusts_root_managed_dirs() {
 }
 
 /// The real git in `dir`, without any user or system configuration.
-fn git_command(dir: &Path, home: &Path) -> Command {
+pub(super) fn git_command(dir: &Path, home: &Path) -> Command {
     let mut command = Command::new("/usr/bin/git");
     command
         .current_dir(dir)
@@ -180,20 +180,20 @@ fn git_command(dir: &Path, home: &Path) -> Command {
 }
 
 /// Runs the real git in `dir` ([`git_command`]).
-fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+pub(super) fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
     git_command(dir, home).args(args).output().unwrap()
 }
 
 /// A real repository `ws` with one commit on `main`, and every hook git knows (and a name it
 /// does not) installed as a script that appends its name to `marks`.
-struct HookedRepository {
-    sandbox: Sandbox,
-    ws: PathBuf,
-    marks: PathBuf,
+pub(super) struct HookedRepository {
+    pub(super) sandbox: Sandbox,
+    pub(super) ws: PathBuf,
+    pub(super) marks: PathBuf,
 }
 
 impl HookedRepository {
-    fn new(name: &str) -> HookedRepository {
+    pub(super) fn new(name: &str) -> HookedRepository {
         let sandbox = Sandbox::new(name);
         let ws = sandbox.dir("ws");
         let home = sandbox.root.clone();
@@ -207,7 +207,7 @@ impl HookedRepository {
         HookedRepository { sandbox, ws, marks }
     }
 
-    fn install(&self, hook: &str) {
+    pub(super) fn install(&self, hook: &str) {
         let path = self.ws.join(".git/hooks").join(hook);
         let script = format!("#!/bin/sh\necho {hook} >> '{}'\n", self.marks.display());
         std::fs::write(&path, script).unwrap();
@@ -236,7 +236,7 @@ impl HookedRepository {
         std::fs::read_to_string(&self.marks).unwrap_or_default()
     }
 
-    fn options(&self) -> AnalyzeOptions {
+    pub(super) fn options(&self) -> AnalyzeOptions {
         AnalyzeOptions {
             cwd: Some(self.ws.clone()),
             allowlist: vec!["git".into()],

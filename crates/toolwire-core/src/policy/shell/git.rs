@@ -8,6 +8,18 @@ use super::git_config;
 use super::injection::Place;
 use super::submodules;
 
+#[cfg(test)]
+mod bypass_tests;
+mod keys;
+mod remotes;
+mod repository_arg;
+pub(crate) mod subcommands;
+
+pub use keys::code_running_key;
+use remotes::Remotes;
+#[cfg(test)]
+pub(crate) use subcommands::HOOKS;
+
 /// Global options without a value (`git.c`, `handle_options`).
 const GLOBAL_FLAGS: &[&str] = &[
     "-p",
@@ -113,124 +125,6 @@ pub const SUBCOMMANDS_REFUSED: &[&str] = &[
     "scalar",
 ];
 
-/// Every other command of git 2.47 (`git help -a`): a subcommand outside these and
-/// [`SUBCOMMANDS_REFUSED`] is an alias or an external `git-<name>` program found through the
-/// exec path and PATH (`git merge-evil`, `git lfs`), whose code the analyzer cannot read.
-const SUBCOMMANDS_KNOWN: &[&str] = &[
-    "add",
-    "am",
-    "annotate",
-    "apply",
-    "archive",
-    "blame",
-    "branch",
-    "bugreport",
-    "bundle",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "check-mailmap",
-    "check-ref-format",
-    "checkout",
-    "checkout-index",
-    "cherry",
-    "cherry-pick",
-    "clean",
-    "clone",
-    "column",
-    "commit",
-    "commit-graph",
-    "commit-tree",
-    "count-objects",
-    "describe",
-    "diagnose",
-    "diff",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-    "fast-export",
-    "fast-import",
-    "fetch",
-    "fetch-pack",
-    "fmt-merge-msg",
-    "for-each-ref",
-    "format-patch",
-    "fsck",
-    "gc",
-    "get-tar-commit-id",
-    "grep",
-    "hash-object",
-    "index-pack",
-    "init",
-    "interpret-trailers",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "mailinfo",
-    "mailsplit",
-    "merge",
-    "merge-base",
-    "merge-file",
-    "merge-tree",
-    "mktag",
-    "mktree",
-    "multi-pack-index",
-    "mv",
-    "name-rev",
-    "notes",
-    "pack-objects",
-    "pack-redundant",
-    "pack-refs",
-    "patch-id",
-    "prune",
-    "prune-packed",
-    "pull",
-    "push",
-    "range-diff",
-    "read-tree",
-    "rebase",
-    "reflog",
-    "refs",
-    "remote",
-    "repack",
-    "replace",
-    "replay",
-    "request-pull",
-    "rerere",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "send-pack",
-    "shortlog",
-    "show",
-    "show-branch",
-    "show-index",
-    "show-ref",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "stripspace",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "unpack-file",
-    "unpack-objects",
-    "update-index",
-    "update-ref",
-    "update-server-info",
-    "verify-commit",
-    "verify-pack",
-    "verify-tag",
-    "version",
-    "whatchanged",
-    "worktree",
-    "write-tree",
-];
-
 /// Git's built-in merge strategies; any other `-s`/`--strategy` name runs `git-merge-<name>`
 /// found through the exec path and PATH.
 const BUILTIN_STRATEGIES: &[&str] = &["ort", "recursive", "resolve", "octopus", "ours", "subtree"];
@@ -261,7 +155,12 @@ fn refused_subcommand(sub: &str) -> Option<String> {
             "`git {sub}` is internal to git (helpers run commands) and is not allowed"
         ));
     }
-    if !SUBCOMMANDS_KNOWN.contains(&sub) {
+    if subcommands::NOT_OFFERED.contains(&sub) {
+        return Some(format!(
+            "`git {sub}` is plumbing the analysis does not offer (a merge strategy run directly, or a transport to an unchecked remote)"
+        ));
+    }
+    if subcommands::properties(sub).is_none() {
         return Some(format!(
             "`git {sub}` is no git command: git would run an alias or `git-{sub}` found on PATH"
         ));
@@ -332,98 +231,6 @@ fn remote_helper_url(url: &str) -> bool {
 /// Git subcommands where `-u` means `--upload-pack`.
 const UPLOAD_PACK_U: &[&str] = &["clone", "fetch", "pull", "ls-remote", "archive"];
 
-/// Config keys that make git run a command, load code or trust other configuration, found
-/// anywhere in an argument (compared in lower case).
-const CODE_RUNNING_KEYS: &[&str] = &[
-    "core.pager",
-    "core.sshcommand",
-    "core.fsmonitor",
-    "core.hookspath",
-    "core.editor",
-    "core.gitproxy",
-    "core.askpass",
-    "core.alternaterefscommand",
-    "core.worktree",
-    "diff.external",
-    "include.path",
-    "includeif.",
-    "sequence.editor",
-    "credential.helper",
-    "gpg.program",
-    "gpg.ssh.program",
-    "uploadpack",
-    "receivepack",
-    "merge.tool",
-    "diff.tool",
-    "ssh.variant",
-    "imap.tunnel",
-    "interactive.difffilter",
-    "safe.directory",
-    "safe.barerepository",
-    "web.browser",
-    "protocol.allow",
-];
-
-/// Config sections all of whose keys run commands or load code (`filter.<driver>.clean`,
-/// `alias.<name>`, `includeIf.<cond>.path`): refused as the start of an argument without `/`.
-const CODE_RUNNING_SECTIONS: &[&str] = &[
-    "filter.",
-    "alias.",
-    "pager.",
-    "hook.",
-    "protocol.",
-    "credential.",
-    "gpg.",
-    "mergetool.",
-    "difftool.",
-    "sendemail.",
-    "browser.",
-    "man.",
-    "trailer.",
-    "submodule.",
-    "url.",
-];
-
-/// The last part of config keys that run commands in any section (`diff.<driver>.textconv`,
-/// `remote.<name>.uploadpack`, `tar.<format>.command`, `merge.<driver>.driver`).
-const CODE_RUNNING_KEY_ENDS: &[&str] = &[
-    ".textconv",
-    ".command",
-    ".cmd",
-    ".driver",
-    ".process",
-    ".clean",
-    ".smudge",
-    ".insteadof",
-    ".pushinsteadof",
-    ".update",
-    ".vcs",
-    ".uploadpack",
-    ".receivepack",
-    ".proxy",
-];
-
-/// The code-running config key `arg` names or sets, if any: a known key anywhere in it, or a
-/// key-shaped argument (no `/`; `key` or `key=value`, also after `--option=`) of a code-running
-/// section or ending in a code-running key.
-pub fn code_running_key(arg: &str) -> Option<String> {
-    let lower = arg.to_lowercase();
-    if let Some(key) = CODE_RUNNING_KEYS.iter().find(|k| lower.contains(*k)) {
-        return Some((*key).to_string());
-    }
-    let text = match lower.strip_prefix("--") {
-        Some(rest) => rest.split_once('=').map_or(rest, |(_, value)| value),
-        None => lower.as_str(),
-    };
-    let key = text.split_once('=').map_or(text, |(key, _)| key);
-    if key.contains('/') || !key.contains('.') {
-        return None;
-    }
-    let section = CODE_RUNNING_SECTIONS.iter().find(|s| key.starts_with(*s));
-    let end = CODE_RUNNING_KEY_ENDS.iter().find(|e| key.ends_with(*e));
-    section.or(end).map(|_| key.to_string())
-}
-
 /// Where a `-C` leads: the directory, relative ones against `dir`.
 fn step(dir: &Path, value: &str) -> PathBuf {
     if value.is_empty() {
@@ -486,39 +293,41 @@ fn gitdir_of_file(dot_git: &Path) -> Result<PathBuf, String> {
 }
 
 /// The code-running key the configuration entry `entry` sets, if any, judged on its parts (a
-/// subsection may hold any character, `/` and `=` too): a known key in `section.key` or the
-/// whole name, a code-running section, a key ending a code-running name, or a value that is a
-/// `<transport>::<address>` URL.
+/// subsection may hold any character, `/` and `=` too): a key of [`keys::CODE_RUNNING`] in its
+/// form (strategy keys naming one that is not built in, `url.<base>.insteadOf` with a base that
+/// is a `<transport>::<address>` URL), or a value that is such a URL.
 fn code_running_entry(entry: &git_config::Entry) -> Option<String> {
-    let short = format!("{}.{}", entry.section, entry.key);
-    let full = match &entry.subsection {
+    let sub = entry.subsection.as_deref();
+    let full = match sub {
         Some(sub) => format!("{}.{sub}.{}", entry.section, entry.key),
-        None => short.clone(),
+        None => format!("{}.{}", entry.section, entry.key),
     };
-    let lower = full.to_lowercase();
-    let known = CODE_RUNNING_KEYS
-        .iter()
-        .any(|k| short.contains(k) || lower.contains(k));
-    let section = CODE_RUNNING_SECTIONS
-        .iter()
-        .any(|s| s.strip_suffix('.') == Some(entry.section.as_str()));
-    let end = CODE_RUNNING_KEY_ENDS
-        .iter()
-        .any(|e| e.strip_prefix('.') == Some(entry.key.as_str()));
-    if known || section || end {
-        return Some(full);
-    }
     let value = entry.value.as_deref().unwrap_or_default();
-    remote_helper_url(value).then(|| format!("{full} = {value}"))
+    let runs = keys::row_of(&entry.section, sub, &entry.key).is_some_and(|row| match row.judge {
+        keys::Judge::Always => true,
+        keys::Judge::UrlBase => sub.is_some_and(remote_helper_url),
+        keys::Judge::Strategies => {
+            let words: Vec<String> = value.split_whitespace().map(String::from).collect();
+            match entry.section.as_str() {
+                "pull" => words
+                    .iter()
+                    .any(|w| !BUILTIN_STRATEGIES.contains(&w.as_str())),
+                _ => foreign_strategy("merge", &words).is_some(),
+            }
+        }
+    });
+    if runs {
+        return Some(keys::bounded(&full));
+    }
+    remote_helper_url(value).then(|| keys::bounded(&format!("{full} = {value}")))
 }
 
-/// The code-running keys set in the configuration file `path` (absent: none): the file read as
-/// git reads it ([`git_config::parse`]; one git would refuse is refused too) and each entry
-/// checked with [`code_running_entry`] (and, for a subcommand `sub` that talks to a remote,
-/// [`local_remote_entry`]). Linear in the file; a file over [`MAX_CONFIG_BYTES`] is refused.
-fn config_code_keys(path: &Path, sub: Option<&str>) -> Result<Option<String>, String> {
+/// The entries of the configuration file `path` (absent: none), read as git reads it
+/// ([`git_config::parse`]; a file git would refuse is refused too). Linear in the file; a file
+/// over [`MAX_CONFIG_BYTES`] is refused.
+fn config_entries(path: &Path) -> Result<Vec<git_config::Entry>, String> {
     match std::fs::metadata(path) {
-        Err(_) => return Ok(None),
+        Err(_) => return Ok(Vec::new()),
         Ok(meta) if meta.len() > MAX_CONFIG_BYTES => {
             return Err(format!(
                 "`{}` is over {MAX_CONFIG_BYTES} bytes and cannot be checked",
@@ -529,37 +338,10 @@ fn config_code_keys(path: &Path, sub: Option<&str>) -> Result<Option<String>, St
     }
     let text =
         std::fs::read(path).map_err(|e| format!("`{}` cannot be read ({e})", path.display()))?;
-    let entries = git_config::parse(&text).map_err(|why| {
+    git_config::parse(&text).map_err(|why| {
         format!(
             "`{}` is a configuration git refuses or may read otherwise ({why})",
             path.display()
-        )
-    })?;
-    let talking = sub.is_some_and(|sub| TALKING.contains(&sub) || sub == "archive");
-    Ok(entries.iter().find_map(|entry| {
-        code_running_entry(entry).or_else(|| talking.then(|| local_remote_entry(entry)).flatten())
-    }))
-}
-
-/// A configured remote on this machine (`remote.<name>.url`, `pushurl`, `branch.<name>.remote`,
-/// `pushRemote` or `remote.pushDefault` holding a path or `file://` URL, [`local_url`], the
-/// last three with a `/` or a leading `.`, which a remote's name lacks): a
-/// subcommand talking to it runs git there, under a configuration and hooks not checked.
-fn local_remote_entry(entry: &git_config::Entry) -> Option<String> {
-    let names = ["url", "pushurl", "remote", "pushremote", "pushdefault"];
-    let value = entry.value.as_deref()?;
-    let remote = matches!(entry.section.as_str(), "remote" | "branch");
-    // `branch.<name>.remote` and kin usually name a remote (`origin`): as a path they hold a `/`
-    // or start with `.`.
-    let path_shaped = matches!(entry.key.as_str(), "url" | "pushurl")
-        || value.contains('/')
-        || value.starts_with('.');
-    let local = local_url(value) && path_shaped;
-    (remote && names.contains(&entry.key.as_str()) && local).then(|| {
-        let shown: String = value.chars().take(200).collect();
-        format!(
-            "{}.{} = {shown} (a repository on this machine: git runs there under its configuration and hooks, which are not checked)",
-            entry.section, entry.key
         )
     })
 }
@@ -571,15 +353,19 @@ fn local_remote_entry(entry: &git_config::Entry) -> Option<String> {
 /// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
 /// when there is no subcommand), or it has submodules and the subcommand `enters` them
 /// ([`submodules`]); without a `.git` in `root`, a repository above `root` that git would find
-/// instead.
-fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Option<String> {
+/// instead. Otherwise its remotes, for the subcommands that talk to one.
+fn untrusted_root_repository(
+    root: &Path,
+    sub: Option<&str>,
+    enters: bool,
+) -> Result<Remotes, String> {
     let Ok(root) = std::fs::canonicalize(root) else {
-        return Some(format!("`{}` cannot be resolved", root.display()));
+        return Err(format!("`{}` cannot be resolved", root.display()));
     };
     let dot_git = root.join(".git");
     let gitdir = match std::fs::symlink_metadata(&dot_git) {
         Err(_) => {
-            return root.ancestors().skip(1).find_map(|dir| {
+            let above = root.ancestors().skip(1).find_map(|dir| {
                 std::fs::symlink_metadata(dir.join(".git"))
                     .is_ok()
                     .then(|| {
@@ -589,16 +375,14 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Op
                         root.display()
                     )
                     })
-            })
+            });
+            return above.map_or_else(|| Ok(Remotes::none()), Err);
         }
-        Ok(meta) if meta.is_file() => match gitdir_of_file(&dot_git) {
-            Ok(gitdir) => gitdir,
-            Err(why) => return Some(why),
-        },
+        Ok(meta) if meta.is_file() => gitdir_of_file(&dot_git)?,
         Ok(_) => dot_git,
     };
     let Ok(real) = std::fs::canonicalize(&gitdir) else {
-        return Some(format!(
+        return Err(format!(
             "the repository's git directory `{}` cannot be resolved",
             gitdir.display()
         ));
@@ -608,7 +392,7 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Op
         Ok(text) => match std::fs::canonicalize(real.join(text.trim())) {
             Ok(common) => common,
             Err(_) => {
-                return Some(format!(
+                return Err(format!(
                     "the common directory `{}` of the repository cannot be resolved",
                     text.trim()
                 ))
@@ -617,36 +401,37 @@ fn untrusted_root_repository(root: &Path, sub: Option<&str>, enters: bool) -> Op
     };
     let inside = real.starts_with(&root) && common.starts_with(&root);
     if !inside && !linked_worktree(&real, &common, &root.join(".git")) {
-        return Some(format!(
+        return Err(format!(
             "the repository's `.git` leads to `{}`, outside the trusted directory `{}` and not a worktree of it: its configuration and hooks are untrusted",
             real.display(),
             root.display()
         ));
     }
-    let files = [
-        real.join("config"),
-        real.join("config.worktree"),
-        common.join("config"),
-    ];
-    let config = files
-        .iter()
-        .find_map(|file| match config_code_keys(file, sub) {
-            Ok(None) => None,
-            Ok(Some(key)) => Some(format!(
+    let mut files = vec![real.join("config"), real.join("config.worktree")];
+    if common != real {
+        files.push(common.join("config"));
+    }
+    let mut all = Vec::new();
+    for file in &files {
+        let entries = config_entries(file)?;
+        if let Some(key) = entries.iter().find_map(code_running_entry) {
+            return Err(format!(
                 "the repository's configuration `{}` sets `{key}`, which runs commands",
                 file.display()
-            )),
-            Err(why) => Some(why),
-        });
-    let config = config.or_else(|| {
-        (enters && submodules::present(&root, &real, &common)).then(|| {
-            format!(
-                "the repository has submodules, and `git {}` may run git in them under their own configuration and hooks, which are not checked",
-                sub.unwrap_or_default()
-            )
-        })
-    });
-    config.or_else(|| installed_hook(&common.join("hooks"), sub?))
+            ));
+        }
+        all.extend(entries);
+    }
+    if enters && submodules::present(&root, &real, &common) {
+        return Err(format!(
+            "the repository has submodules, and `git {}` may run git in them under their own configuration and hooks, which are not checked",
+            sub.unwrap_or_default()
+        ));
+    }
+    if let Some(why) = sub.and_then(|sub| installed_hook(&common.join("hooks"), sub)) {
+        return Err(why);
+    }
+    Remotes::new(&all, Some(&common), MAX_CONFIG_BYTES)
 }
 
 /// Whether the git directory `real` is a linked worktree's (`git worktree add`): it is
@@ -660,152 +445,6 @@ fn linked_worktree(real: &Path, common: &Path, dot_git: &Path) -> bool {
         && back.is_some_and(|back| std::fs::canonicalize(dot_git).ok() == Some(back))
 }
 
-/// Subcommands that make commits (and through `git commit` or the sequencer run the commit
-/// hooks).
-const COMMITTING: &[&str] = &[
-    "commit",
-    "merge",
-    "pull",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "am",
-];
-
-/// Subcommands that may write the index, which runs `post-index-change`: `status`, `diff` and
-/// `describe` too, when refreshing it finds changed stat data (`repo_update_index_if_able`).
-const INDEX_WRITERS: &[&str] = &[
-    "add",
-    "am",
-    "apply",
-    "checkout",
-    "checkout-index",
-    "cherry-pick",
-    "clone",
-    "commit",
-    "describe",
-    "diff",
-    "merge",
-    "mv",
-    "pull",
-    "read-tree",
-    "rebase",
-    "reset",
-    "restore",
-    "revert",
-    "rm",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "switch",
-    "update-index",
-    "worktree",
-    "write-tree",
-];
-
-/// Subcommands that may update a ref (a ref transaction runs `reference-transaction`).
-const REF_WRITERS: &[&str] = &[
-    "am",
-    "branch",
-    "checkout",
-    "cherry-pick",
-    "clone",
-    "commit",
-    "fast-import",
-    "fetch",
-    "gc",
-    "init",
-    "merge",
-    "notes",
-    "pack-refs",
-    "pull",
-    "push",
-    "rebase",
-    "reflog",
-    "refs",
-    "remote",
-    "replace",
-    "replay",
-    "reset",
-    "revert",
-    "send-pack",
-    "stash",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "update-ref",
-    "worktree",
-];
-
-/// Subcommands that may run `gc --auto` (through `maintenance run --auto`), which runs
-/// `pre-auto-gc`.
-const AUTO_GC: &[&str] = &[
-    "gc",
-    "commit",
-    "merge",
-    "pull",
-    "fetch",
-    "am",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "push",
-];
-
-/// Subcommands that run the hooks of the receiving repository: `git push .` (or to the
-/// repository's own path) runs `receive-pack` here.
-const PUSHING: &[&str] = &["push", "send-pack"];
-
-/// Git's hooks (githooks(5), git 2.47) and the subcommands that may run each, read from git's
-/// sources and erring towards more. A hook whose subcommands git refuses anyway
-/// (`sendemail-validate`, `p4-*`) or that only a refused configuration key enables
-/// (`fsmonitor-watchman` through `core.fsmonitor`) lists none.
-pub(crate) const HOOKS: &[(&str, &[&str])] = &[
-    ("applypatch-msg", &["am"]),
-    ("pre-applypatch", &["am"]),
-    ("post-applypatch", &["am"]),
-    ("pre-commit", COMMITTING),
-    ("pre-merge-commit", &["merge", "pull"]),
-    ("prepare-commit-msg", COMMITTING),
-    ("commit-msg", COMMITTING),
-    ("post-commit", COMMITTING),
-    ("pre-rebase", &["rebase", "pull"]),
-    (
-        "post-checkout",
-        &[
-            "checkout", "switch", "restore", "clone", "worktree", "rebase", "pull", "stash",
-            "reset",
-        ],
-    ),
-    ("post-merge", &["merge", "pull"]),
-    ("pre-push", PUSHING),
-    ("pre-receive", PUSHING),
-    ("update", PUSHING),
-    ("proc-receive", PUSHING),
-    ("post-receive", PUSHING),
-    ("post-update", PUSHING),
-    ("push-to-checkout", PUSHING),
-    ("reference-transaction", REF_WRITERS),
-    ("post-index-change", INDEX_WRITERS),
-    ("pre-auto-gc", AUTO_GC),
-    ("post-rewrite", &["commit", "rebase", "am", "pull"]),
-    ("sendemail-validate", &[]),
-    ("fsmonitor-watchman", &[]),
-    ("p4-changelist", &[]),
-    ("p4-prepare-changelist", &[]),
-    ("p4-post-changelist", &[]),
-    ("p4-pre-submit", &[]),
-];
-
-/// Whether the subcommand `sub` may run the hook `hook`. A name git 2.47 does not know as a hook
-/// counts as run by every subcommand that runs any hook (a later git may know it).
-fn runs_hook(sub: &str, hook: &str) -> bool {
-    match HOOKS.iter().find(|(name, _)| *name == hook) {
-        Some((_, subs)) => subs.contains(&sub),
-        None => HOOKS.iter().any(|(_, subs)| subs.contains(&sub)),
-    }
-}
-
 /// The first hook installed in `hooks` (a file there not named `*.sample`, executable or not: a
 /// later segment of the line may make it so) that the subcommand `sub` may run.
 fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
@@ -813,7 +452,7 @@ fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
     entries.flatten().find_map(|entry| {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        (!name.ends_with(".sample") && runs_hook(sub, &name)).then(|| {
+        (!name.ends_with(".sample") && subcommands::runs_hook(sub, &name)).then(|| {
             format!(
                 "the repository has the hook `{}`, which `git {sub}` may run",
                 hooks.join(name.as_ref()).display()
@@ -823,17 +462,20 @@ fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
 }
 
 /// Reads git's global options, refusing what may run code, and returns the index of the
-/// subcommand in `args` (`None`: there is none). Every value is consumed where git consumes it,
+/// subcommand in `args` (`None`: there is none) and the directory git runs in (after `-C`). Every value is consumed where git consumes it,
 /// an unknown option before the subcommand is refused, and `-C` must stay in the repository of
 /// the trusted directory.
-fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String> {
+fn global_options(
+    args: &[String],
+    place: Place,
+) -> Result<(Option<usize>, Option<PathBuf>), String> {
     let refuse = |arg: &str, why: &str| Err(format!("argument injection: `git {arg}` {why}"));
     let cwd = place.cwd;
     let mut dir = cwd.map(Path::to_path_buf);
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if !arg.starts_with('-') {
-            return Ok(Some(i));
+            return Ok((Some(i), dir));
         }
         if GLOBAL_FLAGS.contains(&arg.as_str()) || arg.starts_with("--list-cmds=") {
             i += 1;
@@ -880,24 +522,8 @@ fn global_options(args: &[String], place: Place) -> Result<Option<usize>, String
         }
         i += 1;
     }
-    Ok(None)
+    Ok((None, dir))
 }
-
-/// Subcommands that talk to another repository named by an argument (or configured as a
-/// remote): with one on this machine, git runs `upload-pack`, `receive-pack` or
-/// `upload-archive` in it, under its own configuration and hooks (`tar.<format>.command`,
-/// `pre-receive`, ...), which are not checked. `archive` talks to one only through `--remote`.
-const TALKING: &[&str] = &[
-    "push",
-    "send-pack",
-    "fetch",
-    "fetch-pack",
-    "pull",
-    "clone",
-    "ls-remote",
-    "remote",
-    "request-pull",
-];
 
 /// Whether the URL or path `target` names a repository on this machine: a `file://` URL, or
 /// no URL at all (no `://`, no `host:` before a `/`). `.` (the repository itself) does not.
@@ -911,23 +537,51 @@ pub(crate) fn local_url(target: &str) -> bool {
     !(target.contains("://") || scp || target == "." || target.is_empty())
 }
 
-/// Why the arguments `rest` of the [talking](TALKING) subcommand `sub` name another
-/// repository on this machine: a `file://` URL, or an argument (or `--repo=`, `--remote=` value,
-/// or `archive --remote`'s separate one) that is no URL and names an existing directory other
-/// than the working directory (`git push .` is checked with the workspace's own hooks).
-fn local_remote(sub: &str, rest: &[String], place: Place) -> Option<String> {
-    let own = |dir: &Path| {
-        std::fs::canonicalize(dir).ok() == place.cwd.and_then(|c| std::fs::canonicalize(c).ok())
+/// Why `url` runs code when git uses it: a `<transport>::<address>` URL, or a repository on
+/// this machine other than the workspace's (a `file://` URL, or a path naming an existing file
+/// or directory, also with `.git` added as git tries, from any of `dirs`; `shaped`: any path
+/// holding `/` or starting with `.`, for configured URLs).
+fn url_problem(url: &str, dirs: &[&Path], shaped: bool) -> Option<&'static str> {
+    if remote_helper_url(url) {
+        return Some(
+            "a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`",
+        );
+    }
+    let on_this_machine = "a repository on this machine, runs git there under its configuration and hooks, which are not checked";
+    if url.to_ascii_lowercase().starts_with("file://") {
+        return Some(on_this_machine);
+    }
+    if !local_url(url) {
+        return None;
+    }
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    let local = |dir: &Path| {
+        let path = dir.join(url);
+        let own = canonical(&path).is_some_and(|p| Some(p) == canonical(dir));
+        let exists = [
+            path.clone(),
+            PathBuf::from(format!("{}.git", path.display())),
+        ]
+        .iter()
+        .any(|p| std::fs::symlink_metadata(p).is_ok());
+        !own && (exists || shaped && (url.contains('/') || url.starts_with('.')))
     };
-    let local = |target: &str| {
-        if target.to_ascii_lowercase().starts_with("file://") {
-            return true;
-        }
-        let path = place
-            .cwd
-            .map_or_else(|| PathBuf::from(target), |cwd| cwd.join(target));
-        local_url(target) && path.is_dir() && !own(&path)
+    let local = match dirs {
+        [] => local(Path::new(".")),
+        dirs => dirs.iter().any(|dir| local(dir)),
     };
+    local.then_some(on_this_machine)
+}
+
+/// Why the arguments `rest` of the [talking](subcommands::TALKS) subcommand `sub`, or the
+/// repository's configured remotes lead to a remote helper or another repository on this
+/// machine ([`url_problem`], relative paths from each of `dirs`: git resolves them from the
+/// top of the work tree, `clone` from where it runs), after git's URL rewriting (`url.<base>.insteadOf`, and
+/// `pushInsteadOf` for pushes; `clone` reads no repository configuration). For `fetch`, `pull`,
+/// `push` and `ls-remote` only the repository argument counts ([`repository_arg`]), never a
+/// refspec; an argument naming a configured remote stands for that remote's URLs, which are
+/// checked with the others. `archive` talks to one only through `--remote`.
+fn local_remote(sub: &str, rest: &[String], dirs: &[&Path], remotes: &Remotes) -> Option<String> {
     fn valued(arg: &str) -> Option<&str> {
         ["--repo=", "--remote="]
             .iter()
@@ -942,15 +596,59 @@ fn local_remote(sub: &str, rest: &[String], place: Place) -> Option<String> {
                 arg => arg.strip_prefix("--remote="),
             })
             .collect(),
-        s if TALKING.contains(&s) => rest
-            .iter()
-            .filter_map(|arg| valued(arg).or((!arg.starts_with('-')).then_some(arg.as_str())))
-            .collect(),
-        _ => Vec::new(),
+        s if subcommands::has(s, subcommands::TALKS) => repository_arg::repository_args(s, rest)
+            .unwrap_or_else(|| {
+                rest.iter()
+                    .filter_map(|arg| {
+                        valued(arg).or((!arg.starts_with('-')).then_some(arg.as_str()))
+                    })
+                    .collect()
+            }),
+        _ => return None,
     };
-    targets.into_iter().find(|t| local(t)).map(|target| {
-        let shown: String = target.chars().take(200).collect();
-        format!("`git {sub}` with `{shown}`, a repository on this machine, runs git there under its configuration and hooks, which are not checked")
+    if targets.is_empty() && !subcommands::has(sub, subcommands::TALKS) {
+        return None;
+    }
+    let clone = sub == "clone";
+    let rewritten = |target: &str| -> Vec<String> {
+        match sub {
+            "clone" => vec![target.to_string()],
+            "push" | "send-pack" => vec![remotes.rewrites.push(target)],
+            "remote" => vec![
+                remotes.rewrites.fetch(target),
+                remotes.rewrites.push(target),
+            ],
+            _ => vec![remotes.rewrites.fetch(target)],
+        }
+    };
+    for target in targets {
+        if !clone && remotes.is_remote(target) {
+            continue;
+        }
+        for url in rewritten(target) {
+            if let Some(why) = url_problem(&url, dirs, false) {
+                let shown = keys::bounded(target);
+                let via = match url == target {
+                    true => String::new(),
+                    false => format!(
+                        " (rewritten to `{}` by the repository's `url.<base>.insteadOf`)",
+                        keys::bounded(&url)
+                    ),
+                };
+                return Some(format!("`git {sub}` with `{shown}`{via}, {why}"));
+            }
+        }
+    }
+    if clone {
+        return None;
+    }
+    remotes.configured().iter().find_map(|(label, url)| {
+        url_problem(url, dirs, true).map(|why| {
+            format!(
+                "`git {sub}` talks to the configured `{label}` = `{}`, {why}",
+                keys::bounded(url)
+            )
+        })
     })
 }
 
@@ -987,20 +685,22 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             return Err(format!("argument injection: {why}"));
         }
     }
-    let index = global_options(args, place)?;
+    let (index, dir) = global_options(args, place)?;
     let sub = index.map(|index| args[index].as_str());
     if let Some(why) = sub.and_then(refused_subcommand) {
         return Err(format!("argument injection: {why}"));
     }
     // The repository is checked once the subcommand is known: its hooks matter only to the
     // subcommands that run them.
-    if let (Some(_), Some(root)) = (place.cwd, place.trusted_root()) {
-        let rest = index.map_or(&args[..0], |index| &args[index + 1..]);
-        let enters = submodules::may_enter(sub, rest);
-        if let Some(why) = untrusted_root_repository(root, sub, enters) {
-            return Err(format!("argument injection: {why}"));
+    let remotes = match (place.cwd, place.trusted_root()) {
+        (Some(_), Some(root)) => {
+            let rest = index.map_or(&args[..0], |index| &args[index + 1..]);
+            let enters = submodules::may_enter(sub, rest);
+            untrusted_root_repository(root, sub, enters)
+                .map_err(|why| format!("argument injection: {why}"))?
         }
-    }
+        _ => Remotes::none(),
+    };
     let (Some(index), Some(sub)) = (index, sub) else {
         return Ok(());
     };
@@ -1019,7 +719,13 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             "argument injection: `git {sub}` argument `{arg}` is a `<transport>::<address>` URL, which runs the program `git-remote-<transport>`"
         ));
     }
-    if let Some(why) = local_remote(sub, rest, place) {
+    let mut dirs: Vec<&Path> = dir.as_deref().into_iter().collect();
+    dirs.extend(
+        place
+            .trusted_root()
+            .filter(|root| Some(*root) != dir.as_deref()),
+    );
+    if let Some(why) = local_remote(sub, rest, &dirs, &remotes) {
         return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {

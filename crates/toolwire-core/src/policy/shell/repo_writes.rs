@@ -4,13 +4,14 @@
 //! git uses. No list of writing programs could be complete, so the rule lists readers: in a
 //! line of more than one segment, git runs only beside programs that write no file
 //! ([`READERS`]) and git subcommands that write only the index, refs, objects and the work
-//! tree, which git never lets reach `.git` ([`GIT_NO_FILE_WRITES`]). The package managers'
+//! tree, which git never lets reach `.git` ([`subcommands::NO_FILES`]). The package managers'
 //! configuration files are read likewise (`cp x .yarnrc.yml && yarn why react`).
 //!
 //! A line run as root can write the trusted dirs themselves, so there every program of the
 //! line depends on what its other segments write (`cp ./evil /usr/local/sbin/wc && wc -l`):
 //! [`refuse_beside_writers_as_root`] applies the same "writes no file" rule to every program.
 
+use super::git::subcommands;
 use super::names;
 use super::SegmentVerdict;
 
@@ -19,77 +20,6 @@ const READERS: &[&str] = &[
     "ls", "cat", "echo", "pwd", "true", "false", "wc", "head", "tail", "cut", "tr", "grep",
     "egrep", "fgrep", "date", "uname", "whoami", "id", "basename", "dirname", "realpath",
     "readlink", "stat", "du", "df", "which", "diff", "cmp", "nproc", "sleep", "seq", "test",
-];
-
-/// Git subcommands that write no file outside the index, refs, objects, logs and the work tree
-/// (never `.git/config` or `.git/hooks`; `--output` and the like are refused by the option
-/// table). `worktree add .git/hooks`, `merge-file .git/config`, `mailinfo`, `bundle create`,
-/// `archive -o`, `fast-import --export-marks` and others write files where they are told.
-const GIT_NO_FILE_WRITES: &[&str] = &[
-    "add",
-    "blame",
-    "branch",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "checkout",
-    "cherry",
-    "cherry-pick",
-    "commit",
-    "count-objects",
-    "describe",
-    "diff",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-    "fetch",
-    "for-each-ref",
-    "fsck",
-    "grep",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "merge",
-    "merge-base",
-    "mv",
-    "name-rev",
-    "pull",
-    "push",
-    "rebase",
-    "reflog",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "shortlog",
-    "show",
-    "show-ref",
-    "stash",
-    "status",
-    "switch",
-    "tag",
-    "version",
-];
-
-/// The subcommands of [`GIT_NO_FILE_WRITES`] that write the work tree (never `.git`, but
-/// perhaps a program a later segment of the line runs: `git checkout HEAD -- bin/ls && ls`
-/// with `bin` on PATH).
-const GIT_WORK_TREE_WRITES: &[&str] = &[
-    "checkout",
-    "cherry-pick",
-    "merge",
-    "mv",
-    "pull",
-    "rebase",
-    "reset",
-    "restore",
-    "revert",
-    "rm",
-    "stash",
-    "switch",
 ];
 
 /// Programs that read, when they run, workspace configuration the analysis checked because it
@@ -119,7 +49,8 @@ fn reads_config(verdict: &SegmentVerdict) -> bool {
 
 /// Whether the git segment `argv` writes no file git reads as configuration or a hook.
 /// `argv` may start with `NAME=value` words, before the program.
-fn git_writes_no_files(argv: &[String], allowed: &[&str]) -> bool {
+/// With `work_tree`, a subcommand writing the work tree ([`subcommands::WORK_TREE`]) writes.
+fn git_writes_no_files(argv: &[String], work_tree: bool) -> bool {
     let assignment = |word: &String| {
         word.split_once('=').is_some_and(|(name, _)| {
             name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -128,7 +59,10 @@ fn git_writes_no_files(argv: &[String], allowed: &[&str]) -> bool {
     };
     let program = argv.iter().take_while(|w| assignment(w)).count();
     let args = argv.get(program + 1..).unwrap_or_default();
-    super::git::subcommand(args).is_none_or(|sub| allowed.contains(&sub))
+    super::git::subcommand(args).is_none_or(|sub| {
+        subcommands::has(sub, subcommands::NO_FILES)
+            && !(work_tree && subcommands::has(sub, subcommands::WORK_TREE))
+    })
 }
 
 /// Whether the approved segment `verdict` writes no file: a reader, git writing none, or a
@@ -144,12 +78,7 @@ fn writes_no_files(verdict: &SegmentVerdict, work_tree: bool) -> bool {
         return true;
     }
     if is_git(verdict) {
-        let no_tree_writes: Vec<&str> = GIT_NO_FILE_WRITES
-            .iter()
-            .copied()
-            .filter(|sub| !work_tree || !GIT_WORK_TREE_WRITES.contains(sub))
-            .collect();
-        return git_writes_no_files(&verdict.argv, &no_tree_writes);
+        return git_writes_no_files(&verdict.argv, work_tree);
     }
     reads_config(verdict) || READERS.contains(&real_name(verdict))
 }

@@ -4,37 +4,19 @@
 //! review, repro 1.sh). The submodule's `.git` may lie anywhere in the work tree and needs no
 //! `submodule.*` key (the index's gitlink suffices), so rather than chase every repository git
 //! may enter, a repository with submodules asks for every subcommand that may enter one: all
-//! but [`TOP_ONLY`], which read the top repository's refs, objects and index only.
+//! but [`subcommands::TOP_ONLY`], which read the top repository's refs, objects and index only.
 
 use std::path::Path;
 
-/// Subcommands that never run git in a submodule (no diff, no status, no work-tree refresh):
-/// approved in a repository with submodules unless an argument names submodules
-/// (`--recurse-submodules`, `--submodule=diff`).
-const TOP_ONLY: &[&str] = &[
-    "rev-parse",
-    "branch",
-    "tag",
-    "for-each-ref",
-    "show-ref",
-    "cat-file",
-    "ls-tree",
-    "ls-files",
-    "rev-list",
-    "merge-base",
-    "name-rev",
-    "version",
-    "count-objects",
-    "check-ignore",
-    "check-attr",
-];
+use super::git::subcommands;
 
 /// Whether the git subcommand `sub` with arguments `rest` may run git in a submodule.
 pub fn may_enter(sub: Option<&str>, rest: &[String]) -> bool {
     let Some(sub) = sub else {
         return false;
     };
-    !TOP_ONLY.contains(&sub) || rest.iter().any(|a| a.to_lowercase().contains("submodule"))
+    !subcommands::has(sub, subcommands::TOP_ONLY)
+        || rest.iter().any(|a| a.to_lowercase().contains("submodule"))
 }
 
 /// The file mode git gives a gitlink (a submodule's commit) in the index: `0o160000`.

@@ -1,0 +1,418 @@
+//! Git's configuration and remotes read as git reads them, run with the real git (issue 19,
+//! last round): code-running keys in their subsection forms (user review, repro 16), URLs
+//! rewritten by `url.<base>.insteadOf` before the "repository on this machine" check, and the
+//! repository argument told apart from refspecs.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::super::bypass_tests_last::{git, git_command, HookedRepository};
+use super::super::*;
+
+/// An executable script at `path` touching `marker` and failing (a merge strategy that fails
+/// leaves the branches as they were).
+fn toucher(path: &Path, marker: &Path) {
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\ntouch '{}'\nexit 2\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `text` appended to the repository's own configuration as `git init` wrote it.
+fn configure(repo: &HookedRepository, base: &str, text: &str) {
+    std::fs::write(repo.ws.join(".git/config"), format!("{base}{text}")).unwrap();
+}
+
+/// An HTTP server on loopback answering every request `401` with a Basic challenge, which makes
+/// git ask its credential helpers. Returns its URL.
+fn unauthorized_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    url
+}
+
+/// Repro 16: `[credential "<url>"] helper = !cmd` runs when that server answers 401 (confirmed
+/// here for real); it and the other subsection forms of code-running keys are refused, while
+/// keys of the same sections that run nothing pass.
+#[test]
+fn code_running_keys_are_refused_in_their_subsection_forms() {
+    let repo = HookedRepository::new("git-subsection-keys");
+    let home = repo.sandbox.root.clone();
+    let base = std::fs::read_to_string(repo.ws.join(".git/config")).unwrap();
+    let marker = repo.sandbox.root.join("ran");
+    let url = unauthorized_server();
+    configure(
+        &repo,
+        &base,
+        &format!(
+            "[credential \"{url}\"]\n\thelper = \"!touch '{}'\"\n",
+            marker.display()
+        ),
+    );
+    let fetch = format!("fetch {url}/x.git");
+    git_command(&repo.ws, &home)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .args(fetch.split(' '))
+        .output()
+        .unwrap();
+    assert!(
+        marker.exists(),
+        "the credential helper for {url} did not run"
+    );
+    let options = repo.options();
+    let analysis = analyze_command(&format!("git {fetch}"), &options);
+    let reason = analysis.reason.clone().unwrap_or_default();
+    assert!(!analysis.approved, "{reason}");
+    assert!(
+        reason.contains(&format!("credential.{url}.helper")),
+        "{reason}"
+    );
+    // Subsection forms that run code, then keys of the same sections that run nothing.
+    let cases: &[(&str, bool)] = &[
+        (
+            "[credential \"https://example.com\"]\n\thelper = store\n",
+            false,
+        ),
+        (
+            "[Credential \"https://example.com/a b\"]\n\tHelper = x\n",
+            false,
+        ),
+        ("[credential.https://example.com]\n\thelper = x\n", false),
+        ("[gpg \"ssh\"]\n\tdefaultKeyCommand = x\n", false),
+        ("[gpg \"x509\"]\n\tprogram = x\n", false),
+        ("[includeIf \"onbranch:main\"]\n\tpath = x\n", false),
+        ("[remote \"a.b\"]\n\tuploadpack = x\n", false),
+        ("[trailer \"s\"]\n\tcmd = x\n", false),
+        ("[guitool \"t\"]\n\tcmd = x\n", false),
+        (
+            "[url \"ext::sh -c x\"]\n\tinsteadOf = https://example.com/\n",
+            false,
+        ),
+        (
+            "[credential \"https://example.com\"]\n\tusername = me\n\tuseHttpPath = true\n",
+            true,
+        ),
+        (
+            "[http \"https://example.com\"]\n\tproxy = http://p:8080\n\tsslVerify = false\n",
+            true,
+        ),
+        ("[gpg]\n\tformat = ssh\n", true),
+        (
+            "[remote \"origin\"]\n\turl = https://example.com/r.git\n\tproxy = http://p:8080\n",
+            true,
+        ),
+        ("[url \"https://github.com/\"]\n\tinsteadOf = gh:\n", true),
+        ("[diff \"pdf\"]\n\tbinary = true\n", true),
+        ("[pull]\n\ttwohead = ort\n\toctopus = octopus\n", true),
+        ("[branch \"main\"]\n\tmergeOptions = --no-ff -s ort\n", true),
+    ];
+    for (text, want) in cases {
+        configure(&repo, &base, text);
+        for line in ["git status", "git fetch origin"] {
+            let analysis = analyze_command(line, &options);
+            assert_eq!(
+                analysis.approved, *want,
+                "{line} with {text:?}: {:?}",
+                analysis.reason
+            );
+        }
+    }
+}
+
+/// `pull.twohead`, `pull.octopus` and `branch.<name>.mergeOptions` name merge strategies, and
+/// one that is not built in runs `git-merge-<name>` from PATH (confirmed here for real for
+/// `git merge`): refused as `-s <name>` is.
+#[test]
+fn configured_merge_strategies_are_checked_as_given_ones() {
+    let repo = HookedRepository::new("git-strategy-keys");
+    let home = repo.sandbox.root.clone();
+    let base = std::fs::read_to_string(repo.ws.join(".git/config")).unwrap();
+    assert!(git(&repo.ws, &home, &["branch", "side"]).status.success());
+    git(&repo.ws, &home, &["checkout", "-q", "side"]);
+    git(
+        &repo.ws,
+        &home,
+        &["commit", "-q", "--allow-empty", "-m", "s"],
+    );
+    git(&repo.ws, &home, &["checkout", "-q", "main"]);
+    git(
+        &repo.ws,
+        &home,
+        &["commit", "-q", "--allow-empty", "-m", "m"],
+    );
+    let bin: PathBuf = repo.sandbox.dir("bin");
+    let marker = repo.sandbox.root.join("ran");
+    toucher(&bin.join("git-merge-evil"), &marker);
+    let options = repo.options();
+    for text in [
+        "[pull]\n\ttwohead = evil\n",
+        "[branch \"main\"]\n\tmergeOptions = --no-ff -s evil\n",
+        "[branch \"main\"]\n\tmergeOptions = --strategy=evil\n",
+    ] {
+        configure(&repo, &base, text);
+        let _ = std::fs::remove_file(&marker);
+        git_command(&repo.ws, &home)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .args(["merge", "-q", "--no-edit", "side"])
+            .output()
+            .unwrap();
+        git(&repo.ws, &home, &["merge", "--abort"]);
+        assert!(
+            marker.exists(),
+            "git merge did not run git-merge-evil with {text:?}"
+        );
+        let analysis = analyze_command("git merge side", &options);
+        assert!(!analysis.approved, "approved with {text:?}");
+    }
+    configure(&repo, &base, "[pull]\n\toctopus = octopus evil\n");
+    assert!(!analyze_command("git pull", &options).approved);
+}
+
+/// A workspace repository with one commit and a bare repository `vendor/cache.git` inside it
+/// whose `pre-receive` hook touches `ran`.
+fn with_local_bare(name: &str) -> (HookedRepository, String, PathBuf) {
+    let repo = HookedRepository::new(name);
+    let home = repo.sandbox.root.clone();
+    let bare = repo.sandbox.dir("ws/vendor/cache.git");
+    assert!(git(&bare, &home, &["init", "-q", "--bare"])
+        .status
+        .success());
+    let marker = repo.sandbox.root.join("ran");
+    toucher(&bare.join("hooks/pre-receive"), &marker);
+    let base = std::fs::read_to_string(repo.ws.join(".git/config")).unwrap();
+    (repo, base, marker)
+}
+
+/// Runs `git <args>` for real in the workspace and tells whether the bare repository's
+/// `pre-receive` ran.
+fn hook_ran(repo: &HookedRepository, marker: &Path, args: &str) -> bool {
+    let _ = std::fs::remove_file(marker);
+    let args: Vec<&str> = args.split_whitespace().collect();
+    git_command(&repo.ws, &repo.sandbox.root)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .args(&args)
+        .output()
+        .unwrap();
+    marker.exists()
+}
+
+/// Repro 16's second form: `url.<local path>.insteadOf` (or `pushInsteadOf`) turns a push to an
+/// https URL, or to a configured remote, into a push to a repository on this machine whose
+/// hooks run (confirmed here for real); so do the legacy `.git/remotes/<name>` and
+/// `.git/branches/<name>` files, a path git completes with `.git`, and a path relative to
+/// `-C`. Each is refused; the same URLs without a rewrite, and fetches a `pushInsteadOf` does
+/// not rewrite, pass.
+#[test]
+fn urls_are_rewritten_before_the_local_repository_check() {
+    let (repo, base, marker) = with_local_bare("git-insteadof");
+    let bare = repo.ws.join("vendor/cache.git").display().to_string();
+    let vendor = repo.ws.join("vendor").display().to_string();
+    let options = repo.options();
+    let app = "https://github.com/acme/app.git";
+    let setups: &[(String, &str)] = &[
+        (
+            format!("[url \"{bare}\"]\n\tinsteadOf = {app}\n"),
+            "push https://github.com/acme/app.git HEAD:main",
+        ),
+        (
+            format!("[url \"https://elsewhere/\"]\n\tinsteadOf = https://github.com/\n[url \"{vendor}/\"]\n\tinsteadOf = https://github.com/acme/\n"),
+            "push https://github.com/acme/cache.git HEAD:main",
+        ),
+        (
+            format!("[url \"{bare}\"]\n\tpushInsteadOf = {app}\n"),
+            "push https://github.com/acme/app.git HEAD:main",
+        ),
+        (
+            format!("[remote \"o\"]\n\turl = {app}\n[url \"{bare}\"]\n\tinsteadOf = {app}\n"),
+            "push o HEAD:main",
+        ),
+        (
+            format!("[remote \"o\"]\n\turl = {app}\n[url \"file://{bare}\"]\n\tinsteadOf = {app}\n"),
+            "push o HEAD:main",
+        ),
+        (
+            "[url \"vendor/\"]\n\tinsteadOf = gh:\n".to_string(),
+            "push gh:cache.git HEAD:main",
+        ),
+        (String::new(), "push vendor/cache HEAD:main"),
+    ];
+    for (text, args) in setups {
+        configure(&repo, &base, text);
+        assert!(
+            hook_ran(&repo, &marker, args),
+            "git {args} with {text:?} ran no hook"
+        );
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        let reason = analysis.reason.clone().unwrap_or_default();
+        assert!(!analysis.approved, "git {args} approved with {text:?}");
+        assert!(reason.contains("on this machine"), "git {args}: {reason}");
+    }
+    // Git resolves a relative path from the top of the work tree, not from a subdirectory it
+    // runs in (confirmed: from `src`, `git push vendor/cache.git` ran the hook).
+    configure(&repo, &base, "");
+    let src = repo.sandbox.dir("ws/src");
+    let _ = std::fs::remove_file(&marker);
+    git_command(&src, &repo.sandbox.root)
+        .args(["push", "vendor/cache.git", "HEAD:main"])
+        .output()
+        .unwrap();
+    assert!(
+        marker.exists(),
+        "a push from src did not reach vendor/cache.git"
+    );
+    let in_src = AnalyzeOptions {
+        cwd: Some(src.clone()),
+        root: Some(repo.ws.clone()),
+        ..repo.options()
+    };
+    for line in [
+        "git push vendor/cache.git HEAD:main",
+        "git -C .. push src/../vendor/cache.git HEAD:main",
+    ] {
+        assert!(!analyze_command(line, &in_src).approved, "{line}");
+    }
+    // The legacy remote files.
+    configure(&repo, &base, "");
+    for (file, text) in [
+        (
+            "remotes/foo",
+            "URL: vendor/cache.git\nPush: HEAD:refs/heads/main\n",
+        ),
+        ("branches/foo", "vendor/cache.git#main\n"),
+    ] {
+        let path = repo.ws.join(".git").join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        assert!(hook_ran(&repo, &marker, "push foo HEAD:main"), "{file}");
+        assert!(
+            !analyze_command("git push foo HEAD:main", &options).approved,
+            "{file}"
+        );
+        assert!(
+            !analyze_command("git fetch foo", &options).approved,
+            "{file}"
+        );
+        assert!(analyze_command("git status", &options).approved, "{file}");
+        std::fs::remove_file(&path).unwrap();
+    }
+    // Controls: no rewrite leads here.
+    for (text, args) in [
+        (
+            format!("[url \"{bare}\"]\n\tinsteadOf = {app}\n"),
+            "push https://github.com/acme/other.git HEAD:main",
+        ),
+        (
+            format!("[url \"{bare}\"]\n\tpushInsteadOf = {app}\n"),
+            "fetch https://github.com/acme/app.git",
+        ),
+        (
+            format!("[url \"{bare}\"]\n\tinsteadOf = {app}\n"),
+            "push origin main",
+        ),
+        (
+            "[url \"https://github.com/\"]\n\tinsteadOf = gh:\n".to_string(),
+            "push gh:acme/app.git HEAD:main",
+        ),
+    ] {
+        configure(&repo, &base, &text);
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert!(
+            analysis.approved,
+            "git {args} with {text:?}: {:?}",
+            analysis.reason
+        );
+    }
+}
+
+/// The rewriting agrees with git's own (`git ls-remote --get-url` prints the URL git would
+/// fetch from): the longest prefix, the first configured base on a tie, an empty prefix.
+#[test]
+fn rewrites_agree_with_git() {
+    let repo = HookedRepository::new("git-rewrite-agree");
+    let base = std::fs::read_to_string(repo.ws.join(".git/config")).unwrap();
+    let text = "[url \"/srv/a\"]\n\tinsteadOf = https://h/\n[url \"/srv/b\"]\n\tinsteadOf = https://h/x\n\tinsteadOf = git@h:\n[url \"/srv/c\"]\n\tinsteadOf = https://h/x\n[url \"/srv/e\"]\n\tinsteadOf = \"\"\n[url \"/srv/p\"]\n\tpushInsteadOf = https://h/x/y\n";
+    configure(&repo, &base, text);
+    let entries = super::super::git_config::parse(format!("{base}{text}").as_bytes()).unwrap();
+    let rewrites = super::remotes::Rewrites::new(&entries);
+    for url in [
+        "https://h/z.git",
+        "https://h/x.git",
+        "https://h/x/y.git",
+        "git@h:r.git",
+        "ssh://other/r",
+        "h",
+    ] {
+        let out = git(
+            &repo.ws,
+            &repo.sandbox.root,
+            &["ls-remote", "--get-url", url],
+        );
+        let got = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert_eq!(rewrites.fetch(url), got, "{url}");
+    }
+}
+
+/// Only the repository argument of `fetch`, `pull`, `push` and `ls-remote` may name a
+/// repository on this machine: a refspec or pattern that happens to name a directory of the
+/// workspace (`main`, `refs/heads/x`, `v1`, `tag`) is no longer refused, while the repository
+/// argument still is behind options with a separate value.
+#[test]
+fn refspecs_are_never_taken_for_a_repository() {
+    let (repo, _, _) = with_local_bare("git-refspecs");
+    for dir in ["main", "refs/heads/x", "v1", "tag", "x"] {
+        repo.sandbox.dir(&format!("ws/{dir}"));
+    }
+    let options = repo.options();
+    let cases: &[(&str, bool)] = &[
+        ("fetch origin main", true),
+        ("fetch origin +main:x", true),
+        ("fetch origin refs/heads/x", true),
+        ("fetch origin tag v1", true),
+        ("fetch --depth 1 origin main", true),
+        ("fetch origin --depth 1 main", true),
+        ("pull origin main", true),
+        ("pull --rebase origin main", true),
+        ("pull -s ort origin main", true),
+        ("push origin HEAD:main", true),
+        ("push origin :x", true),
+        ("push origin main x v1", true),
+        ("push -o ci.skip origin main", true),
+        ("ls-remote origin main", true),
+        ("ls-remote --sort refname origin refs/heads/x", true),
+        // The repository argument, wherever options put it.
+        ("fetch vendor/cache.git main", false),
+        ("fetch --depth 1 vendor/cache.git main", false),
+        ("fetch -j 2 vendor/cache.git main", false),
+        ("fetch --multiple origin vendor/cache.git", false),
+        ("pull -s ort vendor/cache.git main", false),
+        ("pull -X theirs vendor/cache.git main", false),
+        ("push --repo vendor/cache.git main", false),
+        (
+            "push --recurse-submodules check vendor/cache.git main",
+            false,
+        ),
+        ("push -- vendor/cache.git main", false),
+        ("ls-remote --sort refname vendor/cache.git", false),
+        ("fetch main", false),
+    ];
+    for (args, want) in cases {
+        let analysis = analyze_command(&format!("git {args}"), &options);
+        assert_eq!(
+            analysis.approved, *want,
+            "git {args}: {:?}",
+            analysis.reason
+        );
+    }
+}
