@@ -280,6 +280,9 @@ export type ToolExecutionEvent =
 export type SecretKind =
   | 'openai-key' | 'anthropic-key' | 'aws-access-key' | 'github-token' | 'slack-token'
   | 'google-api-key' | 'jwt' | 'private-key' | 'bearer-token' | 'url-password' | 'credential-header'
+  | 'stripe-key' | 'gitlab-token' | 'npm-token' | 'huggingface-token' | 'sendgrid-key' | 'shopify-token'
+  | 'twilio-key' | 'digitalocean-token' | 'doppler-token' | 'pypi-token' | 'vendor-token'
+  | 'aws-secret-key' | 'azure-key' | 'credential-parameter'
 
 /** How results are bounded and cleaned (runtime option, overridable per dispatch). */
 export interface SanitizeOptions {

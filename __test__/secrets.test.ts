@@ -72,6 +72,43 @@ function sampleOf(kind: string): { sample: string; material: string } {
       return { sample: `https://deploy:${body}@ci.example.com/hook`, material: body }
     case 'credential-header':
       return { sample: `X-Api-Key: ${body}`, material: body }
+    // Kinds whose prefix must not follow a letter or digit appear after their variable's `=`.
+    case 'stripe-key':
+      return { sample: `STRIPE_KEY=sk_live_${body.slice(0, 24)}`, material: body.slice(0, 24) }
+    case 'huggingface-token':
+      return { sample: `HF_TOKEN=hf_${body.slice(0, 34)}`, material: body.slice(0, 34) }
+    case 'twilio-key': {
+      const hex = fake('0123456789abcdef', 32, 13)
+      return { sample: `TWILIO_KEY=SK${hex}`, material: hex }
+    }
+    case 'gitlab-token':
+      return { sample: `glpat-${body.slice(0, 20)}`, material: body.slice(0, 20) }
+    case 'npm-token':
+      return { sample: `npm_${body.slice(0, 36)}`, material: body.slice(0, 36) }
+    case 'sendgrid-key': {
+      const key = `${body.slice(0, 22)}.${fake(ALNUM, 43, 17)}`
+      return { sample: `SG.${key}`, material: key }
+    }
+    case 'shopify-token': {
+      const hex = fake('0123456789abcdef', 32, 19)
+      return { sample: `shpat_${hex}`, material: hex }
+    }
+    case 'digitalocean-token': {
+      const hex = fake('0123456789abcdef', 64, 23)
+      return { sample: `dop_v1_${hex}`, material: hex }
+    }
+    case 'doppler-token':
+      return { sample: `dp.st.dev.${body.slice(0, 44)}`, material: body.slice(0, 44) }
+    case 'pypi-token':
+      return { sample: `pypi-AgEIcHlwaS5vcmc${body}${body.slice(0, 8)}`, material: body }
+    case 'vendor-token':
+      return { sample: `pplx-${body}`, material: body }
+    case 'aws-secret-key':
+      return { sample: `aws_secret_access_key = ${body.slice(0, 40)}`, material: body.slice(0, 40) }
+    case 'azure-key':
+      return { sample: `AccountKey=${body}${body}==`, material: body }
+    case 'credential-parameter':
+      return { sample: `client_secret=${body}`, material: body }
     default:
       throw new Error(`no sample for the built-in secret kind ${kind}: add one to sampleOf`)
   }

@@ -339,10 +339,10 @@ mod tests {
                 json!({"headers": {"proxy-authorization": "bearer abcdefgh12345678"}}),
                 json!({"headers": {"proxy-authorization": "bearer [redacted:bearer-token]"}}),
             ),
-            // Without the key, the same text is no secret.
+            // Without the key, a Bearer token is one by its scheme word (the user review's 9).
             (
                 json!(["Bearer abcdefgh12345678"]),
-                json!(["Bearer abcdefgh12345678"]),
+                json!(["Bearer [redacted:bearer-token]"]),
             ),
             (
                 json!({"author": "Jane Bearer"}),
@@ -382,13 +382,13 @@ mod tests {
             ),
             // Another field than `value` is not the header's.
             (
-                json!({"comment": "Bearer abcdefgh12345678", "name": "Authorization"}),
-                json!({"comment": "Bearer abcdefgh12345678", "name": "Authorization"}),
+                json!({"comment": "abcdefgh12345678", "name": "X-Api-Key"}),
+                json!({"comment": "abcdefgh12345678", "name": "X-Api-Key"}),
             ),
             // Only the string just before is context: a header two entries back is not.
             (
-                json!(["Authorization", "x", "Bearer abcdefgh12345678"]),
-                json!(["Authorization", "x", "Bearer abcdefgh12345678"]),
+                json!(["X-Api-Key", "x", "abcdefgh12345678"]),
+                json!(["X-Api-Key", "x", "abcdefgh12345678"]),
             ),
         ];
         for (mut value, expected) in cases {

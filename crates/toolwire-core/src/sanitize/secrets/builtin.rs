@@ -21,6 +21,8 @@
 //! The formats were learned from the public rule sets of secret scanners (gitleaks, trufflehog,
 //! GitHub secret scanning) and the vendors' documented token prefixes.
 
+use super::credential::ValueCheck;
+
 /// How the match of a kind's pattern becomes the secret's byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Extent {
@@ -35,6 +37,10 @@ pub(super) enum Extent {
     /// The `secret` group of a cookie header, kept only when one of its values looks like a token
     /// ([`super::credential::is_cookie_value`]).
     CookieValue,
+    /// The `secret` group, kept only when the check says it is a credential (a value found by a
+    /// credential parameter's name or a scheme word outside a header; see
+    /// [`super::credential::ValueCheck`]).
+    Checked(ValueCheck),
     /// A PEM END line whose BEGIN is not in the text: the match extended back over the body lines
     /// before it ([`super::pem::body_start`]), kept only when that body holds key material.
     PemEnd,
@@ -170,17 +176,23 @@ macro_rules! blank {
 /// `["Authorization", "Bearer t"]` (Node's rawHeaders, header arrays), `{"name":
 /// "Authorization", "value": "Bearer t"}` (HAR, Postman), `"Authorization" => "Bearer t"` (Ruby,
 /// PHP), `Authorization=Bearer+t` (form and query text), `Authorization%3A%20Bearer%20t` and
-/// double-encoded `%253A`, `Authorization=[Bearer t]` (Java). One rule: at most 16 separators
-/// (quotes, blanks, line breaks, `:`, `=`, `>`, `,`, brackets and braces; escaped with
-/// backslashes, percent-encoded or as HTML references) and the word `value`. The bound keeps a
-/// match short, so the search stays linear.
+/// double-encoded `%253A`, `Authorization=[Bearer t]` (Java), `| Authorization | Bearer t |`
+/// (a markdown table), `Map(Authorization -> Bearer t)` (Scala), `<name>Authorization</name>
+/// <value>Bearer t</value>` and `<Authorization>Bearer t</Authorization>` (XML), `- name:
+/// Authorization\n  value: t` (YAML), `authorization = "Bearer t"` (TOML, INI). One rule: at
+/// most 16 separators (a run of blanks, quotes, line breaks, `:`, `=`, `>`, `|`, `->`, `,`,
+/// brackets and braces; escaped with backslashes, percent-encoded or as HTML references; an XML
+/// tag of up to 16 letters) and the word `value`. The bound keeps a match short, so the search
+/// stays linear.
 macro_rules! header_gap {
     () => {
         concat!(
-            r#"(?:[ \t\r\n"':=>,\[\]{}()+]"#,
+            r"(?:[ \t]+",
+            r#"|[\r\n"':=>,\[\]{}()+|]|->"#,
             r#"|\\+["'nrt]"#,
-            r"|%(?:25)*(?:2[027BCbc]|3[AaDdEe]|5[BDbd]|0[AaDd]|7[BDbd])",
-            r"|&(?:quot|apos|gt|colon|equals|nbsp);",
+            r"|%(?:25)*(?:2[027BCbc]|3[AaDdEe]|5[BDbd]|0[AaDd]|7[BCDbcd])",
+            r"|&(?:quot|apos|gt|colon|equals|nbsp|vert);",
+            r"|</?[A-Za-z]{1,16}>",
             r"|(?i:value)){1,16}"
         )
     };
@@ -284,6 +296,195 @@ const URL_PASSWORD: &str = concat!(
     r"(?P<secret>[A-Za-z0-9._~%!$&'()*+,;=:@-]+)@"
 );
 
+/// Stripe secret and restricted keys (`sk_live_`, `sk_test_`, `rk_live_`, ... and a body of 20
+/// or more letters and digits). `sk_` and `rk_` end ordinary words (`disk_test_`, `task_live_`),
+/// so a key must not start inside a word (a left edge; `STRIPE_KEY_sk_live_...` is found).
+const STRIPE_KEY: &str = concat!(
+    left_edge!(),
+    r"(?P<secret>[rs]k_(?:live|test|prod)_[A-Za-z0-9]{20,})"
+);
+
+/// Stripe webhook signing secrets: `whsec_` and 32 or more base64 characters.
+const STRIPE_WEBHOOK_SECRET: &str = r"whsec_[A-Za-z0-9+/]{32,}";
+
+/// GitLab tokens: personal, deploy, runner, pipeline-trigger, feed, incoming-mail, OAuth
+/// application, SCIM, CI job, agent and feature-flag tokens (`glpat-`, `gldt-`, `glrt-`,
+/// `glptt-`, ...) and runner registration tokens (`GR1348941`), 20 or more body characters.
+const GITLAB_TOKEN: &str = concat!(
+    r"gl(?:pat|dt|rt|ptt|ft|imt|oas|soat|cbt|agent|ffct)-[0-9A-Za-z_-]{20,}",
+    r"|GR1348941[0-9A-Za-z_-]{20,}"
+);
+
+/// npm access tokens: `npm_` and 36 or more letters and digits.
+const NPM_TOKEN: &str = r"npm_[A-Za-z0-9]{36,}";
+
+/// Hugging Face user and organization tokens: `hf_` or `api_org_` and 34 or more letters and
+/// digits; `hf_` ends ordinary words (`pdf_`, `self_hf_`), so a left edge.
+const HUGGINGFACE_TOKEN: &str =
+    concat!(left_edge!(), r"(?P<secret>(?:hf|api_org)_[A-Za-z0-9]{34,})");
+
+/// SendGrid API keys: `SG.`, 22 base64url characters, `.`, 43 more (exactly).
+const SENDGRID_KEY: &str = r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}";
+
+/// Shopify access tokens and shared secrets: `shpat_`, `shpca_`, `shppa_`, `shpss_` and exactly
+/// 32 hex digits.
+const SHOPIFY_TOKEN: &str = r"shp(?:at|ca|pa|ss)_[0-9A-Fa-f]{32}";
+
+/// Twilio API key SIDs: `SK` and exactly 32 lower-case hex digits; two letters mark little, so
+/// a left edge (`TASK` and a hash is no key).
+const TWILIO_KEY: &str = concat!(left_edge!(), r"(?P<secret>SK[0-9a-f]{32})");
+
+/// DigitalOcean personal, OAuth and refresh tokens: `dop_v1_`, `doo_v1_`, `dor_v1_` and exactly
+/// 64 hex digits.
+const DIGITALOCEAN_TOKEN: &str = r"do[opr]_v1_[0-9a-f]{64}";
+
+/// Doppler tokens: `dp.pt.` (personal), `dp.st.` (service, possibly with its config's name:
+/// `dp.st.dev.`), `dp.ct.`, `dp.sa.`, `dp.scim.`, `dp.audit.` and 40 or more letters and digits.
+const DOPPLER_TOKEN: &str =
+    r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[A-Za-z0-9_-]{1,64}\.)?[A-Za-z0-9]{40,}";
+
+/// PyPI upload tokens: `pypi-` and the macaroon's base64 header naming pypi.org or
+/// test.pypi.org (`AgEIcHlwaS5vcmc`, `AgENdGVzdC5weXBpLm9yZw`), then 50 or more characters.
+const PYPI_TOKEN: &str = r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}";
+
+/// Other vendors' tokens with a distinctive prefix (from the public rule sets of secret scanners):
+/// Perplexity `pplx-`, HashiCorp Vault `hvs.`/`hvb.`, Grafana `glsa_`/`glc_`, Linear `lin_api_`,
+/// Databricks `dapi`, Sentry `sntryu_`, Postman `PMAK-`, Pulumi `pul-`, RubyGems `rubygems_`,
+/// Brevo `xkeysib-`, age `AGE-SECRET-KEY-1`, Heroku `HRKU-AA`, Notion `ntn_`, Dynatrace
+/// `dt0c01.`, PlanetScale `pscale_tkn_`/`pscale_oauth_`/`pscale_pw_`.
+const VENDOR_TOKEN: &str = concat!(
+    r"pplx-[A-Za-z0-9]{48,}",
+    r"|hv[sb]\.[A-Za-z0-9_-]{90,}",
+    r"|glsa_[A-Za-z0-9]{32}_[0-9A-Fa-f]{8}",
+    r"|glc_[A-Za-z0-9+/]{32,}",
+    r"|lin_api_[A-Za-z0-9]{40,}",
+    r"|dapi[0-9a-f]{32}",
+    r"|sntryu_[0-9a-f]{64}",
+    r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}",
+    r"|pul-[0-9a-f]{40}",
+    r"|rubygems_[0-9a-f]{48}",
+    r"|xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}",
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{58}",
+    r"|HRKU-AA[0-9A-Za-z_-]{58}",
+    r"|ntn_[0-9]{11}[A-Za-z0-9]{35}",
+    r"|dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",
+    r"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,}"
+);
+
+/// The AWS secret access key of a named line, as the CLI's files, environment variables, STS
+/// JSON and SDK settings print it (`aws_secret_access_key = ...`, `AWS_SECRET_ACCESS_KEY=...`,
+/// `"SecretAccessKey": "..."`), in any shape `header_gap` reads: 40 or more base64 characters.
+const AWS_SECRET_KEY: &str = concat!(
+    r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)",
+    header_gap!(),
+    r"(?P<secret>[A-Za-z0-9/+]{40,})"
+);
+
+/// Azure storage account and Service Bus keys: `AccountKey=` (the connection string
+/// `DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...`) and `SharedAccessKey=`,
+/// 20 or more base64 characters with their padding.
+const AZURE_KEY: &str = concat!(
+    r"(?i:account[_-]?key|shared[_-]?access[_-]?key)",
+    header_gap!(),
+    r"(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"
+);
+
+/// A character of a credential parameter's value: a token character or the punctuation of a
+/// password (`!#$*@^`), or one of them percent-encoded (`%2B`, `%40`, `%253D`). Other escapes
+/// (`%26`, `%20`, `%0A`) end the value, as the characters they stand for do.
+macro_rules! parameter_char {
+    () => {
+        concat!(
+            r"(?:[A-Za-z0-9._~+/!#$*@^-]",
+            r"|%(?:25)*(?:2[134ABDEFabdef]|3[Dd]|40|5[EFef]|7[Ee]))"
+        )
+    };
+}
+
+/// The value of a credential parameter: 8 to 256 `parameter_char`s. The bound keeps the search
+/// linear: a value's characters include a name's letters and the `+` of form text, so without
+/// it each name of `password+password+...` would start a value running to the end of the text.
+macro_rules! parameter_value {
+    () => {
+        concat!(r"(?P<secret>", parameter_char!(), r"{8,256})")
+    };
+}
+
+/// A credential named by its parameter, field, variable or option, in URLs, query strings, form
+/// bodies, key=value text, JSON, YAML, XML and tables (any shape `header_gap` reads): OAuth's
+/// `access_token`, `refresh_token`, `id_token`, `client_secret`, and `auth_token`,
+/// `session_token`, `api_token`, `app_secret`, `secret_key`, `private_key`, `password` and
+/// `passwd` (also inside an identifier: `DB_PASSWORD`, `accessToken`, npm's `_authToken` and
+/// `_auth`), and a bare `token` or `secret` not ending another word. Confirmed by
+/// [`ValueCheck::Named`] (a digit or a long non-word value; code and placeholders pass).
+const NAMED_CREDENTIAL: &str = concat!(
+    r"(?:(?i:(?:access|refresh|id|auth|api|session|bearer|oauth)[_-]?token",
+    r"|(?:client|app|api|consumer|webhook|signing)[_-]?secret",
+    r"|secret[_-]?key|private[_-]?key|passw(?:or)?d|_auth)",
+    r"|(?:\A|[^A-Za-z0-9_.-])(?i:token|secret))",
+    header_gap!(),
+    parameter_value!()
+);
+
+/// A credential in a query string or form body under a short name that is one only there:
+/// `?key=`, `&sig=` (Azure SAS), `&token=`, `&pass=`, `&pwd=` (the separator as it is,
+/// percent-encoded or `&amp;`).
+const QUERY_CREDENTIAL: &str = concat!(
+    r"(?:[?&;]|%(?:25)*(?:3[Ff]|26)|&amp;)(?i:key|sig|token|secret|pass|pwd|password)",
+    r"(?:=|%(?:25)*3[Dd])",
+    parameter_value!()
+);
+
+/// The password of a command line's user option: `curl -u user:pw`, `--user user:pw`,
+/// `--proxy-user`, `-U`, glued or after `=` or blanks, quoted or not. Only the password is the
+/// secret; `"$USER:$PASS"` passes ([`ValueCheck::Named`]).
+const USER_OPTION_PASSWORD: &str = concat!(
+    r#"(?:\A|[\s"'])(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?["']?"#,
+    r#"[^\s:"'$]{1,128}:(?P<secret>[^\s"']{1,256})"#
+);
+
+/// The value of a command line's password option: wget's `--password=`, `--http-password`,
+/// `--ftp-password`, `--proxy-password` (and any `--*-password`), after `=` or blanks, quoted
+/// or not: `parameter_char`s, not starting with `-` (another option).
+const PASSWORD_OPTION: &str = concat!(
+    r#"--(?:[a-z]{1,16}-)?(?:password|passwd)(?:=|[ \t]+)["']?"#,
+    r"(?P<secret>[A-Za-z0-9._~+/!#$*@^]",
+    parameter_char!(),
+    r"{0,255})"
+);
+
+/// A scheme word and its token outside an `Authorization` header (`AUTH_HEADER="Bearer t"`,
+/// `"auth": "Bearer t"`, a log line): the word must not end another word, and the token (16 or
+/// more token characters) is confirmed by [`ValueCheck::Named`].
+macro_rules! scheme_token {
+    ($scheme:literal) => {
+        concat!(
+            left_edge!(),
+            $scheme,
+            blank!(),
+            r"+(?P<secret>",
+            token_char!(),
+            r"{16,}(?:=|%(?:25)*3[Dd])*)"
+        )
+    };
+}
+
+/// A `Bearer` token outside an `Authorization` header (see `scheme_token`).
+const SCHEME_BEARER: &str = scheme_token!(r"(?i:bearer)");
+
+/// A `Token` scheme's token outside an `Authorization` header (GitHub's `token t`; see
+/// `scheme_token`).
+const SCHEME_TOKEN: &str = scheme_token!(r"(?i:token)");
+
+/// A `Basic` scheme and its credentials outside an `Authorization` header: base64 of
+/// `user:password` ([`ValueCheck::Basic`]).
+const SCHEME_BASIC: &str = concat!(
+    left_edge!(),
+    r"(?i:basic)",
+    blank!(),
+    r"+(?P<secret>[A-Za-z0-9+/]{6,}(?:=|%(?:25)*3[Dd]){0,2})"
+);
+
 /// The built-in kinds in priority order: when two kinds find the same range, the earlier one
 /// names it (so a GitHub token sent as a bearer token is a `github-token`).
 pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
@@ -328,6 +529,66 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         extent: Extent::Match,
     },
     BuiltinKind {
+        name: "stripe-key",
+        pattern: STRIPE_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "stripe-key",
+        pattern: STRIPE_WEBHOOK_SECRET,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "gitlab-token",
+        pattern: GITLAB_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "npm-token",
+        pattern: NPM_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "huggingface-token",
+        pattern: HUGGINGFACE_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "sendgrid-key",
+        pattern: SENDGRID_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "shopify-token",
+        pattern: SHOPIFY_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "twilio-key",
+        pattern: TWILIO_KEY,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "digitalocean-token",
+        pattern: DIGITALOCEAN_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "doppler-token",
+        pattern: DOPPLER_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "pypi-token",
+        pattern: PYPI_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
+        name: "vendor-token",
+        pattern: VENDOR_TOKEN,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
         name: "private-key",
         pattern: PRIVATE_KEY_BEGIN,
         extent: Extent::PemBegin,
@@ -366,5 +627,50 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         name: "credential-header",
         pattern: COOKIE_HEADER,
         extent: Extent::CookieValue,
+    },
+    BuiltinKind {
+        name: "aws-secret-key",
+        pattern: AWS_SECRET_KEY,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "azure-key",
+        pattern: AZURE_KEY,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "bearer-token",
+        pattern: SCHEME_BEARER,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: SCHEME_TOKEN,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: SCHEME_BASIC,
+        extent: Extent::Checked(ValueCheck::Basic),
+    },
+    BuiltinKind {
+        name: "credential-parameter",
+        pattern: NAMED_CREDENTIAL,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-parameter",
+        pattern: QUERY_CREDENTIAL,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-parameter",
+        pattern: USER_OPTION_PASSWORD,
+        extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-parameter",
+        pattern: PASSWORD_OPTION,
+        extent: Extent::Checked(ValueCheck::Named),
     },
 ];

@@ -56,6 +56,20 @@ const HEADER_SHAPES: &[&str] = &[
     r#"{\"{n}\":\"{v}\"}"#,
     // HTML-escaped JSON.
     "{&quot;{n}&quot;:&quot;{v}&quot;}",
+    // A markdown table, as tools format headers for a model (the attack review's 16), also
+    // padded to align its columns.
+    "| Header | Value |\n|---|---|\n| {n} | {v} |\n| Accept | */* |",
+    "| {n}                        |   {v}   |",
+    // Scala and other JVM Map toString.
+    "Map({n} -> {v}, Accept -> */*)",
+    // XML: name and value elements, and the header as the element.
+    "<header><name>{n}</name><value>{v}</value></header>",
+    "<headers><{n}>{v}</{n}></headers>",
+    // YAML: a mapping, and a list of name/value entries (Kubernetes, OpenAPI examples).
+    "headers:\n  {n}: {v}\n",
+    "headers:\n- name: {n}\n  value: {v}\n",
+    // TOML and INI.
+    "[headers]\n{n} = \"{v}\"\n",
 ];
 
 /// (the value's words separated by `{s}`, the separator spellings, the kind).
@@ -395,4 +409,190 @@ proptest! {
             last_end = secret.end;
         }
     }
+}
+
+/// Credentials outside an `Authorization` header (the user review's 9): a scheme word and its
+/// token anywhere, OAuth and credential parameters in URLs, forms and key=value text, the user
+/// and password options of command lines, npm's configuration. (text, the material, the kind)
+#[test]
+fn credentials_outside_headers_are_found_by_their_class() {
+    let basic = "YWRtaW46UzNjcjN0UGFzcw=="; // admin:S3cr3tPass
+    let cases: Vec<(String, &str, &str)> = vec![
+        // A scheme word and its token, not after a header name.
+        (
+            format!("AUTH_HEADER=\"Bearer {TOKEN}\""),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!(r#"{{"auth": "Bearer {TOKEN}"}}"#),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!("token_type=Bearer access_token={TOKEN}"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("2026-11-26 INFO sending bearer {TOKEN} to upstream"),
+            TOKEN,
+            "bearer-token",
+        ),
+        (
+            format!("GITHUB_AUTH='token {TOKEN}'"),
+            TOKEN,
+            "credential-header",
+        ),
+        (
+            format!("AUTH=\"Basic {basic}\""),
+            "YWRtaW46UzNjcjN0",
+            "credential-header",
+        ),
+        // OAuth and credential parameters in URLs, query strings and form bodies.
+        (
+            format!("GET https://api.example.com/v1/me?access_token={TOKEN} 200"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("grant_type=refresh_token&refresh_token={TOKEN}&client_id=app"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("https://x.example/cb#id_token={TOKEN}&state=1"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("client_id=app&client_secret={TOKEN}"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("https://maps.example.com/api?key={TOKEN}&q=1"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("https://acct.blob.core.windows.net/c?sv=2022&sig={TOKEN}%2Bab%3D"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("next=%2Fcb%3Faccess_token%3D{TOKEN}"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("https://x.example/?apikey={TOKEN}"),
+            TOKEN,
+            "credential-header",
+        ),
+        (format!("api_key={TOKEN}"), TOKEN, "credential-header"),
+        // key=value text, JSON, YAML, .env.
+        (
+            format!(r#"{{"access_token":"{TOKEN}","token_type":"Bearer","expires_in":3600}}"#),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("DB_PASSWORD={TOKEN}"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("  password: \"{TOKEN}\""),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("accessToken: '{TOKEN}'"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("<password>{TOKEN}</password>"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        // Command lines.
+        (
+            format!("curl -u admin:{TOKEN} https://example.com"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("curl --user 'admin:{TOKEN}' https://example.com"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("curl --user=admin:{TOKEN} https://example.com"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("curl -uadmin:{TOKEN} https://example.com"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("curl -x proxy:3128 -U me:{TOKEN} https://example.com"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("wget --password={TOKEN} https://example.com/f"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("wget --http-password {TOKEN} https://example.com/f"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("wget --proxy-password=\"{TOKEN}\" https://example.com/f"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("curl -H 'Authorization: Bearer {TOKEN}' https://example.com"),
+            TOKEN,
+            "bearer-token",
+        ),
+        // npm's configuration.
+        (
+            format!("//registry.npmjs.org/:_authToken={TOKEN}"),
+            TOKEN,
+            "credential-parameter",
+        ),
+        (
+            format!("//npm.pkg.github.com/:_auth={basic}"),
+            "YWRtaW46UzNjcjN0",
+            "credential-parameter",
+        ),
+        (
+            format!("//registry.example.com/:_password={basic}"),
+            "YWRtaW46UzNjcjN0",
+            "credential-parameter",
+        ),
+    ];
+    for (text, material, kind) in cases {
+        assert_scrubbed(&text, material, kind);
+    }
+}
+
+/// A URL's user names a credential (`x-access-token`, GitHub's convention): the password after
+/// it stays the URL's, and the host stays.
+#[test]
+fn a_credential_named_user_keeps_the_url_password_and_host() {
+    let mut counts = BTreeMap::new();
+    let text = format!("git clone https://x-access-token:{TOKEN}@github.com/org/repo.git");
+    assert_eq!(
+        scanner().scrub(&text, &mut counts),
+        "git clone https://x-access-token:[redacted:url-password]@github.com/org/repo.git"
+    );
 }

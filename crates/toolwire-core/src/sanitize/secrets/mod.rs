@@ -34,6 +34,7 @@ mod sweep;
 mod tests;
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -274,6 +275,11 @@ impl SecretScanner {
                     sweep.offer(candidate);
                 }
             }
+            Extent::Checked(check) => {
+                if let Some(end) = check.confirm(text, candidate.start, candidate.end) {
+                    sweep.offer(Candidate { end, ..candidate });
+                }
+            }
             Extent::PemBegin => {
                 let end = pem::trim_breaks_end(text.as_bytes(), candidate.start, candidate.end);
                 let end = match pem_lines::prefixed_block_end(text, candidate.start) {
@@ -348,7 +354,8 @@ impl SecretScanner {
 }
 
 /// The secrets of two searches of one text (each sorted and disjoint) as one list: overlapping
-/// secrets become one over both ranges, named by the one that starts first (on a tie, `a`'s).
+/// secrets become one over both ranges, named by the one that starts first (on a tie, the
+/// longer, then `a`'s).
 fn union(a: Vec<SecretMatch>, b: Vec<SecretMatch>) -> Vec<SecretMatch> {
     if b.is_empty() {
         return a;
@@ -358,7 +365,7 @@ fn union(a: Vec<SecretMatch>, b: Vec<SecretMatch>) -> Vec<SecretMatch> {
     let mut b = b.into_iter().peekable();
     loop {
         let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) if y.start < x.start => b.next(),
+            (Some(x), Some(y)) if (y.start, Reverse(y.end)) < (x.start, Reverse(x.end)) => b.next(),
             (Some(_), _) => a.next(),
             (None, Some(_)) => b.next(),
             (None, None) => break,

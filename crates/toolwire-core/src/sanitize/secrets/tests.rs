@@ -25,6 +25,8 @@ fn fake(alphabet: &str, len: usize, seed: u64) -> String {
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const BASE64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 const UPPER_DIGITS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const HEX: &str = "0123456789abcdef";
+const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 fn scanner() -> SecretScanner {
     SecretScanner::new(&[]).unwrap()
@@ -421,6 +423,9 @@ fn bearer_token_replaces_only_the_token() {
         format!("authorization=Bearer {token}"),
         format!("\"Authorization\": \"Bearer {token}\""),
         format!("'Authorization': 'Bearer {token}=='"),
+        // A Bearer token outside a header (the user review's 9): the scheme word is enough.
+        format!("AUTH_HEADER=\"Bearer {token}\""),
+        format!("bearer {token}"),
     ]
     .into_iter()
     .map(|sample| {
@@ -437,11 +442,17 @@ fn bearer_token_replaces_only_the_token() {
         &samples,
         &[
             format!("Authorization: Basic {}", fake(ALNUM, 40, 101)),
-            format!("Bearer {}", fake(ALNUM, 40, 102)),
             "Authorization: Bearer abc".into(),
+            // Outside a header the token must look like one: prose, code and type names pass.
+            "the Bearer authenticationSchemeValue is used".into(),
+            "Bearer AuthenticationProviderFactory".into(),
+            format!("Bearer{}", fake(ALNUM, 40, 102)),
+            "unbearer abcdefgh12345678abcdefgh".into(),
             "Authorization: Bearer $TOKEN".into(),
             "Authorization: Bearer <token>".into(),
-            format!("Authorizationx: Bearer {}", fake(ALNUM, 40, 103)),
+            // Another header's name: its token is one only by the scheme word's own rule (16
+            // characters or more).
+            "Authorizationx: Bearer abcdefgh1234".into(),
         ],
     );
     let scanner = scanner();
@@ -1037,6 +1048,44 @@ fn kind_sample(kind: &str) -> (String, String) {
         "bearer-token" => (format!("Authorization: Bearer {body}"), body),
         "url-password" => (format!("postgres://app:{body}@db.internal:5432/app"), body),
         "credential-header" => (format!("X-Api-Key: {body}"), body),
+        "stripe-key" => (format!("sk_live_{}", &body[..24]), body[..24].to_string()),
+        "gitlab-token" => (format!("glpat-{}", &body[..20]), body[..20].to_string()),
+        "npm-token" => (format!("npm_{}", &body[..36]), body[..36].to_string()),
+        "huggingface-token" => (format!("hf_{}", &body[..34]), body[..34].to_string()),
+        "sendgrid-key" => {
+            let key = format!("{}.{}", fake(ALNUM, 22, 905), fake(ALNUM, 43, 906));
+            (format!("SG.{key}"), key)
+        }
+        "shopify-token" => {
+            let hex = fake(HEX, 32, 907);
+            (format!("shpat_{hex}"), hex)
+        }
+        "twilio-key" => {
+            let hex = fake(HEX, 32, 908);
+            (format!("SK{hex}"), hex)
+        }
+        "digitalocean-token" => {
+            let hex = fake(HEX, 64, 909);
+            (format!("dop_v1_{hex}"), hex)
+        }
+        "doppler-token" => (format!("dp.st.dev.{}", &body[..44]), body[..44].to_string()),
+        "pypi-token" => {
+            let body = fake(BASE64URL, 64, 912);
+            (format!("pypi-AgEIcHlwaS5vcmc{body}"), body)
+        }
+        "vendor-token" => (format!("pplx-{body}"), body),
+        "aws-secret-key" => {
+            let key = fake(BASE64, 40, 910);
+            (format!("aws_secret_access_key = {key}"), key)
+        }
+        "azure-key" => {
+            let key = format!("{}==", fake(BASE64, 86, 911));
+            (
+                format!("DefaultEndpointsProtocol=https;AccountName=x;AccountKey={key}"),
+                key,
+            )
+        }
+        "credential-parameter" => (format!("client_secret={body}"), body),
         other => panic!("no sample for the built-in kind {other:?}: add one to kind_sample"),
     }
 }
@@ -1327,6 +1376,26 @@ fn hostile_escapes_and_identifiers_stay_linear() {
         "://a@",
         "Authorization%3A%20",
         "\\nAuthorization: Bearer ",
+        // The separators of printed headers and the names of credential parameters and options.
+        "| Authorization ",
+        "| Authorization | ",
+        "<name>Authorization</name><value>",
+        "<Authorization>",
+        "Map(Authorization -> ",
+        "- name: Authorization\n  value: ",
+        "access_token=",
+        "&key=",
+        "password: ",
+        "_authToken=",
+        "AccountKey=",
+        "aws_secret_access_key = ",
+        " -u a:",
+        "--password=",
+        "Bearer ",
+        "Basic ",
+        "token ",
+        "sk_live_",
+        "SK0123",
     ] {
         let text = repeated(unit);
         assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
@@ -1336,6 +1405,21 @@ fn hostile_escapes_and_identifiers_stay_linear() {
     assert_eq!(
         found(&scanner, &text),
         [("openai-key".to_string(), &text[1..])]
+    );
+    // A name and a megabyte of blanks before a value too short to be one: nothing, and the
+    // same with the value: found.
+    for name in ["| Authorization |", "password:", "Bearer"] {
+        let blanks = " ".repeat(1 << 20);
+        let text = format!("{name}{blanks}x1");
+        assert!(scanner.find(&text).is_empty(), "{name}");
+    }
+    let text = format!(
+        "| Authorization |{}Bearer q8Z2mX4vL9pR7tY1 |",
+        " ".repeat(1 << 20)
+    );
+    assert_eq!(
+        found(&scanner, &text),
+        [("bearer-token".to_string(), "q8Z2mX4vL9pR7tY1")]
     );
     let token = format!("ghp_{}", fake(ALNUM, 36, 930));
     let text = format!("\\n{token}").repeat(1 << 14);
@@ -1413,13 +1497,26 @@ const GLUED_AFTER: &[&str] = &["Z", "z", "9", "_", "-", "xyz", "_old", "-suffix"
 fn continues(kind: &str, c: char) -> bool {
     let word = c.is_ascii_alphanumeric();
     match kind {
-        "aws-access-key" | "google-api-key" | "private-key" | "url-password" => false,
-        "github-token" => word,
+        "aws-access-key" | "google-api-key" | "private-key" | "url-password" | "sendgrid-key"
+        | "shopify-token" | "twilio-key" | "digitalocean-token" | "azure-key" => false,
+        "github-token" | "stripe-key" | "npm-token" | "huggingface-token" | "doppler-token"
+        | "vendor-token" => word,
         "slack-token" => word || c == '-',
         "bearer-token" | "credential-header" => word || "-._~+/".contains(c),
-        "openai-key" | "anthropic-key" | "jwt" => word || c == '_' || c == '-',
+        "credential-parameter" => word || "-._~+/!#$*@^".contains(c),
+        "aws-secret-key" => word || "+/".contains(c),
+        "openai-key" | "anthropic-key" | "jwt" | "gitlab-token" | "pypi-token" => {
+            word || c == '_' || c == '-'
+        }
         other => panic!("no right-edge rule for the built-in kind {other:?}: add one to continues"),
     }
+}
+
+/// Whether `kind` must not start inside a word (its prefix ends ordinary words: `disk_test_`,
+/// `pdf_`, `TASK`): after a letter or digit it is not found, after `_` or any other character
+/// it is.
+fn left_edged(kind: &str) -> bool {
+    matches!(kind, "stripe-key" | "huggingface-token" | "twilio-key")
 }
 
 /// `before`, the sample of `kind` with its secret replaced, and what of `after` the secret does
@@ -1428,9 +1525,12 @@ fn glued_expected(kind: &str, sample: &str, material: &str, before: &str, after:
     let label = format!("[redacted:{kind}]");
     // Only the token of a header and the password of a URL are replaced.
     let replaced = match kind {
-        "bearer-token" | "url-password" | "credential-header" => {
-            sample.replacen(material, &label, 1)
-        }
+        "bearer-token"
+        | "url-password"
+        | "credential-header"
+        | "credential-parameter"
+        | "aws-secret-key"
+        | "azure-key" => sample.replacen(material, &label, 1),
         _ => label,
     };
     let kept = after.trim_start_matches(|c| continues(kind, c));
@@ -1448,6 +1548,10 @@ fn every_builtin_kind_is_found_glued_to_words_digits_and_underscores() {
                 let text = format!("{before}{sample}{after} end");
                 let mut counts = BTreeMap::new();
                 let scrubbed = scanner.scrub(&text, &mut counts);
+                if left_edged(kind) && before.ends_with(|c: char| c.is_ascii_alphanumeric()) {
+                    assert_eq!(scrubbed, text, "kind {kind} inside a word");
+                    continue;
+                }
                 assert_eq!(
                     scrubbed,
                     glued_expected(kind, &sample, &material, before, after),
@@ -1470,8 +1574,93 @@ fn every_builtin_kind_is_found_glued_to_words_digits_and_underscores() {
         // After a long run of letters: found at the end of it, in linear time.
         let text = format!("{}{sample}", "x".repeat(1 << 20));
         let secrets = scanner.find(&text);
+        if left_edged(kind) {
+            assert!(secrets.is_empty(), "kind {kind} inside a word");
+            continue;
+        }
         assert_eq!(secrets.len(), 1, "kind {kind}");
         assert_eq!(&*secrets[0].kind, kind);
         assert!(text[secrets[0].start..secrets[0].end].contains(material.as_str()));
+    }
+}
+
+/// The prefixed tokens of the vendors a coding agent meets (the user review's 9 found Stripe and
+/// npm keys passing), each with a look-alike that is no token: a placeholder, a short body, the
+/// prefix in another case or inside a word. (text, the kind and secret found, if any)
+#[test]
+fn vendor_tokens_are_found_and_their_look_alikes_pass() {
+    let alnum = fake(ALNUM, 48, 960);
+    let hex = fake(HEX, 64, 961);
+    let base64 = fake(BASE64, 88, 962);
+    let cases: Vec<(String, Option<(&str, String)>)> = vec![
+        // Stripe: secret, restricted and test keys, webhook secrets; a key glued to `_`.
+        (format!("sk_live_{}", &alnum[..24]), Some(("stripe-key", format!("sk_live_{}", &alnum[..24])))),
+        (format!("STRIPE_KEY=rk_test_{}", &alnum[..30]), Some(("stripe-key", format!("rk_test_{}", &alnum[..30])))),
+        (format!("MY_sk_prod_{alnum}"), Some(("stripe-key", format!("sk_prod_{alnum}")))),
+        (format!("whsec_{}", &alnum[..32]), Some(("stripe-key", format!("whsec_{}", &alnum[..32])))),
+        ("use sk_live_... or sk_live_xxx from the dashboard".into(), None),
+        (format!("disk_test_{}", &alnum[..24]), None),
+        (format!("SK_LIVE_{}", &alnum[..24]), None),
+        // GitLab.
+        (format!("glpat-{}", &alnum[..20]), Some(("gitlab-token", format!("glpat-{}", &alnum[..20])))),
+        (format!("x glrt-{}", &alnum[..26]), Some(("gitlab-token", format!("glrt-{}", &alnum[..26])))),
+        (format!("GR1348941{}", &alnum[..20]), Some(("gitlab-token", format!("GR1348941{}", &alnum[..20])))),
+        ("glpat-xxxxxxxx".into(), None),
+        // npm.
+        (format!("//registry.npmjs.org/:_authToken=npm_{}", &alnum[..36]), Some(("npm-token", format!("npm_{}", &alnum[..36])))),
+        ("npm_config_registry=https://registry.npmjs.org/".into(), None),
+        // Hugging Face.
+        (format!("HF_TOKEN=hf_{}", &alnum[..34]), Some(("huggingface-token", format!("hf_{}", &alnum[..34])))),
+        (format!("api_org_{}", &alnum[..34]), Some(("huggingface-token", format!("api_org_{}", &alnum[..34])))),
+        (format!("pdf_{}", &alnum[..34]), None),
+        ("hf_hub_download(repo_id)".into(), None),
+        // SendGrid.
+        (format!("SG.{}.{}", &alnum[..22], &alnum[..43]), Some(("sendgrid-key", format!("SG.{}.{}", &alnum[..22], &alnum[..43])))),
+        ("SG.short.key".into(), None),
+        // Shopify.
+        (format!("shpat_{}", &hex[..32]), Some(("shopify-token", format!("shpat_{}", &hex[..32])))),
+        (format!("shpss_{}", &hex[..32]), Some(("shopify-token", format!("shpss_{}", &hex[..32])))),
+        ("shpat_0123".into(), None),
+        // Twilio: `SK` and 32 hex digits, not inside a word.
+        (format!("key SK{}", &hex[..32]), Some(("twilio-key", format!("SK{}", &hex[..32])))),
+        (format!("TASK{}", &hex[..32]), None),
+        (format!("SK{}", &hex[..31]), None),
+        // DigitalOcean.
+        (format!("dop_v1_{hex}"), Some(("digitalocean-token", format!("dop_v1_{hex}")))),
+        (format!("dor_v1_{hex}"), Some(("digitalocean-token", format!("dor_v1_{hex}")))),
+        ("dop_v1_abc".into(), None),
+        // Doppler.
+        (format!("dp.st.prd.{}", &alnum[..44]), Some(("doppler-token", format!("dp.st.prd.{}", &alnum[..44])))),
+        (format!("dp.pt.{}", &alnum[..43]), Some(("doppler-token", format!("dp.pt.{}", &alnum[..43])))),
+        ("dp.st.dev.short".into(), None),
+        // PyPI.
+        (format!("password = pypi-AgEIcHlwaS5vcmc{}", &alnum[..48]) + "abcd", Some(("pypi-token", format!("pypi-AgEIcHlwaS5vcmc{}abcd", &alnum[..48])))),
+        ("pypi-AgEIcHlwaS5vcmc".into(), None),
+        // The long tail.
+        (format!("pplx-{alnum}"), Some(("vendor-token", format!("pplx-{alnum}")))),
+        (format!("dapi{}", &hex[..32]), Some(("vendor-token", format!("dapi{}", &hex[..32])))),
+        (format!("AGE-SECRET-KEY-1{}", fake(UPPER_DIGITS, 58, 963)), Some(("vendor-token", format!("AGE-SECRET-KEY-1{}", fake(UPPER_DIGITS, 58, 963))))),
+        ("pplx-api docs, dapi endpoint, hvs.short".into(), None),
+        // AWS secret access keys by their name, in the CLI's file, env and STS JSON.
+        (format!("aws_secret_access_key = {}", &base64[..40]), Some(("aws-secret-key", base64[..40].to_string()))),
+        (format!("AWS_SECRET_ACCESS_KEY={}", &base64[..40]), Some(("aws-secret-key", base64[..40].to_string()))),
+        (format!(r#""SecretAccessKey": "{}","#, &base64[..40]), Some(("aws-secret-key", base64[..40].to_string()))),
+        ("aws_secret_access_key = os.environ[\"AWS_SECRET_ACCESS_KEY\"]".into(), None),
+        // Azure connection strings.
+        (format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={base64}==;EndpointSuffix=core.windows.net"), Some(("azure-key", format!("{base64}==")))),
+        (format!("Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey={}=", &base64[..43]), Some(("azure-key", format!("{}=", &base64[..43])))),
+        ("AccountKey=<your-account-key>".into(), None),
+        // Connection strings with a password.
+        ("mongodb+srv://app:Pw0rd-Tr0ub4dor@cluster0.example.net/db".into(), Some(("url-password", "Pw0rd-Tr0ub4dor".into()))),
+        ("postgresql://app:Pw0rd-Tr0ub4dor@db:5432/app".into(), Some(("url-password", "Pw0rd-Tr0ub4dor".into()))),
+        ("Server=db;User Id=sa;Password=Pw0rd-Tr0ub4dor;".into(), Some(("credential-parameter", "Pw0rd-Tr0ub4dor".into()))),
+    ];
+    let scanner = scanner();
+    for (text, expected) in &cases {
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(kind, secret)| (kind.to_string(), secret.as_str()))
+            .collect();
+        assert_eq!(found(&scanner, text), expected, "text {text:?}");
     }
 }
