@@ -270,4 +270,20 @@ mod tests {
         let plain = "word ".repeat(1000);
         assert_eq!(split(&bounded(&plain)).0.len(), MAX_QUOTED_BYTES);
     }
+
+    /// Every cut asks the one built-in scanner, built once per process (it was compiled again
+    /// for each cut), and still never lands inside a secret.
+    #[test]
+    fn cuts_share_one_scanner() {
+        let first = builtin_scanner().unwrap();
+        let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+        let text = format!(
+            "{}{token}{}",
+            "z".repeat(MAX_QUOTED_BYTES - 10),
+            "z".repeat(100)
+        );
+        let shown = prefix_at_char_boundary(&text, MAX_QUOTED_BYTES);
+        assert_eq!(shown.len(), MAX_QUOTED_BYTES - 10);
+        assert!(std::ptr::eq(first, builtin_scanner().unwrap()));
+    }
 }
