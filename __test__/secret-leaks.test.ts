@@ -200,3 +200,40 @@ describe("the third attacker review's findings", () => {
     for (const line of lines) expect(where.results).toContain(JSON.stringify(line).slice(1, -1))
   })
 })
+
+describe("the fourth attacker review's findings", () => {
+  // 12: a mail body with a quoted-printable soft break inside a token, returned as an object:
+  // the model reads `=\r\n` escaped in JSON text (`=\\r\\n`), `data` holds the raw CRLF.
+  it('a soft line break inside a token of an object a tool returns', async () => {
+    for (const brk of ['=\r\n', '=\n', '= \r\n']) {
+      const where = await run({ subject: 'CI', body: `token: ${GH.slice(0, 20)}${brk}${GH.slice(20)}` })
+      expect(where.results).toContain('[redacted:github-token]')
+      expectNoLeak(`soft break ${JSON.stringify(brk)}`, [GH.slice(20)], where)
+    }
+  })
+
+  // 13: a private key in the ordinary shapes its lines are printed in.
+  const body = 'MIIEowIBAAKCAQEAvN0aXZ4b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'
+  const tail = 'AAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBq5v3Jd5sFqVf1a8cGkD1mN0Tu=='
+  const pem = (label: string) => [`-----BEGIN ${label}-----`, body, tail, `-----END ${label}-----`]
+  const shapes: [string, (lines: string[]) => unknown][] = [
+    ['lines as an array of data', (l) => ({ file: 'id.pem', lines: l })],
+    ['percent-encoded', (l) => `key=${encodeURIComponent(l.join('\n'))}`],
+    ['HTML-escaped newlines', (l) => `<k v="${l.join('&#10;')}"/>`],
+    ['a quoted mail reply', (l) => l.map((line) => `> ${line}`).join('\n')],
+    ['cat -A', (l) => l.map((line) => `${line}$`).join('\n')],
+    ['CRLF', (l) => l.join('\r\n')],
+    ['a YAML block', (l) => `tls:\n  key: |\n    ${l.join('\n    ')}\n`],
+    ['a JSON string in data', (l) => ({ pem: l.join('\n') })],
+    ['a quoted reply in data', (l) => ({ body: l.map((line) => `> ${line}`).join('\n') })],
+  ]
+  for (const label of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'PGP PRIVATE KEY BLOCK']) {
+    for (const [shape, print] of shapes) {
+      it(`${label} as ${shape}: no line of its body reaches any exit`, async () => {
+        const where = await run(print(pem(label)))
+        expect(where.results).toContain('[redacted:private-key]')
+        expectNoLeak(`${label} as ${shape}`, [body.slice(8, 40), tail.slice(8, 40)], where)
+      })
+    }
+  }
+})
