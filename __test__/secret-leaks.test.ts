@@ -35,6 +35,9 @@ describe('a secret split across the text blocks of one result', () => {
       KEY_LINE.slice(8, 40),
       'private-key',
     ],
+    // Two kinds over one boundary: a URL password starting with a GitHub token (matched alone in
+    // the first block), cut inside the password: its rest up to the @ is not token characters.
+    ['a URL password starting with a token, cut inside it', text(`postgres://app:${GH}`, 'Xy!pw$9@db/app'), '!pw$9', 'url-password'],
     ['blocks around an image', { content: [{ type: 'text', text: `x ${GH.slice(0, 10)}` }, { type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: GH.slice(10) }] }, GH.slice(10), 'github-token'],
   ]
   for (const [name, value, material, kind] of rows) {

@@ -210,6 +210,19 @@ mod tests {
         (texts, counts)
     }
 
+    /// Each block scrubbed on its own first, as the sanitizer does, then across the blocks.
+    fn scrubbed_alone_then_across(blocks: &[String]) -> (Vec<String>, BTreeMap<String, u64>) {
+        let scanner = SecretScanner::new(&[]).unwrap();
+        let mut counts = BTreeMap::new();
+        let mut texts: Vec<String> = blocks
+            .iter()
+            .map(|block| scanner.scrub(block, &mut counts).into_owned())
+            .collect();
+        let mut refs: Vec<&mut String> = texts.iter_mut().collect();
+        scrub_across_blocks(&mut refs, &scanner, &mut counts);
+        (texts, counts)
+    }
+
     /// (blocks, the material that must not survive in any block, the kind).
     #[test]
     fn a_secret_split_across_blocks_is_replaced_in_every_block_it_touches() {
@@ -321,15 +334,7 @@ mod tests {
             ),
         ];
         for (blocks, material, kind) in cases {
-            let scanner = SecretScanner::new(&[]).unwrap();
-            let mut counts = BTreeMap::new();
-            // Each block scrubbed on its own first, as the sanitizer does.
-            let mut texts: Vec<String> = blocks
-                .iter()
-                .map(|block| scanner.scrub(block, &mut counts).into_owned())
-                .collect();
-            let mut refs: Vec<&mut String> = texts.iter_mut().collect();
-            scrub_across_blocks(&mut refs, &scanner, &mut counts);
+            let (texts, _) = scrubbed_alone_then_across(&blocks);
             for joiner in JOINERS {
                 let joined = texts.join(joiner);
                 assert!(!joined.contains(&material), "{blocks:?} -> {texts:?}");
@@ -365,7 +370,6 @@ mod tests {
     /// to its `@`, and all of it is replaced, whichever join and kind found each part.
     #[test]
     fn overlapping_secrets_over_a_boundary_are_replaced_as_their_union() {
-        let scanner = SecretScanner::new(&[]).unwrap();
         let github = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
         let cases: Vec<(Vec<String>, &str)> = vec![
             (
@@ -386,13 +390,7 @@ mod tests {
             ),
         ];
         for (blocks, material) in cases {
-            let mut counts = BTreeMap::new();
-            let mut texts: Vec<String> = blocks
-                .iter()
-                .map(|block| scanner.scrub(block, &mut counts).into_owned())
-                .collect();
-            let mut refs: Vec<&mut String> = texts.iter_mut().collect();
-            scrub_across_blocks(&mut refs, &scanner, &mut counts);
+            let (texts, counts) = scrubbed_alone_then_across(&blocks);
             for joiner in JOINERS {
                 let joined = texts.join(joiner);
                 assert!(!joined.contains(material), "{blocks:?} -> {texts:?}");
