@@ -35,6 +35,9 @@ describe('a secret split across the text blocks of one result', () => {
       KEY_LINE.slice(8, 40),
       'private-key',
     ],
+    // Two kinds over one boundary: a URL password starting with a GitHub token (matched alone in
+    // the first block), cut inside the password: its rest up to the @ is not token characters.
+    ['a URL password starting with a token, cut inside it', text(`postgres://app:${GH}`, 'Xy!pw$9@db/app'), '!pw$9', 'url-password'],
     ['blocks around an image', { content: [{ type: 'text', text: `x ${GH.slice(0, 10)}` }, { type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: GH.slice(10) }] }, GH.slice(10), 'github-token'],
   ]
   for (const [name, value, material, kind] of rows) {
@@ -199,4 +202,41 @@ describe("the third attacker review's findings", () => {
     expect(where.results).not.toContain('[redacted:')
     for (const line of lines) expect(where.results).toContain(JSON.stringify(line).slice(1, -1))
   })
+})
+
+describe("the fourth attacker review's findings", () => {
+  // 12: a mail body with a quoted-printable soft break inside a token, returned as an object:
+  // the model reads `=\r\n` escaped in JSON text (`=\\r\\n`), `data` holds the raw CRLF.
+  it('a soft line break inside a token of an object a tool returns', async () => {
+    for (const brk of ['=\r\n', '=\n', '= \r\n']) {
+      const where = await run({ subject: 'CI', body: `token: ${GH.slice(0, 20)}${brk}${GH.slice(20)}` })
+      expect(where.results).toContain('[redacted:github-token]')
+      expectNoLeak(`soft break ${JSON.stringify(brk)}`, [GH.slice(20)], where)
+    }
+  })
+
+  // 13: a private key in the ordinary shapes its lines are printed in.
+  const body = 'MIIEowIBAAKCAQEAvN0aXZ4b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'
+  const tail = 'AAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBq5v3Jd5sFqVf1a8cGkD1mN0Tu=='
+  const pem = (label: string) => [`-----BEGIN ${label}-----`, body, tail, `-----END ${label}-----`]
+  const shapes: [string, (lines: string[]) => unknown][] = [
+    ['lines as an array of data', (l) => ({ file: 'id.pem', lines: l })],
+    ['percent-encoded', (l) => `key=${encodeURIComponent(l.join('\n'))}`],
+    ['HTML-escaped newlines', (l) => `<k v="${l.join('&#10;')}"/>`],
+    ['a quoted mail reply', (l) => l.map((line) => `> ${line}`).join('\n')],
+    ['cat -A', (l) => l.map((line) => `${line}$`).join('\n')],
+    ['CRLF', (l) => l.join('\r\n')],
+    ['a YAML block', (l) => `tls:\n  key: |\n    ${l.join('\n    ')}\n`],
+    ['a JSON string in data', (l) => ({ pem: l.join('\n') })],
+    ['a quoted reply in data', (l) => ({ body: l.map((line) => `> ${line}`).join('\n') })],
+  ]
+  for (const label of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'PGP PRIVATE KEY BLOCK']) {
+    for (const [shape, print] of shapes) {
+      it(`${label} as ${shape}: no line of its body reaches any exit`, async () => {
+        const where = await run(print(pem(label)))
+        expect(where.results).toContain('[redacted:private-key]')
+        expectNoLeak(`${label} as ${shape}`, [body.slice(8, 40), tail.slice(8, 40)], where)
+      })
+    }
+  }
 })

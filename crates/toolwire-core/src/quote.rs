@@ -10,6 +10,7 @@
 //! characters).
 
 use std::io;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -53,7 +54,7 @@ fn char_boundary_before(text: &str, at: usize) -> usize {
 /// (built-in kinds) that the text before the cut would not show as a secret: one the cut falls
 /// inside, or one whose context after it is cut away (a URL's password before its `@host`).
 fn cut_outside_secrets(text: &str, cut: usize) -> usize {
-    let Ok(scanner) = SecretScanner::new(&[]) else {
+    let Some(scanner) = builtin_scanner() else {
         return cut;
     };
     let whole = scanner.find(text);
@@ -72,6 +73,15 @@ fn cut_outside_secrets(text: &str, cut: usize) -> usize {
         }
     }
     cut
+}
+
+/// The scanner of the built-in kinds, built once per process (`None` if they do not compile,
+/// which their own tests rule out: a quote is then cut where the bound falls).
+fn builtin_scanner() -> Option<&'static SecretScanner> {
+    static SCANNER: OnceLock<Option<SecretScanner>> = OnceLock::new();
+    SCANNER
+        .get_or_init(|| SecretScanner::new(&[]).ok())
+        .as_ref()
 }
 
 /// `text` itself when it is at most [`MAX_QUOTED_BYTES`] long, else its first bytes (cut on a
@@ -259,5 +269,21 @@ mod tests {
         // A quote without secrets keeps its full kilobyte.
         let plain = "word ".repeat(1000);
         assert_eq!(split(&bounded(&plain)).0.len(), MAX_QUOTED_BYTES);
+    }
+
+    /// Every cut asks the one built-in scanner, built once per process (it was compiled again
+    /// for each cut), and still never lands inside a secret.
+    #[test]
+    fn cuts_share_one_scanner() {
+        let first = builtin_scanner().unwrap();
+        let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+        let text = format!(
+            "{}{token}{}",
+            "z".repeat(MAX_QUOTED_BYTES - 10),
+            "z".repeat(100)
+        );
+        let shown = prefix_at_char_boundary(&text, MAX_QUOTED_BYTES);
+        assert_eq!(shown.len(), MAX_QUOTED_BYTES - 10);
+        assert!(std::ptr::eq(first, builtin_scanner().unwrap()));
     }
 }

@@ -14,15 +14,20 @@
 //!
 //! A secret whose part in one block is already a whole match on its own (52 characters of an
 //! Anthropic key, a Slack token's head) was replaced in that block before the blocks are read
-//! together, and its label hides it from the joined search: the rest of the token in the next
-//! block would stay. Secrets are matched as far as their characters go, so a secret that
-//! reaches the end of its block (its label ends the block) goes on through the token
-//! characters that start the next block, as the blocks read side by side: those characters are
-//! replaced by the same label (one secret: counted once), before the joined search. (The other
-//! way is not needed: a token that matches alone where a block starts begins there, its vendor
-//! prefix or header is its left edge.)
+//! together, and its label would hide it from the joined search. So the joined search reads a
+//! label that ends a block as token characters (what it replaced was one), and every kind is
+//! matched through it into the next block: a URL whose password starts with a GitHub token is
+//! replaced up to its `@`, not only as far as the token's characters go. The parts that both
+//! joins and every kind find in a block are replaced as their union (one label where they
+//! overlap, named by the earlier; each secret counted once). Then a secret that reaches the end
+//! of its block (its label ends the block) goes on through the token characters that start the
+//! next block, as the blocks read side by side: those characters are replaced by the same label.
+//! (The other way is not needed: a token that matches alone where a block starts begins there,
+//! its vendor prefix or header is its left edge.)
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::secrets::{redaction_label, SecretScanner};
 
@@ -43,11 +48,28 @@ pub fn scrub_across_blocks(
     if blocks.len() < 2 {
         return;
     }
-    extend_labels_across(blocks);
+    // Where each block's closing label starts: read as token characters by the joined search.
+    let labels: Vec<Option<usize>> = blocks
+        .iter()
+        .map(|block| label_at_end(block).map(|label| block.len() - label.len()))
+        .collect();
+    let read: Vec<Cow<'_, str>> = blocks
+        .iter()
+        .zip(&labels)
+        .map(|(block, label)| match label {
+            Some(at) => Cow::Owned(format!(
+                "{}{}",
+                &block[..*at],
+                STAND_IN.repeat(block.len() - at)
+            )),
+            None => Cow::Borrowed(block.as_str()),
+        })
+        .collect();
+    // Per block: the parts of secrets to replace, from both joins (each join's in order).
+    let mut parts: Vec<Vec<Part>> = vec![Vec::new(); blocks.len()];
     for joiner in JOINERS {
-        let (joined, starts) = join(blocks.iter().map(|block| block.as_str()), joiner);
-        // Per block: the parts of secrets to replace, in order.
-        let mut parts: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); blocks.len()];
+        let first_join: Vec<usize> = parts.iter().map(Vec::len).collect();
+        let (joined, starts) = join(read.iter().map(|text| &**text), joiner);
         let mut block = 0;
         for secret in scanner.find(&joined) {
             while block + 1 < starts.len() && starts[block + 1] <= secret.start {
@@ -57,32 +79,58 @@ pub fn scrub_across_blocks(
             while last + 1 < starts.len() && starts[last + 1] < secret.end {
                 last += 1;
             }
+            let (mut covered, mut new) = (false, true);
             for (index, &start) in starts.iter().enumerate().take(last + 1).skip(block) {
                 let end = start + blocks[index].len();
-                let from = secret.start.max(start);
-                let to = secret.end.min(end);
+                let from = secret.start.max(start) - start;
+                // What it covers of a closing label is replaced already.
+                let to = labels[index].map_or(end - start, |label| label.min(end - start));
+                let to = to.min(secret.end.min(end) - start);
                 if from < to {
-                    parts[index].push((from - start, to - start, redaction_label(&secret.kind)));
+                    covered = true;
+                    new &= !parts[index][..first_join[index]]
+                        .iter()
+                        .any(|part| part.0 < to && from < part.1);
+                    parts[index].push((from, to, Arc::clone(&secret.kind)));
                 }
             }
-            *counts.entry(secret.kind.to_string()).or_default() += 1;
-        }
-        for (text, parts) in blocks.iter_mut().zip(parts) {
-            if parts.is_empty() {
-                continue;
+            // A secret both joins find is counted once.
+            if covered && new {
+                *counts.entry(secret.kind.to_string()).or_default() += 1;
             }
-            let mut replaced = String::with_capacity(text.len());
-            let mut copied = 0;
-            for (from, to, label) in parts {
-                replaced.push_str(&text[copied..from]);
-                replaced.push_str(&label);
-                copied = to;
-            }
-            replaced.push_str(&text[copied..]);
-            **text = replaced;
         }
     }
+    for (text, mut parts) in blocks.iter_mut().zip(parts) {
+        if parts.is_empty() {
+            continue;
+        }
+        parts.sort_by_key(|part| part.0);
+        let mut replaced = String::with_capacity(text.len());
+        let mut copied = 0;
+        for (from, to, kind) in parts {
+            // The union of overlapping parts: one label, named by the earlier.
+            if to <= copied {
+                continue;
+            }
+            if from >= copied {
+                replaced.push_str(&text[copied..from]);
+                replaced.push_str(&redaction_label(&kind));
+            }
+            copied = to;
+        }
+        replaced.push_str(&text[copied..]);
+        **text = replaced;
+    }
+    extend_labels_across(blocks);
 }
+
+/// What the joined search reads in place of each byte of a block's closing label: a token
+/// character, so a secret whose head the label replaced is still read through to its end in the
+/// next block by every kind (a URL's password beyond the GitHub token it starts with).
+const STAND_IN: &str = "x";
+
+/// A part of a secret in one block: its byte range there and its kind.
+type Part = (usize, usize, Arc<str>);
 
 /// The characters a token is spelled with (letters, digits, `_-+/=.~%`): what a secret that
 /// reaches a block's edge goes on through in the block beside it.
@@ -157,6 +205,19 @@ mod tests {
         let scanner = SecretScanner::new(&[]).unwrap();
         let mut texts: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
         let mut counts = BTreeMap::new();
+        let mut refs: Vec<&mut String> = texts.iter_mut().collect();
+        scrub_across_blocks(&mut refs, &scanner, &mut counts);
+        (texts, counts)
+    }
+
+    /// Each block scrubbed on its own first, as the sanitizer does, then across the blocks.
+    fn scrubbed_alone_then_across(blocks: &[String]) -> (Vec<String>, BTreeMap<String, u64>) {
+        let scanner = SecretScanner::new(&[]).unwrap();
+        let mut counts = BTreeMap::new();
+        let mut texts: Vec<String> = blocks
+            .iter()
+            .map(|block| scanner.scrub(block, &mut counts).into_owned())
+            .collect();
         let mut refs: Vec<&mut String> = texts.iter_mut().collect();
         scrub_across_blocks(&mut refs, &scanner, &mut counts);
         (texts, counts)
@@ -273,15 +334,7 @@ mod tests {
             ),
         ];
         for (blocks, material, kind) in cases {
-            let scanner = SecretScanner::new(&[]).unwrap();
-            let mut counts = BTreeMap::new();
-            // Each block scrubbed on its own first, as the sanitizer does.
-            let mut texts: Vec<String> = blocks
-                .iter()
-                .map(|block| scanner.scrub(block, &mut counts).into_owned())
-                .collect();
-            let mut refs: Vec<&mut String> = texts.iter_mut().collect();
-            scrub_across_blocks(&mut refs, &scanner, &mut counts);
+            let (texts, _) = scrubbed_alone_then_across(&blocks);
             for joiner in JOINERS {
                 let joined = texts.join(joiner);
                 assert!(!joined.contains(&material), "{blocks:?} -> {texts:?}");
@@ -309,5 +362,46 @@ mod tests {
         assert!(counts.is_empty());
         let (texts, _) = scrubbed(&["only one block Authorization: Bearer "]);
         assert_eq!(texts, ["only one block Authorization: Bearer "]);
+    }
+
+    /// Two secrets of different kinds over one block boundary: a URL's password that starts
+    /// with a GitHub token, cut inside the password. The first block's token is replaced alone
+    /// (its label ends the block); the password goes on past the token's characters (`!`, `$`)
+    /// to its `@`, and all of it is replaced, whichever join and kind found each part.
+    #[test]
+    fn overlapping_secrets_over_a_boundary_are_replaced_as_their_union() {
+        let github = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+        let cases: Vec<(Vec<String>, &str)> = vec![
+            (
+                vec![format!("postgres://app:{github}"), "Xy!pw$9@db/app".into()],
+                "Xy!pw$9",
+            ),
+            (
+                vec![format!("postgres://app:{github}"), "!pw$9@db/app".into()],
+                "!pw$9",
+            ),
+            (
+                vec![
+                    format!("url https://u:{github}"),
+                    "Zz".into(),
+                    "(x)*y@host/".into(),
+                ],
+                "(x)*y",
+            ),
+        ];
+        for (blocks, material) in cases {
+            let (texts, counts) = scrubbed_alone_then_across(&blocks);
+            for joiner in JOINERS {
+                let joined = texts.join(joiner);
+                assert!(!joined.contains(material), "{blocks:?} -> {texts:?}");
+                assert!(!joined.contains("a1B2c3"), "{blocks:?} -> {texts:?}");
+                assert!(joined.contains("@"), "{blocks:?} -> {texts:?}");
+            }
+            assert!(
+                texts.join("").contains("[redacted:url-password]"),
+                "{texts:?}"
+            );
+            assert_eq!(counts.get("url-password"), Some(&1), "{counts:?}");
+        }
     }
 }

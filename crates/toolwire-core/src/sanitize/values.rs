@@ -2,20 +2,25 @@
 //! the one walker every value that leaves the engine goes through (a result's details, data and
 //! error details, the arguments events and records show, partial results, audit records).
 //!
-//! A string is searched with its context before it: the key it is under (`Authorization: Bearer
-//! t` for `{"Authorization": "Bearer t"}`, also for the items of an array under that key) and
-//! the string just before it in its array or object (`Authorization, Bearer t` for Node's
-//! `["Authorization", "Bearer t"]`, `Authorization, value: Bearer t` for HAR's `{"name":
-//! "Authorization", "value": "Bearer t"}`), so a secret that its surroundings make recognizable
-//! in JSON text is recognized in the value as well; only the string's part is replaced. Linear in
-//! the value: each string is searched once (with at most 128 bytes of key and of sibling before
-//! it), each key once.
+//! The value is searched as its JSON text, the text a model reads of a tool's object return
+//! (`JSON.stringify` of it, as serde_json writes it: compact, keys in order): the same finder
+//! over the same text, so a secret is replaced in the value exactly where it is replaced in the
+//! text. Each string's and key's place in the text is kept with its escapes, and what a secret
+//! covers of each string it touches is replaced in that string (`[redacted:<kind>]` in each,
+//! counted once). So a string is read with its surroundings: the key it is under
+//! (`{"Authorization": "Bearer t"}`), the string before it (Node's `["Authorization", "Bearer
+//! t"]`, HAR's `{"name": "X-Api-Key", "value": "t"}` and `{"value": "t", "name": ...}`), the
+//! escapes the text spells it with (`=\r\n` of a mail body is `=\\r\\n` there: a soft line break
+//! once read), and a secret spread over several strings (a private key's lines as an array).
+//! Linear in the value: one text, one search, and each string's escapes walked once.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::secrets::SecretScanner;
+use super::secrets::{redaction_label, SecretMatch, SecretScanner};
+use crate::wire::json_text::push_json_escaped;
 
 /// Replaces the secrets in every string and object key of `value`, counting them per kind;
 /// returns whether anything changed. A key that becomes equal to another key of its object gets
@@ -25,218 +30,260 @@ pub fn scrub_value(
     scanner: &SecretScanner,
     scrubbed: &mut BTreeMap<String, u64>,
 ) -> bool {
-    let mut walker = Walker {
-        scanner,
-        counts: scrubbed,
-        context: String::new(),
+    let parts = secret_parts(value, scanner, Some(scrubbed));
+    if parts.is_empty() {
+        return false;
+    }
+    let mut apply = Apply {
+        parts: &parts,
+        next: 0,
+        index: 0,
     };
-    walker.value(value, Place::default())
+    apply.value(value);
+    true
 }
 
-/// Whether any string or object key of `value` holds a secret (nothing is built).
+/// Whether any string or object key of `value` holds a secret.
 pub fn has_secret(value: &Value, scanner: &SecretScanner) -> bool {
-    let mut context = String::new();
-    holds_secret(value, Place::default(), scanner, &mut context)
+    !secret_parts(value, scanner, None).is_empty()
 }
 
-/// The separator between a key and its string value in the text a value is searched in.
-const KEY_SEPARATOR: &str = ": ";
-
-/// The separator after the string before a value (its previous sibling) in that text.
-const SIBLING_SEPARATOR: &str = ", ";
-
-/// How much of a key or of the string before a value is context: more than any header name, and
-/// bounded, so a long key over many items costs nothing per item.
-const MAX_CONTEXT_BYTES: usize = 128;
-
-/// Where a string sits in its value: the key it is under (an array's items are under the
-/// array's key: `{"Authorization": ["Bearer t"]}`) and the string just before it in its array
-/// or object (`["Authorization", "Bearer t"]`, `{"name": "Authorization", "value": "Bearer
-/// t"}`).
-#[derive(Clone, Copy, Default)]
-struct Place<'v> {
-    key: Option<&'v str>,
-    before: Option<&'v str>,
-    /// The key is the array's (it comes before the sibling: `key: before, text`), not the
-    /// string's own (`before, key: text`).
-    inherited: bool,
+/// A value's JSON text and where each of its strings (keys and string values, in the order the
+/// text holds them) is spelled there.
+#[derive(Default)]
+struct Spelling {
+    text: String,
+    strings: Vec<Spot>,
 }
 
-/// The last at most [`MAX_CONTEXT_BYTES`] of `text`, on a char boundary.
-fn context_tail(text: &str) -> &str {
-    let mut start = text.len().saturating_sub(MAX_CONTEXT_BYTES);
-    while !text.is_char_boundary(start) {
-        start += 1;
+/// One string in the JSON text: its content's byte range (quotes excluded) and its escapes.
+struct Spot {
+    start: usize,
+    end: usize,
+    /// Each escape's offset from `start` and length (`\n`: 2, `\u001b`: 6); each stands for one
+    /// byte of the string.
+    escapes: Vec<(usize, usize)>,
+}
+
+/// What one secret covers of one string: the string's index (in text order), the byte range
+/// in the string itself, and the kind.
+struct Part {
+    string: usize,
+    from: usize,
+    to: usize,
+    kind: Arc<str>,
+}
+
+impl Spelling {
+    fn of(value: &Value) -> Spelling {
+        let mut spelling = Spelling::default();
+        spelling.write(value);
+        spelling
     }
-    &text[start..]
-}
 
-/// Fills `context` with `before, key: text` (the parts `place` has) and returns where `text`
-/// starts in it.
-fn in_context(context: &mut String, place: Place<'_>, text: &str) -> usize {
-    context.clear();
-    let key = |context: &mut String| {
-        if let Some(key) = place.key {
-            context.push_str(context_tail(key));
-            context.push_str(KEY_SEPARATOR);
+    fn write(&mut self, value: &Value) {
+        match value {
+            Value::String(text) => self.string(text),
+            Value::Array(items) => {
+                self.text.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        self.text.push(',');
+                    }
+                    self.write(item);
+                }
+                self.text.push(']');
+            }
+            Value::Object(map) => {
+                self.text.push('{');
+                for (index, (key, item)) in map.iter().enumerate() {
+                    if index > 0 {
+                        self.text.push(',');
+                    }
+                    self.string(key);
+                    self.text.push(':');
+                    self.write(item);
+                }
+                self.text.push('}');
+            }
+            scalar => self.text.push_str(&scalar.to_string()),
         }
-    };
-    if place.inherited {
-        key(context);
     }
-    if let Some(before) = place.before {
-        context.push_str(context_tail(before));
-        context.push_str(SIBLING_SEPARATOR);
-    }
-    if !place.inherited {
-        key(context);
-    }
-    let from = context.len();
-    context.push_str(text);
-    from
-}
 
-/// Fills `context` with `key: text` and returns where `text` starts in it.
-fn with_key(context: &mut String, key: &str, text: &str) -> usize {
-    let place = Place {
-        key: Some(key),
-        ..Place::default()
-    };
-    in_context(context, place, text)
-}
-
-/// The keys under which an object names the header its `value` holds (HAR, Postman, header
-/// lists written by hand).
-const HEADER_NAME_KEYS: [&str; 3] = ["name", "key", "header"];
-
-/// The header an object names (the string under `name`, `key` or `header`), which is the
-/// context of its `value` wherever the two stand: `{"value": "Bearer t", "name":
-/// "Authorization"}` is read as `Authorization, value: Bearer t` (the attack review's 15).
-fn named_header(map: &Map<String, Value>) -> Option<&str> {
-    map.iter()
-        .find(|(key, item)| {
-            item.is_string()
-                && HEADER_NAME_KEYS
-                    .iter()
-                    .any(|name| key.eq_ignore_ascii_case(name))
-        })
-        .and_then(|(_, item)| item.as_str())
-}
-
-/// The string before the entry under `key`: the header its object names when `key` is `value`,
-/// else its previous sibling.
-fn before_entry<'v>(
-    key: &str,
-    header: Option<&'v str>,
-    sibling: Option<&'v str>,
-) -> Option<&'v str> {
-    match header {
-        Some(header) if key.eq_ignore_ascii_case("value") => Some(header),
-        _ => sibling,
+    fn string(&mut self, text: &str) {
+        self.text.push('"');
+        let start = self.text.len();
+        push_json_escaped(&mut self.text, text);
+        let end = self.text.len();
+        self.text.push('"');
+        let mut escapes = Vec::new();
+        if end - start > text.len() {
+            let spelled = &self.text.as_bytes()[start..end];
+            let mut at = 0;
+            while let Some(found) = spelled[at..].iter().position(|&b| b == b'\\') {
+                let offset = at + found;
+                let len = if spelled.get(offset + 1) == Some(&b'u') {
+                    6
+                } else {
+                    2
+                };
+                escapes.push((offset, len));
+                at = offset + len;
+            }
+        }
+        self.strings.push(Spot {
+            start,
+            end,
+            escapes,
+        });
     }
 }
 
-/// The string value of `value`, if it is one (the context of the value after it).
-fn as_before(value: &Value) -> Option<&str> {
-    value.as_str()
+impl Spot {
+    /// The offset in the string of the text's `at` (within the spot), counting the escapes
+    /// before it from `*seen` on (advanced: asked in order, each escape is passed once). Inside
+    /// an escape: its byte's start, or its end when `after`.
+    fn decoded(&self, at: usize, after: bool, seen: &mut (usize, usize)) -> usize {
+        let offset = at - self.start;
+        let (index, saved) = seen;
+        while let Some(&(escape, len)) = self.escapes.get(*index) {
+            if escape + len > offset {
+                if escape < offset {
+                    return escape - *saved + usize::from(after);
+                }
+                break;
+            }
+            *saved += len - 1;
+            *index += 1;
+        }
+        offset - *saved
+    }
 }
 
-fn holds_secret(
+/// What the secrets of `value`'s JSON text cover of each string, in text order; each secret
+/// that covers some is counted into `counts` once.
+fn secret_parts(
     value: &Value,
-    place: Place<'_>,
     scanner: &SecretScanner,
-    context: &mut String,
-) -> bool {
-    match value {
-        Value::String(text) => {
-            let from = in_context(context, place, text);
-            scanner.has_secret_from(context, from)
+    mut counts: Option<&mut BTreeMap<String, u64>>,
+) -> Vec<Part> {
+    let spelling = Spelling::of(value);
+    let secrets = scanner.find(&spelling.text);
+    let mut parts = Vec::new();
+    let mut first = 0;
+    // Per string: the escapes already passed and the bytes they saved.
+    let mut seen = (usize::MAX, (0, 0));
+    for SecretMatch { start, end, kind } in secrets {
+        while first < spelling.strings.len() && spelling.strings[first].end <= start {
+            first += 1;
         }
-        Value::Array(items) => {
-            let mut before = None;
-            items.iter().any(|item| {
-                let place = Place {
-                    key: place.key,
-                    before,
-                    inherited: true,
-                };
-                before = as_before(item);
-                holds_secret(item, place, scanner, context)
-            })
+        let mut covered = false;
+        for (index, spot) in spelling.strings.iter().enumerate().skip(first) {
+            if spot.start >= end {
+                break;
+            }
+            if seen.0 != index {
+                seen = (index, (0, 0));
+            }
+            let from = spot.decoded(start.max(spot.start), false, &mut seen.1);
+            let to = spot.decoded(end.min(spot.end), true, &mut seen.1);
+            if from < to {
+                covered = true;
+                parts.push(Part {
+                    string: index,
+                    from,
+                    to,
+                    kind: Arc::clone(&kind),
+                });
+            }
         }
-        Value::Object(map) => {
-            let mut before = None;
-            let header = named_header(map);
-            map.iter().any(|(key, item)| {
-                let place = Place {
-                    key: Some(key),
-                    before: before_entry(key, header, before),
-                    inherited: false,
-                };
-                before = as_before(item);
-                !scanner.find(key).is_empty() || holds_secret(item, place, scanner, context)
-            })
+        if let (true, Some(counts)) = (covered, counts.as_deref_mut()) {
+            *counts.entry(kind.to_string()).or_default() += 1;
         }
-        _ => false,
     }
+    parts
 }
 
-/// One walk: the scanner, the counts, and a buffer reused for `before, key: text`.
-struct Walker<'a> {
-    scanner: &'a SecretScanner,
-    counts: &'a mut BTreeMap<String, u64>,
-    context: String,
+/// One walk over a value in its text's order, replacing the parts of each string.
+struct Apply<'p> {
+    parts: &'p [Part],
+    /// The first part not applied yet.
+    next: usize,
+    /// The index of the next string met.
+    index: usize,
 }
 
-impl Walker<'_> {
-    fn value(&mut self, value: &mut Value, place: Place<'_>) -> bool {
+impl Apply<'_> {
+    fn value(&mut self, value: &mut Value) {
         match value {
             Value::String(text) => {
-                let from = in_context(&mut self.context, place, text);
-                match self.scanner.scrub_from(&self.context, from, self.counts) {
-                    Some(replaced) => {
-                        *text = replaced;
-                        true
-                    }
-                    None => false,
+                if let Some(replaced) = self.string(text) {
+                    *text = replaced;
                 }
             }
-            Value::Array(items) => {
-                let mut changed = false;
-                let mut before: Option<String> = None;
-                for item in items.iter_mut() {
-                    let next = as_before(item).map(|text| context_tail(text).to_owned());
-                    let place = Place {
-                        key: place.key,
-                        before: before.as_deref(),
-                        inherited: true,
-                    };
-                    changed |= self.value(item, place);
-                    before = next;
-                }
-                changed
-            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.value(item)),
             Value::Object(map) => self.object(map),
-            _ => false,
+            _ => {}
         }
     }
 
-    fn object(&mut self, map: &mut Map<String, Value>) -> bool {
-        let mut changed = false;
-        let mut before: Option<String> = None;
-        let header = named_header(map).map(|text| context_tail(text).to_owned());
-        for (key, item) in map.iter_mut() {
-            let next = as_before(item).map(|text| context_tail(text).to_owned());
-            let place = Place {
-                key: Some(key),
-                before: before_entry(key, header.as_deref(), before.as_deref()),
-                inherited: false,
-            };
-            changed |= self.value(item, place);
-            before = next;
+    fn object(&mut self, map: &mut Map<String, Value>) {
+        let mut renamed = Vec::new();
+        for (position, (key, item)) in map.iter_mut().enumerate() {
+            if let Some(replaced) = self.string(key) {
+                renamed.push((position, replaced));
+            }
+            self.value(item);
         }
-        scrub_keys(map, self.scanner, self.counts) | changed
+        if renamed.is_empty() {
+            return;
+        }
+        let mut renamed = renamed.into_iter().peekable();
+        let entries = std::mem::take(map);
+        for (position, (key, item)) in entries.into_iter().enumerate() {
+            let key = match renamed.next_if(|(at, _)| *at == position) {
+                Some((_, replaced)) => replaced,
+                None => key,
+            };
+            insert_unique(map, key, item);
+        }
     }
+
+    /// The next string met, with its parts replaced; `None` when it has none.
+    fn string(&mut self, text: &str) -> Option<String> {
+        let index = self.index;
+        self.index += 1;
+        let first = self.next;
+        while self.parts.get(self.next).is_some_and(|p| p.string == index) {
+            self.next += 1;
+        }
+        let parts = &self.parts[first..self.next];
+        if parts.is_empty() {
+            return None;
+        }
+        let mut replaced = String::with_capacity(text.len());
+        let mut copied = 0;
+        for part in parts {
+            replaced.push_str(&text[copied..part.from]);
+            replaced.push_str(&redaction_label(&part.kind));
+            copied = part.to;
+        }
+        replaced.push_str(&text[copied..]);
+        Some(replaced)
+    }
+}
+
+/// Inserts `item` under `key`, or under `key #2`, `key #3`, ... when `key` is taken.
+fn insert_unique(map: &mut Map<String, Value>, key: String, item: Value) {
+    let key = if map.contains_key(&key) {
+        (2..)
+            .map(|n| format!("{key} #{n}"))
+            .find(|candidate| !map.contains_key(candidate))
+            .expect("a free suffix")
+    } else {
+        key
+    };
+    map.insert(key, item);
 }
 
 /// Replaces the secrets in the keys of `map` (not of the values inside it), keeping the order
@@ -253,15 +300,7 @@ pub fn scrub_keys(
     let entries = std::mem::take(map);
     for (key, item) in entries {
         let key = scanner.scrub(&key, counts).into_owned();
-        let key = if map.contains_key(&key) {
-            (2..)
-                .map(|n| format!("{key} #{n}"))
-                .find(|candidate| !map.contains_key(candidate))
-                .expect("a free suffix")
-        } else {
-            key
-        };
-        map.insert(key, item);
+        insert_unique(map, key, item);
     }
     true
 }
@@ -274,9 +313,8 @@ pub fn scrub_keyed_text(
     scanner: &SecretScanner,
     counts: &mut BTreeMap<String, u64>,
 ) -> Option<String> {
-    let mut context = String::new();
-    let from = with_key(&mut context, key, text);
-    scanner.scrub_from(&context, from, counts)
+    let context = format!("{key}: {text}");
+    scanner.scrub_from(&context, context.len() - text.len(), counts)
 }
 
 #[cfg(test)]
@@ -368,9 +406,10 @@ mod tests {
             ),
             // The attack review's 15: `value` before `name` (HAR exports, headers written by
             // hand), and a field between them; the name under `name`, `key` or `header`.
+            // The whole value, as in the value's JSON text.
             (
                 json!([{"value": "Bearer abcdefgh12345678", "name": "Authorization"}]),
-                json!([{"value": "Bearer [redacted:bearer-token]", "name": "Authorization"}]),
+                json!([{"value": "[redacted:credential-header]", "name": "Authorization"}]),
             ),
             (
                 json!({"value": "sid=0123456789abcdef", "type": "text", "key": "Cookie"}),
@@ -397,5 +436,88 @@ mod tests {
             scrub_value(&mut value, &scanner, &mut BTreeMap::new());
             assert_eq!(value, expected, "{input}");
         }
+    }
+
+    /// The strings of a value go through the finder as the value's JSON text (what the model
+    /// reads of a tool's object return): a secret is replaced in each string exactly where the
+    /// text's scrub replaces it. (value, what must not survive, the kind)
+    #[test]
+    fn a_value_is_scrubbed_as_its_json_text_is() {
+        let scanner = SecretScanner::new(&[]).unwrap();
+        let gh = github();
+        let body = "MIIEowIBAAKCAQEAvN0aXZ4b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ";
+        let tail = "AAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBq5v3Jd5sFqVf1a8cGkD1mN0Tu";
+        let lines = json!([
+            "-----BEGIN PRIVATE KEY-----",
+            body,
+            tail,
+            "-----END PRIVATE KEY-----"
+        ]);
+        let cases: Vec<(Value, &str, &str)> = vec![
+            // The attack review's 12: a quoted-printable soft break (raw CRLF in the string,
+            // `=\r\n` escaped in the text) inside a token in a mail body.
+            (
+                json!({"subject": "CI", "body": format!("token: {}=\r\n{}", &gh[..20], &gh[20..])}),
+                &gh[20..],
+                "github-token",
+            ),
+            (
+                json!({"body": format!("token: {}=\n{}", &gh[..20], &gh[20..])}),
+                &gh[20..],
+                "github-token",
+            ),
+            // The attack review's 13: a key's lines as an array, at any depth.
+            (
+                json!({"file": "id.pem", "lines": lines.clone()}),
+                &body[10..40],
+                "private-key",
+            ),
+            (
+                json!([{"x": {"lines": lines.clone()}}]),
+                &tail[10..40],
+                "private-key",
+            ),
+            // A secret after escapes of the text, and spread over a key and a value.
+            (
+                json!({"out": format!("a\"\\\t\u{1}{gh}")}),
+                &gh[4..30],
+                "github-token",
+            ),
+            (
+                json!({"Authorization": "Bearer\tabcdefgh12345678"}),
+                "abcdefgh12345678",
+                "bearer-token",
+            ),
+            (json!({format!("k\n{gh}"): 1}), &gh[4..30], "github-token"),
+        ];
+        for (value, material, kind) in cases {
+            let text = value.to_string();
+            let mut text_counts = BTreeMap::new();
+            let scrubbed_text = scanner.scrub(&text, &mut text_counts).into_owned();
+            assert!(
+                !scrubbed_text.contains(material),
+                "text of {value}: {scrubbed_text}"
+            );
+            assert!(has_secret(&value, &scanner), "{value}");
+            let mut scrubbed = value.clone();
+            let mut counts = BTreeMap::new();
+            assert!(scrub_value(&mut scrubbed, &scanner, &mut counts), "{value}");
+            let data = scrubbed.to_string();
+            assert!(!data.contains(material), "{value} -> {data}");
+            assert!(
+                data.contains(&format!("[redacted:{kind}]")),
+                "{value} -> {data}"
+            );
+            assert_eq!(counts, text_counts, "{value}");
+            assert!(!has_secret(&scrubbed, &scanner), "{data}");
+            // A secret inside one string: the value's text is the text's scrub.
+            if !matches!(kind, "private-key") {
+                assert_eq!(data, scrubbed_text, "{value}");
+            }
+        }
+        // The lines keep their places: each touched string holds the label.
+        let mut value = json!({"lines": lines});
+        scrub_value(&mut value, &scanner, &mut BTreeMap::new());
+        assert_eq!(value, json!({"lines": vec!["[redacted:private-key]"; 4]}));
     }
 }

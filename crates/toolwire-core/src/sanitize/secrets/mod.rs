@@ -42,7 +42,7 @@ use regex::{Regex, RegexBuilder};
 
 use self::builtin::{Extent, BUILTIN_KINDS};
 use self::pattern::{refused_pattern, validate_kind_name, CompiledKind};
-use self::reader::ReaderView;
+use self::reader::{RangeHint, ReaderView};
 use self::sweep::{Candidate, Sweep};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -179,26 +179,28 @@ impl SecretScanner {
     /// All secrets in `text` as it is and as its reader sees it: sorted by start,
     /// non-overlapping, each `start < end`, on char boundaries.
     ///
-    /// The text is searched as it is, and when it holds spellings a reader does not see (ANSI
-    /// escape sequences, quoted-printable soft breaks and `=XX` escapes, percent escapes, HTML
-    /// character references, `\/` and `\u0040`; see `reader.rs`) in its decoded view too, each
-    /// secret found there mapped back to the original range it was spelled in. Where secrets of
-    /// the two searches overlap, they are one secret over both ranges, named by the earlier.
+    /// The text is searched as it is, and when it holds spellings a reader does not see (the
+    /// escapes of JSON text, ANSI escape sequences, quoted-printable soft breaks and `=XX`
+    /// escapes, percent escapes, HTML character references, C escapes; see `reader.rs`) in its
+    /// decoded views too, each secret found there mapped back to the original range it was
+    /// spelled in. Where secrets of the searches overlap, they are one secret over all their
+    /// ranges, named by the earlier.
     pub fn find(&self, text: &str) -> Vec<SecretMatch> {
         let found = self.find_spelled(text);
-        let Some(view) = ReaderView::of(text) else {
-            return found;
-        };
-        let mut hint = 0;
-        let seen = self.find_spelled(&view.text).into_iter().map(|secret| {
-            let (start, end) = view.original_range(secret.start, secret.end, &mut hint);
-            SecretMatch {
-                start,
-                end,
-                ..secret
-            }
-        });
-        union(found, seen.collect())
+        ReaderView::all(text)
+            .into_iter()
+            .fold(found, |found, view| {
+                let mut hint = RangeHint::default();
+                let seen = self.find_spelled(&view.text).into_iter().map(|secret| {
+                    let (start, end) = view.original_range(secret.start, secret.end, &mut hint);
+                    SecretMatch {
+                        start,
+                        end,
+                        ..secret
+                    }
+                });
+                union(found, seen.collect())
+            })
     }
 
     /// All secrets in `text` as it is spelled: sorted by start, non-overlapping (when two kinds
@@ -282,8 +284,9 @@ impl SecretScanner {
             }
             Extent::PemBegin => {
                 let end = pem::trim_breaks_end(text.as_bytes(), candidate.start, candidate.end);
-                let end = match pem_lines::prefixed_block_end(text, candidate.start) {
-                    // The block's lines carry a prefix (`git diff`, comments, `grep -n`).
+                let end = match pem_lines::block_end(text, candidate.start) {
+                    // The block's lines carry a prefix or a suffix (`git diff`, comments, `grep -n`,
+                    // `cat -A`), or are the items of a list.
                     Some(prefixed) => prefixed.max(end),
                     None if pem::begin_block_has_body(&text[candidate.start..end]) => end,
                     None => return,
@@ -345,11 +348,6 @@ impl SecretScanner {
         }
         scrubbed.push_str(&text[copied..]);
         Some(scrubbed)
-    }
-
-    /// Whether a secret of `text` reaches past `from` (see [`SecretScanner::scrub_from`]).
-    pub fn has_secret_from(&self, text: &str, from: usize) -> bool {
-        self.find(text).iter().any(|secret| secret.end > from)
     }
 }
 

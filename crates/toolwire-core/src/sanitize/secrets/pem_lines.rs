@@ -18,6 +18,17 @@ const MAX_PREFIX: usize = 256;
 /// lines, and one that finds a body covers every line it walked: linear in the text.
 const MAX_HEADER_LINES: usize = 8;
 
+/// The dashes around an armour line's label.
+const DASHES: &[u8] = b"-----";
+
+/// The longest part of a BEGIN line's prefix that is looked for as the prefix repeated on the
+/// other lines when the whole prefix is not (bounded: at most this many tries per BEGIN line).
+const MAX_REPEATED_SUFFIX: usize = 32;
+
+/// The most bytes between two items of a list of lines (`","`, `', '`, a line break and the
+/// indentation of pretty-printed JSON).
+const MAX_ITEM_GAP: usize = 256;
+
 /// The opening quotes of a string literal whose lines are joined (`"`, `'`, `` ` ``).
 const QUOTES: &[u8] = b"\"'`";
 
@@ -59,6 +70,21 @@ fn next_line(bytes: &[u8], at: usize) -> Option<usize> {
 /// (its last byte a quote) is also repeated as blanks, an optional `+` and the same quote.
 fn prefix_len(prefix: &[u8], row: &[u8]) -> Option<usize> {
     literal_prefix_len(prefix, row).or_else(|| string_prefix_len(prefix, row))
+}
+
+/// The longest suffix of `prefix` (the text before `-----BEGIN` on its line) that the line
+/// after it repeats (see [`prefix_len`]): the whole prefix, or, when the BEGIN line starts with
+/// more (`{"body":"> -----BEGIN` of a quoted reply in a JSON string, `before > -----BEGIN`), the
+/// last at most [`MAX_REPEATED_SUFFIX`] bytes of it that every line starts with; empty when none.
+fn repeated_prefix<'p>(prefix: &'p [u8], row: &[u8]) -> &'p [u8] {
+    if prefix_len(prefix, row).is_some() {
+        return prefix;
+    }
+    let longest = prefix.len().saturating_sub(MAX_REPEATED_SUFFIX).max(1);
+    (longest..prefix.len())
+        .map(|from| &prefix[from..])
+        .find(|suffix| literal_prefix_len(suffix, row).is_some())
+        .unwrap_or(&[])
 }
 
 /// [`prefix_len`]'s byte-for-byte reading (digit runs and separators aside).
@@ -121,7 +147,7 @@ fn is_header(rest: &[u8]) -> bool {
 /// repeated on the block's other lines: after the END line's closing dashes, or, without an END
 /// line, after the last body line's base64. `None` when the BEGIN line has no prefix (within
 /// [`MAX_PREFIX`] bytes of a line start) or no body line holding key material follows.
-pub(super) fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
+fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let window = begin.saturating_sub(MAX_PREFIX);
     let line_start = match bytes[window..begin]
@@ -132,11 +158,6 @@ pub(super) fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
         None if window == 0 => 0,
         None => return None,
     };
-    let prefix = &bytes[line_start..begin];
-    if prefix.is_empty() {
-        return None;
-    }
-    const DASHES: &[u8] = b"-----";
     let closing = |from: usize, to: usize| {
         bytes[from..to]
             .windows(DASHES.len())
@@ -146,6 +167,12 @@ pub(super) fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
     let begin_end = line_end(bytes, begin);
     let label_end = closing(begin + DASHES.len(), begin_end)?;
     let suffix = trim_blanks_end(&bytes[label_end..begin_end]);
+    let first_row = next_line(bytes, begin_end).map(|row| &bytes[row..line_end(bytes, row)])?;
+    let prefix = repeated_prefix(&bytes[line_start..begin], first_row);
+    if prefix.is_empty() && suffix.is_empty() {
+        // Plain lines: the BEGIN pattern itself covers them.
+        return None;
+    }
     let (mut at, mut body_end, mut headers) = (begin_end, None, 0);
     while let Some(row_start) = next_line(bytes, at) {
         at = line_end(bytes, row_start);
@@ -172,6 +199,74 @@ pub(super) fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
         }
     }
     body_end
+}
+
+/// The end of a private-key block whose lines are the items of a list: quoted strings with
+/// commas, blanks and line breaks between them (`["-----BEGIN ...-----","MIIE...", ...]`: a
+/// tool returning `{ lines }`, JSON text, a Python list). The BEGIN line is an item when a quote
+/// comes right before `-----BEGIN` at `begin` and right after its closing dashes; then header
+/// items (`Proc-Type: ...`) or empty items, body items (base64 holding a letter or digit) and the
+/// END line's item. Ends after the END line's closing dashes, or, without one, after the last body
+/// item's base64; `None` when no body item follows. Each item is read once: linear.
+fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let quote = *begin.checked_sub(1).and_then(|at| bytes.get(at))?;
+    if !QUOTES.contains(&quote) {
+        return None;
+    }
+    let item_end = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|&b| b == quote || matches!(b, b'\r' | b'\n'))
+            .map(|offset| from + offset)
+            .filter(|&end| bytes[end] == quote)
+    };
+    let begin_item_end = item_end(begin)?;
+    // The item is the BEGIN line alone: its closing dashes end it.
+    let label = &bytes[begin + DASHES.len()..begin_item_end];
+    if !label.ends_with(DASHES) || label[..label.len() - DASHES.len()].contains(&b'-') {
+        return None;
+    }
+    let (mut at, mut body_end, mut headers) = (begin_item_end, None, 0);
+    loop {
+        // Past the closing quote: the gap to the next item's opening quote.
+        let gap = &bytes[at + 1..bytes.len().min(at + 1 + MAX_ITEM_GAP)];
+        let Some(open) = gap
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b','))
+            .filter(|&offset| gap[offset] == quote && gap[..offset].contains(&b','))
+        else {
+            break;
+        };
+        let start = at + 1 + open + 1;
+        let Some(end) = item_end(start) else { break };
+        let item = &bytes[start..end];
+        if item.starts_with(b"-----END") {
+            return body_end.and(Some(end).filter(|_| item.ends_with(b"-----")));
+        }
+        if !item.is_empty()
+            && item.iter().all(is_base64)
+            && item.iter().any(u8::is_ascii_alphanumeric)
+        {
+            body_end = Some(end);
+        } else if body_end.is_some()
+            || headers == MAX_HEADER_LINES
+            || !(item.is_empty() || is_header(item))
+        {
+            break;
+        } else {
+            headers += 1;
+        }
+        at = end;
+    }
+    body_end
+}
+
+/// The end of a private-key block whose lines are not bare lines: each line carrying the text
+/// before its BEGIN line ([`prefixed_block_end`]) or the lines as the items of a list
+/// ([`listed_block_end`]). `begin` is where `-----BEGIN` starts.
+pub(super) fn block_end(text: &str, begin: usize) -> Option<usize> {
+    prefixed_block_end(text, begin).or_else(|| listed_block_end(text, begin))
 }
 
 #[cfg(test)]
@@ -302,5 +397,199 @@ mod tests {
             );
             assert_eq!(counts.get("private-key"), Some(&1), "{name}: {scrubbed}");
         }
+    }
+
+    /// The armour lines of each key type (BEGIN line, headers, body, END line), and a piece of
+    /// the body that must not survive.
+    fn keys() -> Vec<(&'static str, Vec<String>)> {
+        let armour = |label: &str, headers: &[&str], tail: &str| -> Vec<String> {
+            let mut lines = vec![format!("-----BEGIN {label}-----")];
+            lines.extend(headers.iter().map(|h| h.to_string()));
+            lines.extend([BODY.to_string(), TAIL.to_string()]);
+            if !tail.is_empty() {
+                lines.push(tail.to_string());
+            }
+            lines.push(format!("-----END {label}-----"));
+            lines
+        };
+        vec![
+            ("PKCS#8", armour("PRIVATE KEY", &[], "")),
+            ("RSA", armour("RSA PRIVATE KEY", &[], "")),
+            ("EC", armour("EC PRIVATE KEY", &[], "")),
+            ("OpenSSH", armour("OPENSSH PRIVATE KEY", &[], "")),
+            ("encrypted PKCS#8", armour("ENCRYPTED PRIVATE KEY", &[], "")),
+            (
+                "encrypted RSA",
+                armour(
+                    "RSA PRIVATE KEY",
+                    &[
+                        "Proc-Type: 4,ENCRYPTED",
+                        "DEK-Info: AES-128-CBC,0A1B2C3D4E5F",
+                        "",
+                    ],
+                    "",
+                ),
+            ),
+            (
+                "PGP",
+                armour("PGP PRIVATE KEY BLOCK", &["Version: GnuPG v2", ""], "=Zx9Q"),
+            ),
+        ]
+    }
+
+    /// The attack review's 13: the shapes a key's lines are printed in. Each takes the lines.
+    /// A shape's name and how it prints a key's lines.
+    type Shape = (&'static str, fn(&[String]) -> String);
+
+    fn shapes() -> Vec<Shape> {
+        fn percent(text: &str) -> String {
+            percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+        }
+        vec![
+            ("LF", |l| l.join("\n")),
+            ("CRLF", |l| l.join("\r\n")),
+            // A tool returning `{ lines }`: its JSON text, compact and pretty.
+            ("JSON array", |l| serde_json::to_string(l).unwrap()),
+            ("JSON array, pretty", |l| {
+                serde_json::to_string_pretty(&serde_json::json!({ "lines": l })).unwrap()
+            }),
+            ("JSON object with an array", |l| {
+                serde_json::json!({"file": "id.pem", "lines": l}).to_string()
+            }),
+            ("Python list", |l| format!("['{}']", l.join("', '"))),
+            // A form body or query (`%0A` line breaks, `%2B` `%2F` `%3D` in the body).
+            ("percent-encoded", |l| {
+                format!("key={}", percent(&l.join("\n")))
+            }),
+            ("percent-encoded CRLF", |l| {
+                format!("key={}&x=1", percent(&l.join("\r\n")))
+            }),
+            // An XML attribute.
+            ("HTML &#10;", |l| format!("<k v=\"{}\"/>", l.join("&#10;"))),
+            ("HTML &#xA;", |l| format!("<k v=\"{}\"/>", l.join("&#xA;"))),
+            // Mail replies.
+            ("quoted reply", |l| {
+                l.iter()
+                    .map(|l| format!("> {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+            ("quoted twice, CRLF", |l| {
+                l.iter()
+                    .map(|l| format!("> > {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\r\n")
+            }),
+            // `cat -A`: `$` at each line's end, `^M$` for CRLF.
+            ("cat -A", |l| {
+                l.iter()
+                    .map(|l| format!("{l}$"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+            ("cat -A CRLF", |l| {
+                l.iter()
+                    .map(|l| format!("{l}^M$"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+            // A YAML block scalar.
+            ("YAML block", |l| {
+                format!("tls:\n  key: |\n    {}\n  ca: x", l.join("\n    "))
+            }),
+            // Inside a JSON string, and inside JSON text inside a JSON string.
+            ("JSON string", |l| {
+                serde_json::json!({ "pem": l.join("\n") }).to_string()
+            }),
+            ("JSON string twice", |l| {
+                serde_json::json!({ "out": serde_json::json!({ "pem": l.join("\n") }).to_string() })
+                    .to_string()
+            }),
+            ("quoted reply in a JSON string", |l| {
+                let reply = l
+                    .iter()
+                    .map(|l| format!("> {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                serde_json::json!({ "body": reply }).to_string()
+            }),
+            ("JSON array in a JSON string", |l| {
+                serde_json::json!({ "out": serde_json::to_string(l).unwrap() }).to_string()
+            }),
+        ]
+    }
+
+    /// Every key type in every shape: the whole body is replaced, wherever its lines stand.
+    #[test]
+    fn a_key_is_found_in_every_shape_its_lines_are_printed_in() {
+        let scanner = super::super::SecretScanner::new(&[]).unwrap();
+        let mut missed = Vec::new();
+        for (key, lines) in keys() {
+            for (shape, print) in shapes() {
+                let text = format!("before {}\nafter", print(&lines));
+                let mut counts = std::collections::BTreeMap::new();
+                let scrubbed = scanner.scrub(&text, &mut counts);
+                let survived = [&BODY[..16], &BODY[40..56], &TAIL[..16]]
+                    .iter()
+                    .any(|material| scrubbed.contains(*material));
+                if survived || !counts.contains_key("private-key") || !scrubbed.ends_with("\nafter")
+                {
+                    missed.push(format!("{key} as {shape}: {scrubbed}"));
+                }
+            }
+        }
+        assert!(
+            missed.is_empty(),
+            "{} missed:\n{}",
+            missed.len(),
+            missed.join("\n")
+        );
+    }
+
+    /// A megabyte of each shape's separators, prefixes and armour lines that never completes a
+    /// key (or completes many): the scan finishes with the right count, each line looked at a
+    /// bounded number of times.
+    #[test]
+    fn hostile_shapes_stay_linear() {
+        let scanner = super::super::SecretScanner::new(&[]).unwrap();
+        let repeated = |unit: &str| unit.repeat((1 << 20) / unit.len() + 1);
+        for unit in [
+            "=\\r\\n",
+            "%0A",
+            "&#10;",
+            "> ",
+            "> \n",
+            "$\n",
+            "\",\"",
+            "\"-----BEGIN PRIVATE KEY-----\",",
+            "\"-----BEGIN PRIVATE KEY-----\",\"\",",
+            "'-----BEGIN PRIVATE KEY-----', 'A: b', ",
+            "> -----BEGIN PRIVATE KEY-----\n",
+            "-----BEGIN PRIVATE KEY-----$\n",
+            "-----BEGIN PRIVATE KEY-----%0A",
+            "-----BEGIN PRIVATE KEY-----&#10;",
+            "-----BEGIN PRIVATE KEY-----\\n> ",
+        ] {
+            let text = repeated(unit);
+            assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
+        }
+        // Many listed and prefixed blocks, each with a body: one secret each.
+        for unit in [
+            "\"-----BEGIN PRIVATE KEY-----\",\"MIIB\",",
+            "> -----BEGIN PRIVATE KEY-----\n> MIIB\n",
+            "-----BEGIN PRIVATE KEY-----$\nMIIB$\n",
+            "-----BEGIN PRIVATE KEY-----%0AMIIB%0A",
+        ] {
+            let text = repeated(unit);
+            assert_eq!(
+                scanner.find(&text).len(),
+                text.len() / unit.len(),
+                "unit {unit:?}"
+            );
+        }
+        // A prefix of 256 bytes on every BEGIN line, the line after it shorter.
+        let text = repeated(&format!("{}-----BEGIN PRIVATE KEY-----\n", "#".repeat(255)));
+        assert!(scanner.find(&text).is_empty());
     }
 }
