@@ -120,7 +120,12 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
    * those the schema gives.
    */
   pathParams?: string[]
-  /** The parameter holding a shell command: the tool is exec-like and its commands are analyzed for approvals. */
+  /**
+   * The parameter holding a shell command: the tool is exec-like and its commands are analyzed
+   * for approvals. Its value is a command line (a string) or an argument array of strings run
+   * without a shell (`["git", "status"]`), analyzed as the line of its elements each quoted
+   * (`'git' 'status'`); anything else is a miss naming why.
+   */
   command?: string
   /** Overrides the runtime's `approvals.security` and `approvals.ask` for this tool. */
   approval?: ApprovalSettings
@@ -584,7 +589,7 @@ export interface ApprovalRequest {
   toolCallId: string
   toolName: string
   args: unknown
-  /** Exec-like tools: the command and its analysis. */
+  /** Exec-like tools: the command and its analysis (an argument array as the line of its quoted elements). */
   command?: string
   analysis?: CommandAnalysis
   /** Why approval is needed. */
