@@ -120,7 +120,12 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
    * those the schema gives.
    */
   pathParams?: string[]
-  /** The parameter holding a shell command: the tool is exec-like and its commands are analyzed for approvals. */
+  /**
+   * The parameter holding a shell command: the tool is exec-like and its commands are analyzed
+   * for approvals. Its value is a command line (a string) or an argument array of strings run
+   * without a shell (`["git", "status"]`), analyzed as the line of its elements each quoted
+   * (`'git' 'status'`); anything else is a miss naming why.
+   */
   command?: string
   /** Overrides the runtime's `approvals.security` and `approvals.ask` for this tool. */
   approval?: ApprovalSettings
@@ -439,7 +444,8 @@ export interface PolicyRules {
 /**
  * The tool policy. Every configured layer must allow a tool, in this order: profile, provider
  * profile, global allow/deny, provider, agent, agent-by-provider, sender. Deny wins over allow;
- * an empty allow list allows all.
+ * an empty allow list allows all (unlike the `tools` option of dispatch, run, executePlan,
+ * definitions and the adapters, where `[]` is no tool).
  */
 export interface ToolPolicy extends PolicyRules {
   /** `minimal`, `coding`, `messaging`, `full`, or one of `profiles`. */
@@ -507,7 +513,8 @@ export interface RunOptions extends PolicyContext {
   wire: Wire
   /**
    * Only these registered tools: each request offers only them and each dispatch runs only them
-   * (a call to another ends NOT_FOUND, as with dispatch's `tools`).
+   * (a call to another ends NOT_FOUND, as with dispatch's `tools`). `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all);
+   * leave it out for every registered tool.
    */
   tools?: string[]
   /** Given the request body for the wire (`messages`/`input`/`contents`, `tools`, `tool_choice`/`toolConfig`, `stream`). */
@@ -582,7 +589,7 @@ export interface ApprovalRequest {
   toolCallId: string
   toolName: string
   args: unknown
-  /** Exec-like tools: the command and its analysis. */
+  /** Exec-like tools: the command and its analysis (an argument array as the line of its quoted elements). */
   command?: string
   analysis?: CommandAnalysis
   /** Why approval is needed. */
@@ -669,7 +676,7 @@ export interface DispatchOptions extends PolicyContext {
   /**
    * The registered tools this dispatch may run (default: all). A call to any other tool ends
    * NOT_FOUND and never runs, its text suggesting and listing only these; a name that is not
-   * registered is a thrown VALIDATION_ERROR naming it.
+   * registered is a thrown VALIDATION_ERROR naming it. `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all): every call ends NOT_FOUND.
    */
   tools?: string[]
   /** An audit log of its own for this dispatch (else the runtime's). */
@@ -763,7 +770,7 @@ export interface DefinitionOptions extends PolicyContext {
   jsonSchema?: boolean
   /** `openai-chat` / `openai-responses`: the strict form (`strict: true`). */
   strict?: boolean
-  /** Only these registered tools (a name not registered is a VALIDATION_ERROR naming it). */
+  /** Only these registered tools (a name not registered is a VALIDATION_ERROR naming it); `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all): no definitions. */
   tools?: string[]
 }
 
@@ -910,7 +917,9 @@ export interface DecoderOptions {
   /**
    * The body's content type, when known (the response's `content-type` header; `run()` passes
    * it). A body in which the wire finds nothing of its own (an HTML login page, plain text)
-   * ends with an error naming this type and the body's first bytes.
+   * ends with an error naming this type and the body's first bytes. A constructor option:
+   * `new StreamDecoder(wire, { contentType: response.headers.get('content-type') ?? undefined })`
+   * (`push` takes only the bytes).
    */
   contentType?: string
 }
@@ -999,7 +1008,7 @@ export declare class StreamDecoder {
   constructor(wire: Wire, options?: DecoderOptions)
   /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON, one whole JSON response). */
   push(chunk: Uint8Array | ArrayBuffer | string): StreamEvent[]
-  /** One parsed chunk as an SDK iterator yields it, or its JSON text. */
+  /** One parsed chunk as an SDK iterator yields it, or its JSON text. An object with no JSON form (a cycle, a BigInt) throws a ToolwireError VALIDATION_ERROR naming why. */
   pushEvent(event: object | string): StreamEvent[]
   /** Ends the body; returns the assembled turn. */
   finish(): AssembledTurn
@@ -1167,7 +1176,7 @@ export interface PlanEvent {
 
 /** Options of `ToolRuntime.executePlan`. */
 export interface PlanOptions {
-  /** Only these registered tools may run (passed to each step's dispatch; another ends NOT_FOUND). */
+  /** Only these registered tools may run (passed to each step's dispatch; another ends NOT_FOUND); `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]
   /** The most calls in flight at once (default 4). */
   maxConcurrency?: number

@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -130,7 +130,7 @@ function encodeCalls(calls) {
         text = args === undefined ? 'null' : JSON.stringify(args)
       } catch (error) {
         kind = 2
-        text = messageOf(error)
+        text = serializeFailure(error, args)
       }
       if (text === undefined) {
         kind = 2
@@ -908,7 +908,7 @@ class ToolRuntime {
         try {
           lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
         } catch (error) {
-          return settle(...unserializable(error))
+          return settle(...unserializable(error, value))
         }
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
         batch.values[slot] = value
@@ -923,7 +923,7 @@ class ToolRuntime {
           // all carry the value as JSON carries it (null for those numbers).
           if (json !== undefined && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
         } catch (error) {
-          return settle(...unserializable(error))
+          return settle(...unserializable(error, value))
         }
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
@@ -942,7 +942,15 @@ class ToolRuntime {
     try {
       const { content, rest } = heavyContent(value)
       const { blocks, texts, buffers } = describeContent(content, batch.maxChars, `Tool "${call.name}" returned invalid content`)
-      const description = jsonText(`Tool "${call.name}" returned a value that`, { blocks, rest })
+      // The value's other keys (details, data, ...) are the tool's own: what stops them is named
+      // at their path in the value, as for a value sanitized inline.
+      let restText
+      try {
+        restText = rest === undefined ? undefined : JSON.stringify(rest)
+      } catch (error) {
+        return settle(...unserializable(error, rest))
+      }
+      const description = `{"blocks":${JSON.stringify(blocks)}${restText === undefined ? '' : `,"rest":${restText}`}}`
       if (lane === LANE_POOL) {
         const sanitizer = native(() => this.#native.outputSanitizer(batchId, call.name))
         task = sanitizer.run(description, texts, buffers).then((completion) => settle(RETURNED_SANITIZED, completion))
@@ -967,7 +975,7 @@ class ToolRuntime {
       const json = JSON.stringify(partialResult === undefined ? null : partialResult, bytesAsText)
       return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
     } catch (error) {
-      return { content: [{ type: 'text', text: `[partial result omitted: ${messageOf(error)}]` }] }
+      return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }
     }
   }
 
@@ -989,7 +997,7 @@ class ToolRuntime {
           // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
           if (answered === BEFORE_ANSWERED && value?.params !== undefined) bad = nonFiniteNumber(value.params, JSON.stringify(value.params) ?? '')
         } catch (error) {
-          return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${messageOf(error)}`))
+          return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${serializeFailure(error, value)}`))
         }
         if (bad !== undefined) return this.#complete(batchId, slot, token, BEFORE_PARAMS_NOT_FINITE, JSON.stringify(bad))
         this.#complete(batchId, slot, token, answered, json)
@@ -1061,9 +1069,9 @@ class ToolRuntime {
  * is that limit's LIMIT_EXCEEDED like any other too-deep value; anything else (a cycle, a BigInt,
  * a throwing getter or toJSON) is the tool's error, naming why.
  */
-function unserializable(error) {
+function unserializable(error, value) {
   const overflow = error instanceof RangeError && /call stack/i.test(String(error.message))
-  return overflow ? [TOO_DEEP, 'null'] : [UNSERIALIZABLE, messageJson(error)]
+  return overflow ? [TOO_DEEP, 'null'] : [UNSERIALIZABLE, JSON.stringify(serializeFailure(error, value))]
 }
 
 function executeTool(registered, call, args, signal, onUpdate, batch) {
@@ -1338,7 +1346,7 @@ class StreamDecoder {
       if (event === null || typeof event !== 'object') {
         throw new TypeError(`StreamDecoder.pushEvent: event must be an object or JSON text, got ${describe(event)}`)
       }
-      text = JSON.stringify(event)
+      text = jsonText('StreamDecoder.pushEvent: event', event)
     }
     return this.#events(native(() => this.#native.pushEvent(text)))
   }

@@ -11,7 +11,7 @@
 const path = require('node:path')
 const fs = require('node:fs')
 const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
-const { ToolwireError, describe, native, jsonText, messageOf, checkOptionKeys } = require('./common.js')
+const { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } = require('./common.js')
 
 const CALL = 0
 const RESULT = 1
@@ -227,7 +227,7 @@ class RunAudit {
       } catch (error) {
         // A value the tool or hook handed over (a BigInt, a cycle, a throwing toJSON): the
         // record keeps its plain fields and says why the rest is missing.
-        const reason = `the record cannot be serialized to JSON: ${messageOf(error)}`.slice(0, MAX_REASON)
+        const reason = `the record cannot be serialized to JSON: ${serializeFailure(error, record)}`.slice(0, MAX_REASON)
         native(() => entry.native.recordIncomplete(kind, headOf(record), reason, this.interval))
       }
       if (text !== undefined) native(() => entry.native.record(kind, text, this.interval))

@@ -40,6 +40,73 @@ function messageOf(error) {
   }
 }
 
+/** The start of V8's message for a cycle JSON.stringify met. */
+const CIRCULAR = /^Converting circular structure to JSON/
+
+/** The most path segments a circular-reference message names (the first and the last half). */
+const MAX_PATH_SEGMENTS = 12
+/** The most characters of one key a circular-reference message quotes. */
+const MAX_KEY_CHARS = 40
+
+/**
+ * Why `JSON.stringify(value, replacer)` threw `error`, on one line: a cycle as `it holds a
+ * circular reference at $.a.b` (the path where it closes, bounded), instead of V8's multi-line
+ * text; anything else as `messageOf` reads it. Never throws.
+ */
+function serializeFailure(error, value, replacer) {
+  let circular
+  try {
+    circular = error instanceof TypeError && CIRCULAR.test(error.message)
+  } catch {
+    circular = false
+  }
+  if (!circular) return messageOf(error)
+  const path = cyclePath(value, replacer)
+  return path === undefined ? 'it holds a circular reference' : `it holds a circular reference at ${path}`
+}
+
+/**
+ * The path (`$.a[0]["b c"]`) at which `value`, serialized as JSON.stringify does (toJSON, then
+ * `replacer`), first meets an object that holds it; undefined when serializing it again meets no
+ * cycle. One walk: each object keeps the holder and key of its first visit, so the path is read
+ * back once from where the cycle closes.
+ */
+function cyclePath(value, replacer) {
+  const parents = new Map()
+  let last
+  try {
+    JSON.stringify(value, function (key, item) {
+      if (replacer !== undefined) item = replacer.call(this, key, item)
+      last = [this, key]
+      if (item !== null && typeof item === 'object' && !parents.has(item)) parents.set(item, last)
+      return item
+    })
+  } catch (error) {
+    if (last !== undefined && error instanceof TypeError && CIRCULAR.test(error.message)) return pathText(parents, last)
+  }
+  return undefined
+}
+
+/** The path of the `[holder, key]` chain ending at `last`, its middle elided past MAX_PATH_SEGMENTS. */
+function pathText(parents, last) {
+  const segments = []
+  for (let edge = last; parents.has(edge[0]); edge = parents.get(edge[0])) segments.push(segmentText(edge[0], edge[1]))
+  segments.reverse()
+  const half = MAX_PATH_SEGMENTS / 2
+  if (segments.length > MAX_PATH_SEGMENTS) {
+    segments.splice(half, segments.length - MAX_PATH_SEGMENTS, `…(${segments.length - MAX_PATH_SEGMENTS} more)…`)
+  }
+  return `$${segments.join('')}`
+}
+
+/** One step of a path: `[3]` in an array, `.name` for a plain name, `["other key"]` (bounded) else. */
+function segmentText(holder, key) {
+  if (Array.isArray(holder)) return `[${key}]`
+  if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= MAX_KEY_CHARS) return `.${key}`
+  const shown = key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key
+  return `[${JSON.stringify(shown)}]`
+}
+
 /** `String(value)`, or a description of the value when that throws; never throws itself. */
 function safeString(value) {
   try {
@@ -127,7 +194,7 @@ function jsonText(where, value) {
   try {
     text = JSON.stringify(value)
   } catch (error) {
-    throw new ToolwireError('VALIDATION_ERROR', `${where} cannot be serialized to JSON: ${messageOf(error)}`)
+    throw new ToolwireError('VALIDATION_ERROR', `${where} cannot be serialized to JSON: ${serializeFailure(error, value)}`)
   }
   if (text === undefined) throw new ToolwireError('VALIDATION_ERROR', `${where} has no JSON form (got ${describe(value)})`)
   return text
@@ -175,4 +242,4 @@ function nonFiniteNumber(value, text) {
   return found
 }
 
-module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }

@@ -8,7 +8,7 @@
 // crossing (see src/rap.rs for the messages).
 
 const { NativeRap } = require('../native.js')
-const { ToolwireError, native, messageOf, describe, jsonText } = require('./common.js')
+const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText } = require('./common.js')
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
 const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
@@ -201,7 +201,7 @@ class RapLink {
     try {
       argsText = JSON.stringify(args === undefined ? {} : args)
     } catch (error) {
-      return Promise.reject(new Error(`the arguments cannot be sent: ${messageOf(error)}`))
+      return Promise.reject(new Error(`the arguments cannot be sent: ${serializeFailure(error, args)}`))
     }
     const head = JSON.stringify({ tool, id: callId, callId, groupId, userId, threadAncestors })
     let onAbort

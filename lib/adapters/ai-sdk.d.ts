@@ -4,7 +4,7 @@ import type { Tool } from 'ai'
 import type { DispatchOptions, ToolResult, ToolRuntime } from '../../index.js'
 
 export interface AiSdkAdapterOptions {
-  /** The tools to expose, by name (each must be registered); default all registered tools. */
+  /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]
   /** Options of every dispatch (the signal is the SDK's `abortSignal`). */
   dispatch?: Omit<DispatchOptions, 'signal'>

@@ -6,7 +6,7 @@ import type { DynamicStructuredTool } from '@langchain/core/tools'
 import type { DispatchOptions, ToolRuntime } from '../../index.js'
 
 export interface LangChainAdapterOptions {
-  /** The tools to expose, by name (each must be registered); default all registered tools. */
+  /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]
   /** Options of every dispatch (the signal is the config's). */
   dispatch?: Omit<DispatchOptions, 'signal'>

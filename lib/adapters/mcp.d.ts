@@ -28,7 +28,7 @@ export interface ServeMcpOptions {
   name?: string
   version?: string
   instructions?: string
-  /** The tools to expose, by name; default every tool registered when a client lists them. */
+  /** The tools to expose, by name; default every tool registered when a client lists them; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all): the server lists none. */
   tools?: string[]
   /** Options of every dispatch (the signal is the request's). */
   dispatch?: Omit<DispatchOptions, 'signal'>

@@ -4,7 +4,7 @@ import type { AgentEvent, AgentTool } from '@mariozechner/pi-agent-core'
 import type { DispatchOptions, ToolExecutionEvent, ToolRuntime } from '../../index.js'
 
 export interface PiAdapterOptions {
-  /** The tools to expose, by name (each must be registered); default all registered tools. */
+  /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]
   /** Options of every dispatch the tools make (their signal is pi's). */
   dispatch?: Omit<DispatchOptions, 'signal'>

@@ -7,6 +7,7 @@
 //!
 //! [`analyze_command`]: super::shell::analyze_command
 
+mod command_line;
 mod config;
 mod grant_secrets;
 mod store;

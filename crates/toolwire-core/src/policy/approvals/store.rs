@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::command_line::command_line;
 use super::config::ApprovalsConfig;
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::shell::callenv::unsafe_call_env;
@@ -241,14 +242,19 @@ impl ApprovalStore {
                 analysis: None,
             };
         };
-        let Some(command) = args.get(param).and_then(Value::as_str) else {
-            return Hit {
-                hit: false,
-                miss: format!("the command parameter \"{param}\" is missing or not a string"),
-                command: None,
-                analysis: None,
-            };
+        // A command line, or an argument vector as the line of its quoted words.
+        let command = match command_line(param, args.get(param)) {
+            Ok(line) => line,
+            Err(miss) => {
+                return Hit {
+                    hit: false,
+                    miss,
+                    command: None,
+                    analysis: None,
+                }
+            }
         };
+        let command = command.as_str();
         let grants = self.grants.commands.get(&canonical);
         let mut options = config.analyze.clone();
         let base = options.cwd.take().or(base);
@@ -570,7 +576,7 @@ mod tests {
         assert!(!found.hit);
         assert_eq!(
             found.miss,
-            "the command parameter \"command\" is missing or not a string"
+            "the command parameter \"command\" is neither a string nor an argument array of strings: 5"
         );
     }
 
