@@ -560,3 +560,67 @@ describe('analyzeCommand: a PATH the line could write', () => {
     }
   })
 })
+
+describe('analyzeCommand: read-only pipelines with the real programs', () => {
+  // A new user's repros 4d and 21 (run as root and as nobody): `sort`, `uniq -c` allowlisted,
+  // `sed -n` and `jq` counted as programs that may write files, so these lines were refused
+  // beside git (and as root every line of two segments was); their writing forms stay refused.
+  const allowlist = ['ls', 'git', 'sort', 'uniq', 'sed', 'jq', 'cat', 'grep', 'head', 'nl', 'tac', 'cp']
+  const options = (): AnalyzeOptions => {
+    const ws = dir('pipes-ws')
+    if (!fs.existsSync(path.join(ws, '.git'))) spawnSync('git', ['init', '-q', ws])
+    return { allowlist, cwd: ws, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } }
+  }
+
+  it.each([
+    'git log --oneline | sort',
+    'git log | sed -n 1,5p',
+    'git show HEAD:package.json | jq .name',
+    'git log --format=%an | sort | uniq -c | sort -rn | head -n 5',
+    'git log --oneline | uniq -c',
+    'ls | sort',
+    'cat a | sort | uniq -c',
+    'grep -rh import src | sort -u',
+    'git log | nl | tac',
+  ])('approves %j', (line) => {
+    const analysis = analyzeCommand(line, options())
+    expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(true)
+  })
+
+  it.each([
+    ['git log | sort -o .git/config', '`sort -o .git/config` in this line may write them first'],
+    ['sort --out=.git/hooks/pre-commit a && git status', 'reads its configuration and hooks (in `.git`) when it runs'],
+    ['uniq a .git/config; git status', '`uniq a .git/config` in this line'],
+    ['cp a b && git status', '`git` reads its configuration and hooks (in `.git`) when it runs, and `cp a b` in this line may write them first'],
+  ])('refuses %j', (line, want) => {
+    expect(refused(line, options()).reason).toContain(want)
+  })
+
+  // A new user's repro 4d: `git config --get user.name` and `git config --list` were refused as
+  // "`git config` can run commands"; its writing and editing forms still are.
+  it.each([
+    ['git config --get user.name', true],
+    ['git config --list --show-origin', true],
+    ['git config user.name', true],
+    ['git config get user.name', true],
+    ['git config list --global', true],
+    ['git config user.name x', false],
+    ['git config --add user.email x', false],
+    ['git config --unset user.name', false],
+    ['git config -e', false],
+    ['git config --global edit', false],
+    ['git config set user.name x', false],
+  ] as [string, boolean][])('git config: %j approved %j', (line, want) => {
+    const analysis = analyzeCommand(line, options())
+    expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(want)
+    if (!want) expect(analysis.reason).toContain('only its reading forms pass')
+  })
+
+  // A new user's repro 4: `make test` is no argument injection: the call itself runs the
+  // workspace's code, which only an approval can let run.
+  it.each([['make test'], ['make'], ['npm test']])('labels %j as running code the workspace holds', (line) => {
+    const reason = refused(line, { ...options(), allowlist: ['make', 'npm'] }).reason ?? ''
+    expect(reason).toContain('runs code the workspace holds: `')
+    expect(reason).not.toContain('argument injection')
+  })
+})

@@ -10,6 +10,7 @@ use super::submodules;
 
 #[cfg(test)]
 mod bypass_tests;
+mod config_reads;
 mod keys;
 mod remotes;
 mod repository_arg;
@@ -96,7 +97,6 @@ pub const SUBCOMMANDS_REFUSED: &[&str] = &[
     "credential",
     "credential-store",
     "credential-cache",
-    "config",
     "hook",
     "remote-ext",
     "remote-fd",
@@ -707,6 +707,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     let rest = &args[index + 1..];
     if let Some(why) = foreign_strategy(sub, rest) {
         return Err(format!("argument injection: {why}"));
+    }
+    if sub == "config" {
+        config_reads::check_config(rest).map_err(|why| format!("argument injection: {why}"))?;
     }
     // A remote-helper URL wherever a URL may stand: an argument or an option's value.
     if let Some(arg) = rest.iter().find(|arg| {

@@ -17,6 +17,7 @@ pub mod allowlist;
 pub mod callenv;
 pub mod clients;
 pub mod code_args;
+pub mod file_writes;
 pub mod git;
 pub mod git_config;
 pub mod injection;
@@ -339,8 +340,13 @@ impl<'a> Context<'a> {
         // pass the checks an allowlisted program's do.
         verdict.unlisted = injection::check_arguments(&names, args, place).is_ok();
         Err(format!(
-            "`{typed}` ({}) is not allowlisted",
-            display_real(&real, trusted)
+            "`{typed}` ({}) is not allowlisted{}",
+            display_real(&real, trusted),
+            if trusted {
+                String::new()
+            } else {
+                untrusted_hint(&real)
+            }
         ))
     }
 }
@@ -354,6 +360,17 @@ fn all_names<'n>(real_name: &'n str, typed_name: &'n str, trusted: &'n [String])
         }
     }
     names
+}
+
+/// What to add for a program whose real file lies outside the trusted dirs (a rustup, pyenv or
+/// nvm shim: `~/.cargo/bin/cargo` -> `rustup`): a bare name never matches it, and a path entry
+/// matches the real path, not the one `which` prints.
+fn untrusted_hint(real: &Path) -> String {
+    let dir = real.parent().unwrap_or(Path::new("/")).display();
+    format!(
+        ": a bare name matches only a real file in the trusted dirs, and a path entry the real path; to approve it, add `{}` (or a glob such as `{dir}/*`) to the allowlist, or `{dir}` to trustedDirs",
+        real.display()
+    )
 }
 
 fn display_real(real: &Path, trusted: bool) -> String {

@@ -155,10 +155,15 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
+/// The label of every refusal of a program running code the workspace holds (`make test`,
+/// `npm test`, `cargo test`): no argument was injected, the call itself runs that code, so
+/// only an approval (per call) can let it run.
+pub const WORKSPACE_CODE_RULE: &str = "runs code the workspace holds";
+
 /// The refusal of a program that runs code the workspace holds: `shown` is how it was called
 /// (`npm test`, `make`), `what` the code it runs. One wording for the whole class.
 fn runs_workspace_code(shown: &str, what: &str) -> String {
-    format!("argument injection: `{shown}` may run {what} (code the workspace can write)")
+    format!("{WORKSPACE_CODE_RULE}: `{shown}` may run {what} (code the workspace can write)")
 }
 
 /// A build tool or test runner that runs code the workspace holds, and the forms that run
@@ -784,7 +789,7 @@ mod tests {
             assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
             if let Err(why) = got {
                 assert!(
-                    why.contains(&format!("`{name}"))
+                    why.starts_with(&format!("{WORKSPACE_CODE_RULE}: `{name}"))
                         && why.ends_with("(code the workspace can write)"),
                     "{name} {args}: {why}"
                 );
@@ -795,7 +800,11 @@ mod tests {
         let ws = sandbox.dir("ws");
         let npm = check_node_package_manager("npm", &argv("test"), Place::at(&ws));
         let npm = npm.unwrap_err();
-        assert!(npm.ends_with("(code the workspace can write)"), "{npm}");
+        assert!(
+            npm.starts_with(&format!("{WORKSPACE_CODE_RULE}: `npm test`"))
+                && npm.ends_with("(code the workspace can write)"),
+            "{npm}"
+        );
     }
 
     #[test]

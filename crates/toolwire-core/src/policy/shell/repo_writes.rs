@@ -3,7 +3,7 @@
 //! `cp x .git/config && git status` the repository checked ([`git`](super::git)) is not the one
 //! git uses. No list of writing programs could be complete, so the rule lists readers: in a
 //! line of more than one segment, git runs only beside programs that write no file
-//! ([`READERS`]) and git subcommands that write only the index, refs, objects and the work
+//! ([`file_writes`](super::file_writes): `sort` without `-o`, `uniq` with one operand, ...) and git subcommands that write only the index, refs, objects and the work
 //! tree, which git never lets reach `.git` ([`subcommands::NO_FILES`]). The package managers'
 //! configuration files are read likewise (`cp x .yarnrc.yml && yarn why react`).
 //!
@@ -11,16 +11,10 @@
 //! line depends on what its other segments write (`cp ./evil /usr/local/sbin/wc && wc -l`):
 //! [`refuse_beside_writers_as_root`] applies the same "writes no file" rule to every program.
 
+use super::file_writes;
 use super::git::subcommands;
 use super::names;
 use super::SegmentVerdict;
-
-/// Programs that write no file whatever their arguments (no output-file option).
-const READERS: &[&str] = &[
-    "ls", "cat", "echo", "pwd", "true", "false", "wc", "head", "tail", "cut", "tr", "grep",
-    "egrep", "fgrep", "date", "uname", "whoami", "id", "basename", "dirname", "realpath",
-    "readlink", "stat", "du", "df", "which", "diff", "cmp", "nproc", "sleep", "seq", "test",
-];
 
 /// Programs that read, when they run, workspace configuration the analysis checked because it
 /// can run code: git's repository, the package managers' `.yarnrc` and `.npmrc`
@@ -47,10 +41,9 @@ fn reads_config(verdict: &SegmentVerdict) -> bool {
         .any(|n| CONFIG_READERS.contains(&n.as_str()))
 }
 
-/// Whether the git segment `argv` writes no file git reads as configuration or a hook.
-/// `argv` may start with `NAME=value` words, before the program.
-/// With `work_tree`, a subcommand writing the work tree ([`subcommands::WORK_TREE`]) writes.
-fn git_writes_no_files(argv: &[String], work_tree: bool) -> bool {
+/// The arguments of the segment `argv` after its program; `argv` may start with `NAME=value`
+/// words, before the program.
+fn program_args(argv: &[String]) -> &[String] {
     let assignment = |word: &String| {
         word.split_once('=').is_some_and(|(name, _)| {
             name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -58,15 +51,21 @@ fn git_writes_no_files(argv: &[String], work_tree: bool) -> bool {
         })
     };
     let program = argv.iter().take_while(|w| assignment(w)).count();
-    let args = argv.get(program + 1..).unwrap_or_default();
-    super::git::subcommand(args).is_none_or(|sub| {
+    argv.get(program + 1..).unwrap_or_default()
+}
+
+/// Whether the git segment `argv` writes no file git reads as configuration or a hook.
+/// With `work_tree`, a subcommand writing the work tree ([`subcommands::WORK_TREE`]) writes.
+fn git_writes_no_files(argv: &[String], work_tree: bool) -> bool {
+    super::git::subcommand(program_args(argv)).is_none_or(|sub| {
         subcommands::has(sub, subcommands::NO_FILES)
             && !(work_tree && subcommands::has(sub, subcommands::WORK_TREE))
     })
 }
 
-/// Whether the approved segment `verdict` writes no file: a reader, git writing none, or a
-/// safe bin within its profile (which takes no file argument).
+/// Whether the approved segment `verdict` writes no file: a program that with its arguments
+/// writes none ([`file_writes`]), git writing none, or a safe bin within its profile (which
+/// takes no file argument). An allowlisted program is never worse than a safe bin.
 /// A program known only by a name (its real file outside the trusted dirs) may be anything.
 /// With `work_tree`, git subcommands writing the work tree count as writers too.
 fn writes_no_files(verdict: &SegmentVerdict, work_tree: bool) -> bool {
@@ -80,7 +79,8 @@ fn writes_no_files(verdict: &SegmentVerdict, work_tree: bool) -> bool {
     if is_git(verdict) {
         return git_writes_no_files(&verdict.argv, work_tree);
     }
-    reads_config(verdict) || READERS.contains(&real_name(verdict))
+    reads_config(verdict)
+        || file_writes::writes_no_file(real_name(verdict), program_args(&verdict.argv))
 }
 
 /// The first two approved segments of `verdicts` that may write files (linear: no more are
@@ -150,12 +150,115 @@ pub fn refuse_git_beside_writers(verdicts: &mut [SegmentVerdict]) {
     let writers = first_writers(verdicts);
     for i in 0..verdicts.len() {
         if verdicts[i].approved && reads_config(&verdicts[i]) {
-            refuse_beside(
-                verdicts,
-                i,
-                &writers,
-                "reads its configuration (git: and hooks) when it runs",
-            );
+            let why = if is_git(&verdicts[i]) {
+                "reads its configuration and hooks (in `.git`) when it runs"
+            } else {
+                "reads its configuration (`.npmrc`, `.yarnrc`, `.yarnrc.yml`) when it runs"
+            };
+            refuse_beside(verdicts, i, &writers, why);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::policy::shell::tests::Sandbox;
+    use crate::policy::shell::{analyze_command, AnalyzeOptions};
+
+    /// Lines of readers beside git, as root and not, with whether they pass (seen by a new
+    /// user: `sort`, `uniq -c` allowlisted, `sed -n`, `jq` counted as programs that may write
+    /// files, so `git log | sort` was refused, and as root even `ls | sort`; allowlisting
+    /// `uniq` turned `git log --oneline | uniq -c` from approved to refused). The writing forms
+    /// of the same programs stay refused.
+    const LINES: &[(&str, bool, bool)] = &[
+        // (line, approved when not root, approved as root)
+        ("git log --oneline | sort", true, true),
+        ("git log | sed -n 1,5p", true, true),
+        ("git show HEAD:package.json | jq .name", true, true),
+        (
+            "git log --format=%an | sort | uniq -c | sort -rn | head -n 5",
+            true,
+            true,
+        ),
+        ("git log --oneline | uniq -c", true, true),
+        ("ls | sort", true, true),
+        ("cat a | sort | uniq -c", true, true),
+        ("grep -rh import src | sort -u", true, true),
+        ("git log | nl | tac", true, true),
+        ("cat a | sha256sum && git status", true, true),
+        ("git log | sort -o .git/config", false, false),
+        (
+            "sort -o .git/hooks/pre-commit a && git status",
+            false,
+            false,
+        ),
+        ("git log | sort --out=.git/config", false, false),
+        ("uniq a .git/config; git status", false, false),
+        ("git log | shuf -o x", false, false),
+        ("git log | tee x", false, false),
+        ("ls | sort -o x", true, false),
+        ("ls | uniq a b", true, false),
+        ("cp a b && ls", true, false),
+    ];
+
+    /// A work tree `ws` with a `.git` of a config and a hooks directory.
+    fn repository(sandbox: &Sandbox) -> std::path::PathBuf {
+        let ws = sandbox.dir("ws");
+        sandbox.dir("ws/.git/hooks");
+        std::fs::write(ws.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+        ws
+    }
+
+    #[test]
+    fn readers_by_their_arguments_run_beside_git_and_as_root() {
+        let sandbox = Sandbox::new("repo-writes-readers");
+        let ws = repository(&sandbox);
+        let programs = [
+            "ls",
+            "git",
+            "sort",
+            "uniq",
+            "sed",
+            "jq",
+            "cat",
+            "grep",
+            "head",
+            "cp",
+            "tee",
+            "shuf",
+            "nl",
+            "tac",
+            "sha256sum",
+        ];
+        let base = sandbox.allowlisting(ws, &programs);
+        for (line, user, root) in LINES {
+            for (runs_as_root, want) in [(false, user), (true, root)] {
+                let options = AnalyzeOptions {
+                    runs_as_root,
+                    ..base.clone()
+                };
+                let analysis = analyze_command(line, &options);
+                assert_eq!(
+                    analysis.approved, *want,
+                    "{line} (root: {runs_as_root}): {:?}",
+                    analysis.reason
+                );
+            }
+        }
+    }
+
+    /// The whole refusal of a configuration reader beside a writer (it read "(git: and
+    /// hooks)").
+    #[test]
+    fn config_reader_refusals_read_as_sentences() {
+        let sandbox = Sandbox::new("repo-writes-wording");
+        let ws = repository(&sandbox);
+        let options = sandbox.allowlisting(ws, &["git", "cp"]);
+        assert_eq!(
+            analyze_command("cp x y && git status", &options).reason.as_deref(),
+            Some(
+                "segment `git status`: `git` reads its configuration and hooks (in `.git`) when it runs, and `cp x y` in this line may write them first: in a line of several segments it runs only beside programs that write no file"
+            )
+        );
     }
 }

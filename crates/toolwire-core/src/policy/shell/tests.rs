@@ -442,10 +442,7 @@ fn assert_unlisted(command: &str, options: &AnalyzeOptions, real: &Path) {
     let segment = &analysis.segments[0];
     assert_eq!(segment.resolved_path.as_deref(), real.to_str(), "{command}");
     let reason = segment.reason.as_deref().unwrap_or_default();
-    assert!(
-        reason.ends_with("is not allowlisted"),
-        "{command}: {reason}"
-    );
+    assert!(reason.contains("is not allowlisted"), "{command}: {reason}");
 }
 
 #[test]
@@ -727,5 +724,44 @@ fn a_trusted_link_to_a_system_file_lends_its_name_and_path() {
     for allowlist in [vec!["npm".to_string()], vec![link_path]] {
         let analysis = analyze_command("npm ls", &options(&allowlist));
         assert!(!analysis.approved, "{allowlist:?}: {:?}", analysis.reason);
+    }
+}
+
+/// A rustup shim (`~/.cargo/bin/cargo` -> `rustup`, seen by a new user; pyenv and nvm alike):
+/// neither `cargo` nor the path `which` prints approves it, and the refusal says what does,
+/// each of which then approves it.
+#[test]
+fn a_shim_outside_the_trusted_dirs_is_refused_saying_what_to_add() {
+    let sandbox = Sandbox::new("shim-hint");
+    let ws = sandbox.dir("ws");
+    let base = sandbox.allowlisting(ws, &[]);
+    let shims = sandbox.dir("home/.cargo/bin");
+    let rustup = sandbox.exe("home/.cargo/bin/rustup");
+    sandbox.link("home/.cargo/bin/cargo", Path::new("rustup"));
+    let options = |allowlist: Vec<String>, trusted: Vec<PathBuf>| AnalyzeOptions {
+        allowlist,
+        trusted_dirs: [base.trusted_dirs.clone(), trusted].concat(),
+        path: Some(format!(
+            "{}:{}",
+            shims.display(),
+            base.trusted_dirs[0].display()
+        )),
+        ..base.clone()
+    };
+    let (real, dir) = (rustup.display(), shims.display());
+    let want = format!(
+        "segment `cargo --version`: `cargo` ({real} outside the trusted dirs) is not allowlisted: a bare name matches only a real file in the trusted dirs, and a path entry the real path; to approve it, add `{real}` (or a glob such as `{dir}/*`) to the allowlist, or `{dir}` to trustedDirs"
+    );
+    for entry in ["cargo".to_string(), format!("{dir}/cargo")] {
+        let analysis = analyze_command("cargo --version", &options(vec![entry], vec![]));
+        assert_eq!(analysis.reason.as_deref(), Some(want.as_str()));
+    }
+    for (allowlist, trusted) in [
+        (vec![real.to_string()], vec![]),
+        (vec![format!("{dir}/*")], vec![]),
+        (vec!["cargo".to_string()], vec![shims.clone()]),
+    ] {
+        let analysis = analyze_command("cargo --version", &options(allowlist.clone(), trusted));
+        assert!(analysis.approved, "{allowlist:?}: {:?}", analysis.reason);
     }
 }

@@ -72,6 +72,8 @@ pub const SUBCOMMANDS: &[(&str, u32)] = &[
     ("commit", COMMIT | REF | INDEX | GC | REWRITE | NO_FILES),
     ("commit-graph", 0),
     ("commit-tree", 0),
+    // Only its reading forms pass (`config_reads`).
+    ("config", NO_FILES | TOP_ONLY),
     ("count-objects", NO_FILES | TOP_ONLY),
     ("describe", INDEX | NO_FILES),
     ("diagnose", 0),
@@ -313,6 +315,6 @@ mod tests {
         assert!(has("status", NO_FILES) && !has("status", TOP_ONLY));
         assert!(has("rev-parse", TOP_ONLY) && !has("archive", NO_FILES));
         assert!(has("fetch", TALKS) && !has("archive", TALKS));
-        assert!(properties("config").is_none());
+        assert!(has("config", NO_FILES | TOP_ONLY));
     }
 }
