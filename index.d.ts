@@ -124,7 +124,8 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
    * The parameter holding a shell command: the tool is exec-like and its commands are analyzed
    * for approvals. Its value is a command line (a string) or an argument array of strings run
    * without a shell (`["git", "status"]`), analyzed as the line of its elements each quoted
-   * (`'git' 'status'`); anything else is a miss naming why.
+   * (`'git' 'status'`) and as the elements joined unquoted (what a tool joining them into a shell
+   * line runs): both must be approved. Anything else is a miss naming why.
    */
   command?: string
   /** Overrides the runtime's `approvals.security` and `approvals.ask` for this tool. */

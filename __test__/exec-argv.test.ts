@@ -1,8 +1,10 @@
 // An exec tool whose command is an argument vector (`{ command: ["git", "status"] }`, as Codex
 // sends it) was refused as "missing or not a string" (user review r8, repro 20-exec-shapes). It
 // is analyzed as the line of its elements each quoted for the shell, which the analysis reads
-// back as exactly those words: run for real without a shell (execFileSync), the program gets
-// the same words, and no element becomes an operator, an expansion or a second command.
+// back as exactly those words, and as its elements joined without quotes (what a tool that
+// builds a shell line by joining them runs); it is approved only when both are. Run for real
+// without a shell (execFileSync), the program gets the same words, and no element becomes an
+// operator, an expansion or a second command.
 import { execFileSync, execSync } from 'node:child_process'
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,18 +39,34 @@ describe('exec calls with an argument array', () => {
     expect(got.text).toContain('On branch')
   })
 
-  // Each element reaches the program as it is: printf prints each argument between brackets.
+  // Each element reaches the program as it is: printf prints each argument and a comma (a
+  // format with no character a shell reads specially, so the unquoted reading passes too).
   it.each([
     ['spaces', ['two words', ' lead', 'trail ']],
-    ['quotes', ["it's", "'", '"', `a'b"c`, "''"]],
-    ['expansions', ['$HOME', '$(touch PWNED)', '`touch PWNED`', '${IFS}', '~', '*']],
-    ['operators', [';', 'touch PWNED', '&&', '|', '||', '>PWNED', '#x']],
     ['empty strings', ['', '', 'x']],
-    ['backslashes and other text', ['\\', '\\n', '\t', 'é 日本', '!x']],
+    ['quotes that balance when unquoted', ["it's", "'", '"', `a'b"c`]],
+    ['text a shell reads as itself', ['é', '日本', '-n', 'a=b', '%s%%', 'src/x.ts:12']],
   ])('%s: approved, and the program gets exactly the elements', async (_label, words) => {
-    const got = await run(['printf', '[%s]', ...words])
+    const got = await run(['printf', '%s,', ...words])
     expect(got.status).toBe('ok')
-    expect(got.text).toBe(words.map((word) => `[${word}]`).join(''))
+    expect(got.text).toBe(words.map((word) => `${word},`).join(''))
+    expect(got.ran).toBe(false)
+  })
+
+  // Run without a shell these would be harmless words, but a tool that joins the words into a
+  // shell line (`exec(command.join(' '))`) would run something else: the approval cannot see
+  // which kind of tool it is, so both readings must be approved.
+  it.each([
+    ['an unbalanced quote', ["it's"]],
+    ['command substitution', ['$(touch PWNED)']],
+    ['backquotes', ['`touch PWNED`']],
+    ['a second command', [';', 'touch PWNED']],
+    ['a redirection', ['>PWNED']],
+    ['a pipe into a shell', ['|', 'sh']],
+  ])('%s: refused, naming the unquoted reading, and nothing runs', async (_label, words) => {
+    const got = await run(['printf', '%s,', ...words])
+    expect(got.status).toBe('pending')
+    expect(got.message).toContain('joined into a shell line without quotes')
     expect(got.ran).toBe(false)
   })
 

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::command_line::command_line;
+use super::command_line::{command_line, CommandLine};
 use super::config::ApprovalsConfig;
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::shell::callenv::unsafe_call_env;
@@ -243,7 +243,7 @@ impl ApprovalStore {
             };
         };
         // A command line, or an argument vector as the line of its quoted words.
-        let command = match command_line(param, args.get(param)) {
+        let CommandLine { line, unquoted } = match command_line(param, args.get(param)) {
             Ok(line) => line,
             Err(miss) => {
                 return Hit {
@@ -254,7 +254,7 @@ impl ApprovalStore {
                 }
             }
         };
-        let command = command.as_str();
+        let command = line.as_str();
         let grants = self.grants.commands.get(&canonical);
         let mut options = config.analyze.clone();
         let base = options.cwd.take().or(base);
@@ -281,7 +281,19 @@ impl ApprovalStore {
         if let Some(grants) = grants {
             options.allowlist.extend(grants.executables.iter().cloned());
         }
-        let analysis = analyze_command(command, &options);
+        let mut analysis = analyze_command(command, &options);
+        if let Some(unquoted) = unquoted.filter(|_| analysis.approved) {
+            // A vector runs as either line, depending on the tool (see `command_line`).
+            let joined = analyze_command(&unquoted, &options);
+            if !joined.approved {
+                analysis = Analysis::refused(format!(
+                    "its words joined into a shell line without quotes, as a tool may run them, \
+                     read as `{}`, which is not approved: {}",
+                    unquoted.chars().take(200).collect::<String>(),
+                    joined.reason.as_deref().unwrap_or("refused")
+                ));
+            }
+        }
         let exact = grants.is_some_and(|g| g.exact.contains(command));
         Hit {
             hit: exact || analysis.approved,
