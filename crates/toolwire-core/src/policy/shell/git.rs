@@ -10,6 +10,7 @@ use super::submodules;
 
 #[cfg(test)]
 mod bypass_tests;
+mod discovery;
 mod keys;
 mod remotes;
 mod repository_arg;
@@ -241,8 +242,9 @@ fn step(dir: &Path, value: &str) -> PathBuf {
 }
 
 /// Why running git in `target` could read another repository's configuration than the one of
-/// the trusted directory `root`: `target` must be `root` or below it, with no `.git` of its own
-/// on the way (a nested repository, which a download or an archive may have brought).
+/// the trusted directory `root`: `target` must be `root` or below it, with no repository of its
+/// own on the way ([`discovery::holds_repository`]: a `.git`, or a directory that is a bare
+/// repository, which a download, an archive or the project itself may have brought).
 fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
     let shown = target.display();
     let (Ok(target), Ok(root)) = (std::fs::canonicalize(target), std::fs::canonicalize(root))
@@ -263,6 +265,12 @@ fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
             return Some(format!(
                 "git would run in `{}`, a repository of its own inside the trusted directory (untrusted)",
+                dir.display()
+            ));
+        }
+        if discovery::is_git_directory(dir) {
+            return Some(format!(
+                "git would run in `{}`, a bare repository (a git directory) inside the trusted directory: its configuration and hooks are untrusted",
                 dir.display()
             ));
         }
@@ -352,7 +360,8 @@ fn config_entries(path: &Path) -> Result<Vec<git_config::Entry>, String> {
 /// `config.worktree`, the common directory's `config`) sets a code-running key
 /// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
 /// when there is no subcommand), or it has submodules and the subcommand `enters` them
-/// ([`submodules`]); without a `.git` in `root`, a repository above `root` that git would find
+/// ([`submodules`]); a `root` that is itself a bare repository is checked the same way; without
+/// a `.git` in `root`, a repository above `root` that git would find
 /// instead. Otherwise its remotes, for the subcommands that talk to one.
 fn untrusted_root_repository(
     root: &Path,
@@ -364,17 +373,17 @@ fn untrusted_root_repository(
     };
     let dot_git = root.join(".git");
     let gitdir = match std::fs::symlink_metadata(&dot_git) {
+        // The trusted directory is itself a bare repository: git uses it, so it is checked.
+        Err(_) if discovery::is_git_directory(&root) => root.clone(),
         Err(_) => {
             let above = root.ancestors().skip(1).find_map(|dir| {
-                std::fs::symlink_metadata(dir.join(".git"))
-                    .is_ok()
-                    .then(|| {
-                        format!(
+                discovery::holds_repository(dir).then(|| {
+                    format!(
                         "git would use the repository of `{}`, above the trusted directory `{}`",
                         dir.display(),
                         root.display()
                     )
-                    })
+                })
             });
             return above.map_or_else(|| Ok(Remotes::none()), Err);
         }
