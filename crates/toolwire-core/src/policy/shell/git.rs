@@ -15,6 +15,8 @@ mod keys;
 mod remotes;
 mod repository_arg;
 pub(crate) mod subcommands;
+mod user_config;
+mod written_paths;
 
 pub use keys::code_running_key;
 use remotes::Remotes;
@@ -699,6 +701,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     if let Some(why) = sub.and_then(refused_subcommand) {
         return Err(format!("argument injection: {why}"));
     }
+    let env = |name: &str| std::env::var_os(name);
+    user_config::untrusted_user_config(sub, &env)
+        .map_err(|why| format!("argument injection: {why}"))?;
     // The repository is checked once the subcommand is known: its hooks matter only to the
     // subcommands that run them.
     let remotes = match (place.cwd, place.trusted_root()) {
@@ -735,6 +740,10 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             .filter(|root| Some(*root) != dir.as_deref()),
     );
     if let Some(why) = local_remote(sub, rest, &dirs, &remotes) {
+        return Err(format!("argument injection: {why}"));
+    }
+    if let Some(why) = written_paths::leaving_path(sub, rest, dir.as_deref(), place.trusted_root())
+    {
         return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::super::bypass_tests_last::{git, git_command, HookedRepository};
 use super::super::tests::Sandbox;
 use super::super::*;
+use super::user_config;
 
 /// An executable script at `path` touching `marker` and failing (a merge strategy that fails
 /// leaves the branches as they were).
@@ -529,4 +530,131 @@ fn bare_repositories_are_found_and_checked_as_git_finds_them() {
         !analysis.approved && reason.contains("gpg.program"),
         "{reason}"
     );
+}
+
+/// Attack review 2, repro 5: `git worktree add ~/.config/git evil` (approved: a write outside
+/// the workspace) checked the branch's `config` out as git's XDG configuration, and the next
+/// `git status` ran its `core.fsmonitor`. Both are run for real here: the worktree outside is
+/// refused, and configuration git reads besides the repository's is checked (the files each
+/// environment names, includes followed), keys that cannot run for the subcommand aside.
+#[test]
+fn configuration_outside_the_repository_is_checked() {
+    let repo = HookedRepository::new("git-user-config");
+    let home = repo.sandbox.dir("home");
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    toucher(&evil, &marker);
+    git(&repo.ws, &home, &["checkout", "-q", "-b", "evil"]);
+    std::fs::write(
+        repo.ws.join("config"),
+        format!("[core]\n\tfsmonitor = {}\n", evil.display()),
+    )
+    .unwrap();
+    git(&repo.ws, &home, &["add", "config"]);
+    git(&repo.ws, &home, &["commit", "-qm", "cfg", "--no-verify"]);
+    git(&repo.ws, &home, &["checkout", "-q", "main"]);
+    let xdg = home.join(".config/git");
+    let add = format!("git worktree add {} evil", xdg.display());
+    let analysis = analyze_command(&add, &repo.options());
+    let reason = analysis.reason.unwrap_or_default();
+    assert!(
+        !analysis.approved && reason.contains("outside the workspace"),
+        "{reason}"
+    );
+    // Had it run (with the user's real git configuration read from `home`):
+    let mut run = git_command(&repo.ws, &home);
+    run.env_remove("GIT_CONFIG_GLOBAL")
+        .args(add.split(' ').skip(1));
+    assert!(run.output().unwrap().status.success());
+    let mut status = git_command(&repo.ws, &home);
+    status.env_remove("GIT_CONFIG_GLOBAL").arg("status");
+    status.output().unwrap();
+    assert!(marker.exists(), "the global core.fsmonitor did not run");
+    let vars = |pairs: Vec<(&'static str, String)>| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
+    let at_home = vars(vec![
+        ("HOME", home.display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+    ]);
+    let why = user_config::untrusted_user_config(Some("status"), &at_home).unwrap_err();
+    assert!(
+        why.contains("core.fsmonitor") && why.contains(".config/git/config"),
+        "{why}"
+    );
+    // Each place and form, one at a time: (file under the sandbox, text, subcommand, refused).
+    let other = repo.sandbox.dir("other");
+    let cases: &[(&str, &str, &str, bool)] = &[
+        (".gitconfig", "[core]\n\tpager = sh\n", "log", true),
+        (".gitconfig", "[diff]\n\texternal = x\n", "log", true),
+        (".gitconfig", "[include]\n\tpath = inc\n", "log", true),
+        (
+            ".gitconfig",
+            "[includeIf \"gitdir:/nowhere/\"]\n\tpath = ~/inc\n",
+            "log",
+            true,
+        ),
+        (
+            ".gitconfig",
+            "[credential]\n\thelper = store\n",
+            "fetch",
+            true,
+        ),
+        (
+            ".gitconfig",
+            "[credential]\n\thelper = store\n",
+            "status",
+            false,
+        ),
+        (".gitconfig", "[safe]\n\tdirectory = *\n", "status", false),
+        (".gitconfig", "[alias]\n\tst = status\n", "status", false),
+        (".gitconfig", "[user]\n\tname = a\n", "status", false),
+        (".gitconfig", "[core\n", "status", true),
+    ];
+    for (file, text, sub, refused) in cases {
+        std::fs::remove_file(xdg.join("config")).ok();
+        std::fs::write(other.join(file), text).unwrap();
+        std::fs::write(other.join("inc"), "[core]\n\tsshCommand = x\n").unwrap();
+        let env = vars(vec![
+            ("HOME", other.display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ]);
+        let got = user_config::untrusted_user_config(Some(sub), &env);
+        assert_eq!(got.is_err(), *refused, "{text:?} for {sub}: {got:?}");
+    }
+    // Files and settings the environment names.
+    let global = other.join("global");
+    std::fs::write(&global, "[gpg]\n\tprogram = x\n").unwrap();
+    std::fs::create_dir_all(other.join("xdg/git")).unwrap();
+    std::fs::copy(&global, other.join("xdg/git/config")).unwrap();
+    let envs: Vec<Vec<(&'static str, String)>> = vec![
+        vec![
+            ("GIT_CONFIG_GLOBAL", global.display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ],
+        vec![("GIT_CONFIG_SYSTEM", global.display().to_string())],
+        vec![
+            ("XDG_CONFIG_HOME", other.join("xdg").display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ],
+        vec![
+            ("GIT_CONFIG_COUNT", "1".into()),
+            ("GIT_CONFIG_KEY_0", "core.pager".into()),
+        ],
+        vec![("GIT_CONFIG_COUNT", "x".into())],
+        vec![("GIT_CONFIG_PARAMETERS", "'core.pager'='sh'".into())],
+    ];
+    for pairs in envs {
+        let shown = format!("{pairs:?}");
+        let env = vars(pairs);
+        assert!(
+            user_config::untrusted_user_config(Some("log"), &env).is_err(),
+            "{shown}"
+        );
+    }
 }
