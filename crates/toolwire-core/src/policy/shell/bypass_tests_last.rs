@@ -762,7 +762,17 @@ fn git_runs_only_beside_programs_that_write_no_file() {
         ..options
     };
     for (command, want) in REPOSITORY_WRITES {
-        expect(command, &options, *want, "may write them first", "E5");
+        // A git subcommand naming a path in `.git` to write is refused on its own
+        // (`git::written_paths`), before the line rule.
+        let written = ["worktree add", "bundle create", "archive -o", "merge-file"];
+        let refusal = match written
+            .iter()
+            .any(|sub| command.contains(&format!("git {sub} .git")))
+        {
+            true => "inside a `.git`",
+            false => "may write them first",
+        };
+        expect(command, &options, *want, refusal, "E5");
     }
 }
 

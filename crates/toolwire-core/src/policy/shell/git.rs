@@ -11,10 +11,13 @@ use super::submodules;
 #[cfg(test)]
 mod bypass_tests;
 mod config_reads;
+mod discovery;
 mod keys;
 mod remotes;
 mod repository_arg;
 pub(crate) mod subcommands;
+mod user_config;
+mod written_paths;
 
 pub use keys::code_running_key;
 use remotes::Remotes;
@@ -241,8 +244,9 @@ fn step(dir: &Path, value: &str) -> PathBuf {
 }
 
 /// Why running git in `target` could read another repository's configuration than the one of
-/// the trusted directory `root`: `target` must be `root` or below it, with no `.git` of its own
-/// on the way (a nested repository, which a download or an archive may have brought).
+/// the trusted directory `root`: `target` must be `root` or below it, with no repository of its
+/// own on the way ([`discovery::holds_repository`]: a `.git`, or a directory that is a bare
+/// repository, which a download, an archive or the project itself may have brought).
 fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
     let shown = target.display();
     let (Ok(target), Ok(root)) = (std::fs::canonicalize(target), std::fs::canonicalize(root))
@@ -263,6 +267,12 @@ fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
             return Some(format!(
                 "git would run in `{}`, a repository of its own inside the trusted directory (untrusted)",
+                dir.display()
+            ));
+        }
+        if discovery::is_git_directory(dir) {
+            return Some(format!(
+                "git would run in `{}`, a bare repository (a git directory) inside the trusted directory: its configuration and hooks are untrusted",
                 dir.display()
             ));
         }
@@ -352,7 +362,8 @@ fn config_entries(path: &Path) -> Result<Vec<git_config::Entry>, String> {
 /// `config.worktree`, the common directory's `config`) sets a code-running key
 /// ([`code_running_key`]), or it has a hook installed that the subcommand `sub` may run (none
 /// when there is no subcommand), or it has submodules and the subcommand `enters` them
-/// ([`submodules`]); without a `.git` in `root`, a repository above `root` that git would find
+/// ([`submodules`]); a `root` that is itself a bare repository is checked the same way; without
+/// a `.git` in `root`, a repository above `root` that git would find
 /// instead. Otherwise its remotes, for the subcommands that talk to one.
 fn untrusted_root_repository(
     root: &Path,
@@ -364,17 +375,17 @@ fn untrusted_root_repository(
     };
     let dot_git = root.join(".git");
     let gitdir = match std::fs::symlink_metadata(&dot_git) {
+        // The trusted directory is itself a bare repository: git uses it, so it is checked.
+        Err(_) if discovery::is_git_directory(&root) => root.clone(),
         Err(_) => {
             let above = root.ancestors().skip(1).find_map(|dir| {
-                std::fs::symlink_metadata(dir.join(".git"))
-                    .is_ok()
-                    .then(|| {
-                        format!(
+                discovery::holds_repository(dir).then(|| {
+                    format!(
                         "git would use the repository of `{}`, above the trusted directory `{}`",
                         dir.display(),
                         root.display()
                     )
-                    })
+                })
             });
             return above.map_or_else(|| Ok(Remotes::none()), Err);
         }
@@ -690,6 +701,9 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
     if let Some(why) = sub.and_then(refused_subcommand) {
         return Err(format!("argument injection: {why}"));
     }
+    let env = |name: &str| std::env::var_os(name);
+    user_config::untrusted_user_config(sub, &env)
+        .map_err(|why| format!("argument injection: {why}"))?;
     // The repository is checked once the subcommand is known: its hooks matter only to the
     // subcommands that run them.
     let remotes = match (place.cwd, place.trusted_root()) {
@@ -729,6 +743,10 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             .filter(|root| Some(*root) != dir.as_deref()),
     );
     if let Some(why) = local_remote(sub, rest, &dirs, &remotes) {
+        return Err(format!("argument injection: {why}"));
+    }
+    if let Some(why) = written_paths::leaving_path(sub, rest, dir.as_deref(), place.trusted_root())
+    {
         return Err(format!("argument injection: {why}"));
     }
     let short_refused = match sub {

@@ -8,7 +8,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::super::bypass_tests_last::{git, git_command, HookedRepository};
+use super::super::tests::Sandbox;
 use super::super::*;
+use super::user_config;
 
 /// An executable script at `path` touching `marker` and failing (a merge strategy that fails
 /// leaves the branches as they were).
@@ -413,6 +415,246 @@ fn refspecs_are_never_taken_for_a_repository() {
             analysis.approved, *want,
             "git {args}: {:?}",
             analysis.reason
+        );
+    }
+}
+
+/// Attack review 2, repros 2 and 2b: a bare repository is a repository git finds (a directory
+/// holding `HEAD`, `objects/` and `refs/`), and a project may carry one as plain files
+/// (`vendor.git`). Its `diff.external` ran for `git -C vendor.git log --ext-diff -p` from the
+/// workspace and for `git show --ext-diff` run in it; `log.showSignature` with `gpg.program`
+/// ran that program on a plain `git log` there. Each runs for real here and is refused; a
+/// bare repository with nothing code-running in it, as the workspace itself, passes.
+#[test]
+fn bare_repositories_are_found_and_checked_as_git_finds_them() {
+    let sandbox = Sandbox::new("git-bare");
+    let home = sandbox.root.clone();
+    let marker = sandbox.root.join("ran");
+    let evil = sandbox.root.join("evil.sh");
+    toucher(&evil, &marker);
+    let src = sandbox.dir("src");
+    git(&src, &home, &["init", "-q", "-b", "main"]);
+    std::fs::write(src.join("f"), "x\n").unwrap();
+    git(&src, &home, &["add", "f"]);
+    git(&src, &home, &["commit", "-qm", "a"]);
+    std::fs::write(src.join("f"), "y\n").unwrap();
+    git(&src, &home, &["commit", "-qam", "b"]);
+    let ws = sandbox.dir("ws");
+    git(&ws, &home, &["init", "-q", "-b", "main"]);
+    let clone = |dir: &Path, bare: &str| {
+        let from = src.display().to_string();
+        let out = git(dir, &home, &["clone", "-q", "--bare", &from, bare]);
+        assert!(out.status.success(), "{out:?}");
+        dir.join(bare)
+    };
+    let vendor = clone(&ws, "vendor.git");
+    let external = format!("[diff]\n\texternal = {}\n", evil.display());
+    let config = std::fs::read_to_string(vendor.join("config")).unwrap();
+    std::fs::write(vendor.join("config"), format!("{config}{external}")).unwrap();
+    let plain = clone(&sandbox.root, "plain.git");
+    let signed = clone(&sandbox.root, "signed.git");
+    let sign = format!(
+        "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {}\n",
+        evil.display()
+    );
+    std::fs::write(signed.join("config"), format!("{config}{sign}")).unwrap();
+    let options = |cwd: &Path| AnalyzeOptions {
+        cwd: Some(cwd.to_path_buf()),
+        allowlist: vec!["git".into()],
+        path: Some("/usr/bin:/bin".into()),
+        ..AnalyzeOptions::default()
+    };
+    // (working directory, line, runs code for real, approved)
+    let cases: &[(&Path, &str, bool, bool)] = &[
+        (&ws, "git -C vendor.git log --ext-diff -p", true, false),
+        (&ws, "git -C vendor.git/refs log", false, false),
+        (
+            &ws,
+            "git --no-pager -C ./vendor.git/ show HEAD",
+            false,
+            false,
+        ),
+        (&vendor, "git show --ext-diff HEAD", true, false),
+        (&vendor, "git log", false, false),
+        (&vendor.join("refs"), "git log", false, false),
+        (&plain, "git log --oneline", false, true),
+        (&plain, "git -C refs log --oneline", false, true),
+        (&ws, "git status", false, true),
+    ];
+    for (cwd, line, runs, want) in cases {
+        let _ = std::fs::remove_file(&marker);
+        let args: Vec<&str> = line.split(' ').skip(1).collect();
+        git(cwd, &home, &args);
+        assert_eq!(marker.exists(), *runs, "{line} in {}", cwd.display());
+        let analysis = analyze_command(line, &options(cwd));
+        let case = format!("{line} in {}: {:?}", cwd.display(), analysis.reason);
+        assert_eq!(analysis.approved, *want, "{case}");
+        if !want {
+            let reason = analysis.reason.unwrap_or_default();
+            assert!(
+                reason.contains("repository") || reason.contains("diff.external"),
+                "{case}"
+            );
+        }
+    }
+    // Repro 2b: a commit with a `gpgsig` header makes `git log` run `gpg.program`.
+    let tree = git(&signed, &home, &["rev-parse", "HEAD^{tree}"]).stdout;
+    let commit = sandbox.root.join("commit");
+    std::fs::write(
+        &commit,
+        format!(
+            "tree {}author a <a@b> 1 +0000\ncommitter a <a@b> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n\nmsg\n",
+            String::from_utf8_lossy(&tree)
+        ),
+    )
+    .unwrap();
+    let object = git(
+        &signed,
+        &home,
+        &[
+            "hash-object",
+            "-w",
+            "-t",
+            "commit",
+            &commit.display().to_string(),
+        ],
+    );
+    let object = String::from_utf8_lossy(&object.stdout).trim().to_string();
+    git(&signed, &home, &["update-ref", "refs/heads/main", &object]);
+    let _ = std::fs::remove_file(&marker);
+    git(&signed, &home, &["log"]);
+    assert!(marker.exists(), "gpg.program did not run on git log");
+    let analysis = analyze_command("git log", &options(&signed));
+    let reason = analysis.reason.unwrap_or_default();
+    assert!(
+        !analysis.approved && reason.contains("gpg.program"),
+        "{reason}"
+    );
+}
+
+/// Attack review 2, repro 5: `git worktree add ~/.config/git evil` (approved: a write outside
+/// the workspace) checked the branch's `config` out as git's XDG configuration, and the next
+/// `git status` ran its `core.fsmonitor`. Both are run for real here: the worktree outside is
+/// refused, and configuration git reads besides the repository's is checked (the files each
+/// environment names, includes followed), keys that cannot run for the subcommand aside.
+#[test]
+fn configuration_outside_the_repository_is_checked() {
+    let repo = HookedRepository::new("git-user-config");
+    let home = repo.sandbox.dir("home");
+    let marker = repo.sandbox.root.join("ran");
+    let evil = repo.sandbox.root.join("evil.sh");
+    toucher(&evil, &marker);
+    git(&repo.ws, &home, &["checkout", "-q", "-b", "evil"]);
+    std::fs::write(
+        repo.ws.join("config"),
+        format!("[core]\n\tfsmonitor = {}\n", evil.display()),
+    )
+    .unwrap();
+    git(&repo.ws, &home, &["add", "config"]);
+    git(&repo.ws, &home, &["commit", "-qm", "cfg", "--no-verify"]);
+    git(&repo.ws, &home, &["checkout", "-q", "main"]);
+    let xdg = home.join(".config/git");
+    let add = format!("git worktree add {} evil", xdg.display());
+    let analysis = analyze_command(&add, &repo.options());
+    let reason = analysis.reason.unwrap_or_default();
+    assert!(
+        !analysis.approved && reason.contains("outside the workspace"),
+        "{reason}"
+    );
+    // Had it run (with the user's real git configuration read from `home`):
+    let mut run = git_command(&repo.ws, &home);
+    run.env_remove("GIT_CONFIG_GLOBAL")
+        .args(add.split(' ').skip(1));
+    assert!(run.output().unwrap().status.success());
+    let mut status = git_command(&repo.ws, &home);
+    status.env_remove("GIT_CONFIG_GLOBAL").arg("status");
+    status.output().unwrap();
+    assert!(marker.exists(), "the global core.fsmonitor did not run");
+    let vars = |pairs: Vec<(&'static str, String)>| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
+    let at_home = vars(vec![
+        ("HOME", home.display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+    ]);
+    let why = user_config::untrusted_user_config(Some("status"), &at_home).unwrap_err();
+    assert!(
+        why.contains("core.fsmonitor") && why.contains(".config/git/config"),
+        "{why}"
+    );
+    // Each place and form, one at a time: (file under the sandbox, text, subcommand, refused).
+    let other = repo.sandbox.dir("other");
+    let cases: &[(&str, &str, &str, bool)] = &[
+        (".gitconfig", "[core]\n\tpager = sh\n", "log", true),
+        (".gitconfig", "[diff]\n\texternal = x\n", "log", true),
+        (".gitconfig", "[include]\n\tpath = inc\n", "log", true),
+        (
+            ".gitconfig",
+            "[includeIf \"gitdir:/nowhere/\"]\n\tpath = ~/inc\n",
+            "log",
+            true,
+        ),
+        (
+            ".gitconfig",
+            "[credential]\n\thelper = store\n",
+            "fetch",
+            true,
+        ),
+        (
+            ".gitconfig",
+            "[credential]\n\thelper = store\n",
+            "status",
+            false,
+        ),
+        (".gitconfig", "[safe]\n\tdirectory = *\n", "status", false),
+        (".gitconfig", "[alias]\n\tst = status\n", "status", false),
+        (".gitconfig", "[user]\n\tname = a\n", "status", false),
+        (".gitconfig", "[core\n", "status", true),
+    ];
+    for (file, text, sub, refused) in cases {
+        std::fs::remove_file(xdg.join("config")).ok();
+        std::fs::write(other.join(file), text).unwrap();
+        std::fs::write(other.join("inc"), "[core]\n\tsshCommand = x\n").unwrap();
+        let env = vars(vec![
+            ("HOME", other.display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ]);
+        let got = user_config::untrusted_user_config(Some(sub), &env);
+        assert_eq!(got.is_err(), *refused, "{text:?} for {sub}: {got:?}");
+    }
+    // Files and settings the environment names.
+    let global = other.join("global");
+    std::fs::write(&global, "[gpg]\n\tprogram = x\n").unwrap();
+    std::fs::create_dir_all(other.join("xdg/git")).unwrap();
+    std::fs::copy(&global, other.join("xdg/git/config")).unwrap();
+    let envs: Vec<Vec<(&'static str, String)>> = vec![
+        vec![
+            ("GIT_CONFIG_GLOBAL", global.display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ],
+        vec![("GIT_CONFIG_SYSTEM", global.display().to_string())],
+        vec![
+            ("XDG_CONFIG_HOME", other.join("xdg").display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ],
+        vec![
+            ("GIT_CONFIG_COUNT", "1".into()),
+            ("GIT_CONFIG_KEY_0", "core.pager".into()),
+        ],
+        vec![("GIT_CONFIG_COUNT", "x".into())],
+        vec![("GIT_CONFIG_PARAMETERS", "'core.pager'='sh'".into())],
+    ];
+    for pairs in envs {
+        let shown = format!("{pairs:?}");
+        let env = vars(pairs);
+        assert!(
+            user_config::untrusted_user_config(Some("log"), &env).is_err(),
+            "{shown}"
         );
     }
 }
