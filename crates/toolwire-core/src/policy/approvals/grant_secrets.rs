@@ -46,7 +46,7 @@ mod tests {
                 &["bearer-token"],
             ),
             (
-                command("git clone https://admin:pw@x.example/r"),
+                command("git clone https://admin:pw9@x.example/r"),
                 &["url-password"],
             ),
             (

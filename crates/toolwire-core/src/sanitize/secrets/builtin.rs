@@ -239,6 +239,40 @@ const AUTHORIZATION_CREDENTIALS: &str = concat!(
     r"{8,}(?:=|%(?:25)*3[Dd])*)"
 );
 
+/// The token of an `Authorization` header with the Bearer scheme on the line after the scheme
+/// word (`Authorization: Bearer` and a line break, as a wrapped log prints it), only when that
+/// line holds nothing but the token (blanks around it); confirmed by [`ValueCheck::Header`].
+const BEARER_NEXT_LINE: &str = concat!(
+    authorization!(),
+    header_gap!(),
+    r"(?i:bearer)[ \t]*\r?\n[ \t]*(?P<secret>",
+    token_char!(),
+    r"{8,}=*)[ \t]*(?:\r?\n|\z)"
+);
+
+/// The private lines of a PuTTY private key file (`.ppk`, versions 2 and 3): after
+/// `Private-Lines: <n>`, the whole base64 lines up to the next header (`Private-MAC:`). The
+/// public lines and the headers stay.
+const PUTTY_PRIVATE_LINES: &str = concat!(
+    r"Private-Lines:[ \t]*[0-9]{1,4}[ \t]*\r?\n",
+    r"(?P<secret>[A-Za-z0-9+/=]{4,}(?:\r?\n[A-Za-z0-9+/=]{4,})*)[ \t]*(?:\r?\n|\z)"
+);
+
+/// The `auth` field of a Docker `config.json` (`"auths": {"host": {"auth": "<base64>"}}`):
+/// base64 of `user:password`, confirmed by [`ValueCheck::Basic`]; quotes escaped or not.
+const DOCKER_AUTH: &str = r#"\\*"(?i:auth)\\*"\s*:\s*\\*"(?P<secret>[A-Za-z0-9+/]{6,}={0,2})\\*""#;
+
+/// The value of a vendor's API header of the `X-<Vendor>-Token` / `X-<Vendor>-Key` family
+/// (`X-GitHub-Token`, `X-Figma-Token`, `X-Shopify-Access-Token`: one or two words between),
+/// printed in any shape, checked as an API-key header's value ([`Extent::KeyValue`]).
+const VENDOR_KEY_HEADER: &str = concat!(
+    r"(?:\A|[^A-Za-z0-9_-])(?i:x-[A-Za-z0-9]{1,32}(?:-[A-Za-z0-9]{1,32})?-(?:token|key))",
+    header_gap!(),
+    r"(?P<secret>",
+    token_char!(),
+    r"{12,}(?:=|%(?:25)*3[Dd])*)"
+);
+
 /// The names of the headers (and form fields) that carry an API key without a scheme.
 macro_rules! api_key_name {
     () => {
@@ -599,19 +633,34 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         extent: Extent::PemEnd,
     },
     BuiltinKind {
+        name: "private-key",
+        pattern: PUTTY_PRIVATE_LINES,
+        extent: Extent::Match,
+    },
+    BuiltinKind {
         name: "bearer-token",
         pattern: BEARER_TOKEN,
-        extent: Extent::Match,
+        extent: Extent::Checked(ValueCheck::Header),
+    },
+    BuiltinKind {
+        name: "bearer-token",
+        pattern: BEARER_NEXT_LINE,
+        extent: Extent::Checked(ValueCheck::Header),
     },
     BuiltinKind {
         name: "url-password",
         pattern: URL_PASSWORD,
-        extent: Extent::Match,
+        extent: Extent::Checked(ValueCheck::UrlPassword),
     },
     BuiltinKind {
         name: "credential-header",
         pattern: AUTHORIZATION_CREDENTIALS,
-        extent: Extent::Match,
+        extent: Extent::Checked(ValueCheck::Header),
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: VENDOR_KEY_HEADER,
+        extent: Extent::KeyValue,
     },
     BuiltinKind {
         name: "credential-header",
@@ -657,6 +706,11 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         name: "credential-parameter",
         pattern: NAMED_CREDENTIAL,
         extent: Extent::Checked(ValueCheck::Named),
+    },
+    BuiltinKind {
+        name: "credential-parameter",
+        pattern: DOCKER_AUTH,
+        extent: Extent::Checked(ValueCheck::Basic),
     },
     BuiltinKind {
         name: "credential-parameter",

@@ -5,11 +5,14 @@
 //! values name where a key comes from, they are not one. A header found by its name only
 //! (`X-Api-Key` and kin, `Cookie`) is a secret when its value looks like a token:
 //!
-//! - not code: not followed by `(` or `[` (a call, an index), and not a path of two or more
-//!   identifiers joined by `.` without a digit (`settings.openai_api_key`, `process.env.X`);
-//! - not a placeholder: mixed characters, at least two of lower-case letters, upper-case letters
-//!   and digits (`YOUR_API_KEY_HERE`, `your-api-key`, `xxxxxxxxxxxx` are not), or 16 digits or
-//!   more (a numeric session id).
+//! - not code: not followed by `(` or `[` (a call, an index), not a path of two or more
+//!   identifiers joined by `.`, digits in them or not (`settings.openai_api_key`,
+//!   `cfg.pg2.password`), and not on a later line than its name where no value can be
+//!   (`os.getenv("API_TOKEN")` and a line break: the name is an argument);
+//! - not a placeholder ([`is_placeholder`], the one rule every checked kind applies, the
+//!   `Authorization` headers' too): mixed characters, at least two of lower-case letters,
+//!   upper-case letters and digits (`YOUR_API_KEY_HERE`, `your-api-key`, `xxxxxxxxxxxx` are
+//!   not), or 16 digits or more (a numeric session id).
 //!
 //! `$VAR`, `${VAR}`, `<token>` and `***` hold no token characters and never match. A cookie
 //! header is a secret when one of its values is (`theme=dark; path=/` is not). A header with a
@@ -33,6 +36,13 @@ pub(super) enum ValueCheck {
     Named,
     /// The credentials after a `Basic` scheme word outside a header: base64 of `user:password`.
     Basic,
+    /// The credentials of an `Authorization` header: anything but a placeholder
+    /// ([`is_placeholder`]: `Bearer YOUR_ACCESS_TOKEN`, `Bearer xxxxxxxx`) or a dotted path of
+    /// identifiers (`Bearer self.token`).
+    Header,
+    /// The password of a URL's userinfo ([`is_url_password`]): not the URL's user, a short word
+    /// of one case or a placeholder (`postgres://postgres:postgres@`, `amqp://guest:guest@`).
+    UrlPassword,
 }
 
 impl ValueCheck {
@@ -46,6 +56,11 @@ impl ValueCheck {
                 is_credential_value(text, start, end).then_some(end)
             }
             ValueCheck::Basic => is_basic_credentials(&text[start..end]).then_some(end),
+            ValueCheck::Header => {
+                let value = &text[start..end];
+                (!is_placeholder(value) && !is_identifier_path(value)).then_some(end)
+            }
+            ValueCheck::UrlPassword => is_url_password(text, start, end).then_some(end),
         }
     }
 }
@@ -73,9 +88,43 @@ fn before_host(text: &str, start: usize, end: usize) -> usize {
 pub(super) fn is_credential_value(text: &str, start: usize, end: usize) -> bool {
     let value = &text[start..end];
     let digit = value.bytes().any(|b| b.is_ascii_digit());
+    let prose_id = follows_token_word(text, start) && (value.len() < 16 || is_uuid(value));
     is_key_value(text, start, end)
         && !is_path(value)
+        && !prose_id
         && (digit || (value.len() >= 24 && !is_camel_words(value)))
+}
+
+/// Whether `text[..start]` ends with the word `token` and blanks (`token 3f2a...` in prose or a
+/// log): a token there is a `Token` scheme's (16 characters or more, as `scheme_token` finds
+/// it), and a UUID alone is an id (`token 550e8400-... not found in cache`, `Lexer: token
+/// IDENTIFIER2`), not a credential.
+fn follows_token_word(text: &str, start: usize) -> bool {
+    // Blanks of the gap are at most 16 (`header_gap`); read back no further than that.
+    let bytes = &text.as_bytes()[start.saturating_sub(24)..start];
+    let word_end = bytes.len()
+        - bytes
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+    let word = &bytes[..word_end];
+    word_end < bytes.len()
+        && word.len() >= 5
+        && word[word.len() - 5..].eq_ignore_ascii_case(b"token")
+        && !word[..word.len() - 5]
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// Whether `value` is a UUID: 8-4-4-4-12 hex digits.
+fn is_uuid(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    parts.len() == 5
+        && parts
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(part, len)| part.len() == len && part.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Whether `value` is base64 (padded or not, `=` possibly percent-encoded) of `user:password`:
@@ -144,28 +193,101 @@ fn is_camel_words(value: &str) -> bool {
 /// Whether the value `text[start..end]` of a header named by an API-key name is a credential.
 pub(super) fn is_key_value(text: &str, start: usize, end: usize) -> bool {
     let value = &text[start..end];
-    !is_code(text, value, end) && looks_like_token(value)
+    let words = !value.bytes().any(|b| b.is_ascii_digit()) && is_camel_words(value);
+    !is_code(text, start, end) && !is_placeholder(value) && !words && looks_like_token(value)
 }
 
 /// Whether the pairs `text[start..end]` of a cookie header hold a credential: some value (after
 /// its `=`) is one.
 pub(super) fn is_cookie_value(text: &str, start: usize, end: usize) -> bool {
-    let pairs = &text[start..end];
-    !is_code(text, pairs, end)
-        && pairs
+    !is_code(text, start, end)
+        && text[start..end]
             .split(';')
             .filter_map(|pair| pair.split_once('=').map(|(_, value)| value))
             .any(|value| value.len() >= 12 && looks_like_token(value))
 }
 
-/// Whether `value` (ending at `end` of `text`) reads as code: a call or an index follows it, or
-/// it is a dotted path of identifiers without a digit.
-fn is_code(text: &str, value: &str, end: usize) -> bool {
+/// Whether the value `text[start..end]` reads as code: a call or an index follows it, it is a
+/// dotted path of identifiers (digits or not: `cfg.pg2.password`, `k8s1.Token`), or it starts
+/// on a later line than its name where no value can ([`is_on_a_later_line`]).
+fn is_code(text: &str, start: usize, end: usize) -> bool {
     let called = matches!(text[end..].chars().next(), Some('(' | '['));
-    let path = value.contains('.')
-        && !value.bytes().any(|b| b.is_ascii_digit())
-        && value.split('.').all(is_identifier);
-    called || path
+    called || is_identifier_path(&text[start..end]) || is_on_a_later_line(text, start, end)
+}
+
+/// Whether `value` is two or more identifiers joined by `.`, none of them token-like (16
+/// characters or more with a digit and no `_`: the parts of a Discord-style dotted token).
+/// Dotted tokens of known formats (JWTs, `SG.`, `dp.st.`) have their own kinds.
+fn is_identifier_path(value: &str) -> bool {
+    value.contains('.')
+        && value.split('.').all(|word| {
+            let token_like =
+                word.len() >= 16 && word.bytes().any(|b| b.is_ascii_digit()) && !word.contains('_');
+            is_identifier(word) && !token_like
+        })
+}
+
+/// How far back [`is_on_a_later_line`] reads the separators before a value.
+const GAP_SCAN_LIMIT: usize = 128;
+
+/// Whether the value at `text[start..end]` starts on a later line than what precedes it (its
+/// name) in a shape where a value never does. The separators before the value are read back
+/// (line breaks, also escaped as `\n`, blanks, quotes, brackets, `:`, `=`, `>`, `,`; at most
+/// [`GAP_SCAN_LIMIT`] bytes). A value may follow a line break only when the name's line ends in
+/// `:` or `>` (YAML, pretty-printed JSON, XML) or a quoted name's `,` (a header array), never
+/// after a closing `)` or `]` (`os.getenv("API_TOKEN")\nS3_BUCKET_V2`: the name is an argument
+/// or an index, not a key), and never when the value is itself the next line's key (followed by
+/// `:` or `=`).
+fn is_on_a_later_line(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let floor = start.saturating_sub(GAP_SCAN_LIMIT);
+    let mut at = start;
+    let mut first_break = None;
+    while at > floor {
+        let b = bytes[at - 1];
+        if b == b'\n' || b == b'\r' {
+            first_break = Some(at - 1);
+            at -= 1;
+        } else if matches!(b, b'n' | b'r') && at >= 2 && bytes[at - 2] == b'\\' {
+            at -= 2;
+            while at > floor && bytes[at - 1] == b'\\' {
+                at -= 1;
+            }
+            first_break = Some(at);
+        } else if matches!(
+            b,
+            b' ' | b'\t'
+                | b'"'
+                | b'\''
+                | b'\\'
+                | b':'
+                | b'='
+                | b'>'
+                | b','
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'('
+                | b')'
+                | b'|'
+        ) {
+            at -= 1;
+        } else {
+            break;
+        }
+    }
+    let Some(line_end) = first_break else {
+        return false;
+    };
+    let names_line = &text[at..line_end];
+    let closed = names_line.contains([')', ']']);
+    let opens_value = names_line.contains([':', '>'])
+        || names_line.trim_end().ends_with(',') && names_line.contains(['"', '\'']);
+    let next_key = text[end..]
+        .trim_start_matches([' ', '\t'])
+        .starts_with([':', '=']);
+    closed || !opens_value || next_key
 }
 
 /// Whether `word` is an identifier: a letter, `_` or `$` and then letters, digits, `_`, `$`.
@@ -175,6 +297,49 @@ fn is_identifier(word: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Whether `value` is a placeholder, not a credential, for every kind that checks its value:
+/// all-caps words joined by `_` or `-` without digits (`YOUR_ACCESS_TOKEN`, `REPLACE_ME`,
+/// `OAUTH-TOKEN`), a variable or template (`$VAR`, `${VAR}`, `<token>`, `{{token}}`), or filler
+/// (`xxx`, `***`, `...`, also after a prefix: `sk-xxxxxxxx`, `sk_live_xxx`).
+fn is_placeholder(value: &str) -> bool {
+    let caps_words = value.bytes().any(|b| b.is_ascii_uppercase())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-');
+    let template = value.starts_with(['<', '{'])
+        || value.strip_prefix('$').is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '{')
+        });
+    let filler_part = value.rsplit(['-', '_']).next().unwrap_or(value);
+    let filler = filler_part.len() >= 3
+        && [b'x', b'X', b'*', b'.']
+            .iter()
+            .any(|fill| filler_part.bytes().all(|b| b == *fill));
+    caps_words || template || filler
+}
+
+/// Whether the password `text[start..end]` of a URL (`scheme://user:password@`) is a credential:
+/// not when it equals the URL's user (`postgres://postgres:postgres@`), is one word of letters
+/// only, all lower or all upper case, under 16 characters (`pass`, `password`, `guest`,
+/// `changeme`), or is a placeholder ([`is_placeholder`]). A digit, mixed case or a symbol keeps
+/// it a credential (`Summer2024`, `s3cr3t`, `P@ss`, `MyPassword`).
+fn is_url_password(text: &str, start: usize, end: usize) -> bool {
+    let password = &text[start..end];
+    let before = &text[..start.saturating_sub(1)];
+    // The user follows the scheme's `//` (or `~1~1`, a JSON Pointer's escape of it).
+    let user_start = before
+        .rfind('/')
+        .map(|slash| slash + 1)
+        .max(before.rfind("~1").map(|escape| escape + 2))
+        .unwrap_or(0);
+    let user = &before[user_start..];
+    let one_case_word = password.len() < 16
+        && password.bytes().all(|b| b.is_ascii_alphabetic())
+        && (password.bytes().all(|b| b.is_ascii_lowercase())
+            || password.bytes().all(|b| b.is_ascii_uppercase()));
+    !(password == user || one_case_word || is_placeholder(password))
 }
 
 /// Whether `value` has a token's mixed characters (see the module's doc).
@@ -198,7 +363,18 @@ mod tests {
             ("a3f9c2e17b5d4f60", "\n", true),
             ("AB12CD34EF56GH78", "", true),
             ("1234567890123456", "", true),
-            ("sk_live.a1b2c3d4e5f6", "", true),
+            ("sk_live.a1b2c3d4e5f6g7h8", "", true),
+            (
+                "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+                "",
+                true,
+            ),
+            // Dotted paths of identifiers are code, digits or not (the second user review's 2).
+            ("cfg.pg2.password", "", false),
+            ("k8s1.Token", "", false),
+            ("settings.OAUTH2_CLIENT_SECRET", "", false),
+            ("random_password.db_v2.result", "", false),
+            ("oauth2Client.credentials.access_token", "\n", false),
             ("os.environ.get", "(", false),
             ("process.env.OPENAI_API_KEY", "", false),
             ("settings.openai_api_key", ")", false),
@@ -309,11 +485,325 @@ mod tests {
             "| Authorization | Bearer <token> |",
             "Map(Authorization -> Bearer ${token})",
             "<name>Authorization</name><value>Bearer ${TOKEN}</value>",
+            // The second user review's 1, 2, 3 and 5 (lines of its repros).
+            "x = os.getenv(\"API_TOKEN\")\nS3_BUCKET_V2 = 1",
+            "SECRET_KEY = os.environ[\"DJANGO_SECRET_KEY\"]\nAWS_S3_SECRET = env.str(\"X\")",
+            "password: cfg.pg2.password",
+            "token: oauth2Client.credentials.access_token",
+            "client_secret=settings.OAUTH2_CLIENT_SECRET",
+            "password = random_password.db_v2.result",
+            "output \"token\" { value = aws_iam_access_key.ci_v1.id }",
+            "Token: k8s1.Token",
+            "Authorization: Bearer YOUR_ACCESS_TOKEN",
+            "Authorization: Bearer YOUR_TOKEN_HERE",
+            "Authorization: Bearer ACCESS_TOKEN",
+            "Authorization: Bearer REPLACE_ME_WITH_TOKEN",
+            "postgres://postgres:postgres@localhost",
+            "amqp://guest:guest@localhost:5672",
+            "https://user:pass@example.com",
+            "redis://:password@localhost:6379",
+            "mysql://root:root@localhost",
+            "token 550e8400-e29b-41d4-a716-446655440000 not found in cache",
         ];
-        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
         for line in corpus {
-            let mut counts = Default::default();
-            assert_eq!(scanner.scrub(line, &mut counts), line, "{line}");
+            assert_eq!(scrubbed(line), line, "{line}");
         }
+    }
+
+    /// `text` as the built-in scanner scrubs it.
+    fn scrubbed(text: &str) -> String {
+        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
+        let mut counts = Default::default();
+        scanner.scrub(text, &mut counts).into_owned()
+    }
+
+    /// Each (text, expected scrub) pair of a table.
+    fn assert_scrubs(cases: &[(&str, &str)]) {
+        for (text, expected) in cases {
+            assert_eq!(scrubbed(text), *expected, "{text:?}");
+        }
+    }
+
+    /// A credential name that ends its line is no key when `)` or `]` closes it or its line has
+    /// no `:`/`>`: the next line's first word is not its value (the second user review's 1, seen
+    /// in Django settings and `os.getenv` lines). Values that do follow a line break (YAML,
+    /// pretty-printed JSON, XML, header arrays) are still found.
+    #[test]
+    fn a_value_starts_on_a_later_line_only_where_values_do() {
+        assert_scrubs(&[
+            (
+                "x = os.getenv(\"API_TOKEN\")\nS3_BUCKET_V2 = 1",
+                "x = os.getenv(\"API_TOKEN\")\nS3_BUCKET_V2 = 1",
+            ),
+            (
+                "SECRET_KEY = os.environ[\"DJANGO_SECRET_KEY\"]\nAWS_S3_SECRET = env.str(\"X\")",
+                "SECRET_KEY = os.environ[\"DJANGO_SECRET_KEY\"]\nAWS_S3_SECRET = env.str(\"X\")",
+            ),
+            (
+                "x = env[\"API_TOKEN\"]\n\nS3_BUCKET_V2 = \"b\"",
+                "x = env[\"API_TOKEN\"]\n\nS3_BUCKET_V2 = \"b\"",
+            ),
+            (
+                "{\"x\": \"env[\\\"API_TOKEN\\\"]\\nS3_BUCKET_V2\"}",
+                "{\"x\": \"env[\\\"API_TOKEN\\\"]\\nS3_BUCKET_V2\"}",
+            ),
+            (
+                "const p = process.env.DB_PASSWORD\nconst region2Name = \"eu\"",
+                "const p = process.env.DB_PASSWORD\nconst region2Name = \"eu\"",
+            ),
+            (
+                "DB_PASSWORD=\nDB_HOST2=db2.internal",
+                "DB_PASSWORD=\nDB_HOST2=db2.internal",
+            ),
+            (
+                "auth:\n  password:\n  username2: admin2024",
+                "auth:\n  password:\n  username2: admin2024",
+            ),
+            (
+                "def connect(client_secret,\n            region2name):",
+                "def connect(client_secret,\n            region2name):",
+            ),
+            (
+                "password:\n  s3cr3tPass9",
+                "password:\n  [redacted:credential-parameter]",
+            ),
+            (
+                "{\n  \"password\":\n    \"s3cr3tPass9\"\n}",
+                "{\n  \"password\":\n    \"[redacted:credential-parameter]\"\n}",
+            ),
+            (
+                "<password>\n  s3cr3tPass9\n</password>",
+                "<password>\n  [redacted:credential-parameter]\n</password>",
+            ),
+            (
+                "[\n  'X-Api-Key',\n  'q8Z2mX4vL9pR7tY1wK3n'\n]",
+                "[\n  'X-Api-Key',\n  '[redacted:credential-header]'\n]",
+            ),
+            (
+                "- name: password\n  value: s3cr3tPass9",
+                "- name: password\n  value: [redacted:credential-parameter]",
+            ),
+        ]);
+    }
+
+    /// Code after a credential's name or scheme word passes, digits in it or not (the second
+    /// user review's 2: TypeScript, Python, Terraform and Go lines); a value followed by a call
+    /// or an index is code too. Real tokens beside them are still found.
+    #[test]
+    fn code_after_a_name_or_scheme_word_passes_for_every_kind() {
+        assert_scrubs(&[
+            ("password: cfg.pg2.password,", "password: cfg.pg2.password,"),
+            (
+                "token: oauth2Client.credentials.access_token,",
+                "token: oauth2Client.credentials.access_token,",
+            ),
+            (
+                "client_secret=settings.OAUTH2_CLIENT_SECRET",
+                "client_secret=settings.OAUTH2_CLIENT_SECRET",
+            ),
+            (
+                "  password = random_password.db_v2.result",
+                "  password = random_password.db_v2.result",
+            ),
+            (
+                "output \"token\" { value = aws_iam_access_key.ci_v1.id }",
+                "output \"token\" { value = aws_iam_access_key.ci_v1.id }",
+            ),
+            ("\tToken: k8s1.Token,", "\tToken: k8s1.Token,"),
+            ("X-Api-Key: cfg2.apiKey", "X-Api-Key: cfg2.apiKey"),
+            (
+                "auth = \"Bearer \" + self.creds2.access_token",
+                "auth = \"Bearer \" + self.creds2.access_token",
+            ),
+            (
+                "password = vault2.read(path)",
+                "password = vault2.read(path)",
+            ),
+            (
+                "X-GitHub-Token: cfg.gh2.token",
+                "X-GitHub-Token: cfg.gh2.token",
+            ),
+            // Still credentials.
+            (
+                "password: s3cr3t.9Pass",
+                "password: [redacted:credential-parameter]",
+            ),
+            (
+                "token: MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+                "token: [redacted:credential-parameter]",
+            ),
+            (
+                "SENDGRID=SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+                "SENDGRID=[redacted:sendgrid-key]",
+            ),
+        ]);
+    }
+
+    /// One placeholder rule for every checked kind (the second user review's 3): all-caps words
+    /// without digits, templates and filler pass after `Bearer`, `Basic`, an API-key header or a
+    /// credential's name; a short real-looking token is still found.
+    #[test]
+    fn placeholders_pass_for_every_kind() {
+        for (value, placeholder) in [
+            ("YOUR_ACCESS_TOKEN", true),
+            ("YOUR_TOKEN_HERE", true),
+            ("ACCESS_TOKEN", true),
+            ("REPLACE_ME_WITH_TOKEN", true),
+            ("OAUTH-TOKEN", true),
+            ("XXXXXXXXXXXX", true),
+            ("xxxxxxxx", true),
+            ("sk-xxxxxxxx", true),
+            ("sk_live_xxxxxxxx", true),
+            ("********", true),
+            ("........", true),
+            ("$ACCESS_TOKEN", true),
+            ("${token}", true),
+            ("<token>", true),
+            ("{{token}}", true),
+            ("ABCD1234EFGH", false),
+            ("q8Z2mX4vL9pR", false),
+            ("xxxxxxxx9", false),
+            ("$3cr3tPass", false),
+        ] {
+            assert_eq!(is_placeholder(value), placeholder, "{value}");
+        }
+        for line in [
+            "Authorization: Bearer YOUR_ACCESS_TOKEN",
+            "Authorization: Bearer YOUR_TOKEN_HERE",
+            "curl -H \"Authorization: Bearer ACCESS_TOKEN\" https://api.example.com",
+            "Authorization: Bearer REPLACE_ME_WITH_TOKEN",
+            "Authorization: Bearer XXXXXXXXXXXX",
+            "Authorization: Bearer sk-xxxxxxxx",
+            "Authorization: token OAUTH-TOKEN",
+            "Authorization: Basic YOUR_CREDENTIALS",
+            "X-Api-Key: YOUR_API_KEY_HERE",
+            "access_token=YOUR_ACCESS_TOKEN",
+            "password=YOUR_PASSWORD_HERE",
+            "client_secret: REPLACE_ME",
+        ] {
+            assert_eq!(scrubbed(line), line, "{line}");
+        }
+        assert_scrubs(&[
+            (
+                "Authorization: Bearer abc123def456",
+                "Authorization: Bearer [redacted:bearer-token]",
+            ),
+            (
+                "Authorization: Bearer ABCD1234EFGH",
+                "Authorization: Bearer [redacted:bearer-token]",
+            ),
+        ]);
+    }
+
+    /// URL passwords of READMEs and dev configs pass (the second user review's 3): the user's
+    /// name again, one word of one case under 16 letters, a placeholder. A digit, mixed case or
+    /// a symbol is a credential.
+    #[test]
+    fn url_passwords_that_are_words_or_the_user_pass() {
+        let cases = [
+            ("postgres://postgres:postgres@localhost:5432/test", true),
+            ("amqp://guest:guest@localhost:5672", true),
+            ("https://user:pass@example.com", true),
+            ("redis://:password@localhost:6379", true),
+            ("mysql://root:root@localhost", true),
+            ("postgres://user:password@localhost/db", true),
+            ("mongodb://USERNAME:PASSWORD@host", true),
+            ("postgres://app:changeme@db/app", true),
+            ("https://user:YOUR_TOKEN@example.com", true),
+            ("postgres://user:Summer2024@db/app", false),
+            ("postgresql://user:secret123@localhost/db", false),
+            ("ftp://user:s3cr3t@host", false),
+            ("https://user:P@ss@host.example", false),
+            ("https://user:MyPassword@host", false),
+            ("https://user:correcthorsebatterystaple@host", false),
+            ("https://x-access-token:abcdefgh@github.com/o/r", true),
+        ];
+        for (url, unchanged) in cases {
+            let out = scrubbed(url);
+            assert_eq!(out == url, unchanged, "{url} -> {out}");
+            if !unchanged {
+                assert!(out.contains(":[redacted:url-password]@"), "{url} -> {out}");
+            }
+        }
+    }
+
+    /// The second user review's 11 and 16: shapes that reached the model raw, each beside a
+    /// look-alike that passes.
+    #[test]
+    fn vendor_headers_wrapped_bearer_docker_auth_and_putty_keys_are_found() {
+        let ppk = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\n\
+                   Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIG9q\nAAAAIG9qKpVqLDr1c4\n\
+                   Private-Lines: 1\nAAAAIFlLJ3q3p7dbPmJ2vXQ9sTy5Ms8ZZ0D3c1YwTYFhC3kR\n\
+                   Private-MAC: 5b2b1d0e4c2a0b9f\n";
+        let ppk_scrubbed = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n\
+                            Comment: me\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIG9q\n\
+                            AAAAIG9qKpVqLDr1c4\nPrivate-Lines: 1\n[redacted:private-key]\n\
+                            Private-MAC: 5b2b1d0e4c2a0b9f\n";
+        assert_scrubs(&[
+            (
+                "X-GitHub-Token: q8Z2mX4vL9pR7tY1wK3n",
+                "X-GitHub-Token: [redacted:credential-header]",
+            ),
+            (
+                "{\"X-Figma-Token\": \"figd_q8Z2mX4vL9pR7tY1\"}",
+                "{\"X-Figma-Token\": \"[redacted:credential-header]\"}",
+            ),
+            (
+                "X-Shopify-Access-Token: q8Z2mX4vL9pR7tY1wK3n",
+                "X-Shopify-Access-Token: [redacted:credential-header]",
+            ),
+            (
+                "X-GitHub-Token: YOUR_GITHUB_TOKEN",
+                "X-GitHub-Token: YOUR_GITHUB_TOKEN",
+            ),
+            ("X-Cache-Key: page-home", "X-Cache-Key: page-home"),
+            ("max_key = 1234567890ab", "max_key = 1234567890ab"),
+            (
+                "Authorization: Bearer\n  q8Z2mX4vL9pR7tY1wK3n\n",
+                "Authorization: Bearer\n  [redacted:bearer-token]\n",
+            ),
+            (
+                "Authorization: Bearer\nq8Z2mX4vL9pR7tY1wK3n",
+                "Authorization: Bearer\n[redacted:bearer-token]",
+            ),
+            (
+                "Authorization: Bearer\nTokens2 are sent here\n",
+                "Authorization: Bearer\nTokens2 are sent here\n",
+            ),
+            (
+                r#"{"auths": {"https://index.docker.io/v1/": {"auth": "dXNlcjpzM2NyM3Q="}}}"#,
+                r#"{"auths": {"https://index.docker.io/v1/": {"auth": "[redacted:credential-parameter]"}}}"#,
+            ),
+            (r#"{"auth": "required"}"#, r#"{"auth": "required"}"#),
+            (r#"{"auth": "bearer2"}"#, r#"{"auth": "bearer2"}"#),
+            (ppk, ppk_scrubbed),
+            (
+                "Private-Lines: 1\nsee the spec, section 2\n",
+                "Private-Lines: 1\nsee the spec, section 2\n",
+            ),
+        ]);
+    }
+
+    /// The second user review's 5: after the word `token` and blanks (prose, logs), a UUID is an
+    /// id and a short word is a lexer's token; a long token there is still found.
+    #[test]
+    fn ids_after_the_word_token_in_prose_pass() {
+        for line in [
+            "token 550e8400-e29b-41d4-a716-446655440000 not found in cache",
+            "Lexer: token IDENTIFIER2 at 3:14",
+            "unexpected token abc123 in JSON",
+        ] {
+            assert_eq!(scrubbed(line), line, "{line}");
+        }
+        assert_scrubs(&[
+            (
+                "sent token q8Z2mX4vL9pR7tY1wK3n to the server",
+                "sent token [redacted:credential-header] to the server",
+            ),
+            (
+                "api_token=550e8400-e29b-41d4-a716-446655440000",
+                "api_token=[redacted:credential-parameter]",
+            ),
+        ]);
     }
 }
