@@ -291,6 +291,16 @@ impl AuditWriter {
     /// syncs the files written. On error the unwritten rest stays buffered, so a later flush
     /// continues exactly where this one stopped; the error names the file.
     pub fn flush(&mut self) -> Result<()> {
+        if self.buffers.iter().all(Vec::is_empty) {
+            return Ok(());
+        }
+        // Every file, not only those written now: the run's records are one log, and a
+        // `calls.jsonl` removed after its last line was written loses that line as surely.
+        for file in LogFile::ALL {
+            let path = self.path(file);
+            still_at_path(&self.files[file.index()], &path)
+                .map_err(|e| file_error(&path, "cannot be written", e))?;
+        }
         let mut written = [false; 3];
         for file in LogFile::ALL {
             let i = file.index();
@@ -298,8 +308,6 @@ impl AuditWriter {
                 continue;
             }
             let path = self.path(file);
-            still_at_path(&self.files[i], &path)
-                .map_err(|e| file_error(&path, "cannot be written", e))?;
             let result = write_prefix(&mut self.files[i], &mut self.buffers[i]);
             if let Err(e) = result {
                 return Err(file_error(&path, "cannot be written", e));
@@ -618,6 +626,11 @@ mod tests {
                 &["missing_result", "run_not_ended"],
             ),
             (
+                "calls.jsonl removed after its line was written",
+                |dir| fs::remove_file(dir.join("calls.jsonl")).unwrap(),
+                &["missing_file", "run_not_ended"],
+            ),
+            (
                 "the run directory moved away and made again",
                 |dir| {
                     fs::rename(dir, dir.with_extension("moved")).unwrap();
@@ -652,8 +665,10 @@ mod tests {
                 "{name}: {}",
                 error.message
             );
+            // The file the case replaced, or the first one checked when the whole dir went.
+            let file = name.split(' ').next().filter(|w| w.ends_with(".jsonl"));
             assert!(
-                error.message.contains("results.jsonl"),
+                error.message.contains(file.unwrap_or("calls.jsonl")),
                 "{name}: {}",
                 error.message
             );
