@@ -56,6 +56,9 @@ pub struct AuditWriter {
     dir: PathBuf,
     run: Map<String, Value>,
     files: [File; 3],
+    /// Which file on disk each of `files` is, taken when it was opened: a flush checks that its
+    /// path still names it.
+    identities: [FileIdentity; 3],
     buffers: [Vec<u8>; 3],
     next_seq: u64,
     oldest_buffered_ts: Option<u64>,
@@ -107,24 +110,27 @@ impl AuditWriter {
         write_run_atomically(dir, run)?;
         let mut max_seq = 0;
         let mut dropped = Vec::new();
-        let mut open = |file: LogFile| -> Result<File> {
+        let mut open = |file: LogFile| -> Result<(File, FileIdentity)> {
             let path = dir.join(file.file_name());
             let (handle, seq, cut) = open_for_append(&path)?;
             max_seq = max_seq.max(seq);
             if let Some(len) = cut {
                 dropped.push((file, len));
             }
-            Ok(handle)
+            let identity = handle
+                .metadata()
+                .map(|meta| FileIdentity::of(&meta))
+                .map_err(|e| file_error(&path, "cannot be read", e))?;
+            Ok((handle, identity))
         };
-        let files = [
-            open(LogFile::Calls)?,
-            open(LogFile::Results)?,
-            open(LogFile::Events)?,
-        ];
+        let (calls, calls_id) = open(LogFile::Calls)?;
+        let (results, results_id) = open(LogFile::Results)?;
+        let (events, events_id) = open(LogFile::Events)?;
         let mut writer = AuditWriter {
             dir: dir.to_path_buf(),
             run: run.clone(),
-            files,
+            files: [calls, results, events],
+            identities: [calls_id, results_id, events_id],
             buffers: [Vec::new(), Vec::new(), Vec::new()],
             next_seq: max_seq + 1,
             oldest_buffered_ts: None,
@@ -298,7 +304,7 @@ impl AuditWriter {
         // `calls.jsonl` removed after its last line was written loses that line as surely.
         for file in LogFile::ALL {
             let path = self.path(file);
-            still_at_path(&self.files[file.index()], &path)
+            still_at_path(self.identities[file.index()], &path)
                 .map_err(|e| file_error(&path, "cannot be written", e))?;
         }
         let mut written = [false; 3];
@@ -375,31 +381,50 @@ impl Drop for AuditWriter {
     }
 }
 
-/// Checks that `file`, open for append, is still the file at `path`: when the run directory
-/// was removed or moved, or the log file replaced (by another file or a directory), while the
-/// run was open, appending to the open file still succeeds but reaches no file anyone can read,
-/// so the records would be lost silently. That is an error here (the records stay buffered,
-/// and the driver reports the log as failed).
-fn still_at_path(file: &File, path: &Path) -> io::Result<()> {
-    let at_path = fs::symlink_metadata(path)?;
+/// Which file on disk an open log file is: its device and inode on Unix (elsewhere nothing
+/// more than that it is a file), taken once when the file is opened, which fixes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileIdentity {
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let open = file.metadata()?;
-        if (open.dev(), open.ino()) != (at_path.dev(), at_path.ino()) {
-            return Err(io::Error::other(
-                "it was replaced while the run was open (the open file is no longer there)",
-            ));
+    dev: u64,
+    #[cfg(unix)]
+    ino: u64,
+}
+
+impl FileIdentity {
+    fn of(meta: &fs::Metadata) -> FileIdentity {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileIdentity {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            FileIdentity {}
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        if !at_path.is_file() {
-            return Err(io::Error::other(
-                "it was replaced while the run was open (it is no longer a file)",
-            ));
-        }
+}
+
+/// Checks that the file opened for append as `opened` is still the file at `path`: when the run
+/// directory was removed or moved, or the log file replaced (by another file or a directory),
+/// while the run was open, appending to the open file still succeeds but reaches no file anyone
+/// can read, so the records would be lost silently. That is an error here (the records stay
+/// buffered, and the driver reports the log as failed). One `lstat` of the path per file.
+fn still_at_path(opened: FileIdentity, path: &Path) -> io::Result<()> {
+    let at_path = fs::symlink_metadata(path)?;
+    let replaced = if cfg!(unix) {
+        FileIdentity::of(&at_path) != opened
+    } else {
+        !at_path.is_file()
+    };
+    if replaced {
+        return Err(io::Error::other(
+            "it was replaced while the run was open (the open file is no longer there)",
+        ));
     }
     Ok(())
 }
@@ -683,6 +708,28 @@ mod tests {
                 assert!(kinds.contains(kind), "{name}: {kind} not in {kinds:?}");
             }
         }
+    }
+
+    /// Each log file is known by the device and inode it had when the writer opened it, taken
+    /// once (a flush used to stat every open file again); a flush compares them with what its
+    /// path names, so a file replaced before the first flush fails it as well.
+    #[cfg(unix)]
+    #[test]
+    fn each_log_file_is_known_by_what_it_was_when_opened() {
+        let scratch = Scratch::new("identity");
+        let dir = scratch.path("run");
+        let mut writer = AuditWriter::create(&dir, &json!({"runId": "r"})).unwrap();
+        for file in LogFile::ALL {
+            let at_path = fs::symlink_metadata(dir.join(file.file_name())).unwrap();
+            assert_eq!(writer.identities[file.index()], FileIdentity::of(&at_path));
+        }
+        fs::remove_file(dir.join("events.jsonl")).unwrap();
+        fs::write(dir.join("events.jsonl"), "").unwrap();
+        writer
+            .record_event(&json!({"type": "tool_execution_start"}), 1)
+            .unwrap();
+        let error = writer.flush().expect_err("replaced before the first flush");
+        assert!(error.message.contains("events.jsonl"), "{}", error.message);
     }
 
     #[test]
