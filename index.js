@@ -126,8 +126,11 @@ function encodeCalls(calls) {
       text = ''
     } else if (typeof args !== 'string') {
       kind = 1
+      let bad
       try {
         text = args === undefined ? 'null' : JSON.stringify(args)
+        // (a second walk, for a null in the text: a getter or valueOf may throw only now)
+        if (text !== undefined) bad = nonFiniteNumber(args, text)
       } catch (error) {
         kind = 2
         text = serializeFailure(error, args)
@@ -136,8 +139,7 @@ function encodeCalls(calls) {
         kind = 2
         text = `arguments of type ${typeof args} have no JSON form`
       }
-      const bad = kind === 1 ? nonFiniteNumber(args, text) : undefined
-      if (bad !== undefined) {
+      if (kind === 1 && bad !== undefined) {
         kind = 4
         text = JSON.stringify(bad)
       }

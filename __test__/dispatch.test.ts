@@ -110,6 +110,13 @@ describe('arguments', () => {
     ['NaN under a key needing escapes', () => ({ 'x/y~z': NaN }), '/x~1y~0z', 'NaN'],
     ['Infinity from a toJSON', () => ({ t: { toJSON: () => ({ q: Infinity }) } }), '/t/q', 'Infinity'],
     ['Infinity after a real null', () => ({ a: null, s: 'null', b: [null, 0 / 0] }), '/b/1', 'NaN'],
+    // Seen in the issue 19 round 9 attack review (13.mjs): a boxed number is unboxed by
+    // JSON.stringify (ToNumber), so new Number(Infinity) reached the tool as null.
+    ['a boxed Infinity', () => ({ n: new Number(Infinity) }), '/n', 'Infinity'],
+    ['a boxed NaN in an array', () => ({ a: [new Number(1), new Number(NaN)] }), '/a/1', 'NaN'],
+    ['a boxed -Infinity from a toJSON', () => ({ t: { toJSON: () => [new Number(-Infinity)] } }), '/t/0', '-Infinity'],
+    ['a box whose valueOf gives Infinity', () => ({ v: Object.assign(new Number(1), { valueOf: () => Infinity }) }), '/v', 'Infinity'],
+    ['a boxed NaN at the top of an array', () => [new Number(NaN)] as unknown as Record<string, unknown>, '/0', 'NaN'],
   ]
   it.each(nonFinite)('%s in object arguments is a VALIDATION_ERROR at its path', async (_name, args, path, number) => {
     const { runtime, seen } = echoRuntime()
@@ -126,6 +133,25 @@ describe('arguments', () => {
     const plan = runtime.executePlan({ steps: [{ id: 's', tool: 'echo', args: args() }] })
     await expect(plan).rejects.toMatchObject({ code: 'PLAN_INVALID', message: expect.stringContaining(`the number ${number} at /steps/0/args${path}`) })
     expect(seen).toEqual([])
+  })
+
+  // Boxed primitives are a class: JSON.stringify unboxes Number, String and Boolean objects (a
+  // BigInt object cannot be serialized); the check reads them the same way, so finite boxes, a
+  // box faking another tag and a plain object named like one run as JSON carries them.
+  it('boxed finite numbers, strings and booleans run as JSON carries them; a boxed BigInt cannot be serialized', async () => {
+    const runtime = new ToolRuntime()
+    const seen: unknown[] = []
+    runtime.register({ name: 'any', parameters: { type: 'object' }, execute: (_id: string, params: unknown) => (seen.push(params), 'ok') })
+    const faked = Object.assign(new String('null'), { [Symbol.toStringTag]: 'Number' })
+    const args = { n: new Number(-0), s: new String('Infinity'), b: new Boolean(false), f: faked, o: { valueOf: () => Infinity }, z: null }
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'any', arguments: args }])
+    expect(result.status).toBe('ok')
+    // the tool gets the caller's own object; events and the log carry its JSON
+    expect(seen).toEqual([args])
+    expect(JSON.parse(JSON.stringify(args))).toEqual({ n: 0, s: 'Infinity', b: false, f: 'null', o: {}, z: null })
+    const [big] = await runtime.dispatch([{ id: 'b', name: 'any', arguments: { n: Object(1n) } }])
+    expect(big.error?.code).toBe('INVALID_JSON')
+    expect(seen).toHaveLength(1)
   })
 
   it('object arguments with nulls and finite numbers only run as given', async () => {

@@ -219,19 +219,47 @@ function registerAll(runtime, tools) {
 }
 
 /**
+ * The primitive JSON.stringify writes for a boxed primitive (`new Number(x)`, `new String(s)`,
+ * `new Boolean(b)`, `Object(1n)`) as it does (ToNumber / ToString through valueOf or toString,
+ * the boolean or bigint held); `item` itself when it is none. Boxes are known by their internal
+ * slot, as JSON.stringify knows them (not by instanceof or Symbol.toStringTag, which a value can
+ * fake or another realm breaks).
+ */
+function unboxed(item) {
+  if (item === null || typeof item !== 'object') return item
+  if (holds(Number.prototype.valueOf, item)) return +item
+  if (holds(String.prototype.valueOf, item)) return `${item}`
+  if (holds(Boolean.prototype.valueOf, item)) return Boolean.prototype.valueOf.call(item)
+  if (holds(BigInt.prototype.valueOf, item)) return BigInt.prototype.valueOf.call(item)
+  return item
+}
+
+/** Whether `valueOf` (a prototype's own) accepts `item`, so `item` has that box's internal slot. */
+function holds(valueOf, item) {
+  try {
+    valueOf.call(item)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
  * `[pointer, number]`: the JSON pointer and the text of the first number JSON cannot carry
- * (Infinity, -Infinity, NaN) in `value` as JSON.stringify reads it (after toJSON), which writes
- * such a number as null silently; undefined when there is none. `text` is the JSON text already
- * made of `value`: only when it holds a null is the value walked again. Linear in the value.
+ * (Infinity, -Infinity, NaN) in `value` as JSON.stringify reads it (after toJSON, a boxed number
+ * such as `new Number(Infinity)` unboxed), which writes such a number as null silently; undefined
+ * when there is none. `text` is the JSON text already made of `value`: only when it holds a null
+ * is the value walked again. Linear in the value.
  */
 function nonFiniteNumber(value, text) {
   if (!text.includes('null')) return undefined
   const pointers = new Map()
   let found
-  JSON.stringify(value, function (key, item) {
+  JSON.stringify(value, function (key, raw) {
     if (found !== undefined) return undefined
     const holder = pointers.get(this)
     const pointer = holder === undefined ? '' : `${holder}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    const item = unboxed(raw)
     if (typeof item === 'number' && !Number.isFinite(item)) {
       found = [pointer, String(item)]
       return undefined
