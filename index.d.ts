@@ -633,6 +633,12 @@ interface RapEventBase {
 export interface RapSubscriptionEvent extends RapEventBase {
   type: 'rap_subscription_event'
   message: { group_id: string; tool_call_id: string; text: string; associative: boolean; final?: boolean }
+  /**
+   * On the final event of a subscription ended because a callback on its URL was refused: why.
+   * `LIMIT_EXCEEDED` for a body over `maxCallbackBytes` or nested too deep (the limit named),
+   * `EXECUTION_ERROR` for one the tool server got wrong.
+   */
+  error?: { code: 'LIMIT_EXCEEDED' | 'EXECUTION_ERROR'; message: string }
 }
 
 /** A remote tool needs the user to authorize at `auth_url`. */

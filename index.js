@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -64,6 +64,7 @@ const APPROVAL_FAILED = 15
 const THREW_NOT_RETRYABLE = 16
 const TOO_DEEP = 17
 const BEFORE_PARAMS_NOT_FINITE = 18
+const OVER_LIMIT = 19
 
 const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
@@ -81,6 +82,15 @@ function messageJson(error) {
 function notRetryable(error) {
   try {
     return error instanceof Error && error.retryable === false
+  } catch {
+    return false
+  }
+}
+
+/** Whether what was thrown is toolwire's own refusal of a remote tool's result over a limit (see lib/rap.js). */
+function overLimit(error) {
+  try {
+    return error instanceof Error && error[OVER_LIMIT_MARK] === true
   } catch {
     return false
   }
@@ -760,7 +770,7 @@ class ToolRuntime {
           const shown = shownIds(batch, slot, call)
           // action[6]: the engine marks a call repeating an earlier call's id (refused unrun):
           // the audit log, which matches results to calls by id, records only the first
-          if (batch.audit !== undefined && !batch.callRecorded && action[6] === undefined) batch.audit.call(callRecord(batch, call, args))
+          if (batch.audit !== undefined && !batch.callRecorded && action[6] === undefined) batch.audit.call(callRecord(batch, call, args, shown.toolCallId))
           if (batch.otel !== undefined) {
             const description = this.#tools.get(this.#ids.get(call.name))?.tool.description
             startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
@@ -799,6 +809,9 @@ class ToolRuntime {
         case END_AS_RETURNED: {
           const result = code === END ? action[3] : resultAsReturned(batch, call, action)
           if (result.runId === undefined) result.runId = batch.runId
+          // the id exactly as sent (the engine's holds U+FFFD for a lone surrogate): the model
+          // gets each result under the id it wrote
+          if (result.callId !== call.id) result.callId = call.id
           batch.results[slot] = result
           if (result.status === 'pending') this.#rememberThread(batch, result)
           batch.values[slot] = undefined
@@ -930,7 +943,7 @@ class ToolRuntime {
         if (json === undefined) return settle(UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(RETURNED, json)
       },
-      (error) => settle(notRetryable(error) ? THREW_NOT_RETRYABLE : THREW, messageJson(error)),
+      (error) => settle(overLimit(error) ? OVER_LIMIT : notRetryable(error) ? THREW_NOT_RETRYABLE : THREW, messageJson(error)),
     )
   }
 
@@ -1251,9 +1264,13 @@ function markedRecord(batch, call) {
   return record
 }
 
-/** The audit record of a call as it starts: its marks and its arguments as events show them. */
-function callRecord(batch, call, args) {
+/**
+ * The audit record of a call as it starts: its marks, its id and arguments as events show them
+ * (`shownId`: a secret replaced, a lone surrogate too, each marked by a digest of the exact id).
+ */
+function callRecord(batch, call, args, shownId) {
   const record = markedRecord(batch, call)
+  record.callId = shownId
   record.attempt = call.attempt ?? 1
   record.args = args
   record.createdAt = Date.now()

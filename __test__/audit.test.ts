@@ -455,7 +455,9 @@ describe('a call id repeated in a batch: one call and one result per id, with an
     { name: 'a repeat naming an unknown tool', calls: [['a', 't'], ['a', 'nope']], refused: [[1, 0]] },
     { name: 'a repeat naming a denied tool', calls: [['a', 't'], ['a', 'denied'], ['a', 't']], refused: [[1, 0], [2, 0]] },
     { name: 'a first call of an unknown tool', calls: [['a', 'nope'], ['a', 't']], refused: [[1, 0]] },
-    { name: 'two lone surrogates, one id in the engine', calls: [['x\ud800', 't'], ['x\udc00', 't'], ['x\ufffd', 't']], refused: [[1, 0], [2, 0]] },
+    // ids are compared as given, before a lone surrogate becomes U+FFFD (issue 19 round 9 attack review, 13.mjs)
+    { name: 'two lone surrogates and U+FFFD, three ids', calls: [['x\ud800', 't'], ['x\udc00', 't'], ['x\ufffd', 't']], refused: [] },
+    { name: 'a lone surrogate repeated', calls: [['x\ud800', 't'], ['x\ufffd', 't'], ['x\ud800', 't']], refused: [[2, 0]] },
   ]
   for (const audited of [true, false]) {
     for (const { name, calls, refused } of cases) {
@@ -486,13 +488,16 @@ describe('a call id repeated in a batch: one call and one result per id, with an
         expect(refusals.map((e) => e.result.error.details.duplicateOf).sort()).toEqual(refused.map(([, first]) => first).sort())
         if (!audited) return
         const replay = replayRun(dir, 'dups')
+        // logged as events show them: a lone surrogate as U+FFFD, the id then marked by a digest
         const ids = firsts.map((slot) => calls[slot]![0].replace(/[\ud800-\udfff]/g, '\ufffd'))
-        expect(replay.calls.map((c: any) => c.callId)).toEqual(ids)
-        expect(replay.results.map((r: any) => r.callId).sort()).toEqual([...ids].sort())
+        const logged = replay.calls.map((c: any) => c.callId)
+        expect(logged.map((id: string) => id.replace(/~[0-9a-f]{16}$/, ''))).toEqual(ids)
+        expect(new Set(logged).size).toBe(ids.length)
+        expect(replay.results.map((r: any) => r.callId).sort()).toEqual([...logged].sort())
         expect(replay.results.every((r: any) => r.error?.details?.duplicateOf === undefined)).toBe(true)
-        const logged = replay.events.filter((e: any) => e.type === 'tool_execution_end' && e.result.error?.details?.duplicateOf !== undefined)
-        expect(logged).toHaveLength(refused.length)
-        for (const event of logged) expect(event.result.error.code).toBe('VALIDATION_ERROR')
+        const refusedEnds = replay.events.filter((e: any) => e.type === 'tool_execution_end' && e.result.error?.details?.duplicateOf !== undefined)
+        expect(refusedEnds).toHaveLength(refused.length)
+        for (const event of refusedEnds) expect(event.result.error.code).toBe('VALIDATION_ERROR')
         expect(verifyRun(dir, 'dups')).toEqual({ ok: true, problems: [] })
       })
     }
@@ -825,6 +830,43 @@ describe('audit log: a call that ran is always recorded', () => {
       const one = cli(dir, '--run', runId)
       expect(one.code).toBe(0)
       expect(one.json.calls.map((c: any) => c.callId)).toEqual([`s${i}`])
+    }
+  })
+
+  // Seen in the issue 19 round 9 attack review (13.mjs): call ids `a\ud800` and `a\ufffd` were
+  // one id once the lone surrogate became U+FFFD (the second never ran), and two ids holding
+  // different tokens were one id in the log once redacted (verifyRun: duplicate_call and
+  // duplicate_result on a clean run).
+  it('call ids that read alike once changed stay two calls: both run, keep their ids, and the log verifies', async () => {
+    const dir = join(root, 'alike-ids')
+    const runtime = new ToolRuntime({ audit: { dir } })
+    const seen: string[] = []
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: async (id: string) => (seen.push(id), 'ok') })
+    const token = (n: number) => `call_ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r${n}`
+    const batches: [string, string[]][] = [
+      ['lone', ['a\ud800', 'a\ufffd', 'a\udc00', 'a']],
+      ['secret', [token(1), token(2), 'plain']],
+    ]
+    for (const [runId, ids] of batches) {
+      const results = await runtime.dispatch(
+        ids.map((id) => ({ id, name: 't', arguments: {} })),
+        { runId },
+      )
+      expect(results.map((r) => r.status), runId).toEqual(ids.map(() => 'ok'))
+      // the model gets each result under the id it sent
+      expect(results.map((r) => r.callId), runId).toEqual(ids)
+      expect(seen.splice(0), runId).toEqual(ids)
+      // what the wire carries is valid text (a lone surrogate as U+FFFD): JSON.stringify escapes
+      // lone surrogates only
+      const encoded = JSON.stringify(runtime.encodeResults(results, 'openai-chat'))
+      expect(encoded, runId).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i)
+      expect(verifyRun(dir, runId), runId).toEqual({ ok: true, problems: [] })
+      const replay = replayRun(dir, runId)
+      const logged = replay.calls.map((c: any) => c.callId)
+      expect(new Set(logged).size, runId).toBe(ids.length)
+      expect(replay.results.map((r: any) => r.callId).sort(), runId).toEqual([...logged].sort())
+      const text = LOG_FILES.map((f) => readFileSync(join(auditRunDir(dir, runId), f), 'utf8')).join('')
+      expect(text, runId).not.toContain('ghp_A1b2')
     }
   })
 

@@ -3,6 +3,7 @@
 // invokes it and receives them; the results come back through the ordinary dispatcher.
 
 import { spawn } from 'node:child_process'
+import { request } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -214,16 +215,88 @@ describe('toolset options', () => {
     expect(badUrl.message).toContain('ftp://hooks.example')
   })
 
-  it('refuses a callback body over maxCallbackBytes with 413; the call gets no result', async () => {
+  // Seen in the issue 19 round 9 attack review (10.mjs): a callback over maxCallbackBytes was
+  // answered 413 (or its connection cut) and lost: its call waited out its deadline.
+  it('a result over maxCallbackBytes ends its call at once, LIMIT_EXCEEDED naming the limit; the server gets 413 saying so', async () => {
     const tools = await server()
     const runtime = new ToolRuntime()
     await runtime.addRapToolset(tools.baseUrl, { maxCallbackBytes: 1000 })
     const [small, big] = await runtime.dispatch([call('m1', 'echo', { word: 'small' }), call('m2', 'echo', { word: 'x'.repeat(2000) })], {
-      timeoutMs: 300,
+      timeoutMs: 60_000,
     })
     expect(small.status).toBe('ok')
-    expect(big.status).toBe('timeout')
-    expect(tools.callbackStatus.find((c) => c.id === 'm2')).toMatchObject({ status: 413 })
+    expect(big).toMatchObject({ status: 'error', error: { code: 'LIMIT_EXCEEDED', retryable: false } })
+    expect(textOf(big)).toContain('maxCallbackBytes (1000 bytes)')
+    // (the call ends as the server refuses the body, before the tool server reads its answer)
+    expect(await eventually(tools.callbackStatus, (c) => c.id === 'm2')).toMatchObject({ status: 413 })
+  })
+})
+
+/**
+ * POSTs `body` to `url` as a plain client does (no 100-continue: the whole body is written at
+ * once, as in the review's repro); resolves with the status and the answer's text.
+ */
+function postPlain(url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }))
+    })
+    req.on('error', (error) => resolve({ status: 0, text: String(error) }))
+    req.end(body)
+  })
+}
+
+describe('callbacks over maxCallbackBytes', () => {
+  // Seen in the issue 19 round 9 attack review (10.mjs): a subscription_event over the limit
+  // was cut off (EPIPE or 413), no final error event came, and the subscription stayed open:
+  // the event was lost silently and the next one delivered as if nothing happened.
+  it('an event over the limit ends its subscription with one typed LIMIT_EXCEEDED event; the server reads 413 saying so', async () => {
+    const tools = await server()
+    const events: RapEvent[] = []
+    const runtime = new ToolRuntime({ onEvent: (e) => e.type.startsWith('rap_') && events.push(e as RapEvent) })
+    await runtime.addRapToolset(tools.baseUrl, { maxCallbackBytes: 64 * 1024 })
+    const [subscribed] = await runtime.dispatch([call('subL', 'watch')], { groupId: 'thread-l' })
+    expect(subscribed).toMatchObject({ status: 'ok', details: { subscription: true } })
+    const url = tools.callbacks.get('subL') as string
+    const event = (text: string) => JSON.stringify({ type: 'subscription_event', group_id: 'thread-l', tool_call_id: 'subL', text })
+    // the whole body written at once, no 100-continue: the answer still arrives
+    const answer = await postPlain(url, event('big ' + 'a'.repeat(1 << 20)))
+    expect(answer.status).toBe(413)
+    expect(answer.text).toContain('maxCallbackBytes (65536 bytes)')
+    expect(answer.text).toContain('LIMIT_EXCEEDED')
+    const ended = await eventually(events, (e) => e.type === 'rap_subscription_event')
+    expect(ended).toMatchObject({
+      callId: 'subL',
+      groupId: 'thread-l',
+      message: { final: true, text: expect.stringMatching(/^Error: .*maxCallbackBytes \(65536 bytes\)/) },
+      error: { code: 'LIMIT_EXCEEDED', message: expect.stringContaining('maxCallbackBytes (65536 bytes)') },
+    })
+    // over: the next event is refused, not delivered, and the link knows the subscription is closed
+    expect((await postPlain(url, event('next event'))).status).toBe(404)
+    expect(events.filter((e) => e.type === 'rap_subscription_event')).toHaveLength(1)
+    const [cancel] = await runtime.dispatch([call('x4', 'cancel_subscription', { tool_call_id: 'subL' })], { groupId: 'thread-l' })
+    expect(textOf(cancel)).toContain('No open subscription')
+  })
+
+  it('an oauth, user_choice or view_update over the limit ends its pending call LIMIT_EXCEEDED', async () => {
+    for (const [type, fields] of [
+      ['oauth', { auth_url: 'https://auth.example/' }],
+      ['user_choice', { prompt: 'pick', choices: ['a'], response_url: 'http://127.0.0.1:1/' }],
+      ['view_update', { view_type: 'diff', content: {} }],
+    ] as const) {
+      const tools = await server()
+      const runtime = new ToolRuntime()
+      await runtime.addRapToolset(tools.baseUrl, { maxCallbackBytes: 64 * 1024 })
+      const pending = runtime.dispatch([call('p1', 'slow')], { groupId: 'thread-p', timeoutMs: 60_000 })
+      await tools.waitFor((s) => s.body?.id === 'p1')
+      const body = JSON.stringify({ type, group_id: 'thread-p', id: 'p1', ...fields, pad: 'a'.repeat(100_000) })
+      expect((await postPlain(tools.callbacks.get('p1') as string, body)).status).toBe(413)
+      const [result] = await pending
+      expect(result.error?.code, type).toBe('LIMIT_EXCEEDED')
+      expect(textOf(result), type).toContain('maxCallbackBytes (65536 bytes)')
+    }
   })
 })
 
@@ -709,22 +782,24 @@ describe('refused callbacks', () => {
     return { status: response.status, text: await response.text() }
   }
 
-  const refused: [string, (g: string, id: string) => string, string][] = [
-    ['a number out of range', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":[1e400]}`, 'the number 1e400 at "/display_as/0" is out of range'],
-    ['too deep', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":${'['.repeat(100)}${']'.repeat(100)}}`, 'MAX_VALUE_DEPTH'],
-    ['not JSON', () => '{nope', 'not valid JSON'],
-    ['a wrong type', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":1}`, 'invalid type'],
-    ['neither text nor content', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}"}`, 'neither text nor content'],
+  // (a body over a limit, nested too deep, ends LIMIT_EXCEEDED naming it, as over maxCallbackBytes)
+  const refused: [string, (g: string, id: string) => string, string, string][] = [
+    ['a number out of range', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":[1e400]}`, 'the number 1e400 at "/display_as/0" is out of range', 'EXECUTION_ERROR'],
+    ['too deep', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":"a","display_as":${'['.repeat(100)}${']'.repeat(100)}}`, 'MAX_VALUE_DEPTH', 'LIMIT_EXCEEDED'],
+    ['not JSON', () => '{nope', 'not valid JSON', 'EXECUTION_ERROR'],
+    ['a wrong type', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}","text":1}`, 'invalid type', 'EXECUTION_ERROR'],
+    ['neither text nor content', (g, id) => `{"type":"tool_result","group_id":"${g}","id":"${id}"}`, 'neither text nor content', 'EXECUTION_ERROR'],
   ]
-  it.each(refused)('%s ends its call with EXECUTION_ERROR naming why, not a TIMEOUT', async (_name, body, says) => {
+  it.each(refused)('%s ends its call with an error naming why, not a TIMEOUT', async (_name, body, says, code) => {
     const { runtime, tools } = await loaded()
     const pending = runtime.dispatch([call('r1', 'slow')], { timeoutMs: 60_000, groupId: 'thread-r' })
     await tools.waitFor((s) => s.body?.id === 'r1')
     const answer = await postRaw(tools.callbacks.get('r1')!, body('thread-r', 'r1'))
     expect(answer.status).toBe(400)
     expect(answer.text).toContain(says)
+    expect(answer.text).toContain(code)
     const [result] = await pending
-    expect(result).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR' } })
+    expect(result).toMatchObject({ status: 'error', error: { code } })
     expect(result.error!.message).toContain(says)
   })
 

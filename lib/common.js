@@ -270,4 +270,11 @@ function nonFiniteNumber(value, text) {
   return found
 }
 
-module.exports = { ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+/**
+ * Marks an error toolwire itself throws for a remote tool whose result was refused over a limit on
+ * its way (lib/rap.js): the call ends LIMIT_EXCEEDED, not as the tool's throw. A symbol no user
+ * error carries.
+ */
+const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
+
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }

@@ -8,7 +8,7 @@
 // crossing (see src/rap.rs for the messages).
 
 const { NativeRap } = require('../native.js')
-const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText } = require('./common.js')
+const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } = require('./common.js')
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
 const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
@@ -235,7 +235,12 @@ class RapLink {
   #settle(tool, message) {
     switch (message.kind) {
       case 'result':
-        if (message.error) throw new Error(errorText(message.result))
+        if (message.error) {
+          const error = new Error(errorText(message.result))
+          // a result the callback server refused over maxCallbackBytes or the depth limit
+          if (message.code === 'LIMIT_EXCEEDED') error[OVER_LIMIT_MARK] = true
+          throw error
+        }
         return valueOf(message.result)
       case 'timeout':
         throw new Error(`Remote tool "${tool}" sent no result by its deadline`)

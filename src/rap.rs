@@ -12,8 +12,9 @@
 //!
 //! Messages (`kind` says which):
 //! - `{ kind: "loaded", ticket, toolset, tools: [{ name, description, parameters }] }`
-//! - `{ kind: "result", ticket, error: bool, result }`: the tool's `tool_result` as received;
-//!   `error` when its text starts with `Error:`.
+//! - `{ kind: "result", ticket, error: bool, result, code? }`: the tool's `tool_result` as
+//!   received; `error` when its text starts with `Error:`; `code` (`LIMIT_EXCEEDED` or
+//!   `EXECUTION_ERROR`) when it stands for a callback the server refused.
 //! - `{ kind: "failed", ticket, code, message, status? }`: a load, call or request that failed
 //!   (`status`: the HTTP status that rejected an invocation).
 //! - `{ kind: "timeout", ticket }`, `{ kind: "cancelled", ticket }`: a call that ended without
@@ -373,13 +374,19 @@ fn failed(ticket: u32, error: &RapError) -> String {
 
 fn outcome_message(ticket: u32, outcome: RapOutcome) -> String {
     match outcome {
-        RapOutcome::Ok(result) | RapOutcome::ToolError(result) => json!({
-            "kind": "result",
-            "ticket": ticket,
-            "error": result.is_error(),
-            "result": result,
-        })
-        .to_string(),
+        RapOutcome::Ok(result) | RapOutcome::ToolError(result) => {
+            let mut message = json!({
+                "kind": "result",
+                "ticket": ticket,
+                "error": result.is_error(),
+                "result": result,
+            });
+            // A result standing for a callback the server refused: why, typed.
+            if let Some(code) = result.refused {
+                message["code"] = json!(code.as_str());
+            }
+            message.to_string()
+        }
         RapOutcome::Failed(e) => failed(ticket, &e),
         RapOutcome::Timeout => json!({ "kind": "timeout", "ticket": ticket }).to_string(),
         RapOutcome::Cancelled => json!({ "kind": "cancelled", "ticket": ticket }).to_string(),

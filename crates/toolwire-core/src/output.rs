@@ -31,6 +31,9 @@ pub enum ToolOutcome {
     /// The returned value nests deeper than [`crate::json_input::MAX_VALUE_DEPTH`]: refused
     /// before parsing.
     TooDeep,
+    /// What the tool sent was refused over a limit on the way (a remote tool's callback larger
+    /// than `maxCallbackBytes`); the message, naming the limit. `LIMIT_EXCEEDED`, not retried.
+    OverLimit(String),
 }
 
 /// How a successful result was derived from the value the tool returned. When a result is
@@ -128,6 +131,11 @@ pub fn check_outcome(spec: &ToolSpec, outcome: &ToolOutcome) -> Result<Verdict, 
             ),
         )
         .with_details(serde_json::json!({ "limit": MAX_VALUE_DEPTH }))),
+        ToolOutcome::OverLimit(message) => Err(ToolError {
+            code: ErrorCode::LimitExceeded,
+            retryable: Some(false),
+            ..thrown(tool, message)
+        }),
         ToolOutcome::Missing => Err(ToolError::new(
             ErrorCode::NotFound,
             format!("Tool \"{tool}\" was unregistered before this call could start."),
@@ -563,6 +571,18 @@ mod tests {
             assert_eq!(error.retryable, retryable, "{text}");
             assert!(first_text(&result.content).unwrap().contains(text));
         }
+    }
+
+    /// A remote tool's result refused over `maxCallbackBytes` on its way is the limit's error,
+    /// not the tool's throw: LIMIT_EXCEEDED with the transport's message, not retried.
+    #[test]
+    fn a_value_refused_over_a_limit_on_its_way_is_limit_exceeded() {
+        let message = "Error: the callback is larger than maxCallbackBytes (16777216 bytes)";
+        let result = outcome(&spec(None), ToolOutcome::OverLimit(message.into()));
+        let error = result.error.as_ref().unwrap();
+        assert_eq!(error.code, ErrorCode::LimitExceeded);
+        assert_eq!(error.retryable, Some(false));
+        assert_eq!(result.content, vec![ContentBlock::text(message)]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolwire_core::json_input::{self, InputError};
 use toolwire_core::quote::bounded;
+use toolwire_core::ErrorCode;
 
 /// One callback message, tagged by `type` on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,6 +82,10 @@ pub struct ToolResult {
     /// `subscription_event`s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscription: Option<bool>,
+    /// Not on the wire: set on the error result a call gets when its tool server's callback was
+    /// refused ([`refused_result`]), the engine's code for why (see [`CallbackError::code`]).
+    #[serde(skip)]
+    pub refused: Option<ErrorCode>,
 }
 
 impl ToolResult {
@@ -189,7 +194,7 @@ pub struct ViewUpdate {
     pub content: Value,
 }
 
-/// Why a callback body was refused (answered 400).
+/// Why a callback body was refused (answered 400, or 413 when it is over the size limit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallbackError {
     /// What was wrong.
@@ -197,11 +202,40 @@ pub struct CallbackError {
     /// The body nests deeper than `toolwire_core::json_input::MAX_VALUE_DEPTH`: refused before
     /// parsing, so the call its token names ends with an error.
     pub too_deep: bool,
+    /// The body is larger than `maxCallbackBytes` (this limit, in bytes): refused unread past
+    /// the limit (413), so the call its token names ends with an error.
+    pub too_large: Option<usize>,
+}
+
+impl CallbackError {
+    /// A body over `limit` bytes (`maxCallbackBytes`).
+    pub fn too_large(limit: usize) -> CallbackError {
+        CallbackError {
+            message: format!(
+                "its body is larger than maxCallbackBytes ({limit} bytes), so it was not read"
+            ),
+            too_deep: false,
+            too_large: Some(limit),
+        }
+    }
+
+    /// The engine's code for the refusal: `LIMIT_EXCEEDED` for a body over a limit (too large,
+    /// too deep), `EXECUTION_ERROR` for one the tool server got wrong.
+    pub fn code(&self) -> ErrorCode {
+        if self.too_deep || self.too_large.is_some() {
+            ErrorCode::LimitExceeded
+        } else {
+            ErrorCode::ExecutionError
+        }
+    }
 }
 
 impl fmt::Display for CallbackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "malformed RAP callback: {}", self.message)
+        match self.too_large {
+            Some(_) => write!(f, "RAP callback too large: {}", self.message),
+            None => write!(f, "malformed RAP callback: {}", self.message),
+        }
     }
 }
 
@@ -220,6 +254,7 @@ pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
     let refused = |message: String| CallbackError {
         message,
         too_deep: false,
+        too_large: None,
     };
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     // Bytes that are not UTF-8 become U+FFFD, as lone surrogates do.
@@ -229,6 +264,7 @@ pub fn parse_callback(body: &[u8]) -> Result<Callback, CallbackError> {
     let value = json_input::parse(&text).map_err(|e| CallbackError {
         message: bounded(&e.to_string()),
         too_deep: matches!(e, InputError::TooDeep),
+        too_large: None,
     })?;
     let callback = Callback::deserialize(value.value).map_err(|e| {
         refused(bounded(&format!(
@@ -325,6 +361,7 @@ pub fn refused_result(group_id: String, id: String, error: &CallbackError) -> To
         content: None,
         display_as: None,
         subscription: None,
+        refused: Some(error.code()),
     }
 }
 
@@ -550,6 +587,7 @@ mod tests {
             content: None,
             display_as: None,
             subscription: None,
+            refused: None,
         };
         assert!(r.is_error());
         r.text = Some("fine. Error: not at start".into());

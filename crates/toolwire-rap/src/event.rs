@@ -15,6 +15,20 @@ pub struct RapEvent {
     pub group_id: String,
     /// The message.
     pub kind: RapEventKind,
+    /// Set on the final event that ends a subscription because a callback on its URL was
+    /// refused (see [`crate::callback::refused_event`]): why, typed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<EventError>,
+}
+
+/// Why a subscription ended early: its tool server's callback was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventError {
+    /// The engine's code: `LIMIT_EXCEEDED` (a body over `maxCallbackBytes` or too deep) or
+    /// `EXECUTION_ERROR` (a body the tool server got wrong).
+    pub code: &'static str,
+    /// What was refused and why, naming the limit when one was passed.
+    pub message: String,
 }
 
 /// The message of a [`RapEvent`].
@@ -44,14 +58,17 @@ impl RapEvent {
     }
 
     /// JSON text for crossing into JavaScript: `{ "type": name, "callId", "groupId",
-    /// "message": { ...the message as received } }`.
+    /// "message": { ...the message as received }, "error"?: { code, message } }`.
     pub fn to_json(&self) -> String {
-        serde_json::json!({
+        let mut json = serde_json::json!({
             "type": self.name(),
             "callId": self.call_id,
             "groupId": self.group_id,
             "message": self.kind,
-        })
-        .to_string()
+        });
+        if let Some(error) = &self.error {
+            json["error"] = serde_json::json!(error);
+        }
+        json.to_string()
     }
 }

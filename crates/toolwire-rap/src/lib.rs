@@ -26,7 +26,7 @@ pub mod token;
 pub use callback::{parse_callback, Callback, CallbackError, ContentItem, ToolResult};
 pub use client::{RapClient, RetryPolicy};
 pub use error::{Fault, RapError};
-pub use event::{RapEvent, RapEventKind};
+pub use event::{EventError, RapEvent, RapEventKind};
 pub use hub::{HubOptions, RapCall, RapHub, RapOutcome};
 pub use manifest::{ToolsetManifest, ToolsetOptions, Toolsets};
 pub use server::{CallbackServer, ServerOptions};

@@ -2,8 +2,10 @@
 //! `{base}/rap/callback/{token}`.
 //!
 //! Rules, in the order a request meets them: only `POST` (405); the token must name a live
-//! call, its secret compared in constant time (404); a `Content-Length` over the limit is
-//! refused before reading (413), and the body is capped while it streams (413); headers and
+//! call, its secret compared in constant time (404); a body over the limit, by its
+//! `Content-Length` or as it streams, is never held past the limit: it is answered 413 (its
+//! rest read and dropped, bounded, so a sender still writing reads the answer) and, like a body
+//! that does not parse, ends the call or subscription of its token (see below); headers and
 //! body together must arrive within the read timeout, counted from the request's first byte
 //! (see `read_deadline.rs`), else the connection is cut; the body must parse
 //! (400: the call the token names then ends with an error saying why, or its open subscription
@@ -27,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH};
 use hyper::server::conn::http1;
@@ -41,7 +43,7 @@ use crate::callback::{
     parse_callback, refused_event, refused_result, Callback, CallbackError, ClaimedIds, ToolResult,
 };
 use crate::error::RapError;
-use crate::event::{RapEvent, RapEventKind};
+use crate::event::{EventError, RapEvent, RapEventKind};
 use crate::read_deadline::{DeadlineIo, ReadClock};
 use crate::token::{self, SECRET_BYTES};
 
@@ -501,20 +503,27 @@ async fn handle(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let too_large = || {
-        Ok(closing(reply(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "callback too large\n",
-        )))
-    };
-    if declared.is_some_and(|n| n > limit as u64) {
-        return too_large();
-    }
     // The connection's read deadline, set when the request began, bounds the body too.
-    let body = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Err(_) => return Err(CutConnection),
+    let body = match read_body(req.into_body(), limit, declared).await? {
+        Body::Whole(body) => body,
+        // Over the limit (declared, or seen while it streams): refused without reading it
+        // whole, and like any refused body it ends the call or subscription its token names,
+        // so nothing is lost silently. The rest is read and dropped while the answer goes out,
+        // so a sender still writing gets it instead of a reset connection.
+        Body::TooLarge { head, rest } => {
+            let error = CallbackError::too_large(limit);
+            let response = shared
+                .refused(
+                    selector,
+                    &secret,
+                    &head,
+                    &error,
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                )
+                .await;
+            tokio::spawn(discard(rest, DISCARD_BYTES));
+            return Ok(closing(response));
+        }
     };
     clock.stop();
     let callback = match parse_callback(&body) {
@@ -524,22 +533,9 @@ async fn handle(
         // deadline, unless the ids the body claims (read without parsing) name another call.
         // The server is told its callback was refused.
         Err(error) => {
-            let Some((group_id, id)) = shared.lookup(selector, &secret) else {
-                return Ok(unknown());
-            };
-            let text = String::from_utf8_lossy(&body);
-            if ClaimedIds::scan(&text).contradicts(&group_id, &id) {
-                return Ok(unknown());
-            }
-            let group = shared.group_lock(&group_id);
-            let _serial = group.lock().await;
-            shared.refuse(selector, &secret, group_id, id, &error).await;
-            let mut response = Response::new(Full::new(Bytes::from(format!(
-                "{error}; the call still waiting for its result, or the subscription still open, \
-                 on this URL ended with this error\n"
-            ))));
-            *response.status_mut() = StatusCode::BAD_REQUEST;
-            return Ok(response);
+            return Ok(shared
+                .refused(selector, &secret, &body, &error, StatusCode::BAD_REQUEST)
+                .await)
         }
     };
     // Check the claimed ids before taking the group's lock, so a forged group cannot make a
@@ -554,7 +550,69 @@ async fn handle(
     let _serial = group.lock().await;
     #[cfg(test)]
     let _probe = shared.test_hooks.enter().await;
-    Ok(shared.apply(selector, &secret, callback).await)
+    Ok(shared.apply(selector, &secret, callback, None).await)
+}
+
+/// How much of a body over the limit is kept to read the ids it claims: its first 64 KiB.
+const CLAIMS_PREFIX: usize = 64 << 10;
+
+/// How much of the rest of a body over the limit is read and dropped after the answer, at most
+/// (and within the connection's read deadline): 64 MiB.
+const DISCARD_BYTES: usize = 64 << 20;
+
+/// A callback's body as read.
+enum Body {
+    /// The whole body, within the limit.
+    Whole(Bytes),
+    /// Over the limit: its first bytes (at most [`CLAIMS_PREFIX`]) and the rest, unread.
+    TooLarge { head: Vec<u8>, rest: Incoming },
+}
+
+/// Reads a body of at most `limit` bytes. One declared larger (`Content-Length`) is read no
+/// further than [`CLAIMS_PREFIX`]; one that grows past the limit as it streams (chunked) stops
+/// there: never more than `limit` bytes are held.
+async fn read_body(
+    mut body: Incoming,
+    limit: usize,
+    declared: Option<u64>,
+) -> Result<Body, CutConnection> {
+    let declared_over = declared.is_some_and(|n| n > limit as u64);
+    let keep = if declared_over {
+        CLAIMS_PREFIX.min(limit)
+    } else {
+        limit
+    };
+    let mut read = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| CutConnection)?.into_data() else {
+            continue; // trailers
+        };
+        if read.len() + data.len() > keep {
+            let room = keep - read.len();
+            read.extend_from_slice(&data[..room]);
+            read.truncate(CLAIMS_PREFIX);
+            return Ok(Body::TooLarge {
+                head: read,
+                rest: body,
+            });
+        }
+        read.extend_from_slice(&data);
+    }
+    Ok(Body::Whole(Bytes::from(read)))
+}
+
+/// Reads and drops the rest of a refused body, up to `max` bytes: the sender, still writing,
+/// then reads the answer instead of a connection reset under it.
+async fn discard(mut body: Incoming, max: usize) {
+    let mut seen = 0usize;
+    while let Some(Ok(frame)) = body.frame().await {
+        if let Ok(data) = frame.into_data() {
+            seen = seen.saturating_add(data.len());
+            if seen > max {
+                return;
+            }
+        }
+    }
 }
 
 /// Feeds what is written into a hasher.
@@ -578,6 +636,37 @@ impl Shared {
         let entry = entries.get(&selector)?;
         token::secrets_equal(&entry.secret, secret)
             .then(|| (entry.group_id.clone(), entry.id.clone()))
+    }
+
+    /// Refuses a callback body (`error`, answered `status`): the call the token names ends now
+    /// with an error saying why, or its open subscription with a final error event, unless the
+    /// ids `body` claims (read without parsing; it may be only the body's first bytes) name
+    /// another call. The answer tells the tool server so.
+    async fn refused(
+        &self,
+        selector: u64,
+        secret: &[u8; SECRET_BYTES],
+        body: &[u8],
+        error: &CallbackError,
+        status: StatusCode,
+    ) -> Response<Full<Bytes>> {
+        let unknown = || reply(StatusCode::NOT_FOUND, "unknown callback\n");
+        let Some((group_id, id)) = self.lookup(selector, secret) else {
+            return unknown();
+        };
+        if ClaimedIds::scan(&String::from_utf8_lossy(body)).contradicts(&group_id, &id) {
+            return unknown();
+        }
+        let group = self.group_lock(&group_id);
+        let _serial = group.lock().await;
+        self.refuse(selector, secret, group_id, id, error).await;
+        let mut response = Response::new(Full::new(Bytes::from(format!(
+            "{error}; the call still waiting for its result, or the subscription still open, \
+             on this URL ended with this error ({})\n",
+            error.code().as_str()
+        ))));
+        *response.status_mut() = status;
+        response
     }
 
     fn group_lock(&self, group_id: &str) -> Arc<tokio::sync::Mutex<()>> {
@@ -632,12 +721,14 @@ impl Shared {
         }
     }
 
-    /// Applies a checked message under its group's lock.
+    /// Applies a checked message under its group's lock; `error` types an event that ends a
+    /// subscription because a callback was refused.
     async fn apply(
         &self,
         selector: u64,
         secret: &[u8; SECRET_BYTES],
         callback: Callback,
+        error: Option<EventError>,
     ) -> Response<Full<Bytes>> {
         self.sweep_retained();
         // Computed outside the lock: a result can be megabytes.
@@ -704,6 +795,7 @@ impl Shared {
                 call_id: entry.id.clone(),
                 group_id: entry.group_id.clone(),
                 kind,
+                error,
             };
             (event, choice)
         };
@@ -758,12 +850,20 @@ impl Shared {
                 ..
             })
         );
-        let callback = if subscribed {
-            Callback::SubscriptionEvent(refused_event(group_id, id, error))
+        let (callback, typed) = if subscribed {
+            let typed = EventError {
+                code: error.code().as_str(),
+                message: error.to_string(),
+            };
+            let event = refused_event(group_id, id, error);
+            (Callback::SubscriptionEvent(event), Some(typed))
         } else {
-            Callback::ToolResult(refused_result(group_id, id, error))
+            (
+                Callback::ToolResult(refused_result(group_id, id, error)),
+                None,
+            )
         };
-        self.apply(selector, secret, callback).await;
+        self.apply(selector, secret, callback, typed).await;
     }
 
     /// A `tool_result` for the entry: delivered the first time, compared afterwards.
@@ -911,13 +1011,95 @@ mod tests {
         (status, response.text().await.unwrap_or_default())
     }
 
+    /// The limit of the servers in the tables of refused callbacks below: 64 KiB.
+    const SMALL_LIMIT: usize = 64 << 10;
+
+    /// A body over [`SMALL_LIMIT`]: `head` (which claims the ids), then `a`s.
+    fn oversized(head: &str) -> Vec<u8> {
+        let mut body = head.as_bytes().to_vec();
+        body.resize(SMALL_LIMIT + 4096, b'a');
+        body
+    }
+
+    /// POSTs a body of `total` bytes, `head` then `a`s, as a chunked body (no Content-Length,
+    /// never built whole), writing until done or the server stops reading, while reading the
+    /// answer. Returns the status (0 for none), the answer and the body bytes written.
+    async fn post_chunked(url: &str, head: &[u8], total: usize) -> (u16, String, usize) {
+        let url = reqwest::Url::parse(url).unwrap();
+        let addr = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap());
+        let (mut reader, mut writer) = tokio::net::TcpStream::connect(addr)
+            .await
+            .unwrap()
+            .into_split();
+        let request = format!(
+            "POST {} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+             transfer-encoding: chunked\r\n\r\n",
+            url.path()
+        );
+        let write = async move {
+            let filler = vec![b'a'; 64 << 10];
+            let mut sent = 0usize;
+            let chunk = |data: &[u8]| {
+                let mut framed = format!("{:x}\r\n", data.len()).into_bytes();
+                framed.extend_from_slice(data);
+                framed.extend_from_slice(b"\r\n");
+                framed
+            };
+            let mut next = chunk(head);
+            if writer.write_all(request.as_bytes()).await.is_err() {
+                return 0;
+            }
+            loop {
+                if writer.write_all(&next).await.is_err() {
+                    return sent;
+                }
+                sent += next.len();
+                if sent >= total {
+                    let _ = writer.write_all(b"0\r\n\r\n").await;
+                    return sent;
+                }
+                next = chunk(&filler[..filler.len().min(total - sent)]);
+            }
+        };
+        let read = async move {
+            let mut out = Vec::new();
+            // A reset after the answer keeps what was read before it.
+            let _ = reader.read_to_end(&mut out).await;
+            String::from_utf8_lossy(&out).into_owned()
+        };
+        let (sent, answer) = tokio::time::timeout(DEADLINE, async { tokio::join!(write, read) })
+            .await
+            .expect("the server answered and closed");
+        let status = answer
+            .strip_prefix("HTTP/1.1 ")
+            .and_then(|rest| rest.get(..3))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0);
+        (status, answer, sent)
+    }
+
+    /// Sends a refused body as a table case says: whole with its length, or chunked.
+    async fn send(url: &str, body: &[u8], chunked: bool) -> (u16, String) {
+        if chunked {
+            let (status, answer, _) = post_chunked(url, body, body.len()).await;
+            (status, answer)
+        } else {
+            post_bytes(url, body).await
+        }
+    }
+
     /// Every callback the server refuses for a call it can attribute (the token names it and the
     /// ids the body claims, read without parsing, do not contradict it) ends that call now with
     /// an error naming why; the server is answered 400. Seen in the attack review: a number
     /// out of range or a duplicate key left the call waiting out its whole deadline.
     #[tokio::test]
     async fn every_refused_callback_ends_its_call_with_an_error_naming_why() {
-        let (server, mut events) = start(ServerOptions::default()).await;
+        let options = ServerOptions {
+            max_callback_bytes: SMALL_LIMIT,
+            ..ServerOptions::default()
+        };
+        let (server, mut events) = start(options).await;
+        let limit = format!("maxCallbackBytes ({SMALL_LIMIT} bytes)");
         let huge_variant = format!(
             r#"{{"type":"{}","group_id":"g","id":"c"}}"#,
             "v".repeat(20_000)
@@ -966,11 +1148,48 @@ mod tests {
                 "MAX_VALUE_DEPTH",
             ),
         ];
-        for (name, body, says) in cases {
+        // Seen in the issue 19 round 9 attack review (10.mjs): a body over maxCallbackBytes was
+        // answered 413 (or its connection cut) and its call waited out its deadline. Every
+        // message type, declared too large or growing past the limit as it streams.
+        let over: Vec<(&str, Vec<u8>, bool)> = vec![
+            (
+                "a tool_result over the limit",
+                oversized(r#"{"type":"tool_result","group_id":"g","id":"c","text":""#),
+                false,
+            ),
+            (
+                "a tool_result over the limit, streamed",
+                oversized(r#"{"type":"tool_result","group_id":"g","id":"c","text":""#),
+                true,
+            ),
+            (
+                "an oauth over the limit",
+                oversized(r#"{"type":"oauth","group_id":"g","id":"c","auth_url":""#),
+                true,
+            ),
+            (
+                "a user_choice over the limit",
+                oversized(r#"{"type":"user_choice","group_id":"g","id":"c","prompt":""#),
+                false,
+            ),
+            (
+                "a view_update over the limit",
+                oversized(r#"{"type":"view_update","group_id":"g","content":""#),
+                true,
+            ),
+        ];
+        let cases = cases
+            .into_iter()
+            .map(|(name, body, says)| (name, body, says, 400, false))
+            .chain(
+                over.into_iter()
+                    .map(|(name, body, chunked)| (name, body, limit.as_str(), 413, chunked)),
+            );
+        for (name, body, says, want, chunked) in cases {
             let mut reg = server.register("g", "c").unwrap();
             let url = reg.callback_url().to_owned();
-            let (status, answer) = post_bytes(&url, &body).await;
-            assert_eq!(status, 400, "{name}: {answer}");
+            let (status, answer) = send(&url, &body, chunked).await;
+            assert_eq!(status, want, "{name}: {answer}");
             assert!(answer.contains(says), "{name}: {answer}");
             assert!(answer.len() < 2048, "{name}: the answer is bounded");
             let ended = tokio::time::timeout(DEADLINE, reg.result())
@@ -1025,8 +1244,33 @@ mod tests {
             ("too deep", deep.into_bytes(), "deeper"),
             ("not JSON", b"{\"type\":\"subscription_event\",".to_vec(), "JSON"),
         ];
-        let (server, mut events) = start(ServerOptions::default()).await;
-        for (name, body, says) in cases {
+        let options = ServerOptions {
+            max_callback_bytes: SMALL_LIMIT,
+            ..ServerOptions::default()
+        };
+        let (server, mut events) = start(options).await;
+        // Seen in the issue 19 round 9 attack review (10.mjs): an event over maxCallbackBytes
+        // was cut off (413 or a reset connection), lost, and the subscription stayed open.
+        let limit = format!("maxCallbackBytes ({SMALL_LIMIT} bytes)");
+        let head = r#"{"type":"subscription_event","group_id":"g","tool_call_id":"c","text":""#;
+        let over: Vec<(&str, Vec<u8>, bool)> = vec![
+            ("over the limit", oversized(head), false),
+            ("over the limit, streamed", oversized(head), true),
+        ];
+        let cases = cases
+            .into_iter()
+            .map(|(name, body, says)| {
+                let code = if name == "too deep" {
+                    "LIMIT_EXCEEDED"
+                } else {
+                    "EXECUTION_ERROR"
+                };
+                (name, body, says, 400, false, code)
+            })
+            .chain(over.into_iter().map(|(name, body, chunked)| {
+                (name, body, limit.as_str(), 413, chunked, "LIMIT_EXCEEDED")
+            }));
+        for (name, body, says, want, chunked, code) in cases {
             let mut reg = server.register("g", "c").unwrap();
             let url = reg.callback_url().to_owned();
             let mut subscribed = result("g", "c", "on");
@@ -1036,19 +1280,25 @@ mod tests {
             let ok = json!({"type": "subscription_event", "group_id": "g", "tool_call_id": "c",
                             "text": "tick"});
             assert_eq!(post(&url, &ok).await, 200, "{name}");
-            let (status, answer) = post_bytes(&url, &body).await;
-            assert_eq!(status, 400, "{name}: {answer}");
+            let (status, answer) = send(&url, &body, chunked).await;
+            assert_eq!(status, want, "{name}: {answer}");
             assert!(answer.contains(says), "{name}: {answer}");
+            assert!(answer.contains(code), "{name}: {answer}");
             let mut texts = Vec::new();
             for _ in 0..2 {
                 let event = tokio::time::timeout(DEADLINE, events.recv())
                     .await
                     .expect("the subscription ended before its thread closed")
                     .unwrap();
+                let typed = event.error.clone();
                 let RapEventKind::Subscription(e) = event.kind else {
                     panic!("{name}: not a subscription event")
                 };
                 texts.push((e.text, e.r#final));
+                if let Some(error) = typed {
+                    assert_eq!(error.code, code, "{name}");
+                    assert!(error.message.contains(says), "{name}: {}", error.message);
+                }
             }
             assert_eq!(texts[0], ("tick".to_owned(), None), "{name}");
             let (text, last) = &texts[1];
@@ -1062,6 +1312,32 @@ mod tests {
             assert!(events.try_recv().is_err(), "{name}: nothing more");
             server.close_group("g");
         }
+    }
+
+    /// A body that never ends (a gigabyte, chunked, so no length warns of it) is refused once
+    /// past the limit: the server holds at most the limit, answers 413 while the body still
+    /// streams, reads and drops a bounded rest, then closes; the sender is stopped long before
+    /// its gigabyte, and the call its URL names ends with the error.
+    #[tokio::test]
+    async fn a_gigabyte_streamed_is_refused_past_the_limit_not_read_whole() {
+        let options = ServerOptions {
+            max_callback_bytes: SMALL_LIMIT,
+            ..ServerOptions::default()
+        };
+        let (server, _events) = start(options).await;
+        let mut reg = server.register("g", "c").unwrap();
+        let url = reg.callback_url().to_owned();
+        let head = br#"{"type":"tool_result","group_id":"g","id":"c","text":""#;
+        let (status, answer, sent) = post_chunked(&url, head, 1 << 30).await;
+        assert_eq!(status, 413, "{answer}");
+        assert!(answer.contains("LIMIT_EXCEEDED"), "{answer}");
+        assert!(
+            sent <= SMALL_LIMIT + DISCARD_BYTES + (16 << 20),
+            "the sender wrote {sent} bytes before the server stopped reading"
+        );
+        let ended = reg.result().await.unwrap();
+        assert!(ended.is_error(), "{:?}", ended.text);
+        assert!(ended.text.unwrap().contains("maxCallbackBytes"));
     }
 
     /// A refused body that claims another call's ids (readable though the body is not JSON)
@@ -1149,17 +1425,19 @@ mod tests {
             "other group"
         );
         assert_eq!(post(&url, &result("g1", "c2", "x")).await, 404, "other id");
-        // Oversized: declared, and (chunked, no length) while streaming.
-        let big = result("g1", "c1", &"x".repeat(2000));
-        assert_eq!(post(&url, &big).await, 413, "declared length");
+        // Oversized, declared and (chunked, no length) while streaming, claiming another call:
+        // refused, and the call of this URL goes on (one over the limit claiming this call, or
+        // nothing, ends it: see every_refused_callback_ends_its_call_with_an_error_naming_why).
+        let big = result("g1", "c2", &"x".repeat(2000));
+        assert_eq!(post(&url, &big).await, 404, "declared length");
         let path = &url[url.find(CALLBACK_PATH).unwrap()..];
-        let chunk = "y".repeat(600);
+        let chunk = format!(r#"{{"group_id":"g1","id":"c2","text":"{}"#, "y".repeat(565));
         let chunked = format!(
             "POST {path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
              258\r\n{chunk}\r\n258\r\n{chunk}\r\n0\r\n\r\n"
         );
         let answer = raw(server.local_addr(), chunked.as_bytes()).await;
-        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
         // A refused body claiming another call's ids ends nothing.
         let other = br#"{"type":"tool_result","group_id":"g1","id":"c2","text":1e400}"#;
         assert_eq!(post_bytes(&url, other).await.0, 404);

@@ -322,6 +322,7 @@ impl Dispatcher {
             name: deferred.tool,
             arguments: RawArguments::Object(deferred.args.to_string()),
             stamp: deferred.stamp,
+            exact_id: None,
         };
         let options = BatchOptions {
             timeout_ms: deferred.timeout_ms,

@@ -16,7 +16,7 @@ use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_va
 use crate::sanitize::view::{content_view, put_field_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
-use super::BatchText;
+use super::{BatchText, CallRequest};
 
 /// Sanitizes a result in place: content for the model (unless the driver already did, off the
 /// JavaScript thread), the error (see [`sanitize_error`]), and secrets in details, data and the
@@ -170,15 +170,33 @@ pub(super) fn scrubbed_args(rules: &ResultRules, args: &Value) -> Option<Value> 
     Some(args)
 }
 
-/// The call's id and tool name as events carry them: `Some((id, name))` with the secrets
-/// replaced when either holds any (the model writes both, and can put anything there). The
-/// result keeps the exact id: a wire pairs a result with its call by it, and the model that
-/// wrote it has it already.
-pub(super) fn scrubbed_ids(rules: &ResultRules, id: &str, name: &str) -> Option<(String, String)> {
-    let scanner = rules.sanitizer.scanner()?;
+/// The call's id and tool name as events and the audit log carry them: `Some((id, name))` when
+/// either is changed (the model writes both, and can put anything there). A name holding a
+/// secret has it replaced. An id holding a secret has it replaced, and an id that is not
+/// well-formed UTF-16 has U+FFFD for each lone surrogate; either way it is marked with a digest of
+/// the id as written (see [`id_digest`]), so two ids that read the same once changed (two tokens
+/// redacted alike, `a\ud800` and `a\ufffd`) stay two: the audit log matches results to calls by
+/// it. The result keeps the exact id: a wire pairs a result with its call by it, and the model
+/// that wrote it has it already.
+pub(super) fn scrubbed_ids(
+    rules: &ResultRules,
+    request: &CallRequest,
+    name: &str,
+) -> Option<(String, String)> {
+    let id = request.id.as_str();
+    let scanner = rules.sanitizer.scanner();
     let mut counts = Default::default();
-    let shown_id = scanner.scrub_from(id, 0, &mut counts);
-    let shown_name = scanner.scrub_from(name, 0, &mut counts);
+    let shown_id = scanner.and_then(|s| s.scrub_from(id, 0, &mut counts));
+    let shown_name = scanner.and_then(|s| s.scrub_from(name, 0, &mut counts));
+    let exact = request.exact_id.as_deref();
+    let shown_id = match (shown_id, exact) {
+        (None, None) => None,
+        (shown, exact) => Some(format!(
+            "{}{ID_DIGEST_MARK}{}",
+            shown.as_deref().unwrap_or(id),
+            id_digest(exact.unwrap_or(id))
+        )),
+    };
     if shown_id.is_none() && shown_name.is_none() {
         return None;
     }
@@ -186,6 +204,22 @@ pub(super) fn scrubbed_ids(rules: &ResultRules, id: &str, name: &str) -> Option<
         shown_id.unwrap_or_else(|| id.to_owned()),
         shown_name.unwrap_or_else(|| name.to_owned()),
     ))
+}
+
+/// Separates a changed id from the digest marking it: `call_[REDACTED:github-token]~3f0c...`.
+const ID_DIGEST_MARK: char = '~';
+
+/// A digest of an id as the caller wrote it: 16 hex digits of SipHash under a key drawn at
+/// random once per process. Keyed, so a secret in an id cannot be guessed back from it (a
+/// short password could, from a plain hash); per process, so one id reads the same in every
+/// event and record this process writes.
+pub(super) fn id_digest(id: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    let mut hasher = KEY.get_or_init(Default::default).build_hasher();
+    hasher.write(id.as_bytes());
+    format!("{:016x}", hasher.finish())
 }
 
 /// The view of a built result for events, and whether `redaction_failed` is due.

@@ -756,7 +756,7 @@ impl Dispatcher {
             let rules = self.rules(call);
             let c = self.call(call).expect("call exists");
             let args = finalize::scrubbed_args(&rules, &c.args).or(args);
-            let ids = finalize::scrubbed_ids(&rules, &c.request.id, &c.request.name);
+            let ids = finalize::scrubbed_ids(&rules, &c.request, &c.request.name);
             // The scrubbed ids follow the arguments, which must then be there.
             let args = match (&ids, args) {
                 (Some(_), None) => Some(c.args.clone()),
@@ -1498,13 +1498,19 @@ fn precheck(calls: &mut [Call]) {
 }
 
 /// Marks every call whose id an earlier call of the batch already has (the first keeps it and
-/// runs; the others are refused before they run). Linear: one map of the ids seen.
+/// runs; the others are refused before they run). Ids are compared as the caller wrote them,
+/// before lone surrogates became U+FFFD: `a\ud800` and `a\ufffd` are two ids. Linear: one map
+/// of the ids seen.
 fn mark_repeated_ids(calls: &mut [Call]) {
-    let mut first: HashMap<&str, u32> = HashMap::with_capacity(calls.len());
+    let mut first: HashMap<(bool, &str), u32> = HashMap::with_capacity(calls.len());
     let mut repeats = Vec::new();
     for (slot, call) in calls.iter().enumerate() {
         let slot = slot as u32;
-        let seen = *first.entry(call.request.id.as_str()).or_insert(slot);
+        let key = match &call.request.exact_id {
+            Some(literal) => (true, literal.as_str()),
+            None => (false, call.request.id.as_str()),
+        };
+        let seen = *first.entry(key).or_insert(slot);
         if seen != slot {
             repeats.push((slot, seen));
         }

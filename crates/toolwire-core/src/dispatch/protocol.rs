@@ -412,6 +412,11 @@ pub struct CallRequest {
     pub arguments: RawArguments,
     /// Where the call stands in a plan, stamped on its result.
     pub stamp: Option<Box<CallStamp>>,
+    /// The id exactly as the caller wrote it when it is not well-formed UTF-16: its JSON
+    /// literal, lone surrogates escaped (`"a\ud800"`), while `id` holds U+FFFD for each. Ids
+    /// are told apart by it (`a\ud800` and `a\ufffd` are two calls) and a digest of it marks
+    /// the id events and the audit log show. `None` for a well-formed id.
+    pub exact_id: Option<String>,
 }
 
 /// A plan's marks on a call: its step, attempt, loop and confirmation.
@@ -462,8 +467,14 @@ pub enum RawArguments {
 pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest>> {
     // Ids, names and marks are the caller's text: a lone surrogate in one is U+FFFD, not a
     // malformed batch.
-    let rows: Vec<CallRow> = serde_json::from_str(&crate::json_input::repair_surrogates(meta))
+    let repaired = crate::json_input::repair_surrogates(meta);
+    let rows: Vec<CallRow> = serde_json::from_str(&repaired)
         .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
+    let mut exact_ids = match repaired {
+        std::borrow::Cow::Borrowed(_) => Vec::new(),
+        std::borrow::Cow::Owned(_) => exact_ids(meta)?,
+    }
+    .into_iter();
     if rows.len() != arguments.len() {
         return Err(Error::internal(format!(
             "malformed calls from the driver: {} calls but {} argument texts",
@@ -501,9 +512,29 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
                 name,
                 arguments,
                 stamp,
+                exact_id: exact_ids.next().flatten(),
             })
         })
         .collect()
+}
+
+/// Each row's id literal as the driver wrote it (`JSON.stringify`, so one text per JavaScript
+/// string) when it escapes a lone surrogate, else `None`: read from the text before repair
+/// (a raw value keeps the escapes).
+fn exact_ids(meta: &str) -> Result<Vec<Option<String>>> {
+    let rows: Vec<Vec<&serde_json::value::RawValue>> = serde_json::from_str(meta)
+        .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let literal = row.first()?.get();
+            let lone = matches!(
+                crate::json_input::repair_surrogates(literal),
+                std::borrow::Cow::Owned(_)
+            );
+            lone.then(|| literal.to_owned())
+        })
+        .collect())
 }
 
 /// Which hooks a dispatch has.
@@ -699,9 +730,9 @@ pub enum CompletionKind {
     Key(Option<String>),
     /// Code 3: `concurrencyKey` threw.
     KeyFailed(String),
-    /// Codes 4 to 8, 16 (it threw an error marked `retryable = false`) and 17 (its value nests
-    /// deeper than [`crate::json_input::MAX_VALUE_DEPTH`], as the engine's sanitizer found):
-    /// the tool ended.
+    /// Codes 4 to 8, 16 (it threw an error marked `retryable = false`), 17 (its value nests
+    /// deeper than [`crate::json_input::MAX_VALUE_DEPTH`], as the engine's sanitizer found) and
+    /// 19 (what it sent was refused over a limit on the way; the message): the tool ended.
     Tool(ToolOutcome),
     /// Code 9: `afterToolCall` returned this.
     AfterAnswered(Value),
@@ -821,6 +852,7 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
         (15, parsed) => CompletionKind::ApprovalFailed(message(parsed)),
         (16, parsed) => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(parsed))),
         (17, _) => CompletionKind::Tool(ToolOutcome::TooDeep),
+        (19, parsed) => CompletionKind::Tool(ToolOutcome::OverLimit(message(parsed))),
         (18, Ok(Parsed { value, .. })) => match serde_json::from_value::<(String, String)>(value) {
             Ok((pointer, number)) => CompletionKind::BeforeParamsNotFinite(pointer, number),
             Err(e) => {
@@ -1059,6 +1091,7 @@ mod tests {
             (16, r#""final""#),
             (12, r#""bad""#),
             (17, "null"),
+            (19, r#""too large""#),
         ])
         .unwrap();
         assert_eq!(
@@ -1073,6 +1106,7 @@ mod tests {
                 CompletionKind::Tool(ToolOutcome::ThrewNotRetryable("final".into())),
                 CompletionKind::PersistFailed("bad".into()),
                 CompletionKind::Tool(ToolOutcome::TooDeep),
+                CompletionKind::Tool(ToolOutcome::OverLimit("too large".into())),
             ]
         );
         assert!(completions(&[(99, "null")]).is_err());

@@ -62,8 +62,19 @@ impl Harness {
                 name: name.to_string(),
                 arguments: RawArguments::Text(args.to_string()),
                 stamp: None,
+                exact_id: None,
             })
             .collect();
+        self.open_requests(batch, requests, options)
+    }
+
+    /// Opens a batch of calls as parsed (see `protocol::parse_calls`).
+    pub(super) fn open_requests(
+        &mut self,
+        batch: u32,
+        requests: Vec<CallRequest>,
+        options: BatchOptions,
+    ) -> Vec<Action> {
         let actions = self
             .dispatcher
             .open(&self.registry, batch, requests, options, self.now)
@@ -386,6 +397,112 @@ fn a_call_repeating_an_id_of_its_batch_is_refused_before_it_runs() {
             assert_eq!(marks, vec![repeats(slot); 2], "{ids:?} slot {slot}");
         }
     }
+}
+
+/// The ids events and the audit log show for the calls of `batch`, by slot (`None`: the id
+/// as sent).
+fn shown_ids(actions: &[Action]) -> Vec<Option<String>> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::StartEvent { ids, .. } => Some(ids.as_ref().map(|ids| ids.0.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Seen in the issue 19 round 9 attack review (13.mjs): the ids `a\ud800` and `a\ufffd` read
+/// alike once the lone surrogate was U+FFFD, so the second call was refused as a repeat and
+/// never ran. Ids are compared as the driver wrote them (JSON.stringify's literal: one text per
+/// JavaScript string); an id with a lone surrogate is shown with U+FFFD and a digest of the id
+/// as written, so the audit log keeps two calls two.
+#[test]
+fn ids_are_compared_as_written_before_lone_surrogates_are_replaced() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    // (the ids as the driver's JSON literals, the refused slots and the slot each repeats)
+    type Case<'a> = (&'a [&'a str], &'a [(u32, u32)]);
+    let cases: &[Case<'_>] = &[
+        (&[r#""a\ud800""#, "\"a\u{fffd}\""], &[]),
+        (&[r#""a\ud800""#, r#""a\udc00""#], &[]),
+        (&[r#""\udfff""#, r#""\udfffx""#, r#""x\udfff""#], &[]),
+        (&[r#""a\ud800""#, r#""a\ud800""#], &[(1, 0)]),
+        (&["\"a\u{fffd}\"", "\"a\u{fffd}\""], &[(1, 0)]),
+        (
+            &[r#""a\ud800""#, "\"a\u{fffd}\"", r#""a\ud800""#],
+            &[(2, 0)],
+        ),
+    ];
+    for (batch, (literals, refused)) in cases.iter().enumerate() {
+        let batch = batch as u32 + 1;
+        let rows: Vec<String> = literals.iter().map(|l| format!("[{l},\"t\",0]")).collect();
+        let meta = format!("[{}]", rows.join(","));
+        let requests = parse_calls(&meta, vec!["{}".to_owned(); literals.len()]).unwrap();
+        let ids: Vec<String> = requests.iter().map(|r| r.id.clone()).collect();
+        let actions = h.open_requests(batch, requests, events());
+        let run: Vec<CallRef> = (0..literals.len() as u32)
+            .filter(|slot| !refused.iter().any(|(s, _)| s == slot))
+            .map(|slot| at(batch, slot))
+            .collect();
+        assert_eq!(started(&actions), run, "{literals:?}");
+        for slot in &run {
+            h.settle(*slot, ToolOutcome::Returned(json!("ok")));
+        }
+        assert!(h.batch_done(batch), "{literals:?}");
+        for (slot, first) in *refused {
+            let error = h.result(at(batch, *slot)).error.unwrap();
+            assert_eq!(error.details, Some(json!({ "duplicateOf": first })));
+        }
+        // Shown ids: U+FFFD and the digest for a lone surrogate, the id itself otherwise; the
+        // digest tells two such ids apart and reads the same for one id twice.
+        let shown = shown_ids(&actions);
+        for (slot, literal) in literals.iter().enumerate() {
+            let lone = literal.contains("\\u");
+            let id = &ids[slot];
+            match &shown[slot] {
+                Some(shown) if lone => {
+                    let (head, digest) = shown.split_once('~').unwrap();
+                    assert_eq!(head, id, "{literal}");
+                    assert_eq!(digest.len(), 16, "{shown}");
+                }
+                other => assert_eq!(other, &None, "{literal}"),
+            }
+        }
+        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+            if b < literals.len() && literals[a] != literals[b] {
+                assert_ne!(shown[a], shown[b], "{literals:?}");
+            } else if b < literals.len() {
+                assert_eq!(shown[a], shown[b], "{literals:?}");
+            }
+        }
+    }
+}
+
+/// Seen in the issue 19 round 9 attack review (13.mjs): two call ids holding different tokens
+/// were shown alike once their secrets were redacted, so the audit log held one id for two
+/// calls and verifyRun reported duplicate_call on a clean run. A scrubbed id keeps a keyed
+/// digest of the id as written: distinct, stable for one id, and without the secret.
+#[test]
+fn ids_holding_secrets_are_scrubbed_and_stay_distinct() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    let token = |c: char| format!("call_ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r{c}");
+    let (one, two) = (token('1'), token('2'));
+    let calls = [
+        (one.as_str(), "t", "{}"),
+        (two.as_str(), "t", "{}"),
+        ("plain", "t", "{}"),
+    ];
+    let shown = shown_ids(&h.open(1, &calls, events()));
+    let again = shown_ids(&h.open(2, &calls[..1], events()));
+    let (a, b) = (shown[0].clone().unwrap(), shown[1].clone().unwrap());
+    for id in [&a, &b] {
+        assert!(id.starts_with("call_[redacted:github-token]~"), "{id}");
+        assert!(!id.contains("ghp_") && !id.contains("A1b2C3"), "{id}");
+    }
+    assert_ne!(a, b, "two calls, two ids");
+    assert_eq!(again[0].as_ref(), Some(&a), "one id reads the same twice");
+    assert_eq!(shown[2], None, "an id without a secret is shown as sent");
 }
 
 #[test]
@@ -1018,6 +1135,7 @@ fn a_call_the_decoder_marked_incomplete_is_never_run() {
         name: "wipe".into(),
         arguments: RawArguments::Incomplete,
         stamp: None,
+        exact_id: None,
     }];
     let actions = h
         .dispatcher
@@ -1302,6 +1420,7 @@ fn a_tools_option_naming_unregistered_tools_is_the_callers_error_naming_them() {
             name: "read".into(),
             arguments: RawArguments::Text("{}".into()),
             stamp: None,
+            exact_id: None,
         };
         let error = h
             .dispatcher
