@@ -477,6 +477,34 @@ describe('run: answers that are not the stream asked for', () => {
     expect(outcome.error).toMatch(/^the model answered HTTP 401 \(content type "text\/html"\): "<!DOCTYPE html>\\n<title>Sign in<\/title><div>x.*"… \(60038 characters\)$/)
     expect(outcome.error!.length).toBeLessThan(500)
   })
+
+  // A model's error body was read whole (answer.text()) before 300 characters of it were
+  // quoted: a gigabyte of error page (or one that never ends) was buffered. Only its first
+  // 64 KiB are read; the rest is cancelled, never pulled.
+  it('an error body of a gigabyte is read no further than 64 KiB', async () => {
+    const { runtime } = runtimeWithRead()
+    let pulled = 0
+    let cancelled = false
+    const chunk = new TextEncoder().encode('<p>busy</p>'.repeat(1000))
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= 2 ** 30) return controller.close()
+        pulled += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+      cancel() {
+        cancelled = true
+      },
+    }, { highWaterMark: 0 })
+    const outcome = await runtime.run({
+      wire: 'openai-chat',
+      model: async () => new Response(body, { status: 503, headers: { 'content-type': 'text/html' } }),
+    })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^the model answered HTTP 503 \(content type "text\/html"\): "<p>busy<\/p>.*"… \(over 65536 bytes, not read further\)$/)
+    expect(pulled).toBeLessThan(1 << 20)
+    expect(cancelled).toBe(true)
+  })
 })
 
 // Every user callback the run awaits is raced with the signal and, for steering and follow-ups,

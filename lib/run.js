@@ -40,16 +40,18 @@ async function bodyOf(answer, signal) {
   if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
     if (answer.ok === false) {
       let text = ''
+      let more = false
       try {
         // Raced with the signal: an error body that stalls cannot hold the run past an abort.
-        const got = await untilAnswered("run: the model's error body", () => answer.text(), { signal })
+        const got = await untilAnswered("run: the model's error body", () => errorBodyHead(answer), { signal })
         if (got === ABORTED) throw new ToolwireError('ABORTED', "run: the signal aborted while the model's error body was read")
-        text = got
+        ;({ text, more } = got)
       } catch (error) {
         if (signal?.aborted) throw error
       }
       const type = contentTypeOf(answer)
-      const head = JSON.stringify(text.slice(0, 300)) + (text.length > 300 ? `… (${text.length} characters)` : '')
+      const size = more ? `over ${ERROR_BODY_BYTES} bytes, not read further` : `${text.length} characters`
+      const head = JSON.stringify(text.slice(0, 300)) + (more || text.length > 300 ? `… (${size})` : '')
       throw new ToolwireError(
         'EXECUTION_ERROR',
         `the model answered HTTP ${answer.status}${type === undefined ? '' : ` (content type ${JSON.stringify(type.slice(0, 100))})`}: ${head}`,
@@ -317,6 +319,39 @@ async function decodeTurn(newDecoder, answer, signal, emit) {
   const turn = decoder.finish()
   forward(turn.events)
   return turn
+}
+
+/** How much of a model's error body is read: its first 64 KiB (the error quotes 300 characters). */
+const ERROR_BODY_BYTES = 64 << 10
+
+/**
+ * The first ERROR_BODY_BYTES of a failed answer's body as text, and whether there was more: the
+ * rest is never read (the body is cancelled), so a huge or endless error body costs that much only.
+ */
+async function errorBodyHead(answer) {
+  const body = answer.body
+  if (body === null || typeof body?.getReader !== 'function') return { text: await answer.text(), more: false }
+  const reader = body.getReader()
+  const chunks = []
+  let size = 0
+  let more = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const bytes = value instanceof Uint8Array ? value : new TextEncoder().encode(String(value))
+      chunks.push(bytes)
+      size += bytes.byteLength
+      if (size > ERROR_BODY_BYTES) {
+        more = true
+        break
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  const all = Buffer.concat(chunks)
+  return { text: new TextDecoder().decode(more ? all.subarray(0, ERROR_BODY_BYTES) : all), more }
 }
 
 /**
