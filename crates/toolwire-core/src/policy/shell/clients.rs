@@ -289,6 +289,14 @@ const CLIENTS: &[Client] = &[
         ..Client::NONE
     },
     Client {
+        // kpt: `fn eval --exec PROG` and `fn render --allow-exec` (the Kptfile's pipeline)
+        // run a program of the workspace. (Attack review 2, repro 16.)
+        programs: &["kpt"],
+        refused_options: &["exec", "allow-exec"],
+        pflag: true,
+        ..Client::NONE
+    },
+    Client {
         // aws: `configure set` writes `credential_process` (a program the next command runs)
         // into the shared configuration.
         programs: &["aws"],

@@ -14,6 +14,7 @@
 //! [`callenv`] read where the command runs and what environment it is given.
 
 pub mod allowlist;
+pub mod apt;
 pub mod callenv;
 pub mod clients;
 pub mod code_args;
@@ -28,6 +29,7 @@ pub mod options;
 pub mod packages;
 pub mod repo_writes;
 pub mod resolve;
+pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
@@ -37,6 +39,8 @@ pub mod wrappers;
 
 #[cfg(test)]
 mod bypass_tests;
+#[cfg(test)]
+mod bypass_tests_code_options;
 #[cfg(test)]
 mod bypass_tests_last;
 #[cfg(test)]
@@ -296,6 +300,10 @@ impl<'a> Context<'a> {
                 return Err(format!(
                     "`{typed}` resolves to `{real_str}`, a wrapper (`{name}`) that runs other commands"
                 ));
+            }
+            if let Some(why) = wrappers::wrapping_subcommand(name, &typed_name, args) {
+                verdict.wrapper = true;
+                return Err(format!("`{typed}` resolves to `{real_str}`: {why}"));
             }
             if wrappers::REFUSED_PROGRAMS.contains(&name) {
                 return Err(format!(
