@@ -261,3 +261,30 @@ fn apt_config_in_the_environment_is_refused() {
     let args = serde_json::json!({ "command": "apt update", "env": { "APT_CONFIG": "./x" } });
     assert!(callenv::unsafe_call_env(&args).is_some());
 }
+
+/// A trusted dir others may write (`trustedDirs` must hold none) is named in the approving
+/// rule as a warning; a closed one is not.
+#[test]
+fn an_approval_through_an_open_trusted_dir_warns() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new("open-trusted-dir");
+    let ws = sandbox.dir("ws");
+    let options = sandbox.allowlisting(ws, &["ls"]);
+    // `wc` is approved as a safe bin, not through the allowlist.
+    sandbox.exe("bin/wc");
+    let bin = &options.trusted_dirs[0];
+    for (mode, warns) in [(0o755, false), (0o775, true), (0o777, true), (0o1777, true)] {
+        std::fs::set_permissions(bin, std::fs::Permissions::from_mode(mode)).unwrap();
+        for line in ["ls -la", "wc -l"] {
+            let analysis = analyze_command(line, &options);
+            assert!(analysis.approved, "{line}: {:?}", analysis.reason);
+            let rule = analysis.segments[0].reason.clone().unwrap_or_default();
+            assert_eq!(
+                rule.contains("warning: the trusted dir"),
+                warns,
+                "{mode:o} {line}: {rule}"
+            );
+        }
+    }
+    std::fs::set_permissions(bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

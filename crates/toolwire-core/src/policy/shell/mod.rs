@@ -329,7 +329,10 @@ impl<'a> Context<'a> {
             });
         if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
-            return Ok(format!("allowlisted by `{entry}`"));
+            return Ok(format!(
+                "allowlisted by `{entry}`{}",
+                open_trusted_dir(&found, &self.trusted)
+            ));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
         // never another name a symlink gives it.
@@ -341,7 +344,10 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return Ok(format!("{SAFE_BIN_RULE} `{bin}`"));
+                return Ok(format!(
+                    "{SAFE_BIN_RULE} `{bin}`{}",
+                    open_trusted_dir(&found, &self.trusted)
+                ));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
@@ -356,6 +362,28 @@ impl<'a> Context<'a> {
                 untrusted_hint(&real)
             }
         ))
+    }
+}
+
+/// A warning for the approving rule when the program was found in, or really lies in, a
+/// trusted dir that a group or every user may write (`trustedDirs` must hold only directories
+/// the agent cannot write: what a bare name runs is whatever was put there), else nothing.
+fn open_trusted_dir(found: &resolve::Executable, trusted: &[PathBuf]) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let open = [found.found.parent(), found.real.parent()]
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| std::fs::canonicalize(dir).ok())
+        .find(|dir| {
+            trusted.contains(dir)
+                && std::fs::metadata(dir).is_ok_and(|meta| meta.mode() & 0o022 != 0)
+        });
+    match open {
+        Some(dir) => format!(
+            " (warning: the trusted dir `{}` can be written by users other than its owner, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
+            dir.display()
+        ),
+        None => String::new(),
     }
 }
 
