@@ -43,6 +43,8 @@ const ATTACKS: &[(&str, &str)] = &[
     ("asdf exec python x.py", "asdf exec"),
     ("mise exec -- touch x", "mise exec"),
     ("mise x node@20 -- node x.js", "mise x"),
+    ("mise trust", "mise trust"),
+    ("mise env", "mise env"),
     ("direnv exec . touch x", "direnv exec"),
     ("dotenv run touch x", "dotenv"),
     ("dotenv -- touch x", "dotenv"),

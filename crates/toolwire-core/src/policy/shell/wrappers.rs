@@ -336,8 +336,12 @@ pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
         by_typed_name: false,
     },
     SubcommandWrapper {
+        // `trust` lets every later call run the configuration's hooks and env scripts, which
+        // `env` and `hook-env` then run.
         programs: &["mise", "rtx"],
-        subcommands: &["exec", "x", "run", "r", "watch", "w"],
+        subcommands: &[
+            "exec", "x", "run", "r", "watch", "w", "trust", "env", "hook-env",
+        ],
         by_typed_name: false,
     },
     SubcommandWrapper {
