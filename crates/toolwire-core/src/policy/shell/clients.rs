@@ -63,115 +63,6 @@ impl Client {
     };
 }
 
-/// The Docker-compatible clients' subcommands that run nothing: listing and inspecting.
-const CONTAINER_READING: &[&str] = &[
-    "ps",
-    "images",
-    "version",
-    "info",
-    "inspect",
-    "logs",
-    "stats",
-    "top",
-    "port",
-    "diff",
-    "history",
-    "events",
-    "search",
-    "image ls",
-    "image list",
-    "image inspect",
-    "image history",
-    "container ls",
-    "container list",
-    "container inspect",
-    "container logs",
-    "network ls",
-    "network inspect",
-    "volume ls",
-    "volume inspect",
-];
-
-/// Options of Docker-compatible clients that point them at a configuration, daemon or
-/// runtime that can run programs (`--config` credential helpers, `podman --runtime`,
-/// `--hooks-dir`, `--conmon`, `--module` containers.conf).
-const CONTAINER_CONFIG: &[&str] = &[
-    "config",
-    "host",
-    "H",
-    "url",
-    "runtime",
-    "conmon",
-    "hooks-dir",
-    "network-cmd-path",
-    "module",
-    "root",
-    "runroot",
-    "storage-driver",
-    "storage-opt",
-];
-
-/// Kubernetes clients' subcommands that run nothing (an unknown one runs a `kubectl-<name>`
-/// plugin from PATH; `config set-credentials` writes an `exec` plugin the next command runs).
-const KUBE_READING: &[&str] = &[
-    "get",
-    "describe",
-    "logs",
-    "explain",
-    "version",
-    "api-resources",
-    "api-versions",
-    "cluster-info",
-    "top",
-    "events",
-    "auth can-i",
-    "auth whoami",
-    "config view",
-    "config get-contexts",
-    "config current-context",
-    "config get-clusters",
-    "config get-users",
-];
-
-/// Kubernetes clients' options taking the next word before the subcommand.
-const KUBE_VALUED: &[&str] = &[
-    "-n",
-    "--namespace",
-    "--context",
-    "--cluster",
-    "--user",
-    "-s",
-    "--server",
-    "--request-timeout",
-    "-v",
-    "--v",
-    "--as",
-    "--as-group",
-    "--as-uid",
-    "--token",
-    "--username",
-    "--password",
-    "--certificate-authority",
-    "--client-certificate",
-    "--client-key",
-    "--tls-server-name",
-    "--profile",
-    "--log-flush-frequency",
-];
-
-/// Docker-compatible clients' options taking the next word before the subcommand: the log
-/// level, TLS files (read as certificates, never run) and a context or connection by name.
-const CONTAINER_VALUED: &[&str] = &[
-    "-l",
-    "--log-level",
-    "--tlscacert",
-    "--tlscert",
-    "--tlskey",
-    "-c",
-    "--context",
-    "--connection",
-];
-
 /// One row per client program.
 const CLIENTS: &[Client] = &[
     Client {
@@ -185,9 +76,64 @@ const CLIENTS: &[Client] = &[
     },
     Client {
         programs: &["docker", "podman", "nerdctl", "podman-remote"],
-        subcommands: CONTAINER_READING,
-        valued: CONTAINER_VALUED,
-        refused_options: CONTAINER_CONFIG,
+        // The Docker-compatible clients' subcommands that run nothing: listing and inspecting.
+        subcommands: &[
+            "ps",
+            "images",
+            "version",
+            "info",
+            "inspect",
+            "logs",
+            "stats",
+            "top",
+            "port",
+            "diff",
+            "history",
+            "events",
+            "search",
+            "image ls",
+            "image list",
+            "image inspect",
+            "image history",
+            "container ls",
+            "container list",
+            "container inspect",
+            "container logs",
+            "network ls",
+            "network inspect",
+            "volume ls",
+            "volume inspect",
+        ],
+        // Docker-compatible clients' options taking the next word before the subcommand: the log
+        // level, TLS files (read as certificates, never run) and a context or connection by name.
+        valued: &[
+            "-l",
+            "--log-level",
+            "--tlscacert",
+            "--tlscert",
+            "--tlskey",
+            "-c",
+            "--context",
+            "--connection",
+        ],
+        // Options of Docker-compatible clients that point them at a configuration, daemon or
+        // runtime that can run programs (`--config` credential helpers, `podman --runtime`,
+        // `--hooks-dir`, `--conmon`, `--module` containers.conf).
+        refused_options: &[
+            "config",
+            "host",
+            "H",
+            "url",
+            "runtime",
+            "conmon",
+            "hooks-dir",
+            "network-cmd-path",
+            "module",
+            "root",
+            "runroot",
+            "storage-driver",
+            "storage-opt",
+        ],
         named: &["c", "context", "connection"],
         pflag: true,
         // -c context, -H host, -l log level; ps/images/events/search -f filter, inspect -f
@@ -197,8 +143,52 @@ const CLIENTS: &[Client] = &[
     },
     Client {
         programs: &["kubectl", "oc", "kubecolor"],
-        subcommands: KUBE_READING,
-        valued: KUBE_VALUED,
+        // Kubernetes clients' subcommands that run nothing (an unknown one runs a `kubectl-<name>`
+        // plugin from PATH; `config set-credentials` writes an `exec` plugin the next command runs).
+        subcommands: &[
+            "get",
+            "describe",
+            "logs",
+            "explain",
+            "version",
+            "api-resources",
+            "api-versions",
+            "cluster-info",
+            "top",
+            "events",
+            "auth can-i",
+            "auth whoami",
+            "config view",
+            "config get-contexts",
+            "config current-context",
+            "config get-clusters",
+            "config get-users",
+        ],
+        // Kubernetes clients' options taking the next word before the subcommand.
+        valued: &[
+            "-n",
+            "--namespace",
+            "--context",
+            "--cluster",
+            "--user",
+            "-s",
+            "--server",
+            "--request-timeout",
+            "-v",
+            "--v",
+            "--as",
+            "--as-group",
+            "--as-uid",
+            "--token",
+            "--username",
+            "--password",
+            "--certificate-authority",
+            "--client-certificate",
+            "--client-key",
+            "--tls-server-name",
+            "--profile",
+            "--log-flush-frequency",
+        ],
         refused_options: &[
             "kubeconfig",
             "exec-command",
