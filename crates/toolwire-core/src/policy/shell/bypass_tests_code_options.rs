@@ -49,6 +49,7 @@ const ATTACKS: &[(&str, &str)] = &[
     ("dotenv run touch x", "dotenv"),
     ("dotenv -- touch x", "dotenv"),
     ("uv run touch x", "uv run"),
+    ("uvx ruff check", "uvx"),
     ("poetry run touch x", "poetry run"),
     ("pipenv run touch x", "pipenv run"),
     ("conda run -n base touch x", "conda run"),

@@ -38,13 +38,15 @@ const CLI_REFUSED: &[&str] = &["doc", "link"];
 /// whether it runs as a proxy), `cwd` where it runs.
 pub fn check_rustup(names: &[&str], args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     let Some(proxy) = names.iter().find(|name| PROXIES.contains(name)) else {
-        return match args
-            .iter()
-            .take_while(|a| *a != "--")
-            .find(|a| CLI_REFUSED.contains(&a.as_str()))
-        {
-            Some(sub) => Err(format!(
-                "argument injection: `rustup {sub}` opens a browser or makes a directory a toolchain whose programs run"
+        // A path where the CLI takes toolchain names (`override set ./tc`) may name a
+        // toolchain directory too.
+        return match args.iter().take_while(|a| *a != "--").find(|a| {
+            CLI_REFUSED.contains(&a.as_str())
+                || (!a.starts_with('-') && (a.contains('/') || a.starts_with('.')))
+        }) {
+            Some(arg) => Err(format!(
+                "argument injection: `rustup {}` opens a browser or makes a directory a toolchain whose programs run",
+                arg.chars().take(64).collect::<String>()
             )),
             None => Ok(()),
         };
@@ -159,6 +161,9 @@ mod tests {
             (&cli, "toolchain list", None, true),
             (&cli, "toolchain link evil ./tc", None, false),
             (&cli, "doc", None, false),
+            (&cli, "override set ./tc", None, false),
+            (&cli, "default /tmp/tc", None, false),
+            (&cli, "default stable", None, true),
         ];
         for (names, args, file, want) in cases {
             let toolchain = ws.join("rust-toolchain.toml");

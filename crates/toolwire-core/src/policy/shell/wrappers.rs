@@ -299,6 +299,8 @@ pub const WRAPPERS: &[&str] = &[
     "dotenvx",
     "envchain",
     "nix-shell",
+    // uv's `uvx` (`uv tool run`) runs a package's program, downloaded, as `npx` does.
+    "uvx",
 ];
 
 /// A program that runs the command given after one of its subcommands (`rustup run stable
