@@ -745,6 +745,7 @@ fn every_option_that_runs_a_program_is_refused_in_every_spelling() {
             "npm" | "pnpm" => "ls",
             "yarn" => "list",
             "npx" | "pnpx" | "bunx" => "--version",
+            "javac" => "-proc:none in.txt",
             _ => "in.txt",
         };
         let analysis = analyze_command(&format!("{program} {operand}"), &options);

@@ -243,11 +243,20 @@ fn step(dir: &Path, value: &str) -> PathBuf {
     }
 }
 
+/// Whether git, finding the bare repository `dir` while it looks for one, refuses to use it:
+/// `safe.bareRepository=explicit` in the configuration it reads that from
+/// ([`user_config::bare_repositories_explicit`]), for a directory not named `.git` (git's
+/// exception: the git directory of a work tree).
+fn refused_bare(dir: &Path, env: user_config::Env) -> bool {
+    dir.file_name().is_none_or(|name| name != ".git")
+        && user_config::bare_repositories_explicit(env)
+}
+
 /// Why running git in `target` could read another repository's configuration than the one of
 /// the trusted directory `root`: `target` must be `root` or below it, with no repository of its
 /// own on the way ([`discovery::holds_repository`]: a `.git`, or a directory that is a bare
 /// repository, which a download, an archive or the project itself may have brought).
-fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
+fn untrusted_repository(target: &Path, root: &Path, env: user_config::Env) -> Option<String> {
     let shown = target.display();
     let (Ok(target), Ok(root)) = (std::fs::canonicalize(target), std::fs::canonicalize(root))
     else {
@@ -271,6 +280,10 @@ fn untrusted_repository(target: &Path, root: &Path) -> Option<String> {
             ));
         }
         if discovery::is_git_directory(dir) {
+            if refused_bare(dir, env) {
+                // Git stops here without a repository: nothing of this one runs.
+                return None;
+            }
             return Some(format!(
                 "git would run in `{}`, a bare repository (a git directory) inside the trusted directory: its configuration and hooks are untrusted",
                 dir.display()
@@ -369,13 +382,18 @@ fn untrusted_root_repository(
     root: &Path,
     sub: Option<&str>,
     enters: bool,
+    env: user_config::Env,
 ) -> Result<Remotes, String> {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Err(format!("`{}` cannot be resolved", root.display()));
     };
     let dot_git = root.join(".git");
     let gitdir = match std::fs::symlink_metadata(&dot_git) {
-        // The trusted directory is itself a bare repository: git uses it, so it is checked.
+        // The trusted directory is itself a bare repository: git uses it, so it is checked,
+        // unless git refuses it (then it runs with no repository).
+        Err(_) if discovery::is_git_directory(&root) && refused_bare(&root, env) => {
+            return Ok(Remotes::none())
+        }
         Err(_) if discovery::is_git_directory(&root) => root.clone(),
         Err(_) => {
             let above = root.ancestors().skip(1).find_map(|dir| {
@@ -479,6 +497,7 @@ fn installed_hook(hooks: &Path, sub: &str) -> Option<String> {
 fn global_options(
     args: &[String],
     place: Place,
+    env: user_config::Env,
 ) -> Result<(Option<usize>, Option<PathBuf>), String> {
     let refuse = |arg: &str, why: &str| Err(format!("argument injection: `git {arg}` {why}"));
     let cwd = place.cwd;
@@ -526,7 +545,7 @@ fn global_options(
                 );
             };
             let next = step(current, value);
-            if let Some(why) = untrusted_repository(&next, root) {
+            if let Some(why) = untrusted_repository(&next, root, env) {
                 return Err(format!("argument injection: {why}"));
             }
             dir = Some(next);
@@ -691,17 +710,17 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
             "argument injection: `git` argument `{arg}` names the config key `{key}`, which runs commands"
         ));
     }
+    let env = |name: &str| std::env::var_os(name);
     if let (Some(cwd), Some(root)) = (place.cwd, place.trusted_root()) {
-        if let Some(why) = untrusted_repository(cwd, root) {
+        if let Some(why) = untrusted_repository(cwd, root, &env) {
             return Err(format!("argument injection: {why}"));
         }
     }
-    let (index, dir) = global_options(args, place)?;
+    let (index, dir) = global_options(args, place, &env)?;
     let sub = index.map(|index| args[index].as_str());
     if let Some(why) = sub.and_then(refused_subcommand) {
         return Err(format!("argument injection: {why}"));
     }
-    let env = |name: &str| std::env::var_os(name);
     user_config::untrusted_user_config(sub, &env)
         .map_err(|why| format!("argument injection: {why}"))?;
     // The repository is checked once the subcommand is known: its hooks matter only to the
@@ -710,7 +729,7 @@ pub fn check_git(args: &[String], place: Place) -> Result<(), String> {
         (Some(_), Some(root)) => {
             let rest = index.map_or(&args[..0], |index| &args[index + 1..]);
             let enters = submodules::may_enter(sub, rest);
-            untrusted_root_repository(root, sub, enters)
+            untrusted_root_repository(root, sub, enters, &env)
                 .map_err(|why| format!("argument injection: {why}"))?
         }
         _ => Remotes::none(),

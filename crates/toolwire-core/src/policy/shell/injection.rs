@@ -5,10 +5,12 @@
 
 use std::path::Path;
 
+use super::apt::{check_apt, APT_PROGRAMS};
 use super::clients::check_clients;
 use super::code_args::{check_make, check_sqlite, check_ssh};
 use super::git::check_git;
 use super::packages;
+use super::rustup::check_rustup;
 use super::sed::check_sed;
 
 /// The forbidden arguments of one program.
@@ -34,6 +36,9 @@ struct Rule {
     substrings: &'static [&'static str],
     /// Whether the first argument is a short-option cluster even without `-` (old tar style).
     bare_cluster_first: bool,
+    /// An argument without which the program runs code the workspace holds, and that code
+    /// (`javac` runs the annotation processors of its class path unless `-proc:none`).
+    needs: Option<(&'static str, &'static str)>,
 }
 
 impl Rule {
@@ -47,6 +52,7 @@ impl Rule {
         exact: &[],
         substrings: &[],
         bare_cluster_first: false,
+        needs: None,
     };
 }
 
@@ -251,9 +257,181 @@ const RULES: &[Rule] = &[
         ..Rule::NONE
     },
     Rule {
-        // dpkg(1): hooks that run a shell command.
+        // dpkg(1): hooks that run a shell command; `-i`/`--install`, `--unpack` and
+        // `-R`/`--recursive` install the package files the line names (their maintainer
+        // scripts run as root: a `.deb` of the workspace is workspace code); `--root`,
+        // `--admindir` and `--instdir` take the database and the maintainer scripts of
+        // installed packages from another directory; `--log` appends to any file.
         programs: &["dpkg"],
-        long: &["pre-invoke", "post-invoke", "status-logger"],
+        short: "iR",
+        long: &[
+            "pre-invoke",
+            "post-invoke",
+            "status-logger",
+            "install",
+            "unpack",
+            "recursive",
+            "root",
+            "admindir",
+            "instdir",
+            "log",
+        ],
+        ..Rule::NONE
+    },
+    Rule {
+        // dpkg-architecture(1): `-c`/`--command` runs a command in its environment.
+        programs: &["dpkg-architecture"],
+        short: "c",
+        long: &["command"],
+        ..Rule::NONE
+    },
+    Rule {
+        // rustc: `-C linker=PROG` and `-C link-arg(s)` run a linker of the line's choosing,
+        // `-C llvm-args` and `-Z` (`codegen-backend=x.so`, `llvm-plugins`) load code,
+        // `-L`, `--extern` and `--sysroot` take crates (procedural macros, which run while
+        // compiling) from any directory, `@file` reads any of these from a file. rustdoc takes
+        // the same options, and `--test` runs the doctests it compiles. (Attack review 2,
+        // repro 6: `rustc -C linker=./evil.sh x.rs` ran the script.)
+        programs: &["rustc", "rustdoc"],
+        long: &[
+            "test",
+            "extern",
+            "sysroot",
+            "test-builder",
+            "test-builder-wrapper",
+            "runtool",
+            "test-runtool",
+        ],
+        attached: &["-Z", "-L", "-extern", "-sysroot", "@"],
+        substrings: &[
+            "linker=",
+            "link-arg",
+            "llvm-args",
+            "codegen-backend",
+            "linker-plugin",
+        ],
+        ..Rule::NONE
+    },
+    Rule {
+        // javac(1): annotation processors run from the class path (`.` by default, where a
+        // `META-INF/services` file names them) unless `-proc:none`; plugins (`-Xplugin`), the
+        // processor path, JVM options (`-J-javaagent:`) and `@file` load code. (Attack review
+        // 2, repro 16: `javac X.java` ran a processor the workspace held.)
+        programs: &["javac"],
+        attached: &["-Xplugin", "-processor", "-J", "@", "-plugin"],
+        needs: Some((
+            "-proc:none",
+            "the annotation processors the class path names",
+        )),
+        ..Rule::NONE
+    },
+    Rule {
+        // javadoc(1): doclets and taglets are classes it loads and runs; `-J` passes JVM
+        // options (`-J-javaagent:`); `@file` reads options from a file.
+        programs: &["javadoc"],
+        words: &["doclet", "docletpath", "taglet", "tagletpath"],
+        attached: &["-J", "@"],
+        ..Rule::NONE
+    },
+    Rule {
+        // Kotlin and Scala compilers: compiler plugins, JVM options and `@file`.
+        programs: &["kotlinc", "kotlinc-jvm", "scalac"],
+        attached: &["-Xplugin", "-J", "@"],
+        ..Rule::NONE
+    },
+    Rule {
+        // keytool(1): `-providerpath`/`-providerclass` load a security provider's classes
+        // (from the working directory too); `-J` passes JVM options.
+        programs: &["keytool"],
+        words: &["providerpath", "providerclass"],
+        attached: &["-J"],
+        ..Rule::NONE
+    },
+    Rule {
+        // jcmd(1): `JVMTI.agent_load` loads a library or agent into a running JVM,
+        // `ManagementAgent.start` and `VM.start_java_debugging` open it to remote control,
+        // `-f` reads commands from a file; `-J` passes JVM options.
+        programs: &["jcmd"],
+        short: "f",
+        attached: &["-J"],
+        substrings: &[
+            "jvmti.agent_load",
+            "managementagent.start",
+            "vm.start_java_debugging",
+        ],
+        ..Rule::NONE
+    },
+    Rule {
+        // gpgtar(1): `--gpg PROG` runs PROG as gpg, `--gpg-args` passes it options
+        // (`--exec-path`, ...). (Attack review 2, repro 16: ran.)
+        programs: &["gpgtar"],
+        long: &["gpg", "gpg-args"],
+        ..Rule::NONE
+    },
+    Rule {
+        // groff(1)/troff(1): `-U` (unsafe mode) lets the document run commands (`.sy`,
+        // `.pi`). (Attack review 2, repro 16: `groff -U x.ms` ran its `.sy`.)
+        programs: &["groff", "troff", "nroff"],
+        short: "U",
+        ..Rule::NONE
+    },
+    Rule {
+        // LLVM tools: `-load` and `-load-pass-plugin` load a shared library (attack review 2,
+        // repro 16: `opt -load ./x.so` ran its constructor); clang-tidy's `--load` too.
+        programs: &["opt", "llc", "clang-tidy", "clang-query", "mlir-opt"],
+        words: &["load", "load-pass-plugin", "pass-plugin", "plugin"],
+        ..Rule::NONE
+    },
+    Rule {
+        // rpcgen(1): `-Y DIR` runs the C preprocessor found in DIR.
+        programs: &["rpcgen"],
+        short: "Y",
+        ..Rule::NONE
+    },
+    Rule {
+        // pgbench(1): `-f`/`--file` runs a script whose `\shell` and `\setshell` run commands.
+        programs: &["pgbench"],
+        short: "f",
+        long: &["file"],
+        ..Rule::NONE
+    },
+    Rule {
+        // systemd-tmpfiles(8): creating, removing and cleaning apply configuration files (one
+        // of the line's choosing among them) that write, link and chown anywhere as root.
+        programs: &["systemd-tmpfiles"],
+        long: &[
+            "create", "remove", "clean", "purge", "boot", "root", "image", "replace",
+        ],
+        ..Rule::NONE
+    },
+    Rule {
+        // sysctl(8): `-w`, `-p`/`-f FILE`, `--system` and an operand `key=value` write kernel
+        // settings (`kernel.core_pattern=|prog` runs a program as root).
+        programs: &["sysctl"],
+        short: "wpf",
+        long: &["write", "load", "system"],
+        substrings: &["="],
+        ..Rule::NONE
+    },
+    Rule {
+        // update-alternatives(1): `--install`, `--set`, `--config`, `--auto`, `--all`,
+        // `--remove*` and `--set-selections` change which file a system program name runs;
+        // `--altdir`, `--admindir`, `--root` and `--log` name other directories or files.
+        programs: &["update-alternatives", "alternatives"],
+        long: &[
+            "install",
+            "set",
+            "config",
+            "auto",
+            "all",
+            "remove",
+            "remove-all",
+            "set-selections",
+            "altdir",
+            "admindir",
+            "root",
+            "log",
+        ],
         ..Rule::NONE
     },
     Rule {
@@ -332,6 +510,17 @@ fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String>
             "argument injection: `{program}` {what} `{arg}` is not allowed"
         ))
     };
+    if let Some((needed, what)) = rule.needs {
+        // Another value of the same option (`-proc:full` beside `-proc:none`) counts as none.
+        let stem = &needed[..needed.find([':', '=']).map_or(needed.len(), |at| at + 1)];
+        let other = args.iter().any(|a| a.starts_with(stem) && a != needed);
+        if other || !args.iter().any(|a| a == needed) {
+            return Err(packages::runs_workspace_code(
+                program,
+                &format!("{what} unless given `{needed}`"),
+            ));
+        }
+    }
     for (index, arg) in args.iter().enumerate() {
         if rule.exact.contains(&arg.as_str()) {
             return refuse(arg, "action");
@@ -426,6 +615,8 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
                 packages::check_node_package_manager(name, args, place)?
             }
             "pip" => packages::check_pip(args, place.cwd)?,
+            "rustup" => check_rustup(names, args, place.cwd)?,
+            _ if APT_PROGRAMS.contains(name) => check_apt(name, args, place.cwd)?,
             _ => {}
         }
         packages::check_workspace_runner(name, args)?;
@@ -476,6 +667,12 @@ pub(crate) fn refused_spellings() -> Vec<(&'static str, String)> {
         }
         for exact in rule.exact {
             spellings.push(exact.to_string());
+        }
+        if let Some((needed, _)) = rule.needs {
+            // Past the argument the program needs, so that the option itself is refused.
+            for spelling in &mut spellings {
+                *spelling = format!("{needed} {spelling}");
+            }
         }
         for program in rule.programs {
             for spelling in &spellings {

@@ -14,6 +14,7 @@
 //! [`callenv`] read where the command runs and what environment it is given.
 
 pub mod allowlist;
+pub mod apt;
 pub mod callenv;
 pub mod clients;
 pub mod code_args;
@@ -28,6 +29,7 @@ pub mod options;
 pub mod packages;
 pub mod repo_writes;
 pub mod resolve;
+pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
@@ -37,6 +39,8 @@ pub mod wrappers;
 
 #[cfg(test)]
 mod bypass_tests;
+#[cfg(test)]
+mod bypass_tests_code_options;
 #[cfg(test)]
 mod bypass_tests_last;
 #[cfg(test)]
@@ -297,6 +301,10 @@ impl<'a> Context<'a> {
                     "`{typed}` resolves to `{real_str}`, a wrapper (`{name}`) that runs other commands"
                 ));
             }
+            if let Some(why) = wrappers::wrapping_subcommand(name, &typed_name, args) {
+                verdict.wrapper = true;
+                return Err(format!("`{typed}` resolves to `{real_str}`: {why}"));
+            }
             if wrappers::REFUSED_PROGRAMS.contains(&name) {
                 return Err(format!(
                     "`{name}` can spawn a shell and is refused outright"
@@ -321,7 +329,10 @@ impl<'a> Context<'a> {
             });
         if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
-            return Ok(format!("allowlisted by `{entry}`"));
+            return Ok(format!(
+                "allowlisted by `{entry}`{}",
+                open_trusted_dir(&found, &self.trusted)
+            ));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
         // never another name a symlink gives it.
@@ -333,7 +344,10 @@ impl<'a> Context<'a> {
                 .find(|b| b.as_str() == real_name)
             {
                 safe_bins::check_profile(bin, args)?;
-                return Ok(format!("{SAFE_BIN_RULE} `{bin}`"));
+                return Ok(format!(
+                    "{SAFE_BIN_RULE} `{bin}`{}",
+                    open_trusted_dir(&found, &self.trusted)
+                ));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
@@ -348,6 +362,28 @@ impl<'a> Context<'a> {
                 untrusted_hint(&real)
             }
         ))
+    }
+}
+
+/// A warning for the approving rule when the program was found in, or really lies in, a
+/// trusted dir that a group or every user may write (`trustedDirs` must hold only directories
+/// the agent cannot write: what a bare name runs is whatever was put there), else nothing.
+fn open_trusted_dir(found: &resolve::Executable, trusted: &[PathBuf]) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let open = [found.found.parent(), found.real.parent()]
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| std::fs::canonicalize(dir).ok())
+        .find(|dir| {
+            trusted.contains(dir)
+                && std::fs::metadata(dir).is_ok_and(|meta| meta.mode() & 0o022 != 0)
+        });
+    match open {
+        Some(dir) => format!(
+            " (warning: the trusted dir `{}` can be written by users other than its owner, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
+            dir.display()
+        ),
+        None => String::new(),
     }
 }
 

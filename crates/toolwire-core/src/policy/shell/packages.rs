@@ -162,7 +162,7 @@ pub const WORKSPACE_CODE_RULE: &str = "runs code the workspace holds";
 
 /// The refusal of a program that runs code the workspace holds: `shown` is how it was called
 /// (`npm test`, `make`), `what` the code it runs. One wording for the whole class.
-fn runs_workspace_code(shown: &str, what: &str) -> String {
+pub(crate) fn runs_workspace_code(shown: &str, what: &str) -> String {
     format!("{WORKSPACE_CODE_RULE}: `{shown}` may run {what} (code the workspace can write)")
 }
 
@@ -274,6 +274,23 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         running_options: &[],
     },
     WorkspaceRunner {
+        // Attack review 2, repro 14: `dpkg-buildpackage -b -us -uc -d` ran `debian/rules`.
+        programs: &["dpkg-buildpackage", "debuild", "pdebuild", "gbp", "sbuild", "dh"],
+        runs: "debian/rules (a makefile) and the package's build",
+        info: &["--version", "--help", "-h"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
+        // Cargo's subcommand programs (`cargo-nextest nextest run`, `cargo-make`, ...) drive
+        // cargo's builds ([`CARGO_SUBCOMMAND_PREFIX`]).
+        programs: &[CARGO_SUBCOMMAND_PREFIX],
+        runs: "cargo's builds (build scripts, procedural macros) and tests",
+        info: &["--version", "-V", "--help", "-h"],
+        reading: &[],
+        running_options: &[],
+    },
+    WorkspaceRunner {
         programs: &["poetry", "pdm", "hatch", "uv", "pipenv", "rye", "composer", "cabal", "stack", "dune", "nx", "turbo", "lerna"],
         runs: "the project's scripts, build backend or build of local packages",
         info: &["--version", "-V", "-h", "--help"],
@@ -281,6 +298,21 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         running_options: &[],
     },
 ];
+
+/// The names of cargo's subcommand programs start with this (`cargo-nextest`, `cargo-make`):
+/// one row stands for all of them.
+const CARGO_SUBCOMMAND_PREFIX: &str = "cargo-";
+
+/// Whether the program `name` is one of `programs` (a [`CARGO_SUBCOMMAND_PREFIX`] entry
+/// standing for every name it starts).
+fn row_names(programs: &[&str], name: &str) -> bool {
+    programs.iter().any(|program| {
+        *program == name
+            || (*program == CARGO_SUBCOMMAND_PREFIX
+                && name.len() > program.len()
+                && name.starts_with(program))
+    })
+}
 
 /// Whether the option `arg` (`-x`, `--x`, `-x=v`, `--x=v`) is one of `names`.
 fn option_named(arg: &str, names: &[&str]) -> bool {
@@ -298,9 +330,15 @@ fn option_named(arg: &str, names: &[&str]) -> bool {
 pub fn check_workspace_runner(name: &str, args: &[String]) -> Result<(), String> {
     let Some(row) = WORKSPACE_RUNNERS
         .iter()
-        .find(|r| r.programs.contains(&name))
+        .find(|r| row_names(r.programs, name))
     else {
         return Ok(());
+    };
+    // rustup's cargo takes the toolchain first (`cargo +stable --version`); the toolchain
+    // itself is checked by [`rustup`](super::rustup).
+    let args = match args.split_first() {
+        Some((first, rest)) if name == "cargo" && first.starts_with('+') => rest,
+        _ => args,
     };
     if !args.is_empty() && args.iter().all(|a| row.info.contains(&a.as_str())) {
         return Ok(());

@@ -291,7 +291,120 @@ pub const WRAPPERS: &[&str] = &[
     // corepack runs the package manager it names with any arguments (`corepack yarn build`,
     // `corepack npm@10 test`) and `corepack enable` writes its shims.
     "corepack",
+    // Runners that load an environment file and run the command given (attack review 2,
+    // repros 7 and 14: `dotenv run cmd` (python-dotenv), `dotenv -- cmd` (dotenv-cli) and
+    // `logsave FILE cmd` ran).
+    "logsave",
+    "dotenv",
+    "dotenvx",
+    "envchain",
+    "nix-shell",
+    // uv's `uvx` (`uv tool run`) runs a package's program, downloaded, as `npx` does.
+    "uvx",
 ];
+
+/// A program that runs the command given after one of its subcommands (`rustup run stable
+/// cmd`, `pyenv exec cmd`): a wrapper in that form only.
+pub struct SubcommandWrapper {
+    /// Program names (every normalized name is looked up).
+    pub programs: &'static [&'static str],
+    /// The subcommands that run the command given, refused as any word before `--`.
+    pub subcommands: &'static [&'static str],
+    /// Whether the program is a multi-call binary that acts as its own CLI only when called by
+    /// one of `programs` (rustup's proxies `cargo`, `rustc`, ... are the same file).
+    pub by_typed_name: bool,
+}
+
+/// Version managers, environment and secret loaders, and project tools whose subcommand runs
+/// the command given (attack review 2, repros 6 and 7: `rustup run stable cmd` and `pyenv exec
+/// cmd` ran under an allowlist admitting their shims' directory).
+pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
+    SubcommandWrapper {
+        programs: &["rustup"],
+        subcommands: &["run"],
+        by_typed_name: true,
+    },
+    SubcommandWrapper {
+        programs: &[
+            "pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "luaenv", "scalaenv",
+            "sbtenv", "tfenv", "swiftenv",
+        ],
+        subcommands: &["exec"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        programs: &["asdf"],
+        subcommands: &["exec", "env"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        // `trust` lets every later call run the configuration's hooks and env scripts, which
+        // `env` and `hook-env` then run.
+        programs: &["mise", "rtx"],
+        subcommands: &[
+            "exec", "x", "run", "r", "watch", "w", "trust", "env", "hook-env",
+        ],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        programs: &["direnv"],
+        subcommands: &["exec", "allow", "permit", "grant", "edit"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        programs: &[
+            "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "pipx", "uvx",
+        ],
+        subcommands: &["run", "shell", "exec", "tool"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        programs: &["conda", "mamba", "micromamba"],
+        subcommands: &["run"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        programs: &["nvm", "fnm", "volta", "opam", "nix", "guix", "devbox"],
+        subcommands: &["exec", "run", "shell", "develop", "environment"],
+        by_typed_name: false,
+    },
+    SubcommandWrapper {
+        // Secret loaders that run a command with the secrets in its environment.
+        programs: &[
+            "doppler",
+            "op",
+            "infisical",
+            "aws-vault",
+            "chamber",
+            "sops",
+            "teller",
+        ],
+        subcommands: &["run", "exec", "exec-env", "exec-file"],
+        by_typed_name: false,
+    },
+];
+
+/// Why `name` (one of the program's names) called as `typed_name` with `args` runs the command
+/// given after a subcommand ([`SUBCOMMAND_WRAPPERS`]), or `None`.
+pub fn wrapping_subcommand(name: &str, typed_name: &str, args: &[String]) -> Option<String> {
+    let row = SUBCOMMAND_WRAPPERS
+        .iter()
+        .find(|row| row.programs.contains(&name))?;
+    if row.by_typed_name
+        && !super::names::lookup_names(typed_name)
+            .iter()
+            .any(|typed| row.programs.contains(&typed.as_str()))
+    {
+        return None;
+    }
+    let sub = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .find(|a| row.subcommands.contains(&a.as_str()))?;
+    Some(format!(
+        "`{name} {sub}` runs the command or task given (a wrapper): analyze that command on its own line"
+    ))
+}
 
 /// Programs that can spawn a shell interactively (pagers, editors, debuggers, interactive
 /// clients with a `!` escape); refused outright. Looked up by every normalized name.

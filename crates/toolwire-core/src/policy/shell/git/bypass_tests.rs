@@ -658,3 +658,65 @@ fn configuration_outside_the_repository_is_checked() {
         );
     }
 }
+
+/// Task r9 (git leftovers): with `safe.bareRepository=explicit` in the global configuration,
+/// git refuses a bare repository it finds (`cannot use bare repository`), so its
+/// `diff.external` never runs (confirmed with the real git) and the analysis does not refuse
+/// the line for it; without the setting the repository is still refused. A git directory named
+/// `.git` is git's exception and stays checked.
+#[test]
+fn safe_bare_repository_explicit_is_honoured() {
+    let sandbox = Sandbox::new("git-safe-bare-explicit");
+    let home = sandbox.root.clone();
+    let marker = sandbox.root.join("ran");
+    let evil = sandbox.root.join("evil.sh");
+    toucher(&evil, &marker);
+    let ws = sandbox.dir("ws");
+    git(&ws, &home, &["init", "-q", "-b", "main"]);
+    let vendor = ws.join("vendor.git");
+    assert!(git(&ws, &home, &["init", "-q", "--bare", "vendor.git"])
+        .status
+        .success());
+    let config = std::fs::read_to_string(vendor.join("config")).unwrap();
+    let external = format!("[diff]\n\texternal = {}\n", evil.display());
+    std::fs::write(vendor.join("config"), format!("{config}{external}")).unwrap();
+    let global = sandbox.root.join("global");
+    std::fs::write(&global, "[safe]\n\tbareRepository = explicit\n").unwrap();
+    let out = git_command(&ws, &home)
+        .env("GIT_CONFIG_GLOBAL", &global)
+        .args(["-C", "vendor.git", "log", "--ext-diff", "-p"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("cannot use bare repository"),
+        "{stderr}"
+    );
+    assert!(
+        !marker.exists(),
+        "the refused bare repository's diff.external ran"
+    );
+    let global_path = global.display().to_string();
+    let explicit = |name: &str| match name {
+        "GIT_CONFIG_GLOBAL" => Some(global_path.clone().into()),
+        "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+        _ => None,
+    };
+    let unset = |name: &str| match name {
+        "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+        "GIT_CONFIG_GLOBAL" => Some("/dev/null".into()),
+        _ => None,
+    };
+    assert_eq!(super::untrusted_repository(&vendor, &ws, &explicit), None);
+    assert!(super::untrusted_repository(&vendor, &ws, &unset).is_some());
+    // As the workspace itself, the same.
+    assert!(super::untrusted_root_repository(&vendor, Some("log"), false, &explicit).is_ok());
+    assert!(super::untrusted_root_repository(&vendor, Some("log"), false, &unset).is_err());
+    // A git directory named `.git` is used whatever the setting.
+    let dot_git = sandbox.dir("ws/sub/.git");
+    for entry in ["objects", "refs"] {
+        std::fs::create_dir(dot_git.join(entry)).unwrap();
+    }
+    std::fs::write(dot_git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    assert!(super::untrusted_repository(&dot_git, &ws, &explicit).is_some());
+}

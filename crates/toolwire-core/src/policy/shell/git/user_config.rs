@@ -83,6 +83,70 @@ fn included(value: &str, from: &Path, env: Env) -> PathBuf {
     }
 }
 
+/// Whether git refuses to use a bare repository it finds (rather than one named by
+/// `--git-dir` or `GIT_DIR`): `safe.bareRepository` is `explicit` in the configuration it reads
+/// it from, the system, global and environment configuration (never a repository's own), the
+/// last value winning (`setup.c`, `get_allowed_bare_repo`). Git then stops there: `cannot use
+/// bare repository`, or no repository for a command that needs none, so that repository's
+/// configuration and hooks never run. A file that cannot be read, or configuration in
+/// `GIT_CONFIG_PARAMETERS` (whose quoting is not read here) naming the key, counts as not
+/// `explicit` (the analysis keeps refusing the repository).
+pub(super) fn bare_repositories_explicit(env: Env) -> bool {
+    let mut value: Option<String> = None;
+    let mut stack: Vec<PathBuf> = files(env).into_iter().rev().map(|(p, _)| p).collect();
+    let mut read = 0;
+    while let Some(path) = stack.pop() {
+        read += 1;
+        if read > MAX_FILES {
+            return false;
+        }
+        let Ok(entries) = super::config_entries(&path) else {
+            return false;
+        };
+        // Includes are read where they stand: what follows them overrides them.
+        let mut after: Vec<PathBuf> = Vec::new();
+        for entry in entries {
+            let include =
+                entry.key == "path" && (entry.section == "include" || entry.section == "includeif");
+            if include {
+                if let Some(included_path) = entry.value.as_deref() {
+                    // Reading it first and this file's rest after keeps git's order only
+                    // when nothing follows; a later key in this file is re-read below.
+                    after.push(included(included_path, &path, env));
+                }
+            } else if entry.section == "safe" && entry.key == "barerepository" {
+                if !after.is_empty() {
+                    // A value after an include: order matters, read conservatively.
+                    return false;
+                }
+                value = entry.value.clone();
+            }
+        }
+        stack.extend(after.into_iter().rev());
+    }
+    let count = env("GIT_CONFIG_COUNT")
+        .and_then(|c| c.to_string_lossy().trim().parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(MAX_ENV_KEYS);
+    for n in 0..count {
+        let key = env(&format!("GIT_CONFIG_KEY_{n}")).unwrap_or_default();
+        if key
+            .to_string_lossy()
+            .eq_ignore_ascii_case("safe.bareRepository")
+        {
+            value = env(&format!("GIT_CONFIG_VALUE_{n}")).map(|v| v.to_string_lossy().into());
+        }
+    }
+    if env("GIT_CONFIG_PARAMETERS").is_some_and(|v| {
+        v.to_string_lossy()
+            .to_ascii_lowercase()
+            .contains("barerepository")
+    }) {
+        return false;
+    }
+    value.as_deref() == Some("explicit")
+}
+
 /// Why the configuration git reads besides the repository's may run code for subcommand `sub`
 /// (`None`: none given): a file there (or one it includes, whatever the include's condition)
 /// sets a code-running key that can run for it, a file cannot be read, or the environment
@@ -150,4 +214,77 @@ pub(super) fn untrusted_user_config(sub: Option<&str>, env: Env) -> Result<(), S
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::shell::tests::Sandbox;
+
+    /// `safe.bareRepository` as git reads it: from the global and system files (and their
+    /// includes) and the environment, the last value winning; `explicit` only spelled so.
+    #[test]
+    fn safe_bare_repository_is_read_where_git_reads_it() {
+        let sandbox = Sandbox::new("git-safe-bare");
+        let home = sandbox.dir("home");
+        let system = sandbox.root.join("gitconfig");
+        /// Configuration given as environment keys and values.
+        type Keys<'a> = &'a [(&'a str, &'a str)];
+        // (system file, ~/.gitconfig, environment keys, explicit)
+        let cases: &[(&str, &str, Keys, bool)] = &[
+            ("", "[safe]\n\tbareRepository = explicit\n", &[], true),
+            ("[safe]\nbarerepository=explicit\n", "", &[], true),
+            (
+                "[safe]\nbareRepository=explicit\n",
+                "[safe]\nbareRepository=all\n",
+                &[],
+                false,
+            ),
+            (
+                "[safe]\nbareRepository=all\n",
+                "[safe]\nbareRepository=explicit\n",
+                &[],
+                true,
+            ),
+            ("", "[include]\npath = inc\n", &[], true),
+            (
+                "",
+                "[safe]\nbareRepository=explicit\n",
+                &[("safe.bareRepository", "all")],
+                false,
+            ),
+            ("", "", &[("safe.bareRepository", "explicit")], true),
+            ("", "[safe]\nbareRepository=Explicit\n", &[], false),
+            ("", "[safe]\nbareRepository\n", &[], false),
+            ("", "", &[], false),
+        ];
+        std::fs::write(home.join("inc"), "[safe]\nbareRepository=explicit\n").unwrap();
+        for (system_text, global, keys, want) in cases {
+            std::fs::write(&system, system_text).unwrap();
+            std::fs::write(home.join(".gitconfig"), global).unwrap();
+            let env = |name: &str| -> Option<OsString> {
+                let value = match name {
+                    "HOME" => home.display().to_string(),
+                    "GIT_CONFIG_SYSTEM" => system.display().to_string(),
+                    "GIT_CONFIG_COUNT" if !keys.is_empty() => keys.len().to_string(),
+                    _ => {
+                        let (n, value) = name
+                            .strip_prefix("GIT_CONFIG_KEY_")
+                            .map(|n| (n, true))
+                            .or_else(|| {
+                                name.strip_prefix("GIT_CONFIG_VALUE_").map(|n| (n, false))
+                            })?;
+                        let (key, val) = keys.get(n.parse::<usize>().ok()?)?;
+                        (if value { key } else { val }).to_string()
+                    }
+                };
+                Some(value.into())
+            };
+            assert_eq!(
+                bare_repositories_explicit(&env),
+                *want,
+                "{system_text:?} {global:?} {keys:?}"
+            );
+        }
+    }
 }

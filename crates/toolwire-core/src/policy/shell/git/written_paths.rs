@@ -58,6 +58,83 @@ const WRITERS: &[Writer] = &[
     writer("multi-pack-index", false, &["object-dir"], ""),
 ];
 
+/// A subcommand whose first operand is a repository it reads, not a path it writes (`clone
+/// <repository> [<directory>]`: a URL or `host:../x` is no path here), with its options that
+/// take a separate value (long ones also as any abbreviation of two letters or more, short
+/// ones at the end of a cluster), so that a value is never taken for that operand. An option
+/// not listed here with a separate value only makes more operands count as written paths.
+struct Source {
+    sub: &'static str,
+    long: &'static [&'static str],
+    short: &'static str,
+}
+
+/// `git clone`'s options with a value (git 2.47 manual page).
+const SOURCES: &[Source] = &[Source {
+    sub: "clone",
+    long: &[
+        "origin",
+        "branch",
+        "upload-pack",
+        "reference",
+        "reference-if-able",
+        "config",
+        "depth",
+        "shallow-since",
+        "shallow-exclude",
+        "separate-git-dir",
+        "jobs",
+        "filter",
+        "server-option",
+        "template",
+        "bundle-uri",
+        "revision",
+        "ref-format",
+    ],
+    short: "obucj",
+}];
+
+/// The directory `git clone <repository>` creates without a directory operand: the last part
+/// of the repository's path or URL, without a trailing `/`, `/.git`, `.git` or `.bundle`.
+fn cloned_directory(repository: &str) -> &str {
+    let mut name = repository.trim_end_matches('/');
+    name = name
+        .strip_suffix("/.git")
+        .unwrap_or(name)
+        .trim_end_matches('/');
+    let name = name.rsplit(['/', ':']).next().unwrap_or(name);
+    let name = name.strip_suffix(".git").unwrap_or(name);
+    name.strip_suffix(".bundle").unwrap_or(name)
+}
+
+/// The operands of `rest` for `source`'s subcommand past its repository (the directory), or
+/// the directory named after the repository when there is none.
+fn source_written<'a>(source: &Source, rest: &'a [String]) -> Vec<&'a str> {
+    let mut operands: Vec<&str> = Vec::new();
+    let mut operands_only = false;
+    let mut i = 0;
+    while let Some(arg) = rest.get(i) {
+        i += 1;
+        if operands_only || !arg.starts_with('-') || arg == "-" {
+            operands.push(arg);
+        } else if arg == "--" {
+            operands_only = true;
+        } else if let Some(long) = arg.strip_prefix("--") {
+            let valued = !long.contains('=')
+                && long.len() >= 2
+                && source.long.iter().any(|full| full.starts_with(long));
+            i += usize::from(valued);
+        } else if arg.ends_with(|c| source.short.contains(c)) {
+            i += 1;
+        }
+    }
+    match operands.as_slice() {
+        [] => Vec::new(),
+        [repository] => vec![cloned_directory(repository)],
+        [_, written @ ..] => written.to_vec(),
+    }
+}
+
 /// Options that let a subcommand write wherever its input says (`apply --unsafe-paths`).
 const UNSAFE: &[(&str, &str)] = &[("apply", "unsafe-paths"), ("am", "unsafe-paths")];
 
@@ -66,13 +143,14 @@ fn written<'a>(sub: &str, rest: &'a [String]) -> Vec<&'a str> {
     let Some(row) = WRITERS.iter().find(|w| w.sub == sub) else {
         return Vec::new();
     };
-    let mut paths = Vec::new();
+    let source = SOURCES.iter().find(|s| s.sub == sub);
+    let mut paths = source.map_or_else(Vec::new, |source| source_written(source, rest));
     let mut operands_only = false;
     let mut i = 0;
     while let Some(arg) = rest.get(i) {
         i += 1;
         if operands_only || !arg.starts_with('-') || arg == "-" {
-            if row.operands {
+            if row.operands && source.is_none() {
                 paths.push(arg.as_str());
             }
             continue;
@@ -224,6 +302,27 @@ mod tests {
             ("clone --sep=/tmp/s https://example.com/r.git", false),
             ("clone https://example.com/r.git", true),
             ("clone https://example.com/r.git sub/r", true),
+            // Only the directory is written: the repository (a URL, `host:path`, a path
+            // elsewhere) is read.
+            ("clone host:../x dest", true),
+            ("clone host:/../../../x dest", true),
+            ("clone git@host:../../../x.git dest", true),
+            ("clone ssh://host/../../x dest", true),
+            ("clone -b main host:/srv/x.git dest", true),
+            ("clone --origin up -- host:/x dest", true),
+            ("clone host:/srv/x.git", true),
+            ("clone https://example.com/r.git ../dest", false),
+            ("clone https://example.com/r.git dest/../../x", false),
+            ("clone -b main https://example.com/r.git /tmp/z", false),
+            (
+                "clone --orig up https://example.com/r.git ~/.config/git",
+                false,
+            ),
+            ("clone -qb main url ../z", false),
+            ("clone url dest/.git/hooks", false),
+            ("clone url ../z --origin up", false),
+            ("clone https://example.com/..", false),
+            ("clone --unknown-valued v url ../z", false),
             ("init /tmp/q", false),
             ("init --separate-git-dir=../q", false),
             ("init sub/new", true),
