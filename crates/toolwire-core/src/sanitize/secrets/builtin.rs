@@ -435,12 +435,14 @@ macro_rules! parameter_char {
     };
 }
 
-/// The value of a credential parameter: 8 to 256 `parameter_char`s. The bound keeps the search
+/// The head of a credential parameter's value: 1 to 256 `parameter_char`s, which
+/// [`super::named_value`] widens by its context (quotes, an environment assignment, symbols) and
+/// [`super::credential::ValueCheck::Parameter`] checks (8 bytes or more). The bound keeps the search
 /// linear: a value's characters include a name's letters and the `+` of form text, so without
 /// it each name of `password+password+...` would start a value running to the end of the text.
 macro_rules! parameter_value {
     () => {
-        concat!(r"(?P<secret>", parameter_char!(), r"{8,256})")
+        concat!(r"(?P<secret>", parameter_char!(), r"{1,256})")
     };
 }
 
@@ -450,7 +452,7 @@ macro_rules! parameter_value {
 /// `session_token`, `api_token`, `app_secret`, `secret_key`, `private_key`, `password` and
 /// `passwd` (also inside an identifier: `DB_PASSWORD`, `accessToken`, npm's `_authToken` and
 /// `_auth`), and a bare `token` or `secret` not ending another word. Confirmed by
-/// [`ValueCheck::Named`] (a digit or a long non-word value; code and placeholders pass).
+/// [`ValueCheck::Parameter`] (a digit or a long non-word value; code and placeholders pass).
 const NAMED_CREDENTIAL: &str = concat!(
     r"(?:(?i:(?:access|refresh|id|auth|api|session|bearer|oauth)[_-]?token",
     r"|(?:client|app|api|consumer|webhook|signing)[_-]?secret",
@@ -705,7 +707,7 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "credential-parameter",
         pattern: NAMED_CREDENTIAL,
-        extent: Extent::Checked(ValueCheck::Named),
+        extent: Extent::Checked(ValueCheck::Parameter),
     },
     BuiltinKind {
         name: "credential-parameter",
@@ -715,7 +717,7 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "credential-parameter",
         pattern: QUERY_CREDENTIAL,
-        extent: Extent::Checked(ValueCheck::Named),
+        extent: Extent::Checked(ValueCheck::Parameter),
     },
     BuiltinKind {
         name: "credential-parameter",
@@ -725,6 +727,6 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     BuiltinKind {
         name: "credential-parameter",
         pattern: PASSWORD_OPTION,
-        extent: Extent::Checked(ValueCheck::Named),
+        extent: Extent::Checked(ValueCheck::Parameter),
     },
 ];

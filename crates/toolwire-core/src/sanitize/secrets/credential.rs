@@ -28,12 +28,21 @@
 
 use base64::Engine as _;
 
+use super::named_value;
+
+/// The fewest bytes a credential found by its name holds (`password=hunter2` is a word).
+const NAMED_VALUE_MIN: usize = 8;
+
 /// How a value found by a kind with [`super::builtin::Extent::Checked`] is confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ValueCheck {
     /// The value of a credential parameter or option (`client_secret=`, `--password=`): a
     /// credential value ([`is_credential_value`]).
     Named,
+    /// The value of a credential parameter or option whose characters are not fixed (a
+    /// password may hold any symbol): widened by its context ([`named_value::value_end`]), 8
+    /// bytes or more, then checked as [`ValueCheck::Named`].
+    Parameter,
     /// The credentials after a `Basic` scheme word outside a header: base64 of `user:password`.
     Basic,
     /// The credentials of an `Authorization` header: anything but a placeholder
@@ -54,6 +63,12 @@ impl ValueCheck {
             ValueCheck::Named => {
                 let end = before_host(text, start, end);
                 is_credential_value(text, start, end).then_some(end)
+            }
+            ValueCheck::Parameter => {
+                let end = named_value::value_end(text, start, end);
+                let end = before_host(text, start, end);
+                (end - start >= NAMED_VALUE_MIN && is_credential_value(text, start, end))
+                    .then_some(end)
             }
             ValueCheck::Basic => is_basic_credentials(&text[start..end]).then_some(end),
             ValueCheck::Header => {
@@ -522,6 +537,66 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(scrubbed(text), *expected, "{text:?}");
         }
+    }
+
+    /// A password holding symbols is redacted whole in every shape a named value takes: it was
+    /// cut at its first `&`, `;`, `,`, `?`, `%`, `(`, `=`, `:` or blank, and the rest reached the
+    /// model (or all of it, when the head before the symbol was under 8 characters; the third
+    /// user review's 2). Unquoted outside an environment assignment, `&`, `;` and `,` still
+    /// separate fields.
+    #[test]
+    fn passwords_with_symbols_are_redacted_whole() {
+        let passwords = [
+            "Tr0ub4dor&3xK9!",
+            "Xk9#mQ2$vL7pZ",
+            "aB3;dE6fG9hJ2k",
+            "Qw3,rT6yU9iO1p",
+            "Zx8?cV5bN2mL4k",
+            "Pq7%Rs4Tu1Vw8",
+            "Mn5(bV8)cX2zL",
+            "Lp0=Ok9Ij8Uh7",
+            "Yt6*Re3Wq0Po9",
+            "Gh2:Jk5Lm8Np1Q",
+            "Kj4 Hg7Fd1Sa9",
+        ];
+        for password in passwords {
+            let mut shapes = vec![
+                format!("DB_PASSWORD=\"{password}\""),
+                format!("password: '{password}'"),
+                format!("{{\"password\":\"{password}\"}}"),
+                format!("{{\"config\":\"{{\\\"password\\\":\\\"{password}\\\"}}\"}}"),
+            ];
+            if !password.contains(['(', ' ']) {
+                shapes.push(format!("export DB_PASSWORD={password}\nNEXT=1"));
+            }
+            if !password.contains(['(', ' ', '&', ',', ';']) {
+                shapes.push(format!("client_secret={password} next"));
+            }
+            for text in shapes {
+                let out = scrubbed(&text);
+                assert!(
+                    out.contains("[redacted:credential-parameter]")
+                        && !out.contains(&password[password.len() - 4..]),
+                    "{text:?} -> {out:?}"
+                );
+            }
+        }
+        assert_scrubs(&[
+            (
+                "?token=Ab3dE6fG9h&user=x",
+                "?token=[redacted:credential-parameter]&user=x",
+            ),
+            (
+                "connect(password=pw123456, timeout=3)",
+                "connect(password=[redacted:credential-parameter], timeout=3)",
+            ),
+            (
+                "Set-Cookie: x; session_token=Ab3dE6fG9h;Path=/",
+                "Set-Cookie: x; session_token=[redacted:credential-parameter];Path=/",
+            ),
+            ("password=getPass(1234)", "password=getPass(1234)"),
+            ("password=hunter2;", "password=hunter2;"),
+        ]);
     }
 
     /// A credential name that ends its line is no key when `)` or `]` closes it or its line has

@@ -25,6 +25,7 @@ mod builtin;
 mod credential;
 #[cfg(test)]
 mod leak_tests;
+mod named_value;
 mod pattern;
 mod pem;
 mod pem_lines;
