@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -911,11 +911,19 @@ class ToolRuntime {
           return settle(...unserializable(error, value))
         }
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
+        // A returned Error (not thrown) is a failure as a thrown one is, never `{}` read as a success.
+        let returnedError
+        try {
+          returnedError = value instanceof Error && typeof value.toJSON !== 'function'
+        } catch (error) {
+          return settle(...unserializable(error, value))
+        }
+        if (returnedError) return settle(notRetryable(value) ? THREW_NOT_RETRYABLE : THREW, messageJson(value))
         batch.values[slot] = value
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
         let json
         try {
-          json = JSON.stringify(value)
+          json = JSON.stringify(value, KEEPING_ALL)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
           // engine reads when the value is not its own JSON form (a Date, a typed array, an
           // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
@@ -946,7 +954,7 @@ class ToolRuntime {
       // at their path in the value, as for a value sanitized inline.
       let restText
       try {
-        restText = rest === undefined ? undefined : JSON.stringify(rest)
+        restText = rest === undefined ? undefined : JSON.stringify(rest, KEEPING_ALL)
       } catch (error) {
         return settle(...unserializable(error, rest))
       }
@@ -972,7 +980,7 @@ class ToolRuntime {
   /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
   #updateView(batchId, toolName, partialResult) {
     try {
-      const json = JSON.stringify(partialResult === undefined ? null : partialResult, bytesAsText)
+      const json = JSON.stringify(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
       return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
     } catch (error) {
       return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }
@@ -1124,6 +1132,16 @@ function trimResult(result, blocks, truncations) {
   const report = result.sanitization ?? (result.sanitization = { truncated: [], scrubbed: {}, images: [] })
   report.truncated = report.truncated.concat(truncations)
 }
+
+/**
+ * JSON.stringify replacer for a tool's value (its content, details and data): a value JSON would
+ * carry as less than it is (a Map, Set, RegExp, Promise, Error, function, a class instance with
+ * private fields only, ... without a toJSON) stops it, named at its path (lib/common.js lostAs).
+ */
+const KEEPING_ALL = keepingAll()
+
+/** The replacer of a partial result: bytes as text ({@link bytesAsText}), then {@link KEEPING_ALL}'s check. */
+const PARTIAL_REPLACER = keepingAll(bytesAsText)
 
 /**
  * JSON.stringify replacer for partial results: bytes show as the start of their text. It reads
