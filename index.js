@@ -94,9 +94,13 @@ function isPlainValue(value) {
   return (proto === Object.prototype || proto === Array.prototype || proto === null) && value.toJSON === undefined
 }
 
-/** JSON text of a hook's answer; `undefined` (and functions) become null. */
+/**
+ * JSON text of a hook's answer; `undefined` becomes null. A value JSON would carry as less than
+ * it is (a Map in new params or details, a function, ...) throws, named at its path, as in a
+ * tool's value ({@link KEEPING_ALL}).
+ */
 function answerJson(value) {
-  const json = value === undefined ? undefined : JSON.stringify(value)
+  const json = value === undefined ? undefined : JSON.stringify(value, KEEPING_ALL)
   return json === undefined ? 'null' : json
 }
 

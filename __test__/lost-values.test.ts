@@ -145,3 +145,18 @@ describe('values JSON would lose', () => {
     })
   })
 })
+
+describe('hook answers JSON would lose', () => {
+  it('new params or details holding a Map end the call in an error naming the path, never a {} passed on', async () => {
+    const runtime = new ToolRuntime({ redaction: 'permissive' })
+    const ran: unknown[] = []
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id: string, args: unknown) => (ran.push(args), 'echoed') })
+    const [before] = await runtime.dispatch([{ id: 'b1', name: 'echo', arguments: '{}' }], { beforeToolCall: () => ({ params: { m: new Map([['a', 1]]) } }) })
+    expect(before!.ok).toBe(false)
+    expect(textOf(before!)).toMatch(/it holds a Map at \$\.params\.m/)
+    expect(ran).toEqual([])
+    const [after] = await runtime.dispatch([{ id: 'a1', name: 'echo', arguments: '{}' }], { afterToolCall: () => ({ details: { seen: new Set([1]) } }) })
+    expect(after!.ok).toBe(false)
+    expect(textOf(after!)).toMatch(/it holds a Set at \$\.details\.seen/)
+  })
+})
