@@ -481,6 +481,21 @@ export type ApprovalSecurity = 'deny' | 'allowlist' | 'full'
 export type ApprovalAsk = 'off' | 'on-miss' | 'always'
 export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'
 
+/**
+ * `approvals.onApproval`: answers a request with an ApprovalDecision, directly or as a promise
+ * (`async (r) => { log(r); return 'allow-once' }`, `() => 'deny'`).
+ *
+ * Written as two forms rather than `(r) => ApprovalDecision | Promise<ApprovalDecision>`: for
+ * that union TypeScript (5.x and 7) widens a literal returned alone from an async function to
+ * `string` (microsoft/TypeScript#30185). The first form is what a function is typed by; its
+ * second member only gives a thenable reading of `ApprovalDecision`, so a literal is kept both
+ * in an async and in a plain function, and no plain function matches it. The second form, whose
+ * overloads TypeScript does not type a function by, takes plain functions.
+ */
+export type ApprovalCallback =
+  | ((request: ApprovalRequest) => Promise<ApprovalDecision> | (ApprovalDecision & { then: Promise<ApprovalDecision>['then'] }))
+  | { <_Plain>(request: ApprovalRequest): ApprovalDecision; (request: ApprovalRequest): ApprovalDecision }
+
 export interface ApprovalSettings {
   security?: ApprovalSecurity
   ask?: ApprovalAsk
@@ -497,7 +512,7 @@ export interface ApprovalsOptions extends ApprovalSettings {
    * Asked for each call that needs approval. Without it, such calls end `pending` with
    * APPROVAL_REQUIRED and `details.approvalId`, for `resolveApproval`.
    */
-  onApproval?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>
+  onApproval?: ApprovalCallback
   /** Tools that never need approval under `allowlist` (non exec-like tools). */
   allowTools?: string[]
   /** For exec-like tools: the programs commands may run without asking (see `analyzeCommand`). */

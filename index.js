@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -104,9 +104,13 @@ function isPlainValue(value) {
   return (proto === Object.prototype || proto === Array.prototype || proto === null) && value.toJSON === undefined
 }
 
-/** JSON text of a hook's answer; `undefined` (and functions) become null. */
+/**
+ * JSON text of a hook's answer; `undefined` becomes null. A value JSON would carry as less than
+ * it is (a Map in new params or details, a function, ...) throws, named at its path, as in a
+ * tool's value ({@link KEEPING_ALL}).
+ */
 function answerJson(value) {
-  const json = value === undefined ? undefined : JSON.stringify(value)
+  const json = value === undefined ? undefined : JSON.stringify(value, KEEPING_ALL)
   return json === undefined ? 'null' : json
 }
 
@@ -926,11 +930,19 @@ class ToolRuntime {
           return settle(...unserializable(error, value))
         }
         if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
+        // A returned Error (not thrown) is a failure as a thrown one is, never `{}` read as a success.
+        let returnedError
+        try {
+          returnedError = value instanceof Error && typeof value.toJSON !== 'function'
+        } catch (error) {
+          return settle(...unserializable(error, value))
+        }
+        if (returnedError) return settle(notRetryable(value) ? THREW_NOT_RETRYABLE : THREW, messageJson(value))
         batch.values[slot] = value
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
         let json
         try {
-          json = JSON.stringify(value)
+          json = JSON.stringify(value, KEEPING_ALL)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
           // engine reads when the value is not its own JSON form (a Date, a typed array, an
           // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
@@ -961,7 +973,7 @@ class ToolRuntime {
       // at their path in the value, as for a value sanitized inline.
       let restText
       try {
-        restText = rest === undefined ? undefined : JSON.stringify(rest)
+        restText = rest === undefined ? undefined : JSON.stringify(rest, KEEPING_ALL)
       } catch (error) {
         return settle(...unserializable(error, rest))
       }
@@ -987,7 +999,7 @@ class ToolRuntime {
   /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
   #updateView(batchId, toolName, partialResult) {
     try {
-      const json = JSON.stringify(partialResult === undefined ? null : partialResult, bytesAsText)
+      const json = JSON.stringify(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
       return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
     } catch (error) {
       return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }
@@ -1139,6 +1151,16 @@ function trimResult(result, blocks, truncations) {
   const report = result.sanitization ?? (result.sanitization = { truncated: [], scrubbed: {}, images: [] })
   report.truncated = report.truncated.concat(truncations)
 }
+
+/**
+ * JSON.stringify replacer for a tool's value (its content, details and data): a value JSON would
+ * carry as less than it is (a Map, Set, RegExp, Promise, Error, function, a class instance with
+ * private fields only, ... without a toJSON) stops it, named at its path (lib/common.js lostAs).
+ */
+const KEEPING_ALL = keepingAll()
+
+/** The replacer of a partial result: bytes as text ({@link bytesAsText}), then {@link KEEPING_ALL}'s check. */
+const PARTIAL_REPLACER = keepingAll(bytesAsText)
 
 /**
  * JSON.stringify replacer for partial results: bytes show as the start of their text. It reads

@@ -255,6 +255,12 @@ export declare function encodeResults(results: string, wire: string): string
 export declare function encodeToolCalls(turn: string, wire: string): string
 
 /**
+ * A failed result's text as the wires without an error flag carry it (`Error: ` first), for
+ * the adapters whose messages reach such a wire without `encodeResults`.
+ */
+export declare function markedErrorText(text: string): string
+
+/**
  * The most of a value a message quotes: the engine's bound
  * (`toolwire_core::quote::MAX_QUOTED_BYTES`), which the JavaScript layer's own messages use too.
  */

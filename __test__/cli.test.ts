@@ -787,6 +787,40 @@ describe('the CLI never writes a control character from its input to the termina
     expect(terminalSafe('ok 😀 é\n\tnext')).toBe('ok 😀 é\n\tnext')
   })
 
+  it('every run id the audit listing prints is taken back by --run (r9 user review, 11-audit)', async () => {
+    // Seen by a user: the listing printed a\uD800, and --run 'a\uD800' answered "no run".
+    const root = join(work, 'printed-ids')
+    const runtime = new ToolRuntime({ audit: { dir: root } })
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async () => 'echoed' })
+    const ids: [id: string, printed: string][] = [
+      ['a\ud800', 'a\\uD800'],
+      ['a\udc00', 'a\\uDC00'],
+      ['a\ufffd', 'a\ufffd'],
+      ['b\u0007', 'b\\u0007'],
+      ['c\u202e', 'c\\u202e'],
+      ['team/a', 'team/a'],
+      ['d\\u0041', 'd\\u0041'],
+    ]
+    for (const [i, [id]] of ids.entries()) await runtime.dispatch([{ id: `call_${i}`, name: 'echo', arguments: '{}' }], { runId: id })
+    const listing = cli('audit', root)
+    expect(listing.code).toBe(0)
+    for (const [i, [id, printed]] of ids.entries()) {
+      expect(listing.stdout, printed).toContain(`\n  ${printed} `)
+      const { code, json } = cliJson('audit', root, '--run', printed)
+      expect(code, printed).toBe(0)
+      expect(json.run.runId, printed).toBe(id)
+      expect(json.calls.map((c: any) => c.callId), printed).toEqual([`call_${i}`])
+    }
+    // Two runs the listing prints alike: named both, neither taken.
+    await runtime.dispatch([{ id: 'x1', name: 'echo', arguments: '{}' }], { runId: 'b\\u0007' })
+    const alike = cli('audit', root, '--run', 'b\\u0007')
+    expect(alike.code).toBe(1)
+    expectOneLineError(alike, /--run "b\\u0007" names two runs printed alike under .*: pass the run's directory instead/)
+    const none = cli('audit', root, '--run', 'z\\uD800')
+    expect(none.code).toBe(1)
+    expectOneLineError(none, /no run "z\\uD800" under /)
+  })
+
   it('in audit (text and --json) and replay output, ids, names and messages are escaped', async () => {
     const root = join(work, 'hostile-audit')
     const runtime = new ToolRuntime({ audit: { dir: root } })

@@ -15,6 +15,7 @@ import {
   type Wire,
 } from '../index.js'
 import { describeWithFixtures, loadFixtures } from './fixtures.js'
+import { scriptedModel } from './scripted.js'
 
 const PNG = 'iVBORw0KGgo='
 
@@ -53,7 +54,7 @@ describe('encodeResults', () => {
     const messages = encodeResults(batch, 'openai-chat') as any[]
     expect(messages.map((m) => m.role)).toEqual(['tool', 'tool', 'tool', 'user'])
     expect(messages[0]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'read done' })
-    expect(messages[1]).toEqual({ role: 'tool', tool_call_id: 'call_2', content: 'disk full' })
+    expect(messages[1]).toEqual({ role: 'tool', tool_call_id: 'call_2', content: 'Error: disk full' })
     expect(messages[3].content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } })
   })
 
@@ -99,6 +100,98 @@ describe('encodeResults', () => {
     expect(encoded.content[0]).toMatchObject({ tool_use_id: 'c9', is_error: true })
     expect(() => encodeResults([{ content: 3 } as never], 'anthropic')).toThrow(/\[0\]|index 0|results\[0\]/)
     expect(() => encodeResults(batch, 'cohere' as Wire)).toThrow(ToolwireError)
+  })
+})
+
+/** What the model reads of the one result `encoded` holds: its text, and whether it reads as a failure. */
+function modelView(wire: Wire, encoded: any[]): { text: string; failed: boolean } {
+  switch (wire) {
+    case 'anthropic': {
+      const block = encoded[0].content[0]
+      return { text: block.content.map((b: any) => b.text ?? '').join('\n'), failed: block.is_error === true }
+    }
+    case 'gemini': {
+      const response = encoded[0].parts[0].functionResponse.response
+      return { text: response.error ?? response.output, failed: 'error' in response }
+    }
+    case 'openai-responses': {
+      const output = encoded[0].output
+      const text = typeof output === 'string' ? output : output.map((p: any) => p.text ?? '').join('\n')
+      return { text, failed: text.startsWith('Error: ') }
+    }
+    default:
+      return { text: encoded[0].content, failed: encoded[0].content.startsWith('Error: ') }
+  }
+}
+
+describe('a failed result reads as a failure on every wire (r9 user review, 17-error-text)', () => {
+  const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+  const hang = () => new Promise(() => {})
+  let deep: unknown = 1
+  for (let i = 0; i < 70; i++) deep = { d: deep }
+
+  /** One call ending with each error code, through a real dispatch. */
+  async function failures(): Promise<ToolResult[]> {
+    const runtime = new ToolRuntime({ policy: { deny: ['forbidden'] } })
+    runtime.register({ name: 'calc', parameters: { type: 'object' }, execute: async () => { throw new Error('42') } })
+    runtime.register({ name: 'already', parameters: { type: 'object' }, execute: async () => { throw new Error('Error: disk full') } })
+    runtime.register({ name: 'typed', parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, execute: async () => 'never' })
+    runtime.register({ name: 'slow', parameters: { type: 'object' }, timeoutMs: 20, execute: hang })
+    runtime.register({ name: 'forbidden', parameters: { type: 'object' }, execute: async () => 'never' })
+    runtime.register({ name: 'guarded', parameters: { type: 'object' }, approval: { ask: 'always' }, execute: async () => 'never' })
+    runtime.register({ name: 'deep', parameters: { type: 'object' }, execute: async () => deep })
+    runtime.register({ name: 'hooked', parameters: { type: 'object' }, execute: async () => 'never' })
+    const batch = [
+      { id: 'c1', name: 'calc', arguments: '{}' },
+      { id: 'c2', name: 'already', arguments: '{}' },
+      { id: 'c3', name: 'typed', arguments: '{"n":"x"}' },
+      { id: 'c4', name: 'typed', arguments: '{"n":' },
+      { id: 'c5', name: 'nope', arguments: '{}' },
+      { id: 'c6', name: 'slow', arguments: '{}' },
+      { id: 'c7', name: 'forbidden', arguments: '{}' },
+      { id: 'c8', name: 'guarded', arguments: '{}' },
+      { id: 'c9', name: 'deep', arguments: '{}' },
+      { id: 'c10', name: 'hooked', arguments: '{}' },
+    ]
+    const results = await runtime.dispatch(batch, { beforeToolCall: ({ toolCall }: any) => (toolCall.name === 'hooked' ? { block: true, reason: 'not today' } : undefined) })
+    const controller = new AbortController()
+    controller.abort()
+    results.push(...(await runtime.dispatch([{ id: 'c11', name: 'slow', arguments: '{}' }], { signal: controller.signal })))
+    return results
+  }
+
+  it('every code on every wire: the flag where the wire has one, else the text after Error: ', async () => {
+    const results = await failures()
+    expect(results.map((r) => r.error?.code)).toEqual([
+      'EXECUTION_ERROR', 'EXECUTION_ERROR', 'VALIDATION_ERROR', 'INVALID_JSON', 'NOT_FOUND', 'TIMEOUT',
+      'POLICY_DENIED', 'APPROVAL_REQUIRED', 'LIMIT_EXCEEDED', 'BLOCKED', 'CANCELLED',
+    ])
+    for (const wire of WIRES) {
+      for (const r of results) {
+        const view = modelView(wire, encodeResults([r], wire) as any[])
+        expect(view.failed, `${wire} ${r.error?.code} ${view.text}`).toBe(true)
+        // The text is the result's own, marked once where the wire has no flag.
+        const own = r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+        const flagged = wire === 'anthropic' || wire === 'gemini'
+        expect(view.text, `${wire} ${r.error?.code}`).toBe(flagged || own.startsWith('Error:') ? own : `Error: ${own}`)
+      }
+      // A success is never marked, even one whose value is the same text.
+      const ok = modelView(wire, encodeResults([result('c0', 'calc', { content: [{ type: 'text', text: '42' }] })], wire) as any[])
+      expect(ok, wire).toEqual({ text: '42', failed: false })
+    }
+  })
+
+  it('run() histories carry the same mark on every wire', async () => {
+    for (const wire of WIRES) {
+      const runtime = new ToolRuntime()
+      runtime.register({ name: 'calc', parameters: { type: 'object' }, execute: async () => { throw new Error('42') } })
+      const { model, requests } = scriptedModel(wire, [{ calls: [{ id: 'c1aaaaaaa', name: 'calc', args: '{}' }] }, { text: 'done' }])
+      const outcome = await runtime.run({ wire, model, messages: [wire === 'gemini' ? { role: 'user', parts: [{ text: 'go' }] } : { role: 'user', content: 'go' }] })
+      const history: any[] = requests[1].messages ?? requests[1].input ?? requests[1].contents
+      const results = history.slice(-1)
+      expect(modelView(wire, results), wire).toEqual({ text: wire === 'anthropic' || wire === 'gemini' ? '42' : 'Error: 42', failed: true })
+      expect(outcome.steps[0]!.results[0]!.error?.code).toBe('EXECUTION_ERROR')
+    }
   })
 })
 
@@ -201,7 +294,7 @@ describe('normalizeToolCallId and repairHistory', () => {
     expect(tools.map((m) => [m.tool_call_id, m.content])).toEqual([
       [ids[0], 'first'],
       [ids[1], 'second'],
-      [ids[2], 'No result provided'],
+      [ids[2], 'Error: No result provided'],
     ])
     expect(report.synthesized).toEqual([ids[2]])
     expect(report.removed).toEqual(['ghost'])

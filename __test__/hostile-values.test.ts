@@ -89,7 +89,8 @@ function hostileValue(r: Rng): { label: string; value: unknown; expect: Expect }
     },
     () => ({ label: 'BigInt', value: r.int(2) ? 10n : { n: 2n ** 70n }, expect: 'error' }),
     () => ({ label: 'Symbol', value: Symbol(text), expect: 'error' }),
-    () => ({ label: 'Symbol inside', value: { s: Symbol('x'), t: text }, expect: 'ok' }),
+    // A symbol's key would vanish from the JSON: named, never dropped (r9 user review, 22-lost-values).
+    () => ({ label: 'Symbol inside', value: { s: Symbol('x'), t: text }, expect: 'error' }),
     () => ({ label: 'throwing getter', value: Object.defineProperty({ t: text }, 'x', { get: throwing('getter'), enumerable: true }), expect: 'error' }),
     () => ({ label: 'throwing toJSON', value: { toJSON: throwing('toJSON') }, expect: 'error' }),
     () => ({ label: 'toJSON giving a lone surrogate', value: { toJSON: () => text + '\ud83d' }, expect: 'ok' }),

@@ -54,6 +54,10 @@ const MAX_KEY_CHARS = 40
  * text; anything else as `messageOf` reads it. Never throws.
  */
 function serializeFailure(error, value, replacer) {
+  if (error instanceof LostValue) {
+    const path = lostPath(value, replacer)
+    return `it holds ${error.what}${path === undefined ? '' : ` at ${path}`}, which JSON would carry as ${error.as}: return a plain value, or give it a toJSON`
+  }
   let circular
   try {
     circular = error instanceof TypeError && CIRCULAR.test(error.message)
@@ -97,6 +101,84 @@ function pathText(parents, last) {
     segments.splice(half, segments.length - MAX_PATH_SEGMENTS, `…(${segments.length - MAX_PATH_SEGMENTS} more)…`)
   }
   return `$${segments.join('')}`
+}
+
+/** Thrown by {@link keepingAll} at a value JSON would carry as less than it is. */
+class LostValue extends Error {
+  constructor(what, as) {
+    super(`it holds ${what}, which JSON would carry as ${as}`)
+    this.what = what
+    this.as = as
+  }
+}
+
+/** Objects whose JSON form (`{}`) drops what they hold, by class: what they are called. */
+const LOSSY_CLASSES = [
+  [Map, 'a Map'],
+  [Set, 'a Set'],
+  [WeakMap, 'a WeakMap'],
+  [WeakSet, 'a WeakSet'],
+  [RegExp, 'a RegExp'],
+  [Promise, 'a Promise (not awaited)'],
+  [Error, 'an Error object'],
+  [ArrayBuffer, 'an ArrayBuffer'],
+]
+
+/**
+ * What `item` is when JSON.stringify (after its toJSON) would carry it as less than it is, as
+ * `[what, as]`; undefined when it is carried. Lost: a Map, Set, WeakMap, WeakSet, RegExp,
+ * Promise or other thenable, Error or ArrayBuffer (each `{}`), a function or symbol (a key
+ * that vanishes, null in an array), and an instance of any other class with no own enumerable
+ * property (private fields or getters only: `{}`). Carried: plain objects and arrays, boxed
+ * primitives, typed arrays (their indices), and `undefined` (a key left out, as JSON does).
+ */
+function lostAs(item) {
+  if (typeof item === 'function') return ['a function', 'nothing (the key is dropped)']
+  if (typeof item === 'symbol') return ['a symbol', 'nothing (the key is dropped)']
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined
+  const proto = Object.getPrototypeOf(item)
+  if (proto === Object.prototype || proto === null) return undefined
+  for (const [type, what] of LOSSY_CLASSES) if (item instanceof type) return [what === 'an Error object' ? `an Error object (${JSON.stringify(messageOf(item).slice(0, 80))})` : what, '{}']
+  if (typeof item.then === 'function') return ['a thenable (not awaited)', '{}']
+  if (ArrayBuffer.isView(item) && !(item instanceof DataView)) return undefined
+  if (item instanceof Number || item instanceof String || item instanceof Boolean) return undefined
+  if (Object.keys(item).length > 0) return undefined
+  const name = typeof proto?.constructor?.name === 'string' && proto.constructor.name !== '' ? proto.constructor.name : 'class'
+  return [`a ${name.slice(0, 40)} instance with no enumerable property (private fields or getters only)`, '{}']
+}
+
+/**
+ * A JSON.stringify replacer that throws a {@link LostValue} at the first value JSON would carry
+ * as less than it is ({@link lostAs}), after `replacer` when given; `serializeFailure` names it
+ * and its path. The check is a few type tests per value: serializing stays linear.
+ */
+function keepingAll(replacer) {
+  return function (key, item) {
+    if (replacer !== undefined) item = replacer.call(this, key, item)
+    const lost = lostAs(item)
+    if (lost !== undefined) throw new LostValue(lost[0], lost[1])
+    return item
+  }
+}
+
+/** The path (`$.a[0]`) of the first value {@link keepingAll} refuses in `value`; undefined when none. */
+function lostPath(value, replacer) {
+  const parents = new Map()
+  let found
+  try {
+    JSON.stringify(value, function (key, item) {
+      if (replacer !== undefined) item = replacer.call(this, key, item)
+      if (lostAs(item) !== undefined) {
+        found = [this, key]
+        throw new LostValue('', '')
+      }
+      if (item !== null && typeof item === 'object' && !parents.has(item)) parents.set(item, [this, key])
+      return item
+    })
+  } catch {
+    // The walk stops at the value found (or at what stopped the first serialization).
+  }
+  return found === undefined ? undefined : pathText(parents, found)
 }
 
 /** One step of a path: `[3]` in an array, `.name` for a plain name, `["other key"]` (bounded) else. */
@@ -277,4 +359,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }

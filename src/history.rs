@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use toolwire_core::ids::{normalize_tool_call_id, repair_history, IdTarget};
 use toolwire_core::wire::decoder::Wire;
 use toolwire_core::wire::encode::{
-    encode_results, encode_tool_calls, parse_history_turn, parse_results,
+    encode_results, encode_tool_calls, marked_error_text, parse_history_turn, parse_results,
 };
 use toolwire_core::{Error, ErrorCode};
 
@@ -48,6 +48,13 @@ pub fn encode_results_js(results: String, wire: String) -> napi::Result<String> 
         let results = parse_results(&results)?;
         Ok(Value::Array(encode_results(wire, &results)).to_string())
     })
+}
+
+/// A failed result's text as the wires without an error flag carry it (`Error: ` first), for
+/// the adapters whose messages reach such a wire without `encodeResults`.
+#[napi(js_name = "markedErrorText")]
+pub fn marked_error_text_js(text: String) -> String {
+    marked_error_text(&text)
 }
 
 /// The assistant message(s) that carried the calls, for history; `turn` is JSON text of an

@@ -21,7 +21,8 @@ mod schema;
 pub use audit::{audit_dir_name, replay_run_js, verify_run_js, NativeAudit};
 pub use decoder::{check_wire_js, NativeDecoder};
 pub use history::{
-    encode_results_js, encode_tool_calls_js, normalize_tool_call_id_js, repair_history_js,
+    encode_results_js, encode_tool_calls_js, marked_error_text_js, normalize_tool_call_id_js,
+    repair_history_js,
 };
 pub use options::{check_option_keys_js, MAX_QUOTED_BYTES};
 pub use plan::NativePlan;

@@ -105,6 +105,9 @@ describe('toolwire/ai-sdk toAiSdkTools', () => {
     })
     expect(outputs.call_bad).toMatchObject({ type: 'error-text' })
     expect(JSON.stringify(outputs.call_bad)).toContain('/city')
+    // The SDK sends an error-text as a plain tool output to OpenAI and Mistral: it reads as a
+    // failure by its text (r9 user review, 17-error-text).
+    expect((outputs.call_bad as { value: string }).value).toMatch(/^Error: /)
     // The definitions the model was given carry the runtime's JSON Schema.
     const given = model.doStreamCalls[0].tools ?? []
     expect(given.find((t) => t.name === 'weather')).toMatchObject({

@@ -62,7 +62,8 @@ describe('toolwire/langchain toLangChainTools', () => {
     expect(seen).toEqual([{ id: 'call_7', signal: true }])
 
     const failed = await byName(tools, 'fail').invoke({ id: 'call_8', name: 'fail', args: {}, type: 'tool_call' })
-    expect(failed).toMatchObject({ tool_call_id: 'call_8', status: 'error', content: 'disk on fire' })
+    // LangChain's OpenAI and Mistral converters drop `status`: the text says it failed.
+    expect(failed).toMatchObject({ tool_call_id: 'call_8', status: 'error', content: 'Error: disk on fire' })
     expect((failed.artifact as ToolResult).error?.code).toBe('EXECUTION_ERROR')
   })
 
@@ -189,10 +190,10 @@ describe('toolwire/langchain createToolNode', () => {
       ['o2', 'fail', 'error'],
       ['o3', 'fial', 'error'],
     ])
-    expect(String(out[0].content)).toBe('Tool "add" not found. Available tools: fail.')
-    expect(String(out[1].content)).toBe('disk on fire')
+    expect(String(out[0].content)).toBe('Error: Tool "add" not found. Available tools: fail.')
+    expect(String(out[1].content)).toBe('Error: disk on fire')
     // The engine's own NOT_FOUND: suggestions among the listed tools, a real result of the run.
-    expect(String(out[2].content)).toBe('Tool "fial" not found. Did you mean "fail"? Available tools: fail.')
+    expect(String(out[2].content)).toBe('Error: Tool "fial" not found. Did you mean "fail"? Available tools: fail.')
     for (const i of [0, 2]) {
       const result = out[i].artifact as ToolResult
       expect(result).toMatchObject({ runId: 'node-run', status: 'error', error: { code: 'NOT_FOUND', retryable: false } })
@@ -238,7 +239,7 @@ describe('toolwire/langchain createToolNode', () => {
       .compile()
     const final = await graph.invoke({ messages: [new HumanMessage('add 2 and 2')] })
     const contents = final.messages.map((m: BaseMessage) => m.content)
-    expect(contents.at(-1)).toBe('saw t1:success:4, t2:error:disk on fire')
+    expect(contents.at(-1)).toBe('saw t1:success:4, t2:error:Error: disk on fire')
     expect(seen.map((s) => s.id)).toEqual(['t1'])
     expect(final.messages.filter((m: BaseMessage) => ToolMessage.isInstance(m))).toHaveLength(2)
   })

@@ -1,7 +1,7 @@
 'use strict'
 // toolwire/ai-sdk: the runtime's tools as Vercel AI SDK tools. `ai` is loaded when first called.
 
-const { toolsOf, dispatchOptionsOf, callTool, errorOf, peer } = require('./common.js')
+const { toolsOf, dispatchOptionsOf, callTool, modelFacingErrorOf, peer } = require('./common.js')
 
 /**
  * What the model reads of a successful result (the tools' `toModelOutput`): one text block as
@@ -21,8 +21,9 @@ function aiSdkModelOutput(result) {
 /**
  * The runtime's tools as an AI SDK ToolSet (`tool` with a `jsonSchema` input schema). `execute`
  * dispatches the call with the SDK's `toolCallId` and `abortSignal` and returns the ToolResult,
- * which `toModelOutput` turns into what the model reads; a failed result throws its text, so the
- * SDK reports a tool error.
+ * which `toModelOutput` turns into what the model reads; a failed result throws its text after
+ * `Error: `, so the SDK reports a tool error and the model reads one on every provider (the SDK
+ * sends an error's text to OpenAI and Mistral as a plain tool output).
  */
 function toAiSdkTools(runtime, options = {}) {
   const dispatchOptions = dispatchOptionsOf(options, 'toAiSdkTools')
@@ -36,7 +37,7 @@ function toAiSdkTools(runtime, options = {}) {
       async execute(input, executionOptions) {
         const { toolCallId, abortSignal } = executionOptions
         const result = await callTool(runtime, { id: toolCallId, name: info.name, arguments: input === undefined ? {} : input }, abortSignal, undefined, dispatchOptions)
-        if (!result.ok) throw errorOf(result)
+        if (!result.ok) throw modelFacingErrorOf(result)
         return result
       },
       toModelOutput: ({ output }) => aiSdkModelOutput(output),

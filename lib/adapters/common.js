@@ -2,6 +2,7 @@
 // What the adapters share: running one call through a runtime on behalf of another library, and
 // turning a failed result into the Error those libraries expect a failing tool to throw.
 
+const native_ = require('../../native.js')
 const { describe, checkOptionKeys, DISPATCH_OPTIONS } = require('../common.js')
 
 /** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
@@ -92,6 +93,28 @@ function errorOf(result) {
   return error
 }
 
+/**
+ * A failed result's content as a model reads it where the message has no error flag the
+ * provider passes on: its first non-empty text after `Error: ` (encodeResults' one rule, the
+ * engine's markedErrorText), or a marked text first when it has none.
+ */
+function markedErrorContent(content) {
+  const at = content.findIndex((block) => block.type === 'text' && block.text !== '')
+  if (at < 0) return [{ type: 'text', text: native_.markedErrorText('') }, ...content]
+  return content.map((block, i) => (i === at ? { ...block, text: native_.markedErrorText(block.text) } : block))
+}
+
+/**
+ * The Error a failed result becomes for a library that hands the thrown message to the model as
+ * the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
+ * with its message marked as encodeResults marks it.
+ */
+function modelFacingErrorOf(result) {
+  const error = errorOf(result)
+  error.message = native_.markedErrorText(error.message)
+  return error
+}
+
 let counter = 0
 
 /** A call id for a call that came without one. */
@@ -128,4 +151,4 @@ function packageOf(name) {
   return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }
 
-module.exports = { checkRuntime, toolsOf, offeredTools, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, freshCallId, peer, missingPeer }
+module.exports = { checkRuntime, toolsOf, offeredTools, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, markedErrorContent, modelFacingErrorOf, freshCallId, peer, missingPeer }

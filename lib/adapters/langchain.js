@@ -3,7 +3,7 @@
 // @langchain/core is loaded when one of these is first called.
 
 const { describe } = require('../common.js')
-const { toolsOf, offeredTools, dispatchOptionsOf, callTool, errorOf, freshCallId, peer } = require('./common.js')
+const { toolsOf, offeredTools, dispatchOptionsOf, callTool, errorOf, markedErrorContent, freshCallId, peer } = require('./common.js')
 
 const tools = () => peer('@langchain/core/tools', 'langchain')
 const messages = () => peer('@langchain/core/messages', 'langchain')
@@ -16,10 +16,15 @@ function langChainContent(content) {
   )
 }
 
-/** The ToolMessage of a result: its content, `status` success or error, the ToolResult as `artifact`. */
+/**
+ * The ToolMessage of a result: its content, `status` success or error, the ToolResult as
+ * `artifact`. A failed result's text opens with `Error: ` (as encodeResults writes it, and as
+ * LangChain's own ToolNode writes a tool's error): LangChain's OpenAI and Mistral converters send
+ * the content without the status.
+ */
 function toolMessageOf(ToolMessage, result, toolCallId) {
   return new ToolMessage({
-    content: langChainContent(result.content),
+    content: langChainContent(result.ok ? result.content : markedErrorContent(result.content)),
     tool_call_id: toolCallId,
     name: result.tool,
     status: result.ok ? 'success' : 'error',

@@ -9,6 +9,7 @@ const path = require('node:path')
 const { auditRunDir, replayRun, verifyRun } = require('../../index.js')
 const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
 const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
+const { printedReadings } = require('./terminal.js')
 
 /** Whether `dir` is a run directory (`'run'`) or an audit root holding runs (their directories). */
 function kindOf(dir) {
@@ -156,13 +157,25 @@ const OPTIONS = { html: 'string', run: 'string', json: 'boolean', progress: 'boo
 
 const USAGE = 'toolwire audit <dir> [--run <id>] [--html <out>]'
 
+/**
+ * The directory of the run `--run` names under `root`: the id as given, or as the CLI printed it
+ * (terminalSafe's `\uXXXX` for a control character or a lone surrogate, which no argument can
+ * carry, read back). Two runs printed alike (`a\u0007` written out, and a + BEL) are named both,
+ * and neither is taken; no run is an input error naming where it looked.
+ */
+function runDirOf(root, id) {
+  const found = printedReadings(id).map((reading) => auditRunDir(root, reading)).filter((dir) => existsSync(path.join(dir, 'run.json')))
+  if (found.length === 1) return found[0]
+  if (found.length > 1) throw inputError(`--run "${id}" names two runs printed alike under ${root} (${found.join(' and ')}): pass the run's directory instead`)
+  throw inputError(`no run "${id}" under ${root} (looked for ${auditRunDir(root, id)})`)
+}
+
 function run({ positionals, options }, io) {
   if (positionals.length !== 1) throw usageError(`audit: expected one <dir>, a run directory or the audit root (usage: ${USAGE})`)
   let dir = positionals[0]
   if (options.run !== undefined) {
     if (kindOf(dir) === 'run') throw usageError(`audit: --run picks a run under an audit root, and ${dir} is a run directory: pass its root, or leave --run out`)
-    dir = auditRunDir(dir, options.run)
-    if (!existsSync(path.join(dir, 'run.json'))) throw inputError(`no run "${options.run}" under ${positionals[0]} (looked for ${dir})`)
+    dir = runDirOf(dir, options.run)
   }
   const kind = kindOf(dir)
   if (kind !== 'run') {

@@ -28,4 +28,21 @@ function terminalSafe(text) {
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
-module.exports = { terminalSafe }
+/** A `\uXXXX` escape as terminalSafe writes one (either case of hex digits). */
+const ESCAPE = /\\u([0-9a-fA-F]{4})/g
+
+/**
+ * The texts an id given back to the CLI (a `--run` id) may stand for: `printed` as it is, and
+ * `printed` with its `\uXXXX` escapes undone when that text is what terminalSafe prints as
+ * `printed` (`a\uD800` is the id a + U+D800, printed so). Only an escape terminalSafe writes
+ * is undone (`\u0041` stays six characters). At most two texts, the escaped reading last;
+ * linear in the text.
+ */
+function printedReadings(printed) {
+  const readings = [printed]
+  const unescaped = printed.replace(ESCAPE, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16)))
+  if (unescaped !== printed && terminalSafe(unescaped) === printed) readings.push(unescaped)
+  return readings
+}
+
+module.exports = { terminalSafe, printedReadings }

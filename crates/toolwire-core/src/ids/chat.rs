@@ -11,6 +11,7 @@ use super::history::{
 };
 use crate::error::Result;
 use crate::wire::decoder::Wire;
+use crate::wire::encode::marked_error_text;
 
 /// Finds the calls and results of a Chat Completions history, in order.
 pub(super) fn scan(messages: &[Value]) -> Result<Vec<Entry>> {
@@ -103,7 +104,7 @@ fn set_id(message: &mut Value, entry: &Entry, id: String) {
 }
 
 fn chat_synthetic(_: &Value, synthetic: &Synthetic) -> Value {
-    json!({"role": "tool", "tool_call_id": synthetic.id, "content": NO_RESULT})
+    json!({"role": "tool", "tool_call_id": synthetic.id, "content": marked_error_text(NO_RESULT)})
 }
 
 fn mistral_synthetic(call_message: &Value, synthetic: &Synthetic) -> Value {
@@ -139,7 +140,7 @@ mod tests {
     }
 
     fn missing(id: &str) -> serde_json::Value {
-        json!({"role": "tool", "tool_call_id": id, "content": "No result provided"})
+        json!({"role": "tool", "tool_call_id": id, "content": "Error: No result provided"})
     }
 
     #[test]
@@ -330,7 +331,7 @@ mod tests {
                 output: json!([
                     {"role": "assistant", "tool_calls": [call("abcDEF123", "f"), call(&m("abcDEF123#2"), "g")]},
                     {"role": "tool", "name": "f", "tool_call_id": "abcDEF123", "content": "1"},
-                    {"role": "tool", "name": "g", "tool_call_id": m("abcDEF123#2"), "content": "No result provided"},
+                    {"role": "tool", "name": "g", "tool_call_id": m("abcDEF123#2"), "content": "Error: No result provided"},
                     {"role": "user", "content": "next"},
                 ]),
                 report: report(

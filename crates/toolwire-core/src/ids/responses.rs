@@ -11,6 +11,7 @@ use super::history::{
 };
 use super::normalize::normalize_item_id;
 use crate::error::Result;
+use crate::wire::encode::marked_error_text;
 
 const FUNCTION_CALL: &str = "function_call";
 const CUSTOM_CALL: &str = "custom_tool_call";
@@ -93,7 +94,7 @@ fn synthetic(call: &Value, synthetic: &Synthetic) -> Value {
     } else {
         FUNCTION_OUTPUT
     };
-    json!({"type": kind, "call_id": synthetic.id, "output": NO_RESULT})
+    json!({"type": kind, "call_id": synthetic.id, "output": marked_error_text(NO_RESULT)})
 }
 
 #[cfg(test)]
@@ -117,7 +118,7 @@ mod tests {
     }
 
     fn missing(call_id: &str) -> Value {
-        out(call_id, "No result provided")
+        out(call_id, "Error: No result provided")
     }
 
     #[test]
@@ -197,7 +198,7 @@ mod tests {
                     fc("fc_3", "c"),
                     out("c", "3"),
                     missing("a"),
-                    {"type": "custom_tool_call_output", "call_id": "b", "output": "No result provided"},
+                    {"type": "custom_tool_call_output", "call_id": "b", "output": "Error: No result provided"},
                     user,
                 ]),
                 report: report(&[], &["a", "b"], &[]),

@@ -276,16 +276,29 @@ impl ResultInput {
 
 /// The messages (Responses: items) that hand `results` to the model, in order. An empty list
 /// gives `[]`.
+///
+/// An error result is recognizable as one on every wire: Anthropic's `is_error` and Gemini's
+/// `{error}` carry the flag; on the wires without one (OpenAI Chat, OpenAI Responses, Mistral)
+/// its text starts with [`ERROR_TEXT_PREFIX`] ([`marked_error_text`]).
 pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
     if results.is_empty() {
         return Vec::new();
     }
+    let needs_mark = |r: &ResultInput| r.is_error && !has_error_flag(wire);
     let remapped: Vec<ResultInput>;
-    let results = if results.iter().any(|r| wire_id(wire, &r.call_id).is_some()) {
+    let results = if results
+        .iter()
+        .any(|r| needs_mark(r) || wire_id(wire, &r.call_id).is_some())
+    {
         remapped = results
             .iter()
             .map(|r| ResultInput {
                 call_id: wire_id(wire, &r.call_id).unwrap_or_else(|| r.call_id.clone()),
+                content: if needs_mark(r) {
+                    marked_error_content(&r.content)
+                } else {
+                    r.content.clone()
+                },
                 ..r.clone()
             })
             .collect();
@@ -300,6 +313,47 @@ pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
         Wire::Anthropic => anthropic::results(results),
         Wire::Gemini => gemini::results(results),
     }
+}
+
+/// What opens the text of an error result on a wire without an error flag, so the model reads
+/// a failure as one: `Error: ` as the OpenAI Agents SDK, LangChain's `ToolNode` and OpenAI's own
+/// examples write a failed call's output.
+pub const ERROR_TEXT_PREFIX: &str = "Error: ";
+
+/// Whether `wire` has its own mark for a failed result (Anthropic's `is_error`, Gemini's
+/// `response.error`); the others carry a failure as text only.
+pub fn has_error_flag(wire: Wire) -> bool {
+    match wire {
+        Wire::Anthropic | Wire::Gemini => true,
+        Wire::OpenAiChat | Wire::OpenAiResponses | Wire::Mistral => false,
+    }
+}
+
+/// An error result's text as a wire without an error flag carries it: `text` after
+/// [`ERROR_TEXT_PREFIX`], unless it already starts with `Error:` (a thrown `Error: x` is not
+/// written `Error: Error: x`); an empty text is `Error: the tool failed without a message`.
+pub fn marked_error_text(text: &str) -> String {
+    if text.starts_with(ERROR_TEXT_PREFIX.trim_end()) {
+        text.to_owned()
+    } else if text.is_empty() {
+        format!("{ERROR_TEXT_PREFIX}the tool failed without a message")
+    } else {
+        format!("{ERROR_TEXT_PREFIX}{text}")
+    }
+}
+
+/// An error result's blocks with its first non-empty text marked by [`marked_error_text`] (a
+/// result of images only gets a marked text block first).
+fn marked_error_content(content: &[ContentBlock]) -> Vec<ContentBlock> {
+    let mut marked = content.to_vec();
+    match marked.iter_mut().find_map(|block| match block {
+        ContentBlock::Text { text } if !text.is_empty() => Some(text),
+        _ => None,
+    }) {
+        Some(text) => *text = marked_error_text(text),
+        None => marked.insert(0, ContentBlock::text(marked_error_text(""))),
+    }
+    marked
 }
 
 /// The id a call must carry on `wire` when `id` breaks the wire's id rule (Mistral: exactly
@@ -805,5 +859,110 @@ mod tests {
             encode_definitions(DefinitionFormat::Anthropic, &[tool]),
             vec![json!({"name": "read", "input_schema": schema()})]
         );
+    }
+
+    /// Whether the model reads an encoded result (the one result of `encoded`) as a failure: the
+    /// wire's own flag where it has one, else the text's opening words.
+    fn reads_as_error(wire: Wire, encoded: &[Value]) -> bool {
+        let first = &encoded[0];
+        match wire {
+            Wire::Anthropic => first["content"][0]["is_error"] == json!(true),
+            Wire::Gemini => first["parts"][0]["functionResponse"]["response"]
+                .get("error")
+                .is_some(),
+            Wire::OpenAiChat | Wire::Mistral => first["content"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Error: ")),
+            Wire::OpenAiResponses => {
+                let output = &first["output"];
+                output.as_str().map_or_else(
+                    || {
+                        output[0]["text"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .starts_with("Error: ")
+                    },
+                    |t| t.starts_with("Error: "),
+                )
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_result_reads_as_an_error_on_every_wire_and_a_success_never_does() {
+        // Seen in the r9 user review (17-error-text): `throw new Error('42')` reached OpenAI
+        // Chat, Responses and Mistral as the tool message "42", a success to the model.
+        let blocks: [(&str, Vec<ContentBlock>); 6] = [
+            ("a number", vec![ContentBlock::text("42")]),
+            (
+                "an errno text",
+                vec![ContentBlock::text("ENOENT: no such file")],
+            ),
+            ("JSON", vec![ContentBlock::text(r#"{"ok":true}"#)]),
+            ("no text", vec![]),
+            ("an empty text", vec![ContentBlock::text("")]),
+            ("an image only", vec![png("AAAA")]),
+        ];
+        for wire in WIRES {
+            for (what, content) in &blocks {
+                let failed = [result("call_1", "t", content.clone(), true)];
+                assert!(
+                    reads_as_error(wire, &encode_results(wire, &failed)),
+                    "{wire:?}: a failed result with {what} reads as a success"
+                );
+                if !content.is_empty()
+                    && !matches!(&content[0], ContentBlock::Text { text } if text.is_empty())
+                {
+                    let ok = [result("call_1", "t", content.clone(), false)];
+                    assert!(
+                        !reads_as_error(wire, &encode_results(wire, &ok)),
+                        "{wire:?}: a successful result with {what} reads as an error"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn marked_error_text_opens_with_error_once() {
+        let cases = [
+            ("42", "Error: 42"),
+            ("Error: disk full", "Error: disk full"),
+            ("Error:x", "Error:x"),
+            ("error: lower case", "Error: error: lower case"),
+            ("TypeError: x", "Error: TypeError: x"),
+            ("", "Error: the tool failed without a message"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(marked_error_text(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_error_mark_is_on_the_text_only_where_the_wire_has_no_flag() {
+        let failed = [result("call_1", "t", vec![ContentBlock::text("42")], true)];
+        let texts: Vec<(Wire, Value)> = WIRES
+            .iter()
+            .map(|&wire| {
+                let encoded = encode_results(wire, &failed);
+                let text = match wire {
+                    Wire::OpenAiChat | Wire::Mistral => encoded[0]["content"].clone(),
+                    Wire::OpenAiResponses => encoded[0]["output"].clone(),
+                    Wire::Anthropic => encoded[0]["content"][0]["content"][0]["text"].clone(),
+                    Wire::Gemini => {
+                        encoded[0]["parts"][0]["functionResponse"]["response"]["error"].clone()
+                    }
+                };
+                (wire, text)
+            })
+            .collect();
+        for (wire, text) in texts {
+            let want = if has_error_flag(wire) {
+                "42"
+            } else {
+                "Error: 42"
+            };
+            assert_eq!(text, json!(want), "{wire:?}");
+        }
     }
 }

@@ -234,7 +234,7 @@ mod tests {
             vec![
                 json!({"role": "tool", "tool_call_id": "call_1", "content": "file contents"}),
                 json!({"role": "tool", "tool_call_id": "call_2", "content": "two screenshots\n[2 images of this result are attached in the next user message]"}),
-                json!({"role": "tool", "tool_call_id": "call_3", "content": "EACCES: permission denied"}),
+                json!({"role": "tool", "tool_call_id": "call_3", "content": "Error: EACCES: permission denied"}),
                 json!({"role": "tool", "tool_call_id": "call_4", "content": "[1 image of this result is attached in the next user message]"}),
                 json!({"role": "user", "content": [
                     {"type": "text", "text": "Images returned by tool shot (call call_2):"},
@@ -267,7 +267,7 @@ mod tests {
             encode_results(Wire::Mistral, &results),
             vec![
                 json!({"role": "tool", "tool_call_id": id("a1"), "name": "read", "content": "x"}),
-                json!({"role": "tool", "tool_call_id": id("a2"), "name": "write", "content": "failed"}),
+                json!({"role": "tool", "tool_call_id": id("a2"), "name": "write", "content": "Error: failed"}),
             ]
         );
     }

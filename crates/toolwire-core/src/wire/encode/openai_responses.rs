@@ -283,7 +283,7 @@ mod tests {
             encode_results(Wire::OpenAiResponses, &results),
             vec![
                 json!({"type": "function_call_output", "call_id": "call_1", "output": "contents"}),
-                json!({"type": "function_call_output", "call_id": "call_2", "output": "EACCES: permission denied"}),
+                json!({"type": "function_call_output", "call_id": "call_2", "output": "Error: EACCES: permission denied"}),
                 json!({"type": "function_call_output", "call_id": "call_3", "output": [
                     {"type": "input_text", "text": "before"},
                     {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "auto"},

@@ -1,0 +1,162 @@
+// Nothing a tool returns is lost silently (r9 user review, 22-lost-values: a Map, Set, RegExp,
+// returned Error or {p: Promise} ended `ok` and the model read `{}`). Every kind JSON would carry
+// as less than it is, at every place of a value the runtime reads (the value itself, a key, an
+// array item, details, data, details beside a big text, a partial result), ends the call
+// EXECUTION_ERROR naming its type and path; what JSON carries faithfully still passes.
+import { describe, expect, it } from 'vitest'
+
+import { ToolRuntime, type ToolResult } from '../index.js'
+
+class Secret {
+  #key = 'hidden'
+  peek() {
+    return this.#key
+  }
+}
+class Getters {
+  get size() {
+    return 3
+  }
+}
+class Point {
+  constructor(
+    public x: number,
+    public y: number,
+  ) {}
+}
+
+/** Each kind JSON loses, and how the error names it. */
+const lost: [label: string, make: () => unknown, named: RegExp][] = [
+  ['Map', () => new Map([['a', 1]]), /a Map/],
+  ['Set', () => new Set([1, 2]), /a Set/],
+  ['WeakMap', () => new WeakMap(), /a WeakMap/],
+  ['WeakSet', () => new WeakSet(), /a WeakSet/],
+  ['RegExp', () => /ab+c/i, /a RegExp/],
+  ['Promise', () => Promise.resolve(1), /a Promise \(not awaited\)/],
+  ['Error', () => new Error('disk full'), /an Error object \("disk full"\)/],
+  ['ArrayBuffer', () => new ArrayBuffer(4), /an ArrayBuffer/],
+  ['function', () => () => 1, /a function/],
+  ['symbol', () => Symbol('s'), /a symbol/],
+  ['class with private fields', () => new Secret(), /a Secret instance with no enumerable property/],
+  ['class with getters only', () => new Getters(), /a Getters instance with no enumerable property/],
+  ['DataView', () => new DataView(new ArrayBuffer(2)), /a DataView instance/],
+]
+
+/** Where a value sits in what a tool returns, and the path the error names. */
+const places: [label: string, wrap: (v: unknown) => unknown, path: string][] = [
+  ['a key', (v) => ({ rows: 3, x: v }), '$.x'],
+  ['an array item', (v) => ({ a: [1, v] }), '$.a[1]'],
+  ['deep', (v) => ({ a: { b: [{ c: v }] } }), '$.a.b[0].c'],
+  ['details', (v) => ({ content: [{ type: 'text', text: 'summary' }], details: { d: v } }), '$.details.d'],
+  ['data beside text', (v) => ({ content: [{ type: 'text', text: 'summary' }], data: { rows: v } }), '$.data.rows'],
+  ['details beside a big text', (v) => ({ content: [{ type: 'text', text: 'x'.repeat(100_000) }], details: { d: v } }), '$.details.d'],
+]
+
+/** Values JSON carries as they are (or as their toJSON says): each passes, read as JSON reads it. */
+const carried: [label: string, value: unknown, data: unknown][] = [
+  ['Date', { when: new Date(0) }, { when: '1970-01-01T00:00:00.000Z' }],
+  ['URL', { url: new URL('https://x.com/a?b=1') }, { url: 'https://x.com/a?b=1' }],
+  ['a Map with toJSON', { m: Object.assign(new Map([['a', 1]]), { toJSON() { return { a: 1 } } }) }, { m: { a: 1 } }],
+  ['a class instance with fields', { p: new Point(1, 2) }, { p: { x: 1, y: 2 } }],
+  ['a null-prototype object', { o: Object.assign(Object.create(null), { k: 1 }) }, { o: { k: 1 } }],
+  ['a typed array', { t: new Uint8Array([1, 2]) }, { t: { 0: 1, 1: 2 } }],
+  ['an empty typed array', { t: new Uint8Array(0) }, { t: {} }],
+  ['boxed primitives', { s: Object('x'), n: Object(1), b: Object(true) }, { s: 'x', n: 1, b: true }],
+  ['an undefined key, left out', { a: undefined, b: 1 }, { b: 1 }],
+]
+
+function runtimeReturning(values: Map<string, () => unknown>, updates: unknown[] = []) {
+  const runtime = new ToolRuntime({ redaction: 'permissive' })
+  runtime.register({
+    name: 'give',
+    parameters: { type: 'object' },
+    execute: async (id: string, _args: unknown, _signal?: AbortSignal, onUpdate?: (partial: any) => void) => {
+      const value = values.get(id)!()
+      if (updates.length > 0 || id.startsWith('u')) onUpdate?.(value as any)
+      return id.startsWith('u') ? 'done' : value
+    },
+  })
+  return runtime
+}
+
+const textOf = (result: ToolResult) => result.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+
+describe('values JSON would lose', () => {
+  it('every kind at every place: EXECUTION_ERROR naming its type and path', async () => {
+    const values = new Map<string, () => unknown>()
+    const want: [string, RegExp, string][] = []
+    for (const [kind, make, named] of lost) {
+      for (const [place, wrap, path] of places) {
+        const id = `c${values.size}`
+        values.set(id, () => wrap(make()))
+        want.push([`${kind} at ${place}`, named, path])
+      }
+    }
+    const runtime = runtimeReturning(values)
+    const results = await runtime.dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
+    results.forEach((result, i) => {
+      const [label, named, path] = want[i]!
+      expect(result.status, `${label}: ${textOf(result)}`).toBe('error')
+      expect(result.error?.code, label).toBe('EXECUTION_ERROR')
+      expect(textOf(result), label).toMatch(named)
+      expect(textOf(result), label).toContain(` at ${path}, `)
+      expect(textOf(result), label).toMatch(/give it a toJSON/)
+    })
+  })
+
+  it('the value itself: a Map, Set, RegExp or class is named at $; a function or symbol too', async () => {
+    const top = lost.filter(([label]) => !['Promise', 'Error', 'ArrayBuffer'].includes(label))
+    const values = new Map(top.map(([, make], i) => [`t${i}`, make]))
+    const results = await runtimeReturning(values).dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
+    results.forEach((result, i) => {
+      expect(result.error?.code, top[i]![0]).toBe('EXECUTION_ERROR')
+      expect(textOf(result), top[i]![0]).toMatch(top[i]![2])
+    })
+  })
+
+  it('an Error returned, not thrown, is the failure a thrown one is', async () => {
+    const values = new Map<string, () => unknown>([
+      ['r', () => new Error('disk full')],
+      ['s', () => Object.assign(new TypeError('bad type'), { retryable: false })],
+    ])
+    const [returned, typed] = await runtimeReturning(values).dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
+    expect(returned).toMatchObject({ status: 'error', ok: false, error: { code: 'EXECUTION_ERROR' } })
+    expect(textOf(returned!)).toContain('disk full')
+    expect(typed).toMatchObject({ status: 'error', error: { code: 'EXECUTION_ERROR', retryable: false } })
+    expect(textOf(typed!)).toContain('bad type')
+  })
+
+  it('a partial result holding one: its update says it was omitted, naming type and path; the call goes on', async () => {
+    const values = new Map<string, () => unknown>([['u1', () => ({ content: [{ type: 'text', text: 'half' }], details: { seen: new Set([1]) } })]])
+    const events: any[] = []
+    const [result] = await runtimeReturning(values).dispatch([{ id: 'u1', name: 'give', arguments: '{}' }], { onEvent: (e) => events.push(e) })
+    expect(result!.status).toBe('ok')
+    const update = events.find((e) => e.type === 'tool_execution_update')
+    expect(update.partialResult.content[0].text).toMatch(/^\[partial result omitted: it holds a Set at \$\.details\.seen, which JSON would carry as \{\}/)
+  })
+
+  it('what JSON carries still passes, read as JSON reads it', async () => {
+    const values = new Map(carried.map(([, value], i) => [`k${i}`, () => value]))
+    const results = await runtimeReturning(values).dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
+    results.forEach((result, i) => {
+      const [label, , data] = carried[i]!
+      expect(result.status, `${label}: ${textOf(result)}`).toBe('ok')
+      expect(JSON.parse(textOf(result)), label).toEqual(data)
+    })
+  })
+})
+
+describe('hook answers JSON would lose', () => {
+  it('new params or details holding a Map end the call in an error naming the path, never a {} passed on', async () => {
+    const runtime = new ToolRuntime({ redaction: 'permissive' })
+    const ran: unknown[] = []
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id: string, args: unknown) => (ran.push(args), 'echoed') })
+    const [before] = await runtime.dispatch([{ id: 'b1', name: 'echo', arguments: '{}' }], { beforeToolCall: () => ({ params: { m: new Map([['a', 1]]) } }) })
+    expect(before!.ok).toBe(false)
+    expect(textOf(before!)).toMatch(/it holds a Map at \$\.params\.m/)
+    expect(ran).toEqual([])
+    const [after] = await runtime.dispatch([{ id: 'a1', name: 'echo', arguments: '{}' }], { afterToolCall: () => ({ details: { seen: new Set([1]) } }) })
+    expect(after!.ok).toBe(false)
+    expect(textOf(after!)).toMatch(/it holds a Set at \$\.details\.seen/)
+  })
+})
