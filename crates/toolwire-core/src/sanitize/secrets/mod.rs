@@ -29,6 +29,7 @@ mod pattern;
 mod pem;
 mod pem_lines;
 mod reader;
+mod ssh2_key;
 mod sweep;
 #[cfg(test)]
 mod tests;

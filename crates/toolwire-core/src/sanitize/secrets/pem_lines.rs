@@ -33,7 +33,7 @@ const MAX_ITEM_GAP: usize = 256;
 const QUOTES: &[u8] = b"\"'`";
 
 /// Whether `byte` is a base64 character (standard alphabet and padding).
-fn is_base64(byte: &u8) -> bool {
+pub(super) fn is_base64(byte: &u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
 }
 
@@ -49,7 +49,7 @@ fn trim_blanks_end(bytes: &[u8]) -> &[u8] {
 }
 
 /// The end of the line that holds `at`: its first CR or LF at or after `at`, or the end.
-fn line_end(bytes: &[u8], at: usize) -> usize {
+pub(super) fn line_end(bytes: &[u8], at: usize) -> usize {
     bytes[at..]
         .iter()
         .position(|byte| matches!(byte, b'\r' | b'\n'))
@@ -57,7 +57,7 @@ fn line_end(bytes: &[u8], at: usize) -> usize {
 }
 
 /// The start of the line after the line break at `at` (CR LF, LF or CR); `None` at the end.
-fn next_line(bytes: &[u8], at: usize) -> Option<usize> {
+pub(super) fn next_line(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
         b'\r' if bytes.get(at + 1) == Some(&b'\n') => Some(at + 2),
         _ => Some(at + 1),
@@ -149,7 +149,7 @@ fn string_prefix_len(prefix: &[u8], row: &[u8]) -> Option<usize> {
 }
 
 /// Whether `rest` (a line after its prefix) is an RFC 1421 / OpenPGP header line.
-fn is_header(rest: &[u8]) -> bool {
+pub(super) fn is_header(rest: &[u8]) -> bool {
     let name = rest
         .iter()
         .take_while(|byte| byte.is_ascii_alphanumeric() || **byte == b'-')
@@ -365,8 +365,12 @@ fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
 
 /// The end of a private-key block whose lines are not bare lines: each line carrying the text
 /// before its BEGIN line ([`prefixed_block_end`]) or the lines as the items of a list
-/// ([`listed_block_end`]). `begin` is where `-----BEGIN` starts.
+/// ([`listed_block_end`]), or an SSH2 key's block ([`super::ssh2_key`]). `begin` is where its
+/// BEGIN line's dashes start.
 pub(super) fn block_end(text: &str, begin: usize) -> Option<usize> {
+    if text[begin..].starts_with(super::ssh2_key::BEGIN) {
+        return super::ssh2_key::block_end(text, begin);
+    }
     prefixed_block_end(text, begin).or_else(|| listed_block_end(text, begin))
 }
 
@@ -571,6 +575,17 @@ mod tests {
         vec![
             ("LF", |l| l.join("\n")),
             ("CRLF", |l| l.join("\r\n")),
+            // The attack review 2's 10: CR alone (classic Mac), an HTML page's line breaks and
+            // the Unicode separators.
+            ("CR", |l| l.join("\r")),
+            ("<br>", |l| format!("<p>{}</p>", l.join("<br>"))),
+            ("<br/>", |l| l.join("<br/>")),
+            ("<BR /> and LF", |l| l.join("<BR />\n")),
+            ("U+2028", |l| l.join("\u{2028}")),
+            ("U+2029", |l| l.join("\u{2029}")),
+            ("<br> in a JSON string", |l| {
+                serde_json::json!({ "html": l.join("<br>") }).to_string()
+            }),
             // A tool returning `{ lines }`: its JSON text, compact and pretty.
             ("JSON array", |l| serde_json::to_string(l).unwrap()),
             ("JSON array, pretty", |l| {
