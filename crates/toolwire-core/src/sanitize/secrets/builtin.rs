@@ -325,6 +325,12 @@ const COOKIE_HEADER: &str = concat!(
     r"(?:;[ +]?[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*)*)"
 );
 
+/// The `"value"` of a JSON object, a secret when the object is a cookie's (Playwright,
+/// Puppeteer, CDP, a HAR's `cookies` arrays; confirmed by [`ValueCheck::CookieObject`], see
+/// `cookie_objects.rs`). The value stops at its closing quote (or an escape), so a match never
+/// runs past the next quote.
+const COOKIE_OBJECT_VALUE: &str = r#""(?i:value)"\s*:\s*"(?P<secret>[^"\\]+)""#;
+
 /// The `value` of a JSON header object written before its `name` (`{"value": "Bearer t",
 /// "name": "Authorization"}`: HAR exports, headers listed by hand; the attack review's 15), one
 /// other scalar field between them at most; the name under `name`, `key` or `header`, quotes
@@ -702,6 +708,11 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         name: "credential-header",
         pattern: COOKIE_HEADER,
         extent: Extent::CookieValue,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: COOKIE_OBJECT_VALUE,
+        extent: Extent::Checked(ValueCheck::CookieObject),
     },
     BuiltinKind {
         name: "aws-secret-key",

@@ -43,6 +43,10 @@ pub(super) enum ValueCheck {
     /// The password of a URL's userinfo ([`is_url_password`]): not the URL's user, a short word
     /// of one case or a placeholder (`postgres://postgres:postgres@`, `amqp://guest:guest@`).
     UrlPassword,
+    /// The `"value"` of a JSON object: a cookie's object
+    /// ([`super::cookie_objects::is_cookie_object_value`]) and a token's value
+    /// ([`is_cookie_token`]).
+    CookieObject,
 }
 
 impl ValueCheck {
@@ -61,6 +65,9 @@ impl ValueCheck {
                 (!is_placeholder(value) && !is_identifier_path(value)).then_some(end)
             }
             ValueCheck::UrlPassword => is_url_password(text, start, end).then_some(end),
+            ValueCheck::CookieObject => (is_cookie_token(&text[start..end])
+                && super::cookie_objects::is_cookie_object_value(text, start, end))
+            .then_some(end),
         }
     }
 }
@@ -204,7 +211,13 @@ pub(super) fn is_cookie_value(text: &str, start: usize, end: usize) -> bool {
         && text[start..end]
             .split(';')
             .filter_map(|pair| pair.split_once('=').map(|(_, value)| value))
-            .any(|value| value.len() >= 12 && looks_like_token(value))
+            .any(is_cookie_token)
+}
+
+/// Whether a cookie's value is a credential: 12 characters or more with a token's mixed
+/// characters ([`looks_like_token`]), not a placeholder (`theme=dark`, `lang=en-US` are not).
+fn is_cookie_token(value: &str) -> bool {
+    value.len() >= 12 && looks_like_token(value) && !is_placeholder(value)
 }
 
 /// Whether the value `text[start..end]` reads as code: a call or an index follows it, it is a
