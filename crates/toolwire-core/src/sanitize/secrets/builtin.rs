@@ -113,13 +113,24 @@ const GOOGLE_API_KEY: &str = r"AIza[0-9A-Za-z_-]{35}";
 /// matched).
 const JWT: &str = r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}";
 
-/// One element of a PEM body: a line break (LF, CR, or the `\n`, `\r` escapes of JSON text,
-/// possibly double-escaped) with the blanks that end or indent a line, a run of base64, or a blank
-/// followed by 16 or more base64 characters (keys pasted on one line).
+/// A line break of a PEM block: LF, CR, the `\n`, `\r` escapes of JSON text (possibly
+/// double-escaped), an HTML page's `<br>`, `<br/>`, `<br />` (any case) or the Unicode line and
+/// paragraph separators U+2028, U+2029 (the attack review 2's 10).
+macro_rules! pem_break {
+    () => {
+        r"(?:[\r\n\x{2028}\x{2029}]|\\+[rn]|(?i:<br[ \t]{0,4}/?>))"
+    };
+}
+
+/// One element of a PEM body: a line break (see `pem_break`) with the blanks that end or indent
+/// a line, a run of base64, or a blank followed by 16 or more base64 characters (keys pasted on
+/// one line).
 macro_rules! pem_body_element {
     () => {
         concat!(
-            r"(?:[ \t]*(?:[\r\n]|\\+[rn])[ \t]*",
+            r"(?:[ \t]*",
+            pem_break!(),
+            r"[ \t]*",
             r"|[A-Za-z0-9+/=]+",
             r"|[ \t]+[A-Za-z0-9+/=]{16,})"
         )
@@ -128,12 +139,16 @@ macro_rules! pem_body_element {
 
 /// The RFC 1421 / OpenPGP header lines right after a BEGIN line (`Proc-Type: 4,ENCRYPTED`,
 /// `DEK-Info: ...`, `Version: ...`), each after its line break, and the line break after the last
-/// one; a value stops at a line break, a backslash or a quote.
+/// one; a value stops at a line break (see `pem_break`), a backslash, a quote or a `<`.
 macro_rules! pem_headers {
     () => {
         concat!(
-            r#"(?:(?:[ \t]*(?:\r?\n|\r|\\+r\\+n|\\+[rn])[A-Za-z][A-Za-z0-9-]*:[^\r\n\\"]*)+"#,
-            r"[ \t]*(?:[\r\n]|\\+[rn]))?"
+            r"(?:(?:[ \t]*(?:\r\n|\\+r\\+n|",
+            pem_break!(),
+            r#")[A-Za-z][A-Za-z0-9-]*:[^\r\n\\"<\x{2028}\x{2029}]*)+"#,
+            r"[ \t]*",
+            pem_break!(),
+            r")?"
         )
     };
 }
@@ -158,9 +173,15 @@ const PRIVATE_KEY_BEGIN: &str = concat!(
     r"+)?)"
 );
 
-/// The END line of a PEM private key; found alone (its BEGIN outside the text), the body lines
-/// before it are part of the secret.
-const PRIVATE_KEY_END: &str = r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----";
+/// The BEGIN line of an SSH2 private key (RFC 4716); its block is walked in `ssh2_key.rs`.
+const SSH2_PRIVATE_KEY_BEGIN: &str = r"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----";
+
+/// The END line of a PEM (or SSH2) private key; found alone (its BEGIN outside the text), the
+/// body lines before it are part of the secret.
+const PRIVATE_KEY_END: &str = concat!(
+    r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+    r"|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"
+);
 
 /// A blank between a scheme and its token: a space or tab as it is, escaped (`\t`), percent-
 /// encoded once or more (`%20`, `%2520`), or a `+` (a space of form text, `%2B` encoded).
@@ -303,6 +324,12 @@ const COOKIE_HEADER: &str = concat!(
     r"(?P<secret>[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*",
     r"(?:;[ +]?[A-Za-z0-9!#$%*.^_|~-]+=[A-Za-z0-9!#$%*+./:?@^_|~-]*)*)"
 );
+
+/// The `"value"` of a JSON object, a secret when the object is a cookie's (Playwright,
+/// Puppeteer, CDP, a HAR's `cookies` arrays; confirmed by [`ValueCheck::CookieObject`], see
+/// `cookie_objects.rs`). The value stops at its closing quote (or an escape), so a match never
+/// runs past the next quote.
+const COOKIE_OBJECT_VALUE: &str = r#""(?i:value)"\s*:\s*"(?P<secret>[^"\\]+)""#;
 
 /// The `value` of a JSON header object written before its `name` (`{"value": "Bearer t",
 /// "name": "Authorization"}`: HAR exports, headers listed by hand; the attack review's 15), one
@@ -631,6 +658,11 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
     },
     BuiltinKind {
         name: "private-key",
+        pattern: SSH2_PRIVATE_KEY_BEGIN,
+        extent: Extent::PemBegin,
+    },
+    BuiltinKind {
+        name: "private-key",
         pattern: PRIVATE_KEY_END,
         extent: Extent::PemEnd,
     },
@@ -678,6 +710,11 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         name: "credential-header",
         pattern: COOKIE_HEADER,
         extent: Extent::CookieValue,
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: COOKIE_OBJECT_VALUE,
+        extent: Extent::Checked(ValueCheck::CookieObject),
     },
     BuiltinKind {
         name: "aws-secret-key",

@@ -52,6 +52,10 @@ pub(super) enum ValueCheck {
     /// The password of a URL's userinfo ([`is_url_password`]): not the URL's user, a short word
     /// of one case or a placeholder (`postgres://postgres:postgres@`, `amqp://guest:guest@`).
     UrlPassword,
+    /// The `"value"` of a JSON object: a cookie's object
+    /// ([`super::cookie_objects::is_cookie_object_value`]) and a token's value
+    /// ([`is_cookie_token`]).
+    CookieObject,
 }
 
 impl ValueCheck {
@@ -76,6 +80,9 @@ impl ValueCheck {
                 (!is_placeholder(value) && !is_identifier_path(value)).then_some(end)
             }
             ValueCheck::UrlPassword => is_url_password(text, start, end).then_some(end),
+            ValueCheck::CookieObject => (is_cookie_token(&text[start..end])
+                && super::cookie_objects::is_cookie_object_value(text, start, end))
+            .then_some(end),
         }
     }
 }
@@ -107,7 +114,73 @@ pub(super) fn is_credential_value(text: &str, start: usize, end: usize) -> bool 
     is_key_value(text, start, end)
         && !is_path(value)
         && !prose_id
+        && !is_prose_after_bare_word(text, start, value)
         && (digit || (value.len() >= 24 && !is_camel_words(value)))
+}
+
+/// Whether `value`, after a bare `token` or `secret` (not the end of another word), is a name
+/// or an id, not a credential (the attack review 2's 13): words with numbers after them
+/// ([`is_numbered_words`]: `token: AuthToken2` of a TypeScript type, `Unexpected token
+/// 'export2024'`, `unexpected token ReturnStatement2`, `token tokenizer_v2_model_2048`, `Secret
+/// Santa2024`), or a UUID after `request token` (a request's id in a log). After a credential's
+/// own name (`password=Summer2024`, `api_token=<uuid>`) such values stay credentials.
+fn is_prose_after_bare_word(text: &str, start: usize, value: &str) -> bool {
+    let Some((word, before)) = bare_word_before(text, start) else {
+        return false;
+    };
+    is_numbered_words(value) || (word == "token" && before == "request" && is_uuid(value))
+}
+
+/// How far back [`bare_word_before`] reads.
+const BARE_WORD_SCAN: usize = 64;
+
+/// The bare credential word (`token` or `secret`, not the end of another word: no letter,
+/// digit, `_`, `.` or `-` before it) that the value at `start` follows across a gap of blanks,
+/// quotes, `:` and `=`, and the word before it, both lower-cased. Reads back at most
+/// [`BARE_WORD_SCAN`] bytes.
+fn bare_word_before(text: &str, start: usize) -> Option<(String, String)> {
+    let bytes = text.as_bytes();
+    let floor = start.saturating_sub(BARE_WORD_SCAN);
+    let back_over = |mut at: usize, class: fn(u8) -> bool| {
+        while at > floor && class(bytes[at - 1]) {
+            at -= 1;
+        }
+        at
+    };
+    let word_end = back_over(start, |b| {
+        matches!(b, b' ' | b'\t' | b'\'' | b'"' | b':' | b'=')
+    });
+    let word_start = back_over(word_end, |b| b.is_ascii_alphabetic());
+    let word = text[word_start..word_end].to_ascii_lowercase();
+    let glued = word_start.checked_sub(1).is_some_and(|at| {
+        bytes[at].is_ascii_alphanumeric() || matches!(bytes[at], b'_' | b'.' | b'-')
+    });
+    if word_end == start || glued || !(word == "token" || word == "secret") {
+        return None;
+    }
+    let before_end = back_over(word_start, |b| matches!(b, b' ' | b'\t'));
+    let before_start = back_over(before_end, |b| b.is_ascii_alphabetic());
+    Some((word, text[before_start..before_end].to_ascii_lowercase()))
+}
+
+/// Whether `value` is words with numbers: parts joined by `_`, `-` or `.`, each words
+/// ([`is_camel_word`]) with digits after them only, digits alone, or a version (`v2`):
+/// `AuthToken2`, `export2024`, `tokenizer_v2_model_2048`. A token's digits stand among its
+/// letters (`q8Z2mX4v`), so it is none.
+fn is_numbered_words(value: &str) -> bool {
+    let mut worded = false;
+    let all = value.split(['-', '_', '.']).all(|part| {
+        let letters = part.trim_end_matches(|c: char| c.is_ascii_digit());
+        let words = letters.len() >= 3
+            && letters.bytes().all(|b| b.is_ascii_alphabetic())
+            && is_camel_word(letters.as_bytes());
+        worded |= words;
+        !part.is_empty()
+            && (letters.is_empty()
+                || words
+                || (letters.eq_ignore_ascii_case("v") && letters.len() < part.len()))
+    });
+    all && worded
 }
 
 /// Whether `text[..start]` ends with the word `token` and blanks (`token 3f2a...` in prose or a
@@ -196,13 +269,24 @@ fn is_path(value: &str) -> bool {
 fn is_camel_words(value: &str) -> bool {
     value.split(['-', '_', '.']).all(|word| {
         let bytes = word.as_bytes();
-        let all_upper = bytes.iter().all(|b| !b.is_ascii_lowercase());
-        bytes.iter().all(u8::is_ascii_alphabetic)
-            && (all_upper
-                || bytes.iter().enumerate().all(|(at, b)| {
-                    !b.is_ascii_uppercase() || bytes.get(at + 1).is_some_and(u8::is_ascii_lowercase)
-                }))
+        bytes.iter().all(u8::is_ascii_alphabetic) && is_camel_word(bytes)
     })
+}
+
+/// Whether `letters` read as words in camel or Pascal case: all upper case (an acronym), or
+/// every upper-case letter starts a word (a lower-case letter follows it) and the words have 3
+/// letters or more on average (`getApiKey`, `SecretStr`, `myAccessToken`). Random mixed case
+/// has no word shape: its words average about 2 letters (`qZxRtYpLmNvBwKeJ`, a digit-free key).
+fn is_camel_word(letters: &[u8]) -> bool {
+    if letters.iter().all(|b| !b.is_ascii_lowercase()) {
+        return true;
+    }
+    let starts_words = letters.iter().enumerate().all(|(at, b)| {
+        !b.is_ascii_uppercase() || letters.get(at + 1).is_some_and(u8::is_ascii_lowercase)
+    });
+    let upper = letters.iter().filter(|b| b.is_ascii_uppercase()).count();
+    let words = upper + usize::from(letters.first().is_some_and(u8::is_ascii_lowercase));
+    starts_words && letters.len() >= 3 * words
 }
 
 /// Whether the value `text[start..end]` of a header named by an API-key name is a credential.
@@ -219,7 +303,13 @@ pub(super) fn is_cookie_value(text: &str, start: usize, end: usize) -> bool {
         && text[start..end]
             .split(';')
             .filter_map(|pair| pair.split_once('=').map(|(_, value)| value))
-            .any(|value| value.len() >= 12 && looks_like_token(value))
+            .any(is_cookie_token)
+}
+
+/// Whether a cookie's value is a credential: 12 characters or more with a token's mixed
+/// characters ([`looks_like_token`]), not a placeholder (`theme=dark`, `lang=en-US` are not).
+fn is_cookie_token(value: &str) -> bool {
+    value.len() >= 12 && looks_like_token(value) && !is_placeholder(value)
 }
 
 /// Whether the value `text[start..end]` reads as code: a call or an index follows it, it is a
@@ -332,7 +422,40 @@ fn is_placeholder(value: &str) -> bool {
         && [b'x', b'X', b'*', b'.']
             .iter()
             .any(|fill| filler_part.bytes().all(|b| b == *fill));
-    caps_words || template || filler
+    caps_words || template || filler || is_placeholder_words(value)
+}
+
+/// The words that mark a value made of words as an example's (`your-token-here`,
+/// `your_access_token`, `my-api-key`, `example_secret`).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "your",
+    "my",
+    "here",
+    "example",
+    "sample",
+    "dummy",
+    "fake",
+    "placeholder",
+    "replace",
+    "insert",
+    "changeme",
+    "redacted",
+];
+
+/// Whether `value` is words of letters joined by `-` or `_`, one of them a placeholder's word
+/// ([`PLACEHOLDER_WORDS`], any case): `your-token-here`, `Your_Access_Token` (the new-user
+/// review's `Authorization: Bearer your-token-here`).
+fn is_placeholder_words(value: &str) -> bool {
+    let mut words = value.split(['-', '_']);
+    value.contains(['-', '_'])
+        && words
+            .clone()
+            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic()))
+        && words.any(|word| {
+            PLACEHOLDER_WORDS
+                .iter()
+                .any(|placeholder| word.eq_ignore_ascii_case(placeholder))
+        })
 }
 
 /// Whether the password `text[start..end]` of a URL (`scheme://user:password@`) is a credential:
@@ -519,10 +642,79 @@ mod tests {
             "redis://:password@localhost:6379",
             "mysql://root:root@localhost",
             "token 550e8400-e29b-41d4-a716-446655440000 not found in cache",
+            // The attack review 2's 13: a TypeScript type, parser errors, prose, a request id
+            // and a shell variable after a credential's word.
+            "interface Props { token: AuthToken2; password?: string }",
+            "type Session = { secret: SecretValue2, token?: TokenV2 | null }",
+            r#"<span class="token punctuation">{</span><span class="token keyword2">"#,
+            "SyntaxError: Unexpected token 'export2024', expected expression",
+            "unexpected token ReturnStatement2 at position 45",
+            "token tokenizer_v2_model_2048 loaded",
+            "Secret Santa2024 registration open",
+            "request token: 550e8400-e29b-41d4-a716-446655440000",
+            "request id: 550e8400-e29b-41d4-a716-446655440000",
+            "PASSWORD=$DB_PASS123",
+            "password: ${DB_PASS_2}",
+            r#"DB_PASSWORD="$DB_PASS123""#,
+            // The new-user review: lower-case placeholders after a scheme or an API-key name.
+            "Authorization: Bearer your-token-here",
+            "Authorization: Bearer your_access_token",
+            "X-Api-Key: your-api-key",
+            "X-Api-Key: ApiKeyFromVault",
+            "x-api-key: getApiKeyValue",
         ];
-        for line in corpus {
-            assert_eq!(scrubbed(line), line, "{line}");
-        }
+        let changed: Vec<String> = corpus
+            .iter()
+            .map(|line| (scrubbed(line), line))
+            .filter(|(out, line)| out != *line)
+            .map(|(out, line)| format!("{line}\n  -> {out}"))
+            .collect();
+        assert!(changed.is_empty(), "changed:\n{}", changed.join("\n"));
+    }
+
+    /// Secrets beside the look-alikes above that must still be found: digit-free keys (random
+    /// mixed case has no word shape), weak passwords with a year, tokens after the words the
+    /// prose rules read.
+    #[test]
+    fn secrets_beside_the_look_alikes_are_found() {
+        assert_scrubs(&[
+            (
+                "X-Api-Key: qZxRtYpLmNvBwKeJsDfGha",
+                "X-Api-Key: [redacted:credential-header]",
+            ),
+            (
+                "X-Api-Key: QmVsbG9IZWxsb1dvcmxkQmFzZQ",
+                "X-Api-Key: [redacted:credential-header]",
+            ),
+            (
+                "api_key=hTzKqWmPxRvLbNcYdFgJsq",
+                "api_key=[redacted:credential-header]",
+            ),
+            (
+                "Authorization: Bearer qZxRtYpLmNvBwKeJ",
+                "Authorization: Bearer [redacted:bearer-token]",
+            ),
+            (
+                "PASSWORD=Summer2024",
+                "PASSWORD=[redacted:credential-parameter]",
+            ),
+            (
+                "password: $3cr3tPass",
+                "password: [redacted:credential-parameter]",
+            ),
+            (
+                "token: q8Z2mX4vL9pR7tY1wK3n",
+                "token: [redacted:credential-parameter]",
+            ),
+            (
+                "secret: Zx9Qw8Er7Ty6Ui5O",
+                "secret: [redacted:credential-parameter]",
+            ),
+            (
+                "request token: q8Z2mX4vL9pR7tY1wK3n",
+                "request token: [redacted:credential-parameter]",
+            ),
+        ]);
     }
 
     /// `text` as the built-in scanner scrubs it.

@@ -22,6 +22,7 @@
 //! identifier, a word or digits (`MY_TOKEN_ghp_...`, `keyAKIA...`); see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
+mod cookie_objects;
 mod credential;
 #[cfg(test)]
 mod leak_tests;
@@ -30,6 +31,7 @@ mod pattern;
 mod pem;
 mod pem_lines;
 mod reader;
+mod ssh2_key;
 mod sweep;
 #[cfg(test)]
 mod tests;

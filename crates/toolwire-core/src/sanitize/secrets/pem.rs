@@ -1,9 +1,10 @@
 //! PEM fragments: where the body before a lone END line starts, and whether a BEGIN block holds
 //! key material at all.
 //!
-//! A body is base64 (`A-Z a-z 0-9 + / =`), line breaks (CR, LF, and the `\n`, `\r` escapes of
-//! JSON text, possibly double-escaped) and spaces or tabs that indent or end a line. All of it is
-//! ASCII, so every position these functions return is a char boundary.
+//! A body is base64 (`A-Z a-z 0-9 + / =`), line breaks (CR, LF, the `\n`, `\r` escapes of
+//! JSON text, possibly double-escaped, an HTML page's `<br>`, `<br/>`, `<br />` and the Unicode
+//! separators U+2028 and U+2029) and spaces or tabs that indent or end a line. A position these
+//! functions return is never inside a separator's bytes, so it is a char boundary.
 
 /// The base64 characters a blank inside a line must border to be part of a body.
 const LONG_RUN: usize = 16;
@@ -13,8 +14,55 @@ fn is_base64(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
 }
 
-/// Whether a line break starts at `at`: CR, LF, or backslashes followed by `r` or `n`.
+/// The UTF-8 bytes of the Unicode line and paragraph separators (U+2028, U+2029) but the last.
+const SEPARATOR_HEAD: &[u8] = &[0xE2, 0x80];
+
+/// The longest `<br />` (with blanks before its `/`).
+const MAX_BR: usize = 8;
+
+/// Where a line break of markup or Unicode that starts at `at` ends: `<br>`, `<br/>`, `<br />`
+/// (any case) or U+2028, U+2029.
+fn wide_break_at(text: &[u8], at: usize) -> Option<usize> {
+    let rest = &text[at..];
+    if rest.starts_with(SEPARATOR_HEAD) && matches!(rest.get(2), Some(0xA8 | 0xA9)) {
+        return Some(at + 3);
+    }
+    if rest.len() < 4 || rest[0] != b'<' || !rest[1..3].eq_ignore_ascii_case(b"br") {
+        return None;
+    }
+    let mut end = 3;
+    while matches!(rest.get(end), Some(b' ' | b'\t')) && end < MAX_BR {
+        end += 1;
+    }
+    if rest.get(end) == Some(&b'/') {
+        end += 1;
+    }
+    (rest.get(end) == Some(&b'>')).then_some(at + end + 1)
+}
+
+/// Where a line break of markup or Unicode that ends at `at` starts (see [`wide_break_at`]).
+fn wide_break_before(text: &[u8], at: usize) -> Option<usize> {
+    let before = &text[..at];
+    if before.len() >= 3
+        && before[at - 3..at - 1] == *SEPARATOR_HEAD
+        && matches!(before[at - 1], 0xA8 | 0xA9)
+    {
+        return Some(at - 3);
+    }
+    if before.last() != Some(&b'>') {
+        return None;
+    }
+    let from = at.saturating_sub(MAX_BR + 1);
+    let open = before[from..].iter().rposition(|&b| b == b'<')? + from;
+    (wide_break_at(text, open) == Some(at)).then_some(open)
+}
+
+/// Whether a line break starts at `at`: CR, LF, backslashes followed by `r` or `n`, or a line
+/// break of markup or Unicode ([`wide_break_at`]).
 fn line_break_at(text: &[u8], at: usize) -> bool {
+    if wide_break_at(text, at).is_some() {
+        return true;
+    }
     match text.get(at) {
         Some(b'\r' | b'\n') => true,
         Some(b'\\') => {
@@ -28,8 +76,12 @@ fn line_break_at(text: &[u8], at: usize) -> bool {
     }
 }
 
-/// Whether a line break ends just before `at`: CR, LF, or an escape `\r`, `\n`.
+/// Whether a line break ends just before `at`: CR, LF, an escape `\r`, `\n`, or a line break of
+/// markup or Unicode ([`wide_break_before`]).
 fn line_break_before(text: &[u8], at: usize) -> bool {
+    if wide_break_before(text, at).is_some() {
+        return true;
+    }
     match at.checked_sub(1).map(|last| text[last]) {
         Some(b'\r' | b'\n') => true,
         Some(b'r' | b'n') => at >= 2 && text[at - 2] == b'\\',
@@ -54,6 +106,8 @@ pub(super) fn body_start(text: &str, end_line: usize) -> usize {
             }
         } else if is_base64(byte) || matches!(byte, b'\r' | b'\n') {
             at -= 1;
+        } else if let Some(start) = wide_break_before(bytes, at) {
+            at = start;
         } else if matches!(byte, b' ' | b'\t') {
             // Blanks belong to the body when they end or indent a line, or when 16 or more base64
             // characters come before them (a key pasted on one line).
@@ -84,6 +138,10 @@ pub(super) fn body_start(text: &str, end_line: usize) -> usize {
 pub(super) fn skip_breaks(text: &[u8], from: usize, to: usize) -> usize {
     let mut at = from;
     while at < to {
+        if let Some(end) = wide_break_at(text, at) {
+            at = end;
+            continue;
+        }
         match text[at] {
             b' ' | b'\t' | b'\r' | b'\n' => at += 1,
             b'\\' if line_break_at(text, at) => {
@@ -103,6 +161,10 @@ pub(super) fn skip_breaks(text: &[u8], from: usize, to: usize) -> usize {
 pub(super) fn trim_breaks_end(text: &[u8], start: usize, end: usize) -> usize {
     let mut at = end;
     while at > start {
+        if let Some(break_start) = wide_break_before(text, at).filter(|&from| from >= start) {
+            at = break_start;
+            continue;
+        }
         match text[at - 1] {
             b' ' | b'\t' | b'\r' | b'\n' => at -= 1,
             b'r' | b'n' if line_break_before(text, at) => {
@@ -172,6 +234,14 @@ mod tests {
                 "MIIBVgIBADANBgkqhkiG MIIBVgIBADANBgkq ",
             ),
             ("x MIIBVgIBADANBgkqhkiG short ", ""),
+            // Markup and Unicode line breaks (the attack review 2's 10).
+            ("<p>MIIBVgIB<br>Bgkq<br/>", "MIIBVgIB<br>Bgkq<br/>"),
+            ("x: <BR />MIIBVgIB<br >", "MIIBVgIB<br >"),
+            (
+                "a: \u{2028}MIIB\u{2029}Bgkq\u{2028}",
+                "MIIB\u{2029}Bgkq\u{2028}",
+            ),
+            ("<b>MIIB<br", "br"),
             ("ends with ", ""),
             ("no body: ", ""),
             ("", ""),
@@ -192,6 +262,8 @@ mod tests {
             ("MIIB\\\\n", "MIIB"),
             ("MIIBn", "MIIBn"),
             ("\n\n", ""),
+            ("MIIB<br>\u{2028}<br />", "MIIB"),
+            ("MIIB<br", "MIIB<br"),
         ];
         for (text, trimmed) in cases {
             let end = trim_breaks_end(text.as_bytes(), 0, text.len());

@@ -33,7 +33,7 @@ const MAX_ITEM_GAP: usize = 256;
 const QUOTES: &[u8] = b"\"'`";
 
 /// Whether `byte` is a base64 character (standard alphabet and padding).
-fn is_base64(byte: &u8) -> bool {
+pub(super) fn is_base64(byte: &u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
 }
 
@@ -49,7 +49,7 @@ fn trim_blanks_end(bytes: &[u8]) -> &[u8] {
 }
 
 /// The end of the line that holds `at`: its first CR or LF at or after `at`, or the end.
-fn line_end(bytes: &[u8], at: usize) -> usize {
+pub(super) fn line_end(bytes: &[u8], at: usize) -> usize {
     bytes[at..]
         .iter()
         .position(|byte| matches!(byte, b'\r' | b'\n'))
@@ -57,7 +57,7 @@ fn line_end(bytes: &[u8], at: usize) -> usize {
 }
 
 /// The start of the line after the line break at `at` (CR LF, LF or CR); `None` at the end.
-fn next_line(bytes: &[u8], at: usize) -> Option<usize> {
+pub(super) fn next_line(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
         b'\r' if bytes.get(at + 1) == Some(&b'\n') => Some(at + 2),
         _ => Some(at + 1),
@@ -95,8 +95,22 @@ fn literal_prefix_len(prefix: &[u8], row: &[u8]) -> Option<usize> {
             .take_while(|byte| byte.is_ascii_digit())
             .count()
     };
+    let blanks = |bytes: &[u8], from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|byte| matches!(byte, b' ' | b'\t'))
+            .count()
+    };
     let (mut p, mut r) = (0, 0);
     while p < prefix.len() {
+        // Blanks before a line number: right-aligned numbers (`cat -n`, `nl`) lose one as they
+        // gain a digit (`     9\t` then `    10\t`).
+        let before_digit = blanks(prefix, p);
+        if before_digit > 0 && prefix.get(p + before_digit).is_some_and(u8::is_ascii_digit) {
+            p += before_digit;
+            r += blanks(row, r);
+            continue;
+        }
         if prefix[p].is_ascii_digit() {
             let run = digits(row, r);
             if run == 0 {
@@ -135,7 +149,7 @@ fn string_prefix_len(prefix: &[u8], row: &[u8]) -> Option<usize> {
 }
 
 /// Whether `rest` (a line after its prefix) is an RFC 1421 / OpenPGP header line.
-fn is_header(rest: &[u8]) -> bool {
+pub(super) fn is_header(rest: &[u8]) -> bool {
     let name = rest
         .iter()
         .take_while(|byte| byte.is_ascii_alphanumeric() || **byte == b'-')
@@ -201,17 +215,110 @@ fn prefixed_block_end(text: &str, begin: usize) -> Option<usize> {
     body_end
 }
 
+/// The longest line number an item may start with (`   12: `, `L12:`, `12\t`).
+const MAX_LINE_NUMBER: usize = 24;
+
+/// The length of the line number `item` starts with, as line-numbered file readers print it
+/// (`1: `, `12|`, `12\t` or its escape `\\t`, `   12 `, `L12:`, `grep -n`'s `12-`): blanks,
+/// an optional `L`, 1 to 9 digits, then a `:`, `|` or `-` with blanks around it, a tab or
+/// blanks. 0 when `item` starts with none. A PEM line never starts so: base64 holds no `:`,
+/// `|`, `-`, tab or blank.
+fn line_number_len(item: &[u8]) -> usize {
+    let blanks = |from: usize| {
+        from + item[from..]
+            .iter()
+            .take_while(|byte| matches!(byte, b' ' | b'\t'))
+            .count()
+    };
+    let mut at = blanks(0);
+    if item.get(at) == Some(&b'L') {
+        at += 1;
+    }
+    let digits = item[at..]
+        .iter()
+        .take_while(|byte| byte.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 9 {
+        return 0;
+    }
+    at += digits;
+    let after_blanks = blanks(at);
+    match item.get(after_blanks) {
+        Some(b':' | b'|' | b'-') => blanks(after_blanks + 1),
+        Some(b'\\') if item.get(after_blanks + 1) == Some(&b't') => blanks(after_blanks + 2),
+        _ if after_blanks > at => after_blanks,
+        _ => 0,
+    }
+}
+
+/// Where the item after the one whose closing quote is at `close` starts: after the next item's
+/// opening `quote`. The gap between holds a `,` and else only blanks, line breaks, `{`, `}`,
+/// `:` and the keys, numbers and literals of a record (`","`, `", "`, `",\n  "`, `"},{"line":2,
+/// "text":"` between the lines of a `[{ line, text }]` list, `","line":1},{"text":"` when the
+/// text comes first, `'}, {'n': 2, 'content': '` of a Python list): at most [`MAX_ITEM_GAP`]
+/// bytes, read once.
+fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
+    let limit = bytes.len().min(close + 1 + MAX_ITEM_GAP);
+    let (mut at, mut comma) = (close + 1, false);
+    while at < limit {
+        let byte = bytes[at];
+        if byte == quote {
+            // A record's key (a short name, its closing quote and a `:`), or the next item.
+            let name = bytes[at + 1..limit]
+                .iter()
+                .take(33)
+                .take_while(|byte| byte.is_ascii_alphanumeric() || **byte == b'_')
+                .count();
+            let after = at + 1 + name;
+            let colon = bytes.get(after) == Some(&quote)
+                && bytes[after + 1..limit]
+                    .iter()
+                    .find(|byte| !matches!(byte, b' ' | b'\t'))
+                    == Some(&b':');
+            if !(0 < name && name <= 32 && colon) {
+                return comma.then_some(at + 1);
+            }
+            at = after + 1;
+        } else if let Some(literal) = [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
+            .iter()
+            .find(|literal| bytes[at..limit].starts_with(literal))
+        {
+            at += literal.len();
+        } else if matches!(
+            byte,
+            b' ' | b'\t' | b'\r' | b'\n' | b'{' | b'}' | b':' | b','
+        ) || byte.is_ascii_digit()
+        {
+            comma |= byte == b',';
+            at += 1;
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
 /// The end of a private-key block whose lines are the items of a list: quoted strings with
 /// commas, blanks and line breaks between them (`["-----BEGIN ...-----","MIIE...", ...]`: a
-/// tool returning `{ lines }`, JSON text, a Python list). The BEGIN line is an item when a quote
-/// comes right before `-----BEGIN` at `begin` and right after its closing dashes; then header
-/// items (`Proc-Type: ...`) or empty items, body items (base64 holding a letter or digit) and the
-/// END line's item. Ends after the END line's closing dashes, or, without one, after the last body
-/// item's base64; `None` when no body item follows. Each item is read once: linear.
+/// tool returning `{ lines }`, JSON text, a Python list), or the text of records listed so
+/// (`[{"line": 1, "text": "-----BEGIN ...-----"}, ...]`, the shape of line-numbered file
+/// readers; see [`next_item`]), each item possibly after a line number (`"1: -----BEGIN"`,
+/// `"2\tMIIE..."`; see [`line_number_len`]). The BEGIN line is an item when a quote (and a line
+/// number) comes right before `-----BEGIN` at `begin` and a quote right after its closing
+/// dashes; then header items (`Proc-Type: ...`) or empty items, body items (base64 holding a
+/// letter or digit) and the END line's item. Ends after the END line's closing dashes, or,
+/// without one, after the last body item's base64; `None` when no body item follows. Each item
+/// is read once: linear.
 fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let quote = *begin.checked_sub(1).and_then(|at| bytes.get(at))?;
-    if !QUOTES.contains(&quote) {
+    let opening = bytes[begin.saturating_sub(MAX_LINE_NUMBER + 1)..begin]
+        .iter()
+        .rposition(|byte| QUOTES.contains(byte))
+        .map(|offset| begin.saturating_sub(MAX_LINE_NUMBER + 1) + offset)?;
+    let quote = bytes[opening];
+    let number = &bytes[opening + 1..begin];
+    let numbered = !number.is_empty();
+    if numbered && line_number_len(number) != number.len() {
         return None;
     }
     let item_end = |from: usize| {
@@ -228,19 +335,13 @@ fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
         return None;
     }
     let (mut at, mut body_end, mut headers) = (begin_item_end, None, 0);
-    loop {
-        // Past the closing quote: the gap to the next item's opening quote.
-        let gap = &bytes[at + 1..bytes.len().min(at + 1 + MAX_ITEM_GAP)];
-        let Some(open) = gap
-            .iter()
-            .position(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b','))
-            .filter(|&offset| gap[offset] == quote && gap[..offset].contains(&b','))
-        else {
-            break;
-        };
-        let start = at + 1 + open + 1;
+    // Past the closing quote: the gap to the next item's opening quote.
+    while let Some(start) = next_item(bytes, at, quote) {
         let Some(end) = item_end(start) else { break };
-        let item = &bytes[start..end];
+        let mut item = &bytes[start..end];
+        if numbered {
+            item = &item[line_number_len(item)..];
+        }
         if item.starts_with(b"-----END") {
             return body_end.and(Some(end).filter(|_| item.ends_with(b"-----")));
         }
@@ -264,8 +365,12 @@ fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
 
 /// The end of a private-key block whose lines are not bare lines: each line carrying the text
 /// before its BEGIN line ([`prefixed_block_end`]) or the lines as the items of a list
-/// ([`listed_block_end`]). `begin` is where `-----BEGIN` starts.
+/// ([`listed_block_end`]), or an SSH2 key's block ([`super::ssh2_key`]). `begin` is where its
+/// BEGIN line's dashes start.
 pub(super) fn block_end(text: &str, begin: usize) -> Option<usize> {
+    if text[begin..].starts_with(super::ssh2_key::BEGIN) {
+        return super::ssh2_key::block_end(text, begin);
+    }
     prefixed_block_end(text, begin).or_else(|| listed_block_end(text, begin))
 }
 
@@ -441,6 +546,27 @@ mod tests {
     /// A shape's name and how it prints a key's lines.
     type Shape = (&'static str, fn(&[String]) -> String);
 
+    /// Each line after its 1-based number, as `number` prints them.
+    fn numbered(lines: &[String], number: fn(usize, &str) -> String) -> Vec<String> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(n, line)| number(n + 1, line))
+            .collect()
+    }
+
+    /// Each line as a record holding its 1-based number, as `record` makes them.
+    fn records(
+        lines: &[String],
+        record: fn(usize, &str) -> serde_json::Value,
+    ) -> Vec<serde_json::Value> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(n, line)| record(n + 1, line))
+            .collect()
+    }
+
     fn shapes() -> Vec<Shape> {
         fn percent(text: &str) -> String {
             percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
@@ -449,6 +575,17 @@ mod tests {
         vec![
             ("LF", |l| l.join("\n")),
             ("CRLF", |l| l.join("\r\n")),
+            // The attack review 2's 10: CR alone (classic Mac), an HTML page's line breaks and
+            // the Unicode separators.
+            ("CR", |l| l.join("\r")),
+            ("<br>", |l| format!("<p>{}</p>", l.join("<br>"))),
+            ("<br/>", |l| l.join("<br/>")),
+            ("<BR /> and LF", |l| l.join("<BR />\n")),
+            ("U+2028", |l| l.join("\u{2028}")),
+            ("U+2029", |l| l.join("\u{2029}")),
+            ("<br> in a JSON string", |l| {
+                serde_json::json!({ "html": l.join("<br>") }).to_string()
+            }),
             // A tool returning `{ lines }`: its JSON text, compact and pretty.
             ("JSON array", |l| serde_json::to_string(l).unwrap()),
             ("JSON array, pretty", |l| {
@@ -517,6 +654,75 @@ mod tests {
             ("JSON array in a JSON string", |l| {
                 serde_json::json!({ "out": serde_json::to_string(l).unwrap() }).to_string()
             }),
+            // The attack review 2's 3: line-numbered file readers. Numbered lines as a list
+            // (`grep -n`, `nl`, `cat -n` and editor prefixes in each item).
+            ("JSON list of `N: ` lines", |l| {
+                serde_json::to_string(&numbered(l, |n, line| format!("{n}: {line}"))).unwrap()
+            }),
+            ("JSON list of `N\\t` lines", |l| {
+                serde_json::to_string(&numbered(l, |n, line| format!("{n}\t{line}"))).unwrap()
+            }),
+            ("JSON list of `N|` lines, pretty", |l| {
+                serde_json::to_string_pretty(&numbered(l, |n, line| format!("{n}|{line}"))).unwrap()
+            }),
+            ("JSON list of cat -n lines", |l| {
+                serde_json::to_string(&numbered(l, |n, line| format!("{n:>6}\t{line}"))).unwrap()
+            }),
+            ("JSON list of `LN:` lines", |l| {
+                serde_json::to_string(&numbered(l, |n, line| format!("L{n}: {line}"))).unwrap()
+            }),
+            ("Python list of `  N ` lines", |l| {
+                format!("{:?}", numbered(l, |n, line| format!("{n:>3} {line}")))
+            }),
+            // A list of line records: `{ lines: [{ line, text }] }` of read_file tools, and the
+            // other names such records use.
+            ("line records", |l| {
+                let records = records(l, |n, line| serde_json::json!({ "line": n, "text": line }));
+                serde_json::json!({ "path": "id_rsa", "lines": records }).to_string()
+            }),
+            ("line records, text first", |l| {
+                let records = records(l, |n, line| {
+                    let mut record = serde_json::Map::new();
+                    record.insert("text".into(), line.into());
+                    record.insert("line".into(), n.into());
+                    serde_json::Value::Object(record)
+                });
+                serde_json::to_string(&records).unwrap()
+            }),
+            ("line records, pretty", |l| {
+                let records = records(
+                    l,
+                    |n, line| serde_json::json!({ "lineNumber": n, "content": line, "truncated": false }),
+                );
+                serde_json::to_string_pretty(&serde_json::json!({ "lines": records })).unwrap()
+            }),
+            ("line records as Python dicts", |l| {
+                let records: Vec<String> = l
+                    .iter()
+                    .enumerate()
+                    .map(|(n, line)| format!("{{'n': {}, 'value': '{line}'}}", n + 1))
+                    .collect();
+                format!("[{}]", records.join(", "))
+            }),
+            ("line records in a JSON string", |l| {
+                let records = records(l, |n, line| serde_json::json!({ "line": n, "text": line }));
+                serde_json::json!({ "out": serde_json::to_string(&records).unwrap() }).to_string()
+            }),
+            // Numbered lines as text: `cat -n` past line 9 (the number loses a blank), `N|`.
+            ("cat -n from line 8", |l| {
+                l.iter()
+                    .enumerate()
+                    .map(|(n, line)| format!("{:>6}\t{line}", n + 8))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+            ("`N|` lines from line 98", |l| {
+                l.iter()
+                    .enumerate()
+                    .map(|(n, line)| format!("{:>3}| {line}", n + 98))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
         ]
     }
 
@@ -570,6 +776,12 @@ mod tests {
             "-----BEGIN PRIVATE KEY-----%0A",
             "-----BEGIN PRIVATE KEY-----&#10;",
             "-----BEGIN PRIVATE KEY-----\\n> ",
+            // Line numbers and records (the attack review 2's 3).
+            "\"1: -----BEGIN PRIVATE KEY-----\",",
+            "\"  12\\t-----BEGIN PRIVATE KEY-----\",\"3: \",",
+            "{\"line\":1,\"text\":\"-----BEGIN PRIVATE KEY-----\"},",
+            "\"},{\"line\":2,\"text\":\"",
+            "{\"line\":1,\"text\":\"-----BEGIN PRIVATE KEY-----\",\"a\":true,\"b\":null,",
         ] {
             let text = repeated(unit);
             assert!(scanner.find(&text).is_empty(), "unit {unit:?}");
@@ -580,6 +792,8 @@ mod tests {
             "> -----BEGIN PRIVATE KEY-----\n> MIIB\n",
             "-----BEGIN PRIVATE KEY-----$\nMIIB$\n",
             "-----BEGIN PRIVATE KEY-----%0AMIIB%0A",
+            "\"1: -----BEGIN PRIVATE KEY-----\",\"2: MIIB\",",
+            "{\"line\":1,\"text\":\"-----BEGIN PRIVATE KEY-----\"},{\"line\":2,\"text\":\"MIIB\"},",
         ] {
             let text = repeated(unit);
             assert_eq!(
