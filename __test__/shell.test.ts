@@ -652,7 +652,7 @@ describe('analyzeCommand: programs that run code the workspace holds', () => {
     ['prettier --check .', 'plugins'],
     ['pylint src', 'init-hook'],
     ['mypy src', 'runs code the workspace holds: `mypy src`'],
-    ['pre-commit run -a', "pre-commit's local hooks"],
+    ['pre-commit run -a', 'the local hooks .pre-commit-config.yaml names'],
     ['pytest --version', 'loaded for --version too'],
     ['tsc --noEmit', 'writes where the workspace says: `tsc --noEmit`'],
     ['npx tsc --noEmit', "runs code the workspace holds: `npx tsc` may run a package's program"],

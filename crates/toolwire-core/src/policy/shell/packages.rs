@@ -360,14 +360,10 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
-        // New-user review 3, item 4: each was approved when allowlisted and loads code the
-        // workspace holds on every run.
-        programs: &[
-            "jest", "vitest", "mocha", "ava", "jasmine", "karma", "playwright", "cypress", "nyc",
-            "webpack", "webpack-cli", "vite", "next", "nuxt", "nuxi", "astro", "rollup",
-            "parcel", "gulp", "grunt", "babel", "tsup", "eslint", "prettier", "stylelint",
-        ],
-        runs: "its configuration (jest.config.js, vite.config.ts, webpack.config.js, eslint.config.js, ...), the plugins it names (prettier's too) and the tests",
+        // New-user review 3, item 4 (repro 20): these five groups were approved when allowlisted,
+        // and each loads code the workspace holds on every run but --version and --help.
+        programs: &["jest", "vitest", "mocha", "ava", "jasmine", "karma", "playwright", "cypress", "nyc"],
+        runs: "its configuration (jest.config.js, vitest.config.ts, .mocharc.js, playwright.config.ts, ...), its setup files and the tests",
         info: &["--version", "-h", "--help"],
         reading: &[],
         running_options: &[],
@@ -375,10 +371,36 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
-        // pylint and mypy read `--version` before their configuration; flake8's
-        // `[flake8:local-plugins]` and pre-commit's `repo: local` hooks are workspace code.
-        programs: &["pylint", "mypy", "dmypy", "flake8", "pre-commit", "prek"],
-        runs: "the init-hook and plugins its configuration names (.pylintrc, mypy.ini, setup.cfg, pyproject.toml) or pre-commit's local hooks",
+        programs: &["webpack", "webpack-cli", "vite", "next", "nuxt", "nuxi", "astro", "rollup", "parcel", "gulp", "grunt", "babel", "tsup"],
+        runs: "its configuration (webpack.config.js, vite.config.ts, next.config.js, rollup.config.mjs, gulpfile.js, babel.config.js, .parcelrc, ...) and the plugins it names",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["eslint", "prettier", "stylelint"],
+        runs: "its configuration (eslint.config.js, prettier.config.js, .stylelintrc.js) and the plugins it names (a .prettierrc's plugins too)",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        // pylint and mypy read `--version` before their configuration.
+        programs: &["pylint", "mypy", "dmypy", "flake8"],
+        runs: "the init-hook and plugins its configuration names (.pylintrc, mypy.ini, setup.cfg, pyproject.toml, flake8's local-plugins)",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["pre-commit", "prek"],
+        runs: "the local hooks .pre-commit-config.yaml names (repo: local, any command)",
         info: &["--version", "-h", "--help"],
         reading: &[],
         running_options: &[],
