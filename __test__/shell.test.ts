@@ -624,3 +624,59 @@ describe('analyzeCommand: read-only pipelines with the real programs', () => {
     expect(reason).not.toContain('argument injection')
   })
 })
+
+// New-user review 3, items 4, 5 and 11 (repros 20-build-tools, 21-deno-bun, 8-shell): test
+// runners, bundlers and linters loading workspace code were approved, deno and bun subcommands
+// were read as script names (`deno test` passed beside a file `test`), and npx, cargo fmt and
+// uv pip list were refused under wrong labels or reasons.
+describe('analyzeCommand: programs that run code the workspace holds', () => {
+  const RUNNERS = [
+    'jest', 'vitest', 'mocha', 'webpack', 'vite', 'next', 'eslint', 'prettier', 'pylint', 'mypy', 'pre-commit',
+    'tsc', 'ruff', 'black', 'pytest', 'uv', 'cargo', 'deno', 'bun',
+  ]
+  const runnerOptions = () => corpusOptions({ allowlist: [...RUNNERS, 'npx'] })
+
+  beforeAll(() => {
+    for (const program of RUNNERS) exe(`bin/${program}`)
+    for (const file of ['test', 'task', 'run', 'x', 'main.ts']) fs.writeFileSync(path.join(dir('ws'), file), '')
+  })
+
+  it.each([
+    ['jest', 'runs code the workspace holds: `jest`'],
+    ['vitest run', 'runs code the workspace holds: `vitest run`'],
+    ['mocha', 'runs code the workspace holds: `mocha`'],
+    ['webpack', 'runs code the workspace holds: `webpack`'],
+    ['vite build', 'runs code the workspace holds: `vite build`'],
+    ['next build', 'runs code the workspace holds: `next build`'],
+    ['eslint src', 'runs code the workspace holds: `eslint src`'],
+    ['prettier --check .', 'plugins'],
+    ['pylint src', 'init-hook'],
+    ['mypy src', 'runs code the workspace holds: `mypy src`'],
+    ['pre-commit run -a', 'the local hooks .pre-commit-config.yaml names'],
+    ['pytest --version', 'loaded for --version too'],
+    ['tsc --noEmit', 'writes where the workspace says: `tsc --noEmit`'],
+    ['npx tsc --noEmit', "runs code the workspace holds: `npx tsc` may run a package's program"],
+    ['cargo fmt --check', '[alias] fmt'],
+    ['uv pip list', '.venv'],
+    ['deno test', 'runs code the workspace holds: `deno test`'],
+    ['deno task build', 'runs code the workspace holds: `deno task` may run deno.json tasks'],
+    ['bun test', 'runs code the workspace holds: `bun test`'],
+    ['bun run x', 'runs code the workspace holds: `bun run` may run package.json scripts'],
+    ['bun x cowsay', "package's program"],
+    ['deno eval 1', 'interpreter wrapper: `deno eval` runs program text'],
+    ['bun -e 1', 'interpreter wrapper'],
+  ])('%j is refused naming what it runs', (line, want) => {
+    const reason = refused(line, runnerOptions()).reason ?? ''
+    expect(reason).toContain(want)
+    expect(reason).not.toContain('argument injection')
+    expect(reason).not.toContain('does not exist')
+  })
+
+  it.each([
+    'jest --version', 'eslint --version', 'prettier --version', 'pylint --version', 'tsc --version', 'ruff check .',
+    'black --check .', 'deno --version', 'bun --version', 'deno fmt --check', 'deno run -A main.ts', 'bun main.ts',
+  ])('%j is approved', (line) => {
+    const analysis = analyzeCommand(line, runnerOptions())
+    expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(true)
+  })
+})

@@ -29,6 +29,7 @@ pub mod options;
 pub mod packages;
 pub mod repo_writes;
 pub mod resolve;
+pub mod runtimes;
 pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
@@ -309,6 +310,15 @@ impl<'a> Context<'a> {
                 return Err(format!(
                     "`{name}` can spawn a shell and is refused outright"
                 ));
+            }
+            match runtimes::check_runtime(name, args, cwd) {
+                Some(Ok(())) => continue,
+                Some(Err(runtimes::Refusal::WorkspaceCode(why))) => return Err(why),
+                Some(Err(runtimes::Refusal::ProgramText(why))) => {
+                    verdict.wrapper = true;
+                    return Err(format!("interpreter wrapper: {why}"));
+                }
+                None => {}
             }
             if let Some(why) = wrappers::interpreter_program_text(name, args, cwd) {
                 verdict.wrapper = true;

@@ -160,6 +160,10 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
 /// only an approval (per call) can let it run.
 pub const WORKSPACE_CODE_RULE: &str = "runs code the workspace holds";
 
+/// The label of the refusal of a program that runs no code but writes files where the
+/// workspace's configuration says (`tsc` and its `tsconfig.json`).
+pub const WORKSPACE_WRITES_RULE: &str = "writes where the workspace says";
+
 /// The refusal of a program that runs code the workspace holds: `shown` is how it was called
 /// (`npm test`, `make`), `what` the code it runs. One wording for the whole class.
 pub(crate) fn runs_workspace_code(shown: &str, what: &str) -> String {
@@ -181,6 +185,22 @@ struct WorkspaceRunner {
     /// Options that make a reading subcommand build or run after all (`go list -toolexec`),
     /// matched with one or two dashes and with `=value`.
     running_options: &'static [&'static str],
+    /// Subcommands (their first words) that run other code than [`runs`](Self::runs) says,
+    /// with what they run: the reason names the right code (`cargo fmt`, `uv pip list`).
+    runs_by_subcommand: &'static [(&'static str, &'static str)],
+    /// The label of its refusals: [`WORKSPACE_CODE_RULE`], or [`WORKSPACE_WRITES_RULE`] for a
+    /// tool that runs no code but writes where the workspace's configuration says (`tsc`).
+    rule: &'static str,
+}
+
+impl WorkspaceRunner {
+    /// The refusal of the call shown as `shown`, running `runs`, under the row's rule.
+    fn refusal(&self, shown: &str, runs: &str) -> String {
+        if self.rule == WORKSPACE_CODE_RULE {
+            return runs_workspace_code(shown, runs);
+        }
+        format!("{}: `{shown}` runs {runs}", self.rule)
+    }
 }
 
 /// The build tools and test runners, one row per program. Forms marked "confirmed" were run:
@@ -195,6 +215,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["-v", "--version", "-h", "--help"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["cargo"],
@@ -202,6 +224,14 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["-V", "--version", "-vV", "-h", "--help", "--list"],
         reading: &["version", "locate-project"],
         running_options: &[],
+        // `cargo fmt` builds nothing, but fmt is no built-in command: an `[alias] fmt = "run"`
+        // in a `.cargo/config.toml` of the workspace replaces it (cargo only warns that the
+        // alias shadows the external subcommand).
+        runs_by_subcommand: &[(
+            "fmt",
+            "the command a .cargo/config.toml alias names in place of rustfmt (fmt is not built in, so `[alias] fmt = \"run\"` replaces it)",
+        )],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["go"],
@@ -209,6 +239,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["-h", "--help"],
         reading: &["version", "env", "help", "list", "doc", "fmt", "mod"],
         running_options: &["toolexec", "exec", "export", "compiled", "w", "u", "vettool"],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["mvn", "mvnw", "gradle", "gradlew", "sbt", "bazel", "bazelisk", "lein"],
@@ -216,6 +248,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &[],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["ant"],
@@ -223,6 +257,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["-version", "-h", "-help"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["pytest", "py.test", "tox", "nox", "mix"],
@@ -230,6 +266,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &[],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["rake", "just", "ninja", "samu", "scons", "ctest"],
@@ -237,6 +275,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-V", "-h", "--help"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["cmake", "meson"],
@@ -244,6 +284,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-h", "--help"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["bundle", "bundler"],
@@ -251,6 +293,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-v"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["dotnet"],
@@ -258,6 +302,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "--info", "--list-sdks", "--list-runtimes", "-h", "--help"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["swift"],
@@ -265,6 +311,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-version"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["zig"],
@@ -272,6 +320,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["-h", "--help"],
         reading: &["version", "env", "fmt", "targets", "help"],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         // Attack review 2, repro 14: `dpkg-buildpackage -b -us -uc -d` ran `debian/rules`.
@@ -280,6 +330,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "--help", "-h"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         // Cargo's subcommand programs (`cargo-nextest nextest run`, `cargo-make`, ...) drive
@@ -289,6 +341,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-V", "--help", "-h"],
         reading: &[],
         running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
         programs: &["poetry", "pdm", "hatch", "uv", "pipenv", "rye", "composer", "cabal", "stack", "dune", "nx", "turbo", "lerna"],
@@ -296,6 +350,84 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         info: &["--version", "-V", "-h", "--help"],
         reading: &[],
         running_options: &[],
+        // `uv pip list` (freeze, show) builds nothing but runs the environment's interpreter to
+        // read its version and markers: `.venv/bin/python` of the working directory or above,
+        // or the one `.python-version` names, files the workspace can replace.
+        runs_by_subcommand: &[(
+            "pip",
+            "the Python interpreter of the environment it finds (.venv in the working directory or above, or the one .python-version names), run to read its version and markers",
+        )],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        // New-user review 3, item 4 (repro 20): these five groups were approved when allowlisted,
+        // and each loads code the workspace holds on every run but --version and --help.
+        programs: &["jest", "vitest", "mocha", "ava", "jasmine", "karma", "playwright", "cypress", "nyc"],
+        runs: "its configuration (jest.config.js, vitest.config.ts, .mocharc.js, playwright.config.ts, ...), its setup files and the tests",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["webpack", "webpack-cli", "vite", "next", "nuxt", "nuxi", "astro", "rollup", "parcel", "gulp", "grunt", "babel", "tsup"],
+        runs: "its configuration (webpack.config.js, vite.config.ts, next.config.js, rollup.config.mjs, gulpfile.js, babel.config.js, .parcelrc, ...) and the plugins it names",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["eslint", "prettier", "stylelint"],
+        runs: "its configuration (eslint.config.js, prettier.config.js, .stylelintrc.js) and the plugins it names (a .prettierrc's plugins too)",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        // pylint and mypy read `--version` before their configuration.
+        programs: &["pylint", "mypy", "dmypy", "flake8"],
+        runs: "the init-hook and plugins its configuration names (.pylintrc, mypy.ini, setup.cfg, pyproject.toml, flake8's local-plugins)",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["pre-commit", "prek"],
+        runs: "the local hooks .pre-commit-config.yaml names (repo: local, any command)",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        programs: &["phpunit", "rspec", "cucumber", "behave", "buck", "buck2", "pants"],
+        runs: "its bootstrap or build files (phpunit.xml, .rspec, spec_helper.rb, BUCK, BUILD, pants.toml) and the tests",
+        info: &["--version", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
+        // tsc runs no code (tsconfig.json plugins load in the editor's language service only),
+        // but the workspace's tsconfig.json says where it writes: `outFile` any path (a shell
+        // startup file, a hook), and with `incremental` a `tsBuildInfoFile` even under
+        // `--noEmit`.
+        programs: &["tsc"],
+        runs: "no code but writes where the workspace's tsconfig.json says (outDir, outFile and, even with --noEmit, tsBuildInfoFile: any path)",
+        info: &["--version", "-v", "-h", "--help"],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_WRITES_RULE,
     },
 ];
 
@@ -324,6 +456,14 @@ fn option_named(arg: &str, names: &[&str]) -> bool {
     names.contains(&name)
 }
 
+/// How a refused call is shown: the program and its first argument (at most 64 characters).
+pub(crate) fn shown_call(name: &str, args: &[String]) -> String {
+    match args.first() {
+        Some(first) => format!("{name} {}", first.chars().take(64).collect::<String>()),
+        None => name.to_string(),
+    }
+}
+
 /// Refuses a build tool or test runner ([`WORKSPACE_RUNNERS`]) called in a form that runs code
 /// the workspace holds: anything but its info options alone, or a reading subcommand (first,
 /// after no option) without an option that makes it build.
@@ -349,19 +489,22 @@ pub fn check_workspace_runner(name: &str, args: &[String]) -> Result<(), String>
             .take_while(|a| *a != "--")
             .find(|a| option_named(a, row.running_options))
         {
-            Some(option) => Err(runs_workspace_code(
-                &format!("{name} {sub} {option}"),
-                row.runs,
-            )),
+            Some(option) => Err(row.refusal(&format!("{name} {sub} {option}"), row.runs)),
             None => Ok(()),
         };
     }
-    let shown = match args.first() {
-        Some(first) => format!("{name} {}", first.chars().take(64).collect::<String>()),
-        None => name.to_string(),
-    };
-    Err(runs_workspace_code(&shown, row.runs))
+    let shown = shown_call(name, args);
+    let runs = args
+        .first()
+        .and_then(|first| row.runs_by_subcommand.iter().find(|(sub, _)| sub == first))
+        .map_or(row.runs, |(_, runs)| runs);
+    Err(row.refusal(&shown, runs))
 }
+
+/// What `npx`, `pnpx`, `bunx` and `bun x` run: a package's program, which the workspace holds
+/// or the registry serves. No argument is injected: the call runs it.
+pub(crate) const PACKAGE_PROGRAM: &str =
+    "a package's program (from node_modules/.bin, which the workspace can write, or downloaded)";
 
 /// Subcommands of each Node package manager that run no `package.json` script, no install
 /// script and no configured program: listing, querying and auditing. Every other one, a
@@ -506,8 +649,9 @@ pub fn check_node_package_manager(name: &str, args: &[String], place: Place) -> 
         if only_info {
             return Ok(());
         }
-        return refuse(format!(
-            "`{name}` runs a package's program (from node_modules/.bin, which the workspace can write, or downloaded)"
+        return Err(runs_workspace_code(
+            &shown_call(name, args),
+            PACKAGE_PROGRAM,
         ));
     }
     if let Some(why) = rc_runs_code(name, place.cwd) {
@@ -815,6 +959,49 @@ mod tests {
         ("ctest", "", false),
         ("ant", "", false),
         ("ant", "-version", true),
+        // New-user review 3, item 4 (repro 20): test runners, bundlers and linters that load
+        // workspace configuration, plugins or tests were approved.
+        ("jest", "", false),
+        ("vitest", "run", false),
+        ("mocha", "", false),
+        ("webpack", "", false),
+        ("vite", "build", false),
+        ("next", "build", false),
+        ("eslint", "src", false),
+        ("prettier", "--check .", false),
+        ("pylint", "src", false),
+        ("mypy", "src", false),
+        ("flake8", ".", false),
+        ("pre-commit", "run -a", false),
+        ("rollup", "-c", false),
+        ("parcel", "build", false),
+        ("phpunit", "", false),
+        ("rspec", "", false),
+        ("buck2", "test //...", false),
+        ("pants", "test ::", false),
+        ("nx", "test", false),
+        ("turbo", "run test", false),
+        ("lerna", "run test", false),
+        ("nox", "", false),
+        ("mix", "test", false),
+        ("lein", "test", false),
+        ("tsc", "--noEmit", false),
+        ("tsc", "", false),
+        ("tsc", "-p tsconfig.json", false),
+        ("jest", "--version", true),
+        ("vitest", "--version", true),
+        ("eslint", "--version", true),
+        ("prettier", "--version", true),
+        ("pylint", "--version", true),
+        ("mypy", "--version", true),
+        ("pre-commit", "--version", true),
+        ("tsc", "--version", true),
+        ("vite", "--help", true),
+        // pytest loads conftest.py and plugins (addopts -p) before it prints its version.
+        ("pytest", "--version", false),
+        ("cargo", "fmt --check", false),
+        ("uv", "pip list", false),
+        ("uv", "pip freeze", false),
         // Any other argument beside an info option runs the build.
         ("cargo", "--version build", false),
         ("make", "--version test", false),
@@ -826,9 +1013,14 @@ mod tests {
             let got = check_workspace_runner(name, &argv(args));
             assert_eq!(got.is_ok(), *want, "{name} {args}: {got:?}");
             if let Err(why) = got {
+                let rule = match *name {
+                    "tsc" => WORKSPACE_WRITES_RULE,
+                    _ => WORKSPACE_CODE_RULE,
+                };
                 assert!(
-                    why.starts_with(&format!("{WORKSPACE_CODE_RULE}: `{name}"))
-                        && why.ends_with("(code the workspace can write)"),
+                    why.starts_with(&format!("{rule}: `{name}"))
+                        && (rule == WORKSPACE_WRITES_RULE
+                            || why.ends_with("(code the workspace can write)")),
                     "{name} {args}: {why}"
                 );
             }
@@ -843,6 +1035,50 @@ mod tests {
                 && npm.ends_with("(code the workspace can write)"),
             "{npm}"
         );
+    }
+
+    /// New-user review 3, item 11: each refusal names what the call runs under the right
+    /// label (npx runs a package, not an injected argument; cargo fmt builds nothing, but a
+    /// workspace alias replaces it; uv pip list runs the environment's interpreter; tsc writes
+    /// where tsconfig.json says).
+    #[test]
+    fn refusals_name_what_the_call_runs() {
+        let sandbox = Sandbox::new("runner-reasons");
+        let ws = sandbox.dir("ws");
+        let npx = check_node_package_manager("npx", &argv("tsc --noEmit"), Place::at(&ws));
+        let npx = npx.unwrap_err();
+        assert!(
+            npx.starts_with(&format!("{WORKSPACE_CODE_RULE}: `npx tsc`"))
+                && npx.contains("a package's program"),
+            "{npx}"
+        );
+        let cases: &[(&str, &str, &str, &str)] = &[
+            ("cargo", "fmt --check", "`cargo fmt`", "[alias] fmt"),
+            ("cargo", "clippy", "`cargo clippy`", "build scripts"),
+            ("uv", "pip list", "`uv pip`", ".venv"),
+            ("uv", "run pytest", "`uv run`", "project's scripts"),
+            ("tsc", "--noEmit", "`tsc --noEmit`", "tsBuildInfoFile"),
+            (
+                "pytest",
+                "--version",
+                "`pytest --version`",
+                "loaded for --version too",
+            ),
+            ("make", "-n", "`make -n`", "even with -n"),
+            ("prettier", "--check .", "`prettier --check`", "plugins"),
+            ("pylint", "src", "`pylint src`", "init-hook"),
+        ];
+        for (name, args, shown, runs) in cases {
+            let why = check_workspace_runner(name, &argv(args)).unwrap_err();
+            assert!(
+                why.contains(shown) && why.contains(runs),
+                "{name} {args}: {why}"
+            );
+            assert!(!why.contains("argument injection"), "{why}");
+        }
+        assert!(!check_workspace_runner("cargo", &argv("fmt"))
+            .unwrap_err()
+            .contains("procedural macros"));
     }
 
     #[test]
