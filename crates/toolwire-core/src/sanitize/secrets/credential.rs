@@ -28,7 +28,7 @@
 
 use base64::Engine as _;
 
-use super::named_value;
+use super::{code_value, named_value};
 
 /// The fewest bytes a credential found by its name holds (`password=hunter2` is a word).
 const NAMED_VALUE_MIN: usize = 8;
@@ -183,8 +183,8 @@ fn is_numbered_words(value: &str) -> bool {
     all && worded
 }
 
-/// Whether `text[..start]` ends with the word `token` and blanks (`token 3f2a...` in prose or a
-/// log): a token there is a `Token` scheme's (16 characters or more, as `scheme_token` finds
+/// Whether `text[..start]` ends with the word `token` and blanks, brackets or quotes (`token
+/// 3f2a...` in prose or a log, `next token ([66eab92a](...))` in a changelog): a token there is a `Token` scheme's (16 characters or more, as `scheme_token` finds
 /// it), and a UUID alone is an id (`token 550e8400-... not found in cache`, `Lexer: token
 /// IDENTIFIER2`), not a credential.
 fn follows_token_word(text: &str, start: usize) -> bool {
@@ -194,7 +194,7 @@ fn follows_token_word(text: &str, start: usize) -> bool {
         - bytes
             .iter()
             .rev()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'(' | b'[' | b'`' | b'\''))
             .count();
     let word = &bytes[..word_end];
     word_end < bytes.len()
@@ -317,18 +317,25 @@ fn is_cookie_token(value: &str) -> bool {
 /// on a later line than its name where no value can ([`is_on_a_later_line`]).
 fn is_code(text: &str, start: usize, end: usize) -> bool {
     let called = matches!(text[end..].chars().next(), Some('(' | '['));
-    called || is_identifier_path(&text[start..end]) || is_on_a_later_line(text, start, end)
+    let quoted = start > 0 && matches!(text.as_bytes()[start - 1], b'"' | b'\'' | b'`');
+    called
+        || is_identifier_path(text[start..end].trim_end_matches('!'))
+        || is_on_a_later_line(text, start, end)
+        || !quoted && code_value::is_identifier_in_code(text, start, end)
 }
 
 /// Whether `value` is two or more identifiers joined by `.`, none of them token-like (16
-/// characters or more with a digit and no `_`: the parts of a Discord-style dotted token).
+/// characters or more with a digit and no `_`: the parts of a Discord-style dotted token), or a
+/// tuple's field after the first (`SERVER.0`).
 /// Dotted tokens of known formats (JWTs, `SG.`, `dp.st.`) have their own kinds.
 fn is_identifier_path(value: &str) -> bool {
     value.contains('.')
-        && value.split('.').all(|word| {
+        && value.split('.').enumerate().all(|(at, word)| {
             let token_like =
                 word.len() >= 16 && word.bytes().any(|b| b.is_ascii_digit()) && !word.contains('_');
-            is_identifier(word) && !token_like
+            let field =
+                at > 0 && (1..=2).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_digit());
+            field || is_identifier(word) && !token_like
         })
 }
 
@@ -728,6 +735,44 @@ mod tests {
     fn assert_scrubs(cases: &[(&str, &str)]) {
         for (text, expected) in cases {
             assert_eq!(scrubbed(text), *expected, "{text:?}");
+        }
+    }
+
+    /// Identifiers of code after a credential's name pass: arguments, types, array sizes, paths
+    /// and ids in prose, from real packages (the third user review's 1: `node_modules`,
+    /// `~/.cargo/registry`), while the same names with credentials after them are still found.
+    #[test]
+    fn identifiers_of_code_after_a_name_pass_and_credentials_do_not() {
+        let code = [
+            "        token: process.env.UPSTASH_REDIS_REST_TOKEN!,",
+            "    password: URLPatternComponentResult;",
+            "  accessToken: OAuth2AccessTokenResponse;",
+            "acc = XXH3_hashLong(acc, data, secret, XXH3_accumulate_512, XXH3_scrambleAcc);",
+            "let raw_private_key: Curve25519SeedBin<'_> = private_key",
+            "pub const InheritPrivateKey: X509RequestInheritOptions = 3i32;",
+            "        generate_private_key: x25519_generate_private_key,",
+            "let mut unique_token = Token(SERVER.0 + 1);",
+            r#"impl_low_level_token!("group token" proc_macro2::Group any_group);"#,
+            "uint8_t private_key[MLDSA44_PRIVATE_KEY_BYTES] = {0};",
+            "OPENSSL_memcpy(ed25519_private_key, kEd25519PrivateKey, 32);",
+            "EVP_PKEY_pqdsa_new_raw_private_key(NID_MLDSA44, bytes.as_ptr(), bytes.len())",
+            "* Fix positions of BufferedStream being for the next token ([66eab92a](https://github.com/Marwes/combine/commit/66eab92a7dd6))",
+        ];
+        for line in code {
+            assert_eq!(scrubbed(line), line, "{line}");
+        }
+        let credentials = [
+            ("password: Summer2024", "Summer2024"),
+            ("Server=db;Password=Summer2024;User Id=x", "Summer2024"),
+            ("?password=Summer2024&user=x", "Summer2024"),
+            ("password = \"Summer2024\";", "Summer2024"),
+            ("f(acc, secret, aB3dE6fG9hJ2kL5)", "aB3dE6fG9hJ2kL5"),
+            ("token: q8Z2mX4vL9pR7tY1wK3n;", "q8Z2mX4vL9pR7tY1wK3n"),
+            ("let k = Token(\"q8Z2mX4vL9pR7tY1\");", "q8Z2mX4vL9pR7tY1"),
+        ];
+        for (text, secret) in credentials {
+            let out = scrubbed(text);
+            assert!(!out.contains(secret), "{text:?} -> {out:?}");
         }
     }
 

@@ -22,6 +22,7 @@
 //! identifier, a word or digits (`MY_TOKEN_ghp_...`, `keyAKIA...`); see `builtin.rs`. JSON values are walked, keys included, by [`crate::sanitize::values`].
 
 mod builtin;
+mod code_value;
 mod cookie_objects;
 mod credential;
 #[cfg(test)]

@@ -11,8 +11,8 @@
 //!   optional `export`, the name in capitals): everything up to a blank or the line's end;
 //! - **otherwise**: on over the symbols a password holds that separate no fields (`?`, `#`, `=`,
 //!   `:`, `%` that escapes nothing, ...), never over `&`, `;` and `,` (`?token=t&x=1`,
-//!   `password=p, timeout=3`), a percent escape (`%0A`), brackets or quotes (`getPass(1)` is
-//!   code).
+//!   `password=p, timeout=3`), a percent escape (`%0A`), a path's `::`, brackets or quotes
+//!   (`getPass(1)`, `proc_macro2::Group` are code).
 //!
 //! Every widening is bounded by [`VALUE_LIMIT`] bytes, so the search stays linear.
 
@@ -98,8 +98,9 @@ fn unquoted_end(text: &str, read_end: usize, limit: usize) -> usize {
     let mut at = read_end;
     while at < limit {
         let b = bytes[at];
-        let symbol =
-            b"!#$*+-./:=?@^_|~".contains(&b) || b == b'%' && !is_percent_escape(&bytes[at..limit]);
+        let path = b == b':' && bytes.get(at + 1) == Some(&b':');
+        let symbol = b"!#$*+-./:=?@^_|~".contains(&b) && !path
+            || b == b'%' && !is_percent_escape(&bytes[at..limit]);
         if !(b.is_ascii_alphanumeric() || symbol) {
             break;
         }
