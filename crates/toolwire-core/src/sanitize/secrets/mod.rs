@@ -44,7 +44,7 @@ use regex::{Regex, RegexBuilder};
 
 use self::builtin::{Extent, BUILTIN_KINDS};
 use self::pattern::{
-    ceil_char_boundary, is_checked, refused_pattern, validate_kind_name, CompiledKind, NextTrigger,
+    ceil_char_boundary, refused_pattern, validate_kind_name, CompiledKind, NextTrigger,
 };
 use self::reader::{RangeHint, ReaderView};
 use self::sweep::{Candidate, Sweep};
@@ -272,16 +272,17 @@ impl SecretScanner {
             .collect()
     }
 
-    /// Where the search goes on after the last secret taken. When that is a checked value, its
-    /// last [`STRADDLE_WINDOW`] bytes are searched again for a token that starts inside it and
-    /// reaches past its end (a value cut at its bound or at a character its kind does not take,
-    /// inside a token of another kind: `password=<250 bytes>ghp_...`); the token then extends
-    /// it. A token's own format ends where it ends (keys glued to keys stay apart).
+    /// Where the search goes on after the last secret taken. When that is a checked value or a
+    /// private key, its last [`STRADDLE_WINDOW`] bytes are searched again for a token that
+    /// starts inside it and reaches past its end (a value cut at its bound or at a character its
+    /// kind does not take, inside a token of another kind: `password=<250 bytes>ghp_...`, a
+    /// BEGIN line's body ending at the `_` of `ghp_`); the token then extends it. A token's own
+    /// format ends where it ends (keys glued to keys stay apart).
     fn straddle_from(&self, sweep: &Sweep, text: &str) -> usize {
         let Some(last) = sweep.last_taken() else {
             return 0;
         };
-        if !is_checked(self.kinds[last.kind].extent) {
+        if self.kinds[last.kind].extent == Extent::Match {
             return last.end;
         }
         let window = last.end.saturating_sub(STRADDLE_WINDOW).max(last.start);
