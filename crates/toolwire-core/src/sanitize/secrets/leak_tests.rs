@@ -33,7 +33,7 @@ fn assert_scrubbed(text: &str, material: &str, kind: &str) {
 
 /// The shapes headers are printed in; `{n}` the name, `{v}` the value (scheme and token
 /// separated by a space, written as the shape writes a space).
-const HEADER_SHAPES: &[&str] = &[
+pub(super) const HEADER_SHAPES: &[&str] = &[
     // HTTP, curl -H.
     "{n}: {v}",
     // Go's http.Header printed with %v.

@@ -27,6 +27,8 @@ mod cookie_objects;
 mod credential;
 #[cfg(test)]
 mod leak_tests;
+#[cfg(test)]
+mod linear_tests;
 mod named_value;
 mod pattern;
 mod pem;
@@ -45,13 +47,20 @@ use std::sync::{Arc, OnceLock};
 use regex::{Regex, RegexBuilder};
 
 use self::builtin::{Extent, BUILTIN_KINDS};
-use self::pattern::{refused_pattern, validate_kind_name, CompiledKind};
+use self::pattern::{
+    ceil_char_boundary, refused_pattern, validate_kind_name, CompiledKind, NextTrigger,
+};
 use self::reader::{RangeHint, ReaderView};
 use self::sweep::{Candidate, Sweep};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most custom patterns one scanner takes.
 const MAX_CUSTOM_PATTERNS: usize = 256;
+
+/// How much of the end of a secret taken is searched again for a token reaching past it: more
+/// than the longest bounded value (256 bytes), so a token starting anywhere in a value cut at its
+/// bound is seen.
+const STRADDLE_WINDOW: usize = 320;
 
 /// Compiled-size limit of the combined search regex.
 const SEARCH_SIZE_LIMIT: usize = 16 << 20;
@@ -214,8 +223,15 @@ impl SecretScanner {
     /// Equal ranges go to the kind listed first (built-in order, then custom order). Secrets are
     /// looked for after the end of the previous one: a match that begins inside a secret already
     /// taken is not considered. Allocates nothing when nothing is found.
+    ///
+    /// Linear in the text: a kind whose value is checked after matching joins the combined
+    /// search by its trigger only and reads a value no further than the next start of its own
+    /// trigger past a floor (see `pattern.rs`), so a value running on through the names glued
+    /// inside it is read once, not once per name.
     fn find_spelled(&self, text: &str) -> Vec<SecretMatch> {
         let mut sweep = Sweep::default();
+        // Per kind, where its next trigger starts (allocated at the first start).
+        let mut next_triggers: Vec<NextTrigger> = Vec::new();
         let mut from = 0;
         while from <= text.len() {
             let found = self.search.find_at(text, from);
@@ -224,7 +240,9 @@ impl SecretScanner {
             let Some(found) = found else { break };
             let at = found.start();
             if at < sweep.taken_until() {
-                from = sweep.taken_until();
+                // Only in the last part of the secret taken (see `straddle_from`).
+                self.extend_over_straddling(&mut sweep, text, at);
+                from = next_char(text, at).max(self.straddle_from(&sweep, text));
                 continue;
             }
             // Built-in kinds never match empty and come first in the search regex, so an empty
@@ -234,11 +252,17 @@ impl SecretScanner {
             } else {
                 0
             };
+            if next_triggers.is_empty() {
+                next_triggers.resize(self.kinds.len(), NextTrigger::default());
+            }
             for (index, kind) in self.kinds.iter().enumerate().skip(first) {
-                self.offer_kind_at(&mut sweep, text, at, index, kind);
+                let Some(limit) = kind.value_limit(text, at, &mut next_triggers[index]) else {
+                    continue;
+                };
+                self.offer_kind_at(&mut sweep, text, at, limit, index, kind);
             }
             sweep.take_if_first(at);
-            from = next_char(text, at).max(sweep.taken_until());
+            from = next_char(text, at).max(self.straddle_from(&sweep, text));
         }
         sweep.settle_before(usize::MAX);
         sweep
@@ -252,16 +276,50 @@ impl SecretScanner {
             .collect()
     }
 
-    /// Offers `kind`'s match at `at` (if any) to the sweep.
+    /// Where the search goes on after the last secret taken. When that is a checked value or a
+    /// private key, its last [`STRADDLE_WINDOW`] bytes are searched again for a token that
+    /// starts inside it and reaches past its end (a value cut at its bound or at a character its
+    /// kind does not take, inside a token of another kind: `password=<250 bytes>ghp_...`, a
+    /// BEGIN line's body ending at the `_` of `ghp_`); the token then extends it. A token's own
+    /// format ends where it ends (keys glued to keys stay apart).
+    fn straddle_from(&self, sweep: &Sweep, text: &str) -> usize {
+        let Some(last) = sweep.last_taken() else {
+            return 0;
+        };
+        if self.kinds[last.kind].extent == Extent::Match {
+            return last.end;
+        }
+        let window = last.end.saturating_sub(STRADDLE_WINDOW).max(last.start);
+        ceil_char_boundary(text, window)
+    }
+
+    /// At `at` inside the last secret taken: the matches of kinds without a check (tokens of a
+    /// vendor prefix, custom kinds) that start there and end after the secret extend it.
+    fn extend_over_straddling(&self, sweep: &mut Sweep, text: &str, at: usize) {
+        for kind in &self.kinds {
+            if kind.extent != Extent::Match {
+                continue;
+            }
+            let Some(found) = kind.match_at(text, at) else {
+                continue;
+            };
+            if found.secret_start < sweep.taken_until() {
+                sweep.extend_last(found.secret_end);
+            }
+        }
+    }
+
+    /// Offers `kind`'s match at `at` ending by `limit` (if any) to the sweep.
     fn offer_kind_at(
         &self,
         sweep: &mut Sweep,
         text: &str,
         at: usize,
+        limit: usize,
         index: usize,
         kind: &CompiledKind,
     ) {
-        let Some(found) = kind.match_at(text, at) else {
+        let Some(found) = kind.match_within(text, at, limit) else {
             return;
         };
         let candidate = Candidate {

@@ -28,16 +28,57 @@ pub(super) struct CompiledKind {
     pub name: Arc<str>,
     /// How a match becomes the secret's range.
     pub extent: Extent,
-    /// The pattern as one group without named groups, for the combined search regex.
+    /// The pattern as one group without named groups, for the combined search regex; for a kind
+    /// whose value is checked after matching, only its trigger (see [`Trigger`]).
     pub search_source: String,
+    /// The pattern anchored at a position.
+    anchored: Anchored,
+    /// The index of the `secret` group, if the pattern has one.
+    secret_group: Option<usize>,
+    /// The part of the pattern before its `secret` group, for a kind whose value is checked.
+    trigger: Option<Trigger>,
+}
+
+/// A pattern anchored at a position, the look-behind (`\b`, `^`) seeing the real text before it.
+#[derive(Clone, Debug)]
+struct Anchored {
     /// The pattern anchored at the start of the text.
     at_text_start: Regex,
     /// The pattern anchored after one leading character: run on the text from the character
-    /// before a position, it matches exactly at that position with the look-behind (`\b`, `^`)
-    /// seeing the real preceding character.
+    /// before a position, it matches exactly at that position.
     after_char: Regex,
-    /// The index of the `secret` group, if the pattern has one.
-    secret_group: Option<usize>,
+}
+
+/// The trigger of a kind whose value is checked after matching: the part of its pattern before
+/// its `secret` group (the name and the gap of a credential, a scheme word and its blanks).
+/// Every match of the kind starts with a match of its trigger at the same position.
+///
+/// Such a kind joins the combined search by its trigger only, so the search never reads a value
+/// (`x-api-key+x-api-key+...`: a value that runs on through the names glued inside it would be
+/// read again from every name). Its value is read by its own regex within a bound: up to the
+/// next start of its own trigger [`VALUE_CUT_FLOOR`] bytes or more past its own (see
+/// [`CompiledKind::value_limit`]), so each value is read once however many names it holds.
+#[derive(Clone, Debug)]
+struct Trigger {
+    /// The trigger anchored at a position.
+    anchored: Anchored,
+    /// The trigger, unanchored: where the next one starts.
+    anywhere: Regex,
+}
+
+/// A checked kind's value is never cut before this many bytes past its trigger: only a value
+/// longer than that which holds its own kind's name and gap (`+token+` inside a value found by
+/// `token+`) is cut there. Each start then reads at most this much past the next one.
+pub(super) const VALUE_CUT_FLOOR: usize = 64;
+
+/// Where the next trigger of one kind starts, remembered over one search of a text: positions
+/// are asked for in increasing order, so each part of the text is searched once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct NextTrigger {
+    /// No trigger starts in `from..found` (`found` is the text's length when none follows).
+    from: usize,
+    found: usize,
+    known: bool,
 }
 
 /// Where a kind matches at a position.
@@ -60,37 +101,93 @@ impl CompiledKind {
     ) -> std::result::Result<CompiledKind, String> {
         let alone = build(pattern)?;
         let wrapped = wrap(pattern);
-        let at_text_start = build(&format!(r"\A{wrapped}"))?;
-        let after_char = build(&format!(r"\A(?s:.){wrapped}"))?;
-        let secret_group = at_text_start
+        let anchored = Anchored::build(&wrapped)?;
+        let secret_group = anchored
+            .at_text_start
             .capture_names()
             .position(|group| group == Some(SECRET_GROUP));
         let search_source = strip_group_names(&wrapped);
         verify_stripped(&alone, &search_source)?;
+        let trigger = is_checked(extent)
+            .then(|| trigger_source(pattern))
+            .flatten();
+        let (search_source, trigger) = match trigger {
+            Some(source) => {
+                let trigger = Trigger {
+                    anchored: Anchored::build(&source)?,
+                    anywhere: build(&source)?,
+                };
+                (source, Some(trigger))
+            }
+            None => (search_source, None),
+        };
         Ok(CompiledKind {
             name,
             extent,
             search_source,
-            at_text_start,
-            after_char,
+            anchored,
             secret_group,
+            trigger,
         })
+    }
+
+    /// Whether the kind joins the combined search by its trigger only.
+    #[cfg(test)]
+    pub(super) fn has_trigger(&self) -> bool {
+        self.trigger.is_some()
+    }
+
+    /// How far the kind's match at `at` may read: the text's end, or for a kind with a trigger,
+    /// `None` when its trigger does not match at `at` (neither can the kind), else the start of
+    /// the next trigger of the kind [`VALUE_CUT_FLOOR`] bytes or more past this trigger's end
+    /// (a value holding its own kind's name and gap there ends before it; the value after that
+    /// name is the next match's, checked on its own). `next` remembers the search.
+    pub(super) fn value_limit(
+        &self,
+        text: &str,
+        at: usize,
+        next: &mut NextTrigger,
+    ) -> Option<usize> {
+        let Some(trigger) = &self.trigger else {
+            return Some(text.len());
+        };
+        let trigger_end = trigger.anchored.end(text, at)?;
+        let from = ceil_char_boundary(text, trigger_end.saturating_add(VALUE_CUT_FLOOR));
+        if !(next.known && next.from <= from && from <= next.found) {
+            let found = match from < text.len() {
+                true => trigger
+                    .anywhere
+                    .find_at(text, from)
+                    .map(|found| found.start()),
+                false => None,
+            };
+            *next = NextTrigger {
+                from,
+                found: found.unwrap_or(text.len()),
+                known: true,
+            };
+        }
+        Some(next.found.max(from))
     }
 
     /// The kind's match starting exactly at `at` (a char boundary of `text`), if any, with the
     /// part to replace; `None` when that part is empty.
     pub(super) fn match_at(&self, text: &str, at: usize) -> Option<KindMatch> {
-        let (offset, regex) = match text[..at].chars().next_back() {
-            None => (0, &self.at_text_start),
-            Some(previous) => (at - previous.len_utf8(), &self.after_char),
-        };
-        let haystack = &text[offset..];
+        self.match_within(text, at, text.len())
+    }
+
+    /// [`Self::match_at`] ending by `limit` (a char boundary at or after `at`): the match reads
+    /// no further, as if the text ended there.
+    pub(super) fn match_within(&self, text: &str, at: usize, limit: usize) -> Option<KindMatch> {
+        let (offset, regex) = self.anchored.regex_at(text, at);
+        let haystack = &text[offset..limit];
         let whole = regex.find(haystack)?;
         let (secret_start, secret_end) = match self.secret_group {
             None => (at, offset + whole.end()),
             Some(group) => {
+                // Within the match only: the capture engines' cost grows with the haystack.
                 let mut locations = regex.capture_locations();
-                regex.captures_read(&mut locations, haystack)?;
+                regex.captures_read(&mut locations, &haystack[..whole.end()])?;
                 let (start, end) = locations.get(group)?;
                 (offset + start, offset + end)
             }
@@ -101,6 +198,93 @@ impl CompiledKind {
             secret_end,
         })
     }
+}
+
+impl Anchored {
+    /// `source` anchored at a position.
+    fn build(source: &str) -> std::result::Result<Anchored, String> {
+        Ok(Anchored {
+            at_text_start: build(&format!(r"\A{source}"))?,
+            after_char: build(&format!(r"\A(?s:.){source}"))?,
+        })
+    }
+
+    /// The regex to run on `text[offset..]` for a match at `at`, and that offset.
+    fn regex_at(&self, text: &str, at: usize) -> (usize, &Regex) {
+        match text[..at].chars().next_back() {
+            None => (0, &self.at_text_start),
+            Some(previous) => (at - previous.len_utf8(), &self.after_char),
+        }
+    }
+
+    /// The end of the match at `at`, if any.
+    fn end(&self, text: &str, at: usize) -> Option<usize> {
+        let (offset, regex) = self.regex_at(text, at);
+        regex
+            .find(&text[offset..])
+            .map(|found| offset + found.end())
+    }
+}
+
+/// Whether a kind's match is kept only when a check of its value confirms it.
+pub(super) fn is_checked(extent: Extent) -> bool {
+    matches!(
+        extent,
+        Extent::KeyValue | Extent::CookieValue | Extent::Checked(_)
+    )
+}
+
+/// The first char boundary of `text` at or after `at` (the text's length past its end).
+pub(super) fn ceil_char_boundary(text: &str, at: usize) -> usize {
+    (at..text.len())
+        .find(|&at| text.is_char_boundary(at))
+        .unwrap_or(text.len())
+}
+
+/// The part of `pattern` before its `secret` group, as one group without named groups, when that
+/// group stands at the top level of the pattern (not inside a group or an alternation) and
+/// something comes before it; `None` otherwise. Every match of the pattern starts with a match
+/// of this trigger at the same position.
+fn trigger_source(pattern: &str) -> Option<String> {
+    let opening = ["(?P<secret>", "(?<secret>"]
+        .iter()
+        .filter_map(|opening| pattern.find(opening))
+        .min()?;
+    let prefix = &pattern[..opening];
+    let top_level = !prefix.is_empty() && group_depth_at_end(prefix) == Some(0);
+    let trigger = strip_group_names(&wrap(prefix));
+    (top_level && build(&trigger).is_ok()).then_some(trigger)
+}
+
+/// The depth of groups open at the end of `source` (escapes and character classes skipped), or
+/// `None` when an alternation `|` stands at the top level (a prefix that is no concatenation).
+fn group_depth_at_end(source: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut class_depth = 0usize;
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                class_depth += 1;
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+            }
+            ']' if class_depth > 0 => class_depth -= 1,
+            _ if class_depth > 0 => {}
+            '(' => depth += 1,
+            ')' => depth = depth.checked_sub(1)?,
+            '|' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    Some(depth)
 }
 
 /// Builds one regex with the per-pattern limits.

@@ -42,6 +42,24 @@ impl Sweep {
         self.taken_until
     }
 
+    /// The last secret taken.
+    pub(super) fn last_taken(&self) -> Option<Candidate> {
+        self.taken.last().copied()
+    }
+
+    /// Extends the last secret taken to `end` when it ends before (a token starting inside it
+    /// reaches past it); drops the pending candidates it then overlaps.
+    pub(super) fn extend_last(&mut self, end: usize) {
+        let Some(last) = self.taken.last_mut() else {
+            return;
+        };
+        if end > last.end {
+            last.end = end;
+            self.taken_until = end;
+            self.pending.retain(|pending| pending.start >= end);
+        }
+    }
+
     /// The secrets taken, sorted by start.
     pub(super) fn into_taken(self) -> Vec<Candidate> {
         self.taken
