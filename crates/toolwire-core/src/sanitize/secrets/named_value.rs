@@ -68,25 +68,44 @@ fn quoted_end(text: &str, start: usize, limit: usize) -> Option<usize> {
     None
 }
 
+/// The longest environment variable name, and the most blanks around `export`, read back.
+const NAME_LIMIT: usize = 128;
+const BLANKS_LIMIT: usize = 16;
+
 /// The end of the value of an environment assignment `NAME=value` that starts its line
 /// (`export NAME=value` too), `NAME` in capitals, digits and `_`: the next blank or the line's
-/// end, within `limit`.
+/// end, within `limit`. Reads back at most [`NAME_LIMIT`] bytes and a few blanks.
 fn env_assignment_end(text: &str, start: usize, limit: usize) -> Option<usize> {
-    let before = text[..start].strip_suffix('=')?;
-    let name_start = before
-        .rfind(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-        .map_or(0, |at| at + 1);
-    let line = before[..name_start]
-        .rsplit(['\n', '\r'])
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches([' ', '\t']);
-    let starts_line = line.is_empty() || line.trim_end_matches([' ', '\t']) == "export";
-    if name_start == before.len() || !starts_line {
+    let bytes = text.as_bytes();
+    let equals = start.checked_sub(1).filter(|&at| bytes[at] == b'=')?;
+    let name_start = back_over(bytes, equals, NAME_LIMIT, |b| {
+        b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'
+    });
+    let whole_name = name_start == 0 || equals - name_start < NAME_LIMIT;
+    if name_start == equals || !whole_name {
+        return None;
+    }
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut line_start = back_over(bytes, name_start, BLANKS_LIMIT, blank);
+    if line_start < name_start && bytes[..line_start].ends_with(b"export") {
+        line_start = back_over(bytes, line_start - "export".len(), BLANKS_LIMIT, blank);
+    }
+    let starts_line = line_start == 0 || matches!(bytes[line_start - 1], b'\n' | b'\r');
+    if !starts_line {
         return None;
     }
     let blank = text[start..limit].find(|c: char| c.is_ascii_whitespace());
     Some(blank.map_or(limit, |at| start + at))
+}
+
+/// Where a run of bytes `class` takes, ending at `end`, starts: at most `most` bytes back.
+fn back_over(bytes: &[u8], end: usize, most: usize, class: impl Fn(u8) -> bool) -> usize {
+    let floor = end.saturating_sub(most);
+    let mut at = end;
+    while at > floor && class(bytes[at - 1]) {
+        at -= 1;
+    }
+    at
 }
 
 /// The end of an unquoted value read to `read_end`: on over the symbols a password holds that
@@ -228,6 +247,27 @@ mod tests {
         for (text, marker, read, value) in cases {
             let start = text.find(marker).unwrap();
             assert_eq!(widened(text, start, start + read.len()), value, "{text}");
+        }
+    }
+
+    /// Every widening reads a bounded stretch around its value: a megabyte of names, of
+    /// `export` or of one line without a break costs a linear scan (it read back to the line's
+    /// start from every value, the whole text on one long line).
+    #[test]
+    fn widening_reads_a_bounded_stretch_whatever_the_text() {
+        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
+        for unit in [
+            "x DB_PASSWORD=aB3;dE6 ",
+            "PASSWORD=",
+            "export export ",
+            "token=\"aB3 ",
+            "password=$X ",
+            "token=${T} ",
+            "https://u:$P@h ",
+        ] {
+            let text = unit.repeat((1 << 20) / unit.len());
+            let mut counts = Default::default();
+            let _ = scanner.scrub(&text, &mut counts);
         }
     }
 
