@@ -319,6 +319,9 @@ impl SecretScanner {
         index: usize,
         kind: &CompiledKind,
     ) {
+        if inside_marker(text, at) {
+            return;
+        }
         let Some(found) = kind.match_within(text, at, limit) else {
             return;
         };
@@ -437,6 +440,25 @@ fn union(a: Vec<SecretMatch>, b: Vec<SecretMatch>) -> Vec<SecretMatch> {
         }
     }
     merged
+}
+
+/// Whether `at` is inside the kind name of a `[redacted:<kind>]` marker: a name there
+/// (`[redacted:bearer-token]`) names no credential, so text scrubbed once scrubs to itself
+/// (an id shown as `Bearer [redacted:bearer-token]~76d2...` lost its digest when the audit
+/// scrubbed it again; attack review 3's 8).
+fn inside_marker(text: &str, at: usize) -> bool {
+    const MARKER: &[u8] = b"[redacted:";
+    const MAX_KIND_NAME: usize = 64;
+    let bytes = text.as_bytes();
+    let floor = at.saturating_sub(MAX_KIND_NAME + MARKER.len());
+    let mut name_start = (at + 1).min(bytes.len());
+    while name_start > floor
+        && matches!(bytes[name_start - 1], b'a'..=b'z' | b'0'..=b'9' | b'-' | b':')
+        && !bytes[..name_start].ends_with(MARKER)
+    {
+        name_start -= 1;
+    }
+    bytes[..name_start].ends_with(MARKER)
 }
 
 /// The replacement text for a kind: `[redacted:<kind>]`.

@@ -264,6 +264,7 @@ mod tests {
             "password=$X ",
             "token=${T} ",
             "https://u:$P@h ",
+            "PASSWORD=$DB_PASS123 ",
         ] {
             let text = unit.repeat((1 << 20) / unit.len());
             let mut counts = Default::default();
