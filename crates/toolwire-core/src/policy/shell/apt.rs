@@ -107,6 +107,10 @@ pub fn check_apt(name: &str, args: &[String], cwd: Option<&Path>) -> Result<(), 
                 setting(arg, value)?;
             } else if option.len() > 1 && "config-file".starts_with(option) {
                 return config(arg);
+            } else if let Some(why) = attached.and_then(|value| package_file(value, cwd)) {
+                // `--with-source=./x.deb` adds a package file as a source, installed by name
+                // (attack review 3's 1; the spaced form reads as an operand below).
+                return refuse(arg, why);
             }
             continue;
         }

@@ -27,6 +27,9 @@ const ATTACKS: &[(&str, &str)] = &[
     ("apt-get --config-file=./apt.conf update", "--config-file"),
     ("apt install ./x.deb", "./x.deb"),
     ("apt-get install -y x.deb", "x.deb"),
+    // Attack review 3's 1: a package file given as a source, glued to its option.
+    ("apt-get install -y --with-source=./x.deb twx3", "./x.deb"),
+    ("apt install --with-source=x.deb twx3", "x.deb"),
     ("aptitude -o APT::Update::Post-Invoke::=x update", "-o"),
     ("dpkg -i x.deb", "-i"),
     ("dpkg --install x.deb", "--install"),
@@ -59,6 +62,27 @@ const ATTACKS: &[(&str, &str)] = &[
     ("rustc -C linker=./evil.sh x.rs", "linker="),
     ("rustc -Clinker=./evil.sh x.rs", "linker="),
     ("rustc -C link-arg=-fuse-ld=./x x.rs", "link-arg"),
+    // Attack review 3's 2: `_` for `-` in `-C` keys, and clippy-driver (a rustc driver).
+    (
+        "rustc -C link_arg=-wrapper -C link_arg=./w x.rs",
+        "link_arg",
+    ),
+    ("rustc -C link_args=./w x.rs", "link_arg"),
+    ("rustc -C linker_flavor=ld x.rs", "linker_"),
+    ("clippy-driver -C linker=./e x.rs", "linker="),
+    // Attack review 3's 4 and 10.
+    ("opt @opts x.ll", "@"),
+    ("llc @opts", "@"),
+    (
+        "jarsigner -providerPath . -providerClass P x.jar k",
+        "providerpath",
+    ),
+    (
+        "jlink --plugin-module-path . --output o",
+        "plugin-module-path",
+    ),
+    ("javadoc --doclet-path . X.java", "doclet-path"),
+    ("jhsdb clhsdb --pid 1", "jhsdb"),
     ("rustc -Z codegen-backend=./x.so x.rs", "-Z"),
     ("rustc --extern m=./libm.so x.rs", "--extern"),
     ("rustc @args x.rs", "@"),

@@ -292,7 +292,9 @@ const RULES: &[Rule] = &[
         // compiling) from any directory, `@file` reads any of these from a file. rustdoc takes
         // the same options, and `--test` runs the doctests it compiles. (Attack review 2,
         // repro 6: `rustc -C linker=./evil.sh x.rs` ran the script.)
-        programs: &["rustc", "rustdoc"],
+        // rustc reads `_` as `-` in `-C` keys (`link_arg`, attack review 3's 2), and
+        // clippy-driver is rustc with lints: the same options.
+        programs: &["rustc", "rustdoc", "clippy-driver"],
         long: &[
             "test",
             "extern",
@@ -306,9 +308,13 @@ const RULES: &[Rule] = &[
         substrings: &[
             "linker=",
             "link-arg",
+            "link_arg",
             "llvm-args",
+            "llvm_args",
             "codegen-backend",
-            "linker-plugin",
+            "codegen_backend",
+            "linker-",
+            "linker_",
         ],
         ..Rule::NONE
     },
@@ -329,7 +335,14 @@ const RULES: &[Rule] = &[
         // javadoc(1): doclets and taglets are classes it loads and runs; `-J` passes JVM
         // options (`-J-javaagent:`); `@file` reads options from a file.
         programs: &["javadoc"],
-        words: &["doclet", "docletpath", "taglet", "tagletpath"],
+        words: &[
+            "doclet",
+            "docletpath",
+            "doclet-path",
+            "taglet",
+            "tagletpath",
+            "taglet-path",
+        ],
         attached: &["-J", "@"],
         ..Rule::NONE
     },
@@ -341,10 +354,18 @@ const RULES: &[Rule] = &[
     },
     Rule {
         // keytool(1): `-providerpath`/`-providerclass` load a security provider's classes
-        // (from the working directory too); `-J` passes JVM options.
-        programs: &["keytool"],
+        // (from the working directory too); `-J` passes JVM options. jarsigner(1) takes the same
+        // (attack review 3's 10).
+        programs: &["keytool", "jarsigner"],
         words: &["providerpath", "providerclass"],
         attached: &["-J"],
+        ..Rule::NONE
+    },
+    Rule {
+        // jlink(1): `--plugin-module-path` loads plugins from a directory; `-J` and `@file`.
+        programs: &["jlink"],
+        words: &["plugin-module-path"],
+        attached: &["-J", "@"],
         ..Rule::NONE
     },
     Rule {
@@ -378,8 +399,10 @@ const RULES: &[Rule] = &[
     Rule {
         // LLVM tools: `-load` and `-load-pass-plugin` load a shared library (attack review 2,
         // repro 16: `opt -load ./x.so` ran its constructor); clang-tidy's `--load` too.
+        // `@file` reads options from a file (attack review 3's 4: `opt @opts` loaded a plugin).
         programs: &["opt", "llc", "clang-tidy", "clang-query", "mlir-opt"],
         words: &["load", "load-pass-plugin", "pass-plugin", "plugin"],
+        attached: &["@"],
         ..Rule::NONE
     },
     Rule {

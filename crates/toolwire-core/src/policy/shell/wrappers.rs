@@ -485,6 +485,7 @@ pub const REFUSED_PROGRAMS: &[&str] = &[
     "gdb",
     "gdbtui",
     "jdb",
+    "jhsdb",
     "lldb",
     "cgdb",
     "pdb",

@@ -106,8 +106,9 @@ pub(super) fn bare_repositories_explicit(env: Env) -> bool {
         // Includes are read where they stand: what follows them overrides them.
         let mut after: Vec<PathBuf> = Vec::new();
         for entry in entries {
-            let include =
-                entry.key == "path" && (entry.section == "include" || entry.section == "includeif");
+            // Git reads the key before it knows a repository: an `includeIf` condition
+            // (`gitdir:`, `onbranch:`, `hasconfig:`) never holds then (attack review 3's 5).
+            let include = entry.key == "path" && entry.section == "include";
             if include {
                 if let Some(included_path) = entry.value.as_deref() {
                     // Reading it first and this file's rest after keeps git's order only
@@ -247,6 +248,8 @@ mod tests {
                 true,
             ),
             ("", "[include]\npath = inc\n", &[], true),
+            // A condition never holds when git reads the key (attack review 3's 5).
+            ("", "[includeIf \"gitdir:/\"]\npath = inc\n", &[], false),
             (
                 "",
                 "[safe]\nbareRepository=explicit\n",
