@@ -816,7 +816,7 @@ mod tests {
             if !password.contains(['(', ' ']) {
                 shapes.push(format!("export DB_PASSWORD={password}\nNEXT=1"));
             }
-            if !password.contains(['(', ' ', '&', ',', ';']) {
+            if !password.contains(['(', ' ', '&', ',', ';', '=', ':']) {
                 shapes.push(format!("client_secret={password} next"));
             }
             for text in shapes {

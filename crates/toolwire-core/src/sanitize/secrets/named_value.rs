@@ -9,10 +9,10 @@
 //!   `\"`): everything up to the closing quote on the same line;
 //! - **an environment assignment** (`DB_PASSWORD=aB3;dE6?x` at the start of a line, after an
 //!   optional `export`, the name in capitals): everything up to a blank or the line's end;
-//! - **otherwise**: on over the symbols a password holds that separate no fields (`?`, `#`, `=`,
-//!   `:`, `%` that escapes nothing, ...), never over `&`, `;` and `,` (`?token=t&x=1`,
-//!   `password=p, timeout=3`), a percent escape (`%0A`), a path's `::`, brackets or quotes
-//!   (`getPass(1)`, `proc_macro2::Group` are code).
+//! - **otherwise**: on over the symbols a password holds that separate no fields (`?`, `#`,
+//!   `|`, `%` that escapes nothing, ...), never over `&`, `;` and `,` (`?token=t&x=1`,
+//!   `password=p, timeout=3`), `=` and `:` (the next name's: `a=b=c`, `x:y`, chains of names),
+//!   a percent escape (`%0A`), brackets or quotes (`getPass(1)`, `proc_macro2::Group` are code).
 //!
 //! Every widening is bounded by [`VALUE_LIMIT`] bytes, so the search stays linear.
 
@@ -117,9 +117,8 @@ fn unquoted_end(text: &str, read_end: usize, limit: usize) -> usize {
     let mut at = read_end;
     while at < limit {
         let b = bytes[at];
-        let path = b == b':' && bytes.get(at + 1) == Some(&b':');
-        let symbol = b"!#$*+-./:=?@^_|~".contains(&b) && !path
-            || b == b'%' && !is_percent_escape(&bytes[at..limit]);
+        let symbol =
+            b"!#$*+-./?@^_|~".contains(&b) || b == b'%' && !is_percent_escape(&bytes[at..limit]);
         if !(b.is_ascii_alphanumeric() || symbol) {
             break;
         }
