@@ -558,7 +558,8 @@ fn check_rule(rule: &Rule, program: &str, args: &[String]) -> Result<(), String>
             let word = one_dash[1..]
                 .split_once('=')
                 .map_or(&one_dash[1..], |(w, _)| w);
-            if rule.words.contains(&word) {
+            // Any case: Java's tools differ (`keytool -providerpath`, `jarsigner -providerPath`).
+            if rule.words.iter().any(|w| w.eq_ignore_ascii_case(word)) {
                 return refuse(arg, "option");
             }
         }
