@@ -286,7 +286,7 @@ impl SecretScanner {
         let Some(last) = sweep.last_taken() else {
             return 0;
         };
-        if true || self.kinds[last.kind].extent == Extent::Match {
+        if self.kinds[last.kind].extent == Extent::Match {
             return last.end;
         }
         let window = last.end.saturating_sub(STRADDLE_WINDOW).max(last.start);
