@@ -194,6 +194,18 @@ struct WorkspaceRunner {
 }
 
 impl WorkspaceRunner {
+    /// The fields of a runner every subcommand of which runs the workspace's code (the rows
+    /// give `programs`, `runs` and `info`).
+    const RUNS_ALL: WorkspaceRunner = WorkspaceRunner {
+        programs: &[],
+        runs: "",
+        info: &[],
+        reading: &[],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    };
+
     /// The refusal of the call shown as `shown`, running `runs`, under the row's rule.
     fn refusal(&self, shown: &str, runs: &str) -> String {
         if self.rule == WORKSPACE_CODE_RULE {
@@ -213,10 +225,7 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         programs: &["make", "gmake", "bmake", "pmake"],
         runs: "Makefile recipes and $(shell ...), even with -n or -q",
         info: &["-v", "--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["cargo"],
@@ -246,73 +255,49 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         programs: &["mvn", "mvnw", "gradle", "gradlew", "sbt", "bazel", "bazelisk", "lein"],
         runs: "the build's plugins and scripts, and JVM options the project sets (.mvn/jvm.config, gradle.properties, .jvmopts, .bazelrc), read on every run",
         info: &[],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["ant"],
         runs: "build.xml tasks",
         info: &["-version", "-h", "-help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["pytest", "py.test", "tox", "nox", "mix"],
         runs: "conftest.py, tox.ini, noxfile.py or mix.exs and the tests (loaded for --version too)",
         info: &[],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["rake", "just", "ninja", "samu", "scons", "ctest"],
         runs: "the recipes, tasks or tests of its build file (Rakefile, justfile, build.ninja, SConstruct)",
         info: &["--version", "-V", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["cmake", "meson"],
         runs: "CMakeLists.txt or meson.build (execute_process, run_command) and the build they drive",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["bundle", "bundler"],
         runs: "the Gemfile (Ruby code) and the programs bundle exec runs",
         info: &["--version", "-v"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["dotnet"],
         runs: "the project's MSBuild targets and tasks",
         info: &["--version", "--info", "--list-sdks", "--list-runtimes", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["swift"],
         runs: "Package.swift (Swift code run by every package command) and the build",
         info: &["--version", "-version"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["zig"],
@@ -328,10 +313,7 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         programs: &["dpkg-buildpackage", "debuild", "pdebuild", "gbp", "sbuild", "dh"],
         runs: "debian/rules (a makefile) and the package's build",
         info: &["--version", "--help", "-h"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         // Cargo's subcommand programs (`cargo-nextest nextest run`, `cargo-make`, ...) drive
@@ -339,10 +321,7 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         programs: &[CARGO_SUBCOMMAND_PREFIX],
         runs: "cargo's builds (build scripts, procedural macros) and tests",
         info: &["--version", "-V", "--help", "-h"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["poetry", "pdm", "hatch", "uv", "pipenv", "rye", "composer", "cabal", "stack", "dune", "nx", "turbo", "lerna"],
@@ -365,56 +344,38 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         programs: &["jest", "vitest", "mocha", "ava", "jasmine", "karma", "playwright", "cypress", "nyc"],
         runs: "its configuration (jest.config.js, vitest.config.ts, .mocharc.js, playwright.config.ts, ...), its setup files and the tests",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["webpack", "webpack-cli", "vite", "next", "nuxt", "nuxi", "astro", "rollup", "parcel", "gulp", "grunt", "babel", "tsup"],
         runs: "its configuration (webpack.config.js, vite.config.ts, next.config.js, rollup.config.mjs, gulpfile.js, babel.config.js, .parcelrc, ...) and the plugins it names",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["eslint", "prettier", "stylelint"],
         runs: "its configuration (eslint.config.js, prettier.config.js, .stylelintrc.js) and the plugins it names (a .prettierrc's plugins too)",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         // pylint and mypy read `--version` before their configuration.
         programs: &["pylint", "mypy", "dmypy", "flake8"],
         runs: "the init-hook and plugins its configuration names (.pylintrc, mypy.ini, setup.cfg, pyproject.toml, flake8's local-plugins)",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["pre-commit", "prek"],
         runs: "the local hooks .pre-commit-config.yaml names (repo: local, any command)",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         programs: &["phpunit", "rspec", "cucumber", "behave", "buck", "buck2", "pants"],
         runs: "its bootstrap or build files (phpunit.xml, .rspec, spec_helper.rb, BUCK, BUILD, pants.toml) and the tests",
         info: &["--version", "-h", "--help"],
-        reading: &[],
-        running_options: &[],
-        runs_by_subcommand: &[],
-        rule: WORKSPACE_CODE_RULE,
+        ..WorkspaceRunner::RUNS_ALL
     },
     WorkspaceRunner {
         // tsc runs no code (tsconfig.json plugins load in the editor's language service only),

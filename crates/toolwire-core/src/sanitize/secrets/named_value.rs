@@ -255,19 +255,30 @@ mod tests {
     #[test]
     fn widening_reads_a_bounded_stretch_whatever_the_text() {
         let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
-        for unit in [
-            "x DB_PASSWORD=aB3;dE6 ",
-            "PASSWORD=",
-            "export export ",
-            "token=\"aB3 ",
-            "password=$X ",
-            "token=${T} ",
-            "https://u:$P@h ",
-            "PASSWORD=$DB_PASS123 ",
+        // (unit, whether it holds credentials: the quoted `aB3 token=` holds a digit)
+        for (unit, credentials) in [
+            ("x DB_PASSWORD=aB3;dE6 ", false),
+            ("PASSWORD=", false),
+            ("export export ", false),
+            ("token=\"aB3 ", true),
+            ("password=$X ", false),
+            ("token=${T} ", false),
+            ("https://u:$P@h ", false),
+            ("PASSWORD=$DB_PASS123 ", false),
         ] {
             let text = unit.repeat((1 << 20) / unit.len());
-            let mut counts = Default::default();
-            let _ = scanner.scrub(&text, &mut counts);
+            let mut counts = std::collections::BTreeMap::new();
+            let scrubbed = scanner.scrub(&text, &mut counts);
+            let found: u64 = counts.values().sum();
+            if credentials {
+                assert!(found > 0, "{unit:?}: {counts:?}");
+            } else {
+                // Names, placeholders and heads too short to be credentials.
+                assert!(
+                    found == 0 && scrubbed == text.as_str(),
+                    "{unit:?}: {counts:?}"
+                );
+            }
         }
     }
 
