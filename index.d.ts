@@ -177,20 +177,53 @@ export interface ToolInfo {
   signal?: false
 }
 
-/** A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object. */
+/**
+ * A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object.
+ * Providers' flat shapes are read too: an Anthropic `tool_use` block's `input`, a Gemini
+ * functionCall's or a LangChain tool call's `args` are the arguments (give one of the three: two
+ * are a TypeError). A call without arguments holding a key dispatch does not read (`params`) is a
+ * TypeError naming it, never run with `{}`. Hooks see the call with its arguments as `arguments`.
+ */
 export interface ModelToolCall {
   id: string
   name: string
   arguments?: string | object | null
+  /** An Anthropic `tool_use` block's arguments (`{ type: 'tool_use', id, name, input }`): read as `arguments`. */
+  input?: unknown
+  /** A Gemini functionCall's or a LangChain tool call's arguments (`{ id, name, args }`): read as `arguments`. */
+  args?: unknown
+  /** The provider's block type (`tool_use`, `tool_call`, `function_call`), not read; an OpenAI Responses `function_call` item's id is its `call_id`. */
+  type?: string
+  /** An OpenAI Responses `function_call` item's call id: the call's id (its `id` is the item's `fc_...`). */
+  call_id?: string
   /** `false` (a StreamDecoder's cut-off call): refused with INCOMPLETE_ARGUMENTS, never run. */
   complete?: boolean
-  [key: string]: unknown
   /** Plan marks stamped on the result (and the call envelope): the step, the attempt (from 1), the foreach loop, the confirmation. */
   stepId?: string
   attempt?: number
   loopId?: string
   confirmationId?: string
 }
+
+/** An OpenAI Chat tool call (`message.tool_calls[i]`), as dispatch reads it: `function.arguments` are its arguments. */
+export interface OpenAIChatToolCall {
+  id: string
+  type?: 'function'
+  function: { name: string; arguments: string }
+}
+
+/**
+ * A Gemini part holding a call (`candidates[0].content.parts[i]`). Gemini often sends no
+ * `functionCall.id`, which dispatch needs: decode with `new StreamDecoder('gemini')`, which
+ * generates ids, or give each call an id.
+ */
+export interface GeminiFunctionCallPart {
+  functionCall: { id: string; name: string; args?: Record<string, unknown> }
+  thoughtSignature?: string
+}
+
+/** What `dispatch` takes: a call, an assembled one, or a provider SDK's call as it hands it over. */
+export type DispatchCall = ModelToolCall | AssembledToolCall | OpenAIChatToolCall | GeminiFunctionCallPart
 
 /** The call as the executor hands it to hooks: the arguments as they will run, and more. */
 export interface ToolCall {
@@ -772,7 +805,7 @@ export declare class ToolRuntime {
   unregister(name: string): boolean
   list(): ToolInfo[]
   /** Results in the order of `calls`, one per call; rejects only for misuse or an internal fault. */
-  dispatch(calls: (ModelToolCall | AssembledToolCall)[], options?: DispatchOptions): Promise<ToolResult[]>
+  dispatch(calls: DispatchCall[], options?: DispatchOptions): Promise<ToolResult[]>
   /**
    * The registered tools in the target's definition format, each schema normalized for it:
    * Chat Completions `{type:'function', function:{...}}` (`strict: true` for `openai-strict`),
