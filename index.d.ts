@@ -216,6 +216,16 @@ export interface OpenAIChatToolCall {
   function: { name: string; arguments: string }
 }
 
+/** An OpenAI Responses `function_call` output item, as dispatch reads it: its id is its `call_id` (what its output must name). */
+export interface OpenAIResponsesFunctionCall {
+  type: 'function_call'
+  call_id: string
+  /** The item's own id (`fc_...`), not the call's. */
+  id?: string
+  name: string
+  arguments: string
+}
+
 /**
  * A Gemini part holding a call (`candidates[0].content.parts[i]`). Gemini often sends no
  * `functionCall.id`, which dispatch needs: decode with `new StreamDecoder('gemini')`, which
@@ -227,7 +237,7 @@ export interface GeminiFunctionCallPart {
 }
 
 /** What `dispatch` takes: a call, an assembled one, or a provider SDK's call as it hands it over. */
-export type DispatchCall = ModelToolCall | AssembledToolCall | OpenAIChatToolCall | GeminiFunctionCallPart
+export type DispatchCall = ModelToolCall | AssembledToolCall | OpenAIChatToolCall | OpenAIResponsesFunctionCall | GeminiFunctionCallPart
 
 /** The call as the executor hands it to hooks: the arguments as they will run, and more. */
 export interface ToolCall {

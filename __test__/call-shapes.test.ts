@@ -3,6 +3,9 @@
 // status ok, its `input` dropped; Gemini's and LangChain's `args` the same. Every shape a provider
 // hands over is read as that provider means it, and arguments under a key dispatch does not read
 // are a TypeError naming the key: never a call run with `{}`.
+import type Anthropic from '@anthropic-ai/sdk'
+import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool'
+import type OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type DispatchCall, type ToolResult } from '../index.js'
@@ -55,6 +58,23 @@ describe('provider call shapes', () => {
     expect(seen).toEqual(shapes.map(() => ({ q: 'x' })))
     // hooks see the call with its arguments as `arguments`, whatever shape it came in
     expect(hooked.map((a) => (typeof a === 'string' ? JSON.parse(a) : a))).toEqual(shapes.map(() => ({ q: 'x' })))
+  })
+
+  it("the SDKs' own call types are what dispatch's declaration takes", async () => {
+    const { runtime, seen } = searchRuntime()
+    const anthropic: Anthropic.ToolUseBlock[] = [{ type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'x' }, caller: { type: 'direct' } }]
+    const chat: OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] = [{ id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }]
+    const responses: OpenAI.Responses.ResponseFunctionToolCall[] = [{ type: 'function_call', id: 'fc_1', call_id: 'call_2', name: 'search', arguments: '{"q":"x"}' }]
+    // (LangChain's ToolCall has an optional id, which dispatch needs: one with its id)
+    const langchain = [{ id: 'lc_1', name: 'search', args: { q: 'x' }, type: 'tool_call' }] satisfies LangChainToolCall[]
+    const results = [
+      ...(await runtime.dispatch(anthropic)),
+      ...(await runtime.dispatch(chat)),
+      ...(await runtime.dispatch(responses)),
+      ...(await runtime.dispatch(langchain)),
+    ]
+    expect(results.map((r) => [r.callId, r.status])).toEqual([['toolu_1', 'ok'], ['call_1', 'ok'], ['call_2', 'ok'], ['lc_1', 'ok']])
+    expect(seen).toHaveLength(4)
   })
 
   it('a call with no arguments at all still runs with {}', async () => {
