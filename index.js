@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -237,11 +237,6 @@ function declarationOf(tool, where) {
   return declaration
 }
 
-/** The keys of the options of `new ToolRuntime(options)`. */
-const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
-/** Where a key of the other options object goes, for the error of one given to the wrong one. */
-const AS_DISPATCH_OPTION = { keys: DISPATCH_OPTIONS, what: 'a dispatch option', use: (key) => `dispatch(calls, { ${key} })` }
-const AS_RUNTIME_OPTION = { keys: RUNTIME_OPTIONS, what: 'a runtime option', use: (key) => `new ToolRuntime({ ${key} })` }
 /** The keys of the options of `definitions(target, options)`. */
 const DEFINITION_OPTIONS = ['jsonSchema', 'strict', 'tools', ...CONTEXT_KEYS]
 

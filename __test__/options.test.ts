@@ -13,6 +13,7 @@ import {
   normalizeSchema,
   sanitizeResult,
 } from '../index.js'
+import { toAiSdkTools } from '../lib/adapters/ai-sdk.js'
 
 const tool = {
   name: 'echo',
@@ -86,6 +87,11 @@ describe('options objects refuse unknown keys, naming the key and the closest kn
         `dispatch: options has unknown key "${key}": it is a runtime option: pass it to new ToolRuntime({ ${key} })`,
       ],
     ),
+    [
+      'an adapter dispatch option given concurrency',
+      () => toAiSdkTools(new ToolRuntime(), { dispatch: { concurrency: 2 } } as never),
+      'toAiSdkTools: options.dispatch has unknown key "concurrency": it is a runtime option: pass it to new ToolRuntime({ concurrency })',
+    ],
   ]
   it.each(misplaced)('%s: says where it goes', async (_, fn, message) => {
     const error = await errorOf(fn)

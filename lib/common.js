@@ -300,6 +300,11 @@ function checkOptionKeys(where, options, known, elsewhere = []) {
 const CONTEXT_KEYS = ['provider', 'agentId', 'sender']
 /** The keys of the options of `dispatch(calls, options)`. */
 const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'tools', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
+/** The keys of the options of `new ToolRuntime(options)`. */
+const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
+/** Where a key of the other options object goes, for checkOptionKeys' error of one given to the wrong one. */
+const AS_DISPATCH_OPTION = { keys: DISPATCH_OPTIONS, what: 'a dispatch option', use: (key) => `dispatch(calls, { ${key} })` }
+const AS_RUNTIME_OPTION = { keys: RUNTIME_OPTIONS, what: 'a runtime option', use: (key) => `new ToolRuntime({ ${key} })` }
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
 function jsonText(where, value) {
   let text
@@ -389,4 +394,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
