@@ -105,6 +105,36 @@ describe('a whole answer in one value', () => {
     })
   }
 
+  // each wire's whole (non-streamed) response object, as its SDK returns it with streaming off
+  const wholeByWire: [wire: Wire, first: object, last: object][] = [
+    ['openai-chat', whole(true), whole(false)],
+    ['mistral', whole(true), whole(false)],
+    [
+      'anthropic',
+      { id: 'msg_1', type: 'message', role: 'assistant', model: 'c', content: [{ type: 'tool_use', id: 'toolu_1', name: 'add', input: { a: 1 } }], stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 } },
+      { id: 'msg_2', type: 'message', role: 'assistant', model: 'c', content: [{ type: 'text', text: 'two' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } },
+    ],
+    [
+      'openai-responses',
+      { id: 'resp_1', object: 'response', status: 'completed', output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'add', arguments: '{"a":1}', status: 'completed' }] },
+      { id: 'resp_2', object: 'response', status: 'completed', output: [{ type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'two' }] }] },
+    ],
+    [
+      'gemini',
+      { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'add', args: { a: 1 } } }] }, finishReason: 'STOP' }] },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'two' }] }, finishReason: 'STOP' }] },
+    ],
+  ]
+  for (const [wire, first, last] of wholeByWire) {
+    it(`${wire}: the SDK's whole response object`, async () => {
+      let turn = 0
+      const outcome = await addRuntime().run({ wire, messages: [], model: async () => (turn++ === 0 ? first : last) })
+      expect(outcome.error, wire).toBeUndefined()
+      expect(outcome.stopReason, wire).toBe('stop')
+      expect(outcome.steps.map((step) => step.results.map((r) => [r.tool, r.status])), wire).toEqual([[['add', 'ok']], []])
+    })
+  }
+
   it('what is no answer at all is refused saying what to return', async () => {
     for (const wrong of [undefined, null, 42, true]) {
       const outcome = await new ToolRuntime().run({ wire: 'openai-chat' as Wire, model: async () => wrong as never })
