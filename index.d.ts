@@ -229,12 +229,11 @@ export interface OpenAIResponsesFunctionCall {
 /**
  * A Gemini part holding a call (`candidates[0].content.parts[i]`). Gemini often sends no
  * `functionCall.id`, which dispatch needs: decode with `new StreamDecoder('gemini')`, which
- * generates ids, or give each call an id.
+ * generates ids, or give each call an id (in its functionCall, or beside it: `{ id, functionCall }`).
  */
-export interface GeminiFunctionCallPart {
-  functionCall: { id: string; name: string; args?: Record<string, unknown> }
-  thoughtSignature?: string
-}
+export type GeminiFunctionCallPart =
+  | { functionCall: { id: string; name: string; args?: Record<string, unknown> }; thoughtSignature?: string }
+  | { id: string; functionCall: { id?: string; name: string; args?: Record<string, unknown> }; thoughtSignature?: string }
 
 /** What `dispatch` takes: a call, an assembled one, or a provider SDK's call as it hands it over. */
 export type DispatchCall = ModelToolCall | AssembledToolCall | OpenAIChatToolCall | OpenAIResponsesFunctionCall | GeminiFunctionCallPart

@@ -31,6 +31,8 @@ const shapes: [label: string, call: DispatchCall, id: string][] = [
   ['Gemini FunctionCall', { id: 'g1', name: 'search', args: { q: 'x' } }, 'g1'],
   // a Gemini part as it sits in candidates[0].content.parts
   ['Gemini part', { functionCall: { id: 'g2', name: 'search', args: { q: 'x' } }, thoughtSignature: 'sig' }, 'g2'],
+  // the same part given an id of its own beside the functionCall
+  ['Gemini part with an id beside it', { id: 'g3', functionCall: { name: 'search', args: { q: 'x' } } }, 'g3'],
   // @langchain/core AIMessage.tool_calls: ToolCall
   ['LangChain tool call', { id: 'lc1', name: 'search', args: { q: 'x' }, type: 'tool_call' }, 'lc1'],
   // openai ChatCompletionMessageFunctionToolCall (message.tool_calls)

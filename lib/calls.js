@@ -60,9 +60,13 @@ function openAiCall(call, i) {
   return { id: call.id, name, arguments: args }
 }
 
-/** A Gemini part `{ functionCall: { id, name, args } }`; Gemini's id is optional, dispatch's is not. */
+/**
+ * A Gemini part `{ functionCall: { id, name, args } }`; Gemini's id is optional, dispatch's is
+ * not (one given beside the functionCall, `{ id, functionCall }`, is taken).
+ */
 function geminiPart(call, i) {
-  const { id, name, args } = call.functionCall
+  const { name, args } = call.functionCall
+  const id = call.functionCall.id ?? call.id
   if (typeof id !== 'string') {
     throw new TypeError(
       `dispatch: calls[${i}].functionCall.id must be a string, got ${describe(id)}: Gemini often sends no id; decode the response with new StreamDecoder('gemini'), which generates them, or pass { id, name, arguments: part.functionCall.args }`,
