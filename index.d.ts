@@ -102,13 +102,17 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
    * outside it, `file:` URLs and symlinks that escape it are refused with POLICY_DENIED, whose
    * `details` name the parameter as `param` (`files[0].path`) and `pointer` (`/files/0/path`)).
    * Paths are: the `pathParams`; the path-named properties the schema declares anywhere (through
-   * `$ref`, `allOf`, `anyOf`, `oneOf`, nested objects and array items); and, whatever the
-   * schema, every argument key at any depth whose last word (camelCase, snake_case or
-   * kebab-case, any case) is `path`, `paths`, `file`, `files`, `filename`, `dir`, `directory`,
-   * `folder`, `cwd`, `src`, `source`, `dest`, `destination` or `target`, or ends one
-   * (`filepath`, `outdir`), with its strings and arrays of strings (`urlPath`, `jsonPath`,
-   * `xpath` and `profile` are not paths). Any string that is a `file:` URL is a path too. A path
-   * of 4096 bytes (PATH_MAX) or more is refused at once.
+   * `$ref`, `allOf`, `anyOf`, `oneOf`, nested objects and array items); and, whatever the schema,
+   * the strings under every argument key at any depth named like a path: its last word (camelCase,
+   * snake_case or kebab-case, any case) is `path`, `paths`, `file`, `files`, `filename`,
+   * `filenames`, `dir`, `dirs`, `directory`, `folder` or `folders`, alone or glued onto another
+   * word (`filepath`, `outdir`, `source_path`, `outputPath`, `log_file`, `workingDir`), or is
+   * `pathname`, `pathnames`, `dirname`, `directories`, `cwd`, `pwd`, `src`, `source`, `sources`,
+   * `dest`, `dst`, `destination`, `target`, `output`, `outputs`, `out`, `root`, `location`, `to` or
+   * `from`, or the key is a file name (`fileName`, `dir_name`); except `profile`, `xpath`,
+   * `jsonpath` and a path after `url`, `uri`, `http`, `api`, `route`, `json` or `x` (`urlPath`,
+   * `json_path`), which are not paths. Any string that is a `file:` URL is a path too. A path of
+   * 4096 bytes (PATH_MAX) or more is refused at once.
    */
   workspaceOnly?: boolean
   /**
@@ -177,20 +181,62 @@ export interface ToolInfo {
   signal?: false
 }
 
-/** A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object. */
+/**
+ * A call as the model sent it. `arguments` is JSON text (empty means `{}`) or an object.
+ * Providers' flat shapes are read too: an Anthropic `tool_use` block's `input`, a Gemini
+ * functionCall's or a LangChain tool call's `args` are the arguments (give one of the three: two
+ * are a TypeError). A call without arguments holding a key dispatch does not read (`params`) is a
+ * TypeError naming it, never run with `{}`. Hooks see the call with its arguments as `arguments`.
+ */
 export interface ModelToolCall {
   id: string
   name: string
   arguments?: string | object | null
+  /** An Anthropic `tool_use` block's arguments (`{ type: 'tool_use', id, name, input }`): read as `arguments`. */
+  input?: unknown
+  /** A Gemini functionCall's or a LangChain tool call's arguments (`{ id, name, args }`): read as `arguments`. */
+  args?: unknown
+  /** The provider's block type (`tool_use`, `tool_call`, `function_call`), not read; an OpenAI Responses `function_call` item's id is its `call_id`. */
+  type?: string
+  /** An OpenAI Responses `function_call` item's call id: the call's id (its `id` is the item's `fc_...`). */
+  call_id?: string
   /** `false` (a StreamDecoder's cut-off call): refused with INCOMPLETE_ARGUMENTS, never run. */
   complete?: boolean
-  [key: string]: unknown
   /** Plan marks stamped on the result (and the call envelope): the step, the attempt (from 1), the foreach loop, the confirmation. */
   stepId?: string
   attempt?: number
   loopId?: string
   confirmationId?: string
 }
+
+/** An OpenAI Chat tool call (`message.tool_calls[i]`), as dispatch reads it: `function.arguments` are its arguments. */
+export interface OpenAIChatToolCall {
+  id: string
+  type?: 'function'
+  function: { name: string; arguments: string }
+}
+
+/** An OpenAI Responses `function_call` output item, as dispatch reads it: its id is its `call_id` (what its output must name). */
+export interface OpenAIResponsesFunctionCall {
+  type: 'function_call'
+  call_id: string
+  /** The item's own id (`fc_...`), not the call's. */
+  id?: string
+  name: string
+  arguments: string
+}
+
+/**
+ * A Gemini part holding a call (`candidates[0].content.parts[i]`). Gemini often sends no
+ * `functionCall.id`, which dispatch needs: decode with `new StreamDecoder('gemini')`, which
+ * generates ids, or give each call an id (in its functionCall, or beside it: `{ id, functionCall }`).
+ */
+export type GeminiFunctionCallPart =
+  | { functionCall: { id: string; name: string; args?: Record<string, unknown> }; thoughtSignature?: string }
+  | { id: string; functionCall: { id?: string; name: string; args?: Record<string, unknown> }; thoughtSignature?: string }
+
+/** What `dispatch` takes: a call, an assembled one, or a provider SDK's call as it hands it over. */
+export type DispatchCall = ModelToolCall | AssembledToolCall | OpenAIChatToolCall | OpenAIResponsesFunctionCall | GeminiFunctionCallPart
 
 /** The call as the executor hands it to hooks: the arguments as they will run, and more. */
 export interface ToolCall {
@@ -522,19 +568,64 @@ export interface ApprovalsOptions extends ApprovalSettings {
   env?: { PATH?: string }
 }
 
-/** What `model(request)` may resolve to: a fetch Response, a ReadableStream or an (async) iterable of body bytes, strings or SDK chunk objects. */
-export type ModelAnswer = Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string | object> | Iterable<Uint8Array | string | object>
+/**
+ * What `model(request)` may resolve to: a fetch Response, a ReadableStream or an (async) iterable
+ * of body bytes, strings or SDK chunk objects (an SDK's stream, `stream: true`), or a whole
+ * (non-streamed) answer: the body as text or bytes, or the SDK's response object
+ * (`chat.completion`, a Responses `response`, an Anthropic `message`, a Gemini
+ * `GenerateContentResponse`), decoded as the whole response it is.
+ */
+export type ModelAnswer =
+  | Response
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array | string | object>
+  | Iterable<Uint8Array | string | object>
+  | string
+  | Uint8Array
+  | WholeModelResponse
 
-export interface RunOptions extends PolicyContext {
-  wire: Wire
+/** A provider's whole (non-streamed) response object, as its SDK returns it. */
+export type WholeModelResponse = object
+
+/** The parts of a request body every wire but Gemini has. */
+interface StreamedRequest {
+  /** The definitions of the tools offered (left out when none is). */
+  tools?: any[]
+  /** RunOptions' `toolChoice`, when given. */
+  tool_choice?: any
+  stream: true
+}
+
+/**
+ * The request body `run()` hands `model` for each wire, typed so it spreads into the provider
+ * SDK's streaming call (`openai.chat.completions.create({ ...request, model, stream: true })`
+ * picks the streaming overload). Messages are the history in the wire's own shape.
+ */
+export interface ModelRequests {
+  'openai-chat': StreamedRequest & { messages: any[]; stream_options: { include_usage: true } }
+  'openai-responses': StreamedRequest & { input: any[] }
+  anthropic: StreamedRequest & { messages: any[] }
+  mistral: StreamedRequest & { messages: any[] }
+  gemini: { contents: any[]; tools?: any[]; toolConfig?: any }
+}
+
+/** The request body of a model call on wire `W` (for `Wire` itself, the union of every wire's). */
+export type ModelRequest<W extends Wire = Wire> = W extends Wire ? ModelRequests[W] : never
+
+export interface RunOptions<W extends Wire = Wire> extends PolicyContext {
+  wire: W
   /**
    * Only these registered tools: each request offers only them and each dispatch runs only them
    * (a call to another ends NOT_FOUND, as with dispatch's `tools`). `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all);
    * leave it out for every registered tool.
    */
   tools?: string[]
-  /** Given the request body for the wire (`messages`/`input`/`contents`, `tools`, `tool_choice`/`toolConfig`, `stream`). */
-  model: (request: any, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
+  /**
+   * Given the request body for the wire (`messages`/`input`/`contents`, `tools`,
+   * `tool_choice`/`toolConfig`, `stream`, typed per wire: {@link ModelRequests}) and the run's
+   * signal; returns the model's answer ({@link ModelAnswer}).
+   */
+  model: (request: ModelRequest<W>, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
   /** The history so far, in the wire's own message shape. */
   messages?: object[]
   /** The most model calls. Default 20. */
@@ -747,7 +838,7 @@ export declare class ToolRuntime {
    * `maxSteps` model calls were made, the signal aborts, or every result of a batch asks to
    * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
    */
-  run(options: RunOptions): Promise<RunOutcome>
+  run<W extends Wire>(options: RunOptions<W>): Promise<RunOutcome>
   /**
    * Loads a remote toolset (the Reactive Agent Protocol): fetches
    * `{baseUrl}/.well-known/rap-toolset`, validates it whole and registers its tools, which then
@@ -772,7 +863,7 @@ export declare class ToolRuntime {
   unregister(name: string): boolean
   list(): ToolInfo[]
   /** Results in the order of `calls`, one per call; rejects only for misuse or an internal fault. */
-  dispatch(calls: (ModelToolCall | AssembledToolCall)[], options?: DispatchOptions): Promise<ToolResult[]>
+  dispatch(calls: DispatchCall[], options?: DispatchOptions): Promise<ToolResult[]>
   /**
    * The registered tools in the target's definition format, each schema normalized for it:
    * Chat Completions `{type:'function', function:{...}}` (`strict: true` for `openai-strict`),

@@ -9,10 +9,11 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
+const { readCall } = require('./lib/calls.js')
 const { runLoop } = require('./lib/run.js')
 const { AuditLog, auditOption, auditRunDir, replayRun, verifyRun } = require('./lib/audit.js')
 const { executePlan } = require('./lib/plan.js')
@@ -115,21 +116,20 @@ function answerJson(value) {
 }
 
 /**
- * The calls as the engine reads them: `meta` is one JSON text `[[id, name, kind], ...]` and
+ * The calls as the engine reads them: `calls` as dispatch reads them (a provider's shape read as
+ * `{ id, name, arguments }`, see lib/calls.js), `meta` one JSON text `[[id, name, kind], ...]` and
  * `texts` each call's arguments text (kind 0: the model's JSON text, crossing unescaped; 1: the
  * JSON text of an object passed; 2: why an object could not be serialized; 3: a call a
  * StreamDecoder marked incomplete, which is refused with INCOMPLETE_ARGUMENTS and never run;
  * 4: an object holding a number JSON cannot carry, `[pointer, number]`, refused at that path).
  */
-function encodeCalls(calls) {
-  if (!Array.isArray(calls)) throw new TypeError(`dispatch: calls must be an array, got ${describe(calls)}`)
+function encodeCalls(given) {
+  if (!Array.isArray(given)) throw new TypeError(`dispatch: calls must be an array, got ${describe(given)}`)
+  const calls = Array.from(given, readCall)
   const rows = new Array(calls.length)
   const texts = new Array(calls.length)
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]
-    if (call === null || typeof call !== 'object') {
-      throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
-    }
     const { id, name, arguments: args } = call
     if (typeof id !== 'string') throw new TypeError(`dispatch: calls[${i}].id must be a string, got ${describe(id)}`)
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
@@ -162,7 +162,7 @@ function encodeCalls(calls) {
     rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}${stamp === undefined ? '' : `,${stamp}`}]`
     texts[i] = text
   }
-  return { meta: `[${rows.join(',')}]`, texts }
+  return { calls, meta: `[${rows.join(',')}]`, texts }
 }
 
 /** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */
@@ -237,8 +237,6 @@ function declarationOf(tool, where) {
   return declaration
 }
 
-/** The keys of the options of `new ToolRuntime(options)`. */
-const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
 /** The keys of the options of `definitions(target, options)`. */
 const DEFINITION_OPTIONS = ['jsonSchema', 'strict', 'tools', ...CONTEXT_KEYS]
 
@@ -327,7 +325,7 @@ class ToolRuntime {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`ToolRuntime: options must be an object, got ${describe(options)}`)
     }
-    checkOptionKeys('ToolRuntime: options', options, RUNTIME_OPTIONS)
+    checkOptionKeys('ToolRuntime: options', options, RUNTIME_OPTIONS, [AS_DISPATCH_OPTION])
     const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
     const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
     if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
@@ -537,7 +535,7 @@ class ToolRuntime {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`dispatch: options must be an object, got ${describe(options)}`)
       }
-      checkOptionKeys('dispatch: options', options, DISPATCH_OPTIONS)
+      checkOptionKeys('dispatch: options', options, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
       this.#dispatch(calls, options, this.#auditLog('dispatch: options.audit', options.audit), resolve, reject)
     })
   }
@@ -590,7 +588,7 @@ class ToolRuntime {
     const runId = options.runId ?? newRunId('dispatch')
     const audit = auditLog?.open(runId, { kind: 'dispatch' })
     const batch = {
-      calls,
+      calls: encoded.calls,
       hooks,
       signal,
       runId,

@@ -799,7 +799,13 @@ describe('the CLI never writes a control character from its input to the termina
       ['b\u0007', 'b\\u0007'],
       ['c\u202e', 'c\\u202e'],
       ['team/a', 'team/a'],
-      ['d\\u0041', 'd\\u0041'],
+      // r10 user review #11 (10-audit): the literal text a\uD800 printed as a + U+D800 did; a
+      // backslash prints as \\ now, as run.json's runIdEscaped writes it
+      ['a\\uD800', 'a\\\\uD800'],
+      ['d\\u0041', 'd\\\\u0041'],
+      ['C:\\temp', 'C:\\\\temp'],
+      ['e\\\\f', 'e\\\\\\\\f'],
+      ['b\\u0007', 'b\\\\u0007'],
     ]
     for (const [i, [id]] of ids.entries()) await runtime.dispatch([{ id: `call_${i}`, name: 'echo', arguments: '{}' }], { runId: id })
     const listing = cli('audit', root)
@@ -811,11 +817,10 @@ describe('the CLI never writes a control character from its input to the termina
       expect(json.run.runId, printed).toBe(id)
       expect(json.calls.map((c: any) => c.callId), printed).toEqual([`call_${i}`])
     }
-    // Two runs the listing prints alike: named both, neither taken.
-    await runtime.dispatch([{ id: 'x1', name: 'echo', arguments: '{}' }], { runId: 'b\\u0007' })
-    const alike = cli('audit', root, '--run', 'b\\u0007')
-    expect(alike.code).toBe(1)
-    expectOneLineError(alike, /--run "b\\u0007" names two runs printed alike under .*: pass the run's directory instead/)
+    // No two ids print alike: each printed id heads exactly one line of the listing
+    for (const [, printed] of ids) expect(listing.stdout.split(`\n  ${printed} `).length - 1, printed).toBe(1)
+    // an id with a backslash typed as it is (not as printed) is still found
+    expect(cliJson('audit', root, '--run', 'C:\\temp').json.run.runId).toBe('C:\\temp')
     const none = cli('audit', root, '--run', 'z\\uD800')
     expect(none.code).toBe(1)
     expectOneLineError(none, /no run "z\\uD800" under /)

@@ -160,3 +160,55 @@ describe('hook answers JSON would lose', () => {
     expect(textOf(after!)).toMatch(/it holds a Set at \$\.details\.seen/)
   })
 })
+
+// A BigInt made JSON.stringify throw V8's "Do not know how to serialize a BigInt", with no path,
+// while a Map, a cycle or a symbol named theirs (r10 user review #10, 5-hostile and
+// 26-hooks-hostile): every place a value crosses names the BigInt's path the same way.
+describe('a BigInt is named at its path, wherever it crosses', () => {
+  const bigints: [label: string, make: () => unknown][] = [
+    ['a bigint', () => 10n],
+    ['a huge bigint', () => 2n ** 4000n],
+    ['a BigInt object', () => Object(2n)],
+    ['a toJSON returning one', () => ({ toJSON: () => 3n })],
+  ]
+  const named = (path: string) => new RegExp(`it holds a BigInt at ${path.replace(/[$.[\]]/g, '\\$&')}, which JSON cannot carry`)
+
+  it('in a tool value, at every place', async () => {
+    const values = new Map<string, () => unknown>()
+    const want: [string, string][] = []
+    for (const [kind, make] of bigints) {
+      for (const [place, wrap, path] of places) {
+        values.set(`c${values.size}`, () => wrap(make()))
+        want.push([`${kind} at ${place}`, path])
+      }
+    }
+    const results = await runtimeReturning(values).dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
+    results.forEach((result, i) => {
+      const [label, path] = want[i]!
+      expect(result.error?.code, label).toBe('EXECUTION_ERROR')
+      expect(textOf(result), label).toMatch(named(path))
+      expect(textOf(result), label).not.toContain('Do not know how')
+      expect(textOf(result).length, label).toBeLessThan(400)
+    })
+  })
+
+  it('in a partial result, a hook answer and arguments given as an object', async () => {
+    const events: any[] = []
+    const values = new Map<string, () => unknown>([['u1', () => ({ content: [{ type: 'text', text: 'half' }], details: { big: 10n } })]])
+    const [updated] = await runtimeReturning(values).dispatch([{ id: 'u1', name: 'give', arguments: '{}' }], { onEvent: (e) => events.push(e) })
+    expect(updated!.status).toBe('ok')
+    expect(events.find((e) => e.type === 'tool_execution_update').partialResult.content[0].text).toMatch(named('$.details.big'))
+
+    const runtime = new ToolRuntime()
+    const ran: unknown[] = []
+    runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id: string, args: unknown) => (ran.push(args), 'echoed') })
+    const [before] = await runtime.dispatch([{ id: 'b', name: 'echo', arguments: '{}' }], { beforeToolCall: () => ({ params: { n: 1n } }) })
+    expect(textOf(before!)).toMatch(named('$.params.n'))
+    const [after] = await runtime.dispatch([{ id: 'a', name: 'echo', arguments: '{}' }], { afterToolCall: () => ({ details: { rows: [1, 2n] } }) })
+    expect(textOf(after!)).toMatch(named('$.details.rows[1]'))
+    const [given] = await runtime.dispatch([{ id: 'g', name: 'echo', arguments: { page: { size: 5n } } }])
+    expect(given!.ok).toBe(false)
+    expect(textOf(given!)).toMatch(named('$.page.size'))
+    expect(ran).toEqual([{}])
+  })
+})

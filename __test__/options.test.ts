@@ -13,6 +13,7 @@ import {
   normalizeSchema,
   sanitizeResult,
 } from '../index.js'
+import { toAiSdkTools } from '../lib/adapters/ai-sdk.js'
 
 const tool = {
   name: 'echo',
@@ -67,6 +68,36 @@ describe('options objects refuse unknown keys, naming the key and the closest kn
     expect(error.message).toContain(start)
     if (near === null) expect(error.message).not.toContain('did you mean')
     else expect(error.message).toMatch(new RegExp(`; did you mean "${near}"\\?$`))
+  })
+
+  // r10 user review #7 (26-hooks-hostile): `new ToolRuntime({ beforeToolCall })` said only
+  // "unknown key": a key of the other options object says what it is and where it goes, both ways.
+  const misplaced: [label: string, fn: () => unknown, message: string][] = [
+    ...(['beforeToolCall', 'afterToolCall', 'onPersist', 'signal', 'runId', 'tools', 'approval', 'provider'] as const).map(
+      (key): [string, () => unknown, string] => [
+        `runtime given ${key}`,
+        () => new ToolRuntime({ [key]: undefined } as never),
+        `ToolRuntime: options has unknown key "${key}": it is a dispatch option: pass it to dispatch(calls, { ${key} })`,
+      ],
+    ),
+    ...(['concurrency', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'coerce'] as const).map(
+      (key): [string, () => unknown, string] => [
+        `dispatch given ${key}`,
+        () => runtimeWithTool().dispatch(call, { [key]: undefined } as never),
+        `dispatch: options has unknown key "${key}": it is a runtime option: pass it to new ToolRuntime({ ${key} })`,
+      ],
+    ),
+    [
+      'an adapter dispatch option given concurrency',
+      () => toAiSdkTools(new ToolRuntime(), { dispatch: { concurrency: 2 } } as never),
+      'toAiSdkTools: options.dispatch has unknown key "concurrency": it is a runtime option: pass it to new ToolRuntime({ concurrency })',
+    ],
+  ]
+  it.each(misplaced)('%s: says where it goes', async (_, fn, message) => {
+    const error = await errorOf(fn)
+    expect(error).toBeInstanceOf(ToolwireError)
+    expect(error.code).toBe('VALIDATION_ERROR')
+    expect(error.message).toBe(message)
   })
 
   it('a megabyte key is quoted bounded', async () => {

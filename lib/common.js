@@ -42,6 +42,8 @@ function messageOf(error) {
 
 /** The start of V8's message for a cycle JSON.stringify met. */
 const CIRCULAR = /^Converting circular structure to JSON/
+/** V8's message for a BigInt JSON.stringify met ("Do not know how to serialize a BigInt"). */
+const BIGINT = /serialize a BigInt/
 
 /** The most path segments a circular-reference message names (the first and the last half). */
 const MAX_PATH_SEGMENTS = 12
@@ -59,10 +61,16 @@ function serializeFailure(error, value, replacer) {
     return `it holds ${error.what}${path === undefined ? '' : ` at ${path}`}, which JSON would carry as ${error.as}: return a plain value, or give it a toJSON`
   }
   let circular
+  let bigint
   try {
     circular = error instanceof TypeError && CIRCULAR.test(error.message)
+    bigint = error instanceof TypeError && BIGINT.test(error.message)
   } catch {
     circular = false
+  }
+  if (bigint) {
+    const path = pathWhere(value, replacer, isBigInt)
+    return `it holds a BigInt${path === undefined ? '' : ` at ${path}`}, which JSON cannot carry: return it as a string or a number, or give BigInt.prototype a toJSON`
   }
   if (!circular) return messageOf(error)
   const path = cyclePath(value, replacer)
@@ -142,6 +150,8 @@ function lostAs(item) {
   if (typeof item.then === 'function') return ['a thenable (not awaited)', '{}']
   if (ArrayBuffer.isView(item) && !(item instanceof DataView)) return undefined
   if (item instanceof Number || item instanceof String || item instanceof Boolean) return undefined
+  // (a BigInt object makes JSON.stringify throw, which serializeFailure names at its path)
+  if (isBigInt(item)) return undefined
   if (Object.keys(item).length > 0) return undefined
   const name = typeof proto?.constructor?.name === 'string' && proto.constructor.name !== '' ? proto.constructor.name : 'class'
   return [`a ${name.slice(0, 40)} instance with no enumerable property (private fields or getters only)`, '{}']
@@ -163,12 +173,25 @@ function keepingAll(replacer) {
 
 /** The path (`$.a[0]`) of the first value {@link keepingAll} refuses in `value`; undefined when none. */
 function lostPath(value, replacer) {
+  return pathWhere(value, replacer, (item) => lostAs(item) !== undefined)
+}
+
+/** Whether JSON.stringify throws at `item` as a BigInt: a bigint, or a BigInt object (which it unboxes). */
+function isBigInt(item) {
+  return typeof item === 'bigint' || (item !== null && typeof item === 'object' && holds(BigInt.prototype.valueOf, item))
+}
+
+/**
+ * The path (`$.a[0]`) of the first value in `value`, as JSON.stringify meets them (toJSON, then
+ * `replacer`), for which `test` holds; undefined when none. One walk, stopped at the value found.
+ */
+function pathWhere(value, replacer, test) {
   const parents = new Map()
   let found
   try {
     JSON.stringify(value, function (key, item) {
       if (replacer !== undefined) item = replacer.call(this, key, item)
-      if (lostAs(item) !== undefined) {
+      if (test(item)) {
         found = [this, key]
         throw new LostValue('', '')
       }
@@ -257,12 +280,19 @@ function checkWire(where, wire) {
  * Refuses a key of the options object `options` that is not in `known` (a typo such as
  * `concurrancy`, or `timeout` for `timeoutMs`, would otherwise be ignored): throws a
  * VALIDATION_ERROR in the engine's words, naming `where`, the key, the keys there are and the
- * closest of them. `options` may be undefined (no options).
+ * closest of them. `options` may be undefined (no options). `elsewhere` lists the options objects
+ * a key may belong to instead, as `{ keys, what, use }`: a key of one of them (`beforeToolCall`
+ * given to the runtime) is refused saying `what` it is and where to pass it (`use(key)`).
  */
-function checkOptionKeys(where, options, known) {
+function checkOptionKeys(where, options, known, elsewhere = []) {
   if (options === undefined || options === null || typeof options !== 'object') return
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) native(() => require('../native.js').checkOptionKeys(where, key, known))
+    if (known.includes(key)) continue
+    const home = elsewhere.find((other) => other.keys.includes(key))
+    if (home !== undefined) {
+      throw new ToolwireError('VALIDATION_ERROR', `${where} has unknown key ${JSON.stringify(key)}: it is ${home.what}: pass it to ${home.use(key)}`)
+    }
+    native(() => require('../native.js').checkOptionKeys(where, key, known))
   }
 }
 
@@ -270,6 +300,11 @@ function checkOptionKeys(where, options, known) {
 const CONTEXT_KEYS = ['provider', 'agentId', 'sender']
 /** The keys of the options of `dispatch(calls, options)`. */
 const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'tools', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
+/** The keys of the options of `new ToolRuntime(options)`. */
+const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
+/** Where a key of the other options object goes, for checkOptionKeys' error of one given to the wrong one. */
+const AS_DISPATCH_OPTION = { keys: DISPATCH_OPTIONS, what: 'a dispatch option', use: (key) => `dispatch(calls, { ${key} })` }
+const AS_RUNTIME_OPTION = { keys: RUNTIME_OPTIONS, what: 'a runtime option', use: (key) => `new ToolRuntime({ ${key} })` }
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
 function jsonText(where, value) {
   let text
@@ -359,4 +394,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }

@@ -35,7 +35,10 @@ function requestBody(wire, messages, tools, toolChoice) {
   return body
 }
 
-/** The items of a model's answer: a fetch Response's body, a ReadableStream or an async iterable. */
+/**
+ * The items of a model's answer: a fetch Response's body, a ReadableStream or an (async)
+ * iterable; a whole answer (text, bytes, an SDK's response object) is the one item.
+ */
 async function bodyOf(answer, signal) {
   if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
     if (answer.ok === false) {
@@ -60,9 +63,15 @@ async function bodyOf(answer, signal) {
     if (answer.body === null) throw new ToolwireError('EXECUTION_ERROR', 'the model answered with an empty body')
     return answer.body
   }
+  // A whole answer in one value: the body as text or bytes (a Uint8Array is iterable, by byte)
+  if (typeof answer === 'string' || answer instanceof Uint8Array || answer instanceof ArrayBuffer) return [answer]
   if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.asyncIterator] === 'function') return answer
   if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.iterator] === 'function') return answer
-  throw new TypeError(`run: model(request) must resolve to a fetch Response, a ReadableStream or an async iterable, got ${describe(answer)}`)
+  // or an SDK's whole (non-streamed) response object, decoded as the whole response it is
+  if (answer !== null && typeof answer === 'object') return [answer]
+  throw new TypeError(
+    `run: model(request) must resolve to a fetch Response, a ReadableStream, an (async) iterable of chunks or a whole response (an SDK's response object, or the body as text or bytes), got ${describe(answer)}`,
+  )
 }
 
 /** Adds a turn's reported usage to the run's. */

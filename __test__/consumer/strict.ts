@@ -345,11 +345,12 @@ export async function exerciseEverything(rapBaseUrl?: string): Promise<Summary> 
     // The agent loop, against a scripted model.
     const answers: ModelAnswer[] = [chatAnswer({ id: 'call_r1', name: 'add', args: '{"a":20,"b":22}' }), chatAnswer(null, 'The sum is 42.')]
     const runEvents: string[] = []
-    const runOptions: RunOptions = {
+    // The request is typed per wire: on openai-chat, `messages`, `tools?`, `stream: true`, ...
+    const runOptions: RunOptions<'openai-chat'> = {
       wire: 'openai-chat',
-      model: (request: { messages: object[]; tools: object[] }) => {
+      model: (request) => {
         const next = answers.shift()
-        if (next === undefined || request.tools.length === 0) throw new Error('unexpected model call')
+        if (next === undefined || !request.stream || request.messages.length === 0 || (request.tools ?? []).length === 0) throw new Error('unexpected model call')
         return next
       },
       messages: [{ role: 'user', content: 'What is 20 + 22?' }],

@@ -3,7 +3,7 @@
 // turning a failed result into the Error those libraries expect a failing tool to throw.
 
 const native_ = require('../../native.js')
-const { describe, checkOptionKeys, DISPATCH_OPTIONS } = require('../common.js')
+const { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } = require('../common.js')
 
 /** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
 function checkRuntime(runtime, where) {
@@ -43,7 +43,7 @@ function dispatchOptionsOf(options, where) {
   const given = options.dispatch
   if (given === undefined) return {}
   if (given === null || typeof given !== 'object') throw new TypeError(`${where}: options.dispatch must be an object, got ${describe(given)}`)
-  checkOptionKeys(`${where}: options.dispatch`, given, DISPATCH_OPTIONS)
+  checkOptionKeys(`${where}: options.dispatch`, given, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
   return given
 }
 

@@ -9,7 +9,7 @@ const path = require('node:path')
 const { auditRunDir, replayRun, verifyRun } = require('../../index.js')
 const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
 const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
-const { printedReadings } = require('./terminal.js')
+const { idText, idReadings } = require('./terminal.js')
 
 /** Whether `dir` is a run directory (`'run'`) or an audit root holding runs (their directories). */
 function kindOf(dir) {
@@ -84,7 +84,7 @@ function auditDir(dir, progress) {
 function formatReport(report) {
   const out = []
   const r = report.run
-  out.push(`Run ${r.runId ?? '(no id)'} (${r.kind ?? 'unknown kind'}) in ${report.dir}`)
+  out.push(`Run ${r.runId === null ? '(no id)' : idText(r.runId)} (${r.kind ?? 'unknown kind'}) in ${report.dir}`)
   if (r.startedAt !== null) out.push(`  started ${isoTime(r.startedAt)}, ${r.endedAt !== null ? `lasted ${Math.round(report.run.durationMs)} ms` : 'never ended (no endedAt)'}`)
   const s = report.summary
   const statuses = Object.entries(s.byStatus).map(([k, v]) => `${v} ${k}`).join(', ')
@@ -93,14 +93,14 @@ function formatReport(report) {
   const failed = report.calls.filter((c) => c.status !== 'ok')
   if (failed.length > 0) {
     out.push('', `Calls not ok (${failed.length}):`)
-    for (const c of failed) out.push(`  ${c.callId} ${c.tool}: ${c.status}${c.error ? ` — ${c.error.code}: ${c.error.message}` : ''}`)
+    for (const c of failed) out.push(`  ${idText(c.callId)} ${c.tool}: ${c.status}${c.error ? ` — ${c.error.code}: ${c.error.message}` : ''}`)
   }
   if (report.malformed.length > 0) {
     out.push('', `Malformed lines (${report.malformed.length}):`)
-    for (const m of report.malformed) out.push(`  ${m.file}:${m.line}${m.callId ? ` (${m.callId})` : ''}: ${m.message}`)
+    for (const m of report.malformed) out.push(`  ${m.file}:${m.line}${m.callId ? ` (${idText(m.callId)})` : ''}: ${m.message}`)
   }
   out.push('', `verifyRun: ${report.problems.length === 0 ? 'no problems' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}`)
-  for (const p of report.problems) out.push(`  ${p.kind}${p.callId ? ` (${p.callId})` : ''}: ${p.message}`)
+  for (const p of report.problems) out.push(`  ${p.kind}${p.callId ? ` (${idText(p.callId)})` : ''}: ${p.message}`)
   if (report.html) out.push('', `Timeline written to ${report.html}`)
   return out.join('\n')
 }
@@ -138,8 +138,8 @@ function formatRoot(report) {
   const out = [`Audit log ${report.root}: ${plural(s.runs, 'run')}, ${plural(s.calls, 'call')}, ${s.runsWithProblems === 0 ? 'no problems' : `${plural(s.runsWithProblems, 'run')} with problems`}`]
   for (const r of report.runs) {
     const where = path.basename(r.dir)
-    const id = r.run.runId ?? '(no id)'
-    const shown = where === id ? id : `${id} in ${where}`
+    const id = r.run.runId
+    const shown = id === null ? `(no id) in ${where}` : where === id ? idText(id) : `${idText(id)} in ${where}`
     if (r.summary === null) {
       out.push(`  ${shown}: unreadable`)
     } else {
@@ -147,8 +147,8 @@ function formatRoot(report) {
       const verdict = r.problems.length === 0 ? 'no problems' : plural(r.problems.length, 'problem')
       out.push(`  ${shown} (${r.run.kind ?? 'unknown kind'}): ${plural(r.summary.calls, 'call')}${statuses ? ` (${statuses})` : ''}, ${verdict}`)
     }
-    for (const p of r.problems) out.push(`    ${p.kind}${p.callId ? ` (${p.callId})` : ''}: ${p.message}`)
-    for (const m of r.malformed) out.push(`    malformed ${m.file}:${m.line}${m.callId ? ` (${m.callId})` : ''}: ${m.message}`)
+    for (const p of r.problems) out.push(`    ${p.kind}${p.callId ? ` (${idText(p.callId)})` : ''}: ${p.message}`)
+    for (const m of r.malformed) out.push(`    malformed ${m.file}:${m.line}${m.callId ? ` (${idText(m.callId)})` : ''}: ${m.message}`)
   }
   return out.join('\n')
 }
@@ -158,15 +158,13 @@ const OPTIONS = { html: 'string', run: 'string', json: 'boolean', progress: 'boo
 const USAGE = 'toolwire audit <dir> [--run <id>] [--html <out>]'
 
 /**
- * The directory of the run `--run` names under `root`: the id as given, or as the CLI printed it
- * (terminalSafe's `\uXXXX` for a control character or a lone surrogate, which no argument can
- * carry, read back). Two runs printed alike (`a\u0007` written out, and a + BEL) are named both,
- * and neither is taken; no run is an input error naming where it looked.
+ * The directory of the run `--run` names under `root`: the id the listing printed as `id` (its
+ * `\\` and `\uXXXX` escapes undone, see idText: a lone surrogate or a control character no
+ * argument can carry), else the id as given; no run is an input error naming where it looked.
  */
 function runDirOf(root, id) {
-  const found = printedReadings(id).map((reading) => auditRunDir(root, reading)).filter((dir) => existsSync(path.join(dir, 'run.json')))
-  if (found.length === 1) return found[0]
-  if (found.length > 1) throw inputError(`--run "${id}" names two runs printed alike under ${root} (${found.join(' and ')}): pass the run's directory instead`)
+  const found = idReadings(id).map((reading) => auditRunDir(root, reading)).find((dir) => existsSync(path.join(dir, 'run.json')))
+  if (found !== undefined) return found
   throw inputError(`no run "${id}" under ${root} (looked for ${auditRunDir(root, id)})`)
 }
 

@@ -28,21 +28,28 @@ function terminalSafe(text) {
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
-/** A `\uXXXX` escape as terminalSafe writes one (either case of hex digits). */
-const ESCAPE = /\\u([0-9a-fA-F]{4})/g
-
 /**
- * The texts an id given back to the CLI (a `--run` id) may stand for: `printed` as it is, and
- * `printed` with its `\uXXXX` escapes undone when that text is what terminalSafe prints as
- * `printed` (`a\uD800` is the id a + U+D800, printed so). Only an escape terminalSafe writes
- * is undone (`\u0041` stays six characters). At most two texts, the escaped reading last;
- * linear in the text.
+ * An id (a run id, a call id) as the CLI prints it, unambiguously: as run.json's `runIdEscaped`
+ * writes one, a backslash as `\\`, and each character terminalSafe escapes (a lone surrogate, a
+ * control character) as `\uXXXX`; so `a\ud800` prints `a\uD800` and the literal text
+ * `a\uD800` prints `a\\uD800`. Linear.
  */
-function printedReadings(printed) {
-  const readings = [printed]
-  const unescaped = printed.replace(ESCAPE, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16)))
-  if (unescaped !== printed && terminalSafe(unescaped) === printed) readings.push(unescaped)
-  return readings
+function idText(id) {
+  if (typeof id !== 'string') return terminalSafe(String(id))
+  return terminalSafe(id.replace(/\\/g, '\\\\'))
 }
 
-module.exports = { terminalSafe, printedReadings }
+/** `\\` or a `\uXXXX` escape (either case of hex digits), as idText writes them. */
+const ID_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|\\)/g
+
+/**
+ * The ids an id given back to the CLI (a `--run` id) may stand for, most likely first: the id
+ * idText printed as `given` (its escapes undone), when there is one and it differs, then `given`
+ * as it is (an id typed as it is, `C:\temp`). At most two; linear in the text.
+ */
+function idReadings(given) {
+  const unescaped = given.replace(ID_ESCAPE, (_, hex) => (hex === undefined ? '\\' : String.fromCharCode(Number.parseInt(hex, 16))))
+  return unescaped !== given && idText(unescaped) === given ? [unescaped, given] : [given]
+}
+
+module.exports = { terminalSafe, idText, idReadings }

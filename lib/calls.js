@@ -1,0 +1,92 @@
+'use strict'
+// The calls `dispatch` takes: `{ id, name, arguments }` (an AssembledToolCall is one), or a tool
+// call as a provider's SDK hands it over, read as that provider means it. Nothing of a call is
+// dropped silently: arguments under a key dispatch does not read are a TypeError naming the key.
+
+const { describe } = require('./common.js')
+
+/**
+ * The keys that may hold a flat call's arguments: toolwire's own, Anthropic's tool_use block
+ * `{ type: 'tool_use', id, name, input }`, Gemini's FunctionCall and LangChain's ToolCall
+ * `{ id, name, args }`.
+ */
+const ARGUMENT_KEYS = ['arguments', 'input', 'args']
+
+/**
+ * Keys a call carries besides its arguments, in toolwire's shapes (AssembledToolCall, plan marks)
+ * and the providers' (type, index, status, call_id, ...): a call without arguments holding any
+ * other key is refused, since that key may be the arguments under a name not read (`params`).
+ */
+const CALL_KEYS = new Set([
+  'id', 'name', 'complete', 'error', 'index', 'kind', 'providerMetadata', 'stepId', 'attempt', 'loopId', 'confirmationId',
+  'type', 'status', 'call_id', 'thoughtSignature', 'cache_control', 'caller',
+])
+
+/**
+ * The call `call` (at `calls[i]`) as dispatch reads it: `call` itself when it has the shape
+ * `{ id, name, arguments? }`; else a new `{ id, name, arguments }` read from a provider's shape:
+ * - Anthropic `{ type: 'tool_use', id, name, input }`;
+ * - Gemini `{ id, name, args }` and a part `{ functionCall: { id, name, args } }` (an id is
+ *   needed: Gemini often sends none, which StreamDecoder('gemini') generates);
+ * - LangChain `{ id, name, args }`;
+ * - OpenAI Chat `{ id, type: 'function', function: { name, arguments } }`;
+ * - an OpenAI Responses item `{ type: 'function_call', id: 'fc_...', call_id, name, arguments }`,
+ *   whose id is its `call_id` (what its output must name).
+ * Throws a TypeError naming the key when the arguments are given twice, or not where any of these
+ * shapes puts them.
+ */
+function readCall(call, i) {
+  if (call === null || typeof call !== 'object') {
+    throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
+  }
+  if (call.name === undefined && isObject(call.function)) return openAiCall(call, i)
+  if (call.name === undefined && isObject(call.functionCall)) return geminiPart(call, i)
+  const given = ARGUMENT_KEYS.filter((key) => call[key] !== undefined)
+  if (given.length > 1) {
+    throw new TypeError(`dispatch: calls[${i}] holds arguments under both ${given.map((key) => `\`${key}\``).join(' and ')}: pass them once, as \`arguments\``)
+  }
+  if (given.length === 0) refuseUnread(call, i)
+  const key = given.length === 0 ? 'arguments' : given[0]
+  const responsesItem = call.type === 'function_call' && typeof call.call_id === 'string'
+  if (key === 'arguments' && !responsesItem) return call
+  const { [key]: args, ...rest } = call
+  return { ...rest, id: responsesItem ? call.call_id : call.id, arguments: args }
+}
+
+/** An OpenAI Chat tool call `{ id, type: 'function', function: { name, arguments } }`. */
+function openAiCall(call, i) {
+  const { name, arguments: args } = call.function
+  if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].function.name must be a string, got ${describe(name)}`)
+  return { id: call.id, name, arguments: args }
+}
+
+/**
+ * A Gemini part `{ functionCall: { id, name, args } }`; Gemini's id is optional, dispatch's is
+ * not (one given beside the functionCall, `{ id, functionCall }`, is taken).
+ */
+function geminiPart(call, i) {
+  const { name, args } = call.functionCall
+  const id = call.functionCall.id ?? call.id
+  if (typeof id !== 'string') {
+    throw new TypeError(
+      `dispatch: calls[${i}].functionCall.id must be a string, got ${describe(id)}: Gemini often sends no id; decode the response with new StreamDecoder('gemini'), which generates them, or pass { id, name, arguments: part.functionCall.args }`,
+    )
+  }
+  return { id, name, arguments: args }
+}
+
+/** A call with no arguments holding a key dispatch does not read: refused, naming the key. */
+function refuseUnread(call, i) {
+  const unread = Object.keys(call).find((key) => !CALL_KEYS.has(key))
+  if (unread === undefined) return
+  const shown = unread.length > 40 ? `${unread.slice(0, 40)}…` : unread
+  throw new TypeError(
+    `dispatch: calls[${i}] has no \`arguments\` but holds ${JSON.stringify(shown)}, which dispatch does not read: pass the call's arguments as \`arguments\` (JSON text or an object; \`input\` and \`args\` are read too), or leave the key out`,
+  )
+}
+
+function isObject(value) {
+  return value !== null && typeof value === 'object'
+}
+
+module.exports = { readCall }
