@@ -353,6 +353,8 @@ pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
             "trust",
             "env",
             "hook-env",
+            // `mise en` starts a shell in the tools' environment.
+            "en",
             "tasks run",
             "task run",
             "tasks r",
@@ -1072,6 +1074,7 @@ mod tests {
             ("mise", "tasks run build", Some("mise tasks run")),
             ("mise", "task --verbose run build", Some("mise task run")),
             ("mise", "-C d x -- id", Some("mise x")),
+            ("mise", "en", Some("mise en")),
             ("hatch", "env run -- id", Some("hatch env run")),
             ("op", "plugin run -- gh", Some("op plugin run")),
             ("rustup", "--verbose run stable id", Some("rustup run")),
