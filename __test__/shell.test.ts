@@ -680,3 +680,53 @@ describe('analyzeCommand: programs that run code the workspace holds', () => {
     expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(true)
   })
 })
+
+describe('analyzeCommand: version managers, extractors, sysctl and subcommand wrappers', () => {
+  const PROGRAMS = ['pyenv', 'rbenv', 'nodenv', 'mise', 'rust-analyzer', 'sysctl', 'dpkg', 'dpkg-deb', 'uv', 'conda', 'cargo-fmt', 'cargo-clippy']
+  const options = () => corpusOptions({ allowlist: [...PROGRAMS, 'tar'] })
+
+  beforeAll(() => {
+    for (const program of PROGRAMS) exe(`bin/${program}`)
+    // A definition file python-build would source for `pyenv install def` (attack review 3's 3).
+    fs.writeFileSync(path.join(dir('ws'), 'def'), 'touch PWNED\n')
+  })
+
+  it.each([
+    ['pyenv install def', 'sources as a definition'],
+    ['pyenv install ./def', '`pyenv install` `./def` is a path'],
+    ['pyenv install -p 3.12.1', 'patch read from stdin'],
+    ['pyenv local ../../v', '`pyenv local`'],
+    ['rbenv install ./def', '`rbenv install`'],
+    ['nodenv install def', '`nodenv install`'],
+    ['mise use node@path:./n', 'path:'],
+    ['rust-analyzer analysis-stats .', 'runs code the workspace holds: `rust-analyzer analysis-stats`'],
+    ['sysctl kernel.core_pattern=x', 'writes a kernel setting'],
+    ['sysctl -w kernel.hostname=x', '`-w`'],
+    ['dpkg -x pkg.deb /', '`dpkg -x` would write `/`, outside the workspace'],
+    ['dpkg-deb -R pkg.deb ../r', '`dpkg-deb -R` would write `../r`'],
+    ['tar -xf a.tar -C /', '`tar -xf` would write `/`'],
+    ['cargo-fmt --check', 'cargo metadata'],
+  ])('%j is refused naming the program and the rule', (line, want) => {
+    expect(refused(line, options()).reason).toContain(want)
+  })
+
+  it('reads a wrapping subcommand at its place only', () => {
+    const wrapped = refused('uv --directory x run touch y', options())
+    expect(wrapped.segments[0].wrapper).toBe(true)
+    expect(wrapped.reason).toContain('`uv run` runs the command or task given')
+    // `uv pip install run` installs a package named run: refused as uv (a runner), not as a wrapper.
+    const notWrapped = refused('uv pip install run', options())
+    expect(notWrapped.segments[0].wrapper).toBe(false)
+    expect(notWrapped.reason).not.toContain('wrapper')
+    expect(analyzeCommand('conda list run', options()).approved).toBe(true)
+  })
+
+  it.each([
+    'pyenv install 3.12.1', 'pyenv versions', 'rbenv install 3.3.0', 'nodenv install 20.11.0', 'mise use node@20',
+    'rust-analyzer --version', 'sysctl -n kernel.ostype', 'sysctl net.ipv4.ip_forward', 'sysctl -a | head -n 1',
+    'dpkg -x pkg.deb unpacked', 'dpkg-deb -c pkg.deb', 'tar -xzf a.tgz', 'cargo-clippy --version', 'cargo-fmt --version',
+  ])('%j is approved', (line) => {
+    const analysis = analyzeCommand(line, options())
+    expect(analysis.approved, `${line}: ${analysis.reason}`).toBe(true)
+  })
+})

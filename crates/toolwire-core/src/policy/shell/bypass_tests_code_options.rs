@@ -120,6 +120,65 @@ const ATTACKS: &[(&str, &str)] = &[
     ("sysctl -w kernel.core_pattern=x", "-w"),
     ("sysctl kernel.core_pattern=x", "kernel.core_pattern=x"),
     ("sysctl -p ./x.conf", "-p"),
+    ("sysctl --system", "--system"),
+    ("sysctl -q 'kernel.core_pattern=|/tmp/x'", "key=value"),
+    // Attack review 3's 3: version managers install a definition file (a bash script) given
+    // as the version, select a version by its path, or add a plugin.
+    ("pyenv install x", "definition"),
+    ("pyenv install ./x", "./x"),
+    ("pyenv install -p 3.12.1", "patch"),
+    ("pyenv install", "version files"),
+    ("pyenv local ./x", "pyenv local"),
+    ("pyenv shell ../v", "pyenv shell"),
+    ("pyenv-install x", "pyenv install"),
+    ("rbenv install ./x", "rbenv install"),
+    ("rbenv install --patch 3.3.0", "--patch"),
+    ("nodenv install ./x", "nodenv install"),
+    ("asdf install", "asdf install"),
+    ("asdf local nodejs path:./n", "path:"),
+    ("asdf plugin add x ./p", "asdf plugin add"),
+    ("mise install", "mise install"),
+    ("mise use node@path:./n", "path:"),
+    ("mise plugins link x ./p", "mise plugins link"),
+    ("python-build ./x /tmp/p", "definition"),
+    // Attack review 3's 2: rust-analyzer loads the workspace (build.rs, proc macros).
+    (
+        "rust-analyzer analysis-stats .",
+        "rust-analyzer analysis-stats",
+    ),
+    ("rust-analyzer diagnostics .", "build.rs"),
+    ("rust-analyzer ssr 'a==>>b'", "rust-analyzer ssr"),
+    ("rust-analyzer search a", "procedural macros"),
+    ("rust-analyzer scip .", "rust-analyzer scip"),
+    ("rust-analyzer lsif .", "rust-analyzer lsif"),
+    ("rust-analyzer run-tests", "rust-analyzer run-tests"),
+    ("rust-analyzer", "rust-analyzer"),
+    (
+        "rust-analyzer +stable analysis-stats .",
+        "rust-analyzer analysis-stats",
+    ),
+    // Attack review 3's 10: the linker flavor, with - or _.
+    ("rustc -C linker-flavor=ld x.rs", "linker-"),
+    ("rustc --codegen=linker_flavor=ld x.rs", "linker_"),
+    // Subcommand wrappers at the subcommand's place, after options and their values.
+    ("uv --directory x run touch y", "uv run"),
+    ("uv -q run touch y", "uv run"),
+    ("rustup +stable run stable touch x", "rustup run"),
+    ("mise tasks run build", "mise tasks run"),
+    ("mise -C d task run build", "mise task run"),
+    ("hatch env run -- touch y", "hatch env run"),
+    ("op plugin run -- gh", "op plugin run"),
+    // Cargo's subcommand programs build or run `cargo metadata`.
+    ("cargo-fmt --check", "cargo metadata"),
+    ("cargo-clippy clippy", "cargo-clippy"),
+    // Archive extractors write where the line says and the archive's members under it.
+    ("dpkg -x pkg.deb /", "outside the workspace"),
+    ("dpkg -X pkg.deb /etc/cron.d", "dpkg -X"),
+    ("dpkg-deb -x pkg.deb /", "dpkg-deb -x"),
+    ("dpkg-deb -R pkg.deb ../r", "dpkg-deb -R"),
+    ("dpkg-deb --vextract pkg.deb /srv", "--vextract"),
+    ("tar -xf a.tar -C /", "outside the workspace"),
+    ("tar -xPf a.tar", "-xPf"),
     (
         "update-alternatives --install /usr/bin/ls ls ./evil 100",
         "--install",
@@ -166,6 +225,38 @@ const BENIGN: &[&str] = &[
     "sysctl -a",
     "update-alternatives --display editor",
     "update-alternatives --query editor",
+    "sysctl -n kernel.ostype",
+    "sysctl net.ipv4.ip_forward",
+    "sysctl -a -r a=b",
+    "sysctl -a --pattern=kernel",
+    // `a=b` is grep's here, not sysctl's (the table's `=` anywhere read it as a write).
+    "grep -c a=b X.java",
+    "sysctl -a | grep a=b",
+    "pyenv install 3.12.1",
+    "pyenv install --list",
+    "pyenv local 3.12.1",
+    "rbenv install 3.3.0",
+    "nodenv install 20.11.0",
+    "asdf install nodejs 20.11.0",
+    "mise install node@20",
+    "mise use node@20",
+    "rust-analyzer --version",
+    "rust-analyzer +stable --version",
+    "rust-analyzer parse",
+    "mise tasks ls",
+    "mise ls run",
+    "conda list run",
+    "doppler secrets get run",
+    "cargo-fmt --version",
+    "cargo-clippy --version",
+    "cargo-clippy clippy --version",
+    "cargo-nextest nextest --version",
+    "dpkg -x pkg.deb unpacked",
+    "dpkg-deb -x pkg.deb sub/dir",
+    "dpkg-deb -c pkg.deb",
+    "dpkg-deb -e pkg.deb",
+    "tar -xzf a.tgz",
+    "tar -xf a.tar -C sub",
 ];
 
 /// Every program of [`ATTACKS`] and [`BENIGN`], as fake executables in a trusted dir.
@@ -186,6 +277,8 @@ fn allowlisted_programs_run_no_code_through_options_wrappers_or_packages() {
     let sandbox = Sandbox::new("code-options");
     let ws = sandbox.dir("ws");
     sandbox.file("ws/X.java", 0o644);
+    // A definition file python-build would source for `pyenv install x`.
+    sandbox.file("ws/x", 0o644);
     let options = sandbox.allowlisting(ws, &programs());
     let mut failures = Vec::new();
     for (line, names) in ATTACKS {

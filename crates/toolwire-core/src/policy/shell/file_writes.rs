@@ -6,6 +6,8 @@
 //! The table is of approved segments: options the argument checks refuse (`sed -i` and a `w`
 //! command, `sort --compress-program`) never reach it.
 
+use super::getopt::{self, Item, Valued};
+
 /// Programs that write no file whatever their arguments (no output-file option or operand).
 /// `sed` and `gsed` are here because their argument check ([`sed`](super::sed)) refuses
 /// in-place editing and the `w`/`W`/`e` commands; `jq`'s `--rawfile`/`--slurpfile` read.
@@ -75,6 +77,9 @@ const READERS: &[&str] = &[
     "tsort",
     "numfmt",
     "printf",
+    // Its writing forms (`-w`, `-p`, `--system`, `key=value`) are refused by its argument
+    // check ([`sysctl`](super::sysctl)).
+    "sysctl",
 ];
 
 /// A program that writes a file only through some options or a surplus operand.
@@ -142,54 +147,26 @@ fn long_is(name: &str, options: &[&str]) -> bool {
 }
 
 /// Whether `args` make the program of `row` write a file. Reads options after operands too
-/// (GNU programs do) until `--`. Linear in the arguments.
+/// (GNU programs do) until `--`. An option's value is no operand (`uniq --skip-fields 2 in`);
+/// only exact long names take one: an abbreviation's value counts as an operand, which errs
+/// towards writing. Linear in the arguments.
 fn row_writes(row: &Writer, args: &[String]) -> bool {
+    let valued = Valued {
+        short: row.valued,
+        long: row.long_valued,
+        abbreviations: false,
+    };
     let mut operands = 0;
-    let mut options_done = false;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        i += 1;
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            operands += 1;
-            if operands > row.operands {
-                return true;
+    getopt::read(args, &valued)
+        .into_iter()
+        .any(|item| match item {
+            Item::Operand(_) => {
+                operands += 1;
+                operands > row.operands
             }
-            continue;
-        }
-        if arg == "--" {
-            options_done = true;
-            continue;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            if long_is(name, row.long) {
-                return true;
-            }
-            // An option's value is no operand (`uniq --skip-fields 2 in`). Only exact names
-            // skip one: an abbreviation's value counts as an operand, which errs towards
-            // writing.
-            if value.is_none() && row.long_valued.contains(&name) {
-                i += 1;
-            }
-            continue;
-        }
-        for (k, letter) in arg[1..].char_indices() {
-            if row.short.contains(letter) {
-                return true;
-            }
-            if row.valued.contains(letter) {
-                if k + letter.len_utf8() == arg.len() - 1 {
-                    i += 1;
-                }
-                break;
-            }
-        }
-    }
-    false
+            Item::Long { name, .. } => long_is(name, row.long),
+            Item::Short { letter, .. } => row.short.contains(letter),
+        })
 }
 
 /// Whether the program whose real file is named `name`, approved with the arguments `args`
@@ -247,6 +224,7 @@ mod tests {
             ("nl", "", true),
             ("tac", "", true),
             ("sha256sum", "-c sums", true),
+            ("sysctl", "-a", true),
             ("base64", "-d", true),
             ("column", "-t", true),
             ("paste", "-sd,", true),

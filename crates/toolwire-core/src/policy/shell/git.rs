@@ -12,7 +12,7 @@ use super::submodules;
 mod bypass_tests;
 mod config_reads;
 mod discovery;
-mod keys;
+pub(super) mod keys;
 mod remotes;
 mod repository_arg;
 pub(crate) mod subcommands;

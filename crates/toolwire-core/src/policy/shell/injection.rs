@@ -8,10 +8,13 @@ use std::path::Path;
 use super::apt::{check_apt, APT_PROGRAMS};
 use super::clients::check_clients;
 use super::code_args::{check_make, check_sqlite, check_ssh};
+use super::extract_paths::check_extract;
 use super::git::check_git;
 use super::packages;
 use super::rustup::check_rustup;
 use super::sed::check_sed;
+use super::sysctl::check_sysctl;
+use super::version_managers::check_version_manager;
 
 /// The forbidden arguments of one program.
 struct Rule {
@@ -428,12 +431,12 @@ const RULES: &[Rule] = &[
         ..Rule::NONE
     },
     Rule {
-        // sysctl(8): `-w`, `-p`/`-f FILE`, `--system` and an operand `key=value` write kernel
-        // settings (`kernel.core_pattern=|prog` runs a program as root).
+        // sysctl(8): `-w`, `-p`/`-f FILE` and `--system` write kernel settings
+        // (`kernel.core_pattern=|prog` runs a program as root); an operand `key=value` does too
+        // ([`sysctl`](super::sysctl), which reads `-r PATTERN` as no operand).
         programs: &["sysctl"],
         short: "wpf",
         long: &["write", "load", "system"],
-        substrings: &["="],
         ..Rule::NONE
     },
     Rule {
@@ -632,6 +635,7 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
         match *name {
             "git" => check_git(args, place)?,
             "sed" | "gsed" => check_sed(args)?,
+            "sysctl" => check_sysctl(args)?,
             "ssh" => check_ssh(args)?,
             "sqlite3" | "sqlite" => check_sqlite(args)?,
             "make" | "gmake" | "bmake" | "pmake" => check_make(args, place.cwd)?,
@@ -644,6 +648,8 @@ pub fn check_arguments(names: &[&str], args: &[String], place: Place) -> Result<
             _ => {}
         }
         packages::check_workspace_runner(name, args)?;
+        check_version_manager(name, args, place.cwd)?;
+        check_extract(name, args, place)?;
     }
     Ok(())
 }

@@ -7,7 +7,9 @@
 //! the shell finds it ([`resolve`]), refused when it is a wrapper, editor or interpreter running
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
-//! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`]); in a line of several segments,
+//! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`], [`sysctl`],
+//! [`version_managers`], [`extract_paths`]), options read as getopt reads them ([`getopt`]) and
+//! subcommands at their place ([`subcommand`]); in a line of several segments,
 //! programs come only from directories the line cannot write ([`line_writes`]), and git runs
 //! only beside programs that write no file ([`repo_writes`]). For a tool
 //! call, [`workdir`] and
@@ -18,7 +20,9 @@ pub mod apt;
 pub mod callenv;
 pub mod clients;
 pub mod code_args;
+pub mod extract_paths;
 pub mod file_writes;
+pub mod getopt;
 pub mod git;
 pub mod git_config;
 pub mod injection;
@@ -34,9 +38,13 @@ pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod subcommand;
 pub mod submodules;
+pub mod sysctl;
+pub mod version_managers;
 pub mod workdir;
 pub mod wrappers;
+pub mod write_paths;
 
 #[cfg(test)]
 mod bypass_tests;

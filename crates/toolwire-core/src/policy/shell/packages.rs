@@ -243,6 +243,20 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         rule: WORKSPACE_CODE_RULE,
     },
     WorkspaceRunner {
+        // Attack review 3's 2: `rust-analyzer analysis-stats .` loads the workspace as the
+        // editor does, running build scripts and procedural macros; so do `diagnostics`,
+        // `ssr`, `search`, `scip`, `lsif`, `run-tests`, `prime-caches`, `unresolved-references`
+        // and no subcommand (the language server). `parse`, `symbols` and `highlight` read
+        // Rust text from stdin and load no workspace.
+        programs: &["rust-analyzer"],
+        runs: "build scripts (build.rs) and procedural macros of the workspace it loads, as cargo build does",
+        info: &["--version", "-V", "--help", "-h", "--print-config-schema"],
+        reading: &["parse", "symbols", "highlight"],
+        running_options: &[],
+        runs_by_subcommand: &[],
+        rule: WORKSPACE_CODE_RULE,
+    },
+    WorkspaceRunner {
         programs: &["go"],
         runs: "the packages it builds, their tests, cgo and the commands go:generate names",
         info: &["-h", "--help"],
@@ -317,9 +331,13 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
     },
     WorkspaceRunner {
         // Cargo's subcommand programs (`cargo-nextest nextest run`, `cargo-make`, ...) drive
-        // cargo's builds ([`CARGO_SUBCOMMAND_PREFIX`]).
+        // cargo's builds ([`CARGO_SUBCOMMAND_PREFIX`]); those that build nothing read the
+        // workspace through `cargo metadata` (`cargo-fmt` finds its targets so, `cargo-deny`,
+        // `cargo-outdated`), which runs the `build.rustc-wrapper` a `.cargo/config.toml` names.
+        // Only their version and help options pass, also as cargo calls them
+        // (`cargo-clippy clippy --version`).
         programs: &[CARGO_SUBCOMMAND_PREFIX],
-        runs: "cargo's builds (build scripts, procedural macros) and tests",
+        runs: "cargo's builds (build scripts, procedural macros) and tests, or `cargo metadata`, which runs the build.rustc-wrapper a .cargo/config.toml names",
         info: &["--version", "-V", "--help", "-h"],
         ..WorkspaceRunner::RUNS_ALL
     },
@@ -435,10 +453,17 @@ pub fn check_workspace_runner(name: &str, args: &[String]) -> Result<(), String>
     else {
         return Ok(());
     };
-    // rustup's cargo takes the toolchain first (`cargo +stable --version`); the toolchain
+    // rustup's cargo and rust-analyzer take the toolchain first (`cargo +stable --version`); the toolchain
     // itself is checked by [`rustup`](super::rustup).
+    // cargo runs `cargo-nextest nextest run` for `cargo nextest run`: the repeated name is
+    // no argument of the program.
     let args = match args.split_first() {
-        Some((first, rest)) if name == "cargo" && first.starts_with('+') => rest,
+        Some((first, rest))
+            if matches!(name, "cargo" | "rust-analyzer") && first.starts_with('+') =>
+        {
+            rest
+        }
+        Some((first, rest)) if name.strip_prefix(CARGO_SUBCOMMAND_PREFIX) == Some(first) => rest,
         _ => args,
     };
     if !args.is_empty() && args.iter().all(|a| row.info.contains(&a.as_str())) {

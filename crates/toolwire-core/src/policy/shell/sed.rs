@@ -1,71 +1,59 @@
 //! `sed`: refuses in-place editing, script files and any script that may use the `e`, `w`,
 //! `W`, `r` or `R` commands (or the `e`/`w` flags of `s`).
 
+use super::getopt::{self, Item, Valued};
+
+/// sed's options taking a value: `-e SCRIPT`, `-l N`, `--expression=SCRIPT` (its full name
+/// only: any other long option is refused).
+const VALUED: Valued = Valued {
+    short: "el",
+    long: &["expression"],
+    abbreviations: false,
+};
+
 /// Checks the arguments of `sed` (argv without argv[0]).
 pub fn check_sed(args: &[String]) -> Result<(), String> {
     let mut scripts: Vec<&str> = Vec::new();
     let mut positionals: Vec<&str> = Vec::new();
-    let mut options_done = false;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        i += 1;
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            positionals.push(arg);
-            continue;
-        }
-        if arg == "--" {
-            options_done = true;
-            continue;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            match name {
-                "expression" => match value.or_else(|| args.get(i).map(String::as_str)) {
-                    Some(script) => {
-                        if value.is_none() {
-                            i += 1;
-                        }
-                        scripts.push(script);
-                    }
-                    None => return Err("sed: `--expression` without a script".to_string()),
-                },
-                "quiet" | "silent" | "regexp-extended" | "separate" | "unbuffered"
-                | "null-data" | "posix" | "debug" | "sandbox"
-                    if value.is_none() => {}
-                _ => return Err(format!("sed: option `{arg}` is not allowed")),
-            }
-            continue;
-        }
-        let letters: Vec<char> = arg[1..].chars().collect();
-        for (k, letter) in letters.iter().enumerate() {
-            match letter {
+    for item in getopt::read(args, &VALUED) {
+        match item {
+            Item::Operand(word) => positionals.push(word),
+            Item::Long {
+                name: "expression",
+                value,
+                ..
+            } => match value {
+                Some(script) => scripts.push(script),
+                None => return Err("sed: `--expression` without a script".to_string()),
+            },
+            Item::Long {
+                name:
+                    "quiet" | "silent" | "regexp-extended" | "separate" | "unbuffered" | "null-data"
+                    | "posix" | "debug" | "sandbox",
+                value: None,
+                ..
+            } => {}
+            Item::Long { word, .. } => return Err(format!("sed: option `{word}` is not allowed")),
+            Item::Short {
+                word,
+                letter,
+                value,
+            } => match letter {
                 'n' | 'E' | 'r' | 's' | 'u' | 'z' => {}
                 'e' | 'l' => {
-                    let rest: String = letters[k + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        i += 1;
-                        match args.get(i - 1) {
-                            Some(v) => v.as_str(),
-                            None => return Err(format!("sed: `{arg}` without a value")),
-                        }
-                    } else {
-                        &arg[arg.len() - rest.len()..]
+                    let Some(value) = value else {
+                        return Err(format!("sed: `{word}` without a value"));
                     };
-                    if *letter == 'e' {
+                    if letter == 'e' {
                         scripts.push(value);
                     } else if !value.bytes().all(|b| b.is_ascii_digit()) {
                         return Err(format!("sed: bad line length `{value}`"));
                     }
-                    break;
                 }
-                'i' | 'I' => return Err(format!("sed: in-place editing `{arg}` is not allowed")),
-                'f' => return Err(format!("sed: script file `{arg}` is not allowed")),
-                _ => return Err(format!("sed: option `{arg}` is not allowed")),
-            }
+                'i' | 'I' => return Err(format!("sed: in-place editing `{word}` is not allowed")),
+                'f' => return Err(format!("sed: script file `{word}` is not allowed")),
+                _ => return Err(format!("sed: option `{word}` is not allowed")),
+            },
         }
     }
     if scripts.is_empty() {

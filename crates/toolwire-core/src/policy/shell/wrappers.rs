@@ -308,7 +308,9 @@ pub const WRAPPERS: &[&str] = &[
 pub struct SubcommandWrapper {
     /// Program names (every normalized name is looked up).
     pub programs: &'static [&'static str],
-    /// The subcommands that run the command given, refused as any word before `--`.
+    /// The subcommands that run the command given, refused at the subcommand's place
+    /// ([`subcommand::candidates`](super::subcommand::candidates)); a space separates the
+    /// words of a nested one (`tasks run`).
     pub subcommands: &'static [&'static str],
     /// Whether the program is a multi-call binary that acts as its own CLI only when called by
     /// one of `programs` (rustup's proxies `cargo`, `rustc`, ... are the same file).
@@ -342,7 +344,21 @@ pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
         // `env` and `hook-env` then run.
         programs: &["mise", "rtx"],
         subcommands: &[
-            "exec", "x", "run", "r", "watch", "w", "trust", "env", "hook-env",
+            "exec",
+            "x",
+            "run",
+            "r",
+            "watch",
+            "w",
+            "trust",
+            "env",
+            "hook-env",
+            // `mise en` starts a shell in the tools' environment.
+            "en",
+            "tasks run",
+            "task run",
+            "tasks r",
+            "task r",
         ],
         by_typed_name: false,
     },
@@ -355,7 +371,7 @@ pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
         programs: &[
             "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "pipx", "uvx",
         ],
-        subcommands: &["run", "shell", "exec", "tool"],
+        subcommands: &["run", "shell", "exec", "tool", "env run"],
         by_typed_name: false,
     },
     SubcommandWrapper {
@@ -379,7 +395,7 @@ pub const SUBCOMMAND_WRAPPERS: &[SubcommandWrapper] = &[
             "sops",
             "teller",
         ],
-        subcommands: &["run", "exec", "exec-env", "exec-file"],
+        subcommands: &["run", "exec", "exec-env", "exec-file", "plugin run"],
         by_typed_name: false,
     },
 ];
@@ -397,10 +413,11 @@ pub fn wrapping_subcommand(name: &str, typed_name: &str, args: &[String]) -> Opt
     {
         return None;
     }
-    let sub = args
-        .iter()
-        .take_while(|a| *a != "--")
-        .find(|a| row.subcommands.contains(&a.as_str()))?;
+    // At the subcommand's place only (`uv pip install run` installs a package named run).
+    let sub = row.subcommands.iter().find(|sub| {
+        let path: Vec<&str> = sub.split(' ').collect();
+        super::subcommand::find_path(args, &path).is_some()
+    })?;
     Some(format!(
         "`{name} {sub}` runs the command or task given (a wrapper): analyze that command on its own line"
     ))
@@ -1025,6 +1042,53 @@ mod tests {
         if made {
             let got = interpreter_program_text("python3", &argv("fifo.py"), Some(&cwd));
             assert!(got.unwrap().contains("not a regular file"));
+        }
+    }
+
+    /// The wrapping subcommand is read at the subcommand's place only: before, any listed
+    /// word before `--` made the line a wrapper (`uv pip install run`, `poetry show run`
+    /// installed or showed a package named run); options before the subcommand, with their
+    /// values, still hide nothing.
+    #[test]
+    fn wrapping_subcommands_at_the_subcommands_place() {
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("uv", "pip install run", None),
+            ("uv", "pip show exec", None),
+            ("poetry", "show run", None),
+            ("poetry", "add shell", None),
+            ("conda", "list run", None),
+            ("conda", "install -n base run", None),
+            ("pyenv", "versions exec", None),
+            ("mise", "ls run", None),
+            ("mise", "tasks ls", None),
+            ("doppler", "secrets get run", None),
+            ("rustup", "component add run", None),
+            ("uv", "run touch y", Some("uv run")),
+            ("uv", "--directory x run touch y", Some("uv run")),
+            ("uv", "--directory=x run touch y", Some("uv run")),
+            ("uv", "-q run touch y", Some("uv run")),
+            ("uv", "tool run ruff", Some("uv tool")),
+            ("poetry", "-C dir run pytest", Some("poetry run")),
+            ("conda", "run -n base id", Some("conda run")),
+            ("pyenv", "exec id", Some("pyenv exec")),
+            ("mise", "tasks run build", Some("mise tasks run")),
+            ("mise", "task --verbose run build", Some("mise task run")),
+            ("mise", "-C d x -- id", Some("mise x")),
+            ("mise", "en", Some("mise en")),
+            ("hatch", "env run -- id", Some("hatch env run")),
+            ("op", "plugin run -- gh", Some("op plugin run")),
+            ("rustup", "--verbose run stable id", Some("rustup run")),
+            ("rustup", "+stable run stable id", Some("rustup run")),
+        ];
+        for (program, args, want) in cases {
+            let got = wrapping_subcommand(program, program, &argv(args));
+            match want {
+                None => assert_eq!(got, None, "{program} {args}"),
+                Some(names) => {
+                    let why = got.unwrap_or_else(|| panic!("{program} {args}: not a wrapper"));
+                    assert!(why.contains(names), "{program} {args}: {why}");
+                }
+            }
         }
     }
 

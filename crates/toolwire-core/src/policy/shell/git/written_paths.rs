@@ -5,7 +5,7 @@
 //! branch's `config` out as git's global configuration, whose `core.fsmonitor` the next `git
 //! status` ran), and one in a `.git` writes a repository's configuration or hooks.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 /// One subcommand's written paths: whether every operand is one (`worktree add <path>`, `clone
 /// <url> <dir>`: an operand that is no path stays inside when joined), its long options whose
@@ -191,35 +191,6 @@ fn written<'a>(sub: &str, rest: &'a [String]) -> Vec<&'a str> {
     paths
 }
 
-/// `path` (relative ones from `dir`) resolved as the kernel will when git creates it: each
-/// existing symlink on the way followed, `..` taken physically, the missing rest appended.
-fn resolved(dir: &Path, path: &str) -> PathBuf {
-    let mut out = match std::fs::canonicalize(dir) {
-        Ok(dir) => dir,
-        Err(_) => dir.to_path_buf(),
-    };
-    let mut missing = false;
-    for component in Path::new(path).components() {
-        match component {
-            Component::RootDir => out = PathBuf::from("/"),
-            Component::CurDir | Component::Prefix(_) => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                if !missing {
-                    match std::fs::canonicalize(&out) {
-                        Ok(real) => out = real,
-                        Err(_) => missing = std::fs::symlink_metadata(&out).is_err(),
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Why the arguments `rest` of subcommand `sub` make git write outside the trusted directory
 /// `root` or into a `.git` inside it (relative paths from `dir`, where git runs), or let the
 /// input choose where (`apply --unsafe-paths`). Without a `root`, an absolute path or one with
@@ -242,32 +213,10 @@ pub(super) fn leaving_path(
         ));
     }
     let root = root.and_then(|root| std::fs::canonicalize(root).ok());
-    written(sub, rest).into_iter().find_map(|path| {
-        let shown = super::keys::bounded(path);
-        let outside = format!("`git {sub}` would write `{shown}`, outside the workspace");
-        if path.starts_with('~') {
-            return Some(outside);
-        }
-        let (Some(root), Some(dir)) = (&root, dir) else {
-            let loose = path.starts_with('/')
-                || Path::new(path).components().any(|c| c == Component::ParentDir);
-            return loose.then_some(outside);
-        };
-        let target = resolved(dir, path);
-        let Ok(inner) = target.strip_prefix(root) else {
-            return Some(format!(
-                "{outside} `{}` (it resolves to `{}`)",
-                root.display(),
-                target.display()
-            ));
-        };
-        inner
-            .components()
-            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
-            .then(|| {
-                format!("`git {sub}` would write `{shown}`, inside a `.git` (a repository's configuration and hooks)")
-            })
-    })
+    let who = format!("git {sub}");
+    written(sub, rest)
+        .into_iter()
+        .find_map(|path| super::super::write_paths::leaving(&who, path, dir, root.as_deref()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,285 @@
+//! Archive extractors write where the line says and, under it, wherever the archive's members
+//! say: `dpkg -x pkg.deb /` puts the package's files (a `/etc/cron.d` entry among them) in
+//! place like `tar -x -C /`. An extraction approved without asking stays in the workspace:
+//! each directory (or file) it writes must lie there and out of any `.git`
+//! ([`write_paths::leaving`](super::write_paths::leaving)), and `tar -P` (members written at
+//! their absolute names) is refused. Extracting into the working directory passes.
+
+use super::getopt::{self, Item, Valued};
+use super::injection::Place;
+use super::write_paths;
+
+/// dpkg's and dpkg-deb's actions whose operands after the first are paths they write
+/// (`-x ARCHIVE DIR`, `-e ARCHIVE [DIR]`, `-b DIR [ARCHIVE]`), as (letter, long name). dpkg
+/// hands these to dpkg-deb; dpkg-deb's `-R` is `--raw-extract` (dpkg's `-R` is refused as
+/// `--recursive`).
+const DPKG_ACTIONS: &[(char, &str)] = &[
+    ('x', "extract"),
+    ('X', "vextract"),
+    ('e', "control"),
+    ('b', "build"),
+];
+
+/// dpkg-deb's raw extraction, on top of [`DPKG_ACTIONS`].
+const DPKG_DEB_ACTIONS: &[(char, &str)] = &[('R', "raw-extract")];
+
+/// dpkg-deb's options taking a value (`-Z xz`, `-z9`, `-S extreme`, `--threads-max N`), and
+/// dpkg's (the rest are refused by the option table or take it after `=`).
+const DPKG_VALUED: Valued = Valued {
+    short: "ZzS",
+    long: &[
+        "threads-max",
+        "status-fd",
+        "abort-after",
+        "path-exclude",
+        "path-include",
+    ],
+    abbreviations: false,
+};
+
+/// GNU tar's options taking a value (tar 1.34; only `-C`'s matters, the rest keep a value
+/// from being read as an option).
+const TAR_VALUED: Valued = Valued {
+    short: "bCfFgHIKLNTVX",
+    long: &[
+        "directory",
+        "file",
+        "files-from",
+        "exclude-from",
+        "exclude",
+        "transform",
+        "xform",
+        "owner",
+        "group",
+        "mode",
+        "mtime",
+        "newer",
+        "format",
+        "label",
+        "listed-incremental",
+        "strip-components",
+        "blocking-factor",
+    ],
+    abbreviations: true,
+};
+
+/// Refuses an extraction of `name` (dpkg, dpkg-deb, tar) that writes outside the workspace or
+/// into a `.git` of it, and `tar -P`; `place` says where it runs. Other programs pass.
+pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), String> {
+    let (shown, written): (_, Vec<String>) = match name {
+        "dpkg" | "dpkg-deb" => {
+            let actions: Vec<(char, &str)> = match name {
+                "dpkg" => DPKG_ACTIONS.to_vec(),
+                _ => DPKG_ACTIONS
+                    .iter()
+                    .chain(DPKG_DEB_ACTIONS)
+                    .copied()
+                    .collect(),
+            };
+            let (shown, written) = dpkg_written(args, &actions, &DPKG_VALUED);
+            (shown, written.into_iter().map(str::to_string).collect())
+        }
+        "tar" | "gtar" | "bsdtar" => tar_written(args)?,
+        _ => return Ok(()),
+    };
+    let Some(shown) = shown else {
+        return Ok(());
+    };
+    let who = format!("{name} {shown}");
+    let root = place
+        .trusted_root()
+        .and_then(|root| std::fs::canonicalize(root).ok());
+    match written
+        .iter()
+        .find_map(|path| write_paths::leaving(&who, path, place.cwd, root.as_deref()))
+    {
+        Some(why) => Err(format!(
+            "{why}: it writes the files the archive holds there"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The action of a dpkg line among `actions` (as shown) and the paths it writes: its operands
+/// after the first. dpkg-deb reads its value options by `valued`.
+fn dpkg_written<'a>(
+    args: &'a [String],
+    actions: &[(char, &str)],
+    valued: &Valued,
+) -> (Option<String>, Vec<&'a str>) {
+    let mut action = None;
+    let mut operands: Vec<&str> = Vec::new();
+    for item in getopt::read(args, valued) {
+        match item {
+            Item::Operand(word) => operands.push(word),
+            Item::Long { word, name, value } if actions.iter().any(|(_, full)| *full == name) => {
+                action.get_or_insert_with(|| word.to_string());
+                // `--build=DIR` is no form dpkg reads; a value given so is an operand.
+                operands.extend(value);
+            }
+            Item::Short { word, letter, .. }
+                if actions.iter().any(|(short, _)| *short == letter) =>
+            {
+                action.get_or_insert_with(|| word.to_string());
+            }
+            _ => {}
+        }
+    }
+    let written = operands.get(1..).unwrap_or_default().to_vec();
+    (action, written)
+}
+
+/// `args` of tar with an old-style first word (`xzfC a.tgz dir`: no dash, each valued letter
+/// taking the next words in order) spelled as dashed options (`-x -z -f a.tgz -C dir`).
+fn tar_dashed(args: &[String]) -> Vec<String> {
+    let Some(first) = args.first().filter(|first| !first.starts_with('-')) else {
+        return args.to_vec();
+    };
+    let mut out = Vec::with_capacity(args.len() + first.len());
+    let mut rest = args[1..].iter();
+    for letter in first.chars() {
+        out.push(format!("-{letter}"));
+        if TAR_VALUED.short.contains(letter) {
+            out.extend(rest.next().cloned());
+        }
+    }
+    out.extend(rest.cloned());
+    out
+}
+
+/// The extraction of a tar line (as shown) and the directories it writes (every `-C` value,
+/// else the working directory), or a refusal of `-P`/`--absolute-names`.
+fn tar_written(args: &[String]) -> Result<(Option<String>, Vec<String>), String> {
+    let dashed = tar_dashed(args);
+    // A letter of the old-style first word is shown as that word (`xfC`).
+    let old_style = args.first().filter(|first| !first.starts_with('-'));
+    let shown = |word: &str, letter: char| match old_style {
+        Some(first) if first.contains(letter) => first.clone(),
+        _ => word.to_string(),
+    };
+    let mut extract = None;
+    let mut absolute = None;
+    let mut directories: Vec<String> = Vec::new();
+    for item in getopt::read(&dashed, &TAR_VALUED) {
+        match item {
+            Item::Long { word, name, value } => {
+                let is = |full: &str, least: usize| name.len() >= least && full.starts_with(name);
+                if is("extract", 3) || is("get", 2) {
+                    extract = Some(word.to_string());
+                } else if is("absolute-names", 2) {
+                    absolute = Some(word.to_string());
+                } else if is("directory", 2) {
+                    directories.extend(value.map(str::to_string));
+                }
+            }
+            Item::Short {
+                word,
+                letter,
+                value,
+            } => match letter {
+                'x' => extract = Some(shown(word, 'x')),
+                'P' => absolute = Some(shown(word, 'P')),
+                'C' => directories.extend(value.map(str::to_string)),
+                _ => {}
+            },
+            Item::Operand(_) => {}
+        }
+    }
+    let Some(extract) = extract else {
+        return Ok((None, Vec::new()));
+    };
+    if let Some(option) = absolute {
+        return Err(format!(
+            "argument injection: `tar {option}` extracts members at their absolute names (and `..`), wherever the archive says"
+        ));
+    }
+    Ok((Some(extract), directories))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::shell::tests::{argv, Sandbox};
+
+    #[test]
+    fn extractions_stay_in_the_workspace() {
+        let sandbox = Sandbox::new("extract-paths");
+        let ws = sandbox.dir("ws");
+        sandbox.dir("ws/.git/hooks");
+        sandbox.dir("ws/sub");
+        sandbox.dir("elsewhere");
+        std::os::unix::fs::symlink(sandbox.root.join("elsewhere"), ws.join("out")).unwrap();
+        // (program, arguments, whether approved, what the refusal names)
+        let cases: &[(&str, &str, bool, &str)] = &[
+            ("dpkg", "-x pkg.deb /", false, "dpkg -x"),
+            (
+                "dpkg",
+                "-x pkg.deb /etc/cron.d",
+                false,
+                "outside the workspace",
+            ),
+            ("dpkg", "--extract pkg.deb ../x", false, "dpkg --extract"),
+            ("dpkg", "-X pkg.deb ~/x", false, "dpkg -X"),
+            ("dpkg", "--vextract pkg.deb out/x", false, "resolves to"),
+            ("dpkg", "-x pkg.deb .git/hooks", false, ".git"),
+            ("dpkg", "-b dir /tmp/x.deb", false, "dpkg -b"),
+            ("dpkg-deb", "-x pkg.deb /", false, "dpkg-deb -x"),
+            ("dpkg-deb", "-R pkg.deb /tmp/r", false, "dpkg-deb -R"),
+            (
+                "dpkg-deb",
+                "--raw-extract pkg.deb ../r",
+                false,
+                "--raw-extract",
+            ),
+            ("dpkg-deb", "-e pkg.deb /tmp/c", false, "dpkg-deb -e"),
+            ("dpkg-deb", "-Z xz -b dir /tmp/x.deb", false, "dpkg-deb -b"),
+            ("dpkg-deb", "-v -X pkg.deb /srv", false, "-X"),
+            ("tar", "-xf a.tar -C /", false, "tar -xf"),
+            ("tar", "-x -f a.tar --directory=/etc", false, "/etc"),
+            (
+                "tar",
+                "--extract --file a.tar --dir ../up",
+                false,
+                "--extract",
+            ),
+            ("tar", "xfC a.tar /etc", false, "tar xfC"),
+            ("tar", "-xC/etc -f a.tar", false, "/etc"),
+            ("tar", "-xPf a.tar", false, "-xPf"),
+            ("tar", "xPf a.tar", false, "tar xPf"),
+            ("tar", "--get --absolute-names -f a.tar", false, "absolute"),
+            ("tar", "-xf a.tar -C .git", false, ".git"),
+            // In the workspace, or no extraction at all.
+            ("dpkg", "-x pkg.deb sub/x", true, ""),
+            ("dpkg", "-x pkg.deb unpacked", true, ""),
+            ("dpkg", "-X pkg.deb .", true, ""),
+            ("dpkg", "-c pkg.deb", true, ""),
+            ("dpkg", "-I pkg.deb", true, ""),
+            ("dpkg", "-L coreutils", true, ""),
+            ("dpkg-deb", "-x pkg.deb sub", true, ""),
+            ("dpkg-deb", "-e pkg.deb", true, ""),
+            ("dpkg-deb", "-c pkg.deb", true, ""),
+            ("dpkg-deb", "--fsys-tarfile pkg.deb", true, ""),
+            ("dpkg-deb", "-b dir", true, ""),
+            ("dpkg-deb", "-b dir out.deb", true, ""),
+            ("tar", "-xzf a.tgz", true, ""),
+            ("tar", "xzf a.tgz", true, ""),
+            ("tar", "-xf a.tar -C sub", true, ""),
+            ("tar", "-cf /tmp/a.tar -C /etc .", true, ""),
+            ("tar", "-tf a.tar -P", true, ""),
+            ("tar", "-xf a.tar -- -C", true, ""),
+        ];
+        for (program, args, want, names) in cases {
+            let got = check_extract(program, &argv(args), Place::at(&ws));
+            assert_eq!(got.is_ok(), *want, "{program} {args}: {got:?}");
+            if let Err(why) = got {
+                assert!(
+                    why.contains(names),
+                    "{program} {args}: {why} (want {names})"
+                );
+            }
+        }
+        // Without a working directory, only paths that may lead anywhere are refused.
+        assert!(check_extract("dpkg", &argv("-x p.deb /"), Place::default()).is_err());
+        assert!(check_extract("dpkg", &argv("-x p.deb x"), Place::default()).is_ok());
+    }
+}
