@@ -408,3 +408,70 @@ fn an_approval_through_an_open_trusted_dir_warns() {
     }
     std::fs::set_permissions(bin, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A program in the workspace (`node_modules/.bin/tsx` -> `node_modules/tsx/dist/cli.mjs`) gets
+/// no advice to allowlist its path or trust its directory, which would approve whatever the
+/// agent writes there; a path entry or a trusted dir inside the workspace approves with a
+/// warning, and a bare entry naming the link says why it does not match (user review r10 #8).
+#[test]
+fn programs_in_the_workspace_are_never_advised_into_the_allowlist() {
+    let sandbox = Sandbox::new("workspace-program");
+    let ws = sandbox.dir("ws");
+    let dist = sandbox.dir("ws/node_modules/tsx/dist");
+    let cli = sandbox.exe("ws/node_modules/tsx/dist/cli.mjs");
+    sandbox.dir("ws/node_modules/.bin");
+    sandbox.link("ws/node_modules/.bin/tsx", &cli);
+    let mut options = sandbox.allowlisting(ws.clone(), &["ls"]);
+    let bin = options.trusted_dirs[0].clone();
+    options.path = Some(format!(
+        "{}:{}",
+        ws.join("node_modules/.bin").display(),
+        bin.display()
+    ));
+
+    let analysis = analyze_command("tsx --version", &options);
+    let why = analysis.reason.unwrap_or_default();
+    assert!(!analysis.approved);
+    assert!(why.contains("lies in the workspace"), "{why}");
+    assert!(why.contains("approve such a call per call"), "{why}");
+    assert!(!why.contains("to the allowlist, or"), "{why}");
+
+    // A path entry in the workspace approves, with a warning.
+    options.allowlist = vec![format!("{}/*", dist.display())];
+    let analysis = analyze_command("tsx --version", &options);
+    assert!(analysis.approved, "{:?}", analysis.reason);
+    let rule = analysis.segments[0].reason.clone().unwrap_or_default();
+    assert!(
+        rule.contains("warning: `") && rule.contains("lies in the workspace"),
+        "{rule}"
+    );
+
+    // A trusted dir in the workspace, and a bare entry naming the link.
+    options.allowlist = vec!["tsx".into()];
+    options.trusted_dirs.push(dist.clone());
+    let analysis = analyze_command("tsx --version", &options);
+    let why = analysis.reason.unwrap_or_default();
+    assert!(!analysis.approved);
+    assert!(
+        why.contains("the bare entry `tsx` matches the names the program goes by in the trusted dirs (`cli.mjs`"),
+        "{why}"
+    );
+    assert!(
+        why.contains("warning: the trusted dir") && why.contains("lies in the workspace"),
+        "{why}"
+    );
+    options.allowlist = vec!["cli.mjs".into()];
+    let analysis = analyze_command("tsx --version", &options);
+    assert!(analysis.approved, "{:?}", analysis.reason);
+    let rule = analysis.segments[0].reason.clone().unwrap_or_default();
+    assert!(rule.contains("warning: the trusted dir"), "{rule}");
+
+    // A program outside the workspace keeps the advice.
+    let outside = sandbox.dir("tools");
+    sandbox.exe("tools/mytool");
+    options.path = Some(format!("{}:{}", outside.display(), bin.display()));
+    let why = analyze_command("mytool", &options)
+        .reason
+        .unwrap_or_default();
+    assert!(why.contains("to the allowlist, or"), "{why}");
+}

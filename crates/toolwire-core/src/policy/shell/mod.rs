@@ -349,7 +349,7 @@ impl<'a> Context<'a> {
             injection::check_arguments(&names, args, place)?;
             return Ok(format!(
                 "allowlisted by `{entry}`{}",
-                open_trusted_dir(&found, &self.trusted)
+                writable_program_warning(&found, &self.trusted, &workspace)
             ));
         }
         // A safe bin's profile describes that program only: it matches the real file's name,
@@ -364,44 +364,94 @@ impl<'a> Context<'a> {
                 safe_bins::check_profile(bin, args)?;
                 return Ok(format!(
                     "{SAFE_BIN_RULE} `{bin}`{}",
-                    open_trusted_dir(&found, &self.trusted)
+                    writable_program_warning(&found, &self.trusted, &workspace)
                 ));
             }
         }
         // Allowlisting its path would approve this segment as it stands only if its arguments
         // pass the checks an allowlisted program's do.
         verdict.unlisted = injection::check_arguments(&names, args, place).is_ok();
+        let hint = if trusted {
+            unmatched_name_hint(&self.options.allowlist, &typed_name, &trusted_names)
+                + &writable_program_warning(&found, &self.trusted, &workspace)
+        } else {
+            untrusted_hint(&real, &workspace)
+        };
         Err(format!(
-            "`{typed}` ({}) is not allowlisted{}",
+            "`{typed}` ({}) is not allowlisted{hint}",
             display_real(&real, trusted),
-            if trusted {
-                String::new()
-            } else {
-                untrusted_hint(&real)
-            }
         ))
     }
 }
 
-/// A warning for the approving rule when the program was found in, or really lies in, a
-/// trusted dir that a group or every user may write (`trustedDirs` must hold only directories
-/// the agent cannot write: what a bare name runs is whatever was put there), else nothing.
-fn open_trusted_dir(found: &resolve::Executable, trusted: &[PathBuf]) -> String {
+/// Why a bare allowlist entry naming the program as it was typed did not match: bare entries
+/// match the names the program goes by in the trusted dirs (`tsx` typed, its real file
+/// `cli.mjs`, the link `tsx` outside them: user review r10 #8 read "`tsx` is not allowlisted"
+/// with `tsx` in the allowlist). Empty when no entry names it.
+fn unmatched_name_hint(allowlist: &[String], typed_name: &str, trusted_names: &[String]) -> String {
+    if !allowlist.iter().any(|entry| entry == typed_name) {
+        return String::new();
+    }
+    let names: Vec<String> = trusted_names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        ": the bare entry `{typed_name}` matches the names the program goes by in the trusted dirs ({}: its real file's, and a link's lying in one), not the name of the link `{typed_name}` it was reached through",
+        names.join(", ")
+    )
+}
+
+/// A directory a program was found in or really lies in that the agent can change, and why:
+/// one of the `workspace` directories (the agent's own tools write there), a directory a group
+/// or every user may write, or one owned by this process's own user (not root: root writes
+/// every directory, so the warning would say nothing).
+fn writable_dir<'d>(dir: &'d Path, workspace: &[&Path]) -> Option<(&'d Path, &'static str)> {
     use std::os::unix::fs::MetadataExt;
-    let open = [found.found.parent(), found.real.parent()]
+    let in_workspace = workspace
+        .iter()
+        .filter_map(|w| std::fs::canonicalize(w).ok())
+        .any(|w| dir.starts_with(&w));
+    if in_workspace {
+        return Some((dir, "lies in the workspace, which the agent's tools write"));
+    }
+    let meta = std::fs::metadata(dir).ok()?;
+    if meta.mode() & 0o022 != 0 {
+        return Some((dir, "can be written by users other than its owner"));
+    }
+    let own_uid = std::fs::metadata("/proc/self").ok()?.uid();
+    (own_uid != 0 && meta.uid() == own_uid && meta.mode() & 0o200 != 0)
+        .then_some((dir, "belongs to the user this process runs as"))
+}
+
+/// A warning for the approving rule (and a refusal's reason) when the program was found in, or
+/// really lies in, a directory the agent can change ([`writable_dir`]): a trusted dir
+/// (`trustedDirs` must hold only directories the agent cannot write, since what a bare name
+/// runs is whatever was put there) or, for a path entry, the program's own directory; else
+/// nothing.
+fn writable_program_warning(
+    found: &resolve::Executable,
+    trusted: &[PathBuf],
+    workspace: &[&Path],
+) -> String {
+    let dirs: Vec<PathBuf> = [found.found.parent(), found.real.parent()]
         .into_iter()
         .flatten()
         .filter_map(|dir| std::fs::canonicalize(dir).ok())
-        .find(|dir| {
-            trusted.contains(dir)
-                && std::fs::metadata(dir).is_ok_and(|meta| meta.mode() & 0o022 != 0)
-        });
-    match open {
-        Some(dir) => format!(
-            " (warning: the trusted dir `{}` can be written by users other than its owner, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
+        .collect();
+    let open = dirs
+        .iter()
+        .filter(|dir| trusted.contains(dir))
+        .find_map(|dir| writable_dir(dir, workspace));
+    if let Some((dir, why)) = open {
+        return format!(
+            " (warning: the trusted dir `{}` {why}, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
+            dir.display()
+        );
+    }
+    match dirs.last().and_then(|dir| writable_dir(dir, workspace)) {
+        Some((dir, why)) if why.starts_with("lies in the workspace") => format!(
+            " (warning: `{}` {why}, so the program approved can be replaced: approve such a program per call instead)",
             dir.display()
         ),
-        None => String::new(),
+        _ => String::new(),
     }
 }
 
@@ -418,9 +468,20 @@ fn all_names<'n>(real_name: &'n str, typed_name: &'n str, trusted: &'n [String])
 
 /// What to add for a program whose real file lies outside the trusted dirs (a rustup, pyenv or
 /// nvm shim: `~/.cargo/bin/cargo` -> `rustup`): a bare name never matches it, and a path entry
-/// matches the real path, not the one `which` prints.
-fn untrusted_hint(real: &Path) -> String {
-    let dir = real.parent().unwrap_or(Path::new("/")).display();
+/// matches the real path, not the one `which` prints. A program in the workspace gets no such
+/// advice (user review r10 #8: `node_modules/.bin/tsx` was to be allowlisted by its path, which
+/// approves whatever the agent writes there): such a call is approved per call.
+fn untrusted_hint(real: &Path, workspace: &[&Path]) -> String {
+    let dir = real.parent().unwrap_or(Path::new("/"));
+    if let Some((dir, why)) = writable_dir(dir, workspace) {
+        if why.starts_with("lies in the workspace") {
+            return format!(
+                ": `{}` {why}, so neither its path nor its directory should be allowlisted or trusted (that would approve whatever is written there); approve such a call per call (approvals with ask: 'on-miss' and onApproval), or install the program outside the workspace",
+                dir.display()
+            );
+        }
+    }
+    let dir = dir.display();
     format!(
         ": a bare name matches only a real file in the trusted dirs, and a path entry the real path; to approve it, add `{}` (or a glob such as `{dir}/*`) to the allowlist, or `{dir}` to trustedDirs",
         real.display()

@@ -72,34 +72,76 @@ const ARCHIVE_SUFFIXES: &[&str] = &[
     ".egg",
 ];
 
+/// Where the code a pip source names comes from, which decides the refusal's label.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum SourcePlace {
+    /// A file or directory the workspace holds (a requirements file, a local project, an
+    /// archive): no argument was injected, the call itself runs that code.
+    Workspace,
+    /// Another party (a URL, a checkout, an index): the argument chooses whose code runs.
+    Elsewhere,
+}
+
 /// Why the requirement `arg` of a building pip subcommand is not a plain name for the index:
 /// a URL, a VCS checkout, a direct reference (`name @ url`), a path, an archive, or a name an
 /// existing file or directory in `cwd` has (pip installs it as a local project).
-fn local_source(arg: &str, cwd: Option<&Path>) -> Option<&'static str> {
+fn local_source(arg: &str, cwd: Option<&Path>) -> Option<(SourcePlace, &'static str)> {
+    use SourcePlace::{Elsewhere, Workspace};
     let lower = arg.to_ascii_lowercase();
     if VCS_PREFIXES.iter().any(|p| lower.starts_with(p)) {
-        return Some("is a version control checkout: pip builds it (its setup code runs)");
+        return Some((
+            Elsewhere,
+            "is a version control checkout: pip builds it (its setup code runs)",
+        ));
     }
     if lower.contains("://") || lower.starts_with("file:") {
-        return Some("is a URL: pip builds what it fetches");
+        return Some((Elsewhere, "is a URL: pip builds what it fetches"));
     }
     if arg.contains('@') {
-        return Some("is a direct reference (`name @ url`): pip builds what it names");
+        return Some((
+            Elsewhere,
+            "is a direct reference (`name @ url`): pip builds what it names",
+        ));
     }
     if arg.contains('/') || arg.starts_with('.') || arg.starts_with('~') {
-        return Some("is a local path: pip builds the project there (its setup code runs)");
+        return Some((
+            Workspace,
+            "is a local path: pip builds the project there (its setup code runs)",
+        ));
     }
     if ARCHIVE_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
-        return Some("is an archive: pip builds or installs it from the workspace");
+        return Some((
+            Workspace,
+            "is an archive: pip builds or installs it from the workspace",
+        ));
     }
     match cwd {
-        None => Some("may name a local project and the working directory is unknown"),
-        Some(dir) if std::fs::symlink_metadata(dir.join(arg)).is_ok() => {
-            Some("names a file or directory of the working directory: pip builds it as a project")
-        }
+        None => Some((
+            Workspace,
+            "may name a local project and the working directory is unknown",
+        )),
+        Some(dir) if std::fs::symlink_metadata(dir.join(arg)).is_ok() => Some((
+            Workspace,
+            "names a file or directory of the working directory: pip builds it as a project",
+        )),
         Some(_) => None,
     }
 }
+
+/// pip's source options whose value is a file or project of the workspace (`-r`, `-c`, `-e`,
+/// `--group`, `--src`); the others ([`PIP_SOURCE_OPTIONS`]) name an index or a place to fetch
+/// from.
+const PIP_WORKSPACE_SOURCES: &[&str] = &[
+    "editable",
+    "requirement",
+    "constraint",
+    "build-constraint",
+    "group",
+    "src",
+];
+
+/// The short forms of [`PIP_WORKSPACE_SOURCES`].
+const PIP_WORKSPACE_SHORT: &str = "erc";
 
 /// Whether `arg` is `--name` or `--name=value` with `name` a prefix of one of `options`
 /// (optparse takes any unambiguous prefix).
@@ -134,21 +176,48 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     if !has(PIP_BUILDING) {
         return Ok(());
     }
+    // A requirements file, a local project or an archive is code the workspace holds (the
+    // label npm's scripts get); an index, a URL or a checkout is an argument choosing whose
+    // code runs.
+    let refuse_source = |arg: &str, place: SourcePlace, why: &str| match place {
+        SourcePlace::Workspace if why == SOURCE_WHY => Err(runs_workspace_code(
+            &shown_call("pip", args),
+            &format!("the setup code of the source to build from that `{arg}` names"),
+        )),
+        SourcePlace::Workspace => Err(runs_workspace_code(
+            &shown_call("pip", args),
+            &format!("the setup code of `{arg}`, which {why}"),
+        )),
+        SourcePlace::Elsewhere => refuse(arg, why),
+    };
+    const SOURCE_WHY: &str = "names a source to build from (its setup code runs)";
     let mut options_done = false;
     for arg in args {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
             if long_prefix_of(arg, PIP_SOURCE_OPTIONS) {
-                return refuse(arg, "names a source to build from (its setup code runs)");
+                let place = if long_prefix_of(arg, PIP_WORKSPACE_SOURCES)
+                    && !long_prefix_of(arg, &["find-links", "index-url", "extra-index-url"])
+                {
+                    SourcePlace::Workspace
+                } else {
+                    SourcePlace::Elsewhere
+                };
+                return refuse_source(arg, place, SOURCE_WHY);
             }
         } else if !options_done && arg.len() > 1 && arg.starts_with('-') {
-            if arg[1..].chars().any(|c| PIP_SOURCE_SHORT.contains(c)) {
-                return refuse(arg, "names a source to build from (its setup code runs)");
+            if let Some(letter) = arg[1..].chars().find(|c| PIP_SOURCE_SHORT.contains(*c)) {
+                let place = if PIP_WORKSPACE_SHORT.contains(letter) {
+                    SourcePlace::Workspace
+                } else {
+                    SourcePlace::Elsewhere
+                };
+                return refuse_source(arg, place, SOURCE_WHY);
             }
         } else if !PIP_BUILDING.contains(&arg.as_str()) {
-            if let Some(why) = local_source(arg, cwd) {
-                return refuse(arg, why);
+            if let Some((place, why)) = local_source(arg, cwd) {
+                return refuse_source(arg, place, why);
             }
         }
     }
@@ -773,6 +842,54 @@ mod tests {
         }
         // Without a working directory a name may be a local project.
         assert!(check_pip(&argv("install requests"), None).is_err());
+    }
+
+    /// A requirements file, a local project or an archive is code the workspace holds and is
+    /// labelled so (user review r10 #9 read `pip install -r requirements.txt` called an
+    /// argument injection); an index, a URL or a checkout chooses another party's code.
+    #[test]
+    fn pip_refusals_say_whose_code_runs() {
+        let sandbox = Sandbox::new("pip-labels");
+        let ws = sandbox.dir("ws");
+        sandbox.dir("ws/mypkg");
+        let cases: &[(&str, &str)] = &[
+            ("install -r requirements.txt", WORKSPACE_CODE_RULE),
+            ("install -rrequirements.txt", WORKSPACE_CODE_RULE),
+            ("install --requirement=r.txt", WORKSPACE_CODE_RULE),
+            ("install -e .", WORKSPACE_CODE_RULE),
+            ("install -c c.txt requests", WORKSPACE_CODE_RULE),
+            ("install --group dev", WORKSPACE_CODE_RULE),
+            ("install .", WORKSPACE_CODE_RULE),
+            ("install mypkg", WORKSPACE_CODE_RULE),
+            ("install x.tar.gz", WORKSPACE_CODE_RULE),
+            ("wheel ./mypkg", WORKSPACE_CODE_RULE),
+            (
+                "install -i http://evil/simple requests",
+                "argument injection",
+            ),
+            (
+                "install --index-url=http://evil/simple x",
+                "argument injection",
+            ),
+            ("install --extra http://evil/simple x", "argument injection"),
+            ("install -f dist requests", "argument injection"),
+            (
+                "install git+https://example.com/x.git",
+                "argument injection",
+            ),
+            ("install https://example.com/x.tar.gz", "argument injection"),
+            ("install x@https://example.com/x.zip", "argument injection"),
+            ("--python ./evil list", "argument injection"),
+        ];
+        for (args, label) in cases {
+            let why = check_pip(&argv(args), Some(&ws)).unwrap_err();
+            assert!(why.starts_with(label), "pip {args}: {why}");
+        }
+        let why = check_pip(&argv("install -r requirements.txt"), Some(&ws)).unwrap_err();
+        assert_eq!(
+            why,
+            "runs code the workspace holds: `pip install` may run the setup code of the source to build from that `-r` names (code the workspace can write)"
+        );
     }
 
     #[test]
