@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -111,7 +111,7 @@ function isPlainValue(value) {
  * tool's value ({@link KEEPING_ALL}).
  */
 function answerJson(value) {
-  const json = value === undefined ? undefined : JSON.stringify(value, KEEPING_ALL)
+  const json = value === undefined ? undefined : stringifyChecked(value, KEEPING_ALL)
   return json === undefined ? 'null' : json
 }
 
@@ -940,13 +940,15 @@ class ToolRuntime {
         if (value === undefined) return settle(RETURNED_NOTHING, 'null')
         let json
         try {
-          json = JSON.stringify(value, KEEPING_ALL)
+          // A plain value (most are) is serialized without the replacer's per-key calls.
+          const asIs = carriedAsIs(value)
+          json = asIs ? JSON.stringify(value) : JSON.stringify(value, KEEPING_ALL)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
           // engine reads when the value is not its own JSON form (a Date, a typed array, an
           // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
           // Infinity or NaN inside), so the result, its events, the audit log and encodeResults
           // all carry the value as JSON carries it (null for those numbers).
-          if (json !== undefined && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
+          if (json !== undefined && !asIs && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
         } catch (error) {
           return settle(...unserializable(error, value))
         }
@@ -971,7 +973,7 @@ class ToolRuntime {
       // at their path in the value, as for a value sanitized inline.
       let restText
       try {
-        restText = rest === undefined ? undefined : JSON.stringify(rest, KEEPING_ALL)
+        restText = rest === undefined ? undefined : stringifyChecked(rest, KEEPING_ALL)
       } catch (error) {
         return settle(...unserializable(error, rest))
       }
@@ -997,7 +999,7 @@ class ToolRuntime {
   /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
   #updateView(batchId, toolName, partialResult) {
     try {
-      const json = JSON.stringify(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
+      const json = stringifyChecked(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
       return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
     } catch (error) {
       return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }

@@ -40,7 +40,12 @@ const lost: [label: string, make: () => unknown, named: RegExp][] = [
   ['class with private fields', () => new Secret(), /a Secret instance with no enumerable property/],
   ['class with getters only', () => new Getters(), /a Getters instance with no enumerable property/],
   ['DataView', () => new DataView(new ArrayBuffer(2)), /a DataView instance/],
+  // with fields JSON does carry (an HTTP client's error): its class is still lost
+  ['Error with fields', () => Object.assign(new Error('disk full'), { code: 'ENOSPC' }), /an Error object \("disk full"\)/],
 ]
+
+/** 40 plain keys (numbers, strings, nulls, small objects): a plain value is checked cheaply first. */
+const plainRows = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i % 4 === 0 ? null : i % 4 === 1 ? `v${i}` : i % 4 === 2 ? i : { id: i }]))
 
 /** Where a value sits in what a tool returns, and the path the error names. */
 const places: [label: string, wrap: (v: unknown) => unknown, path: string][] = [
@@ -49,6 +54,7 @@ const places: [label: string, wrap: (v: unknown) => unknown, path: string][] = [
   ['deep', (v) => ({ a: { b: [{ c: v }] } }), '$.a.b[0].c'],
   ['details', (v) => ({ content: [{ type: 'text', text: 'summary' }], details: { d: v } }), '$.details.d'],
   ['data beside text', (v) => ({ content: [{ type: 'text', text: 'summary' }], data: { rows: v } }), '$.data.rows'],
+  ['after plain data', (v) => ({ ...plainRows, z: [{ a: null }, v] }), '$.z[1]'],
   ['details beside a big text', (v) => ({ content: [{ type: 'text', text: 'x'.repeat(100_000) }], details: { d: v } }), '$.details.d'],
 ]
 
@@ -105,7 +111,7 @@ describe('values JSON would lose', () => {
   })
 
   it('the value itself: a Map, Set, RegExp or class is named at $; a function or symbol too', async () => {
-    const top = lost.filter(([label]) => !['Promise', 'Error', 'ArrayBuffer'].includes(label))
+    const top = lost.filter(([label]) => !['Promise', 'Error', 'Error with fields', 'ArrayBuffer'].includes(label))
     const values = new Map(top.map(([, make], i) => [`t${i}`, make]))
     const results = await runtimeReturning(values).dispatch([...values.keys()].map((id) => ({ id, name: 'give', arguments: '{}' })))
     results.forEach((result, i) => {

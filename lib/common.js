@@ -171,6 +171,70 @@ function keepingAll(replacer) {
   }
 }
 
+/**
+ * How deep {@link carriedAsIs} looks; deeper, it answers false (the engine refuses values
+ * nested past 64 levels anyway).
+ */
+const AS_IS_DEPTH = 64
+
+/**
+ * Whether JSON.stringify carries `value` as it is: only strings, booleans, finite numbers
+ * (not -0), null and plain objects and arrays of them (an object's `undefined` keys left out
+ * as JSON does; no `undefined` item in an array), at most {@link AS_IS_DEPTH} levels deep, no
+ * toJSON anywhere. Then JSON.stringify gives the same text with and without
+ * {@link keepingAll}'s replacer (nothing is lost, no number becomes null, nothing is replaced),
+ * and the value reads back from its JSON the same (but for `undefined` keys); the replacer's walk costs about as much as
+ * serializing the value again (a call out of JSON.stringify per key), this walk about a third
+ * of that. False means "not sure" only: the caller serializes with the replacer, which names
+ * what it refuses. Never throws: a getter or Proxy trap that throws answers false here and
+ * throws again in that serialization. Linear in the value.
+ */
+function carriedAsIs(value) {
+  try {
+    return asIsAt(value, 0)
+  } catch {
+    return false
+  }
+}
+
+/** {@link carriedAsIs} of `item`, `depth` levels down. */
+function asIsAt(item, depth) {
+  switch (typeof item) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true
+    case 'number':
+      return Number.isFinite(item) && !Object.is(item, -0)
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (item === null) return true
+  if (depth >= AS_IS_DEPTH || item.toJSON !== undefined) return false
+  const proto = Object.getPrototypeOf(item)
+  if (proto === Array.prototype) {
+    for (let i = 0; i < item.length; i++) {
+      const element = item[i]
+      if (element === undefined || !asIsAt(element, depth + 1)) return false
+    }
+    return true
+  }
+  if (proto !== Object.prototype && proto !== null) return false
+  const keys = Object.keys(item)
+  for (let i = 0; i < keys.length; i++) if (!asIsAt(item[keys[i]], depth + 1)) return false
+  return true
+}
+
+/**
+ * `JSON.stringify(value, replacer)` for a replacer that changes nothing in a value
+ * {@link carriedAsIs} passes ({@link keepingAll}'s): plain JSON.stringify for such a value.
+ */
+function stringifyChecked(value, replacer) {
+  return carriedAsIs(value) ? JSON.stringify(value) : JSON.stringify(value, replacer)
+}
+
 /** The path (`$.a[0]`) of the first value {@link keepingAll} refuses in `value`; undefined when none. */
 function lostPath(value, replacer) {
   return pathWhere(value, replacer, (item) => lostAs(item) !== undefined)
@@ -366,10 +430,11 @@ function holds(valueOf, item) {
  * (Infinity, -Infinity, NaN) in `value` as JSON.stringify reads it (after toJSON, a boxed number
  * such as `new Number(Infinity)` unboxed), which writes such a number as null silently; undefined
  * when there is none. `text` is the JSON text already made of `value`: only when it holds a null
- * is the value walked again. Linear in the value.
+ * is the value walked again, and then first by {@link carriedAsIs} (a plain value holds none).
+ * Linear in the value.
  */
 function nonFiniteNumber(value, text) {
-  if (!text.includes('null')) return undefined
+  if (!text.includes('null') || carriedAsIs(value)) return undefined
   const pointers = new Map()
   let found
   JSON.stringify(value, function (key, raw) {
@@ -394,4 +459,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
