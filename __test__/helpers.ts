@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type Wire } from '../index.js'
 
 /** The text of a result's first block. */
@@ -90,4 +92,27 @@ export async function showing(dir: string, value: unknown): Promise<Record<strin
   })
   if (results[0].status !== 'ok') throw new Error(`the tool's call ended ${results[0].status}: ${JSON.stringify(results[0].error)}`)
   return exits(results, events, dir)
+}
+
+/**
+ * A made-up private key's body lines, its PEM lines and a piece of each body line (what must
+ * reach no exit), shared by the secret-shape tests.
+ */
+export const KEY_BODY = [
+  'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+  'xyzABCdefGHIjklMNOpqrSTUvwxYZ0123456789abcdefghijkl',
+  'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u',
+]
+export const KEY_PIECES = KEY_BODY.map((line) => line.slice(5, 35))
+export const KEY_PEM = ['-----BEGIN PRIVATE KEY-----', ...KEY_BODY, '-----END PRIVATE KEY-----']
+
+/**
+ * `showing` in a fresh audit directory per call, under one temporary root named after `name`
+ * and removed after the file's tests.
+ */
+export function showingEach(name: string): (value: unknown) => Promise<Record<string, string>> {
+  const root = mkdtempSync(join(tmpdir(), `toolwire-${name}-`))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  let runs = 0
+  return (value) => showing(join(root, `run-${(runs += 1)}`), value)
 }

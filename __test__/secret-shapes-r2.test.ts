@@ -3,28 +3,12 @@
 // joined by markup or Unicode separators, cookies as browser tools return them. No exit (the
 // model's text on every wire, data, events, toInvocationRecord, the audit files) holds a piece of
 // the secret; the look-alikes it listed pass unchanged.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { sanitizeResult } from '../index.js'
-import { expectNoLeak, showing } from './helpers.js'
+import { KEY_BODY as BODY, KEY_PEM as PEM, KEY_PIECES as PIECES, expectNoLeak, showingEach } from './helpers.js'
 
-const root = mkdtempSync(join(tmpdir(), 'toolwire-secret-shapes-r2-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-
-let runs = 0
-const run = (value: unknown) => showing(join(root, `run-${(runs += 1)}`), value)
-
-// Made-up material.
-const BODY = [
-  'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
-  'xyzABCdefGHIjklMNOpqrSTUvwxYZ0123456789abcdefghijkl',
-  'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u',
-]
-const PIECES = BODY.map((line) => line.slice(5, 35))
-const PEM = ['-----BEGIN PRIVATE KEY-----', ...BODY, '-----END PRIVATE KEY-----']
+const run = showingEach('secret-shapes-r2')
 const SID = 'Zx9Qw8Er7Ty6Ui5Op4As3Df2'
 
 describe("a private key's lines as line-numbered readers print them (attack review 2's 3)", () => {

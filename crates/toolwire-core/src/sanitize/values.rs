@@ -56,10 +56,12 @@ struct Spelling {
     strings: Vec<Spot>,
 }
 
-/// One string in the JSON text: its content's byte range (quotes excluded) and its escapes.
+/// One string in the JSON text: its content's byte range (quotes excluded), whether it is an
+/// object's key, and its escapes.
 struct Spot {
     start: usize,
     end: usize,
+    key: bool,
     /// Each escape's offset from `start` and length (`\n`: 2, `\u001b`: 6); each stands for one
     /// byte of the string.
     escapes: Vec<(usize, usize)>,
@@ -83,7 +85,7 @@ impl Spelling {
 
     fn write(&mut self, value: &Value) {
         match value {
-            Value::String(text) => self.string(text),
+            Value::String(text) => self.string(text, false),
             Value::Array(items) => {
                 self.text.push('[');
                 for (index, item) in items.iter().enumerate() {
@@ -100,7 +102,7 @@ impl Spelling {
                     if index > 0 {
                         self.text.push(',');
                     }
-                    self.string(key);
+                    self.string(key, true);
                     self.text.push(':');
                     self.write(item);
                 }
@@ -110,7 +112,7 @@ impl Spelling {
         }
     }
 
-    fn string(&mut self, text: &str) {
+    fn string(&mut self, text: &str, key: bool) {
         self.text.push('"');
         let start = self.text.len();
         push_json_escaped(&mut self.text, text);
@@ -134,6 +136,7 @@ impl Spelling {
         self.strings.push(Spot {
             start,
             end,
+            key,
             escapes,
         });
     }
@@ -169,6 +172,7 @@ fn secret_parts(
 ) -> Vec<Part> {
     let spelling = Spelling::of(value);
     let secrets = scanner.find(&spelling.text);
+    let mut field_names = FieldNames::default();
     let mut parts = Vec::new();
     let mut first = 0;
     // Per string: the escapes already passed and the bytes they saved.
@@ -181,6 +185,16 @@ fn secret_parts(
         for (index, spot) in spelling.strings.iter().enumerate().skip(first) {
             if spot.start >= end {
                 break;
+            }
+            if spot.key
+                && start < spot.start
+                && spot.end < end
+                && field_names.is_field_name(&spelling, &spelling.text[spot.start..spot.end])
+                && scanner
+                    .find(&spelling.text[spot.start..spot.end])
+                    .is_empty()
+            {
+                continue;
             }
             if seen.0 != index {
                 seen = (index, (0, 0));
@@ -202,6 +216,33 @@ fn secret_parts(
         }
     }
     parts
+}
+
+/// How many objects of a value have each key, counted at the first question (a secret that
+/// spans strings covers a key whole).
+#[derive(Default)]
+struct FieldNames<'t> {
+    counts: Option<std::collections::HashMap<&'t str, usize>>,
+}
+
+impl<'t> FieldNames<'t> {
+    /// Whether `key` (as spelled in the text) is a field name of records: a key of two objects
+    /// or more. A secret spread over records (a private key's lines as `[{"line": 1, "text":
+    /// ...}, ...]`) covers their field names whole; they are kept, not replaced (the object's
+    /// keys stay `line` and `text`) unless one holds a secret of its own. A line used as a key
+    /// is unique in its one object, and is replaced.
+    fn is_field_name(&mut self, spelling: &'t Spelling, key: &str) -> bool {
+        let counts = self.counts.get_or_insert_with(|| {
+            let mut counts = std::collections::HashMap::new();
+            for spot in spelling.strings.iter().filter(|spot| spot.key) {
+                *counts
+                    .entry(&spelling.text[spot.start..spot.end])
+                    .or_default() += 1;
+            }
+            counts
+        });
+        counts.get(key).is_some_and(|&count| count >= 2)
+    }
 }
 
 /// One walk over a value in its text's order, replacing the parts of each string.
@@ -519,5 +560,46 @@ mod tests {
         let mut value = json!({"lines": lines});
         scrub_value(&mut value, &scanner, &mut BTreeMap::new());
         assert_eq!(value, json!({"lines": vec!["[redacted:private-key]"; 4]}));
+    }
+
+    /// A private key spread over line records (`[{line, text}]` of read_file tools, pairs of
+    /// other names, 2 records or many): every record keeps its keys, each `text` holds the label;
+    /// a key that is a line (unique in its object) or holds a secret of its own is replaced.
+    #[test]
+    fn a_secret_spread_over_records_keeps_the_records_keys() {
+        let scanner = SecretScanner::new(&[]).unwrap();
+        let body = "MIIEowIBAAKCAQEAvN0aXZ4b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ";
+        let pem = [
+            "-----BEGIN PRIVATE KEY-----",
+            body,
+            "AAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBq5v3Jd5sFqVf1a8cGkD1mN0Tu",
+            "-----END PRIVATE KEY-----",
+        ];
+        for (line_key, text_key, count) in [
+            ("line", "text", 4),
+            ("lineNumber", "content", 4),
+            ("n", "value", 2),
+        ] {
+            let records: Vec<Value> = pem[..count]
+                .iter()
+                .enumerate()
+                .map(|(n, line)| json!({ line_key: n + 1, text_key: line }))
+                .collect();
+            let mut value = json!({ "path": "id_rsa", "lines": records });
+            let mut counts = BTreeMap::new();
+            assert!(scrub_value(&mut value, &scanner, &mut counts));
+            let lines = value["lines"].as_array().unwrap();
+            for (n, record) in lines.iter().enumerate() {
+                let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
+                assert_eq!(keys, [line_key, text_key], "{value}");
+                assert_eq!(record[line_key], json!(n + 1), "{value}");
+                assert_eq!(record[text_key], json!("[redacted:private-key]"), "{value}");
+            }
+            assert_eq!(counts.get("private-key"), Some(&1), "{value}");
+        }
+        // The lines as the keys of one object: each is a line, replaced.
+        let mut value = json!({ pem[0]: 1, body: 2, pem[3]: 3 });
+        scrub_value(&mut value, &scanner, &mut BTreeMap::new());
+        assert!(!value.to_string().contains(&body[10..40]), "{value}");
     }
 }

@@ -113,12 +113,12 @@ const GOOGLE_API_KEY: &str = r"AIza[0-9A-Za-z_-]{35}";
 /// matched).
 const JWT: &str = r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}";
 
-/// A line break of a PEM block: LF, CR, the `\n`, `\r` escapes of JSON text (possibly
-/// double-escaped), an HTML page's `<br>`, `<br/>`, `<br />` (any case) or the Unicode line and
-/// paragraph separators U+2028, U+2029 (the attack review 2's 10).
+/// A line break of a PEM block: LF, CR, VT, FF, the `\n`, `\r` escapes of JSON text (possibly
+/// double-escaped), an HTML page's `<br>`, `<br/>`, `<br />` (any case) or the Unicode line
+/// breaks NEL, U+2028, U+2029 (the attack review 2's 10 and 3's 6).
 macro_rules! pem_break {
     () => {
-        r"(?:[\r\n\x{2028}\x{2029}]|\\+[rn]|(?i:<br[ \t]{0,4}/?>))"
+        r"(?:[\r\n\x0B\x0C\x{85}\x{2028}\x{2029}]|\\+[rn]|(?i:<br[ \t]{0,4}/?>))"
     };
 }
 
@@ -145,7 +145,7 @@ macro_rules! pem_headers {
         concat!(
             r"(?:(?:[ \t]*(?:\r\n|\\+r\\+n|",
             pem_break!(),
-            r#")[A-Za-z][A-Za-z0-9-]*:[^\r\n\\"<\x{2028}\x{2029}]*)+"#,
+            r#")[A-Za-z][A-Za-z0-9-]*:[^\r\n\x0B\x0C\x{85}\\"<\x{2028}\x{2029}]*)+"#,
             r"[ \t]*",
             pem_break!(),
             r")?"
@@ -271,12 +271,25 @@ const BEARER_NEXT_LINE: &str = concat!(
     r"{8,}=*)[ \t]*(?:\r?\n|\z)"
 );
 
+/// The break between two lines of a PuTTY key file: a line break, or the end of one quoted item
+/// of a list of lines and the start of the next (`","`, `', '`, `\r",\n  "` of a JSON or Python
+/// list; the item's own line break, CR or escaped, before its closing quote).
+macro_rules! putty_break {
+    () => {
+        r#"(?:\r?\n|(?:\r|\\+r)?(?:\\+n)?\\*["'][ \t]*,[ \t\r\n]{0,64}\\*["'])"#
+    };
+}
+
 /// The private lines of a PuTTY private key file (`.ppk`, versions 2 and 3): after
-/// `Private-Lines: <n>`, the whole base64 lines up to the next header (`Private-MAC:`). The
-/// public lines and the headers stay.
+/// `Private-Lines: <n>`, the whole base64 lines up to the next header (`Private-MAC:`), its lines
+/// as they are or the items of a list (see `putty_break`). The public lines and the headers
+/// stay.
 const PUTTY_PRIVATE_LINES: &str = concat!(
-    r"Private-Lines:[ \t]*[0-9]{1,4}[ \t]*\r?\n",
-    r"(?P<secret>[A-Za-z0-9+/=]{4,}(?:\r?\n[A-Za-z0-9+/=]{4,})*)[ \t]*(?:\r?\n|\z)"
+    r"Private-Lines:[ \t]*[0-9]{1,4}[ \t]*",
+    putty_break!(),
+    r"(?P<secret>[A-Za-z0-9+/=]{4,}(?:",
+    putty_break!(),
+    r#"[A-Za-z0-9+/=]{4,})*)[ \t]*(?:\r?\n|\z|(?:\r|\\+r)?(?:\\+n)?\\*["'])"#
 );
 
 /// The `auth` field of a Docker `config.json` (`"auths": {"host": {"auth": "<base64>"}}`):
@@ -330,6 +343,25 @@ const COOKIE_HEADER: &str = concat!(
 /// `cookie_objects.rs`). The value stops at its closing quote (or an escape), so a match never
 /// runs past the next quote.
 const COOKIE_OBJECT_VALUE: &str = r#""(?i:value)"\s*:\s*"(?P<secret>[^"\\]+)""#;
+
+/// The `'value'` of a Python dict or the `value` of an object as Node's `console.log` prints it
+/// (`{ name: 'sid', value: '...' }`), a secret when the object is a cookie's (Selenium's
+/// `driver.get_cookies()` printed by Python, Puppeteer's cookies logged; confirmed as
+/// [`COOKIE_OBJECT_VALUE`] is).
+const COOKIE_OBJECT_VALUE_QUOTED: &str = concat!(
+    r#"(?:'(?i:value)'|(?:\A|[^A-Za-z0-9_$'"])(?i:value))"#,
+    r"\s*:\s*'(?P<secret>[^'\\]+)'"
+);
+
+/// The value of a Netscape `cookies.txt` line (`curl -c`, `wget --save-cookies`, browser
+/// exports; `#HttpOnly_` lines too): tab-separated domain, subdomain flag, path, secure flag,
+/// expiry, name and value (printable ASCII, as a cookie's are). Found from the subdomain flag (a
+/// tab, `TRUE` or `FALSE` and a tab: rare in other text), every field bounded; the value is a secret by the cookie's name or its
+/// shape ([`ValueCheck::CookieLine`]).
+const NETSCAPE_COOKIE_LINE: &str = concat!(
+    r"\t(?:TRUE|FALSE)\t/[\x21-\x7E]{0,256}\t(?:TRUE|FALSE)\t-?[0-9]{1,20}\t[\x21-\x7E]{1,256}\t",
+    r"(?P<secret>[\x21-\x7E]{1,4096})"
+);
 
 /// The `value` of a JSON header object written before its `name` (`{"value": "Bearer t",
 /// "name": "Authorization"}`: HAR exports, headers listed by hand; the attack review's 15), one
@@ -715,6 +747,16 @@ pub(super) const BUILTIN_KINDS: &[BuiltinKind] = &[
         name: "credential-header",
         pattern: COOKIE_OBJECT_VALUE,
         extent: Extent::Checked(ValueCheck::CookieObject),
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: COOKIE_OBJECT_VALUE_QUOTED,
+        extent: Extent::Checked(ValueCheck::CookieObject),
+    },
+    BuiltinKind {
+        name: "credential-header",
+        pattern: NETSCAPE_COOKIE_LINE,
+        extent: Extent::Checked(ValueCheck::CookieLine),
     },
     BuiltinKind {
         name: "aws-secret-key",

@@ -52,10 +52,13 @@ pub(super) enum ValueCheck {
     /// The password of a URL's userinfo ([`is_url_password`]): not the URL's user, a short word
     /// of one case or a placeholder (`postgres://postgres:postgres@`, `amqp://guest:guest@`).
     UrlPassword,
-    /// The `"value"` of a JSON object: a cookie's object
-    /// ([`super::cookie_objects::is_cookie_object_value`]) and a token's value
-    /// ([`is_cookie_token`]).
+    /// The `value` of an object: a cookie's object ([`super::cookie_objects::cookie_name`])
+    /// whose value is a secret by the cookie's name or its shape
+    /// ([`super::cookie_value::is_cookie_secret`]).
     CookieObject,
+    /// The value of a Netscape `cookies.txt` line (`curl -c`, `wget --save-cookies`): a secret
+    /// by the cookie's name (the field before it) or its shape.
+    CookieLine,
 }
 
 impl ValueCheck {
@@ -80,9 +83,11 @@ impl ValueCheck {
                 (!is_placeholder(value) && !is_identifier_path(value)).then_some(end)
             }
             ValueCheck::UrlPassword => is_url_password(text, start, end).then_some(end),
-            ValueCheck::CookieObject => (is_cookie_token(&text[start..end])
-                && super::cookie_objects::is_cookie_object_value(text, start, end))
-            .then_some(end),
+            ValueCheck::CookieObject => super::cookie_objects::cookie_value_end(text, start, end),
+            ValueCheck::CookieLine => {
+                let name = super::cookie_objects::field_before(text, start);
+                super::cookie_value::is_cookie_secret(name, &text[start..end]).then_some(end)
+            }
         }
     }
 }
@@ -167,7 +172,7 @@ fn bare_word_before(text: &str, start: usize) -> Option<(String, String)> {
 /// ([`is_camel_word`]) with digits after them only, digits alone, or a version (`v2`):
 /// `AuthToken2`, `export2024`, `tokenizer_v2_model_2048`. A token's digits stand among its
 /// letters (`q8Z2mX4v`), so it is none.
-fn is_numbered_words(value: &str) -> bool {
+pub(super) fn is_numbered_words(value: &str) -> bool {
     let mut worded = false;
     let all = value.split(['-', '_', '.']).all(|part| {
         let letters = part.trim_end_matches(|c: char| c.is_ascii_digit());
@@ -266,7 +271,7 @@ fn is_path(value: &str) -> bool {
 /// Whether `value` is words joined in camel or Pascal case, or by `-`, `_` or `.`, without
 /// digits: every upper-case letter starts a word (it is followed by a lower-case letter, or
 /// the word is all upper case: `X-Api-Key`, `SecretStr`, `ACCESS_TOKEN`, `myAccessToken`).
-fn is_camel_words(value: &str) -> bool {
+pub(super) fn is_camel_words(value: &str) -> bool {
     value.split(['-', '_', '.']).all(|word| {
         let bytes = word.as_bytes();
         bytes.iter().all(u8::is_ascii_alphabetic) && is_camel_word(bytes)
@@ -296,20 +301,16 @@ pub(super) fn is_key_value(text: &str, start: usize, end: usize) -> bool {
     !is_code(text, start, end) && !is_placeholder(value) && !words && looks_like_token(value)
 }
 
-/// Whether the pairs `text[start..end]` of a cookie header hold a credential: some value (after
-/// its `=`) is one.
+/// Whether the pairs `text[start..end]` of a cookie header hold a credential: some cookie's
+/// value is one by its name or its shape ([`super::cookie_value::is_cookie_secret`]).
 pub(super) fn is_cookie_value(text: &str, start: usize, end: usize) -> bool {
     !is_code(text, start, end)
         && text[start..end]
             .split(';')
-            .filter_map(|pair| pair.split_once('=').map(|(_, value)| value))
-            .any(is_cookie_token)
-}
-
-/// Whether a cookie's value is a credential: 12 characters or more with a token's mixed
-/// characters ([`looks_like_token`]), not a placeholder (`theme=dark`, `lang=en-US` are not).
-fn is_cookie_token(value: &str) -> bool {
-    value.len() >= 12 && looks_like_token(value) && !is_placeholder(value)
+            .filter_map(|pair| pair.split_once('='))
+            .any(|(name, value)| {
+                super::cookie_value::is_cookie_secret(name.trim_matches([' ', '+']), value)
+            })
 }
 
 /// Whether the value `text[start..end]` reads as code: a call or an index follows it, it is a
@@ -415,7 +416,7 @@ fn is_identifier(word: &str) -> bool {
 /// all-caps words joined by `_` or `-` without digits (`YOUR_ACCESS_TOKEN`, `REPLACE_ME`,
 /// `OAUTH-TOKEN`), a variable or template (`$VAR`, `${VAR}`, `<token>`, `{{token}}`), or filler
 /// (`xxx`, `***`, `...`, also after a prefix: `sk-xxxxxxxx`, `sk_live_xxx`).
-fn is_placeholder(value: &str) -> bool {
+pub(super) fn is_placeholder(value: &str) -> bool {
     let caps_words = value.bytes().any(|b| b.is_ascii_uppercase())
         && value
             .bytes()
@@ -498,7 +499,7 @@ fn is_url_password(text: &str, start: usize, end: usize) -> bool {
 }
 
 /// Whether `value` has a token's mixed characters (see the module's doc).
-fn looks_like_token(value: &str) -> bool {
+pub(super) fn looks_like_token(value: &str) -> bool {
     let lower = value.bytes().any(|b| b.is_ascii_lowercase());
     let upper = value.bytes().any(|b| b.is_ascii_uppercase());
     let digits = value.bytes().filter(u8::is_ascii_digit).count();

@@ -208,6 +208,50 @@ fn a_token_reaching_past_a_cut_value_is_replaced_whole() {
     }
 }
 
+/// The attack review 3's 6 and 9: a megabyte of each new shape's trigger (cookie records in
+/// Python and BiDi, `cookies.txt` lines, PuTTY lines and PEM lines as list items with line
+/// breaks, prefixes and pairs), rejected or taken, completes with a token after it found, and
+/// each taken unit is one secret.
+#[test]
+fn megabyte_chains_of_this_rounds_shapes_stay_linear() {
+    let scanner = scanner();
+    let sid = "Zx9Qw8Er7Ty6Ui5Op4As3Df2";
+    let rejected = [
+        "'value': '".to_owned(),
+        "'value': 'solarized-dark-2', 'name': 'theme', 'path': '/'}, {".to_owned(),
+        "{\"name\":\"sid\",\"value\":{\"type\":\"string\",\"value\":\"".to_owned(),
+        "{\"type\":\"string\",\"value\":\"x\"},".to_owned(),
+        "\tTRUE\t/\tFALSE\t0\tsid\t".to_owned(),
+        "\tTRUE\t/\tFALSE\t0\ttheme\tsolarized-dark-2\t".to_owned(),
+        "Private-Lines: 1\",\"".to_owned(),
+        "\"+-----BEGIN PRIVATE KEY-----\\r\",".to_owned(),
+        "[1,\"-----BEGIN PRIVATE KEY-----\"],".to_owned(),
+        "(1, '-----BEGIN PRIVATE KEY-----\\n'), ".to_owned(),
+        "\"],[".to_owned(),
+        "-----BEGIN PRIVATE KEY-----\u{85}".to_owned(),
+    ];
+    for unit in &rejected {
+        assert_chain_completes(&scanner, unit, 1 << 20);
+    }
+    let taken = [
+        format!("[{{'name': 'sid', 'value': '{sid}', 'path': '/'}}], "),
+        format!("{{\"name\":\"sid\",\"value\":{{\"type\":\"string\",\"value\":\"{sid}\"}},\"path\":\"/\"}},"),
+        format!("{{\"key\":\"sid\",\"value\":\"{sid}\",\"hostOnly\":true}},"),
+        format!("x.io\tTRUE\t/\tFALSE\t0\tsid\t{sid}\n"),
+        "[\"+-----BEGIN PRIVATE KEY-----\\r\",\"+MIIB\\r\"],".to_owned(),
+        "[[1,\"-----BEGIN PRIVATE KEY-----\"],[2,\"MIIB\"]],".to_owned(),
+        "-----BEGIN PRIVATE KEY-----\u{85}MIIB\u{85}-----END PRIVATE KEY-----\n".to_owned(),
+    ];
+    for unit in &taken {
+        let text = unit.repeat((1 << 20) / unit.len() + 1);
+        assert_eq!(
+            scanner.find(&text).len(),
+            text.len() / unit.len(),
+            "unit {unit:?}"
+        );
+    }
+}
+
 /// Every built-in kind whose value is checked joins the combined search by its trigger only.
 #[test]
 fn every_checked_builtin_kind_has_a_trigger() {

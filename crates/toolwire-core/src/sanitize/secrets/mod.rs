@@ -24,6 +24,7 @@
 mod builtin;
 mod code_value;
 mod cookie_objects;
+mod cookie_value;
 mod credential;
 #[cfg(test)]
 mod leak_tests;

@@ -1,9 +1,9 @@
 //! PEM fragments: where the body before a lone END line starts, and whether a BEGIN block holds
 //! key material at all.
 //!
-//! A body is base64 (`A-Z a-z 0-9 + / =`), line breaks (CR, LF, the `\n`, `\r` escapes of
-//! JSON text, possibly double-escaped, an HTML page's `<br>`, `<br/>`, `<br />` and the Unicode
-//! separators U+2028 and U+2029) and spaces or tabs that indent or end a line. A position these
+//! A body is base64 (`A-Z a-z 0-9 + / =`), line breaks (CR, LF, VT, FF, the `\n`, `\r` escapes
+//! of JSON text, possibly double-escaped, an HTML page's `<br>`, `<br/>`, `<br />` and the
+//! Unicode breaks NEL U+0085, U+2028 and U+2029) and spaces or tabs that indent or end a line. A position these
 //! functions return is never inside a separator's bytes, so it is a char boundary.
 
 /// The base64 characters a blank inside a line must border to be part of a body.
@@ -17,15 +17,27 @@ fn is_base64(byte: u8) -> bool {
 /// The UTF-8 bytes of the Unicode line and paragraph separators (U+2028, U+2029) but the last.
 const SEPARATOR_HEAD: &[u8] = &[0xE2, 0x80];
 
+/// The UTF-8 bytes of NEL (U+0085, the next-line control of ISO 6429 and EBCDIC text).
+const NEL: &[u8] = &[0xC2, 0x85];
+
+/// Whether `byte` is a one-byte line break: CR, LF, VT or FF (Python's `str.splitlines` breaks at
+/// each; a key's lines joined by one are its lines).
+fn is_break_byte(byte: u8) -> bool {
+    matches!(byte, b'\r' | b'\n' | 0x0B | 0x0C)
+}
+
 /// The longest `<br />` (with blanks before its `/`).
 const MAX_BR: usize = 8;
 
 /// Where a line break of markup or Unicode that starts at `at` ends: `<br>`, `<br/>`, `<br />`
-/// (any case) or U+2028, U+2029.
+/// (any case) or NEL, U+2028, U+2029.
 fn wide_break_at(text: &[u8], at: usize) -> Option<usize> {
     let rest = &text[at..];
     if rest.starts_with(SEPARATOR_HEAD) && matches!(rest.get(2), Some(0xA8 | 0xA9)) {
         return Some(at + 3);
+    }
+    if rest.starts_with(NEL) {
+        return Some(at + NEL.len());
     }
     if rest.len() < 4 || rest[0] != b'<' || !rest[1..3].eq_ignore_ascii_case(b"br") {
         return None;
@@ -49,6 +61,9 @@ fn wide_break_before(text: &[u8], at: usize) -> Option<usize> {
     {
         return Some(at - 3);
     }
+    if before.ends_with(NEL) {
+        return Some(at - NEL.len());
+    }
     if before.last() != Some(&b'>') {
         return None;
     }
@@ -57,14 +72,14 @@ fn wide_break_before(text: &[u8], at: usize) -> Option<usize> {
     (wide_break_at(text, open) == Some(at)).then_some(open)
 }
 
-/// Whether a line break starts at `at`: CR, LF, backslashes followed by `r` or `n`, or a line
+/// Whether a line break starts at `at`: CR, LF, VT, FF, backslashes followed by `r` or `n`, or a line
 /// break of markup or Unicode ([`wide_break_at`]).
 fn line_break_at(text: &[u8], at: usize) -> bool {
     if wide_break_at(text, at).is_some() {
         return true;
     }
     match text.get(at) {
-        Some(b'\r' | b'\n') => true,
+        Some(&byte) if is_break_byte(byte) => true,
         Some(b'\\') => {
             let mut next = at;
             while text.get(next) == Some(&b'\\') {
@@ -76,14 +91,14 @@ fn line_break_at(text: &[u8], at: usize) -> bool {
     }
 }
 
-/// Whether a line break ends just before `at`: CR, LF, an escape `\r`, `\n`, or a line break of
+/// Whether a line break ends just before `at`: CR, LF, VT, FF, an escape `\r`, `\n`, or a line break of
 /// markup or Unicode ([`wide_break_before`]).
 fn line_break_before(text: &[u8], at: usize) -> bool {
     if wide_break_before(text, at).is_some() {
         return true;
     }
     match at.checked_sub(1).map(|last| text[last]) {
-        Some(b'\r' | b'\n') => true,
+        Some(byte) if is_break_byte(byte) => true,
         Some(b'r' | b'n') => at >= 2 && text[at - 2] == b'\\',
         _ => false,
     }
@@ -104,7 +119,7 @@ pub(super) fn body_start(text: &str, end_line: usize) -> usize {
             while at > 0 && bytes[at - 1] == b'\\' {
                 at -= 1;
             }
-        } else if is_base64(byte) || matches!(byte, b'\r' | b'\n') {
+        } else if is_base64(byte) || is_break_byte(byte) {
             at -= 1;
         } else if let Some(start) = wide_break_before(bytes, at) {
             at = start;
@@ -143,7 +158,7 @@ pub(super) fn skip_breaks(text: &[u8], from: usize, to: usize) -> usize {
             continue;
         }
         match text[at] {
-            b' ' | b'\t' | b'\r' | b'\n' => at += 1,
+            byte if byte == b' ' || byte == b'\t' || is_break_byte(byte) => at += 1,
             b'\\' if line_break_at(text, at) => {
                 while text[at] == b'\\' {
                     at += 1;
@@ -166,7 +181,7 @@ pub(super) fn trim_breaks_end(text: &[u8], start: usize, end: usize) -> usize {
             continue;
         }
         match text[at - 1] {
-            b' ' | b'\t' | b'\r' | b'\n' => at -= 1,
+            byte if byte == b' ' || byte == b'\t' || is_break_byte(byte) => at -= 1,
             b'r' | b'n' if line_break_before(text, at) => {
                 at -= 1;
                 while at > start && text[at - 1] == b'\\' {
@@ -241,6 +256,11 @@ mod tests {
                 "a: \u{2028}MIIB\u{2029}Bgkq\u{2028}",
                 "MIIB\u{2029}Bgkq\u{2028}",
             ),
+            // NEL, VT and FF (the attack review 3's 6).
+            (
+                "a: \u{85}MIIB\u{b}Bgkq\u{c}Zm9v\u{85}",
+                "MIIB\u{b}Bgkq\u{c}Zm9v\u{85}",
+            ),
             ("<b>MIIB<br", "br"),
             ("ends with ", ""),
             ("no body: ", ""),
@@ -263,6 +283,7 @@ mod tests {
             ("MIIBn", "MIIBn"),
             ("\n\n", ""),
             ("MIIB<br>\u{2028}<br />", "MIIB"),
+            ("MIIB\u{85}\u{b}\u{c}", "MIIB"),
             ("MIIB<br", "MIIB<br"),
         ];
         for (text, trimmed) in cases {

@@ -252,11 +252,12 @@ fn line_number_len(item: &[u8]) -> usize {
 }
 
 /// Where the item after the one whose closing quote is at `close` starts: after the next item's
-/// opening `quote`. The gap between holds a `,` and else only blanks, line breaks, `{`, `}`,
-/// `:` and the keys, numbers and literals of a record (`","`, `", "`, `",\n  "`, `"},{"line":2,
-/// "text":"` between the lines of a `[{ line, text }]` list, `","line":1},{"text":"` when the
-/// text comes first, `'}, {'n': 2, 'content': '` of a Python list): at most [`MAX_ITEM_GAP`]
-/// bytes, read once.
+/// opening `quote`. The gap between holds a `,` and else only blanks, line breaks, brackets,
+/// braces, parentheses, `:` and the keys, numbers and literals of a record (`","`, `", "`,
+/// `",\n  "`, `"},{"line":2,"text":"` between the lines of a `[{ line, text }]` list,
+/// `","line":1},{"text":"` when the text comes first, `'}, {'n': 2, 'content': '` of a Python
+/// list, `"],[2,"` of numbered pairs, `'), (2, '` of Python's `enumerate`): at most
+/// [`MAX_ITEM_GAP`] bytes, read once.
 fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
     let limit = bytes.len().min(close + 1 + MAX_ITEM_GAP);
     let (mut at, mut comma) = (close + 1, false);
@@ -286,7 +287,7 @@ fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
             at += literal.len();
         } else if matches!(
             byte,
-            b' ' | b'\t' | b'\r' | b'\n' | b'{' | b'}' | b':' | b','
+            b' ' | b'\t' | b'\r' | b'\n' | b'{' | b'}' | b'[' | b']' | b'(' | b')' | b':' | b','
         ) || byte.is_ascii_digit()
         {
             comma |= byte == b',';
@@ -298,17 +299,56 @@ fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
     None
 }
 
+/// How a list's items carry the text before their line: a line number that changes from item
+/// to item ([`line_number_len`]), or the text before the BEGIN line repeated on every item (a
+/// diff's `+`, `-` or ` `; see [`literal_prefix_len`]).
+#[derive(Clone, Copy)]
+enum ItemPrefix<'p> {
+    Number,
+    Repeated(&'p [u8]),
+}
+
+impl ItemPrefix<'_> {
+    /// The length of the prefix `item` starts with; `None` when it does not carry it.
+    fn len(self, item: &[u8]) -> Option<usize> {
+        match self {
+            ItemPrefix::Number => Some(line_number_len(item)),
+            ItemPrefix::Repeated(prefix) => literal_prefix_len(prefix, item),
+        }
+    }
+}
+
+/// `item` without the line break it ends with: a list of a file's lines split on LF keeps the
+/// CR of each CRLF (`text.split('\n')` of a Windows file), `readlines()` keeps the whole
+/// break; as they are (CR, LF) or escaped in JSON or Python text (`\r`, `\\r\\n`).
+fn trim_item_break(item: &[u8]) -> &[u8] {
+    let mut rest = item;
+    loop {
+        let cut = match rest {
+            [head @ .., b'\r' | b'\n'] => head,
+            [head @ .., b'\\', b'r' | b'n'] => {
+                let backslashes = head.iter().rev().take_while(|&&b| b == b'\\').count();
+                &head[..head.len() - backslashes]
+            }
+            _ => return rest,
+        };
+        rest = cut;
+    }
+}
+
 /// The end of a private-key block whose lines are the items of a list: quoted strings with
 /// commas, blanks and line breaks between them (`["-----BEGIN ...-----","MIIE...", ...]`: a
-/// tool returning `{ lines }`, JSON text, a Python list), or the text of records listed so
-/// (`[{"line": 1, "text": "-----BEGIN ...-----"}, ...]`, the shape of line-numbered file
-/// readers; see [`next_item`]), each item possibly after a line number (`"1: -----BEGIN"`,
-/// `"2\tMIIE..."`; see [`line_number_len`]). The BEGIN line is an item when a quote (and a line
-/// number) comes right before `-----BEGIN` at `begin` and a quote right after its closing
-/// dashes; then header items (`Proc-Type: ...`) or empty items, body items (base64 holding a
-/// letter or digit) and the END line's item. Ends after the END line's closing dashes, or,
-/// without one, after the last body item's base64; `None` when no body item follows. Each item
-/// is read once: linear.
+/// tool returning `{ lines }`, JSON text, a Python list), or the text of records or pairs listed
+/// so (`[{"line": 1, "text": "-----BEGIN ...-----"}, ...]`, the shape of line-numbered file
+/// readers, `[[1, "-----BEGIN ..."], ...]` and Python's `[(1, '-----BEGIN ...'), ...]` of
+/// `enumerate`; see [`next_item`]), each item possibly after a line number (`"1: -----BEGIN"`,
+/// `"2\tMIIE..."`; see [`line_number_len`]) or a prefix every item repeats (a diff as a list,
+/// `"+-----BEGIN"`, `"+MIIE..."`), and possibly ending in its line break (`"MIIE...\r"`; see
+/// [`trim_item_break`]). The BEGIN line is an item when a quote (and a prefix) comes right
+/// before `-----BEGIN` at `begin` and a quote right after its closing dashes; then header items
+/// (`Proc-Type: ...`) or empty items, body items (base64 holding a letter or digit) and the END
+/// line's item. Ends after the END line's closing dashes, or, without one, after the last body
+/// item's base64; `None` when no body item follows. Each item is read once: linear.
 fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let opening = bytes[begin.saturating_sub(MAX_LINE_NUMBER + 1)..begin]
@@ -316,21 +356,29 @@ fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
         .rposition(|byte| QUOTES.contains(byte))
         .map(|offset| begin.saturating_sub(MAX_LINE_NUMBER + 1) + offset)?;
     let quote = bytes[opening];
-    let number = &bytes[opening + 1..begin];
-    let numbered = !number.is_empty();
-    if numbered && line_number_len(number) != number.len() {
-        return None;
-    }
+    let before = &bytes[opening + 1..begin];
+    let prefix = if !before.is_empty() && line_number_len(before) == before.len() {
+        ItemPrefix::Number
+    } else {
+        ItemPrefix::Repeated(before)
+    };
+    // An item ends at its closing quote; a line break inside it ends the search (CR only right
+    // before the quote).
     let item_end = |from: usize| {
         bytes[from..]
             .iter()
-            .position(|&b| b == quote || matches!(b, b'\r' | b'\n'))
+            .enumerate()
+            .position(|(offset, &b)| {
+                b == quote
+                    || b == b'\n'
+                    || b == b'\r' && bytes.get(from + offset + 1) != Some(&quote)
+            })
             .map(|offset| from + offset)
             .filter(|&end| bytes[end] == quote)
     };
     let begin_item_end = item_end(begin)?;
     // The item is the BEGIN line alone: its closing dashes end it.
-    let label = &bytes[begin + DASHES.len()..begin_item_end];
+    let label = trim_item_break(&bytes[begin + DASHES.len()..begin_item_end]);
     if !label.ends_with(DASHES) || label[..label.len() - DASHES.len()].contains(&b'-') {
         return None;
     }
@@ -338,18 +386,19 @@ fn listed_block_end(text: &str, begin: usize) -> Option<usize> {
     // Past the closing quote: the gap to the next item's opening quote.
     while let Some(start) = next_item(bytes, at, quote) {
         let Some(end) = item_end(start) else { break };
-        let mut item = &bytes[start..end];
-        if numbered {
-            item = &item[line_number_len(item)..];
-        }
+        let line_end = start + trim_item_break(&bytes[start..end]).len();
+        let Some(skip) = prefix.len(&bytes[start..line_end]) else {
+            break;
+        };
+        let item = &bytes[start + skip..line_end];
         if item.starts_with(b"-----END") {
-            return body_end.and(Some(end).filter(|_| item.ends_with(b"-----")));
+            return body_end.and(Some(line_end).filter(|_| item.ends_with(DASHES)));
         }
         if !item.is_empty()
             && item.iter().all(is_base64)
             && item.iter().any(u8::is_ascii_alphanumeric)
         {
-            body_end = Some(end);
+            body_end = Some(line_end);
         } else if body_end.is_some()
             || headers == MAX_HEADER_LINES
             || !(item.is_empty() || is_header(item))
@@ -567,6 +616,11 @@ mod tests {
             .collect()
     }
 
+    /// Each line after `prefix`.
+    fn prefixed(lines: &[String], prefix: &str) -> Vec<String> {
+        lines.iter().map(|line| format!("{prefix}{line}")).collect()
+    }
+
     fn shapes() -> Vec<Shape> {
         fn percent(text: &str) -> String {
             percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
@@ -707,6 +761,65 @@ mod tests {
             ("line records in a JSON string", |l| {
                 let records = records(l, |n, line| serde_json::json!({ "line": n, "text": line }));
                 serde_json::json!({ "out": serde_json::to_string(&records).unwrap() }).to_string()
+            }),
+            // The attack review 3's 6: a Windows file's lines split on LF (each item keeps its
+            // CR), `readlines()` (each keeps its break), a diff as a list of lines, numbered
+            // pairs (`enumerate`) in JSON and Python, and the other line breaks of
+            // `str.splitlines` (NEL, VT, FF).
+            ("CRLF file split on LF, JSON", |l| {
+                let text = format!("{}\r\n", l.join("\r\n"));
+                serde_json::json!({ "path": "id_rsa", "lines": text.split('\n').collect::<Vec<_>>() })
+                    .to_string()
+            }),
+            ("CRLF file split on LF, pretty", |l| {
+                let text = format!("{}\r\n", l.join("\r\n"));
+                serde_json::to_string_pretty(&text.split('\n').collect::<Vec<_>>()).unwrap()
+            }),
+            ("CRLF file split on LF, Python", |l| {
+                format!("['{}\\r']", l.join("\\r', '"))
+            }),
+            ("readlines() in Python", |l| {
+                format!("['{}\\n']", l.join("\\n', '"))
+            }),
+            ("readlines() of CRLF in JSON", |l| {
+                serde_json::to_string(&l.iter().map(|l| format!("{l}\r\n")).collect::<Vec<_>>())
+                    .unwrap()
+            }),
+            ("diff as a JSON list, added", |l| {
+                serde_json::json!({ "diff": prefixed(l, "+") }).to_string()
+            }),
+            ("diff as a JSON list, removed", |l| {
+                serde_json::to_string(&prefixed(l, "-")).unwrap()
+            }),
+            ("diff as a JSON list, context", |l| {
+                serde_json::to_string_pretty(&prefixed(l, " ")).unwrap()
+            }),
+            ("diff as a Python list of CRLF lines", |l| {
+                let lines: Vec<String> = l.iter().map(|l| format!("+{l}\r")).collect();
+                format!("{lines:?}")
+            }),
+            ("numbered pairs in JSON", |l| {
+                let pairs: Vec<(usize, &String)> =
+                    l.iter().enumerate().map(|(n, l)| (n + 1, l)).collect();
+                serde_json::to_string(&pairs).unwrap()
+            }),
+            ("numbered pairs, pretty", |l| {
+                let pairs: Vec<(usize, &String)> = l.iter().enumerate().collect();
+                serde_json::to_string_pretty(&serde_json::json!({ "lines": pairs })).unwrap()
+            }),
+            ("Python list(enumerate(lines))", |l| {
+                let pairs: Vec<String> = l
+                    .iter()
+                    .enumerate()
+                    .map(|(n, l)| format!("({}, '{l}')", n + 1))
+                    .collect();
+                format!("[{}]", pairs.join(", "))
+            }),
+            ("NEL", |l| l.join("\u{85}")),
+            ("VT", |l| l.join("\u{b}")),
+            ("FF", |l| l.join("\u{c}")),
+            ("NEL in a JSON string", |l| {
+                serde_json::json!({ "pem": l.join("\u{85}") }).to_string()
             }),
             // Numbered lines as text: `cat -n` past line 9 (the number loses a blank), `N|`.
             ("cat -n from line 8", |l| {

@@ -1,0 +1,139 @@
+//! Whether a cookie's value is a secret, wherever the cookie is printed (a `Cookie` or
+//! `Set-Cookie` header, a browser tool's cookie object, a `cookies.txt` line).
+//!
+//! A cookie is not a secret for being a cookie: `theme=solarized-dark-2` and Google Analytics'
+//! `_ga=GA1.1.1234567890.1700000000` are preferences and ids (the attack review 3's 9). Its value
+//! is a secret when the cookie's name says it holds a session or a credential ([`is_secret_name`]:
+//! `session`, `sid`, `auth`, `token`, `csrf`, `jwt`, ...), or when the value has a token's shape
+//! whatever the name: 12 characters or more of mixed classes, not a placeholder, not words with
+//! numbers after them and not numbers joined by dots ([`is_dotted_numbers`]).
+
+use super::credential::{is_camel_words, is_numbered_words, is_placeholder, looks_like_token};
+
+/// The fewest bytes a value under a secret's name holds to be one (`deleted`, `true`, `0` clear
+/// or flag a session, they are none).
+const NAMED_MIN: usize = 8;
+
+/// The fewest bytes a value holds to be a token by its shape alone.
+const SHAPE_MIN: usize = 12;
+
+/// The parts of cookie names that say the value is a session or a credential, compared without
+/// case (`PHPSESSID`, `JSESSIONID`, `connect.sid`, `laravel_session`, `XSRF-TOKEN`,
+/// `csrftoken`, `__Secure-next-auth.session-token`, `remember_user_token`, `_gh_sess`).
+const SECRET_NAME_PARTS: &[&str] = &[
+    "sess",
+    "sid",
+    "auth",
+    "token",
+    "csrf",
+    "xsrf",
+    "jwt",
+    "login",
+    "remember",
+    "secret",
+    "credential",
+    "passw",
+    "apikey",
+    "api_key",
+    "api-key",
+    "access",
+    "refresh",
+    "identity",
+    "saml",
+    "oidc",
+    "ticket",
+];
+
+/// Whether a cookie's name says its value is a session or a credential (see
+/// [`SECRET_NAME_PARTS`]).
+pub(super) fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SECRET_NAME_PARTS.iter().any(|part| name.contains(part))
+}
+
+/// Whether the value of the cookie `name` is a secret (see the module's doc). `name` is empty
+/// when the cookie's name is not known.
+pub(super) fn is_cookie_secret(name: &str, value: &str) -> bool {
+    if value.len() < NAMED_MIN || is_placeholder(value) {
+        return false;
+    }
+    let one_case_word = value.bytes().all(|b| b.is_ascii_lowercase())
+        || value.bytes().all(|b| b.is_ascii_uppercase());
+    if is_secret_name(name) {
+        return !one_case_word;
+    }
+    value.len() >= SHAPE_MIN
+        && looks_like_token(value)
+        && !is_numbered_words(value)
+        && !is_camel_words(value)
+        && !is_dotted_numbers(value)
+}
+
+/// Whether `value` is numbers joined by dots (three parts or more), the first possibly a short
+/// tag of letters and digits: analytics ids and timestamps (`GA1.1.1234567890.1700000000` of `_ga`,
+/// `fb.1.1700000000000.1234567890` of `_fbp`, `__utma`'s six numbers).
+fn is_dotted_numbers(value: &str) -> bool {
+    let mut parts = value.split('.');
+    let tag = parts.next().unwrap_or_default();
+    let number = !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit());
+    let tagged =
+        number || (1..=4).contains(&tag.len()) && tag.bytes().all(|b| b.is_ascii_alphanumeric());
+    let numbers: Vec<&str> = parts.collect();
+    tagged
+        && numbers.len() >= 2
+        && numbers
+            .iter()
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways: real session cookies (must be secrets) and ordinary cookies (must pass).
+    #[test]
+    fn a_cookie_value_is_a_secret_by_its_name_or_its_shape() {
+        // (name, value, is a secret)
+        let cases = [
+            // Sessions and credentials by their names, short or plain values too.
+            ("PHPSESSID", "b8f3k2l9m1n4p6q7", true),
+            ("JSESSIONID", "9F8E7D6C5B4A3F2E1D0C", true),
+            ("connect.sid", "s%3Aabc123def456.ZmFrZXNpZw", true),
+            ("laravel_session", "eyJpdiI6IkZha2UifQ", true),
+            ("XSRF-TOKEN", "a1b2c3d4e5f6", true),
+            ("csrftoken", "q8Z2mX4vL9pR", true),
+            ("__Secure-next-auth.session-token", "0a1b2c3d-4e5f", true),
+            ("sid", "Xy7Qp2Lm9Rt4Vw8Z", true),
+            ("remember_user_token", "W1sxXSwiJDJhJDEwJCJd", true),
+            ("session", "deadbeefcafebabe1234", true),
+            // Tokens by their shape under any name (LinkedIn's li_at, a load balancer's).
+            ("li_at", "AQEDARfakeVALUE0123456789", true),
+            ("AWSALB", "Zx9Qw8Er7Ty6Ui5Op4As3Df2", true),
+            ("a", "Zx9Qw8Er7Ty6Ui5Op4As3Df2", true),
+            ("", "Zx9Qw8Er7Ty6Ui5Op4As3Df2", true),
+            // Ordinary cookies (the attack review 3's 9): preferences, analytics ids, consent.
+            ("theme", "solarized-dark-2", false),
+            ("theme", "dark", false),
+            ("_ga", "GA1.1.1234567890.1700000000", false),
+            ("_gid", "GA1.1.987654321.1700000000", false),
+            ("_fbp", "fb.1.1700000000000.1234567890", false),
+            (
+                "__utma",
+                "123456789.987654321.1700000000.1700000000.1700000000.1",
+                false,
+            ),
+            ("lang", "en-US", false),
+            ("layout", "SidebarCollapsedLeft", false),
+            ("editor", "monaco_v2_2024", false),
+            // Under a session's name: cleared, flagged or placeholder values.
+            ("session", "deleted", false),
+            ("sessionid", "loggedout", false),
+            ("auth_enabled", "true", false),
+            ("token", "YOUR_TOKEN_HERE", false),
+            ("session", "xxxxxxxxxxxx", false),
+        ];
+        for (name, value, secret) in cases {
+            assert_eq!(is_cookie_secret(name, value), secret, "{name}={value}");
+        }
+    }
+}
