@@ -196,7 +196,13 @@ describe('analyzeCommand: resolution and the allowlist', () => {
     const analysis = refused(command())
     const segment = analysis.segments[analysis.segments.length - 1]
     expect(segment.resolvedPath).toBe(`${dir('bin')}/${real}`)
-    expect(segment.reason).toBe(`\`${segment.executable}\` (${dir('bin')}/${real} in a trusted dir) is not allowlisted`)
+    // A bare entry naming the link (`ls` is allowlisted, `tr`/`head` are safe bins) is told which
+    // names it matches.
+    const typed = segment.executable.split('/').pop()
+    const listed = typed === 'ls'
+      ? `: the bare entry \`ls\` matches the names the program goes by in the trusted dirs (\`${real}\`: its real file's, and a link's lying in one), not the name of the link \`ls\` it was reached through`
+      : ''
+    expect(segment.reason).toBe(`\`${segment.executable}\` (${dir('bin')}/${real} in a trusted dir) is not allowlisted${listed}`)
   })
 
   it('judges a program found through PATH by its real file, not the name it was found by', () => {
