@@ -26,7 +26,7 @@ pub(super) fn is_identifier_in_code(text: &str, start: usize, end: usize) -> boo
 
 /// Whether `value` is an identifier (a letter, `_` or `$`, then letters, digits, `_`, `$`) whose
 /// letter runs read as words: 2.5 letters or more on average, one of 3 or more.
-fn is_word_identifier(value: &str) -> bool {
+pub(super) fn is_word_identifier(value: &str) -> bool {
     let bytes = value.as_bytes();
     let identifier = bytes
         .first()
@@ -40,6 +40,58 @@ fn is_word_identifier(value: &str) -> bool {
     let runs = letter_runs(bytes);
     let letters: usize = runs.iter().sum();
     !runs.is_empty() && 2 * letters >= 5 * runs.len() && runs.iter().any(|&run| run >= 3)
+}
+
+/// Whether the unquoted `value` names a constant or a type wherever it stands (the fourth user
+/// review's 2, from pyca/cryptography and config modules), digits in it or not:
+///
+/// - a constant in screaming case: capitals, digits and `_`, two or more parts holding
+///   letters, each part letters then digits or digits then letters (`HASH_SHA256`,
+///   `CLIENT_SECRET_2`, `PASSWORD_2FA`, `DEFAULT_PASSWORD_V2`, `T_INT64`, `AES_256_GCM`), a
+///   run of 3 letters or more among them; a password in capitals has one such part
+///   (`SUMMER_2024`) or letters around digits (`P4SS_W0RD`), and a key's parts are short
+///   (`AB12_CD34`);
+/// - a type in Pascal case whose digits a capitalized word follows (`Ed25519PrivateKey`,
+///   `Argon2idPasswordHasher`, `MLKEM768X25519PrivateKey`, `Utf8PathBuf`): a password's digits
+///   end it or stand among short runs (`Summer2024`, `MyPassword1`, `Passw0rd`).
+pub(super) fn is_constant_or_type_name(value: &str) -> bool {
+    is_constant_name(value) || is_word_identifier(value) && is_type_name(value)
+}
+
+/// See [`is_constant_or_type_name`].
+fn is_constant_name(value: &str) -> bool {
+    let caps = value
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    let parts_shaped = value.split('_').all(|part| {
+        let letters_first = part.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        let digits_first = part.trim_start_matches(|c: char| c.is_ascii_digit());
+        letters_first.bytes().all(|b| b.is_ascii_digit())
+            || digits_first.bytes().all(|b| b.is_ascii_alphabetic())
+    });
+    let worded_parts = value
+        .split('_')
+        .filter(|part| part.bytes().any(|b| b.is_ascii_alphabetic()))
+        .count();
+    let word = letter_runs(value.as_bytes()).iter().any(|&run| run >= 3);
+    caps && value.starts_with(|c: char| c.is_ascii_uppercase())
+        && value.bytes().any(|b| b.is_ascii_digit())
+        && parts_shaped
+        && worded_parts >= 2
+        && word
+}
+
+/// See [`is_constant_or_type_name`].
+fn is_type_name(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let Some(last_digit) = bytes.iter().rposition(u8::is_ascii_digit) else {
+        return false;
+    };
+    let tail = &bytes[last_digit + 1..];
+    let capitalized_word = tail.windows(3).any(|w| {
+        w[0].is_ascii_uppercase() && w[1].is_ascii_lowercase() && w[2].is_ascii_lowercase()
+    });
+    bytes[0].is_ascii_uppercase() && !value.contains('_') && capitalized_word
 }
 
 /// The lengths of the words of letters in `bytes`: runs of letters split at every other byte and

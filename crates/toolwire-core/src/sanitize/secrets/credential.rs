@@ -28,7 +28,7 @@
 
 use base64::Engine as _;
 
-use super::{code_value, named_value};
+use super::{code_value, named_value, prose};
 
 /// The fewest bytes a credential found by its name holds (`password=hunter2` is a word).
 const NAMED_VALUE_MIN: usize = 8;
@@ -110,16 +110,21 @@ fn before_host(text: &str, start: usize, end: usize) -> usize {
 }
 
 /// Whether `text[start..end]`, found by a credential's name or scheme word only, is one: it looks
-/// like a token ([`is_key_value`]), is no path, and holds a digit, or is 24 characters or more
-/// and not camel-case words.
+/// like a token ([`is_key_value`]), is no path, is no text ([`prose::is_text`]), and holds a
+/// digit, or is 24 characters or more and not camel-case words; or it is a passphrase where a
+/// value is assigned ([`prose::is_passphrase`]).
 pub(super) fn is_credential_value(text: &str, start: usize, end: usize) -> bool {
     let value = &text[start..end];
+    if prose::is_passphrase(value) {
+        return !prose::is_argument(text, start) && !is_on_a_later_line(text, start, end);
+    }
     let digit = value.bytes().any(|b| b.is_ascii_digit());
     let prose_id = follows_token_word(text, start) && (value.len() < 16 || is_uuid(value));
     is_key_value(text, start, end)
         && !is_path(value)
         && !prose_id
         && !is_prose_after_bare_word(text, start, value)
+        && !prose::is_text(value, prose::is_argument(text, start))
         && (digit || (value.len() >= 24 && !is_camel_words(value)))
 }
 
@@ -319,10 +324,13 @@ pub(super) fn is_cookie_value(text: &str, start: usize, end: usize) -> bool {
 fn is_code(text: &str, start: usize, end: usize) -> bool {
     let called = matches!(text[end..].chars().next(), Some('(' | '['));
     let quoted = start > 0 && matches!(text.as_bytes()[start - 1], b'"' | b'\'' | b'`');
+    let value = &text[start..end];
     called
-        || is_identifier_path(text[start..end].trim_end_matches('!'))
+        || is_identifier_path(value.trim_end_matches('!'))
         || is_on_a_later_line(text, start, end)
         || !quoted && code_value::is_identifier_in_code(text, start, end)
+        || !quoted && code_value::is_constant_or_type_name(value)
+        || prose::is_next_item(text, start) && code_value::is_word_identifier(value)
 }
 
 /// Whether `value` is two or more identifiers joined by `.`, none of them token-like (16
@@ -332,8 +340,10 @@ fn is_code(text: &str, start: usize, end: usize) -> bool {
 fn is_identifier_path(value: &str) -> bool {
     value.contains('.')
         && value.split('.').enumerate().all(|(at, word)| {
-            let token_like =
-                word.len() >= 16 && word.bytes().any(|b| b.is_ascii_digit()) && !word.contains('_');
+            let token_like = word.len() >= 16
+                && word.bytes().any(|b| b.is_ascii_digit())
+                && !word.contains('_')
+                && !code_value::is_word_identifier(word);
             let field =
                 at > 0 && (1..=2).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_digit());
             field || is_identifier(word) && !token_like
@@ -450,20 +460,36 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "redacted",
 ];
 
+/// The words that name a credential: a word of letters and one of them is a test's or an
+/// example's value (`valid-token`, `expired_token`, `wrong-password`, `test-key`).
+const CREDENTIAL_NOUNS: &[&str] = &[
+    "token",
+    "key",
+    "secret",
+    "password",
+    "passwd",
+    "pass",
+    "credential",
+    "credentials",
+    "apikey",
+];
+
 /// Whether `value` is words of letters joined by `-` or `_`, one of them a placeholder's word
 /// ([`PLACEHOLDER_WORDS`], any case): `your-token-here`, `Your_Access_Token` (the new-user
-/// review's `Authorization: Bearer your-token-here`).
+/// review's `Authorization: Bearer your-token-here`), or two such words, the second naming a
+/// credential ([`CREDENTIAL_NOUNS`]: a test's `.set('Authorization', 'Bearer valid-token')`,
+/// `wrong-password`; the fourth user review's 12).
 fn is_placeholder_words(value: &str) -> bool {
+    let is_one_of = |word: &str, list: &[&str]| list.iter().any(|w| word.eq_ignore_ascii_case(w));
     let mut words = value.split(['-', '_']);
+    let pair_naming = value
+        .split_once(['-', '_'])
+        .is_some_and(|(_, noun)| is_one_of(noun, CREDENTIAL_NOUNS));
     value.contains(['-', '_'])
         && words
             .clone()
             .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic()))
-        && words.any(|word| {
-            PLACEHOLDER_WORDS
-                .iter()
-                .any(|placeholder| word.eq_ignore_ascii_case(placeholder))
-        })
+        && (pair_naming || words.any(|word| is_one_of(word, PLACEHOLDER_WORDS)))
 }
 
 /// How far back [`is_url_password`] reads for the URL's user.
@@ -681,13 +707,7 @@ mod tests {
             "X-Api-Key: ApiKeyFromVault",
             "x-api-key: getApiKeyValue",
         ];
-        let changed: Vec<String> = corpus
-            .iter()
-            .map(|line| (scrubbed(line), line))
-            .filter(|(out, line)| out != *line)
-            .map(|(out, line)| format!("{line}\n  -> {out}"))
-            .collect();
-        assert!(changed.is_empty(), "changed:\n{}", changed.join("\n"));
+        assert_unchanged(&corpus);
     }
 
     /// Secrets beside the look-alikes above that must still be found: digit-free keys (random
@@ -740,6 +760,17 @@ mod tests {
         let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
         let mut counts = Default::default();
         scanner.scrub(text, &mut counts).into_owned()
+    }
+
+    /// Every line of `corpus` scrubs to itself; the changed ones are listed.
+    fn assert_unchanged(corpus: &[&str]) {
+        let changed: Vec<String> = corpus
+            .iter()
+            .map(|line| (scrubbed(line), line))
+            .filter(|(out, line)| out != *line)
+            .map(|(out, line)| format!("{line}\n  -> {out}"))
+            .collect();
+        assert!(changed.is_empty(), "changed:\n{}", changed.join("\n"));
     }
 
     /// Each (text, expected scrub) pair of a table.
@@ -1103,6 +1134,136 @@ mod tests {
             (
                 "Private-Lines: 1\nsee the spec, section 2\n",
                 "Private-Lines: 1\nsee the spec, section 2\n",
+            ),
+        ]);
+    }
+
+    /// Ordinary text and code after a credential's name pass (the fourth user review's 1, 2 and
+    /// 12): sentences in messages, errors and locale files (zod, @types/node, pyca/cryptography,
+    /// hyper), class and constant names with digits (pyca/cryptography, config modules), a
+    /// test's `valid-token`; the same names with secrets after them are found (next test).
+    #[test]
+    fn text_and_code_after_a_name_pass() {
+        let corpus = [
+            // Sentences: messages, errors, locale strings.
+            r#".refine((data) => data.password === data.confirmPassword, "Both password and confirmation must match");"#,
+            "const password = 'Password used to generate key';",
+            r#"            raise InvalidToken("Supplied HOTP value does not match.")"#,
+            r#"            Parse::Header(h::Token)) => "invalid HTTP header parsed","#,
+            r#"check(user.password, "Password must be at least 12 characters long")"#,
+            r#"assert.equal(form.confirmPassword, "Passwords do not match, try again")"#,
+            r#"expect(res.body.accessToken, "the login response should carry a token").toBeDefined()"#,
+            "log.warn(cfg.apiToken, 'token will expire in 5 minutes, refreshing now')",
+            r#"errors.password = "Password is required";"#,
+            r#"raise ValueError(password, "does not meet the policy of 3 character classes")"#,
+            r#"["password", "Both password and confirmation must match"]"#,
+            r#"{"login": {"password": "Your password must be at least 8 characters", "token": "Your session token has expired, please sign in again"}}"#,
+            r#"password: "Enter your password to continue""#,
+            r#"  passwordMismatch: "The two passwords do not match, please retry","#,
+            r#"password_help = "Use 12 or more characters with a mix of letters, numbers & symbols""#,
+            "token_expired=Your session expired after 30 minutes of inactivity",
+            r#"api_token: "Create one under Settings > Developer > Tokens""#,
+            "password: Enter your password to continue",
+            // Class and constant names with digits: paths, types, constants, list items.
+            "MLKEM768X25519PrivateKey = rust_openssl.hpke.MLKEM768X25519PrivateKey",
+            "    \"MLKEM768X25519PrivateKey\",\n    \"MLKEM768X25519PublicKey\",",
+            "        key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey)",
+            "        self, private_key: ed25519.Ed25519PrivateKey, f_priv: _FragList",
+            "    if isinstance(private_key, ed25519.Ed25519PrivateKey):",
+            "private_key = Ed25519PrivateKey.generate()",
+            "token_cls = Argon2idPasswordHasher",
+            "const { password = DEFAULT_PASSWORD_V2 } = opts",
+            "password = HASH_SHA256",
+            "secret: AES_256_GCM,",
+            "token_type = TOKEN_V1",
+            "  token: TOKEN_TYPE_OAUTH2,",
+            "client_secret = CLIENT_SECRET_2",
+            "if password == PASSWORD_2FA:",
+            "token = T_INT64",
+            "secret_key: KEY_ED25519,",
+            "  password: DB_PASSWORD_V2,",
+            // A test's token (r9 #7, seen again in the fourth review's 12).
+            ".set('Authorization', 'Bearer valid-token')",
+            "Authorization: Bearer expired-token",
+            // Configuration lines whose rest is code (the value runs to the line's end only
+            // where it is a value).
+            "password = vault2.read(path)",
+            "token_type = response.json()[\"token_type\"]",
+            "access_token: Optional[str] = None",
+            "password = hash_password2(raw) or DEFAULT",
+        ];
+        assert_unchanged(&corpus);
+    }
+
+    /// The other side of [`text_and_code_after_a_name_pass`]: passphrases where a value is
+    /// assigned, passwords and tokens shaped like words with digits, and unquoted values
+    /// holding a symbol in a configuration line, whole (the fourth user review's 3: the value
+    /// ended at the symbol and the head was under 8 characters, so all of it passed).
+    #[test]
+    fn secrets_beside_text_and_code_are_found_whole() {
+        let cases = [
+            // Passphrases where a value is assigned.
+            (
+                r#"password = "correct horse battery staple""#,
+                "horse battery",
+            ),
+            (
+                r#"{"password": "correct horse battery staple"}"#,
+                "horse battery",
+            ),
+            (
+                "DB_PASSWORD=\"Correct Horse Battery Staple\"",
+                "Horse Battery",
+            ),
+            ("password: correct horse battery staple", "horse battery"),
+            (
+                "password: correct horse battery staple # prod",
+                "horse battery",
+            ),
+            // Words with digits that are not names of code.
+            ("password = Summer2024", "Summer2024"),
+            ("password = MyPassword1", "MyPassword1"),
+            ("PASSWORD=SUMMER_2024", "SUMMER_2024"),
+            ("password: P4SS_W0RD", "P4SS_W0RD"),
+            ("token: AB12_CD34_EF56_GH78", "AB12_CD34_EF56_GH78"),
+            ("Authorization: Bearer q8Z2mX4vL9pR7tY1", "q8Z2mX4vL9pR7tY1"),
+            // A symbol in an unquoted value of a configuration line.
+            ("password: Qw3,rT6yU9iO1p", "rT6yU9iO1p"),
+            ("spring.datasource.password=Qw3;rT6yU9iO1p", "rT6yU9iO1p"),
+            ("db_password = Zx8:cV5bN2mL4k", "cV5bN2mL4k"),
+            ("  password: aB3=dE6fG9hJ2k", "dE6fG9hJ2k"),
+            ("mysql:\n  password: Tr0(ub4)dor3x", "dor3x"),
+            ("client_secret: 9f;Kq2xLm8Vn4Rt7", "Kq2xLm8Vn4Rt7"),
+            ("PASSWORD: hunter2,hunter3,more", "hunter3"),
+            ("export DB_PASSWORD=Mn5(bV8)cX2zL", "cX2zL"),
+            ("- password: Gh2:Jk5Lm8Np1Q", "Jk5Lm8Np1Q"),
+            ("[db]\npassword = Yt6*Re3,Wq0Po9 ; x", "Wq0Po9"),
+        ];
+        for (text, secret) in cases {
+            let out = scrubbed(text);
+            assert!(
+                out.contains("[redacted:") && !out.contains(secret),
+                "{text:?} -> {out:?}"
+            );
+        }
+        // Elsewhere an unquoted value still ends at `&`, `;` and `,` (query strings, cookies,
+        // argument lists, log lines with several fields).
+        assert_scrubs(&[
+            (
+                "GET /cb?token=Ab3dE6fG9h&user=x",
+                "GET /cb?token=[redacted:credential-parameter]&user=x",
+            ),
+            (
+                "level=info password=pw123456,user=bob",
+                "level=info password=[redacted:credential-parameter],user=bob",
+            ),
+            (
+                "Cookie: a=1; session_token=Ab3dE6fG9h;theme=dark",
+                "Cookie: a=1; session_token=[redacted:credential-parameter];theme=dark",
+            ),
+            (
+                "password=Pw12345678&grant_type=password",
+                "password=[redacted:credential-parameter]&grant_type=password",
             ),
         ]);
     }

@@ -34,7 +34,9 @@ mod named_value;
 mod pattern;
 mod pem;
 mod pem_lines;
+mod prose;
 mod reader;
+mod repeats;
 mod ssh2_key;
 mod sweep;
 #[cfg(test)]
@@ -198,10 +200,11 @@ impl SecretScanner {
     /// escapes, percent escapes, HTML character references, C escapes; see `reader.rs`) in its
     /// decoded views too, each secret found there mapped back to the original range it was
     /// spelled in. Where secrets of the searches overlap, they are one secret over all their
-    /// ranges, named by the earlier.
+    /// ranges, named by the earlier. A secret found is found again wherever the text spells it
+    /// (see `repeats.rs`: a literal named once and repeated without its name).
     pub fn find(&self, text: &str) -> Vec<SecretMatch> {
         let found = self.find_spelled(text);
-        ReaderView::all(text)
+        let found = ReaderView::all(text)
             .into_iter()
             .fold(found, |found, view| {
                 let mut hint = RangeHint::default();
@@ -214,7 +217,8 @@ impl SecretScanner {
                     }
                 });
                 union(found, seen.collect())
-            })
+            });
+        repeats::with_repeats(text, found)
     }
 
     /// All secrets in `text` as it is spelled: sorted by start, non-overlapping (when two kinds

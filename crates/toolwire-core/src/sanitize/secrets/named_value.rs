@@ -24,9 +24,10 @@ pub(super) const VALUE_LIMIT: usize = 256;
 /// would hold a credential of another kind ([`holds_own_kind`]).
 pub(super) fn value_end(text: &str, start: usize, read_end: usize) -> usize {
     let limit = floor_char_boundary(text, (start + VALUE_LIMIT).min(text.len()));
+    let unquoted = unquoted_end(text, read_end, limit);
     let widened = quoted_end(text, start, limit)
-        .or_else(|| env_assignment_end(text, start, limit))
-        .unwrap_or_else(|| unquoted_end(text, read_end, limit));
+        .or_else(|| config_line_end(text, start, unquoted, limit))
+        .unwrap_or(unquoted);
     if holds_own_kind(&text[start..widened.max(read_end)]) {
         read_end
     } else {
@@ -68,34 +69,155 @@ fn quoted_end(text: &str, start: usize, limit: usize) -> Option<usize> {
     None
 }
 
-/// The longest environment variable name, and the most blanks around `export`, read back.
+/// The longest key of a configuration line, and the most blanks around `export`, read back.
 const NAME_LIMIT: usize = 128;
 const BLANKS_LIMIT: usize = 16;
 
-/// The end of the value of an environment assignment `NAME=value` that starts its line
-/// (`export NAME=value` too), `NAME` in capitals, digits and `_`: the next blank or the line's
-/// end, within `limit`. Reads back at most [`NAME_LIMIT`] bytes and a few blanks.
-fn env_assignment_end(text: &str, start: usize, limit: usize) -> Option<usize> {
+/// The end of the value of a configuration line whose key starts its line (after indentation,
+/// `export` or a YAML list's `- `): `key: value` (YAML), `key = value` (INI, TOML,
+/// properties), `key=value` (an environment file, shell, properties). A value after blanks or
+/// `: ` runs to the line's end (a ` #` comment and trailing blanks excepted); after a glued `=`
+/// (`NAME=value`, as a shell reads it) to the first blank. It never runs over a character
+/// outside printable ASCII, a `\` or a percent escape (`\n`, `%0A` in JSON or URL text: the
+/// line's end as its reader sees it). Within `limit`; reads back at most
+/// [`NAME_LIMIT`] bytes and a few blanks.
+///
+/// The value stays `narrow` (what the unquoted value reads) when the rest of the line is code
+/// or fields ([`is_code_or_fields`]: `getpass.getpass()`, `cfg.password,`, `x = a + b`,
+/// `Optional[str] = None`) or when `narrow` is a name before `=` or `:` (a chain of names,
+/// `_authToken=_authToken`, or a header in the value, `token: X-Api-Key: ...`).
+fn config_line_end(text: &str, start: usize, narrow: usize, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let equals = start.checked_sub(1).filter(|&at| bytes[at] == b'=')?;
-    let name_start = back_over(bytes, equals, NAME_LIMIT, |b| {
-        b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'
-    });
-    let whole_name = name_start == 0 || equals - name_start < NAME_LIMIT;
-    if name_start == equals || !whole_name {
-        return None;
-    }
     let blank = |b: u8| b == b' ' || b == b'\t';
-    let mut line_start = back_over(bytes, name_start, BLANKS_LIMIT, blank);
-    if line_start < name_start && bytes[..line_start].ends_with(b"export") {
-        line_start = back_over(bytes, line_start - "export".len(), BLANKS_LIMIT, blank);
-    }
-    let starts_line = line_start == 0 || matches!(bytes[line_start - 1], b'\n' | b'\r');
-    if !starts_line {
+    let separator_end = back_over(bytes, start, BLANKS_LIMIT, blank);
+    let separator = separator_end.checked_sub(1)?;
+    let spaced_after = separator_end < start;
+    let glued = match bytes[separator] {
+        b'=' => !spaced_after && separator.checked_sub(1).is_some_and(|at| !blank(bytes[at])),
+        b':' if spaced_after => false,
+        _ => return None,
+    };
+    let key_end = back_over(bytes, separator, BLANKS_LIMIT, blank);
+    let key_start = back_over(bytes, key_end, NAME_LIMIT, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+    });
+    let whole_key = key_start == 0 || key_end - key_start < NAME_LIMIT;
+    let key_head = bytes.get(key_start).filter(|_| key_start < key_end);
+    if !whole_key || !key_head.is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_') {
         return None;
     }
-    let blank = text[start..limit].find(|c: char| c.is_ascii_whitespace());
-    Some(blank.map_or(limit, |at| start + at))
+    if !starts_its_line(bytes, key_start) {
+        return None;
+    }
+    let line = &text[start..limit];
+    let mut end = line
+        .bytes()
+        .enumerate()
+        .position(|(at, b)| {
+            !(b.is_ascii_graphic() || b == b' ' || b == b'\t')
+                || b == b'\\'
+                || b == b'%' && is_percent_escape(&line.as_bytes()[at..])
+        })
+        .unwrap_or(line.len());
+    if glued {
+        end = line[..end].find([' ', '\t']).unwrap_or(end);
+    } else if let Some(comment) = line[..end].find(" #").or_else(|| line[..end].find("\t#")) {
+        end = comment;
+    }
+    let end = start + line[..end].trim_end_matches([' ', '\t']).len();
+    if end <= narrow {
+        return Some(narrow);
+    }
+    let rest = &bytes[narrow..end];
+    let key_chain = matches!(rest[0], b'=' | b':')
+        && bytes[start..narrow]
+            .iter()
+            .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'-' | b'.'));
+    Some(if key_chain || is_code_or_fields(rest) {
+        narrow
+    } else {
+        end
+    })
+}
+
+/// Whether the bytes before `key_start` on its line are indentation, `export` or a YAML list's
+/// `- ` only (a few blanks each).
+fn starts_its_line(bytes: &[u8], key_start: usize) -> bool {
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut at = back_over(bytes, key_start, BLANKS_LIMIT, blank);
+    if at < key_start && bytes[..at].ends_with(b"export") {
+        at = back_over(bytes, at - "export".len(), BLANKS_LIMIT, blank);
+    } else if at < key_start && bytes[..at].ends_with(b"-") {
+        at = back_over(bytes, at - 1, BLANKS_LIMIT, blank);
+    }
+    at == 0 || matches!(bytes[at - 1], b'\n' | b'\r')
+}
+
+/// Whether `rest`, the part of a configuration line after an unquoted value's token
+/// characters, continues code or separates fields rather than the value: nothing but `,` and
+/// `;` (a statement's or an object literal's end), calls, indexes and fields (`()`,
+/// `["k"]`, `.x`, `?.`, `!`) to the end or before a blank, an operator after a blank (`x + y`,
+/// `= None`), `, ` or `; ` (an argument list), or `&name=`, `;name=`, `,name=` (a form body, a
+/// cookie, fields). Anything else
+/// (`,rT6yU9iO1p`, `;Kq2x`, `(ub4)dor3x`, ` horse battery staple`) is the value's.
+fn is_code_or_fields(rest: &[u8]) -> bool {
+    let mut tail = rest.len();
+    while tail > 0 && b",;&)]}\"'`".contains(&rest[tail - 1]) {
+        tail -= 1;
+    }
+    let mut at = 0;
+    loop {
+        if at >= tail {
+            return true;
+        }
+        match rest.get(at) {
+            None => return true,
+            Some(b'(' | b'[' | b'<') => match closing_bracket(&rest[at..]) {
+                Some(close) => at += close + 1,
+                None => return false,
+            },
+            Some(b'.') if at > 0 => at += 1 + identifier_len(&rest[at + 1..]).max(1),
+            Some(b'?' | b'!') if at > 0 => at += 1,
+            Some(b' ' | b'\t') => {
+                let after = rest[at..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+                return at > 0
+                    || after.is_some_and(|b| b"=+-*/%|&?<>!:.".contains(b) || *b == b'{');
+            }
+            Some(b',' | b';' | b'&') if at == 0 => {
+                let name = identifier_len(&rest[1..]);
+                let blank = rest[0] != b'&' && matches!(rest.get(1), Some(b' ' | b'\t'));
+                return blank || name > 0 && rest.get(1 + name) == Some(&b'=');
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// The offset of the bracket that closes the one `group` opens (brackets of any kind counted),
+/// if it closes.
+fn closing_bracket(group: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, b) in group.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'<' | b'{' => depth += 1,
+            b')' | b']' | b'>' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The length of the identifier (letters, digits, `_`, `$`) `bytes` starts with.
+fn identifier_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'))
+        .count()
 }
 
 /// Where a run of bytes `class` takes, ending at `end`, starts: at most `most` bytes back.
@@ -195,7 +317,7 @@ mod tests {
                 "db_password=Tr0ub4dor&3xK9! next",
                 "Tr0",
                 "Tr0ub4dor",
-                "Tr0ub4dor",
+                "Tr0ub4dor&3xK9!",
             ),
             (
                 "DB_PASSWORD=Tr0ub4dor&3xK9! next",
