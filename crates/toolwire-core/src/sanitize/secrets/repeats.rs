@@ -38,10 +38,12 @@ pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMat
         return found;
     }
     // One Aho-Corasick automaton over the values: built in time linear in their length (a
-    // regex of the same alternation compiles a Thompson NFA per call), searched in one pass;
+    // regex of the same alternation compiles a Thompson NFA per text), searched in one pass;
     // leftmost-longest, so where two start at one place the longer is taken.
+    // A DFA (the builder's choice for few patterns) costs more to build than one pass saves.
     let Ok(search) = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
         .build(&values)
     else {
         return found;
