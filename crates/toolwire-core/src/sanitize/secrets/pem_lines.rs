@@ -280,6 +280,10 @@ fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
                 return comma.then_some(at + 1);
             }
             at = after + 1;
+        } else if let Some(letters) = string_prefix(&bytes[at..limit], quote) {
+            // Python's bytes and raw strings (`b'...'`, `rb'...'`): `readlines()` of a file
+            // opened `'rb'` (attack review 4's 1).
+            at += letters;
         } else if let Some(literal) = [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
             .iter()
             .find(|literal| bytes[at..limit].starts_with(literal))
@@ -297,6 +301,17 @@ fn next_item(bytes: &[u8], close: usize, quote: u8) -> Option<usize> {
         }
     }
     None
+}
+
+/// The length of a Python string prefix (`b`, `u`, `r`, `rb`, `br`, any case) that `rest`
+/// starts with right before `quote`.
+fn string_prefix(rest: &[u8], quote: u8) -> Option<usize> {
+    let letters = rest
+        .iter()
+        .take(2)
+        .take_while(|byte| matches!(byte.to_ascii_lowercase(), b'b' | b'u' | b'r'))
+        .count();
+    (letters > 0 && rest.get(letters) == Some(&quote)).then_some(letters)
 }
 
 /// How a list's items carry the text before their line: a line number that changes from item
@@ -326,6 +341,17 @@ fn trim_item_break(item: &[u8]) -> &[u8] {
     loop {
         let cut = match rest {
             [head @ .., b'\r' | b'\n'] => head,
+            // NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR (`str.splitlines(keepends=True)`).
+            [head @ .., 0xc2, 0x85] | [head @ .., 0xe2, 0x80, 0xa8 | 0xa9] => head,
+            [head @ .., b'\\', b'u', b'0', b'0', b'8', b'5']
+            | [head @ .., b'\\', b'u', b'2', b'0', b'2', b'8' | b'9']
+            | [head @ .., b'\\', b'x', b'8', b'5'] => {
+                let backslashes = head.iter().rev().take_while(|&&b| b == b'\\').count();
+                if backslashes % 2 == 1 {
+                    return rest;
+                }
+                head
+            }
             [head @ .., b'\\', b'r' | b'n'] => {
                 let backslashes = head.iter().rev().take_while(|&&b| b == b'\\').count();
                 &head[..head.len() - backslashes]
@@ -814,6 +840,30 @@ mod tests {
                     .map(|(n, l)| format!("({}, '{l}')", n + 1))
                     .collect();
                 format!("[{}]", pairs.join(", "))
+            }),
+            // The attack review 4's 1: `readlines()` of a file opened `'rb'` (bytes items, LF
+            // and CRLF), `list(enumerate(...))` of it, items ending in NEL.
+            ("Python bytes readlines()", |l| {
+                format!("[b'{}\\n']", l.join("\\n', b'"))
+            }),
+            ("Python bytes readlines() of CRLF", |l| {
+                format!("[b'{}\\r\\n']", l.join("\\r\\n', b'"))
+            }),
+            ("Python enumerate of bytes lines", |l| {
+                let pairs: Vec<String> = l
+                    .iter()
+                    .enumerate()
+                    .map(|(n, l)| format!("({n}, b'{l}\\n')"))
+                    .collect();
+                format!("[{}]", pairs.join(", "))
+            }),
+            ("JSON list of NEL-ended items", |l| {
+                serde_json::to_string(&l.iter().map(|l| format!("{l}\u{85}")).collect::<Vec<_>>())
+                    .unwrap()
+            }),
+            ("JSON list of NEL-ended items, ASCII-escaped", |l| {
+                let items: Vec<String> = l.iter().map(|l| format!("\"{l}\\u0085\"")).collect();
+                format!("[{}]", items.join(","))
             }),
             ("NEL", |l| l.join("\u{85}")),
             ("VT", |l| l.join("\u{b}")),
