@@ -102,6 +102,18 @@ describe('arguments dispatch would not read are refused, naming the key', () => 
     ['a Gemini part without id', { functionCall: { name: 'search', args: { q: 'x' } } }, /calls\[0\]\.functionCall\.id must be a string, got undefined: .*StreamDecoder\('gemini'\)/],
     ['OpenAI custom tool call', { id: 'c', type: 'custom', custom: { name: 'search', input: 'x' } }, /holds "custom"/],
     ['OpenAI call without a name', { id: 'c', type: 'function', function: { arguments: '{}' } }, /calls\[0\]\.function\.name must be a string/],
+    // Attack review r10 #4: inside the nested shapes, and beside them, nothing is dropped either.
+    ['function with args', { id: 'c', function: { name: 'search', args: { q: 'x' } } }, /calls\[0\]\.function holds "args", which this shape does not have: its arguments are `function\.arguments`/],
+    ['function with input', { id: 'c', function: { name: 'search', input: { q: 'x' } } }, /function holds "input"/],
+    ['functionCall with arguments', { id: 'c', functionCall: { name: 'search', arguments: { q: 'x' } } }, /functionCall holds "arguments", which this shape does not have: its arguments are `functionCall\.args`/],
+    ['functionCall beside params', { id: 'c', functionCall: { name: 'search' }, params: { q: 'x' } }, /holds "params"/],
+    ['function beside flat arguments', { id: 'c', function: { name: 'search', arguments: '{"q":"a"}' }, arguments: '{"q":"b"}' }, /holds `function` and also `arguments`: give the call once/],
+    ['function beside flat input', { id: 'c', function: { name: 'search', arguments: '{}' }, input: { q: 'b' } }, /holds `function` and also `input`/],
+    ['functionCall beside flat args', { id: 'c', functionCall: { name: 'search', args: { q: 'a' } }, args: { q: 'b' } }, /holds `functionCall` and also `args`/],
+    ['function and functionCall', { id: 'c', function: { name: 'search', arguments: '{}' }, functionCall: { name: 'search', args: {} } }, /holds `function` and also `functionCall`/],
+    ['a flat call holding function', { id: 'c', name: 'search', arguments: '{"q":"a"}', function: { arguments: '{"q":"b"}' } }, /holds `function` and also `name`/],
+    ['a flat call holding functionCall', { id: 'c', name: 'search', arguments: '{"q":"a"}', functionCall: { args: { q: 'b' } } }, /holds `functionCall` and also `name`/],
+    ['function that is no object', { id: 'c', function: 'search' }, /calls\[0\]\.function must be an object, got/],
   ]
 
   for (const [label, call, message] of refused) {

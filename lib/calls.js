@@ -12,6 +12,12 @@ const { describe } = require('./common.js')
  */
 const ARGUMENT_KEYS = ['arguments', 'input', 'args']
 
+/** The keys of the nested shapes: OpenAI Chat's `function`, a Gemini part's `functionCall`. */
+const NESTED_KEYS = ['function', 'functionCall']
+
+/** What each nested object may hold, its arguments under the last key. */
+const NESTED_FIELDS = { function: ['name', 'arguments'], functionCall: ['id', 'name', 'args'] }
+
 /**
  * Keys a call carries besides its arguments, in toolwire's shapes (AssembledToolCall, plan marks)
  * and the providers' (type, index, status, call_id, ...): a call without arguments holding any
@@ -39,8 +45,20 @@ function readCall(call, i) {
   if (call === null || typeof call !== 'object') {
     throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
   }
-  if (call.name === undefined && isObject(call.function)) return openAiCall(call, i)
-  if (call.name === undefined && isObject(call.functionCall)) return geminiPart(call, i)
+  const nested = NESTED_KEYS.filter((key) => call[key] !== undefined)
+  if (nested.length > 0) {
+    // A nested call is read whole from its nested object: a second one, or a flat name or
+    // arguments beside it, would leave one copy unread (attack review r10 #4).
+    const beside = [...nested.slice(1), ...['name', ...ARGUMENT_KEYS].filter((key) => call[key] !== undefined)]
+    if (beside.length > 0) {
+      throw new TypeError(`dispatch: calls[${i}] holds \`${nested[0]}\` and also \`${beside[0]}\`: give the call once, either as { id, name, arguments } or in one provider's shape`)
+    }
+    if (!isObject(call[nested[0]])) {
+      throw new TypeError(`dispatch: calls[${i}].${nested[0]} must be an object, got ${describe(call[nested[0]])}`)
+    }
+    refuseUnread(call, i, nested[0])
+    return nested[0] === 'function' ? openAiCall(call, i) : geminiPart(call, i)
+  }
   const given = ARGUMENT_KEYS.filter((key) => call[key] !== undefined)
   if (given.length > 1) {
     throw new TypeError(`dispatch: calls[${i}] holds arguments under both ${given.map((key) => `\`${key}\``).join(' and ')}: pass them once, as \`arguments\``)
@@ -55,6 +73,7 @@ function readCall(call, i) {
 
 /** An OpenAI Chat tool call `{ id, type: 'function', function: { name, arguments } }`. */
 function openAiCall(call, i) {
+  refuseNestedUnread(call, i, 'function')
   const { name, arguments: args } = call.function
   if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].function.name must be a string, got ${describe(name)}`)
   return { id: call.id, name, arguments: args }
@@ -65,6 +84,7 @@ function openAiCall(call, i) {
  * not (one given beside the functionCall, `{ id, functionCall }`, is taken).
  */
 function geminiPart(call, i) {
+  refuseNestedUnread(call, i, 'functionCall')
   const { name, args } = call.functionCall
   const id = call.functionCall.id ?? call.id
   if (typeof id !== 'string') {
@@ -75,9 +95,26 @@ function geminiPart(call, i) {
   return { id, name, arguments: args }
 }
 
-/** A call with no arguments holding a key dispatch does not read: refused, naming the key. */
-function refuseUnread(call, i) {
-  const unread = Object.keys(call).find((key) => !CALL_KEYS.has(key))
+/**
+ * A nested call object holding a key its shape does not have (`function: { name, args }`,
+ * `functionCall: { name, arguments }`): refused, naming it and the key that is read.
+ */
+function refuseNestedUnread(call, i, key) {
+  const fields = NESTED_FIELDS[key]
+  const unread = Object.keys(call[key]).find((field) => !fields.includes(field))
+  if (unread === undefined) return
+  const shown = unread.length > 40 ? `${unread.slice(0, 40)}…` : unread
+  throw new TypeError(
+    `dispatch: calls[${i}].${key} holds ${JSON.stringify(shown)}, which this shape does not have: its arguments are \`${key}.${fields[fields.length - 1]}\``,
+  )
+}
+
+/**
+ * A call holding a key dispatch does not read (besides `nested`, its nested call): refused,
+ * naming the key. A flat call is checked only when it has no arguments.
+ */
+function refuseUnread(call, i, nested) {
+  const unread = Object.keys(call).find((key) => !CALL_KEYS.has(key) && key !== nested)
   if (unread === undefined) return
   const shown = unread.length > 40 ? `${unread.slice(0, 40)}…` : unread
   throw new TypeError(
