@@ -198,7 +198,7 @@ describe('analyzeCommand: resolution and the allowlist', () => {
     expect(segment.resolvedPath).toBe(`${dir('bin')}/${real}`)
     // A bare entry naming the link (`ls` is allowlisted, `tr`/`head` are safe bins) is told which
     // names it matches.
-    const typed = segment.executable.split('/').pop()
+    const typed = (segment.executable ?? '').split('/').pop()
     const listed = typed === 'ls'
       ? `: the bare entry \`ls\` matches the names the program goes by in the trusted dirs (\`${real}\`: its real file's, and a link's lying in one), not the name of the link \`ls\` it was reached through`
       : ''

@@ -153,6 +153,9 @@ const ATTACKS: &[(&str, &str)] = &[
     ("rust-analyzer lsif .", "rust-analyzer lsif"),
     ("rust-analyzer run-tests", "rust-analyzer run-tests"),
     ("rust-analyzer", "rust-analyzer"),
+    // Attack review 4's 10.
+    ("rls --cli", "rls --cli"),
+    ("rust-gdbgui ./target/debug/x", "gdbgui"),
     (
         "rust-analyzer +stable analysis-stats .",
         "rust-analyzer analysis-stats",

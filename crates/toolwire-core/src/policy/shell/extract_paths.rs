@@ -89,12 +89,39 @@ pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), St
     let root = place
         .trusted_root()
         .and_then(|root| std::fs::canonicalize(root).ok());
-    match written
+    if let Some(why) = written
         .iter()
         .find_map(|path| write_paths::leaving(&who, path, place.cwd, root.as_deref()))
     {
-        Some(why) => Err(format!(
+        return Err(format!(
             "{why}: it writes the files the archive holds there"
+        ));
+    }
+    // The members are not known before they are written: one named `.git/hooks/...` or
+    // `.git/config` extracted at a repository's root becomes that repository's hooks and
+    // configuration, run by the user's own git (attack review 4's 7: `dpkg -x x.deb .`). Only
+    // the extraction into a directory with no `.git` passes; `dpkg -b` builds an archive.
+    let builds = shown == "-b" || shown.starts_with("--b");
+    let Some(cwd) = place.cwd.filter(|_| !builds) else {
+        return Ok(());
+    };
+    let here = [".".to_string()];
+    // tar without `-C` extracts into the working directory; dpkg without a directory writes
+    // none but `-e`'s `DEBIAN`.
+    let tar = matches!(name, "tar" | "gtar" | "bsdtar");
+    let targets = if written.is_empty() && tar {
+        &here[..]
+    } else {
+        &written[..]
+    };
+    match targets
+        .iter()
+        .map(|path| write_paths::resolved(cwd, path))
+        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+    {
+        Some(dir) => Err(format!(
+            "`{who}` would extract into `{}`, a repository's root: a member named `.git/...` in the archive would become its configuration or hooks, which git runs; extract into a directory without a `.git` (`-C dir`)",
+            super::git::keys::bounded(&dir.display().to_string())
         )),
         None => Ok(()),
     }
@@ -251,7 +278,14 @@ mod tests {
             // In the workspace, or no extraction at all.
             ("dpkg", "-x pkg.deb sub/x", true, ""),
             ("dpkg", "-x pkg.deb unpacked", true, ""),
-            ("dpkg", "-X pkg.deb .", true, ""),
+            // Attack review 4's 7: at a repository's root, a member `.git/config` or
+            // `.git/hooks/x` becomes the repository's own.
+            ("dpkg", "-X pkg.deb .", false, "a repository's root"),
+            ("dpkg", "-x pkg.deb sub/..", false, "a repository's root"),
+            ("tar", "-xzf a.tgz", false, "a repository's root"),
+            ("tar", "xzf a.tgz", false, "`tar xzf` would extract into"),
+            ("tar", "-xf a.tar -C .", false, "a repository's root"),
+            ("tar", "-xf a.tar -- -C", false, "a repository's root"),
             ("dpkg", "-c pkg.deb", true, ""),
             ("dpkg", "-I pkg.deb", true, ""),
             ("dpkg", "-L coreutils", true, ""),
@@ -261,12 +295,9 @@ mod tests {
             ("dpkg-deb", "--fsys-tarfile pkg.deb", true, ""),
             ("dpkg-deb", "-b dir", true, ""),
             ("dpkg-deb", "-b dir out.deb", true, ""),
-            ("tar", "-xzf a.tgz", true, ""),
-            ("tar", "xzf a.tgz", true, ""),
             ("tar", "-xf a.tar -C sub", true, ""),
             ("tar", "-cf /tmp/a.tar -C /etc .", true, ""),
             ("tar", "-tf a.tar -P", true, ""),
-            ("tar", "-xf a.tar -- -C", true, ""),
         ];
         for (program, args, want, names) in cases {
             let got = check_extract(program, &argv(args), Place::at(&ws));
@@ -278,6 +309,10 @@ mod tests {
                 );
             }
         }
+        // Below the repository's root, with no `.git` there, an extraction passes.
+        let sub = ws.join("sub");
+        assert!(check_extract("tar", &argv("-xzf a.tgz"), Place::at(&sub)).is_ok());
+        assert!(check_extract("dpkg", &argv("-x p.deb ."), Place::at(&sub)).is_ok());
         // Without a working directory, only paths that may lead anywhere are refused.
         assert!(check_extract("dpkg", &argv("-x p.deb /"), Place::default()).is_err());
         assert!(check_extract("dpkg", &argv("-x p.deb x"), Place::default()).is_ok());

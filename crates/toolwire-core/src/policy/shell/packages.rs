@@ -317,7 +317,8 @@ const WORKSPACE_RUNNERS: &[WorkspaceRunner] = &[
         // `ssr`, `search`, `scip`, `lsif`, `run-tests`, `prime-caches`, `unresolved-references`
         // and no subcommand (the language server). `parse`, `symbols` and `highlight` read
         // Rust text from stdin and load no workspace.
-        programs: &["rust-analyzer"],
+        // rls (the language server before it; `rls --cli` loads the workspace the same way).
+        programs: &["rust-analyzer", "rls"],
         runs: "build scripts (build.rs) and procedural macros of the workspace it loads, as cargo build does",
         info: &["--version", "-V", "--help", "-h", "--print-config-schema"],
         reading: &["parse", "symbols", "highlight"],

@@ -94,6 +94,52 @@ const MANAGERS: &[Manager] = &[
     },
 ];
 
+/// The commands of the `*env` family (pyenv, rbenv, nodenv, goenv, ...: their `libexec` and the
+/// plugins they ship or commonly install), and their version and help options. Any other first
+/// word makes the manager run the program `pyenv-<word>` it finds on PATH (a workspace file
+/// when PATH holds `.` or a relative entry: attack review 4's 2 ran `./pyenv-pwn`); its
+/// internal `version-file-read` and `version-file-write` read and write any file (attack review
+/// 4's 3), so they are not among them.
+const ENV_COMMANDS: &[&str] = &[
+    "-v",
+    "--version",
+    "-h",
+    "--help",
+    "commands",
+    "completions",
+    "exec",
+    "global",
+    "help",
+    "hooks",
+    "init",
+    "install",
+    "latest",
+    "local",
+    "prefix",
+    "rehash",
+    "root",
+    "shell",
+    "shims",
+    "uninstall",
+    "version",
+    "version-file",
+    "version-name",
+    "version-origin",
+    "versions",
+    "whence",
+    "which",
+    "virtualenv",
+    "virtualenvs",
+    "virtualenv-prefix",
+    "virtualenv-delete",
+    "activate",
+    "deactivate",
+    "doctor",
+    "update",
+    "add",
+    "remove",
+];
+
 /// The build plugins run on their own (`python-build <definition> <prefix>`): they source the
 /// definition and install into any directory, so only their listing and version options pass.
 const BUILDERS: &[&str] = &["python-build", "ruby-build", "node-build", "go-build"];
@@ -164,6 +210,19 @@ pub fn check_version_manager(
         return Err(format!(
             "argument injection: `{program} {plugin}` adds a plugin or links a tool from the directory or repository given, and the manager runs its scripts or programs"
         ));
+    }
+    // The `*env` family reads no option before its command: the first word is the command.
+    if row.definitions {
+        // `--debug` first sets PYENV_DEBUG and is shifted off.
+        if let Some(first) = args.iter().find(|arg| *arg != "--debug") {
+            if !ENV_COMMANDS.contains(&first.as_str()) {
+                return Err(format!(
+                    "argument injection: `{program} {}` is no command of {program}'s own: it runs the program `{program}-{}` it finds on PATH (a file of the workspace when PATH holds `.` or a relative entry), or reads or writes the file given (`version-file-read`, `version-file-write`)",
+                    first.chars().take(64).collect::<String>(),
+                    first.chars().take(64).collect::<String>()
+                ));
+            }
+        }
     }
     let Some((at, sub)) = subcommand::candidates(args)
         .into_iter()
@@ -270,6 +329,31 @@ mod tests {
         ("pyenv", "virtualenv ./x venv", false, "./x"),
         ("jenv", "add ./jdk", false, "jenv add"),
         ("pyenv", "--debug install x", false, "definition"),
+        // Attack review 4's 2 and 3: a word that is no command of the manager's runs
+        // `pyenv-<word>` from PATH; the internal file readers and writers are no commands.
+        ("pyenv", "pwn", false, "`pyenv-pwn`"),
+        ("rbenv", "pwn x", false, "`rbenv-pwn`"),
+        ("nodenv", "--foo", false, "no command"),
+        (
+            "pyenv",
+            "version-file-write /tmp/f system",
+            false,
+            "no command",
+        ),
+        (
+            "pyenv",
+            "version-file-read /etc/shadow",
+            false,
+            "no command",
+        ),
+        ("pyenv", "sh-shell x", false, "no command"),
+        ("pyenv", "--debug pwn", false, "`pyenv-pwn`"),
+        ("pyenv", "versions --bare", true, ""),
+        ("pyenv", "--version", true, ""),
+        ("pyenv", "--debug versions", true, ""),
+        ("pyenv", "which python", true, ""),
+        ("rbenv", "version-name", true, ""),
+        ("pyenv", "root", true, ""),
         ("pyenv-install", "x", false, "pyenv install"),
         ("pyenv-local", "./x", false, "pyenv local"),
         ("rbenv", "install ./x", false, "rbenv install"),

@@ -501,6 +501,8 @@ pub const REFUSED_PROGRAMS: &[&str] = &[
     // Debuggers.
     "gdb",
     "gdbtui",
+    // A browser front end to gdb (rustup's `rust-gdbgui` runs it; attack review 4's 10).
+    "gdbgui",
     "jdb",
     "jhsdb",
     "lldb",
