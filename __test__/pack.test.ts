@@ -154,7 +154,7 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
     // The declarations are really in use: a call without its id does not compile.
     const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app, env, encoding: 'utf8' })
     expect(wrong.status).not.toBe(0)
-    expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'ModelToolCall \| AssembledToolCall'/)
+    expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'DispatchCall'/)
   })
 
   it('toolwire/mcp without @modelcontextprotocol/sdk installed: addMcpServer loads, serveMcp names the package to install', () => {
