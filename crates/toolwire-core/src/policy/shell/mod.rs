@@ -399,26 +399,45 @@ fn unmatched_name_hint(allowlist: &[String], typed_name: &str, trusted_names: &[
     )
 }
 
-/// A directory a program was found in or really lies in that the agent can change, and why:
-/// one of the `workspace` directories (the agent's own tools write there), a directory a group
-/// or every user may write, or one owned by this process's own user (not root: root writes
-/// every directory, so the warning would say nothing).
-fn writable_dir<'d>(dir: &'d Path, workspace: &[&Path]) -> Option<(&'d Path, &'static str)> {
+/// How the agent can change a directory a program was found in or really lies in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Writable {
+    /// One of the `workspace` directories (the agent's own tools write there).
+    Workspace,
+    /// A group or every user may write it.
+    Shared,
+    /// It belongs to this process's own user (not root: root writes every directory, so the
+    /// warning would say nothing).
+    OwnUser,
+}
+
+impl Writable {
+    /// Why, as a warning or a refusal says it.
+    fn why(self) -> &'static str {
+        match self {
+            Writable::Workspace => "lies in the workspace, which the agent's tools write",
+            Writable::Shared => "can be written by users other than its owner",
+            Writable::OwnUser => "belongs to the user this process runs as",
+        }
+    }
+}
+
+/// Whether the agent can change `dir`, and how ([`Writable`]).
+fn writable_dir(dir: &Path, workspace: &[&Path]) -> Option<Writable> {
     use std::os::unix::fs::MetadataExt;
     let in_workspace = workspace
         .iter()
         .filter_map(|w| std::fs::canonicalize(w).ok())
         .any(|w| dir.starts_with(&w));
     if in_workspace {
-        return Some((dir, "lies in the workspace, which the agent's tools write"));
+        return Some(Writable::Workspace);
     }
     let meta = std::fs::metadata(dir).ok()?;
     if meta.mode() & 0o022 != 0 {
-        return Some((dir, "can be written by users other than its owner"));
+        return Some(Writable::Shared);
     }
     let own_uid = std::fs::metadata("/proc/self").ok()?.uid();
-    (own_uid != 0 && meta.uid() == own_uid && meta.mode() & 0o200 != 0)
-        .then_some((dir, "belongs to the user this process runs as"))
+    (own_uid != 0 && meta.uid() == own_uid && meta.mode() & 0o200 != 0).then_some(Writable::OwnUser)
 }
 
 /// A warning for the approving rule (and a refusal's reason) when the program was found in, or
@@ -439,17 +458,19 @@ fn writable_program_warning(
     let open = dirs
         .iter()
         .filter(|dir| trusted.contains(dir))
-        .find_map(|dir| writable_dir(dir, workspace));
-    if let Some((dir, why)) = open {
+        .find_map(|dir| writable_dir(dir, workspace).map(|how| (dir, how)));
+    if let Some((dir, how)) = open {
         return format!(
-            " (warning: the trusted dir `{}` {why}, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
-            dir.display()
+            " (warning: the trusted dir `{}` {}, so what this name runs can be replaced; trustedDirs must hold only directories the agent cannot write)",
+            dir.display(),
+            how.why()
         );
     }
-    match dirs.last().and_then(|dir| writable_dir(dir, workspace)) {
-        Some((dir, why)) if why.starts_with("lies in the workspace") => format!(
-            " (warning: `{}` {why}, so the program approved can be replaced: approve such a program per call instead)",
-            dir.display()
+    match dirs.last() {
+        Some(dir) if writable_dir(dir, workspace) == Some(Writable::Workspace) => format!(
+            " (warning: `{}` {}, so the program approved can be replaced: approve such a program per call instead)",
+            dir.display(),
+            Writable::Workspace.why()
         ),
         _ => String::new(),
     }
@@ -473,13 +494,12 @@ fn all_names<'n>(real_name: &'n str, typed_name: &'n str, trusted: &'n [String])
 /// approves whatever the agent writes there): such a call is approved per call.
 fn untrusted_hint(real: &Path, workspace: &[&Path]) -> String {
     let dir = real.parent().unwrap_or(Path::new("/"));
-    if let Some((dir, why)) = writable_dir(dir, workspace) {
-        if why.starts_with("lies in the workspace") {
-            return format!(
-                ": `{}` {why}, so neither its path nor its directory should be allowlisted or trusted (that would approve whatever is written there); approve such a call per call (approvals with ask: 'on-miss' and onApproval), or install the program outside the workspace",
-                dir.display()
-            );
-        }
+    if writable_dir(dir, workspace) == Some(Writable::Workspace) {
+        return format!(
+            ": `{}` {}, so neither its path nor its directory should be allowlisted or trusted (that would approve whatever is written there); approve such a call per call (approvals with ask: 'on-miss' and onApproval), or install the program outside the workspace",
+            dir.display(),
+            Writable::Workspace.why()
+        );
     }
     let dir = dir.display();
     format!(
