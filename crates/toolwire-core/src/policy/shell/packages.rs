@@ -140,6 +140,9 @@ const PIP_WORKSPACE_SOURCES: &[&str] = &[
     "src",
 ];
 
+/// The rest of [`PIP_SOURCE_OPTIONS`]: an index or a place to fetch from.
+const PIP_INDEX_SOURCES: &[&str] = &["find-links", "index-url", "extra-index-url"];
+
 /// The short forms of [`PIP_WORKSPACE_SOURCES`].
 const PIP_WORKSPACE_SHORT: &str = "erc";
 
@@ -179,32 +182,34 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
     // A requirements file, a local project or an archive is code the workspace holds (the
     // label npm's scripts get); an index, a URL or a checkout is an argument choosing whose
     // code runs.
-    let refuse_source = |arg: &str, place: SourcePlace, why: &str| match place {
-        SourcePlace::Workspace if why == SOURCE_WHY => Err(runs_workspace_code(
-            &shown_call("pip", args),
-            &format!("the setup code of the source to build from that `{arg}` names"),
-        )),
+    // `operand`: why a requirement operand is a source (`local_source`); `None` for a source
+    // option.
+    const SOURCE_WHY: &str = "names a source to build from (its setup code runs)";
+    let refuse_source = |arg: &str, place: SourcePlace, operand: Option<&str>| match place {
         SourcePlace::Workspace => Err(runs_workspace_code(
             &shown_call("pip", args),
-            &format!("the setup code of `{arg}`, which {why}"),
+            &match operand {
+                None => format!("the setup code of the source to build from that `{arg}` names"),
+                Some(why) => format!("the setup code of `{arg}`, which {why}"),
+            },
         )),
-        SourcePlace::Elsewhere => refuse(arg, why),
+        SourcePlace::Elsewhere => refuse(arg, operand.unwrap_or(SOURCE_WHY)),
     };
-    const SOURCE_WHY: &str = "names a source to build from (its setup code runs)";
     let mut options_done = false;
     for arg in args {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
             if long_prefix_of(arg, PIP_SOURCE_OPTIONS) {
+                // An abbreviation of both kinds (`--e`: editable, extra-index-url) is an index.
                 let place = if long_prefix_of(arg, PIP_WORKSPACE_SOURCES)
-                    && !long_prefix_of(arg, &["find-links", "index-url", "extra-index-url"])
+                    && !long_prefix_of(arg, PIP_INDEX_SOURCES)
                 {
                     SourcePlace::Workspace
                 } else {
                     SourcePlace::Elsewhere
                 };
-                return refuse_source(arg, place, SOURCE_WHY);
+                return refuse_source(arg, place, None);
             }
         } else if !options_done && arg.len() > 1 && arg.starts_with('-') {
             if let Some(letter) = arg[1..].chars().find(|c| PIP_SOURCE_SHORT.contains(*c)) {
@@ -213,11 +218,11 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
                 } else {
                     SourcePlace::Elsewhere
                 };
-                return refuse_source(arg, place, SOURCE_WHY);
+                return refuse_source(arg, place, None);
             }
         } else if !PIP_BUILDING.contains(&arg.as_str()) {
             if let Some((place, why)) = local_source(arg, cwd) {
-                return refuse_source(arg, place, why);
+                return refuse_source(arg, place, Some(why));
             }
         }
     }

@@ -216,10 +216,9 @@ pub fn check_version_manager(
         // `--debug` first sets PYENV_DEBUG and is shifted off.
         if let Some(first) = args.iter().find(|arg| *arg != "--debug") {
             if !ENV_COMMANDS.contains(&first.as_str()) {
+                let shown: String = first.chars().take(64).collect();
                 return Err(format!(
-                    "argument injection: `{program} {}` is no command of {program}'s own: it runs the program `{program}-{}` it finds on PATH (a file of the workspace when PATH holds `.` or a relative entry), or reads or writes the file given (`version-file-read`, `version-file-write`)",
-                    first.chars().take(64).collect::<String>(),
-                    first.chars().take(64).collect::<String>()
+                    "argument injection: `{program} {shown}` is no command of {program}'s own: it runs the program `{program}-{shown}` it finds on PATH (a file of the workspace when PATH holds `.` or a relative entry), or reads or writes the file given (`version-file-read`, `version-file-write`)"
                 ));
             }
         }
