@@ -330,6 +330,12 @@ impl SecretScanner {
         let Some(found) = kind.match_within(text, at, limit) else {
             return;
         };
+        if text[found.secret_start..].starts_with(REDACTION_OPENING) {
+            // A value replaced before (`password=[redacted:credential-parameter]`): what follows
+            // its label was left by that scrub, so taking it now would scrub the text again
+            // differently (a value cut at its bound kept its tail; fuzz target scrub_text).
+            return;
+        }
         let candidate = Candidate {
             start: found.secret_start,
             end: found.secret_end,
@@ -405,7 +411,7 @@ impl SecretScanner {
         let mut copied = from;
         for secret in &secrets {
             scrubbed.push_str(&text[copied..secret.start.max(from)]);
-            scrubbed.push_str("[redacted:");
+            scrubbed.push_str(REDACTION_OPENING);
             scrubbed.push_str(&secret.kind);
             scrubbed.push(']');
             copied = secret.end;
@@ -452,7 +458,7 @@ fn union(a: Vec<SecretMatch>, b: Vec<SecretMatch>) -> Vec<SecretMatch> {
 /// (an id shown as `Bearer [redacted:bearer-token]~76d2...` lost its digest when the audit
 /// scrubbed it again; attack review 3's 8).
 fn inside_marker(text: &str, at: usize) -> bool {
-    const MARKER: &[u8] = b"[redacted:";
+    const MARKER: &[u8] = REDACTION_OPENING.as_bytes();
     const MAX_KIND_NAME: usize = 64;
     let bytes = text.as_bytes();
     let floor = at.saturating_sub(MAX_KIND_NAME + MARKER.len());
@@ -466,9 +472,12 @@ fn inside_marker(text: &str, at: usize) -> bool {
     bytes[..name_start].ends_with(MARKER)
 }
 
+/// How every replacement starts: `[redacted:<kind>]`.
+const REDACTION_OPENING: &str = "[redacted:";
+
 /// The replacement text for a kind: `[redacted:<kind>]`.
 pub fn redaction_label(kind: &str) -> String {
-    format!("[redacted:{kind}]")
+    format!("{REDACTION_OPENING}{kind}]")
 }
 
 /// The char boundary after the character at `at` (or `at + 1` at the end of the text).

@@ -1205,6 +1205,40 @@ fn scrubbed_text_scrubs_to_itself() {
 }
 
 #[test]
+fn a_value_cut_at_its_bound_scrubs_to_itself() {
+    // A value longer than its kind's bound is replaced up to the bound; its tail, right after
+    // the label, is no value of that name the second time (found by the scrub_text fuzz target:
+    // `\\-u8/:` and 600 bytes).
+    let scanner = scanner();
+    let long = "Zq8".repeat(120);
+    for text in [
+        format!("curl -u deploy:{long} https://example.com"),
+        format!("-u8/:{long}"),
+        format!("api_token={long}"),
+        format!("--password {long}"),
+    ] {
+        let mut counts = BTreeMap::new();
+        let once = scanner.scrub(&text, &mut counts).into_owned();
+        assert!(once.contains("[redacted:"), "{text:?} -> {once:?}");
+        let twice = scanner.scrub(&once, &mut counts);
+        assert_eq!(twice, once, "{text:?}");
+    }
+}
+
+#[test]
+fn a_redaction_label_is_no_value() {
+    let scanner = scanner();
+    for text in [
+        "password=[redacted:credential-parameter]",
+        "password=[redacted:credential-parameter]99a8b7c6d5e4f3",
+        "curl -u me:[redacted:credential-parameter]2?<x9y8z7w6",
+        "Authorization: Bearer [redacted:bearer-token]0a1b2c3d4e5f6a7b8c9d",
+    ] {
+        assert_eq!(scanner.scrub(text, &mut BTreeMap::new()), text);
+    }
+}
+
+#[test]
 fn every_builtin_kind_is_found_whatever_the_escaping_around_it() {
     let scanner = scanner();
     let names = builtin_kind_names();
