@@ -6,9 +6,13 @@
 //! is a secret when the cookie's name says it holds a session or a credential ([`is_secret_name`]:
 //! `session`, `sid`, `auth`, `token`, `csrf`, `jwt`, ...), or when the value has a token's shape
 //! whatever the name: 12 characters or more of mixed classes, not a placeholder, not words with
-//! numbers after them and not numbers joined by dots ([`is_dotted_numbers`]).
+//! numbers after them, not numbers joined by dots ([`is_dotted_numbers`]) and not words and
+//! numbers joined by punctuation ([`is_joined_words`]: a time zone, a timestamp, a consent
+//! string).
 
-use super::credential::{is_camel_words, is_numbered_words, is_placeholder, looks_like_token};
+use super::credential::{
+    is_camel_word, is_camel_words, is_numbered_words, is_placeholder, looks_like_token,
+};
 
 /// The fewest bytes a value under a secret's name holds to be one (`deleted`, `true`, `0` clear
 /// or flag a session, they are none).
@@ -16,6 +20,10 @@ const NAMED_MIN: usize = 8;
 
 /// The fewest bytes a value holds to be a token by its shape alone.
 const SHAPE_MIN: usize = 12;
+
+/// The longest all-capitals part [`is_joined_words`] reads as a word (an acronym or a code:
+/// `EUR`, `UTC`, `GPC`); longer runs of capitals are a token's.
+const ACRONYM_MAX: usize = 5;
 
 /// The parts of cookie names that say the value is a session or a credential, compared without
 /// case (`PHPSESSID`, `JSESSIONID`, `connect.sid`, `laravel_session`, `XSRF-TOKEN`,
@@ -67,6 +75,47 @@ pub(super) fn is_cookie_secret(name: &str, value: &str) -> bool {
         && !is_numbered_words(value)
         && !is_camel_words(value)
         && !is_dotted_numbers(value)
+        && !is_joined_words(value)
+}
+
+/// Whether `value` is two parts or more, each a word or a number, joined by punctuation: a time
+/// zone (`Europe/Berlin`), a timestamp (`2024-05-01T10:00:00Z`), a consent or preference string
+/// (OneTrust's `isGpcEnabled=0&datestamp=Mon+Jan+01+2024`). A token's parts mix letters and
+/// digits (`0a1b2c3d-4e5f`) or cases at random (`Ab/Cd+Ef`), so it is none. The attack review
+/// 4's 9: one such value made a whole `Cookie` header a credential.
+fn is_joined_words(value: &str) -> bool {
+    let mut count = 0;
+    let all = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|part| !part.is_empty())
+        .all(|part| {
+            count += 1;
+            is_word_or_number(part)
+        });
+    all && count >= 2
+}
+
+/// Whether `part` (ASCII letters and digits) is a number, a piece of a timestamp (`01T10`,
+/// `00Z`), a lower-case word, a short acronym or words in camel or Pascal case (`Berlin`,
+/// `isGpcEnabled`).
+fn is_word_or_number(part: &str) -> bool {
+    let bytes = part.as_bytes();
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = &bytes[digits..];
+    if digits > 0 {
+        return match rest {
+            [] | [b'Z'] => true,
+            [b'T', time @ ..] => !time.is_empty() && time.iter().all(u8::is_ascii_digit),
+            _ => false,
+        };
+    }
+    if !bytes.iter().all(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    if bytes.iter().all(u8::is_ascii_uppercase) {
+        return bytes.len() <= ACRONYM_MAX;
+    }
+    bytes.iter().all(u8::is_ascii_lowercase) || is_camel_word(bytes)
 }
 
 /// Whether `value` is numbers joined by dots (three parts or more), the first possibly a short
@@ -125,6 +174,22 @@ mod tests {
             ("lang", "en-US", false),
             ("layout", "SidebarCollapsedLeft", false),
             ("editor", "monaco_v2_2024", false),
+            // Words and numbers joined by punctuation (the attack review 4's 9).
+            ("tz", "Europe/Berlin", false),
+            ("tz", "America/Argentina/Buenos_Aires", false),
+            ("lastVisited", "2024-05-01T10:00:00Z", false),
+            ("lastVisited", "2024-05-01T10:00:00.123Z", false),
+            (
+                "OptanonConsent",
+                "isGpcEnabled=0&datestamp=Mon+Jan+01+2024",
+                false,
+            ),
+            ("prefs", "currency=EUR&lang=de&Theme=HighContrast", false),
+            // ... while tokens split by punctuation stay tokens.
+            ("x", "0a1b2c3d-4e5f-6a7b-8c9d", true),
+            ("x", "Ab/Cd+Ef/Gh+Ij/Kl+Mn", true),
+            ("x", "QWERTYUIOP-ASDF1GHJKL", true),
+            ("x", "Zx9Qw8Er7T/y6Ui5Op4As", true),
             // Under a session's name: cleared, flagged or placeholder values.
             ("session", "deleted", false),
             ("sessionid", "loggedout", false),

@@ -287,7 +287,7 @@ pub(super) fn is_camel_words(value: &str) -> bool {
 /// every upper-case letter starts a word (a lower-case letter follows it) and the words have 3
 /// letters or more on average (`getApiKey`, `SecretStr`, `myAccessToken`). Random mixed case
 /// has no word shape: its words average about 2 letters (`qZxRtYpLmNvBwKeJ`, a digit-free key).
-fn is_camel_word(letters: &[u8]) -> bool {
+pub(super) fn is_camel_word(letters: &[u8]) -> bool {
     if letters.iter().all(|b| !b.is_ascii_lowercase()) {
         return true;
     }
@@ -580,6 +580,10 @@ mod tests {
             ("lang=en-US; Path=/; Max-Age=3600", false),
             ("session=9f8e7d6c5b4a3f2e1d0c; path=/", true),
             ("sid=Xy7Qp2Lm9Rt4Vw8Z", true),
+            // A time zone or a timestamp makes no cookie a session (the attack review 4's 9).
+            ("theme=dark; tz=Europe/Berlin", false),
+            ("cart=3; currency=EUR; lastVisited=2024-05-01T10:00:00Z", false),
+            ("tz=Europe/Berlin; sid=Xy7Qp2Lm9Rt4Vw8Z", true),
         ];
         for (pairs, credential) in cookies {
             assert_eq!(
