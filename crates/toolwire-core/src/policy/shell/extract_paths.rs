@@ -17,8 +17,11 @@ const DPKG_ACTIONS: &[(char, &str)] = &[
     ('x', "extract"),
     ('X', "vextract"),
     ('e', "control"),
-    ('b', "build"),
+    (DPKG_BUILD, "build"),
 ];
+
+/// dpkg's action that builds an archive (from a directory: it extracts nothing).
+const DPKG_BUILD: char = 'b';
 
 /// dpkg-deb's raw extraction, on top of [`DPKG_ACTIONS`].
 const DPKG_DEB_ACTIONS: &[(char, &str)] = &[('R', "raw-extract")];
@@ -66,7 +69,8 @@ const TAR_VALUED: Valued = Valued {
 /// Refuses an extraction of `name` (dpkg, dpkg-deb, tar) that writes outside the workspace or
 /// into a `.git` of it, and `tar -P`; `place` says where it runs. Other programs pass.
 pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), String> {
-    let (shown, written): (_, Vec<String>) = match name {
+    // `builds`: the line builds an archive (`dpkg -b`) rather than extracting one.
+    let (shown, builds, written): (_, _, Vec<String>) = match name {
         "dpkg" | "dpkg-deb" => {
             let actions: Vec<(char, &str)> = match name {
                 "dpkg" => DPKG_ACTIONS.to_vec(),
@@ -76,10 +80,21 @@ pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), St
                     .copied()
                     .collect(),
             };
-            let (shown, written) = dpkg_written(args, &actions, &DPKG_VALUED);
-            (shown, written.into_iter().map(str::to_string).collect())
+            let (action, written) = dpkg_written(args, &actions, &DPKG_VALUED);
+            let builds = action
+                .as_ref()
+                .is_some_and(|(_, letter)| *letter == DPKG_BUILD);
+            let shown = action.map(|(shown, _)| shown);
+            (
+                shown,
+                builds,
+                written.into_iter().map(str::to_string).collect(),
+            )
         }
-        "tar" | "gtar" | "bsdtar" => tar_written(args)?,
+        "tar" | "gtar" | "bsdtar" => {
+            let (shown, written) = tar_written(args)?;
+            (shown, false, written)
+        }
         _ => return Ok(()),
     };
     let Some(shown) = shown else {
@@ -101,7 +116,6 @@ pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), St
     // `.git/config` extracted at a repository's root becomes that repository's hooks and
     // configuration, run by the user's own git (attack review 4's 7: `dpkg -x x.deb .`). Only
     // the extraction into a directory with no `.git` passes; `dpkg -b` builds an archive.
-    let builds = shown == "-b" || shown.starts_with("--b");
     let Some(cwd) = place.cwd.filter(|_| !builds) else {
         return Ok(());
     };
@@ -127,27 +141,30 @@ pub fn check_extract(name: &str, args: &[String], place: Place) -> Result<(), St
     }
 }
 
-/// The action of a dpkg line among `actions` (as shown) and the paths it writes: its operands
-/// after the first. dpkg-deb reads its value options by `valued`.
+/// The action of a dpkg line among `actions` (as shown, and its letter) and the paths it
+/// writes: its operands after the first. dpkg-deb reads its value options by `valued`.
 fn dpkg_written<'a>(
     args: &'a [String],
     actions: &[(char, &str)],
     valued: &Valued,
-) -> (Option<String>, Vec<&'a str>) {
+) -> (Option<(String, char)>, Vec<&'a str>) {
     let mut action = None;
     let mut operands: Vec<&str> = Vec::new();
     for item in getopt::read(args, valued) {
         match item {
             Item::Operand(word) => operands.push(word),
-            Item::Long { word, name, value } if actions.iter().any(|(_, full)| *full == name) => {
-                action.get_or_insert_with(|| word.to_string());
+            Item::Long { word, name, value } => {
+                let Some((letter, _)) = actions.iter().find(|(_, full)| *full == name) else {
+                    continue;
+                };
+                action.get_or_insert_with(|| (word.to_string(), *letter));
                 // `--build=DIR` is no form dpkg reads; a value given so is an operand.
                 operands.extend(value);
             }
             Item::Short { word, letter, .. }
                 if actions.iter().any(|(short, _)| *short == letter) =>
             {
-                action.get_or_insert_with(|| word.to_string());
+                action.get_or_insert_with(|| (word.to_string(), letter));
             }
             _ => {}
         }

@@ -25,20 +25,53 @@ const PIP_BUILDING: &[&str] = &["install", "wheel", "download", "lock"];
 /// points later installs at another source).
 const PIP_CONFIG_READING: &[&str] = &["list", "get", "debug"];
 
-/// pip's long options whose value is a source to build from (a requirements, constraints or
-/// dependency-group file, an editable project, an index or a directory of archives). optparse
-/// takes any unambiguous prefix (`--edit`, `--req=r.txt`), so any prefix of one is refused.
-const PIP_SOURCE_OPTIONS: &[&str] = &[
-    "editable",
-    "requirement",
-    "constraint",
-    "build-constraint",
-    "group",
-    "find-links",
-    "index-url",
-    "extra-index-url",
-    "src",
+/// pip's options whose value is a source to build from, with their short forms and where the
+/// code they name comes from: a requirements, constraints or dependency-group file, an
+/// editable project or a checkout directory of the workspace; an index or a directory of
+/// archives elsewhere. optparse takes any unambiguous prefix of a long name (`--edit`,
+/// `--req=r.txt`), so any prefix of one is refused, and short forms also inside a cluster.
+const PIP_SOURCE_OPTIONS: &[(&str, Option<char>, SourcePlace)] = &[
+    ("editable", Some('e'), SourcePlace::Workspace),
+    ("requirement", Some('r'), SourcePlace::Workspace),
+    ("constraint", Some('c'), SourcePlace::Workspace),
+    ("build-constraint", None, SourcePlace::Workspace),
+    ("group", None, SourcePlace::Workspace),
+    ("src", None, SourcePlace::Workspace),
+    ("find-links", Some('f'), SourcePlace::Elsewhere),
+    ("index-url", Some('i'), SourcePlace::Elsewhere),
+    ("extra-index-url", None, SourcePlace::Elsewhere),
 ];
+
+/// Where the source named by the long option `arg` comes from, when it is a prefix of one of
+/// [`PIP_SOURCE_OPTIONS`]; an abbreviation of both places (`--e`: editable, extra-index-url)
+/// counts as elsewhere.
+fn long_source_place(arg: &str) -> Option<SourcePlace> {
+    let names: Vec<&str> = PIP_SOURCE_OPTIONS.iter().map(|(long, ..)| *long).collect();
+    if !long_prefix_of(arg, &names) {
+        return None;
+    }
+    let elsewhere: Vec<&str> = PIP_SOURCE_OPTIONS
+        .iter()
+        .filter(|(.., place)| *place == SourcePlace::Elsewhere)
+        .map(|(long, ..)| *long)
+        .collect();
+    Some(if long_prefix_of(arg, &elsewhere) {
+        SourcePlace::Elsewhere
+    } else {
+        SourcePlace::Workspace
+    })
+}
+
+/// Where the source named by the first short source option of the cluster `arg` (`-r`,
+/// `-qe`) comes from.
+fn short_source_place(arg: &str) -> Option<SourcePlace> {
+    arg[1..].chars().find_map(|letter| {
+        PIP_SOURCE_OPTIONS
+            .iter()
+            .find(|(_, short, _)| *short == Some(letter))
+            .map(|(.., place)| *place)
+    })
+}
 
 /// pip's global options (read by every subcommand, wherever they stand) that run or load code
 /// or let another party choose what is installed: `--python` re-runs pip under the
@@ -59,9 +92,6 @@ const PIP_CODE_OPTIONS: &[&str] = &[
     "log-file",
     "local-log",
 ];
-
-/// The short forms of those options (`-e`, `-r`, `-c`, `-f`, `-i`), also inside a cluster.
-const PIP_SOURCE_SHORT: &str = "ercfi";
 
 /// Requirement prefixes naming a version control checkout (`git+https://...`).
 const VCS_PREFIXES: &[&str] = &["git+", "hg+", "svn+", "bzr+"];
@@ -128,24 +158,6 @@ fn local_source(arg: &str, cwd: Option<&Path>) -> Option<(SourcePlace, &'static 
     }
 }
 
-/// pip's source options whose value is a file or project of the workspace (`-r`, `-c`, `-e`,
-/// `--group`, `--src`); the others ([`PIP_SOURCE_OPTIONS`]) name an index or a place to fetch
-/// from.
-const PIP_WORKSPACE_SOURCES: &[&str] = &[
-    "editable",
-    "requirement",
-    "constraint",
-    "build-constraint",
-    "group",
-    "src",
-];
-
-/// The rest of [`PIP_SOURCE_OPTIONS`]: an index or a place to fetch from.
-const PIP_INDEX_SOURCES: &[&str] = &["find-links", "index-url", "extra-index-url"];
-
-/// The short forms of [`PIP_WORKSPACE_SOURCES`].
-const PIP_WORKSPACE_SHORT: &str = "erc";
-
 /// Whether `arg` is `--name` or `--name=value` with `name` a prefix of one of `options`
 /// (optparse takes any unambiguous prefix).
 fn long_prefix_of(arg: &str, options: &[&str]) -> bool {
@@ -200,24 +212,11 @@ pub fn check_pip(args: &[String], cwd: Option<&Path>) -> Result<(), String> {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
-            if long_prefix_of(arg, PIP_SOURCE_OPTIONS) {
-                // An abbreviation of both kinds (`--e`: editable, extra-index-url) is an index.
-                let place = if long_prefix_of(arg, PIP_WORKSPACE_SOURCES)
-                    && !long_prefix_of(arg, PIP_INDEX_SOURCES)
-                {
-                    SourcePlace::Workspace
-                } else {
-                    SourcePlace::Elsewhere
-                };
+            if let Some(place) = long_source_place(arg) {
                 return refuse_source(arg, place, None);
             }
         } else if !options_done && arg.len() > 1 && arg.starts_with('-') {
-            if let Some(letter) = arg[1..].chars().find(|c| PIP_SOURCE_SHORT.contains(*c)) {
-                let place = if PIP_WORKSPACE_SHORT.contains(letter) {
-                    SourcePlace::Workspace
-                } else {
-                    SourcePlace::Elsewhere
-                };
+            if let Some(place) = short_source_place(arg) {
                 return refuse_source(arg, place, None);
             }
         } else if !PIP_BUILDING.contains(&arg.as_str()) {

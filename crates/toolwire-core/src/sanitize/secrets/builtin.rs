@@ -510,12 +510,17 @@ macro_rules! parameter_value {
 /// `access_token`, `refresh_token`, `id_token`, `client_secret`, and `auth_token`,
 /// `session_token`, `api_token`, `app_secret`, `secret_key`, `private_key`, `password` and
 /// `passwd` (also inside an identifier: `DB_PASSWORD`, `accessToken`, npm's `_authToken` and
-/// `_auth`), and a bare `token` or `secret` not ending another word. Confirmed by
-/// [`ValueCheck::Parameter`] (a digit or a long non-word value; code and placeholders pass).
+/// `_auth`), session cookies' names wherever their pairs are printed (`sessionid`, `session_id`,
+/// `PHPSESSID`, `JSESSIONID`, `session_key`, `csrftoken`, `XSRF-TOKEN`, `connect.sid`:
+/// `document.cookie` text, a cookie map, Python's `get_dict()`, Java's `HttpCookie`; a bare
+/// `session` is a word of logs and prose), and a bare `token` or `secret` not ending another
+/// word. Confirmed by [`ValueCheck::Parameter`] (a digit or a long non-word value; code and
+/// placeholders pass).
 const NAMED_CREDENTIAL: &str = concat!(
     r"(?:(?i:(?:access|refresh|id|auth|api|session|bearer|oauth)[_-]?token",
     r"|(?:client|app|api|consumer|webhook|signing)[_-]?secret",
-    r"|secret[_-]?key|private[_-]?key|passw(?:or)?d|_auth)",
+    r"|secret[_-]?key|private[_-]?key|passw(?:or)?d|_auth",
+    r"|sess(?:ion)?[_-]?id|session[_-]?key|[cx]srf[_-]?token|connect\.sid)",
     r"|(?:\A|[^A-Za-z0-9_.-])(?i:token|secret))",
     header_gap!(),
     parameter_value!()

@@ -582,7 +582,10 @@ mod tests {
             ("sid=Xy7Qp2Lm9Rt4Vw8Z", true),
             // A time zone or a timestamp makes no cookie a session (the attack review 4's 9).
             ("theme=dark; tz=Europe/Berlin", false),
-            ("cart=3; currency=EUR; lastVisited=2024-05-01T10:00:00Z", false),
+            (
+                "cart=3; currency=EUR; lastVisited=2024-05-01T10:00:00Z",
+                false,
+            ),
             ("tz=Europe/Berlin; sid=Xy7Qp2Lm9Rt4Vw8Z", true),
         ];
         for (pairs, credential) in cookies {

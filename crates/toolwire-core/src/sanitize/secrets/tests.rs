@@ -1204,6 +1204,51 @@ fn scrubbed_text_scrubs_to_itself() {
     }
 }
 
+/// Session cookies printed outside a `Cookie` header or a cookie record (the attack review 4's
+/// 5): found by their names, as credential parameters; ordinary lines naming sessions pass.
+#[test]
+fn session_ids_are_found_by_their_names_wherever_their_pairs_are_printed() {
+    let scanner = scanner();
+    let token = "Xk9mP2qLw8RtZ4vB7nQ1";
+    let leaking = [
+        // document.cookie, and a cookie string in JSON data.
+        format!("a=1; sessionid={token}; theme=dark"),
+        format!(r#"{{"cookies":"a=1; sessionid={token}; theme=dark"}}"#),
+        // A cookie map as JSON, and requests' get_dict() printed by Python.
+        format!(r#"{{"cookies":{{"sessionid":"{token}","theme":"dark"}}}}"#),
+        format!("{{'sessionid': '{token}', 'csrftoken': 'abc'}}"),
+        // Java's HttpCookie.toString() list.
+        format!(r#"[sessionid="{token}";$Path="/";$Domain="example.com"]"#),
+        // cookies.txt with its columns aligned by spaces.
+        format!(".example.com  TRUE  /  FALSE  0  sessionid  {token}"),
+        // Other frameworks' session and CSRF cookies.
+        format!("PHPSESSID={token}"),
+        format!("JSESSIONID={token}; Path=/"),
+        format!("ASP.NET_SessionId={token}"),
+        format!("connect.sid={token}"),
+        format!("XSRF-TOKEN={token}"),
+        format!(r#"<input type="hidden" name="csrf_token" value="{token}">"#),
+        format!("session_key: {token}"),
+    ];
+    for text in leaking {
+        let scrubbed = scanner.scrub(&text, &mut BTreeMap::new());
+        assert!(!scrubbed.contains(token), "{text:?} -> {scrubbed:?}");
+    }
+    let ordinary = [
+        "sessionIdleTimeout: 300",
+        "session = requests.Session()",
+        "session_id = request.session.id",
+        r#"{"session": "expired", "sessionCount": 3}"#,
+        "set the PHPSESSID cookie before logging in",
+        "session: started at 10:00",
+        "the session id was rotated",
+        "SID: S-1-5-32-544",
+    ];
+    for text in ordinary {
+        assert_eq!(scanner.scrub(text, &mut BTreeMap::new()), text);
+    }
+}
+
 #[test]
 fn a_value_cut_at_its_bound_scrubs_to_itself() {
     // A value longer than its kind's bound is replaced up to the bound; its tail, right after
