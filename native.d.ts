@@ -292,11 +292,13 @@ export declare function replayRun(dir: string, runId?: string | undefined | null
 export declare function sanitizeResult(description: string, texts: Array<string>, buffers: Array<Uint8Array>, options: string): string
 
 /**
- * The secrets of a JSON value (its strings and keys, at any depth) replaced with the built-in
- * kinds: `value` is JSON text; returns the scrubbed JSON text, or an empty string when the value
- * holds no secret. For projections that stand alone (`toInvocationRecord`).
+ * The secrets of a JSON value (its strings and keys, at any depth) replaced: `value` is JSON
+ * text, `options` the `sanitize` object as JSON text (empty: the built-in kinds); returns the
+ * scrubbed JSON text, or an empty string when the value holds no secret. For projections that
+ * stand alone (`toInvocationRecord`) and messages that reach events and the model without a
+ * dispatch (RAP events).
  */
-export declare function scrubSecrets(value: string): string
+export declare function scrubSecrets(value: string, options: string): string
 
 /** `null` when `name` is a valid tool name for `target`, else why not. */
 export declare function validateToolName(name: string, target: string): string | null

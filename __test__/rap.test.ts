@@ -561,11 +561,17 @@ describe('events, choices and threads', () => {
  * the second model call: after the run took what was queued, so the run holds it when it would
  * stop, and must go on to deliver it.
  */
-function withEventDuringSecondCall(scripted: { model: (request: any) => any; requests: any[] }, tools: ToolServer, events: RapEvent[], callId: string) {
+function withEventDuringSecondCall(
+  scripted: { model: (request: any) => any; requests: any[] },
+  tools: ToolServer,
+  events: RapEvent[],
+  callId: string,
+  text = 'the price is 42',
+) {
   return async (request: any) => {
     if (scripted.requests.length === 1) {
       const { group_id } = (await tools.waitFor((s) => s.body?.id === callId)).body
-      const message = { type: 'subscription_event', group_id, tool_call_id: callId, text: 'the price is 42' }
+      const message = { type: 'subscription_event', group_id, tool_call_id: callId, text }
       expect(await tools.post(callId, message)).toBe(200)
       await eventually(events, (e) => e.type === 'rap_subscription_event')
     }
@@ -630,6 +636,49 @@ describe('subscriptions in run()', () => {
       )
     })
   }
+})
+
+// Seen in the issue 19 round 5 attack review (10.mjs, 9.mjs): a tool server's subscription event
+// reached the next model request raw, and every RAP event reached onEvent raw, though the same
+// text in a tool's result is scrubbed.
+describe('secrets a tool server sends outside results', () => {
+  const TOKEN = 'ghp_' + 'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c'
+  const CUSTOM = 'acme_12345678'
+  const sanitize = { secrets: { patterns: [{ kind: 'acme', pattern: 'acme_[0-9]{8}' }] } }
+
+  it('every RAP event reaches onEvent scrubbed by the runtime\'s kinds, its ids as sent', async () => {
+    const { runtime, tools, events } = await loaded({ sanitize })
+    const watching = runtime.dispatch([call('w1', 'watch')], { groupId: 'thread-s' })
+    await watching
+    const sent = [
+      { type: 'subscription_event', group_id: 'thread-s', tool_call_id: 'w1', text: `event key=${TOKEN} ${CUSTOM}`, [`x_${TOKEN}`]: TOKEN },
+      { type: 'view_update', group_id: 'thread-s', view_type: 'diff', content: { file: TOKEN, note: CUSTOM } },
+    ]
+    for (const message of sent) expect(await tools.post('w1', message)).toBe(200)
+    await eventually(events, (e) => e.type === 'rap_view_update')
+    const seen = JSON.stringify(events)
+    expect(seen).not.toContain(TOKEN)
+    expect(seen).not.toContain(CUSTOM)
+    expect(seen).toContain('[redacted:acme]')
+    expect(events[0]).toMatchObject({ type: 'rap_subscription_event', callId: 'w1', groupId: 'thread-s' })
+    expect((events[0].message as any).text).toBe('event key=[redacted:github-token] [redacted:acme]')
+  })
+
+  it('a subscription event reaches the model scrubbed', async () => {
+    const { runtime, events, tools } = await loaded({ sanitize })
+    const scripted = scriptedModel('openai-chat', [
+      { calls: [{ id: 'call_sub9', name: 'watch', args: '{}' }] },
+      { text: 'Waiting.' },
+      { text: 'Done.' },
+    ])
+    const model = withEventDuringSecondCall(scripted, tools, events, 'call_sub9', `deploy key ${TOKEN}, ${CUSTOM}`)
+    const outcome = await runtime.run({ wire: 'openai-chat', model, messages: [{ role: 'user', content: 'watch' }] })
+    expect(outcome.stopReason).toBe('stop')
+    const requests = JSON.stringify(scripted.requests)
+    expect(requests).toContain('deploy key [redacted:github-token], [redacted:acme]')
+    expect(requests).not.toContain(TOKEN)
+    expect(JSON.stringify(outcome.messages)).not.toContain(TOKEN)
+  })
 })
 
 describe('subscription events between runs', () => {

@@ -9,6 +9,7 @@
 
 const { NativeRap } = require('../native.js')
 const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } = require('./common.js')
+const { scrubSecrets } = require('./sanitize.js')
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
 const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
@@ -123,6 +124,8 @@ class RapLink {
   #hold = null
   /** `(event) => void`: where RAP events go (the runtime-level onEvent) */
   #emit
+  /** `(value) => value`: the value with its secrets replaced */
+  #scrub
   /** groupId -> Set of queues of runs watching that thread */
   #watchers = new Map()
   /** groupId -> { events, chars }: subscription events no run has taken yet (no run watching) */
@@ -137,9 +140,14 @@ class RapLink {
   #subscriptions = new Map()
 
   /** `Transport`: the transport's class, constructed as `new Transport(serverOptionsJson, deliver)`. */
-  constructor(emit, Transport = NativeRap) {
+  /**
+   * `emit`: where RAP events go; `scrub(value)`: the value with its secrets replaced (the
+   * runtime's `sanitize` kinds), applied to every event's message before anything reads it.
+   */
+  constructor(emit, Transport = NativeRap, scrub = (value) => scrubSecrets(value, 'a RAP event')) {
     this.#emit = emit
     this.#Transport = Transport
+    this.#scrub = scrub
   }
 
   /** Starts the transport with these callback server options, or checks they are the ones in use. */
@@ -414,7 +422,11 @@ class RapLink {
     }
   }
 
-  #event(event) {
+  #event(raw) {
+    // What a tool server sends reaches onEvent and (subscription events) the model: its secrets
+    // are scrubbed as a tool's result is. The ids stay as they are: they key the subscriptions.
+    const { type, callId, groupId, ...sent } = raw
+    const event = { type, callId, groupId, ...this.#scrub(sent) }
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
       const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)

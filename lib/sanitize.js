@@ -141,12 +141,14 @@ function sanitizeResult(result, options = {}) {
 
 /**
  * `value` with the secrets of its strings and keys (at any depth) replaced by
- * `[redacted:<kind>]`, using the built-in kinds: the same walker the engine uses for every value
+ * `[redacted:<kind>]`, using the built-in kinds, or the kinds of `sanitize` (a runtime's option,
+ * its custom patterns included) when given: the same walker the engine uses for every value
  * that leaves it. `value` itself when it holds none; `undefined` stays `undefined`.
  */
-function scrubSecrets(value, where = 'scrubSecrets: value') {
+function scrubSecrets(value, where = 'scrubSecrets: value', sanitize = undefined) {
   if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value
-  const scrubbed = native(() => nativeScrubSecrets(jsonText(where, value)))
+  const options = sanitize === undefined ? '' : jsonText('sanitize', sanitize)
+  const scrubbed = native(() => nativeScrubSecrets(jsonText(where, value), options))
   return scrubbed === '' ? value : JSON.parse(scrubbed)
 }
 

@@ -58,15 +58,23 @@ pub fn sanitize_result_js(
     })
 }
 
-/// The secrets of a JSON value (its strings and keys, at any depth) replaced with the built-in
-/// kinds: `value` is JSON text; returns the scrubbed JSON text, or an empty string when the value
-/// holds no secret. For projections that stand alone (`toInvocationRecord`).
+/// The secrets of a JSON value (its strings and keys, at any depth) replaced: `value` is JSON
+/// text, `options` the `sanitize` object as JSON text (empty: the built-in kinds); returns the
+/// scrubbed JSON text, or an empty string when the value holds no secret. For projections that
+/// stand alone (`toInvocationRecord`) and messages that reach events and the model without a
+/// dispatch (RAP events).
 #[napi(js_name = "scrubSecrets")]
-pub fn scrub_secrets_js(value: String) -> napi::Result<String> {
-    static SCRUBBER: OnceLock<RecordScrubber> = OnceLock::new();
+pub fn scrub_secrets_js(value: String, options: String) -> napi::Result<String> {
+    static DEFAULT: OnceLock<RecordScrubber> = OnceLock::new();
     guard(|| {
         let parsed = parse_json("scrubSecrets: value", &value)?;
-        let scrubber = SCRUBBER.get_or_init(RecordScrubber::default);
+        let custom;
+        let scrubber = if options.is_empty() {
+            DEFAULT.get_or_init(RecordScrubber::default)
+        } else {
+            custom = RecordScrubber::new(sanitizer_for(&options)?);
+            &custom
+        };
         Ok(match scrubber.scrub(&parsed) {
             Cow::Borrowed(_) => String::new(),
             Cow::Owned(scrubbed) => scrubbed.to_string(),
