@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -142,7 +142,9 @@ function encodeCalls(given) {
       kind = 1
       let bad
       try {
-        text = args === undefined ? 'null' : JSON.stringify(args)
+        // A Map, Set, function or class instance JSON would carry as less than it is refuses
+        // the call, named at its path, as in a tool's value (KEEPING_ALL).
+        text = args === undefined ? 'null' : stringifyChecked(args, KEEPING_ALL)
         // (a second walk, for a null in the text: a getter or valueOf may throw only now)
         if (text !== undefined) bad = nonFiniteNumber(args, text)
       } catch (error) {
@@ -313,7 +315,11 @@ class ToolRuntime {
   /** what run.json records of the runtime's settings */
   #snapshot
   /** remote tools (RAP): the transport, started by the first toolset */
-  #rap = new RapLink((event) => this.#rapEvent(event))
+  #rap = new RapLink(
+    (event) => this.#rapEvent(event),
+    undefined,
+    (value) => scrubSecrets(value, 'a RAP event', this.#sanitize),
+  )
   /**
    * approvalId -> { groupId, userId, threadAncestors, runId }: the thread and run of a call
    * waiting for resolveApproval, so a remote tool approved later runs in its dispatch's thread and
@@ -942,7 +948,7 @@ class ToolRuntime {
         try {
           // A plain value (most are) is serialized without the replacer's per-key calls.
           const asIs = carriedAsIs(value)
-          json = asIs ? JSON.stringify(value) : JSON.stringify(value, KEEPING_ALL)
+          json = asIs ? JSON.stringify(value) : stringifyKeeping(value, KEEPING_ALL)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
           // engine reads when the value is not its own JSON form (a Date, a typed array, an
           // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an

@@ -167,6 +167,49 @@ describe('hook answers JSON would lose', () => {
   })
 })
 
+// Seen in the issue 19 round 5 attack review (4.mjs): arguments given as an object holding a Map,
+// a Set or a class instance with private fields only reached the tool as `{}`, while the same
+// value returned by a tool was an error naming it.
+describe('arguments given as objects JSON would lose', () => {
+  for (const [label, make, named] of lost) {
+    it(`${label} in a call's arguments refuses that call, naming it at its path; the tool never runs`, async () => {
+      const runtime = new ToolRuntime({ redaction: 'permissive' })
+      const ran: unknown[] = []
+      runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id: string, args: unknown) => (ran.push(args), 'echoed') })
+      const [refused, fine] = await runtime.dispatch([
+        { id: 'l1', name: 'echo', arguments: { q: 1, nested: [{ x: make() }] } as any },
+        { id: 'l2', name: 'echo', arguments: { q: 2 } as any },
+      ])
+      expect(refused!.ok, label).toBe(false)
+      expect(textOf(refused!), label).toMatch(named)
+      expect(textOf(refused!), label).toContain('$.nested[0].x')
+      expect(fine!.ok).toBe(true)
+      expect(ran).toEqual([{ q: 2 }])
+    })
+  }
+})
+
+// A value of shared sub-objects (`x = [y, y]`, forty levels) is written once per reference, as
+// JSON writes it: 2^40 objects, which held the thread for days (issue 19 round 5, a review of
+// the lost-value check). The serialization stops at its bound and costs that call only.
+describe('a value of shared sub-objects past the bound', () => {
+  it('ends its call with an error naming the bound; the other calls and the runtime go on', { timeout: 120_000 }, async () => {
+    let shared: unknown = [1]
+    for (let i = 0; i < 40; i++) shared = [shared, shared]
+    const runtime = new ToolRuntime({ redaction: 'permissive' })
+    runtime.register({ name: 'give', parameters: { type: 'object' }, execute: async (id: string) => (id === 'big' ? { tree: shared } : { ok: true }) })
+    const [big, small] = await runtime.dispatch([
+      { id: 'big', name: 'give', arguments: '{}' },
+      { id: 'small', name: 'give', arguments: '{}' },
+    ])
+    expect(big!.status).toBe('error')
+    expect(textOf(big!)).toContain('more than 4194304 objects and arrays')
+    expect(small!.status).toBe('ok')
+    const [after] = await runtime.dispatch([{ id: 'after', name: 'give', arguments: '{}' }])
+    expect(after!.status).toBe('ok')
+  })
+})
+
 // A BigInt made JSON.stringify throw V8's "Do not know how to serialize a BigInt", with no path,
 // while a Map, a cycle or a symbol named theirs (r10 user review #10, 5-hostile and
 // 26-hooks-hostile): every place a value crosses names the BigInt's path the same way.

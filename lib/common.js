@@ -165,6 +165,7 @@ function lostAs(item) {
 function keepingAll(replacer) {
   return function (key, item) {
     if (replacer !== undefined) item = replacer.call(this, key, item)
+    if (item !== null && typeof item === 'object' && --objectsLeft < 0) throw new TooManyObjects()
     const lost = lostAs(item)
     if (lost !== undefined) throw new LostValue(lost[0], lost[1])
     return item
@@ -178,6 +179,35 @@ function keepingAll(replacer) {
 const AS_IS_DEPTH = 64
 
 /**
+ * How many values {@link carriedAsIs} visits at most; past it, it answers false. A value sharing
+ * sub-objects (`a = [x, x]`, `x = [y, y]`, ...) is visited once per reference, as JSON.stringify
+ * serializes it: without a bound, 40 such levels would hold the thread for days before the
+ * serialization even starts.
+ */
+const AS_IS_VALUES = 1 << 22
+
+/** The values {@link carriedAsIs}'s current walk may still visit. */
+let asIsValuesLeft = 0
+
+/**
+ * How many objects and arrays a serialization through {@link keepingAll}'s replacer writes at
+ * most (a shared one once per reference, as JSON writes it); past it, it throws
+ * {@link TooManyObjects}. Bounds the time a value of shared sub-objects holds the thread (what
+ * is not shared is bounded by V8's longest string first).
+ */
+const MAX_OBJECTS = 1 << 22
+
+/** The objects the current serialization through {@link keepingAll}'s replacer may still write. */
+let objectsLeft = MAX_OBJECTS
+
+/** Thrown by {@link keepingAll}'s replacer past {@link MAX_OBJECTS}. */
+class TooManyObjects extends Error {
+  constructor() {
+    super(`its JSON would hold more than ${MAX_OBJECTS} objects and arrays (one shared by several references counts once per reference, as JSON writes it)`)
+  }
+}
+
+/**
  * Whether JSON.stringify carries `value` as it is: only strings, booleans, finite numbers
  * (not -0), null and plain objects and arrays of them (an object's `undefined` keys left out
  * as JSON does; no `undefined` item in an array), at most {@link AS_IS_DEPTH} levels deep, no
@@ -187,9 +217,11 @@ const AS_IS_DEPTH = 64
  * serializing the value again (a call out of JSON.stringify per key), this walk about a third
  * of that. False means "not sure" only: the caller serializes with the replacer, which names
  * what it refuses. Never throws: a getter or Proxy trap that throws answers false here and
- * throws again in that serialization. Linear in the value.
+ * throws again in that serialization. Linear in the value, and at most {@link AS_IS_VALUES}
+ * values visited.
  */
 function carriedAsIs(value) {
+  asIsValuesLeft = AS_IS_VALUES
   try {
     return asIsAt(value, 0)
   } catch {
@@ -199,6 +231,7 @@ function carriedAsIs(value) {
 
 /** {@link carriedAsIs} of `item`, `depth` levels down. */
 function asIsAt(item, depth) {
+  if (--asIsValuesLeft < 0) return false
   switch (typeof item) {
     case 'string':
     case 'boolean':
@@ -232,7 +265,16 @@ function asIsAt(item, depth) {
  * {@link carriedAsIs} passes ({@link keepingAll}'s): plain JSON.stringify for such a value.
  */
 function stringifyChecked(value, replacer) {
-  return carriedAsIs(value) ? JSON.stringify(value) : JSON.stringify(value, replacer)
+  return carriedAsIs(value) ? JSON.stringify(value) : stringifyKeeping(value, replacer)
+}
+
+/**
+ * `JSON.stringify(value, replacer)` for a replacer of {@link keepingAll}, its count of objects
+ * ({@link MAX_OBJECTS}) started afresh.
+ */
+function stringifyKeeping(value, replacer) {
+  objectsLeft = MAX_OBJECTS
+  return JSON.stringify(value, replacer)
 }
 
 /** The path (`$.a[0]`) of the first value {@link keepingAll} refuses in `value`; undefined when none. */
@@ -459,4 +501,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
