@@ -676,8 +676,11 @@ export interface RunStep {
 
 export interface RunOutcome {
   runId: string
-  /** The whole history in the wire's own shape. */
-  messages: object[]
+  /**
+   * The whole history in the wire's own shape (items of `messages`, `input` or `contents`, as
+   * {@link ModelRequests} types them), so `outcome.messages.at(-1)?.content` reads the last one.
+   */
+  messages: any[]
   steps: RunStep[]
   stopReason: RunStopReason
   usage?: { inputTokens?: number; outputTokens?: number }

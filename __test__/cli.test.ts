@@ -417,6 +417,19 @@ describe('toolwire replay', () => {
     run = cli('--help')
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('Exit codes: 0 done')
+    // A command's --help is that command's (issue 19 round 5, new-user review 10).
+    for (const [command, own, other] of [
+      ['replay', '--wire <wire>', 'schema <file>'],
+      ['schema', '--target <t>', 'audit <dir>'],
+      ['audit', '[--html <out>]', 'replay <file>'],
+    ]) {
+      run = cli(command, '--help')
+      expect(run.code, command).toBe(0)
+      expect(run.stdout, command).toContain(`Usage: toolwire ${command}`)
+      expect(run.stdout, command).toContain(own)
+      expect(run.stdout, command).toContain('Exit codes: 0 done')
+      expect(run.stdout, command).not.toContain(other)
+    }
 
     run = cli('replay', join(work, 'missing.sse'), '--wire', 'anthropic')
     expect(run.code).toBe(1)

@@ -38,6 +38,19 @@ Exit codes: 0 done; 1 invalid or unreadable input, a broken call, or audit findi
 2 usage error.`
 
 /**
+ * The help of one command: its lines of {@link HELP}'s command list (its own line and the
+ * indented lines after it), then the options every command takes and the exit codes.
+ */
+function commandHelp(command) {
+  const lines = HELP.split('\n')
+  const start = lines.findIndex((line) => line.startsWith(`  ${command} `))
+  let end = start + 1
+  while (end < lines.length && /^ {3,}\S/.test(lines[end])) end++
+  const common = HELP.slice(HELP.indexOf('Options for every command:'))
+  return `Usage: toolwire ${command} [options]\n\n${lines.slice(start, end).join('\n')}\n\n${common}`
+}
+
+/**
  * Runs the CLI with `argv` (without node and the script); returns the exit code. `io`:
  * `{ stdout, stderr }` streams (default: the process's).
  */
@@ -61,7 +74,7 @@ function main(argv, io = {}) {
     if (load === undefined) throw usageError(`unknown command "${command}" (commands: ${Object.keys(COMMANDS).join(', ')})`)
     const mod = load()
     if (rest.includes('--help') || rest.includes('-h')) {
-      stdout.write(`${HELP}\n`)
+      stdout.write(`${commandHelp(command)}\n`)
       return EXIT_OK
     }
     const parsed = parseArgs(rest, mod.OPTIONS, command)
