@@ -540,6 +540,13 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         )));
     }
     let validator = compile(&name, "parameters", &parameters)?;
+    crate::schema::check_object_root(&parameters).map_err(|error| Error {
+        message: format!(
+            "tool \"{name}\": parameters cannot be sent to a model: {}",
+            error.message
+        ),
+        ..error
+    })?;
     let output_validator = match &declaration.output_schema {
         Some(schema) if !schema.is_object() && !schema.is_boolean() => {
             return Err(invalid(format!(
@@ -799,6 +806,50 @@ mod tests {
                 error.message.contains("more bytes not shown"),
                 "{}",
                 error.message
+            );
+        }
+    }
+
+    /// A root no target can send as one object schema is refused at registration, naming the
+    /// tool (issue 19 round 5, new-user review 6: `{type: 'string'}` registered, then every
+    /// `run()` failed at its first model call); roots every target makes an object pass.
+    #[test]
+    fn parameters_no_target_can_send_are_refused_at_registration() {
+        let mut registry = Registry::new();
+        for (name, refused) in [
+            ("s", json!({"type": "string"})),
+            ("c", json!({"const": 3})),
+            ("e", json!({"enum": ["a", "b"]})),
+            (
+                "r",
+                json!({"$ref": "#/$defs/n", "$defs": {"n": {"type": "number"}}}),
+            ),
+        ] {
+            let error = registry.register(declaration(name, refused)).unwrap_err();
+            assert_eq!(error.code, ErrorCode::ValidationError, "{name}");
+            assert!(
+                error.message.starts_with(&format!(
+                    "tool \"{name}\": parameters cannot be sent to a model: "
+                )),
+                "{}",
+                error.message
+            );
+        }
+        for (name, sent) in [
+            ("o", json!({"type": "object"})),
+            ("u", json!({"properties": {"a": {"type": "string"}}})),
+            (
+                "a",
+                json!({"anyOf": [{"type": "object"}, {"type": "object", "required": ["x"]}]}),
+            ),
+            (
+                "d",
+                json!({"$ref": "#/$defs/o", "$defs": {"o": {"type": "object"}}}),
+            ),
+        ] {
+            assert!(
+                registry.register(declaration(name, sent.clone())).is_ok(),
+                "{sent}"
             );
         }
     }

@@ -54,6 +54,17 @@ fn invalid(message: String) -> Error {
     Error::caller(ErrorCode::ValidationError, message)
 }
 
+/// Whether `schema` (a tool's parameters) can be sent to every target as one object schema:
+/// its root, `$ref`s resolved, is an object, a union of objects or untyped (what every target's
+/// normalization makes of it). Checked when a tool is registered, so a root such as `{type:
+/// 'string'}` is refused there, not at the first model call. Errors as [`normalize_schema`]'s.
+pub fn check_object_root(schema: &Value) -> Result<()> {
+    let options = NormalizeOptions::default();
+    let mut report = Report::default();
+    let tree = refs::inline(schema, &options, &mut report)?;
+    root::fix_root(tree, false, &mut report).map(|_| ())
+}
+
 /// Rewrites `schema` (a tool's parameters) for `target`; see the module documentation.
 ///
 /// Errors: `LIMIT_EXCEEDED` for a schema (or its output) past `options`' depth or size, or past
