@@ -85,8 +85,51 @@ struct ToolCallDelta<'a> {
 struct FunctionDelta<'a> {
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "arguments_text")]
     arguments: Option<Cow<'a, str>>,
+}
+
+/// A function's `arguments`: JSON text in a string, as the wire sends it (borrowed when it holds
+/// no escape), or the value itself (Mistral's SDK types `arguments` as a string or an object; a
+/// whole message replayed through it carries an object): its JSON text. `null` is none.
+fn arguments_text<'de, D>(deserializer: D) -> Result<Option<Cow<'de, str>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    deserializer.deserialize_any(ArgumentsVisitor)
+}
+
+/// The visitor of [`arguments_text`].
+struct ArgumentsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ArgumentsVisitor {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("arguments as JSON text in a string, or as an object")
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(text.to_owned())))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(text)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let value: serde_json::Value =
+            Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        Ok(Some(Cow::Owned(value.to_string())))
+    }
 }
 
 #[derive(Deserialize)]
@@ -130,6 +173,8 @@ pub struct ChatDecoder {
     ignoring: bool,
     /// A chunk of this wire was read (for telling a body that is not the wire at all).
     recognized: bool,
+    /// A choice other than the first was met (and reported once): only choice 0 is decoded.
+    other_choice: bool,
     events: usize,
 }
 
@@ -142,6 +187,7 @@ impl ChatDecoder {
             response_id: None,
             ignoring: false,
             recognized: false,
+            other_choice: false,
             events: 0,
         }
     }
@@ -323,6 +369,15 @@ impl WireDecoder for ChatDecoder {
         };
         for choice in choices {
             if choice.index.unwrap_or(0) != 0 {
+                // `n` > 1: one turn is one choice; the others are said to be left, never dropped
+                // in silence (issue 19 round 5, attack review r1.mjs).
+                if !self.other_choice {
+                    self.other_choice = true;
+                    turn.error(format!(
+                        "the response holds more than one choice (`n` > 1): only choice 0 was read, choice {} and any others were ignored; ask for one choice",
+                        choice.index.unwrap_or(0)
+                    ));
+                }
                 continue;
             }
             if let Some(delta) = choice.delta.or(choice.message) {

@@ -607,3 +607,54 @@ fn resends_are_recognised_without_previews_too() {
     );
     assert!(d.events.iter().all(|e| e.get("partial").is_none()));
 }
+
+#[test]
+fn more_than_one_choice_is_reported_not_dropped_in_silence() {
+    // A `chat.completion` asked with `n: 2` (issue 19 round 5, attack review r1.mjs): the run
+    // used choice 0's calls and dropped choice 1's without a word. One turn is one choice; the
+    // others are now reported once, in streams and whole responses alike.
+    let whole = json!({
+        "id": "c1",
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]}, "finish_reason": "tool_calls"},
+            {"index": 1, "message": {"role": "assistant", "tool_calls": [{"id": "call_b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}]}, "finish_reason": "tool_calls"}
+        ]
+    })
+    .to_string();
+    let streamed = [
+        calls(
+            r#"[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]"#,
+        ),
+        r#"{"id":"c1","choices":[{"index":1,"delta":{"content":"other"}}]}"#.to_owned(),
+        r#"{"id":"c1","choices":[{"index":1,"delta":{"content":" again"}}]}"#.to_owned(),
+        finish("tool_calls"),
+    ];
+    for d in [chat(&[whole]), chat(&streamed)] {
+        assert_eq!(d.summary(), vec![call("call_a", "read", r#"{"path":"a"}"#)]);
+        let errors = d.turn["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1, "{}", d.turn);
+        assert!(
+            errors[0].as_str().unwrap().contains("more than one choice"),
+            "{}",
+            d.turn
+        );
+    }
+}
+
+#[test]
+fn arguments_given_as_an_object_are_read_as_their_json_text() {
+    // Mistral's SDK types a tool call's `arguments` as a string or an object; a whole message
+    // carrying an object ended the run with "not a valid chunk" (issue 19 round 5, attack review
+    // r2.mjs). The object's JSON text is the call's arguments, on both wires.
+    let object = r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"call_a","type":"function","function":{"name":"read","arguments":{"path":"a","n":[1,2]}}}]},"finish_reason":"tool_calls"}]}"#;
+    for wire in [Wire::OpenAiChat, Wire::Mistral] {
+        let d = decode_events(wire, "", &[object]);
+        assert_eq!(
+            d.summary(),
+            vec![call("call_a", "read", r#"{"path":"a","n":[1,2]}"#)],
+            "{wire:?}"
+        );
+        assert_eq!(d.turn["errors"], json!([]), "{wire:?}");
+    }
+}
