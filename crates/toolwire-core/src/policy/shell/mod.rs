@@ -57,6 +57,8 @@ mod bypass_tests_progs;
 #[cfg(test)]
 mod bypass_tests_review;
 #[cfg(test)]
+mod bypass_tests_review5;
+#[cfg(test)]
 pub(crate) mod tests;
 
 use std::path::{Path, PathBuf};

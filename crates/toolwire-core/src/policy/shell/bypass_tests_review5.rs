@@ -1,0 +1,122 @@
+//! The shell findings of attack review 5, each approved by the analyzer before its fix and
+//! confirmed by running it (2.sh, 3.sh) or read from the tools' documentation (8.sh), with the
+//! everyday lines that keep passing: a version manager's shim hands over to the PATH without
+//! its directory (2), tar's `--one-top-level` and member-renaming options choose where members
+//! land (3), and version managers' subcommands run code under aliases and other names (8).
+
+use super::tests::Sandbox;
+use super::*;
+
+/// Runs `command` under `options`: whether it was approved, and the reason.
+fn verdict(command: &str, options: &AnalyzeOptions) -> (bool, String) {
+    let analysis = analyze_command(command, options);
+    let reason = analysis
+        .reason
+        .or_else(|| analysis.segments.first().and_then(|s| s.reason.clone()))
+        .unwrap_or_default();
+    (analysis.approved, reason)
+}
+
+/// The rows of `table` (command, approved, what the reason names) the analyzer gets wrong.
+fn failures(table: &[(&str, bool, &str)], options: &AnalyzeOptions) -> Vec<String> {
+    table
+        .iter()
+        .filter_map(|(command, want, names)| {
+            let (approved, reason) = verdict(command, options);
+            (approved != *want || !reason.contains(names))
+                .then(|| format!("{command:?} -> {approved} {reason:?} (want {want} {names:?})"))
+        })
+        .collect()
+}
+
+/// 3.sh: `tar -xf a.tar --one-top-level=repo/.git` wrote `repo/.git/hooks/pre-commit`, run by
+/// the user's next `git commit`; `--one-top-level=/tmp/x` wrote outside the workspace.
+#[test]
+fn tar_members_land_only_where_an_extraction_may_write() {
+    let sandbox = Sandbox::new("review5-tar");
+    let ws = sandbox.dir("ws");
+    sandbox.dir("ws/repo/.git/hooks");
+    sandbox.dir("ws/plain");
+    let options = sandbox.allowlisting(ws, &["tar", "bsdtar"]);
+    let table: &[(&str, bool, &str)] = &[
+        (
+            "tar -xf a.tar --one-top-level=repo/.git",
+            false,
+            "inside a `.git`",
+        ),
+        ("tar -xf a.tar -C repo", false, "a repository's root"),
+        (
+            "tar -xf a.tar --one-top-level=repo",
+            false,
+            "a repository's root",
+        ),
+        (
+            "tar -xf a.tar --one-top-level=/tmp/x",
+            false,
+            "outside the workspace",
+        ),
+        (
+            "tar -xf a.tar -C plain --one-top-level=../repo",
+            false,
+            "a repository's root",
+        ),
+        (
+            "tar -xf a.tar -C repo --one-top-level=.git",
+            false,
+            "inside a `.git`",
+        ),
+        ("tar -xf .git.tar --one-top-level", false, "inside a `.git`"),
+        (
+            "tar -xf repo.tar.xz --one-top-level",
+            false,
+            "a repository's root",
+        ),
+        ("tar -xzf x/.git.tgz --one-top-l", false, "inside a `.git`"),
+        (
+            "tar xf a.tar --one-top-level=/etc",
+            false,
+            "outside the workspace",
+        ),
+        ("tar -x --one-top-level", false, "does not name"),
+        (
+            "tar -xf a.tar -C plain --transform s,^,../repo/.git/hooks/,",
+            false,
+            "--transform",
+        ),
+        (
+            "tar -xf a.tar -C plain --xform=s,^,.git/,",
+            false,
+            "--xform",
+        ),
+        (
+            "bsdtar -xf a.tar -C plain -s ,^,../repo/.git/,",
+            false,
+            "-s",
+        ),
+        (
+            "tar -xf a.tar -C plain --keep-directory-symlink",
+            false,
+            "symlinks",
+        ),
+        ("bsdtar -x --insecure -f a.tar -C plain", false, "absolute"),
+        (
+            "tar -xf a.tar --one-top-level=plain/out",
+            true,
+            "allowlisted",
+        ),
+        (
+            "tar -xf pkg.tar.gz -C plain --one-top-level",
+            true,
+            "allowlisted",
+        ),
+        ("tar -xf a.tar -C plain", true, "allowlisted"),
+        (
+            "tar -cf a.tar --transform s,^,x/, plain",
+            true,
+            "allowlisted",
+        ),
+        ("tar -tf a.tar --one-top-level=/tmp/x", true, "allowlisted"),
+    ];
+    let wrong = failures(table, &options);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
