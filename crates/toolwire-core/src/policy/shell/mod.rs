@@ -8,7 +8,7 @@
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
 //! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`], [`sysctl`],
-//! [`version_managers`], [`extract_paths`]), options read as getopt reads them ([`getopt`]) and
+//! [`version_managers`], [`manager_commands`], [`extract_paths`]), options read as getopt reads them ([`getopt`]) and
 //! subcommands at their place ([`subcommand`]); in a line of several segments,
 //! programs come only from directories the line cannot write ([`line_writes`]), and git runs
 //! only beside programs that write no file ([`repo_writes`]). For a tool
@@ -28,6 +28,7 @@ pub mod git_config;
 pub mod injection;
 pub mod lex;
 pub mod line_writes;
+pub mod manager_commands;
 pub mod names;
 pub mod options;
 pub mod packages;
@@ -316,6 +317,7 @@ impl<'a> Context<'a> {
                 verdict.wrapper = true;
                 return Err(format!("`{typed}` resolves to `{real_str}`: {why}"));
             }
+            manager_commands::check_manager_command(name, &typed_name, args)?;
             if wrappers::REFUSED_PROGRAMS.contains(&name) {
                 return Err(format!(
                     "`{name}` can spawn a shell and is refused outright"
