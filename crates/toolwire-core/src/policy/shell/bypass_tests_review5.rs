@@ -29,6 +29,90 @@ fn failures(table: &[(&str, bool, &str)], options: &AnalyzeOptions) -> Vec<Strin
         .collect()
 }
 
+/// 2.sh: pyenv's shim allowlisted by the README's advice (`~/.pyenv/**`), the workspace's
+/// `.python-version` saying `system`, and a `.` entry or a workspace directory after the
+/// shims on PATH: `python hello.py` ran the workspace's `./python` (`$W/bin/python`).
+#[test]
+fn a_shim_never_hands_over_to_a_program_of_the_workspace() {
+    let sandbox = Sandbox::new("review5-shims");
+    let ws = sandbox.dir("ws");
+    std::fs::write(ws.join(".python-version"), "system\n").unwrap();
+    std::fs::write(ws.join("hello.py"), "print('hello')\n").unwrap();
+    std::fs::write(ws.join("x.js"), "console.log(1)\n").unwrap();
+    std::fs::write(ws.join("x.rb"), "puts 1\n").unwrap();
+    let shims = sandbox.dir("home/.pyenv/shims");
+    for name in ["python", "python3", "pyenv", "ruby", "node"] {
+        sandbox.exe(&format!("home/.pyenv/shims/{name}"));
+    }
+    let rbenv_shims = sandbox.dir("home/.rbenv/shims");
+    sandbox.exe("home/.rbenv/shims/ruby");
+    let mise_shims = sandbox.dir("home/.local/share/mise/shims");
+    let mise = sandbox.exe("home/.local/bin/mise");
+    sandbox.link("home/.local/share/mise/shims/node", &mise);
+    let system = sandbox.dir("usr/bin");
+    for name in ["python", "python3", "ruby", "node"] {
+        sandbox.exe(&format!("ws/{name}"));
+        sandbox.exe(&format!("ws/bin/{name}"));
+        sandbox.exe(&format!("usr/bin/{name}"));
+    }
+    let home = sandbox.root.join("home");
+    let options = |path: String| AnalyzeOptions {
+        cwd: Some(ws.clone()),
+        allowlist: vec![format!("{}/**", home.display())],
+        path: Some(path),
+        ..AnalyzeOptions::default()
+    };
+    let (s, r, m, u, b) = (
+        shims.display().to_string(),
+        rbenv_shims.display().to_string(),
+        mise_shims.display().to_string(),
+        system.display().to_string(),
+        ws.join("bin").display().to_string(),
+    );
+    let shim_path = shims.join("python").display().to_string();
+    // (PATH, command, approved, what the reason names)
+    let cases: Vec<(String, &str, bool, &str)> = vec![
+        (
+            format!("{s}:.:{u}"),
+            "python hello.py",
+            false,
+            "relative PATH entry `.`",
+        ),
+        (format!("{s}:.:{u}"), "python3 hello.py", false, "shim"),
+        (format!("{s}::{u}"), "python hello.py", false, "(empty)"),
+        (format!("{s}:bin:{u}"), "python hello.py", false, "`bin`"),
+        (
+            format!("{s}:{b}:{u}"),
+            "python hello.py",
+            false,
+            "lies in the workspace",
+        ),
+        (format!("{s}:.:{u}"), &shim_path, false, "relative"),
+        (format!("{r}:.:{u}"), "ruby x.rb", false, "relative"),
+        (
+            format!("{m}:{b}"),
+            "node x.js",
+            false,
+            "lies in the workspace",
+        ),
+        // The program after the shims is the system's, or there is none.
+        (format!("{s}:{u}:."), "python hello.py", true, "allowlisted"),
+        (format!("{s}:{u}"), "python3 hello.py", true, "allowlisted"),
+        (s.clone(), "python hello.py", true, "allowlisted"),
+        (format!("{s}:{u}"), "pyenv versions", true, "allowlisted"),
+        (format!("{m}:{u}"), "node x.js", true, "allowlisted"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(path, command, want, names)| {
+            let (approved, reason) = verdict(command, &options(path.clone()));
+            (approved != *want || !reason.contains(names))
+                .then(|| format!("{path} {command:?} -> {approved} {reason:?} (want {names:?})"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// 3.sh: `tar -xf a.tar --one-top-level=repo/.git` wrote `repo/.git/hooks/pre-commit`, run by
 /// the user's next `git commit`; `--one-top-level=/tmp/x` wrote outside the workspace.
 #[test]

@@ -8,8 +8,10 @@
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
 //! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`], [`sysctl`],
-//! [`version_managers`], [`manager_commands`], [`extract_paths`]), options read as getopt reads them ([`getopt`]) and
-//! subcommands at their place ([`subcommand`]); in a line of several segments,
+//! [`version_managers`], [`manager_commands`], [`extract_paths`]), what a version manager's
+//! shim hands over to checked as a bare resolution is ([`shims`]), options read as getopt
+//! reads them ([`getopt`]) and subcommands at their place ([`subcommand`]); in a line of
+//! several segments,
 //! programs come only from directories the line cannot write ([`line_writes`]), and git runs
 //! only beside programs that write no file ([`repo_writes`]). For a tool
 //! call, [`workdir`] and
@@ -39,6 +41,7 @@ pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod shims;
 pub mod subcommand;
 pub mod submodules;
 pub mod sysctl;
@@ -296,6 +299,8 @@ impl<'a> Context<'a> {
         // Only these names can approve: a name given by what was typed or by a symlink outside
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
         let workspace: Vec<&Path> = cwd.into_iter().chain(place.root).collect();
+        // A shim runs, for the `system` version, the same name over PATH without its directory.
+        let handover = shims::check_handover(&typed_name, &found, cwd, &self.path_var, &workspace)?;
         let identity = found.trusted_identity(&self.trusted, &self.link_dirs, &workspace);
         let trusted_names = identity.names;
         let trusted = !trusted_names.is_empty();
@@ -352,7 +357,7 @@ impl<'a> Context<'a> {
         if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
             return Ok(format!(
-                "allowlisted by `{entry}`{}",
+                "allowlisted by `{entry}`{}{handover}",
                 writable_program_warning(&found, &self.trusted, &workspace)
             ));
         }
@@ -367,7 +372,7 @@ impl<'a> Context<'a> {
             {
                 safe_bins::check_profile(bin, args)?;
                 return Ok(format!(
-                    "{SAFE_BIN_RULE} `{bin}`{}",
+                    "{SAFE_BIN_RULE} `{bin}`{}{handover}",
                     writable_program_warning(&found, &self.trusted, &workspace)
                 ));
             }
