@@ -7,7 +7,8 @@
 //! over PATH minus the shims directory, as the manager will, and that program gets the checks
 //! of a bare resolution: found through a relative entry, or lying in a directory the agent
 //! writes ([`Writable`](super::Writable)), it is refused; in its user's own directory, the
-//! approval says so.
+//! approval says so. A `path:` version (asdf's and mise's `nodejs path:./evil`, which runs
+//! `./evil/bin/node`) in a version file of the workspace refuses the shim too.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,78 @@ fn shown(path: &Path) -> String {
     super::git::keys::bounded(&path.display().to_string())
 }
 
+/// The version files the managers read, looked for in the working directory and each of its
+/// parents inside the workspace: asdf's and mise's (`.tool-versions`, `mise.toml`, ...),
+/// proto's, and the `*env` family's (which take a version name only since pyenv 2.3.2's and
+/// rbenv 1.2's fixes; a path among their words is refused all the same).
+const VERSION_FILES: &[&str] = &[
+    ".tool-versions",
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".mise/config.toml",
+    "mise/config.toml",
+    ".config/mise.toml",
+    ".config/mise/config.toml",
+    ".rtx.toml",
+    ".prototools",
+    ".python-version",
+    ".ruby-version",
+    ".node-version",
+    ".go-version",
+    ".java-version",
+];
+
+/// The most bytes of a version file read.
+const MAX_VERSION_FILE: u64 = 64 * 1024;
+
+/// Why a version file of the workspace (a parent of `cwd` inside it) makes a shim run a program
+/// the workspace chooses: a `path:` version, or a version word that is a path (`/x`, `./x`,
+/// `../x`, `~/x`). `None` when none does.
+fn workspace_version_path(cwd: Option<&Path>, workspace: &[&Path]) -> Option<String> {
+    use std::io::Read;
+    let cwd = std::fs::canonicalize(cwd?).ok()?;
+    let roots: Vec<PathBuf> = workspace
+        .iter()
+        .filter_map(|w| std::fs::canonicalize(w).ok())
+        .collect();
+    for dir in cwd.ancestors() {
+        if !roots.iter().any(|root| dir.starts_with(root)) {
+            break;
+        }
+        for name in VERSION_FILES {
+            let path = dir.join(name);
+            let Ok(file) = std::fs::File::open(&path) else {
+                continue;
+            };
+            let mut text = String::new();
+            if file
+                .take(MAX_VERSION_FILE)
+                .read_to_string(&mut text)
+                .is_err()
+            {
+                continue;
+            }
+            let words = text
+                .lines()
+                .map(|line| line.split('#').next().unwrap_or_default())
+                .flat_map(|line| line.split(|c: char| c.is_whitespace() || c == '"' || c == '\''));
+            for word in words {
+                let lower = word.to_ascii_lowercase();
+                if lower.contains("path:") || word.starts_with(['/', '.', '~']) && word != "." {
+                    return Some(format!(
+                        "the version file `{}` selects `{}`, a directory whose programs the shim runs",
+                        shown(&path),
+                        super::git::keys::bounded(word)
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// When `found` (what `typed_name` resolved to) is a version manager's shim: the program the
 /// shim hands over to for the `system` version, resolved over `path_var` without the shims
 /// directory (relative entries against `cwd`), checked as a bare resolution is. `Err` refuses
@@ -60,6 +133,12 @@ pub fn check_handover(
     let Some(shim_dir) = shims.first() else {
         return Ok(String::new());
     };
+    if let Some(why) = workspace_version_path(cwd, workspace) {
+        return Err(format!(
+            "`{typed_name}` is a version manager's shim (`{}`): {why}",
+            shown(&found.found)
+        ));
+    }
     let lead = format!(
         "`{typed_name}` is a version manager's shim (`{}`), which runs, when the selected version is `system` (or a `path:` version, which the workspace's version files may name), the `{typed_name}` found on PATH without `{}`",
         shown(&found.found),
@@ -186,6 +265,37 @@ mod tests {
                 ),
             }
         }
+        // A `path:` version (asdf, mise) or a path in a version file of the workspace.
+        let clean = format!("{s}:{u}");
+        let below_ws = || {
+            check_handover(
+                "python",
+                &found(&shims, "python"),
+                Some(&bin),
+                &clean,
+                &workspace,
+            )
+        };
+        for (file, text) in [
+            (".tool-versions", "nodejs path:./evil\n"),
+            ("mise.toml", "[tools]\nnode = \"path:/tmp/evil\"\n"),
+            (".python-version", "../../../tmp/evil\n"),
+        ] {
+            std::fs::write(ws.join(file), text).unwrap();
+            let got = below_ws();
+            assert!(
+                got.as_ref().is_err_and(|why| why.contains(file)),
+                "{file}: {got:?}"
+            );
+            std::fs::remove_file(ws.join(file)).unwrap();
+        }
+        std::fs::write(
+            ws.join(".tool-versions"),
+            "nodejs 20.11.0 # lts/iron\npython system\n",
+        )
+        .unwrap();
+        let got = below_ws();
+        assert!(got.is_ok(), "{got:?}");
         // Without a working directory, a relative entry after the shims cannot be read.
         let got = check_handover(
             "python",
