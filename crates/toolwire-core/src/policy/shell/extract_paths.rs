@@ -191,8 +191,102 @@ fn tar_dashed(args: &[String]) -> Vec<String> {
     out
 }
 
+/// GNU tar's and bsdtar's options that choose where the members land other than `-C` and
+/// `--one-top-level`, refused on extraction as (long name, shortest accepted abbreviation,
+/// why): a renamed member (`--transform 's,^,.git/hooks/,'`) lands wherever the expression
+/// says, and a kept directory symlink leads its members out of the workspace.
+const TAR_PLACING: &[(&str, usize, &str)] = &[
+    (
+        "absolute-names",
+        2,
+        "extracts members at their absolute names (and `..`), wherever the archive says",
+    ),
+    (
+        "absolute-paths",
+        4,
+        "(bsdtar) extracts members at their absolute names (and `..`), wherever the archive says",
+    ),
+    (
+        "insecure",
+        3,
+        "(bsdtar) extracts members at their absolute names (and `..`), wherever the archive says",
+    ),
+    (
+        "transform",
+        2,
+        "renames the members by the expression given, so they land wherever it says (a `.git/hooks/...` among them)",
+    ),
+    (
+        "xform",
+        2,
+        "renames the members by the expression given, so they land wherever it says (a `.git/hooks/...` among them)",
+    ),
+    (
+        "keep-directory-symlink",
+        6,
+        "follows the symlinks to directories it finds, so members land wherever they point",
+    ),
+];
+
+/// The short letters of [`TAR_PLACING`]: GNU tar's `-P` (`--absolute-names`) and bsdtar's
+/// `-s` (a member renaming expression; GNU tar's `-s` is `--same-order`, refused alike).
+const TAR_PLACING_SHORT: &[(char, &str)] = &[
+    (
+        'P',
+        "extracts members at their absolute names (and `..`), wherever the archive says",
+    ),
+    (
+        's',
+        "(bsdtar) renames the members by the expression given, so they land wherever it says (a `.git/hooks/...` among them)",
+    ),
+];
+
+/// The suffixes GNU tar strips from the archive's name to name the directory of a bare
+/// `--one-top-level` (its `compression_suffixes`), longest first.
+const TAR_SUFFIXES: &[&str] = &[
+    ".tar.gz",
+    ".tar.bz2",
+    ".tar.xz",
+    ".tar.zst",
+    ".tar.lzma",
+    ".tar.lz",
+    ".tar.lzo",
+    ".tar.Z",
+    ".tgz",
+    ".taz",
+    ".tbz2",
+    ".tbz",
+    ".tz2",
+    ".txz",
+    ".tlz",
+    ".tzst",
+    ".tzo",
+    ".gz",
+    ".bz2",
+    ".xz",
+    ".zst",
+    ".lzma",
+    ".lz",
+    ".lzo",
+    ".Z",
+    ".tar",
+];
+
+/// The directory a bare `--one-top-level` extracts into: the archive's base name without its
+/// compression and `.tar` suffixes (`.git.tar` -> `.git`), or the whole base name when it has
+/// none (GNU tar refuses such a line itself).
+fn one_top_level_default(archive: &str) -> String {
+    let base = archive.rsplit('/').next().unwrap_or(archive);
+    let stem = TAR_SUFFIXES
+        .iter()
+        .find_map(|suffix| base.strip_suffix(suffix).filter(|stem| !stem.is_empty()))
+        .unwrap_or(base);
+    stem.to_string()
+}
+
 /// The extraction of a tar line (as shown) and the directories it writes (every `-C` value,
-/// else the working directory), or a refusal of `-P`/`--absolute-names`.
+/// else the working directory; with `--one-top-level[=DIR]`, that directory under each), or a
+/// refusal of an option that places members elsewhere ([`TAR_PLACING`]).
 fn tar_written(args: &[String]) -> Result<(Option<String>, Vec<String>), String> {
     let dashed = tar_dashed(args);
     // A letter of the old-style first word is shown as that word (`xfC`).
@@ -202,18 +296,27 @@ fn tar_written(args: &[String]) -> Result<(Option<String>, Vec<String>), String>
         _ => word.to_string(),
     };
     let mut extract = None;
-    let mut absolute = None;
+    let mut placing: Option<(String, &str)> = None;
     let mut directories: Vec<String> = Vec::new();
+    let mut archive: Option<String> = None;
+    // `--one-top-level` with its value, when given (the last one counts).
+    let mut top_level: Option<(String, Option<String>)> = None;
     for item in getopt::read(&dashed, &TAR_VALUED) {
         match item {
             Item::Long { word, name, value } => {
                 let is = |full: &str, least: usize| name.len() >= least && full.starts_with(name);
                 if is("extract", 3) || is("get", 2) {
                     extract = Some(word.to_string());
-                } else if is("absolute-names", 2) {
-                    absolute = Some(word.to_string());
+                } else if let Some((_, _, why)) =
+                    TAR_PLACING.iter().find(|(full, least, _)| is(full, *least))
+                {
+                    placing.get_or_insert((word.to_string(), why));
+                } else if is("one-top-level", 5) {
+                    top_level = Some((word.to_string(), value.map(str::to_string)));
                 } else if is("directory", 2) {
                     directories.extend(value.map(str::to_string));
+                } else if is("file", 2) && archive.is_none() {
+                    archive = value.map(str::to_string);
                 }
             }
             Item::Short {
@@ -222,9 +325,13 @@ fn tar_written(args: &[String]) -> Result<(Option<String>, Vec<String>), String>
                 value,
             } => match letter {
                 'x' => extract = Some(shown(word, 'x')),
-                'P' => absolute = Some(shown(word, 'P')),
                 'C' => directories.extend(value.map(str::to_string)),
-                _ => {}
+                'f' if archive.is_none() => archive = value.map(str::to_string),
+                _ => {
+                    if let Some((_, why)) = TAR_PLACING_SHORT.iter().find(|(l, _)| *l == letter) {
+                        placing.get_or_insert((shown(word, letter), why));
+                    }
+                }
             },
             Item::Operand(_) => {}
         }
@@ -232,12 +339,35 @@ fn tar_written(args: &[String]) -> Result<(Option<String>, Vec<String>), String>
     let Some(extract) = extract else {
         return Ok((None, Vec::new()));
     };
-    if let Some(option) = absolute {
-        return Err(format!(
-            "argument injection: `tar {option}` extracts members at their absolute names (and `..`), wherever the archive says"
-        ));
+    if let Some((option, why)) = placing {
+        return Err(format!("argument injection: `tar {option}` {why}"));
     }
-    Ok((Some(extract), directories))
+    let Some((option, value)) = top_level else {
+        return Ok((Some(extract), directories));
+    };
+    // Members land in DIR, itself relative to where `-C` went.
+    let top = match value {
+        Some(dir) => dir,
+        None => match archive.as_deref() {
+            Some(archive) if archive != "-" => one_top_level_default(archive),
+            _ => {
+                return Err(format!(
+                    "`tar {option}` extracts into a directory named after the archive, which this line does not name (give `--one-top-level=DIR`)"
+                ))
+            }
+        },
+    };
+    if directories.is_empty() {
+        directories.push(".".to_string());
+    }
+    let written = directories
+        .iter()
+        .map(|dir| match top.starts_with('/') || top.starts_with('~') {
+            true => top.clone(),
+            false => format!("{}/{top}", dir.trim_end_matches('/')),
+        })
+        .collect();
+    Ok((Some(extract), written))
 }
 
 #[cfg(test)]
@@ -251,6 +381,7 @@ mod tests {
         let ws = sandbox.dir("ws");
         sandbox.dir("ws/.git/hooks");
         sandbox.dir("ws/sub");
+        sandbox.dir("ws/sub/nested/.git");
         sandbox.dir("elsewhere");
         std::os::unix::fs::symlink(sandbox.root.join("elsewhere"), ws.join("out")).unwrap();
         // (program, arguments, whether approved, what the refusal names)
@@ -303,6 +434,76 @@ mod tests {
             ("tar", "xzf a.tgz", false, "`tar xzf` would extract into"),
             ("tar", "-xf a.tar -C .", false, "a repository's root"),
             ("tar", "-xf a.tar -- -C", false, "a repository's root"),
+            // Attack review 5's 3: `--one-top-level[=DIR]` is where the members land (under
+            // `-C`); a bare one names the directory after the archive (`.git.tar` -> `.git`).
+            (
+                "tar",
+                "-xf a.tar --one-top-level=sub/nested/.git",
+                false,
+                "inside a `.git`",
+            ),
+            (
+                "tar",
+                "-xf a.tar --one-top-level=sub/nested",
+                false,
+                "a repository's root",
+            ),
+            (
+                "tar",
+                "-xf a.tar -C sub --one-top-level=nested",
+                false,
+                "a repository's root",
+            ),
+            (
+                "tar",
+                "-xf a.tar --one-top-level=/tmp/x",
+                false,
+                "outside the workspace",
+            ),
+            ("tar", "-xf a.tar --one-top=../x", false, "outside"),
+            ("tar", "xf a.tar --one-top-level=/etc", false, "/etc"),
+            (
+                "tar",
+                "-xf .git.tar --one-top-level",
+                false,
+                "inside a `.git`",
+            ),
+            (
+                "tar",
+                "-xf dl/.git.tar.gz -C sub --one-top-level",
+                false,
+                "inside a `.git`",
+            ),
+            ("tar", "-xf nested.tgz -C sub --one-top", false, "root"),
+            ("tar", "-x --one-top-level", false, "does not name"),
+            ("tar", "-xf - --one-top-level", false, "does not name"),
+            // Options renaming members or following directory symlinks place them anywhere.
+            (
+                "tar",
+                "-xf a.tar -C sub --transform s,^,.git/hooks/,",
+                false,
+                "--transform",
+            ),
+            ("tar", "-x --xform=s,a,b, -f a.tar -C sub", false, "--xform"),
+            ("tar", "-xf a.tar -C sub --tr s,a,b,", false, "renames"),
+            ("bsdtar", "-xf a.tar -s ,^,.git/, -C sub", false, "-s"),
+            (
+                "tar",
+                "-xf a.tar -C sub --keep-directory-symlink",
+                false,
+                "symlinks",
+            ),
+            ("bsdtar", "-x --insecure -f a.tar -C sub", false, "absolute"),
+            (
+                "bsdtar",
+                "-x --absolute-paths -f a.tar -C sub",
+                false,
+                "absolute",
+            ),
+            ("tar", "-xf a.tar --one-top-level=unpacked", true, ""),
+            ("tar", "-xzf a.tar.gz --one-top-level", true, ""),
+            ("tar", "-xf a.tar -C sub --one-top-level=x", true, ""),
+            ("tar", "-cf x.tar --transform s,a,b, sub", true, ""),
             ("dpkg", "-c pkg.deb", true, ""),
             ("dpkg", "-I pkg.deb", true, ""),
             ("dpkg", "-L coreutils", true, ""),

@@ -8,8 +8,10 @@
 //! other code under any of its names ([`wrappers`], [`names`]), and approved only through the
 //! allowlist ([`allowlist`]) or a safe-bin profile ([`safe_bins`]), with argument injection
 //! refused ([`injection`], [`git`], [`code_args`], [`packages`], [`sed`], [`sysctl`],
-//! [`version_managers`], [`extract_paths`]), options read as getopt reads them ([`getopt`]) and
-//! subcommands at their place ([`subcommand`]); in a line of several segments,
+//! [`version_managers`], [`manager_commands`], [`extract_paths`]), what a version manager's
+//! shim hands over to checked as a bare resolution is ([`shims`]), options read as getopt
+//! reads them ([`getopt`]) and subcommands at their place ([`subcommand`]); in a line of
+//! several segments,
 //! programs come only from directories the line cannot write ([`line_writes`]), and git runs
 //! only beside programs that write no file ([`repo_writes`]). For a tool
 //! call, [`workdir`] and
@@ -28,6 +30,7 @@ pub mod git_config;
 pub mod injection;
 pub mod lex;
 pub mod line_writes;
+pub mod manager_commands;
 pub mod names;
 pub mod options;
 pub mod packages;
@@ -38,6 +41,7 @@ pub mod rustup;
 pub mod safe_bins;
 pub mod sed;
 pub mod segments;
+pub mod shims;
 pub mod subcommand;
 pub mod submodules;
 pub mod sysctl;
@@ -56,6 +60,8 @@ mod bypass_tests_last;
 mod bypass_tests_progs;
 #[cfg(test)]
 mod bypass_tests_review;
+#[cfg(test)]
+mod bypass_tests_review5;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -293,6 +299,8 @@ impl<'a> Context<'a> {
         // Only these names can approve: a name given by what was typed or by a symlink outside
         // the trusted dirs (`./ls` -> `/usr/bin/rm`) never does.
         let workspace: Vec<&Path> = cwd.into_iter().chain(place.root).collect();
+        // A shim runs, for the `system` version, the same name over PATH without its directory.
+        let handover = shims::check_handover(&typed_name, &found, cwd, &self.path_var, &workspace)?;
         let identity = found.trusted_identity(&self.trusted, &self.link_dirs, &workspace);
         let trusted_names = identity.names;
         let trusted = !trusted_names.is_empty();
@@ -314,6 +322,7 @@ impl<'a> Context<'a> {
                 verdict.wrapper = true;
                 return Err(format!("`{typed}` resolves to `{real_str}`: {why}"));
             }
+            manager_commands::check_manager_command(name, &typed_name, args)?;
             if wrappers::REFUSED_PROGRAMS.contains(&name) {
                 return Err(format!(
                     "`{name}` can spawn a shell and is refused outright"
@@ -348,7 +357,7 @@ impl<'a> Context<'a> {
         if let Some(entry) = entry {
             injection::check_arguments(&names, args, place)?;
             return Ok(format!(
-                "allowlisted by `{entry}`{}",
+                "allowlisted by `{entry}`{}{handover}",
                 writable_program_warning(&found, &self.trusted, &workspace)
             ));
         }
@@ -363,7 +372,7 @@ impl<'a> Context<'a> {
             {
                 safe_bins::check_profile(bin, args)?;
                 return Ok(format!(
-                    "{SAFE_BIN_RULE} `{bin}`{}",
+                    "{SAFE_BIN_RULE} `{bin}`{}{handover}",
                     writable_program_warning(&found, &self.trusted, &workspace)
                 ));
             }

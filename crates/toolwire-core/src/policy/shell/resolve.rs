@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::line_writes::root_managed;
 
 /// Whether `path` is a regular file with an execute bit (symlinks followed).
-fn is_executable_file(path: &Path) -> bool {
+pub(crate) fn is_executable_file(path: &Path) -> bool {
     match std::fs::metadata(path) {
         Ok(meta) => meta.is_file() && meta.permissions().mode() & 0o111 != 0,
         Err(_) => false,
