@@ -26,6 +26,7 @@ mod code_value;
 mod cookie_objects;
 mod cookie_value;
 mod credential;
+mod first_bytes;
 #[cfg(test)]
 mod leak_tests;
 #[cfg(test)]
@@ -261,6 +262,9 @@ impl SecretScanner {
                 next_triggers.resize(self.kinds.len(), NextTrigger::default());
             }
             for (index, kind) in self.kinds.iter().enumerate().skip(first) {
+                if !kind.may_start_at(text, at) {
+                    continue;
+                }
                 let Some(limit) = kind.value_limit(text, at, &mut next_triggers[index]) else {
                     continue;
                 };
@@ -302,7 +306,7 @@ impl SecretScanner {
     /// vendor prefix, custom kinds) that start there and end after the secret extend it.
     fn extend_over_straddling(&self, sweep: &mut Sweep, text: &str, at: usize) {
         for kind in &self.kinds {
-            if kind.extent != Extent::Match {
+            if kind.extent != Extent::Match || !kind.may_start_at(text, at) {
                 continue;
             }
             let Some(found) = kind.match_at(text, at) else {

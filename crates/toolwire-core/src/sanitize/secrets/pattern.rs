@@ -6,6 +6,7 @@ use std::sync::Arc;
 use regex::{Regex, RegexBuilder};
 
 use super::builtin::Extent;
+use super::first_bytes::FirstBytes;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Compiled-size limit of one pattern (the `regex` crate's `size_limit`): a pattern over it is
@@ -37,6 +38,8 @@ pub(super) struct CompiledKind {
     secret_group: Option<usize>,
     /// The part of the pattern before its `secret` group, for a kind whose value is checked.
     trigger: Option<Trigger>,
+    /// The bytes a match can start with.
+    first_bytes: FirstBytes,
 }
 
 /// A pattern anchored at a position, the look-behind (`\b`, `^`) seeing the real text before it.
@@ -128,7 +131,15 @@ impl CompiledKind {
             anchored,
             secret_group,
             trigger,
+            first_bytes: FirstBytes::of(&wrapped),
         })
+    }
+
+    /// Whether a match of the kind can start at `at` (a char boundary of `text`, or its end), by
+    /// its first byte alone: `false` means [`Self::match_at`] and [`Self::value_limit`] find
+    /// nothing there.
+    pub(super) fn may_start_at(&self, text: &str, at: usize) -> bool {
+        self.first_bytes.may_start(text, at)
     }
 
     /// Whether the kind joins the combined search by its trigger only.

@@ -61,7 +61,7 @@ pub(super) struct ReaderView {
 /// (where it ends and the character it stands for, `None` for a removed sequence).
 #[derive(Clone, Copy)]
 struct Decoder {
-    triggers: &'static [bool; 256],
+    triggers: &'static [u8],
     decode_at: fn(&str, usize) -> Option<Spelling>,
 }
 
@@ -72,11 +72,11 @@ type Spelling = (usize, Option<char>);
 /// The layers, in the order they run.
 const DECODERS: [Decoder; 2] = [
     Decoder {
-        triggers: &JSON_TRIGGERS,
+        triggers: JSON_TRIGGERS,
         decode_at: json_escape,
     },
     Decoder {
-        triggers: &TRIGGERS,
+        triggers: TRIGGERS,
         decode_at,
     },
 ];
@@ -85,7 +85,7 @@ const DECODERS: [Decoder; 2] = [
 const DECODERS_KEEPING_LINES: [Decoder; 2] = [
     DECODERS[0],
     Decoder {
-        triggers: &TRIGGERS,
+        triggers: TRIGGERS,
         decode_at: decode_keeping_lines,
     },
 ];
@@ -157,7 +157,8 @@ impl Decoder {
     /// `text` decoded and the map back, or `None` when it holds nothing to decode.
     fn decode(&self, text: &str) -> Option<(String, Layer)> {
         let bytes = text.as_bytes();
-        let next = |from: usize| next_trigger(self.triggers, bytes, from);
+        let mut scan = TriggerScan::new(self.triggers, bytes);
+        let mut next = |from: usize| scan.next(from);
         let mut at = next(0)?;
         let mut view = String::new();
         let mut edits = Vec::new();
@@ -244,11 +245,7 @@ impl Layer {
 }
 
 /// The byte an escape of JSON text starts with.
-static JSON_TRIGGERS: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'\\' as usize] = true;
-    table
-};
+const JSON_TRIGGERS: &[u8] = b"\\";
 
 /// An escape of JSON text at `at` (any number of backslashes: each level of nesting doubles
 /// them): its end and the character it stands for. `\uXXXX` of a surrogate decodes only as a
@@ -298,24 +295,53 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// The bytes a spelling starts with: ESC, the first byte of U+009B, `=`, `%`, `&` and `\`.
-static TRIGGERS: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut index = 0;
-    let bytes = [0x1b, 0xc2, b'=', b'%', b'&', b'\\'];
-    while index < bytes.len() {
-        table[bytes[index] as usize] = true;
-        index += 1;
-    }
-    table
-};
+const TRIGGERS: &[u8] = b"\x1b\xc2=%&\\";
 
-/// The first byte at or after `from` that may start a spelling (one `triggers` marks).
-fn next_trigger(triggers: &[bool; 256], bytes: &[u8], from: usize) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .iter()
-        .position(|&b| triggers[b as usize])
-        .map(|found| from + found)
+/// Finds the bytes that may start a spelling, left to right, with one `memchr` scan per group of
+/// up to three of them: each group's next hit is remembered until the search passes it, so the
+/// text is read once per group (a text with nothing to decode costs a few vector scans).
+struct TriggerScan<'a> {
+    bytes: &'a [u8],
+    /// Each group of trigger bytes and where its next hit is (the text's length when none).
+    groups: Vec<(&'static [u8], usize)>,
+}
+
+impl<'a> TriggerScan<'a> {
+    /// The scan of `bytes` for `triggers` (at most six bytes).
+    fn new(triggers: &'static [u8], bytes: &'a [u8]) -> TriggerScan<'a> {
+        let groups = triggers
+            .chunks(3)
+            .map(|group| (group, find_any(group, bytes, 0)))
+            .collect();
+        TriggerScan { bytes, groups }
+    }
+
+    /// The first trigger byte at or after `from`; asked with `from` never decreasing.
+    fn next(&mut self, from: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut first = bytes.len();
+        for (group, found) in &mut self.groups {
+            if *found < from {
+                *found = find_any(group, bytes, from);
+            }
+            first = first.min(*found);
+        }
+        (first < bytes.len()).then_some(first)
+    }
+}
+
+/// The first byte of `group` (one to three bytes) at or after `from`, or the text's length.
+fn find_any(group: &[u8], bytes: &[u8], from: usize) -> usize {
+    let Some(rest) = bytes.get(from..) else {
+        return bytes.len();
+    };
+    let found = match *group {
+        [a] => memchr::memchr(a, rest),
+        [a, b] => memchr::memchr2(a, b, rest),
+        [a, b, c, ..] => memchr::memchr3(a, b, c, rest),
+        [] => None,
+    };
+    found.map_or(bytes.len(), |found| from + found)
 }
 
 /// The spelling starting at byte `at` of `text`, if one does: where it ends and the character
