@@ -89,9 +89,13 @@ const OPENAI_LEGACY_KEY: &str = concat!(left_edge!(), r"(?P<secret>sk-[A-Za-z0-9
 /// base64url body (93 characters and `AA` in current keys).
 const ANTHROPIC_KEY: &str = r"sk-ant-[a-z]{2,12}[0-9]{2}-[A-Za-z0-9_-]{40,}";
 
-/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`) and other credential types:
-/// exactly 20 characters, what follows them is kept.
-const AWS_ACCESS_KEY: &str = r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}";
+/// AWS access key ids of long-term (`AKIA`), temporary (`ASIA`), STS bearer-token (`ABIA`)
+/// and context-specific (`ACCA`) credentials, the prefixes of AWS's unique-id table that name
+/// access keys: exactly 20 characters, what follows them is kept. The body is base32 (`A-Z`,
+/// `2-7`), as AWS encodes the key's account and serial: base64 text holding `ABIA` and a `0`,
+/// `1`, `8` or `9` is none (`...CwAAABIAAAAOAAAAEQAA...` of an inline wasm, the fifth user
+/// review's 5).
+const AWS_ACCESS_KEY: &str = r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}";
 
 /// GitHub tokens: classic (`ghp_` personal, `gho_` OAuth, `ghu_` user-to-server, `ghs_`
 /// server-to-server, `ghr_` refresh) with 36 or more alphanumerics, and fine-grained personal

@@ -87,11 +87,39 @@ fn is_type_name(value: &str) -> bool {
     let Some(last_digit) = bytes.iter().rposition(u8::is_ascii_digit) else {
         return false;
     };
-    let tail = &bytes[last_digit + 1..];
-    let capitalized_word = tail.windows(3).any(|w| {
-        w[0].is_ascii_uppercase() && w[1].is_ascii_lowercase() && w[2].is_ascii_lowercase()
-    });
-    bytes[0].is_ascii_uppercase() && !value.contains('_') && capitalized_word
+    bytes[0].is_ascii_uppercase() && !value.contains('_') && is_words_tail(&bytes[last_digit + 1..])
+}
+
+/// Whether `tail`, what follows a type name's last digit, is capitalized words of 3 letters or
+/// more, each holding a vowel, maybe after a suffix of the digits of 2 lower-case letters at
+/// most (`PrivateKey`, `idPasswordHasher`, `PathBuf`). A random key's letters after its last
+/// digit hold short runs, capitals in a row, long lower-case runs or words without vowels
+/// (`Eds0CnSPSAjPbtck`, `T9hdmuCgOdwOPLFo`, `Xh5jgwiDeafy`, `NIFR5CKB7Hbd`: the attack review
+/// 5's 4, its 12.mjs found such keys passing as type names).
+fn is_words_tail(tail: &[u8]) -> bool {
+    let lowercase_run = |from: usize| {
+        tail[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase())
+            .count()
+    };
+    let mut at = lowercase_run(0);
+    if at > 2 {
+        return false;
+    }
+    let mut words = 0;
+    while at < tail.len() {
+        let lower = lowercase_run(at + 1);
+        let vowel = tail[at + 1..at + 1 + lower]
+            .iter()
+            .any(|b| b"aeiouy".contains(b));
+        if !tail[at].is_ascii_uppercase() || lower < 2 || !vowel {
+            return false;
+        }
+        at += 1 + lower;
+        words += 1;
+    }
+    words > 0
 }
 
 /// The lengths of the words of letters in `bytes`: runs of letters split at every other byte and
@@ -147,10 +175,11 @@ fn in_code_position(text: &str, start: usize, end: usize) -> bool {
     let after = &text[end..];
     let closes = after.starts_with([')', ']', '}', '<', '>', '!']) || after.starts_with("::");
     let ends_statement = spaced && after.starts_with([';', ',']);
+    let operand = after.trim_start_matches([' ', '\t']);
     let operator = after.starts_with([' ', '\t'])
-        && after
-            .trim_start_matches([' ', '\t'])
-            .starts_with(['=', '+', '|', '{']);
+        && (operand.starts_with(['=', '+', '|', '{'])
+            || operand.starts_with("??")
+            || operand.starts_with("&&"));
     opened || closes || ends_statement || operator
 }
 
@@ -215,6 +244,36 @@ mod tests {
                 code,
                 "{text}"
             );
+        }
+    }
+
+    /// Type names end in capitalized words after their digits; random keys that start with a
+    /// capital do not (the attack review 5's 4, 12.mjs).
+    #[test]
+    fn type_names_are_told_apart_from_random_keys() {
+        for name in [
+            "Ed25519PrivateKey",
+            "Argon2idPasswordHasher",
+            "MLKEM768X25519PrivateKey",
+            "Utf8PathBuf",
+            "HMACSHA256Key",
+            "X509RequestInheritOptions",
+        ] {
+            assert!(is_constant_or_type_name(name), "{name}");
+        }
+        for key in [
+            "Eds0CnSPSAjPbtck",
+            "T9hdmuCgOdwOPLFo",
+            "Ypt2n8hgeVyxugKL",
+            "Xk9Lp2MvQw3ErTy",
+            "Ab1CdEfgHi",
+            "CUVn9kxvGwzi",
+            "Xh5jgwiDeafy",
+            "N8utqbqkfwOynIdx",
+            "NIFR5CKB7Hbd",
+            "ZNWsd7PddrrMXWGdu49Rdvhc",
+        ] {
+            assert!(!is_constant_or_type_name(key), "{key}");
         }
     }
 }

@@ -109,13 +109,24 @@ fn is_word_or_number(part: &str) -> bool {
             _ => false,
         };
     }
+    if let Some(version) = bytes.strip_prefix(b"v") {
+        // A version (`v2` of `checkout_v2_variantB`: the attack review 5's 10).
+        if !version.is_empty() && version.iter().all(u8::is_ascii_digit) {
+            return true;
+        }
+    }
     if !bytes.iter().all(u8::is_ascii_alphabetic) {
         return false;
     }
     if bytes.iter().all(u8::is_ascii_uppercase) {
         return bytes.len() <= ACRONYM_MAX;
     }
-    bytes.iter().all(u8::is_ascii_lowercase) || is_camel_word(bytes)
+    // A camel word may end in one capital, a variant's letter (`variantB`, `planA`).
+    let variant = match bytes {
+        [word @ .., last] if last.is_ascii_uppercase() && word.len() >= 3 => word,
+        _ => bytes,
+    };
+    variant.iter().all(u8::is_ascii_lowercase) || is_camel_word(bytes) || is_camel_word(variant)
 }
 
 /// Whether `value` is numbers joined by dots (three parts or more), the first possibly a short
@@ -185,6 +196,10 @@ mod tests {
                 false,
             ),
             ("prefs", "currency=EUR&lang=de&Theme=HighContrast", false),
+            // Versions and a variant's capital (the attack review 5's 10).
+            ("experiment", "checkout_v2_variantB", false),
+            ("ab", "pricingPage_v12_planA", false),
+            ("x", "Zx9Qw8Er_v2_Ty6UiB", true),
             // ... while tokens split by punctuation stay tokens.
             ("x", "0a1b2c3d-4e5f-6a7b-8c9d", true),
             ("x", "Ab/Cd+Ef/Gh+Ij/Kl+Mn", true),

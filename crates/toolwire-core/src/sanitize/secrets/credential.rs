@@ -115,6 +115,12 @@ fn before_host(text: &str, start: usize, end: usize) -> usize {
 /// value is assigned ([`prose::is_passphrase`]).
 pub(super) fn is_credential_value(text: &str, start: usize, end: usize) -> bool {
     let value = &text[start..end];
+    if is_bare_query_key(text, start)
+        || prose::is_after_closed_argument(text, start)
+        || prose::is_label(value)
+    {
+        return false;
+    }
     if prose::is_passphrase(value) {
         return !prose::is_argument(text, start) && !is_on_a_later_line(text, start, end);
     }
@@ -139,6 +145,32 @@ fn is_prose_after_bare_word(text: &str, start: usize, value: &str) -> bool {
         return false;
     };
     is_numbered_words(value) || (word == "token" && before == "request" && is_uuid(value))
+}
+
+/// How far back [`is_bare_query_key`] reads the name.
+const QUERY_KEY_SCAN: usize = 64;
+
+/// Whether the value at `start` follows a query key without its `=` (`GET /channel?passwd
+/// HTTP/1.1` of httparse's tests, a `curl -v` transcript's `> GET /login?password HTTP/1.1`:
+/// the fifth user review's 2): the name starts after `?` or `&` and only blanks stand between
+/// it and the value. A query key's value needs its `=`.
+fn is_bare_query_key(text: &str, start: usize) -> bool {
+    let bytes = text.as_bytes();
+    let floor = start.saturating_sub(QUERY_KEY_SCAN);
+    let mut at = start;
+    while at > floor && matches!(bytes[at - 1], b' ' | b'\t') {
+        at -= 1;
+    }
+    if at == start {
+        return false;
+    }
+    let name_end = at;
+    while at > floor
+        && (bytes[at - 1].is_ascii_alphanumeric() || matches!(bytes[at - 1], b'_' | b'-' | b'.'))
+    {
+        at -= 1;
+    }
+    at < name_end && at > 0 && matches!(bytes[at - 1], b'?' | b'&')
 }
 
 /// How far back [`bare_word_before`] reads.
@@ -285,8 +317,10 @@ pub(super) fn is_camel_words(value: &str) -> bool {
 
 /// Whether `letters` read as words in camel or Pascal case: all upper case (an acronym), or
 /// every upper-case letter starts a word (a lower-case letter follows it) and the words have 3
-/// letters or more on average (`getApiKey`, `SecretStr`, `myAccessToken`). Random mixed case
-/// has no word shape: its words average about 2 letters (`qZxRtYpLmNvBwKeJ`, a digit-free key).
+/// letters or more on average (`getApiKey`, `SecretStr`, `myAccessToken`), or words of 3
+/// letters or more around one acronym of 2 to [`ACRONYM_MAX`] capitals
+/// ([`is_words_around_an_acronym`]: `azureADTokenProvider`). Random mixed case has no word
+/// shape: its words average about 2 letters (`qZxRtYpLmNvBwKeJ`, a digit-free key).
 pub(super) fn is_camel_word(letters: &[u8]) -> bool {
     if letters.iter().all(|b| !b.is_ascii_lowercase()) {
         return true;
@@ -296,7 +330,68 @@ pub(super) fn is_camel_word(letters: &[u8]) -> bool {
     });
     let upper = letters.iter().filter(|b| b.is_ascii_uppercase()).count();
     let words = upper + usize::from(letters.first().is_some_and(u8::is_ascii_lowercase));
-    starts_words && letters.len() >= 3 * words
+    starts_words && letters.len() >= 3 * words || is_words_around_an_acronym(letters)
+}
+
+/// The most capitals [`is_camel_word`] reads as an acronym among camel-case words.
+const ACRONYM_MAX: usize = 5;
+
+/// Whether `letters` are words of 3 letters or more (a lower-case one first, capitalized ones
+/// after) and one acronym of 2 to [`ACRONYM_MAX`] capitals among them or at the end
+/// (`azureADTokenProvider`, `parseHTTPHeader`, `getID`: the fifth user review's 2). Random
+/// mixed case has short words or more runs of capitals (`aBCdEfGh`, `xYZwvUTsrQPo`).
+fn is_words_around_an_acronym(letters: &[u8]) -> bool {
+    let mut acronyms = 0;
+    let mut at = 0;
+    while at < letters.len() {
+        let capitals = letters[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase())
+            .count();
+        let before_word = letters
+            .get(at + capitals)
+            .is_some_and(u8::is_ascii_lowercase);
+        // A run's last capital starts the word after it; the capitals before are an acronym.
+        let acronym = if before_word {
+            capitals - usize::from(capitals > 0)
+        } else {
+            capitals
+        };
+        if acronym > 0 {
+            acronyms += 1;
+            if !(2..=ACRONYM_MAX).contains(&acronym) {
+                return false;
+            }
+        }
+        let word_start = at + acronym;
+        let word_end = word_start
+            + usize::from(before_word && capitals > 0)
+            + letters[word_start + usize::from(before_word && capitals > 0)..]
+                .iter()
+                .take_while(|b| b.is_ascii_lowercase())
+                .count();
+        if word_end > word_start && word_end - word_start < 3 {
+            return false;
+        }
+        at = word_end.max(at + 1);
+    }
+    acronyms == 1
+}
+
+/// Whether a found secret's `value` looks like a secret on its own, so that it is replaced
+/// wherever the text spells it again ([`super::repeats`]): a token's mixed classes
+/// ([`looks_like_token`]), and not words in camel case, a path or a protocol's version
+/// (`HTTP/1.1`). A value found by a false match must not spread (`HTTP/1.1` taken once changed
+/// 262 lines of httparse's tests, `azureADTokenProvider` 8 lines of openai's azure.ts: the
+/// fifth user review's 2).
+pub(super) fn looks_like_secret_alone(value: &str) -> bool {
+    let version = value.split_once('/').is_some_and(|(name, number)| {
+        !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_alphabetic())
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    });
+    looks_like_token(value) && !is_camel_words(value) && !is_path(value) && !version
 }
 
 /// Whether the value `text[start..end]` of a header named by an API-key name is a credential.
@@ -403,6 +498,12 @@ fn is_on_a_later_line(text: &str, start: usize, end: usize) -> bool {
     let Some(line_end) = first_break else {
         return false;
     };
+    // A string opened by a triple quote on a later line is a docstring (`class Token:` or
+    // `def login(...) -> Token:` and `"""An OAuth 2.0 access token ..."""`: the fifth user
+    // review's 3).
+    if text[..start].ends_with("\"\"\"") || text[..start].ends_with("'''") {
+        return true;
+    }
     let names_line = &text[at..line_end];
     let closed = names_line.contains([')', ']']);
     let opens_value = names_line.contains([':', '>'])
@@ -1298,5 +1399,130 @@ mod tests {
                 "api_token=[redacted:credential-parameter]",
             ),
         ]);
+    }
+
+    /// Ordinary code and text of the fifth user review (1, 3, 4; repro 7 ran the scanner over
+    /// node_modules, ~/.cargo/registry and python3.11) pass unchanged: a value before a `//`
+    /// comment, `await`/`new`/`yield` before a call, a call whose arguments span lines, a
+    /// docstring after a line ending in `Token:`, labels that name the credential, the next
+    /// argument after a closed one.
+    #[test]
+    fn code_comments_docstrings_and_labels_after_a_name_pass() {
+        assert_unchanged(&[
+            // MCP SDK shared/auth.js.
+            "    id_token: z.string().optional(), // Optional for OAuth 2.1, but necessary in OpenID Connect",
+            "    access_token: z.string(), // RFC 6749 section 5.1",
+            "    password: z.string().min(8), // at least 8 chars",
+            "\tpassword: z.string().min(8),\t// at least 8 chars",
+            // openai SDK internal/bedrock.ts.
+            "      token = await this.tokenProvider();",
+            "password = await promptForPassword();",
+            "password = new PasswordPrompt(options);",
+            "    token = yield self.fetch_token()",
+            // CPython urllib/request.py:2350.
+            "passwd = getpass.getpass(\"Enter password for %s in %s at %s: \" %\n        (user, realm, host))",
+            "    secret = self.vault.read_secret(\n        path)",
+            // Python docstrings after `Token:`.
+            "class Token:\n    \"\"\"An OAuth 2.0 access token and its expiry.\"\"\"",
+            "def login(username: str, password: str) -> Token:\n    \"\"\"Check the password and return an access_token.\"\"\"",
+            "def refresh(self) -> Token:\n    '''Refresh the access token 2 minutes before expiry.'''",
+            // Locale files and UI labels.
+            "{\"forgotPassword\": \"Forgot Your Password\", \"resetPassword\": \"Reset Your Password\"}",
+            "changePassword: \"Change Account Password\"",
+            "password: Choose Strong Password",
+            "  confirm_password: Confirm New Password",
+            "api_token: \"Personal Access Token\"",
+            // aws-lc's obj_mac.h.
+            "#define LN_server_auth \"TLS Web Server Authentication\"",
+            // httparse's tests.
+            "assert_eq!(result, Err(crate::Error::Token), \"failed for utf8 char i: {}, j: {}\", i, j)",
+            "check(Some(cfg.secret), \"expected 2 keys: {}\", n)",
+        ]);
+    }
+
+    /// The rules above do not open a way around the credentials they sit beside: real values
+    /// before a comment, after a keyword-like word, in a triple-quoted string on the name's
+    /// line, passphrases that do not name a credential, and a query key with its `=`.
+    #[test]
+    fn credentials_beside_comments_keywords_and_labels_are_found() {
+        assert_scrubs(&[
+            (
+                "password: aB3dE6fG9hJ2 // prod",
+                "password: [redacted:credential-parameter] // prod",
+            ),
+            (
+                "token = awaitQ8z2mX4vL9pR",
+                "token = [redacted:credential-parameter]",
+            ),
+            (
+                "password: Correct Horse Battery Staple",
+                "password: [redacted:credential-parameter]",
+            ),
+            (
+                "password = \"\"\"Tr0ub4dor&3x\"\"\"",
+                "password = \"\"\"[redacted:credential-parameter]\"\"\"",
+            ),
+            (
+                "f(password=\"q8Z2mX4vL9pR\", x)",
+                "f(password=\"[redacted:credential-parameter]\", x)",
+            ),
+            (
+                "GET /login?password=Summer2024x HTTP/1.1",
+                "GET /login?password=[redacted:credential-parameter] HTTP/1.1",
+            ),
+        ]);
+    }
+
+    /// A query key without its `=` has no value (the fifth user review's 2: httparse's
+    /// `GET /channel?passwd HTTP/1.1`, a `curl -v` transcript), and an identifier of camel
+    /// words with an acronym before `??` or `&&` is code (openai's src/azure.ts). What was
+    /// taken by such a false match spread over the whole file.
+    #[test]
+    fn bare_query_keys_and_camel_acronyms_are_no_values() {
+        assert_unchanged(&[
+            "b\"GET /channel?passwd HTTP/1.1\\r\\nHost: x\\r\\n\"\nassert!(line.ends_with(\"HTTP/1.1\"));",
+            "> GET /login?password HTTP/1.1\n< HTTP/1.1 200 OK",
+            "GET /x?a=1&token HTTP/2.0",
+            "apiKey: azureADTokenProvider ?? apiKey,\nthrow new Error('azureADTokenProvider and apiKey are exclusive');",
+            "apiKey: azureADTokenProvider && apiKey,",
+            "apiKey: parseHTTPHeaderValue ?? fallback,",
+        ]);
+        assert!(is_camel_word(b"azureADTokenProvider"));
+        assert!(is_camel_word(b"parseHTTPHeader"));
+        assert!(is_camel_word(b"getID"));
+        for random in ["qZxRtYpLmNvBwKeJ", "aBCdEfGhIjKlMnOp", "xYZwvUTsrQPo"] {
+            assert!(!is_camel_word(random.as_bytes()), "{random}");
+        }
+    }
+
+    /// One ordinary cookie (a time zone, an experiment's variant) costs no `Cookie` header (the
+    /// attack review 5's 10), while a session cookie beside them is still found.
+    #[test]
+    fn ordinary_cookies_keep_their_header() {
+        assert_unchanged(&[
+            "Cookie: locale=de-DE; timezone=America/New_York",
+            "Cookie: experiment=checkout_v2_variantB; theme=dark",
+        ]);
+        assert_scrubs(&[(
+            "Cookie: experiment=checkout_v2_variantB; sid=Zx9Qw8Er7Ty6Ui5O",
+            "Cookie: [redacted:credential-header]",
+        )]);
+    }
+
+    /// What spreads to the text's other spellings looks like a secret on its own.
+    #[test]
+    fn only_values_that_look_like_secrets_alone_spread() {
+        for value in ["Summer2024", "Passw0rd!", "q8Z2mX4vL9pR", "Zx9;Qw3Er7Ty1"] {
+            assert!(looks_like_secret_alone(value), "{value}");
+        }
+        for value in [
+            "HTTP/1.1",
+            "HTTP/2.0",
+            "azureADTokenProvider",
+            "/etc/app/secret",
+            "horse battery staple",
+        ] {
+            assert!(!looks_like_secret_alone(value), "{value}");
+        }
     }
 }

@@ -121,7 +121,11 @@ fn config_line_end(text: &str, start: usize, narrow: usize, limit: usize) -> Opt
         .unwrap_or(line.len());
     if glued {
         end = line[..end].find([' ', '\t']).unwrap_or(end);
-    } else if let Some(comment) = line[..end].find(" #").or_else(|| line[..end].find("\t#")) {
+    } else if let Some(comment) = COMMENT_OPENINGS
+        .iter()
+        .filter_map(|opening| line[..end].find(opening))
+        .min()
+    {
         end = comment;
     }
     let end = start + line[..end].trim_end_matches([' ', '\t']).len();
@@ -129,6 +133,10 @@ fn config_line_end(text: &str, start: usize, narrow: usize, limit: usize) -> Opt
         return Some(narrow);
     }
     let rest = &bytes[narrow..end];
+    let value = &text[start..narrow];
+    if is_code_keyword_before_call(value, rest) || is_call_over_lines(value, rest) {
+        return Some(narrow);
+    }
     let key_chain = matches!(rest[0], b'=' | b':')
         && bytes[start..narrow]
             .iter()
@@ -138,6 +146,42 @@ fn config_line_end(text: &str, start: usize, narrow: usize, limit: usize) -> Opt
     } else {
         end
     })
+}
+
+/// What opens a comment after a configuration line's value: ` #` (YAML, TOML, shell, Python)
+/// and ` //` (JavaScript, TypeScript, Rust, Go: `id_token: z.string().optional(), // Optional
+/// for OAuth 2.1`, the fifth user review's 1, from the MCP SDK's shared/auth.js).
+const COMMENT_OPENINGS: &[&str] = &[" #", "\t#", " //", "\t//"];
+
+/// The words of code that stand before an expression (`token = await this.tokenProvider();`
+/// in the openai SDK's bedrock.ts, `password = new Prompt(...)`): after them comes code, not a
+/// value.
+const CODE_KEYWORDS: &[&str] = &["await", "new", "yield", "typeof", "not", "lambda"];
+
+/// Whether `value` is a keyword of code ([`CODE_KEYWORDS`]) and `rest`, the line after it,
+/// continues with a blank and an expression (the fifth user review's 1).
+fn is_code_keyword_before_call(value: &str, rest: &[u8]) -> bool {
+    CODE_KEYWORDS.contains(&value)
+        && matches!(rest.first(), Some(b' ' | b'\t'))
+        && rest[1..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t'))
+            .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'('))
+}
+
+/// Whether `value` is a name of code (identifiers joined by `.`, one of them words:
+/// `getpass.getpass`) and `rest` opens its call's `(` without closing it on the line: a call
+/// whose arguments span lines (CPython's urllib/request.py: `passwd = getpass.getpass("Enter
+/// password for %s in %s at %s: " %`, the fifth user review's 1). A password's head before a
+/// `(` has no word shape (`Tr0ub(4dor`).
+fn is_call_over_lines(value: &str, rest: &[u8]) -> bool {
+    let name = value.split('.').all(|part| {
+        part.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && identifier_len(part.as_bytes()) == part.len()
+    }) && value.split('.').any(super::code_value::is_word_identifier);
+    name && rest.first() == Some(&b'(') && closing_bracket(rest).is_none()
 }
 
 /// Whether the bytes before `key_start` on its line are indentation, `export` or a YAML list's

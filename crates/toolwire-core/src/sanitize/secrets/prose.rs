@@ -130,6 +130,41 @@ pub(super) fn is_argument(text: &str, start: usize) -> bool {
     gap_holds(text, start, b",()[]")
 }
 
+/// Whether the value at `start` is an argument after a closed one that holds the name: the
+/// separators between them hold a `)` or `]` and then a `,` (`Err(crate::Error::Token), "failed
+/// for utf8 char i: {}, j: {}"` in httparse's tests: the fifth user review's 4). The name was an
+/// argument of its own; what follows is the next one, not its value. Reads back at most
+/// [`GAP_SCAN_LIMIT`] bytes.
+pub(super) fn is_after_closed_argument(text: &str, start: usize) -> bool {
+    let gap = gap_before(text, start, b",()[] \t\"'`");
+    gap.iter()
+        .position(|b| matches!(b, b')' | b']'))
+        .is_some_and(|close| gap[close..].contains(&b','))
+}
+
+/// The beginnings of the words that name a credential (any case): `password`, `passwd`,
+/// `passphrase`, `token`, `secret`, `credential`, `auth` (`Authentication`, `Authorization`).
+const CREDENTIAL_WORDS: &[&str] = &["pass", "token", "secret", "credential", "auth"];
+
+/// Whether `value` is a label: words of letters separated by single blanks, one of which
+/// names a credential ([`CREDENTIAL_WORDS`]): a locale file's `"forgotPassword": "Forgot Your
+/// Password"`, YAML's `password: Choose Strong Password`, aws-lc's `#define LN_server_auth "TLS
+/// Web Server Authentication"` (the fifth user review's 4). A passphrase does not name what it
+/// is.
+pub(super) fn is_label(value: &str) -> bool {
+    let mut words = 0;
+    let mut names = false;
+    for word in value.split(' ') {
+        if word.is_empty() || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return false;
+        }
+        words += 1;
+        let lower = word.to_ascii_lowercase();
+        names |= CREDENTIAL_WORDS.iter().any(|head| lower.starts_with(head));
+    }
+    words >= 2 && names
+}
+
 /// Whether the value at `start` is the next item of a list or the next argument after its
 /// name: a `,` stands between them (`"MLKEM768X25519PrivateKey",\n    "MLKEM768X25519PublicKey"`
 /// in Python's `__all__`).
@@ -140,19 +175,20 @@ pub(super) fn is_next_item(text: &str, start: usize) -> bool {
 /// Whether the separators before `start` (blanks, line breaks, quotes, brackets, `,`, `:`, `=`,
 /// `>`, `{`; at most [`GAP_SCAN_LIMIT`] bytes) hold one of `marks`.
 fn gap_holds(text: &str, start: usize, marks: &[u8]) -> bool {
+    gap_before(text, start, b",()[] \t\r\n\"'`\\:=>{")
+        .iter()
+        .any(|b| marks.contains(b))
+}
+
+/// The run of `separators` that ends at `start`, at most [`GAP_SCAN_LIMIT`] bytes.
+fn gap_before<'a>(text: &'a str, start: usize, separators: &[u8]) -> &'a [u8] {
     let bytes = text.as_bytes();
     let floor = start.saturating_sub(GAP_SCAN_LIMIT);
     let mut at = start;
-    let mut held = false;
-    while at > floor {
-        let b = bytes[at - 1];
-        if !b",()[] \t\r\n\"'`\\:=>{".contains(&b) {
-            break;
-        }
-        held |= marks.contains(&b);
+    while at > floor && separators.contains(&bytes[at - 1]) {
         at -= 1;
     }
-    held
+    &bytes[at..start]
 }
 
 #[cfg(test)]

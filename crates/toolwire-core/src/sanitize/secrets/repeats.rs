@@ -26,7 +26,10 @@ pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMat
     let mut values: Vec<&str> = Vec::new();
     for secret in &found {
         let value = &text[secret.start..secret.end];
-        if value.len() >= REPEAT_MIN && !kinds.contains_key(value) {
+        if value.len() >= REPEAT_MIN
+            && !kinds.contains_key(value)
+            && super::credential::looks_like_secret_alone(value)
+        {
             kinds.insert(value, secret.kind.clone());
             values.push(value);
             if values.len() == REPEAT_LIMIT {
