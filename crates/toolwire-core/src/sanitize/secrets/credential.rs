@@ -1458,6 +1458,15 @@ mod tests {
                 "password: Correct Horse Battery Staple",
                 "password: [redacted:credential-parameter]",
             ),
+            // Words that merely start like a credential's name are a passphrase's, no label.
+            (
+                "password: Passion Fruit Smoothie",
+                "password: [redacted:credential-parameter]",
+            ),
+            (
+                "secret: Secretive Otter Jumps",
+                "secret: [redacted:credential-parameter]",
+            ),
             (
                 "password = \"\"\"Tr0ub4dor&3x\"\"\"",
                 "password = \"\"\"[redacted:credential-parameter]\"\"\"",

@@ -142,9 +142,24 @@ pub(super) fn is_after_closed_argument(text: &str, start: usize) -> bool {
         .is_some_and(|close| gap[close..].contains(&b','))
 }
 
-/// The beginnings of the words that name a credential (any case): `password`, `passwd`,
-/// `passphrase`, `token`, `secret`, `credential`, `auth` (`Authentication`, `Authorization`).
-const CREDENTIAL_WORDS: &[&str] = &["pass", "token", "secret", "credential", "auth"];
+/// The words that name a credential (any case). Whole words only: a passphrase may well hold a
+/// word that merely starts like one (`Passion Fruit Smoothie`, `Secretive Otter`).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "password",
+    "passwords",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "auth",
+    "authentication",
+    "authorization",
+];
 
 /// Whether `value` is a label: words of letters separated by single blanks, one of which
 /// names a credential ([`CREDENTIAL_WORDS`]): a locale file's `"forgotPassword": "Forgot Your
@@ -159,8 +174,9 @@ pub(super) fn is_label(value: &str) -> bool {
             return false;
         }
         words += 1;
-        let lower = word.to_ascii_lowercase();
-        names |= CREDENTIAL_WORDS.iter().any(|head| lower.starts_with(head));
+        names |= CREDENTIAL_WORDS
+            .iter()
+            .any(|name| word.eq_ignore_ascii_case(name));
     }
     words >= 2 && names
 }
