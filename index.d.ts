@@ -672,6 +672,11 @@ export interface RunStep {
   stopReason: StopReason
   calls: AssembledToolCall[]
   results: ToolResult[]
+  /**
+   * What the decoder reported about this turn without ending it (a second response after the
+   * first, a fragment after the end, choices other than the first of an `n` > 1 response).
+   */
+  errors?: string[]
 }
 
 export interface RunOutcome {

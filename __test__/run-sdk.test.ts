@@ -105,6 +105,23 @@ describe('a whole answer in one value', () => {
     })
   }
 
+  // Seen in the issue 19 round 5 attack review (r1.mjs): a chat.completion asked with n: 2 ran
+  // choice 0's calls and dropped choice 1's without a word.
+  it('a response of two choices runs the first and says the others were left, in its step', async () => {
+    const runtime = addRuntime()
+    let turn = 0
+    const two = (first: boolean) => {
+      const body = whole(first)
+      return { ...body, choices: [...body.choices, { ...body.choices[0]!, index: 1 }] }
+    }
+    const outcome = await runtime.run({ wire: 'openai-chat', messages: [{ role: 'user', content: 'x' }], model: async () => two(turn++ === 0) as never })
+    expect(outcome.stopReason).toBe('stop')
+    expect(outcome.steps[0]!.results.map((r) => r.status)).toEqual(['ok'])
+    for (const step of outcome.steps) {
+      expect(step.errors).toEqual([expect.stringContaining('more than one choice (`n` > 1): only choice 0 was read')])
+    }
+  })
+
   // each wire's whole (non-streamed) response object, as its SDK returns it with streaming off
   const wholeByWire: [wire: Wire, first: object, last: object][] = [
     ['openai-chat', whole(true), whole(false)],

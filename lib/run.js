@@ -204,7 +204,7 @@ async function runLoop(runtime, hooks, options) {
       }
       if (turn.toolCalls.length === 0) {
         if (turn.text !== '') messages.push(textMessage(wire, turn.text))
-        steps.push({ text: turn.text, stopReason: turn.stopReason, calls: [], results: [] })
+        steps.push(stepOf(turn, [], []))
         if (turn.stopReason === 'error') {
           stopReason = 'error'
           failure = turn.errors.join('; ') || 'the model stream ended with an error'
@@ -227,7 +227,7 @@ async function runLoop(runtime, hooks, options) {
       messages.push(...runtime.encodeToolCalls(turn, wire))
       const results = await dispatch(calls, { ...context, tools: options.tools, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
-      steps.push({ text: turn.text, stopReason: turn.stopReason, calls: turn.toolCalls, results })
+      steps.push(stepOf(turn, turn.toolCalls, results))
       if (signal?.aborted) {
         stopReason = 'aborted'
         break
@@ -386,6 +386,17 @@ function itemsOf(body) {
       } catch {}
     },
   }
+}
+
+/**
+ * A run's step for a decoded turn: its text, stop reason, calls and results, and the errors the
+ * decoder reported without ending the turn (a second response after the first, a fragment after
+ * the end, choices other than the first), so none is lost in silence.
+ */
+function stepOf(turn, calls, results) {
+  const step = { text: turn.text, stopReason: turn.stopReason, calls, results }
+  if (turn.errors.length > 0) step.errors = turn.errors
+  return step
 }
 
 module.exports = { runLoop, requestBody }
