@@ -6,8 +6,10 @@
 //! 12). Every found secret of [`REPEAT_MIN`] bytes or more is looked for again in the whole
 //! text, its other occurrences replaced under its kind.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
+
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::{union, SecretMatch};
 
@@ -20,24 +22,33 @@ const REPEAT_MIN: usize = 8;
 const REPEAT_LIMIT: usize = 256;
 
 /// `found` (sorted, disjoint, in `text`) with every other occurrence of a found secret's text
-/// added under its kind; a run of found secrets' texts sorted and disjoint as `found` is.
+/// added under its kind, in any of its [`spellings`]; a run of found secrets' texts sorted and
+/// disjoint as `found` is.
 pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMatch> {
-    let mut kinds: HashMap<&str, Arc<str>> = HashMap::new();
-    let mut values: Vec<&str> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut kinds: Vec<Arc<str>> = Vec::new();
+    let mut values = 0;
     for secret in &found {
         let value = &text[secret.start..secret.end];
-        if value.len() >= REPEAT_MIN
-            && !kinds.contains_key(value)
-            && super::credential::looks_like_secret_alone(value)
+        if value.len() < REPEAT_MIN
+            || seen.contains(value)
+            || !super::credential::looks_like_secret_alone(value)
         {
-            kinds.insert(value, secret.kind.clone());
-            values.push(value);
-            if values.len() == REPEAT_LIMIT {
-                break;
+            continue;
+        }
+        for spelling in std::iter::once(value.to_owned()).chain(spellings(value)) {
+            if spelling.len() >= REPEAT_MIN && seen.insert(spelling.clone()) {
+                patterns.push(spelling);
+                kinds.push(secret.kind.clone());
             }
         }
+        values += 1;
+        if values == REPEAT_LIMIT {
+            break;
+        }
     }
-    if values.is_empty() {
+    if patterns.is_empty() {
         return found;
     }
     // One Aho-Corasick automaton over the values: built in time linear in their length (a
@@ -47,21 +58,58 @@ pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMat
     let Ok(search) = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(&values)
+        .build(&patterns)
     else {
         return found;
     };
     let repeats: Vec<SecretMatch> = search
         .find_iter(text)
-        .filter_map(|at| {
-            Some(SecretMatch {
-                start: at.start(),
-                end: at.end(),
-                kind: kinds.get(&text[at.start()..at.end()])?.clone(),
-            })
+        .map(|at| SecretMatch {
+            start: at.start(),
+            end: at.end(),
+            kind: kinds[at.pattern().as_usize()].clone(),
         })
         .collect();
     union(found, repeats)
+}
+
+/// The other spellings of a found secret that the layers of one text give it: inside a JSON
+/// string (`a"b` as `a\"b`) and out of one (`a\\b` as `a\b`), percent-encoded (`a;b` as
+/// `a%3Bb`) and decoded, HTML-escaped (`a&b` as `a&amp;b`) and unescaped. A secret found in one
+/// layer and echoed in another is replaced there too (the attack review 5's 5).
+fn spellings(value: &str) -> Vec<String> {
+    /// What `encodeURIComponent` leaves as it is: letters, digits and `-_.!~*'()`.
+    const URI_COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'!')
+        .remove(b'~')
+        .remove(b'*')
+        .remove(b'\'')
+        .remove(b'(')
+        .remove(b')');
+    let mut out = Vec::new();
+    if let Ok(quoted) = serde_json::to_string(value) {
+        out.push(quoted[1..quoted.len() - 1].to_owned());
+    }
+    if value.contains('\\') {
+        if let Ok(unescaped) = serde_json::from_str::<String>(&format!("\"{value}\"")) {
+            out.push(unescaped);
+        }
+    }
+    out.push(utf8_percent_encode(value, URI_COMPONENT).to_string());
+    if value.contains('%') {
+        if let Ok(decoded) = percent_decode_str(value).decode_utf8() {
+            out.push(decoded.into_owned());
+        }
+    }
+    out.push(html_escape::encode_safe(value).into_owned());
+    if value.contains('&') {
+        out.push(html_escape::decode_html_entities(value).into_owned());
+    }
+    out.retain(|spelling| spelling != value);
+    out
 }
 
 #[cfg(test)]
@@ -93,6 +141,33 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(scrubbed(text), expected, "{text:?}");
+        }
+    }
+
+    /// A secret found in one layer of a text and echoed in another: JSON-escaped and raw,
+    /// percent-encoded, HTML-escaped (the attack review 5's 5).
+    #[test]
+    fn a_found_secret_is_replaced_in_its_other_spellings() {
+        let cases = [
+            // Found in a JSON string (escaped backslash), echoed raw.
+            (
+                r#"{"password": "Zx9\\Qw3eRt7y"} then Zx9\Qw3eRt7y"#,
+                "Zx9\\Qw3eRt7y",
+            ),
+            // Found raw, echoed inside a JSON string.
+            (
+                "password=Zx9\"Qw3eRt7y\nlog: {\"p\":\"Zx9\\\"Qw3eRt7y\"}",
+                "Qw3eRt7y",
+            ),
+            // Found raw, echoed percent-encoded and HTML-escaped.
+            (
+                "password: Zx9;Qw3&eRt7y\nGET /?q=Zx9%3BQw3%26eRt7y <p>Zx9;Qw3&amp;eRt7y</p>",
+                "eRt7y",
+            ),
+        ];
+        for (text, survivor) in cases {
+            let out = scrubbed(text);
+            assert!(!out.contains(survivor), "{text:?} -> {out:?}");
         }
     }
 
