@@ -143,14 +143,19 @@ describe('arguments', () => {
     const seen: unknown[] = []
     runtime.register({ name: 'any', parameters: { type: 'object' }, execute: (_id: string, params: unknown) => (seen.push(params), 'ok') })
     const faked = Object.assign(new String('null'), { [Symbol.toStringTag]: 'Number' })
-    const args = { n: new Number(-0), s: new String('Infinity'), b: new Boolean(false), f: faked, o: { valueOf: () => Infinity }, z: null }
+    const args = { n: new Number(-0), s: new String('Infinity'), b: new Boolean(false), f: faked, z: null }
     const [result] = await runtime.dispatch([{ id: 'a', name: 'any', arguments: args }])
     expect(result.status).toBe('ok')
     // the tool gets the caller's own object; events and the log carry its JSON
     expect(seen).toEqual([args])
-    expect(JSON.parse(JSON.stringify(args))).toEqual({ n: 0, s: 'Infinity', b: false, f: 'null', o: {}, z: null })
+    expect(JSON.parse(JSON.stringify(args))).toEqual({ n: 0, s: 'Infinity', b: false, f: 'null', z: null })
     const [big] = await runtime.dispatch([{ id: 'b', name: 'any', arguments: { n: Object(1n) } }])
     expect(big.error?.code).toBe('INVALID_JSON')
+    // An object whose only key is a function (valueOf is never called) would reach the tool as
+    // {}: a function JSON drops is refused at its path, as in a tool's value (attack review 5's 8).
+    const [lost] = await runtime.dispatch([{ id: 'c', name: 'any', arguments: { o: { valueOf: () => Infinity } } }])
+    expect(lost.error?.code).toBe('INVALID_JSON')
+    expect(lost.content[0]).toMatchObject({ text: expect.stringContaining('a function at $.o.valueOf') })
     expect(seen).toHaveLength(1)
   })
 
