@@ -13,6 +13,8 @@
 //! ([`version_managers`](super::version_managers)); what the passing subcommands are given
 //! (versions, not paths) is checked there too.
 
+use super::git::keys::bounded;
+
 /// One tool's command line: global options, aliases and the subcommands that pass.
 struct Tool {
     /// Program names.
@@ -373,11 +375,6 @@ fn normalized<'t>(tool: &'t Tool, word: &'t str) -> &'t str {
         .map_or(word, |(_, full)| full)
 }
 
-/// The bounded spelling of a word in a refusal.
-fn shown(word: &str) -> String {
-    word.chars().take(64).collect()
-}
-
 /// Refuses a subcommand of a version manager or environment tool ([`TOOLS`]) that is not
 /// known to select, list or print, or one reached past an unknown global option; `name` is one
 /// of the program's names, `typed_name` the one it was called by. Other programs pass.
@@ -416,7 +413,7 @@ pub fn check_manager_command(name: &str, typed_name: &str, args: &[String]) -> R
             None => {
                 return Err(format!(
                     "`{name} {}` is no global option {name} is known to take before its subcommand: it may take the next word as its value and run another subcommand than the one read",
-                    shown(word)
+                    bounded(word)
                 ))
             }
         }
@@ -465,7 +462,7 @@ pub fn check_manager_command(name: &str, typed_name: &str, args: &[String]) -> R
 
 /// Why `name typed...` (normalized to `path`) is refused.
 fn refusal(name: &str, typed: &[String], path: &str) -> String {
-    let typed: Vec<String> = typed.iter().map(|w| shown(w)).collect();
+    let typed: Vec<String> = typed.iter().map(|w| bounded(w)).collect();
     let typed = typed.join(" ");
     let read = if typed == path {
         String::new()
@@ -490,7 +487,7 @@ fn conda_names_only(name: &str, sub: &str, args: &[String]) -> Result<(), String
         if spec_file || path {
             return Err(format!(
                 "argument injection: `{name} {sub}` `{}` names a file, a local package or a channel by its path (a package's scripts run as it is installed): only package names pass",
-                shown(arg)
+                bounded(arg)
             ));
         }
     }

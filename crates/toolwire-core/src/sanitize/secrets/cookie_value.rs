@@ -11,7 +11,7 @@
 //! string).
 
 use super::credential::{
-    is_camel_word, is_camel_words, is_numbered_words, is_placeholder, looks_like_token,
+    is_camel_word, is_camel_words, is_numbered_words, is_placeholder, looks_like_token, ACRONYM_MAX,
 };
 
 /// The fewest bytes a value under a secret's name holds to be one (`deleted`, `true`, `0` clear
@@ -20,10 +20,6 @@ const NAMED_MIN: usize = 8;
 
 /// The fewest bytes a value holds to be a token by its shape alone.
 const SHAPE_MIN: usize = 12;
-
-/// The longest all-capitals part [`is_joined_words`] reads as a word (an acronym or a code:
-/// `EUR`, `UTC`, `GPC`); longer runs of capitals are a token's.
-const ACRONYM_MAX: usize = 5;
 
 /// The parts of cookie names that say the value is a session or a credential, compared without
 /// case (`PHPSESSID`, `JSESSIONID`, `connect.sid`, `laravel_session`, `XSRF-TOKEN`,

@@ -333,8 +333,9 @@ pub(super) fn is_camel_word(letters: &[u8]) -> bool {
     starts_words && letters.len() >= 3 * words || is_words_around_an_acronym(letters)
 }
 
-/// The most capitals [`is_camel_word`] reads as an acronym among camel-case words.
-const ACRONYM_MAX: usize = 5;
+/// The most capitals read as an acronym (`EUR`, `HTTP`, `AD` of `azureADTokenProvider`): among
+/// camel-case words here, and as a word of its own in a cookie's value (`cookie_value.rs`).
+pub(super) const ACRONYM_MAX: usize = 5;
 
 /// Whether `letters` are words of 3 letters or more (a lower-case one first, capitalized ones
 /// after) and one acronym of 2 to [`ACRONYM_MAX`] capitals among them or at the end
