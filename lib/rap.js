@@ -124,7 +124,7 @@ class RapLink {
   #hold = null
   /** `(event) => void`: where RAP events go (the runtime-level onEvent) */
   #emit
-  /** `(value) => value`: the value with its secrets replaced */
+  /** `(value) => value`: the value with its secrets replaced (one call per crossing's events) */
   #scrub
   /** groupId -> Set of queues of runs watching that thread */
   #watchers = new Map()
@@ -391,10 +391,21 @@ class RapLink {
       process.emitWarning(`toolwire: unreadable RAP messages: ${messageOf(error)}`, 'ToolwireWarning')
       return
     }
+    let events
+    try {
+      events = this.#scrubbedEvents(messages)
+    } catch (error) {
+      // Never delivered unscrubbed: the crossing's events go, its outcomes still land.
+      process.emitWarning(`toolwire: RAP events could not be scrubbed of secrets and were dropped: ${messageOf(error)}`, 'ToolwireWarning')
+      events = []
+    }
+    let nextEvent = 0
     for (const message of messages) {
       try {
-        if (message.kind === 'event') this.#event(message.event)
-        else this.#answer(message)
+        if (message.kind === 'event') {
+          const event = events[nextEvent++]
+          if (event !== undefined) this.#event(event)
+        } else this.#answer(message)
       } catch (error) {
         process.emitWarning(`toolwire: RAP message ${message.kind} failed: ${messageOf(error)}`, 'ToolwireWarning')
       }
@@ -422,11 +433,19 @@ class RapLink {
     }
   }
 
-  #event(raw) {
-    // What a tool server sends reaches onEvent and (subscription events) the model: its secrets
-    // are scrubbed as a tool's result is. The ids stay as they are: they key the subscriptions.
-    const { type, callId, groupId, ...sent } = raw
-    const event = { type, callId, groupId, ...this.#scrub(sent) }
+  /**
+   * The events of one crossing, in order, scrubbed of secrets in one call: what a tool server
+   * sends reaches onEvent and (subscription events) the model, so it is scrubbed as a tool's
+   * result is. The ids stay as they are: they key the subscriptions.
+   */
+  #scrubbedEvents(messages) {
+    const raw = messages.filter((message) => message.kind === 'event').map((message) => message.event)
+    if (raw.length === 0) return []
+    const scrubbed = this.#scrub(raw.map(({ type, callId, groupId, ...sent }) => sent))
+    return raw.map(({ type, callId, groupId }, i) => ({ type, callId, groupId, ...scrubbed[i] }))
+  }
+
+  #event(event) {
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
       const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)
