@@ -6,6 +6,7 @@
 //! 12). Every found secret of [`REPEAT_MIN`] bytes or more is looked for again in the whole
 //! text, its other occurrences replaced under its kind.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -25,8 +26,8 @@ const REPEAT_LIMIT: usize = 256;
 /// added under its kind, in any of its [`spellings`]; a run of found secrets' texts sorted and
 /// disjoint as `found` is.
 pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMatch> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut patterns: Vec<String> = Vec::new();
+    let mut seen: HashSet<Cow<str>> = HashSet::new();
+    let mut patterns: Vec<Cow<str>> = Vec::new();
     let mut kinds: Vec<Arc<str>> = Vec::new();
     let mut values = 0;
     for secret in &found {
@@ -37,7 +38,8 @@ pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMat
         {
             continue;
         }
-        for spelling in std::iter::once(value.to_owned()).chain(spellings(value)) {
+        let others = spellings(value).into_iter().map(Cow::Owned);
+        for spelling in std::iter::once(Cow::Borrowed(value)).chain(others) {
             if spelling.len() >= REPEAT_MIN && seen.insert(spelling.clone()) {
                 patterns.push(spelling);
                 kinds.push(secret.kind.clone());
@@ -58,7 +60,7 @@ pub(super) fn with_repeats(text: &str, found: Vec<SecretMatch>) -> Vec<SecretMat
     let Ok(search) = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(&patterns)
+        .build(patterns.iter().map(|pattern| pattern.as_bytes()))
     else {
         return found;
     };
@@ -89,6 +91,13 @@ fn spellings(value: &str) -> Vec<String> {
         .remove(b'\'')
         .remove(b'(')
         .remove(b')');
+    // A value of letters, digits and `-_.~` is spelled the same in every layer: most tokens.
+    if value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~'))
+    {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     if let Ok(quoted) = serde_json::to_string(value) {
         out.push(quoted[1..quoted.len() - 1].to_owned());
