@@ -253,13 +253,8 @@ impl ChatDecoder {
             return;
         }
         if mode == CumulativeArguments::Auto && !current.is_empty() {
-            if fragment.len() > current.len()
-                && fragment.starts_with(current)
-                && !turn.continues_arguments(call, fragment)
-            {
+            if fragment.len() > current.len() && fragment.starts_with(current) {
                 // Cumulative resend (DeepSeek, Baidu Qianfan): the fragment holds everything.
-                // A fragment that continues the arguments as JSON is appended, even when it
-                // starts as they do (`{"c":` then `{"c":null},...`).
                 self.slots[slot].cumulative = true;
                 turn.replace_arguments(call, fragment);
                 return;

@@ -270,19 +270,6 @@ impl Turn {
             .is_some_and(|parser| *parser.state() == ParseState::Complete)
     }
 
-    /// Whether `fragment` appended to `call`'s arguments leaves them JSON (a prefix of a JSON
-    /// text, or a whole one): how a fragment that merely starts like the arguments so far is
-    /// told from a cumulative resend (`{"c":` then `{"c":null}...` continues them). A call
-    /// without a parser says no. Costs the fragment's length, on a copy of the parser.
-    pub fn continues_arguments(&self, call: CallHandle, fragment: &str) -> bool {
-        let Some(parser) = self.calls[call.0].parser.as_ref() else {
-            return false;
-        };
-        let mut probe = parser.clone();
-        probe.push(fragment, &mut Vec::new());
-        !matches!(probe.state(), ParseState::Invalid { .. })
-    }
-
     /// The incremental parser of a new client call: reporting previews, or only validating.
     fn new_parser(&self) -> PartialJson {
         match self.options.partial {

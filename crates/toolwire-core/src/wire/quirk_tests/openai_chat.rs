@@ -658,29 +658,3 @@ fn arguments_given_as_an_object_are_read_as_their_json_text() {
         assert_eq!(d.turn["errors"], json!([]), "{wire:?}");
     }
 }
-
-#[test]
-fn a_fragment_starting_like_the_arguments_so_far_is_appended_when_it_continues_them() {
-    // Found by the split-invariance property test: `{"c":` then `{"c":null,"d":null},...`
-    // was read as a cumulative resend (the fragment starts with the arguments so far) and
-    // replaced them. A resend is a fragment that does not continue them as JSON.
-    let d = chat(&[
-        calls(r#"[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{\"c\":"}}]"#),
-        calls(r#"[{"index":0,"function":{"arguments":"{\"c\":null,\"d\":null},\"e\":1}"}}]"#),
-        finish("tool_calls"),
-    ]);
-    assert_eq!(
-        d.summary(),
-        vec![call("call_a", "read", r#"{"c":{"c":null,"d":null},"e":1}"#)]
-    );
-    // A true cumulative resend still replaces (DeepSeek).
-    let d = chat(&[
-        calls(r#"[{"index":0,"id":"call_b","function":{"name":"read","arguments":"{\"a\":1"}}]"#),
-        calls(r#"[{"index":0,"function":{"arguments":"{\"a\":1,\"b\":2}"}}]"#),
-        finish("tool_calls"),
-    ]);
-    assert_eq!(
-        d.summary(),
-        vec![call("call_b", "read", r#"{"a":1,"b":2}"#)]
-    );
-}
