@@ -620,12 +620,12 @@ class ToolRuntime {
     this.#batches.set(id, batch)
     audit?.watch(() => auditFailedLater(batch))
     if (signal !== undefined && !signal.aborted) {
-      batch.onAbort = () => this.#drive(() => this.#native.cancel(id))
+      batch.onAbort = () => this.#drive(() => this.#native.cancel(id, performance.now(), Date.now()))
       signal.addEventListener('abort', batch.onAbort, { once: true })
     }
     let actions
     try {
-      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, engineOptions))
+      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, engineOptions, performance.now(), Date.now()))
     } catch (error) {
       this.#closeBatch(id, batch)
       throw error
@@ -654,7 +654,7 @@ class ToolRuntime {
       const thread = this.#approvalThreads.get(approvalId)
       let resumed
       try {
-        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events))
+        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events, performance.now(), Date.now()))
       } catch (error) {
         // Unknown to the engine: it waits no more. (A bad decision leaves it waiting.)
         if (error?.code === 'NOT_FOUND') this.#approvalThreads.delete(approvalId)
@@ -749,7 +749,7 @@ class ToolRuntime {
       this.#fail(new ToolwireError('INTERNAL_ERROR', `toolwire internal error (a bug; please report it): ${messageOf(error)}`))
       return
     }
-    if (keys.heads.length > 0) this.#drive(() => this.#native.complete(`[${keys.heads.join(',')}]`, keys.payloads))
+    if (keys.heads.length > 0) this.#drive(() => this.#native.complete(`[${keys.heads.join(',')}]`, keys.payloads, performance.now(), Date.now()))
   }
 
   /** Performs actions in order; returns the concurrency-key completions computed on the way. */
@@ -1058,7 +1058,7 @@ class ToolRuntime {
     const payloads = this.#payloads
     this.#queue = []
     this.#payloads = []
-    this.#drive(() => this.#native.complete(`[${heads.join(',')}]`, payloads))
+    this.#drive(() => this.#native.complete(`[${heads.join(',')}]`, payloads, performance.now(), Date.now()))
   }
 
   /** The one timer: the engine says when its next deadline is. */
@@ -1071,7 +1071,7 @@ class ToolRuntime {
 
   #onTimer = () => {
     this.#timer = null
-    this.#drive(() => this.#native.tick())
+    this.#drive(() => this.#native.tick(performance.now(), Date.now()))
   }
 
   #closeBatch(id, batch) {

@@ -23,17 +23,18 @@ export declare class NativeAudit {
    */
   constructor(dir: string, run: string, sanitize: string, runId: string)
   /**
-   * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
-   * last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
+   * Records a call (0), a result (1) or an event (2), given as JSON text, stamped `epoch_ms`
+   * (the driver's `Date.now()`); flushes when the last flush is more than `flush_interval_ms`
+   * old. Whatever the text holds, the record is
    * written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
    */
-  record(kind: number, record: string, flushIntervalMs: number): void
+  record(kind: number, record: string, flushIntervalMs: number, epochMs: number): void
   /**
    * Records what could be kept of a record JavaScript could not serialize: `head` (JSON text
    * of its plain fields, with the `callId` of a call or result) marked as incomplete for
    * `reason`.
    */
-  recordIncomplete(kind: number, head: string, reason: string, flushIntervalMs: number): void
+  recordIncomplete(kind: number, head: string, reason: string, flushIntervalMs: number, epochMs: number): void
   /** Writes what is buffered. */
   flush(): void
   /** Flushes and closes the run, merging `update` (JSON text, empty for none) into run.json. */
@@ -163,26 +164,29 @@ export declare class NativeRuntime {
   /**
    * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
    * arguments text, `options` JSON. Returns the first actions.
+   *
+   * Every method that advances dispatch takes the driver's clock last: `monotonic_ms` from
+   * `performance.now()` and `epoch_ms` from `Date.now()` (see [`Now::from_millis`]).
    */
-  open(batch: number, calls: string, arguments: Array<string>, options: string): string
+  open(batch: number, calls: string, arguments: Array<string>, options: string, monotonicMs: number, epochMs: number): string
   /**
    * Feeds back completions: `heads` is `[[batch, slot, token, kind], ...]` (JSON) and
    * `payloads` each one's payload as JSON text, parsed one by one so that a payload that
    * cannot be read fails its own call only. Returns the next actions.
    */
-  complete(heads: string, payloads: Array<string>): string
+  complete(heads: string, payloads: Array<string>, monotonicMs: number, epochMs: number): string
   /** The timer fired; returns the next actions. */
-  tick(): string
+  tick(monotonicMs: number, epochMs: number): string
   /**
    * Runs or refuses the call left `pending` under `approval_id` as batch `batch` (`decision`:
    * `allow-once`, `allow-always` or `deny`); returns `[call, actions]` as JSON, `call` being
    * `{ id, name, arguments, runId }`.
    */
-  resumeApproval(batch: number, approvalId: string, decision: string, events: boolean): string
+  resumeApproval(batch: number, approvalId: string, decision: string, events: boolean, monotonicMs: number, epochMs: number): string
   /** The run `run_id` ended: its loop-detection counts are forgotten. */
   endRun(runId: string): void
   /** Cancels a batch; returns the next actions. */
-  cancel(batch: number): string
+  cancel(batch: number, monotonicMs: number, epochMs: number): string
   /**
    * The sanitizer of an open batch for one of its tool's outputs: big ones (long strings,
    * bytes, images, media lines) are sanitized with it off the JavaScript thread.

@@ -228,9 +228,9 @@ class RunAudit {
         // A value the tool or hook handed over (a BigInt, a cycle, a throwing toJSON): the
         // record keeps its plain fields and says why the rest is missing.
         const reason = `the record cannot be serialized to JSON: ${serializeFailure(error, record)}`.slice(0, MAX_REASON)
-        native(() => entry.native.recordIncomplete(kind, headOf(record), reason, this.interval))
+        native(() => entry.native.recordIncomplete(kind, headOf(record), reason, this.interval, Date.now()))
       }
-      if (text !== undefined) native(() => entry.native.record(kind, text, this.interval))
+      if (text !== undefined) native(() => entry.native.record(kind, text, this.interval, Date.now()))
     } catch (error) {
       warn(entry, error)
       return

@@ -8,9 +8,10 @@ use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
 use toolwire_core::audit::salvage::read_marked_text;
 use toolwire_core::audit::{
-    dir_name_utf16, escaped_id_utf16, now_ms, replay_run, verify_run, AuditWriter, LogFile,
-    RecordScrubber, RUN_ID_ESCAPED,
+    dir_name_utf16, escaped_id_utf16, replay_run, verify_run, AuditWriter, LogFile, RecordScrubber,
+    RUN_ID_ESCAPED,
 };
+use toolwire_core::dispatch::Now;
 use toolwire_core::sanitize::{ResultRules, RuleOptions, Sanitizer};
 use toolwire_core::{Error, ErrorCode};
 
@@ -82,8 +83,9 @@ impl NativeAudit {
         })
     }
 
-    /// Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
-    /// last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
+    /// Records a call (0), a result (1) or an event (2), given as JSON text, stamped `epoch_ms`
+    /// (the driver's `Date.now()`); flushes when the last flush is more than `flush_interval_ms`
+    /// old. Whatever the text holds, the record is
     /// written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
     #[napi]
     pub fn record(
@@ -91,8 +93,9 @@ impl NativeAudit {
         kind: u32,
         record: String,
         flush_interval_ms: f64,
+        epoch_ms: f64,
     ) -> napi::Result<()> {
-        self.write(flush_interval_ms, |writer, now| {
+        self.write(flush_interval_ms, epoch_ms, |writer, now| {
             writer.record_text(log_file(kind), &record, now)
         })
     }
@@ -107,17 +110,20 @@ impl NativeAudit {
         head: String,
         reason: String,
         flush_interval_ms: f64,
+        epoch_ms: f64,
     ) -> napi::Result<()> {
-        self.write(flush_interval_ms, |writer, now| {
+        self.write(flush_interval_ms, epoch_ms, |writer, now| {
             let head = serde_json::from_str(&head).unwrap_or_default();
             writer.record_incomplete(log_file(kind), &head, &reason, now)
         })
     }
 
-    /// Runs `record` on the open writer at the current time, then flushes when due.
+    /// Runs `record` on the open writer at `epoch_ms` (the driver's clock, read as
+    /// `Now::from_millis` reads it), then flushes when due.
     fn write(
         &mut self,
         flush_interval_ms: f64,
+        epoch_ms: f64,
         record: impl FnOnce(&mut AuditWriter, u64) -> toolwire_core::Result<u64>,
     ) -> napi::Result<()> {
         let writer = &mut self.writer;
@@ -125,7 +131,7 @@ impl NativeAudit {
             let writer = writer
                 .as_mut()
                 .ok_or_else(|| Error::internal("audit: the run was already finished"))?;
-            let now = now_ms();
+            let now = Now::epoch_ms_of(epoch_ms);
             record(writer, now)?;
             if writer.flush_due(now, flush_interval_ms.max(0.0) as u64) {
                 writer.flush()?;

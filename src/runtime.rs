@@ -113,6 +113,9 @@ impl NativeRuntime {
 
     /// Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
     /// arguments text, `options` JSON. Returns the first actions.
+    ///
+    /// Every method that advances dispatch takes the driver's clock last: `monotonic_ms` from
+    /// `performance.now()` and `epoch_ms` from `Date.now()` (see [`Now::from_millis`]).
     #[napi]
     pub fn open(
         &mut self,
@@ -120,8 +123,10 @@ impl NativeRuntime {
         calls: String,
         arguments: Vec<String>,
         options: String,
+        monotonic_ms: f64,
+        epoch_ms: f64,
     ) -> napi::Result<String> {
-        self.act(|inner, now| {
+        self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
             let calls = parse_calls(&calls, arguments)?;
             let options = parse_batch_options(&options)?;
             inner.open(batch, calls, options, now)
@@ -132,14 +137,24 @@ impl NativeRuntime {
     /// `payloads` each one's payload as JSON text, parsed one by one so that a payload that
     /// cannot be read fails its own call only. Returns the next actions.
     #[napi]
-    pub fn complete(&mut self, heads: String, payloads: Vec<String>) -> napi::Result<String> {
-        self.act(|inner, now| Ok(inner.complete(parse_completions(&heads, payloads)?, now)))
+    pub fn complete(
+        &mut self,
+        heads: String,
+        payloads: Vec<String>,
+        monotonic_ms: f64,
+        epoch_ms: f64,
+    ) -> napi::Result<String> {
+        self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
+            Ok(inner.complete(parse_completions(&heads, payloads)?, now))
+        })
     }
 
     /// The timer fired; returns the next actions.
     #[napi]
-    pub fn tick(&mut self) -> napi::Result<String> {
-        self.act(|inner, now| Ok(inner.tick(now)))
+    pub fn tick(&mut self, monotonic_ms: f64, epoch_ms: f64) -> napi::Result<String> {
+        self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
+            Ok(inner.tick(now))
+        })
     }
 
     /// Runs or refuses the call left `pending` under `approval_id` as batch `batch` (`decision`:
@@ -152,14 +167,16 @@ impl NativeRuntime {
         approval_id: String,
         decision: String,
         events: bool,
+        monotonic_ms: f64,
+        epoch_ms: f64,
     ) -> napi::Result<String> {
+        let now = Now::from_millis(monotonic_ms, epoch_ms);
         self.run(|inner| {
             let decision = ApprovalDecision::from_json(
                 &serde_json::Value::String(decision),
                 "resolveApproval: decision",
             )?;
-            let (call, actions) =
-                inner.resume(batch, &approval_id, decision, events, Now::current())?;
+            let (call, actions) = inner.resume(batch, &approval_id, decision, events, now)?;
             let mut call_json = serde_json::json!({
                 "id": call.id,
                 "name": call.name,
@@ -190,8 +207,10 @@ impl NativeRuntime {
 
     /// Cancels a batch; returns the next actions.
     #[napi]
-    pub fn cancel(&mut self, batch: u32) -> napi::Result<String> {
-        self.act(|inner, now| Ok(inner.cancel(batch, now)))
+    pub fn cancel(&mut self, batch: u32, monotonic_ms: f64, epoch_ms: f64) -> napi::Result<String> {
+        self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
+            Ok(inner.cancel(batch, now))
+        })
     }
 
     /// The sanitizer of an open batch for one of its tool's outputs: big ones (long strings,
@@ -265,9 +284,10 @@ impl NativeRuntime {
 
     fn act(
         &mut self,
+        now: Now,
         f: impl FnOnce(&mut Runtime, Now) -> toolwire_core::Result<Vec<Action>>,
     ) -> napi::Result<String> {
-        self.run(|inner| Ok(actions_to_json(&f(inner, Now::current())?)))
+        self.run(|inner| Ok(actions_to_json(&f(inner, now)?)))
     }
 
     fn run<T>(

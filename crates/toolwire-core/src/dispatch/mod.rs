@@ -21,7 +21,7 @@ pub mod protocol;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -47,33 +47,54 @@ pub use protocol::{
     CompletionKind, Hooks, RawArguments, Resumed,
 };
 
-/// A moment on both clocks: monotonic for deadlines, wall for timestamps.
+/// A moment on the driver's two clocks: the monotonic one for deadlines and durations, the wall
+/// one for timestamps. The dispatcher never reads the process's clocks: the JavaScript driver
+/// hands it `performance.now()` and `Date.now()` with every input, so a deadline follows the time
+/// JavaScript sees (Vitest's fake timers included) and timestamps follow `Date.now()`.
 #[derive(Clone, Copy, Debug)]
 pub struct Now {
-    /// For deadlines and durations.
-    pub instant: Instant,
+    /// Time since the monotonic clock's origin (`performance.now()`'s time origin).
+    pub monotonic: Duration,
     /// Milliseconds since the Unix epoch, for timestamps.
     pub epoch_ms: u64,
 }
 
 impl Now {
-    /// The current moment.
-    pub fn current() -> Self {
-        let epoch_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+    /// The moment `monotonic_ms` on the monotonic clock and `epoch_ms` on the wall clock, both in
+    /// milliseconds as JavaScript reads them. A reading that is not a finite number, or is below
+    /// zero (a wall clock set before 1970), counts as 0: both clocks are only ever compared and
+    /// subtracted with saturation, so such a reading can delay or hasten a deadline, never break
+    /// the dispatcher. A wall reading is taken to the millisecond below.
+    pub fn from_millis(monotonic_ms: f64, epoch_ms: f64) -> Self {
         Now {
-            instant: Instant::now(),
-            epoch_ms,
+            monotonic: Duration::try_from_secs_f64(reading_ms(monotonic_ms) / 1000.0)
+                .unwrap_or(Duration::MAX),
+            epoch_ms: Self::epoch_ms_of(epoch_ms),
         }
+    }
+
+    /// A `Date.now()` reading as whole milliseconds since 1970, read as [`Now::from_millis`]
+    /// reads it.
+    pub fn epoch_ms_of(reading: f64) -> u64 {
+        // `as` saturates: a reading past u64::MAX milliseconds stays at the top.
+        reading_ms(reading).floor() as u64
     }
 
     /// This moment plus `ms` milliseconds on both clocks.
     pub fn plus_ms(self, ms: u64) -> Self {
         Now {
-            instant: self.instant + Duration::from_millis(ms),
-            epoch_ms: self.epoch_ms + ms,
+            monotonic: self.monotonic.saturating_add(Duration::from_millis(ms)),
+            epoch_ms: self.epoch_ms.saturating_add(ms),
         }
+    }
+}
+
+/// A clock reading in milliseconds, or 0 when it is no time (not finite, or below zero).
+fn reading_ms(ms: f64) -> f64 {
+    if ms.is_finite() && ms > 0.0 {
+        ms
+    } else {
+        0.0
     }
 }
 
@@ -385,7 +406,8 @@ struct Batch {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Deadline {
-    at: Instant,
+    /// On the driver's monotonic clock.
+    at: Duration,
     call: CallRef,
     token: u32,
 }
@@ -413,7 +435,7 @@ pub struct Dispatcher {
     deadlines: BinaryHeap<Reverse<Deadline>>,
     /// Calls in open batches; each has at most one live deadline.
     open_calls: usize,
-    armed: Option<Instant>,
+    armed: Option<Duration>,
     actions: Vec<Action>,
 }
 
@@ -592,7 +614,7 @@ impl Dispatcher {
     /// Expires the deadlines that have passed; the driver calls this when its timer fires.
     pub fn tick(&mut self, registry: &Registry, now: Now) -> Vec<Action> {
         while let Some(Reverse(deadline)) = self.deadlines.peek().copied() {
-            if deadline.at > now.instant {
+            if deadline.at > now.monotonic {
                 break;
             }
             self.deadlines.pop();
@@ -1250,7 +1272,7 @@ impl Dispatcher {
             normalization: c.normalization.take(),
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
-            duration_ms: duration_ms(now.instant.duration_since(started.instant)),
+            duration_ms: duration_ms(now.monotonic.saturating_sub(started.monotonic)),
             ..ToolResult::ok(
                 c.request.id.clone(),
                 c.request.name.clone(),
@@ -1354,7 +1376,7 @@ impl Dispatcher {
             call,
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
-            duration_ms: duration_ms(now.instant.duration_since(started.instant)),
+            duration_ms: duration_ms(now.monotonic.saturating_sub(started.monotonic)),
             shape,
             text,
             view,
@@ -1430,7 +1452,7 @@ impl Dispatcher {
     fn set_deadline_in(&mut self, call: CallRef, ms: u64, now: Now) {
         let c = self.call(call).expect("call exists");
         self.deadlines.push(Reverse(Deadline {
-            at: now.instant + Duration::from_millis(ms),
+            at: now.monotonic.saturating_add(Duration::from_millis(ms)),
             call,
             token: c.token,
         }));
@@ -1462,7 +1484,7 @@ impl Dispatcher {
         if next != self.armed || (force && next.is_some()) {
             self.armed = next;
             let delay_ms = next.map(|at| {
-                let wait = at.saturating_duration_since(now.instant);
+                let wait = at.saturating_sub(now.monotonic);
                 wait.as_nanos().div_ceil(1_000_000) as u64
             });
             self.actions.push(Action::Timer { delay_ms });

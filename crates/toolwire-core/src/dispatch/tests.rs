@@ -7,6 +7,9 @@ use crate::dispatch::protocol::parse_calls;
 use crate::output::ToolOutcome;
 use crate::registry::ToolDeclaration;
 
+/// The wall clock's reading when a harness starts (2023-11-14), in milliseconds since 1970.
+const START_EPOCH_MS: u64 = 1_700_000_000_000;
+
 pub(super) struct Harness {
     pub(super) registry: Registry,
     pub(super) dispatcher: Dispatcher,
@@ -32,7 +35,7 @@ impl Harness {
                 Arc::new(gate),
                 crate::policy::approvals::ApprovalStore::in_memory(),
             ),
-            now: Now::current(),
+            now: Now::from_millis(0.0, START_EPOCH_MS as f64),
             log: Vec::new(),
         }
     }
@@ -663,6 +666,63 @@ fn a_call_past_its_deadline_times_out_and_its_late_value_is_ignored() {
     let late = h.settle(at(1, 0), ToolOutcome::Returned(json!("late")));
     assert!(late.is_empty());
     assert_eq!(h.ends(1).len(), 1);
+}
+
+#[test]
+fn deadlines_follow_the_drivers_monotonic_clock_and_never_its_wall_clock() {
+    let mut h = Harness::new(16);
+    h.tool("slow", json!({"timeoutMs": 50}));
+    h.open(1, &[("a", "slow", "{}")], events());
+    // The wall clock set a day ahead (`vi.setSystemTime`) expires nothing.
+    h.now.epoch_ms += 86_400_000;
+    let actions = h.dispatcher.tick(&h.registry, h.now);
+    assert!(!actions.iter().any(|a| matches!(a, Action::Abort { .. })));
+    // A timer that fires early (the driver's clock has not reached the deadline) re-arms for the
+    // time left on that clock.
+    h.now.monotonic += Duration::from_millis(20);
+    let actions = h.dispatcher.tick(&h.registry, h.now);
+    assert!(actions.contains(&Action::Timer { delay_ms: Some(30) }));
+    assert!(h.ends(1).is_empty());
+    h.advance(30);
+    assert_eq!(h.result(at(1, 0)).status, ToolStatus::Timeout);
+}
+
+#[test]
+fn results_are_stamped_by_the_drivers_wall_clock_and_timed_by_its_monotonic_one() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    h.open(1, &[("a", "t", "{}")], events());
+    // The wall clock moves back an hour while the tool runs: timestamps say so, the duration
+    // does not.
+    h.now.epoch_ms -= 3_600_000;
+    h.now.monotonic += Duration::from_micros(30_250);
+    h.settle(at(1, 0), ToolOutcome::Returned(json!("ok")));
+    let result = h.result(at(1, 0));
+    assert_eq!(result.started_at, START_EPOCH_MS);
+    assert_eq!(result.ended_at, START_EPOCH_MS - 3_600_000);
+    assert_eq!(result.duration_ms, 30.25);
+}
+
+#[test]
+fn a_clock_reading_that_is_no_time_counts_as_zero() {
+    for (monotonic, epoch) in [
+        (f64::NAN, f64::NAN),
+        (-5.0, -1.0),
+        (f64::NEG_INFINITY, f64::INFINITY),
+    ] {
+        let now = Now::from_millis(monotonic, epoch);
+        assert_eq!(
+            (now.monotonic, now.epoch_ms),
+            (Duration::ZERO, 0),
+            "{monotonic} {epoch}"
+        );
+    }
+    let now = Now::from_millis(1.5, 1_700_000_000_000.9);
+    assert_eq!(now.monotonic, Duration::from_micros(1_500));
+    assert_eq!(now.epoch_ms, 1_700_000_000_000);
+    let far = Now::from_millis(1e300, 1e300);
+    assert_eq!((far.monotonic, far.epoch_ms), (Duration::MAX, u64::MAX));
+    assert_eq!(far.plus_ms(5).epoch_ms, u64::MAX, "saturates");
 }
 
 #[test]

@@ -1,0 +1,177 @@
+// Deadlines, timers and timestamps follow the clock JavaScript sees: the driver hands the engine
+// `performance.now()` and `Date.now()` at every crossing, so Vitest's fake timers move deadlines
+// and `vi.setSystemTime` moves timestamps. vitest.config.mjs runs this file in the threads pool
+// and in the forks pool (TOOLWIRE_CLOCK_POOL names which).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { isMainThread } from 'node:worker_threads'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+
+import { ToolRuntime, replayRun, type ToolExecutionEvent, type ToolResult } from '../index.js'
+
+/** The real setTimeout, taken before any test fakes timers. */
+const realSetTimeout = globalThis.setTimeout
+
+/** Waits `ms` of real time, whatever the fake clock does. */
+const realSleep = (ms: number) => new Promise<void>((resolve) => realSetTimeout(resolve, ms))
+
+/** A tool that waits `ms` on the (possibly fake) clock, or until its signal aborts. */
+function sleeper(name: string, ms: number, timeoutMs?: number) {
+  return {
+    name,
+    timeoutMs,
+    parameters: { type: 'object', properties: {} },
+    execute: (_id: string, _params: unknown, signal?: AbortSignal) =>
+      new Promise<{ content: { type: 'text'; text: string }[] }>((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: `slept ${ms}` }] }), ms)
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer)
+          reject(new Error('aborted'))
+        })
+      }),
+  }
+}
+
+/**
+ * Advances fake time to `ms` from now, checking that the dispatch is still open 1 ms before, and
+ * returns its results.
+ */
+async function resultsAfter(dispatched: Promise<ToolResult[]>, ms: number) {
+  let settled = false
+  dispatched.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  await vi.advanceTimersByTimeAsync(ms - 1)
+  expect(settled).toBe(false)
+  await vi.advanceTimersByTimeAsync(1)
+  return dispatched
+}
+
+it(`runs in the ${process.env.TOOLWIRE_CLOCK_POOL} pool`, () => {
+  const pool = process.env.TOOLWIRE_CLOCK_POOL
+  expect(['threads', 'forks']).toContain(pool)
+  expect(isMainThread).toBe(pool === 'forks')
+})
+
+describe('under vi.useFakeTimers()', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('a deadline fires when fake time passes it, and not a moment before', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(sleeper('slow', 5_000, 1_000))
+    const [result] = await resultsAfter(runtime.dispatch([{ id: 'a', name: 'slow', arguments: '{}' }]), 1_000)
+    expect(result.status).toBe('timeout')
+    expect(result.error?.code).toBe('TIMEOUT')
+    expect(result.durationMs).toBe(1_000)
+  })
+
+  it('a slow tool does not end ok when fake time passes its deadline first', async () => {
+    const runtime = new ToolRuntime({ timeoutMs: 200 })
+    runtime.register(sleeper('slow', 5_000))
+    const dispatched = runtime.dispatch([{ id: 'a', name: 'slow', arguments: '{}' }])
+    await vi.advanceTimersByTimeAsync(5_000)
+    const [result] = await dispatched
+    expect(result.status).toBe('timeout')
+    expect(result.durationMs).toBe(200)
+  })
+
+  it('a deadline never fires by real time while fake time stands still', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({
+      name: 'real',
+      timeoutMs: 5,
+      parameters: { type: 'object', properties: {} },
+      async execute() {
+        await realSleep(60)
+        return 'done'
+      },
+    })
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'real', arguments: '{}' }])
+    expect(result.status).toBe('ok')
+    expect(result.durationMs).toBe(0)
+  })
+
+  it('a dispatch of quick tools ends without any timer being advanced', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'quick', parameters: { type: 'object', properties: {} }, execute: async () => 'ok' })
+    const results = await runtime.dispatch(Array.from({ length: 20 }, (_, i) => ({ id: `c${i}`, name: 'quick', arguments: '{}' })))
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill('ok'))
+  })
+
+  it('calls queued behind the concurrency limit get their own deadlines on the fake clock', async () => {
+    const runtime = new ToolRuntime({ concurrency: 1 })
+    runtime.register(sleeper('slow', 300, 1_000))
+    const dispatched = runtime.dispatch([
+      { id: 'a', name: 'slow', arguments: '{}' },
+      { id: 'b', name: 'slow', arguments: '{}' },
+    ])
+    await vi.advanceTimersByTimeAsync(600)
+    const results = await dispatched
+    expect(results.map((r) => [r.status, r.durationMs])).toEqual([
+      ['ok', 300],
+      ['ok', 300],
+    ])
+    expect(results[1].startedAt - results[0].startedAt).toBe(300)
+  })
+
+  it("an approval's deadline follows fake time too", async () => {
+    const runtime = new ToolRuntime({
+      approvals: { ask: 'always', timeoutMs: 2_000, onApproval: () => new Promise<never>(() => {}) },
+    })
+    runtime.register({ name: 'guarded', parameters: { type: 'object', properties: {} }, execute: async () => 'ran' })
+    const [result] = await resultsAfter(runtime.dispatch([{ id: 'a', name: 'guarded', arguments: '{}' }]), 2_000)
+    expect(result.status).toBe('blocked')
+  })
+})
+
+describe('vi.setSystemTime', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    vi.useRealTimers()
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("sets startedAt and endedAt, in results, events' results and audit records", async () => {
+    vi.useFakeTimers()
+    const start = Date.UTC(2031, 0, 2, 3, 4, 5, 6)
+    vi.setSystemTime(start)
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-clock-'))
+    dirs.push(dir)
+    const events: ToolExecutionEvent[] = []
+    const runtime = new ToolRuntime({ audit: { dir } })
+    runtime.register(sleeper('nap', 250))
+    const dispatched = runtime.dispatch([{ id: 'a', name: 'nap', arguments: '{}' }], {
+      runId: 'clock-run',
+      onEvent: (event) => events.push(event),
+    })
+    await vi.advanceTimersByTimeAsync(250)
+    const [result] = await dispatched
+    expect(result.status).toBe('ok')
+    expect([result.startedAt, result.endedAt, result.durationMs]).toEqual([start, start + 250, 250])
+    const end = events.find((e) => e.type === 'tool_execution_end')
+    expect(end?.type === 'tool_execution_end' ? [end.result.startedAt, end.result.endedAt] : undefined).toEqual([start, start + 250])
+    const run = replayRun(dir, 'clock-run')
+    const stamps = [...run.calls, ...run.results, ...run.events].map((record: { ts?: number }) => record.ts)
+    expect(stamps.length).toBeGreaterThan(0)
+    for (const ts of stamps) expect(ts).toBeGreaterThanOrEqual(start)
+    for (const ts of stamps) expect(ts).toBeLessThanOrEqual(start + 250)
+  })
+
+  it('moving the wall clock moves timestamps, never deadlines', async () => {
+    vi.useFakeTimers()
+    const runtime = new ToolRuntime()
+    runtime.register(sleeper('slow', 5_000, 1_000))
+    const dispatched = runtime.dispatch([{ id: 'a', name: 'slow', arguments: '{}' }])
+    vi.setSystemTime(Date.now() + 86_400_000)
+    const [result] = await resultsAfter(dispatched, 1_000)
+    expect(result.status).toBe('timeout')
+    expect(result.durationMs).toBe(1_000)
+  })
+})
