@@ -2,10 +2,11 @@
 
 use napi_derive::napi;
 use serde_json::{json, Value};
+use toolwire_core::envelope::marked_error_text;
 use toolwire_core::ids::{normalize_tool_call_id, repair_history, IdTarget};
 use toolwire_core::wire::decoder::Wire;
 use toolwire_core::wire::encode::{
-    encode_results, encode_tool_calls, marked_error_text, parse_history_turn, parse_results,
+    encode_results, encode_tool_calls, parse_history_turn, parse_results,
 };
 use toolwire_core::{Error, ErrorCode};
 
@@ -30,7 +31,7 @@ pub fn repair_history_js(messages: String, wire: String) -> napi::Result<String>
                     ErrorCode::ValidationError,
                     format!(
                         "repairHistory: messages must be an array, got {}",
-                        toolwire_core::registry::json_type(&other)
+                        toolwire_core::json_text::json_type(&other)
                     ),
                 ))
             }

@@ -8,10 +8,10 @@ use toolwire_core::dispatch::protocol::{
 };
 use toolwire_core::dispatch::{Action, Now};
 use toolwire_core::json_input;
+use toolwire_core::json_text::json_string;
 use toolwire_core::policy::approvals::ApprovalDecision;
 use toolwire_core::policy::tools::PolicyContext;
 use toolwire_core::registry::ToolDeclaration;
-use toolwire_core::wire::json_text::json_string;
 use toolwire_core::{parse_runtime_options, Error, ErrorCode, Runtime};
 
 use crate::error::guard;

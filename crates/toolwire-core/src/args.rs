@@ -8,14 +8,14 @@ use serde_json::{json, Value};
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
 use crate::json_input::{self, InputError, Parsed, MAX_VALUE_DEPTH};
+use crate::json_text::json_string;
+use crate::json_text::json_type;
 use crate::params::{normalize_arguments, suggest_property, Normalization};
-use crate::quote::{bounded, bounded_to, quoted_json};
-use crate::registry::{json_type, ToolSpec};
+#[cfg(test)]
+use crate::quote::MAX_QUOTED_ARGS;
+use crate::quote::{bounded, bounded_to, quote_arguments, quoted_json};
+use crate::registry::ToolSpec;
 use crate::schema::denormalize_strict;
-use crate::wire::json_text::json_string;
-
-/// The most of the model's arguments quoted back in an error message, in bytes.
-pub const MAX_QUOTED_ARGS: usize = crate::quote::MAX_QUOTED_BYTES;
 
 /// The most one failure's message may run to: its own words plus a bounded quote of the value
 /// and of the schema keyword's operand (an `enum`'s options, a `pattern`).
@@ -314,11 +314,6 @@ fn validation_error(tool: &str, args: &Value, failures: Vec<Failure>) -> ToolErr
         ),
     )
     .with_details(failures_json(&failures))
-}
-
-/// The arguments as compact JSON, cut to at most [`MAX_QUOTED_ARGS`] bytes on a char boundary.
-pub fn quote_arguments(args: &Value) -> String {
-    quoted_json(args)
 }
 
 #[cfg(test)]

@@ -335,9 +335,9 @@ pub enum ToolExecutionEvent {
 
 /// `argsHash`: the SHA-256 of a value's canonical JSON (object keys sorted at every level, no
 /// whitespace), as 64 lowercase hex digits. The one algorithm of every `argsHash`, on a
-/// [`ToolCall`] and in the audit log (see [`crate::audit::args_sha256`]).
+/// [`ToolCall`] and in the audit log (see [`crate::canonical::args_sha256`]).
 pub fn args_hash(args: &Value) -> String {
-    crate::audit::args_sha256(args)
+    crate::canonical::args_sha256(args)
 }
 
 /// A duration in milliseconds, rounded to whole microseconds (`1.234`, never
@@ -345,6 +345,24 @@ pub fn args_hash(args: &Value) -> String {
 pub fn duration_ms(duration: std::time::Duration) -> f64 {
     // u128 microseconds fit an f64 exactly for any duration shorter than 285 years.
     duration.as_micros() as f64 / 1000.0
+}
+
+/// What opens the text of an error result on a wire without an error flag, so the model reads
+/// a failure as one: `Error: ` as the OpenAI Agents SDK, LangChain's `ToolNode` and OpenAI's own
+/// examples write a failed call's output.
+pub const ERROR_TEXT_PREFIX: &str = "Error: ";
+
+/// An error result's text as a wire without an error flag carries it: `text` after
+/// [`ERROR_TEXT_PREFIX`], unless it already starts with `Error:` (a thrown `Error: x` is not
+/// written `Error: Error: x`); an empty text is `Error: the tool failed without a message`.
+pub fn marked_error_text(text: &str) -> String {
+    if text.starts_with(ERROR_TEXT_PREFIX.trim_end()) {
+        text.to_owned()
+    } else if text.is_empty() {
+        format!("{ERROR_TEXT_PREFIX}the tool failed without a message")
+    } else {
+        format!("{ERROR_TEXT_PREFIX}{text}")
+    }
 }
 
 #[cfg(test)]
@@ -376,7 +394,7 @@ mod tests {
             json!([1.5, "é"]),
         ] {
             let hash = args_hash(&args);
-            assert_eq!(hash, crate::audit::args_sha256(&args), "{args}");
+            assert_eq!(hash, crate::canonical::args_sha256(&args), "{args}");
             assert_eq!(hash.len(), 64);
             let call = json!({"callId": "c", "args": args});
             let line =

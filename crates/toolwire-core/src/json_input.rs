@@ -353,6 +353,27 @@ fn unit_at(bytes: &[u8], at: usize) -> Option<u16> {
     Some(unit)
 }
 
+/// The deepest nesting of arrays and objects in `value` (0 for a scalar, 1 for `{}` or `[1]`),
+/// found without recursion.
+pub fn depth_of(value: &serde_json::Value) -> usize {
+    let mut stack = vec![(value, 1)];
+    let mut deepest = 0;
+    while let Some((value, depth)) = stack.pop() {
+        match value {
+            serde_json::Value::Array(items) => {
+                deepest = deepest.max(depth);
+                stack.extend(items.iter().map(|item| (item, depth + 1)));
+            }
+            serde_json::Value::Object(map) => {
+                deepest = deepest.max(depth);
+                stack.extend(map.values().map(|item| (item, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,7 +557,7 @@ mod tests {
                 }
                 Ok(c) => {
                     let mut buf = String::new();
-                    crate::wire::json_text::push_json_escaped(&mut buf, c.encode_utf8(&mut [0; 4]));
+                    crate::json_text::push_json_escaped(&mut buf, c.encode_utf8(&mut [0; 4]));
                     out.push_str(&buf);
                 }
                 Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),

@@ -9,24 +9,31 @@
 
 pub mod args;
 pub mod audit;
+pub mod canonical;
 pub mod definitions;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
+pub mod gate;
 pub mod ids;
 pub mod json_input;
+pub mod json_text;
+#[cfg(test)]
+mod layers;
 pub mod options;
 pub mod output;
 pub mod params;
 pub mod plan;
 pub mod pointer;
 pub mod policy;
+pub mod provider;
 pub mod quote;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;
 pub mod schemas;
+pub mod suggest;
 pub mod wire;
 
 pub use envelope::{ContentBlock, ToolCall, ToolError, ToolExecutionEvent, ToolResult, ToolStatus};

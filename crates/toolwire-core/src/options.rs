@@ -6,8 +6,8 @@
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::did_you_mean;
-use crate::wire::json_text::quoted_name;
+use crate::json_text::quoted_name;
+use crate::suggest::did_you_mean;
 
 /// The error of an unknown key of the options object `what` (`"ToolRuntime: options"`): names
 /// the key (bounded), the keys there are and the closest of them.
@@ -202,7 +202,7 @@ mod tests {
             ("workspaceroot", Some("workspaceRoot")),
             ("zzzzzzzz", None),
         ];
-        crate::registry::assert_suggestions(
+        crate::suggest::assert_suggestions(
             |key| {
                 check_option_keys("ToolRuntime: options", [key], &known)
                     .unwrap_err()

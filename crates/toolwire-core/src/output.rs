@@ -7,7 +7,8 @@ use crate::args::validate_output;
 use crate::envelope::{ContentBlock, ToolError, ToolResult, ToolStatus};
 use crate::error::ErrorCode;
 use crate::json_input::{TooDeep, MAX_VALUE_DEPTH};
-use crate::registry::{json_type, ToolSpec};
+use crate::json_text::json_type;
+use crate::registry::ToolSpec;
 
 /// The text a call that returned nothing gives the model.
 pub const NO_OUTPUT: &str = "(no output)";

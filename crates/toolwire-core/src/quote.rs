@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::json_text::push_json_string;
 use crate::sanitize::secrets::SecretScanner;
-use crate::wire::json_text::push_json_string;
 
 /// The most of one value quoted in a message, in bytes.
 pub const MAX_QUOTED_BYTES: usize = 1024;
@@ -152,6 +152,14 @@ impl io::Write for Head {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// The most of the model's arguments quoted back in an error message, in bytes.
+pub const MAX_QUOTED_ARGS: usize = MAX_QUOTED_BYTES;
+
+/// The arguments as compact JSON, cut to at most [`MAX_QUOTED_ARGS`] bytes on a char boundary.
+pub fn quote_arguments(args: &serde_json::Value) -> String {
+    quoted_json(args)
 }
 
 #[cfg(test)]

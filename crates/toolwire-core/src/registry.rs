@@ -12,9 +12,11 @@ use serde_json::{json, Value};
 
 use crate::envelope::RiskLevel;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json_text::json_type;
 use crate::params::{parse_rules, ParamRules};
 use crate::policy::guards::ToolGuards;
 use crate::schema::schema_hash;
+use crate::suggest::closest_names;
 
 /// Whether a tool's calls may overlap with other calls of their batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -114,10 +116,7 @@ impl ToolDeclaration {
             .and_then(|n| n.name)
         {
             Some(Value::String(name)) => {
-                format!(
-                    "{where_}: tool {}",
-                    crate::wire::json_text::quoted_name(&name)
-                )
+                format!("{where_}: tool {}", crate::json_text::quoted_name(&name))
             }
             _ => format!("{where_}: tool"),
         };
@@ -421,81 +420,6 @@ impl Registry {
     }
 }
 
-/// The "did you mean" of an unknown name: `; did you mean "x"?` with the closest of
-/// `candidates` (see [`closest_names`]), or nothing when none is close.
-pub fn did_you_mean<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> String {
-    match closest_names(name, candidates, 1).first() {
-        Some(near) => format!(
-            "; did you mean {}?",
-            crate::wire::json_text::json_string(near)
-        ),
-        None => String::new(),
-    }
-}
-
-/// Checks the message of an unknown-name error for each `(name, closest)`: it starts with
-/// `prefix(name)` and ends with the "did you mean" of `closest`, or has none; a megabyte name
-/// gives a short message.
-#[cfg(test)]
-pub(crate) fn assert_suggestions(
-    message_of: impl Fn(&str) -> String,
-    prefix: impl Fn(&str) -> String,
-    cases: &[(&str, Option<&str>)],
-) {
-    for (name, near) in cases {
-        let message = message_of(name);
-        assert!(message.starts_with(&prefix(name)), "{message}");
-        match near {
-            Some(near) => assert!(
-                message.ends_with(&format!("; did you mean \"{near}\"?")),
-                "{message}"
-            ),
-            None => assert!(!message.contains("did you mean"), "{message}"),
-        }
-    }
-    assert!(message_of(&"x".repeat(1 << 20)).len() < 400);
-}
-
-/// Up to `limit` of `candidates` closest to `name` (case-insensitive edit distance within a third
-/// of the longer name, or one containing the other), closest first: the "did you mean" of an
-/// unknown tool, wire or target name.
-pub fn closest_names<'c>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
-    limit: usize,
-) -> Vec<&'c str> {
-    let wanted = name.to_lowercase();
-    let mut scored: Vec<(usize, &str)> = candidates
-        .into_iter()
-        .filter_map(|candidate| {
-            let lower = candidate.to_lowercase();
-            let (a, b) = (wanted.chars().count(), lower.chars().count());
-            let threshold = (a.max(b) / 3).max(2);
-            let contains = !wanted.is_empty()
-                && lower.len() >= 3
-                && wanted.len() >= 3
-                && (lower.contains(&wanted) || wanted.contains(&lower));
-            // One inside the other is exactly the length difference away; otherwise names that
-            // differ in length by more than the threshold are never close (and a long name costs
-            // no quadratic comparison).
-            let distance = if contains {
-                a.abs_diff(b)
-            } else if a.abs_diff(b) <= threshold {
-                edit_distance(&wanted, &lower)
-            } else {
-                return None;
-            };
-            (distance <= threshold || contains).then_some((distance, candidate))
-        })
-        .collect();
-    scored.sort_by_key(|&(distance, candidate)| (distance, candidate));
-    scored
-        .into_iter()
-        .take(limit)
-        .map(|(_, candidate)| candidate)
-        .collect()
-}
-
 fn check_name(name: &str) -> Result<()> {
     let valid = (1..=64).contains(&name.len())
         && name
@@ -693,36 +617,6 @@ fn find_ref_pointer(schema: &Value, message: &str) -> Option<String> {
         }
     }
     walk(schema, &mut String::new(), message)
-}
-
-/// The JSON type name of a value, for error messages.
-pub fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Levenshtein distance over chars; names are short, so O(n*m) is fine.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// Reads `redaction: { allow: [field, ...] }`; anything else is the caller's error, naming it.
@@ -956,12 +850,5 @@ mod tests {
         assert_eq!(registry.closest_names("READ", 1), vec!["read"]);
         assert_eq!(registry.closest_names("file", 3), vec!["read_file"]);
         assert!(registry.closest_names("zzzzzzzzz", 3).is_empty());
-    }
-
-    #[test]
-    fn edit_distance_counts_single_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }

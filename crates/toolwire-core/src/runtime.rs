@@ -9,8 +9,8 @@ use crate::dispatch::{
     ResumedCall,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::PolicyGate;
 use crate::policy::approvals::{ApprovalDecision, ApprovalStore};
-use crate::policy::gate::PolicyGate;
 use crate::policy::tools::{Decision, PolicyContext};
 use crate::registry::{positive_millis, Registry, ToolDeclaration};
 use crate::sanitize::{ResultRules, RuleOptions};

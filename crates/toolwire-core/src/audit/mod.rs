@@ -22,7 +22,6 @@
 //! ([`salvage`]); one that cannot be written at all leaves an `audit_record_lost` event. Both are
 //! problems for [`verify_run`].
 
-pub mod canonical;
 pub mod lines;
 pub mod options;
 pub mod record;
@@ -36,7 +35,6 @@ pub mod writer;
 #[cfg(test)]
 mod test_support;
 
-pub use canonical::{args_sha256, canonical_json};
 pub use options::{AuditOptions, DEFAULT_FLUSH_INTERVAL_MS};
 pub use record::LogFile;
 pub use replay::{replay_run, CallPair, MalformedLine, Replay};

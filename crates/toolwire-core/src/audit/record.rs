@@ -4,9 +4,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::canonical::args_sha256;
+use crate::canonical::args_sha256;
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::json_type;
+use crate::json_text::json_type;
 
 /// The run description, rewritten atomically (plan, policy snapshot, confirmation, end state).
 pub const RUN_FILE: &str = "run.json";
@@ -27,7 +27,7 @@ pub const ATTEMPT: &str = "attempt";
 /// Field: the arguments of a call.
 pub const ARGS: &str = "args";
 /// Field: the hex SHA-256 of the canonical arguments of a call (see
-/// [`args_sha256`](super::canonical::args_sha256)).
+/// [`args_sha256`](crate::canonical::args_sha256)).
 pub const ARGS_HASH: &str = "argsHash";
 
 /// One of the three append-only JSONL files of a run directory.

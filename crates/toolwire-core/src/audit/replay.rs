@@ -16,7 +16,7 @@ use super::lines::{scan_jsonl, Tail};
 use super::record::{attempt_of, call_id_of, LogFile, CALL_ID, RUN_FILE, SEQ};
 use super::writer::PARTIAL_LINE_DROPPED;
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::json_type;
+use crate::json_text::json_type;
 
 /// A line of the log that is not a usable record.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use percent_encoding::{percent_decode_str, percent_encode_byte};
 use sha2::{Digest, Sha256};
 
-use super::canonical::lower_hex;
+use crate::canonical::lower_hex;
 
 /// The longest directory name written as the plain encoding of the id, in bytes.
 pub const MAX_DIRECT_NAME: usize = 128;

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::record::MAX_LINE_DEPTH;
-use crate::json_input::string_end;
+use crate::json_input::{depth_of, string_end};
 
 /// What replaces a container nested deeper than [`MAX_LINE_DEPTH`] levels in a written line.
 pub const CUT_PLACEHOLDER: &str = "[audit: cut, nested deeper than 127 levels]";
@@ -33,27 +33,6 @@ pub fn cut_deep(value: &Value, max_depth: usize) -> (Value, usize) {
     let mut cut = 0;
     let value = cut_walk(value, 1, max_depth, &mut cut);
     (value, cut)
-}
-
-/// The deepest nesting of arrays and objects in `value` (0 for a scalar, 1 for `{}` or `[1]`),
-/// found without recursion.
-pub fn depth_of(value: &Value) -> usize {
-    let mut stack = vec![(value, 1)];
-    let mut deepest = 0;
-    while let Some((value, depth)) = stack.pop() {
-        match value {
-            Value::Array(items) => {
-                deepest = deepest.max(depth);
-                stack.extend(items.iter().map(|item| (item, depth + 1)));
-            }
-            Value::Object(map) => {
-                deepest = deepest.max(depth);
-                stack.extend(map.values().map(|item| (item, depth + 1)));
-            }
-            _ => {}
-        }
-    }
-    deepest
 }
 
 fn cut_walk(value: &Value, depth: usize, max_depth: usize, cut: &mut usize) -> Value {
@@ -307,7 +286,7 @@ pub fn fit_record(record: &Value, marker: Option<Value>) -> (Cow<'_, Value>, boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::canonical::{write_json, KeyOrder};
+    use crate::canonical::{write_json, KeyOrder};
     use serde_json::json;
 
     /// `[[[...1...]]]`, `depth` arrays deep.

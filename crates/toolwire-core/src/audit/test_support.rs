@@ -69,7 +69,7 @@ pub fn write_run<C: AsRef<str>, R: AsRef<str>, E: AsRef<str>>(
 pub fn call_line(seq: u64, call_id: &str, attempt: u64, args: &Value) -> String {
     serde_json::json!({
         "seq": seq, "ts": 1000 + seq, "callId": call_id, "attempt": attempt, "tool": "t",
-        "args": args, "argsHash": super::args_sha256(args),
+        "args": args, "argsHash": crate::canonical::args_sha256(args),
     })
     .to_string()
 }

@@ -18,11 +18,11 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::canonical::args_sha256;
 use super::record::{call_id_of, LogFile, ARGS, ARGS_HASH};
 use super::replay::{replay_run, seq_of, Replay};
 use super::salvage::INCOMPLETE;
 use super::writer::{ENDED_AT, LAST_SEQ, RECORD_LOST};
+use crate::canonical::args_sha256;
 
 /// One breach of an invariant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

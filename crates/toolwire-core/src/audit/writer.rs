@@ -16,14 +16,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{json, Map, Value};
 
-use super::canonical::args_sha256;
-use super::canonical::{write_json, KeyOrder};
 use super::lines::{scan_jsonl, Tail};
 use super::record::{stamp, LogFile, ARGS, ARGS_HASH, MAX_LINE_DEPTH, RUN_FILE, SEQ, TS};
 use super::salvage::{fit_record, incomplete, read_marked_text};
 use super::scrub::RecordScrubber;
+use crate::canonical::args_sha256;
+use crate::canonical::{write_json, KeyOrder};
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::json_type;
+use crate::json_text::json_type;
 
 /// The `run.json` field holding when the run ended (ms since the epoch), set by
 /// [`AuditWriter::finish`]; a run without it did not end (it is still open, or crashed).
@@ -1118,7 +1118,7 @@ mod tests {
         let dir = scratch.path("run");
         let mut writer = AuditWriter::create(&dir, &json!({})).unwrap();
         let args = nested(300);
-        let hash = crate::audit::args_sha256(&args);
+        let hash = crate::canonical::args_sha256(&args);
         let mut call = json!({"callId": "c"});
         call["args"] = args;
         writer.record_call(&call, 1).unwrap();

@@ -29,13 +29,13 @@ use crate::args::{parse_arguments, prepare_arguments, validate_arguments};
 use crate::envelope::ContentBlock;
 use crate::envelope::{args_hash, duration_ms, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::PolicyGate;
 use crate::output::{
     apply_after_answer, apply_persist_answer, apply_verdict, before_decision, check_outcome,
     BeforeDecision, OutputShape, ToolOutcome,
 };
 use crate::params::Normalization;
 use crate::policy::approvals::ApprovalStore;
-use crate::policy::gate::PolicyGate;
 use crate::policy::loops::{LoopDetector, LoopVerdict};
 use crate::registry::{ExecutionMode, Registry, ToolSpec};
 use crate::sanitize::content::MIN_SHARE;
@@ -1577,7 +1577,7 @@ fn not_found(registry: &Registry, allowed: Option<&AllowedTools>, name: &str) ->
         .map(|s| s.name.as_str())
         .filter(|name| allowed.is_none_or(|a| a.allows(name)))
         .collect();
-    let suggestions = crate::registry::closest_names(name, names.iter().copied(), 3);
+    let suggestions = crate::suggest::closest_names(name, names.iter().copied(), 3);
     let mut message = format!("Tool {} not found.", crate::quote::quoted(name));
     if !suggestions.is_empty() {
         let quoted: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();

@@ -612,7 +612,7 @@ impl AllowedTools {
         let mut named: Vec<String> = unknown
             .iter()
             .take(NAMED)
-            .map(|name| crate::wire::json_text::quoted_name(name))
+            .map(|name| crate::json_text::quoted_name(name))
             .collect();
         if unknown.len() > NAMED {
             named.push(format!("and {} more", unknown.len() - NAMED));
@@ -627,7 +627,7 @@ impl AllowedTools {
             format!(
                 "{option} names {what} that {verb} not registered: {}{}",
                 named.join(", "),
-                crate::registry::did_you_mean(unknown[0], registry.iter().map(|s| s.name.as_str()))
+                crate::suggest::did_you_mean(unknown[0], registry.iter().map(|s| s.name.as_str()))
             ),
         ))
     }

@@ -888,7 +888,7 @@ fn the_before_hook_sees_the_call_envelope() {
     assert_eq!(envelope.risk_level, Some(crate::envelope::RiskLevel::High));
     assert_eq!(
         envelope.args_hash,
-        crate::envelope::args_hash(&json!({"path": "p"}))
+        crate::canonical::args_sha256(&json!({"path": "p"}))
     );
     assert_eq!(envelope.timeout_ms, 1_000);
 }

@@ -9,9 +9,9 @@ use super::history::{
     message_object, object_at, optional_array, optional_str, required_str, set_field, Entry, Plan,
     Role, Synthetic, NO_RESULT,
 };
+use crate::envelope::marked_error_text;
 use crate::error::Result;
-use crate::wire::decoder::Wire;
-use crate::wire::encode::marked_error_text;
+use crate::provider::Wire;
 
 /// Finds the calls and results of a Chat Completions history, in order.
 pub(super) fn scan(messages: &[Value]) -> Result<Vec<Entry>> {
@@ -121,7 +121,7 @@ mod tests {
 
     use super::super::normalize::{normalize_tool_call_id, IdTarget};
     use super::super::test_support::{check, check_errors, report, Case};
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     fn n(id: &str) -> String {
         normalize_tool_call_id(id, IdTarget::Wire(Wire::OpenAiChat))

@@ -107,7 +107,7 @@ mod tests {
 
     use super::super::normalize::{normalize_tool_call_id, IdTarget};
     use super::super::test_support::{check, check_errors, report, Case};
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     fn n(id: &str) -> String {
         normalize_tool_call_id(id, IdTarget::Wire(Wire::Gemini))

@@ -6,9 +6,9 @@
 //! ids that sanitize to the same text still come out different.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::did_you_mean;
-use crate::wire::decoder::Wire;
-use crate::wire::json_text::quoted_name;
+use crate::json_text::quoted_name;
+use crate::provider::Wire;
+use crate::suggest::did_you_mean;
 
 /// What an id must look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -443,7 +443,7 @@ mod tests {
 
     #[test]
     fn unknown_targets_are_refused_naming_the_closest() {
-        crate::registry::assert_suggestions(
+        crate::suggest::assert_suggestions(
             |name| IdTarget::from_name(name).unwrap_err().message,
             |name| format!("unknown id target \"{name}\": expected a wire name (openai-chat, "),
             &[

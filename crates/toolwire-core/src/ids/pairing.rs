@@ -182,7 +182,7 @@ impl<'a> IdAssigner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     fn call(message: usize, id: Option<&str>, name: Option<&str>) -> Entry {
         Entry {

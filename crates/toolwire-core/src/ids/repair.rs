@@ -12,7 +12,7 @@ use super::history::Entry;
 use super::normalize::IdTarget;
 use super::{anthropic, chat, gemini, pairing, responses};
 use crate::error::Result;
-use crate::wire::decoder::Wire;
+use crate::provider::Wire;
 
 /// One call id the repair rewrote.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

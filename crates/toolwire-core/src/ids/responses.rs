@@ -10,8 +10,8 @@ use super::history::{
     message_object, optional_str, required_str, set_field, Entry, Plan, Role, Synthetic, NO_RESULT,
 };
 use super::normalize::normalize_item_id;
+use crate::envelope::marked_error_text;
 use crate::error::Result;
-use crate::wire::encode::marked_error_text;
 
 const FUNCTION_CALL: &str = "function_call";
 const CUSTOM_CALL: &str = "custom_tool_call";
@@ -103,7 +103,7 @@ mod tests {
 
     use super::super::normalize::{normalize_item_id, normalize_tool_call_id, IdTarget};
     use super::super::test_support::{check, check_errors, report, Case};
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     fn n(id: &str) -> String {
         normalize_tool_call_id(id, IdTarget::Wire(Wire::OpenAiResponses))

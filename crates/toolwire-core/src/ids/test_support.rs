@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::repair::{repair_history, IdRename, RepairReport};
 use crate::error::ErrorCode;
-use crate::wire::decoder::Wire;
+use crate::provider::Wire;
 
 /// One history and what its repair must give.
 pub(super) struct Case {

@@ -5,11 +5,11 @@ use serde_json::{json, Map, Value};
 
 use super::normalize::type_name;
 use super::RequiredGroup;
-use crate::args::MAX_QUOTED_ARGS;
 use crate::envelope::ToolError;
 use crate::error::ErrorCode;
+use crate::json_text::push_json_string;
 use crate::quote::quoted;
-use crate::wire::json_text::push_json_string;
+use crate::quote::MAX_QUOTED_ARGS;
 
 /// Why a group is not met.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

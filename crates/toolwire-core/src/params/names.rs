@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::registry::edit_distance;
+use crate::suggest::edit_distance;
 
 /// Names longer than this (in chars) are only matched by canonical form, never by edit distance,
 /// so a huge key costs linear time.

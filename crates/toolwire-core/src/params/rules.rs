@@ -6,10 +6,10 @@ use serde_json::{Map, Value};
 
 use super::names::{closest_property, properties};
 use super::{ParamRules, RequiredGroup};
-use crate::args::quote_arguments;
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::json_type;
-use crate::wire::json_text::json_string;
+use crate::json_text::json_string;
+use crate::json_text::json_type;
+use crate::quote::quote_arguments;
 
 /// The shape of `requiredGroups`, quoted in its errors.
 const GROUPS_SHAPE: &str =

@@ -572,7 +572,7 @@ fn parse_step(
         Some(other) => {
             return Err(invalid(format!(
                 "{path}.preview must be a boolean, got {}",
-                crate::registry::json_type(other)
+                crate::json_text::json_type(other)
             )))
         }
     };

@@ -6,8 +6,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::json_text::json_type;
 use crate::quote::bounded;
-use crate::registry::json_type;
 
 /// The longest step id, in bytes (ids are ASCII).
 pub const MAX_STEP_ID_LEN: usize = 128;

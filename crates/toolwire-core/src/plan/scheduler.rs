@@ -14,7 +14,7 @@ use super::actions::{
 use super::parse::{Foreach, OnError, Plan, MAX_FOREACH_ITEMS};
 use super::refs::{quoted, Scope};
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::json_type;
+use crate::json_text::json_type;
 
 /// The longest wait asked for, in milliseconds (the longest `setTimeout` delay).
 pub const MAX_DELAY_MS: u64 = (1 << 31) - 1;

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use super::tools::canonical_tool_name;
-use crate::audit::canonical::args_sha256;
+use crate::canonical::args_sha256;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most runs tracked at once.
@@ -48,7 +48,7 @@ impl LoopOptions {
             other => {
                 return Err(invalid(format!(
                     "{at} must be false or an object {{ warnAt, blockAt }}, got {}",
-                    crate::registry::json_type(other)
+                    crate::json_text::json_type(other)
                 )))
             }
         };
@@ -94,7 +94,7 @@ fn threshold(value: Option<&Value>, at: &str, default: u32) -> Result<u32> {
                     if value.is_number() {
                         value.to_string()
                     } else {
-                        crate::registry::json_type(value).to_string()
+                        crate::json_text::json_type(value).to_string()
                     }
                 ))
             }),

@@ -5,14 +5,14 @@
 //!
 //! [`approvals`] decides which calls run without asking and keeps `allow-always` grants.
 //! [`guards`] holds what a tool declares about its calls' policy (`ownerOnly`, `workspaceOnly`,
-//! `command`), and [`gate`] puts the blocks together as the runtime consults them.
+//! `command`); [`crate::gate`] puts the blocks together as the runtime consults them (it sits
+//! above the registry, which holds each tool's guards).
 //!
 //! Each block is pure and self-contained: it parses its own slice of the JS options, compiles
 //! it once and answers questions about single calls; wiring them into dispatch is the runtime's
 //! job.
 
 pub mod approvals;
-pub mod gate;
 pub mod guards;
 pub mod loops;
 pub mod paths;

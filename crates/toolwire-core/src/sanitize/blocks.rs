@@ -121,9 +121,11 @@ fn sanitize_blocks(
     let description = json_input::prepare_wrapped(description, 2).map_err(too_deep)?;
     let mut described: Description = serde_json::from_str(&description)
         .map_err(|e| Error::internal(format!("malformed content description: {e}")))?;
-    if described.details.as_ref().is_some_and(|details| {
-        crate::audit::salvage::depth_of(details) > json_input::MAX_VALUE_DEPTH
-    }) {
+    if described
+        .details
+        .as_ref()
+        .is_some_and(|details| crate::json_input::depth_of(details) > json_input::MAX_VALUE_DEPTH)
+    {
         return Err(too_deep(json_input::TooDeep));
     }
     let text = |i: usize| {

@@ -2,10 +2,10 @@
 
 use serde_json::Value;
 
-use crate::audit::canonical::KeyOrder;
+use crate::canonical::KeyOrder;
 
 /// Stable hash of a schema: FNV-1a 64 of its canonical JSON (keys sorted), 16 hex digits.
-/// (Arguments are hashed with SHA-256: see [`crate::envelope::args_hash`].)
+/// (Arguments are hashed with SHA-256: see [`crate::canonical::args_sha256`].)
 pub fn schema_hash(schema: &Value) -> String {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -24,7 +24,7 @@ pub fn schema_hash(schema: &Value) -> String {
     }
     let mut hash = Fnv(OFFSET);
     // The sink never fails, so neither does the walk.
-    let _ = crate::audit::canonical::write_json(schema, KeyOrder::Sorted, &mut hash);
+    let _ = crate::canonical::write_json(schema, KeyOrder::Sorted, &mut hash);
     format!("{:016x}", hash.0)
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::node::{child, short, show, At, Name, Node, Obj, Val, Word};
 use super::report::Report;
-use crate::envelope::args_hash;
+use crate::canonical::args_sha256;
 
 /// Why an `allOf` cannot be merged: the pointer of the branch at fault and what it is.
 #[derive(Debug)]
@@ -211,7 +211,7 @@ impl Distinct {
     /// Adds `node` unless the same schema is there already.
     pub(crate) fn add(&mut self, node: Node) {
         let value = node.to_value();
-        let slot = self.by_hash.entry(args_hash(&value)).or_default();
+        let slot = self.by_hash.entry(args_sha256(&value)).or_default();
         if slot.iter().any(|&i| self.nodes[i].0 == value) {
             return;
         }

@@ -14,7 +14,7 @@ use super::node::{child, is_prefix, shape, show, At, Name, Node, Obj, Shape, Val
 use super::report::Report;
 use super::target::NormalizeOptions;
 use crate::error::{Error, ErrorCode, Result};
-use crate::wire::json_text::json_string;
+use crate::json_text::json_string;
 
 /// Anchors of the input by (resource pointer, name) → pointer of the schema that has them.
 type Anchors = HashMap<(String, String), String>;

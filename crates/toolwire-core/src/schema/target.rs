@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::did_you_mean;
-use crate::wire::decoder::Wire;
-use crate::wire::json_text::{json_string, quoted_name};
+use crate::json_text::{json_string, quoted_name};
+use crate::provider::Wire;
+use crate::suggest::did_you_mean;
 
 /// A provider's schema dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn unknown_schema_targets_are_named_with_the_closest() {
-        crate::registry::assert_suggestions(
+        crate::suggest::assert_suggestions(
             |name| SchemaTarget::parse_named(name).unwrap_err().message,
             |name| format!("unknown schema target \"{name}\": expected one of \"openai\""),
             &[
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn unknown_wires_or_targets_are_named_with_the_closest_of_either() {
-        crate::registry::assert_suggestions(
+        crate::suggest::assert_suggestions(
             unknown_wire_or_target,
             |name| format!("unknown target \"{name}\": expected a wire (openai-chat, "),
             &[

@@ -1,6 +1,6 @@
 //! Tool-name rules per target (WIRE.md §4 and §6).
 
-use crate::wire::json_text::json_string;
+use crate::json_text::json_string;
 
 /// One naming rule.
 struct Rule {

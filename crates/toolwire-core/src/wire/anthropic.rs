@@ -18,8 +18,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
-use super::json_text::compact;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
+use crate::json_text::compact;
 
 #[derive(Deserialize)]
 struct Event<'a> {

@@ -6,68 +6,14 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input::repair_surrogates;
-use crate::registry::did_you_mean;
 
 use super::json_seq::JsonSeqFramer;
-use super::json_text::{json_string, quoted_name, utf8_lossy};
 use super::sse::{SseEvent, SseFramer};
 use super::turn::{CumulativeArguments, DecoderOptions, PartialMode, Turn};
 use super::{anthropic, gemini, openai_chat, openai_responses};
+use crate::json_text::{json_string, quoted_name, utf8_lossy};
 
-/// The provider wire APIs toolwire decodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wire {
-    /// OpenAI Chat Completions and compatible servers.
-    OpenAiChat,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Google Gemini `streamGenerateContent`.
-    Gemini,
-    /// Mistral's chat API (Chat Completions shape, calls without `index`).
-    Mistral,
-}
-
-impl Wire {
-    /// Every wire.
-    pub const ALL: [Wire; 5] = [
-        Wire::OpenAiChat,
-        Wire::OpenAiResponses,
-        Wire::Anthropic,
-        Wire::Gemini,
-        Wire::Mistral,
-    ];
-
-    /// The wire's name as JavaScript writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wire::OpenAiChat => "openai-chat",
-            Wire::OpenAiResponses => "openai-responses",
-            Wire::Anthropic => "anthropic",
-            Wire::Gemini => "gemini",
-            Wire::Mistral => "mistral",
-        }
-    }
-
-    /// Parses a wire name as JavaScript passes it. An unknown name is refused naming it, the
-    /// wires there are, and the closest of them (`"openai"`: did you mean `"openai-chat"`).
-    pub fn parse(name: &str) -> Result<Wire> {
-        if let Some(wire) = Wire::ALL.into_iter().find(|w| w.as_str() == name) {
-            return Ok(wire);
-        }
-        let names = Wire::ALL.map(Wire::as_str);
-        Err(Error::caller(
-            ErrorCode::ValidationError,
-            format!(
-                "unknown wire {}: expected one of {}{}",
-                quoted_name(name),
-                names.map(json_string).join(", "),
-                did_you_mean(name, names)
-            ),
-        ))
-    }
-}
+pub use crate::provider::Wire;
 
 /// What every wire decoder does with one framed event.
 pub trait WireDecoder {
@@ -1059,7 +1005,7 @@ mod whole_response_tests {
 
     #[test]
     fn unknown_wires_suggest_the_closest() {
-        crate::registry::assert_suggestions(
+        crate::suggest::assert_suggestions(
             |name| Wire::parse(name).unwrap_err().message,
             |name| format!("unknown wire \"{name}\": expected one of \"openai-chat\""),
             &[

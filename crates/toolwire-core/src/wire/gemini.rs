@@ -31,9 +31,9 @@ use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
 use super::gemini_args::{parse_path, place, Node, Object};
-use super::json_text::{compact, json_string, non_empty, push_json_string};
 use super::partial_json::{PartialOp, PathSegment};
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
+use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

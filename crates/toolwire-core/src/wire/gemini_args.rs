@@ -3,8 +3,8 @@
 //! ends. Keys keep their first-seen order, so the text reads as the model wrote it; building
 //! and writing are linear in the arguments' size.
 
-use super::json_text::push_json_string;
 use super::partial_json::{PartialOp, PathSegment};
+use crate::json_text::push_json_string;
 use std::collections::HashMap;
 
 /// The arguments of a streamed call, as an ordered tree.

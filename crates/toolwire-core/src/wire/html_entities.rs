@@ -14,7 +14,7 @@
 //!
 //! Both functions are linear in the input and return [`Cow::Borrowed`] when nothing changed.
 
-use super::json_text::push_json_escaped;
+use crate::json_text::push_json_escaped;
 
 use std::borrow::Cow;
 

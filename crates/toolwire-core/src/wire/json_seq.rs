@@ -13,7 +13,7 @@
 
 use std::mem;
 
-use super::json_text::utf8_lossy;
+use crate::json_text::utf8_lossy;
 
 /// Largest element or value, in bytes (64 MiB).
 const MAX_VALUE: usize = 64 * 1024 * 1024;

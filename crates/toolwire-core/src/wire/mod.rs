@@ -14,7 +14,6 @@ pub mod gemini;
 mod gemini_args;
 pub mod html_entities;
 pub mod json_seq;
-pub mod json_text;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod partial_json;

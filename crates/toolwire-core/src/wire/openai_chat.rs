@@ -27,8 +27,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
-use super::json_text::{is_json_object, non_empty};
 use super::turn::{CallHandle, CallKind, CumulativeArguments, Executor, StopReason, Turn};
+use crate::json_text::{is_json_object, non_empty};
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -361,7 +361,7 @@ impl WireDecoder for ChatDecoder {
                 let record = turn.usage_mut();
                 record.input_tokens = parsed.prompt_tokens;
                 record.output_tokens = parsed.completion_tokens;
-                record.raw = Some(super::json_text::compact(usage.get()));
+                record.raw = Some(crate::json_text::compact(usage.get()));
             }
         }
         let Some(choices) = chunk.choices else {

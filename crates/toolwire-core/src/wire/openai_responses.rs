@@ -31,8 +31,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decoder::WireDecoder;
-use super::json_text::{compact, json_string, non_empty, push_json_string};
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
+use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
 #[derive(Deserialize)]
 struct Event<'a> {

@@ -55,7 +55,7 @@
 //! [`MAX_DEPTH`] levels is refused the same way, which bounds memory on hostile input. No input
 //! makes the parser panic. Leading and trailing whitespace is allowed.
 
-use super::json_text::push_json_string;
+use crate::json_text::push_json_string;
 
 /// Deepest nesting of objects and arrays accepted; one more level makes the parse invalid.
 pub const MAX_DEPTH: usize = 512;

@@ -11,7 +11,7 @@
 
 use std::mem;
 
-use super::json_text::utf8_lossy;
+use crate::json_text::utf8_lossy;
 
 /// Largest line, and largest data of one event, in bytes (16 MiB).
 const MAX_LEN: usize = 16 * 1024 * 1024;

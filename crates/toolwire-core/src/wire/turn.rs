@@ -16,8 +16,8 @@
 
 use crate::error::ErrorCode;
 
-use super::json_text::{object_problem, push_json_string};
 use super::partial_json::{ParseState, PartialJson, PartialOp};
+use crate::json_text::{object_problem, push_json_string};
 
 /// How much of the partially streamed arguments the decoder reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -542,7 +542,7 @@ impl Turn {
             self.error(format!(
                 "the stop reason {} says the turn holds tool calls, but none arrived: they were \
                  lost before reaching the decoder",
-                super::json_text::json_string(raw)
+                crate::json_text::json_string(raw)
             ));
             self.stop = Some(StopReason::Error);
         }

@@ -274,7 +274,7 @@ mod tests {
             .map(|(place, value)| {
                 let shown = match value {
                     Found::Path(text) => text.to_string(),
-                    Found::NotAPath(value) => crate::registry::json_type(value).to_string(),
+                    Found::NotAPath(value) => crate::json_text::json_type(value).to_string(),
                 };
                 (places.name(*place), places.pointer(*place), shown)
             })

@@ -141,7 +141,7 @@ pub fn check_workspace_paths(
                     shown(&other.to_string()),
                     format!(
                         "a path must be a string or an array of strings, got {}",
-                        crate::registry::json_type(other)
+                        crate::json_text::json_type(other)
                     ),
                 ))
             }

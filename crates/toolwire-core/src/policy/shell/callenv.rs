@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::args::quote_arguments as quoted;
+use crate::quote::quote_arguments as quoted;
 
 /// The argument names exec-like tools give the command's environment.
 pub const ENV_KEYS: &[&str] = &[

@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::args::quote_arguments as quoted;
+use crate::quote::quote_arguments as quoted;
 
 /// The argument names exec-like tools give their working directory.
 pub const WORKDIR_KEYS: &[&str] = &[

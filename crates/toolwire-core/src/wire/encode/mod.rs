@@ -25,6 +25,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::decoder::Wire;
+use crate::envelope::marked_error_text;
 use crate::envelope::ContentBlock;
 use crate::ids::{is_valid_tool_call_id, normalize_tool_call_id, IdTarget};
 
@@ -279,7 +280,7 @@ impl ResultInput {
 ///
 /// An error result is recognizable as one on every wire: Anthropic's `is_error` and Gemini's
 /// `{error}` carry the flag; on the wires without one (OpenAI Chat, OpenAI Responses, Mistral)
-/// its text starts with [`ERROR_TEXT_PREFIX`] ([`marked_error_text`]).
+/// its text starts with [`ERROR_TEXT_PREFIX`](crate::envelope::ERROR_TEXT_PREFIX) ([`marked_error_text`]).
 pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
     if results.is_empty() {
         return Vec::new();
@@ -315,30 +316,12 @@ pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
     }
 }
 
-/// What opens the text of an error result on a wire without an error flag, so the model reads
-/// a failure as one: `Error: ` as the OpenAI Agents SDK, LangChain's `ToolNode` and OpenAI's own
-/// examples write a failed call's output.
-pub const ERROR_TEXT_PREFIX: &str = "Error: ";
-
 /// Whether `wire` has its own mark for a failed result (Anthropic's `is_error`, Gemini's
 /// `response.error`); the others carry a failure as text only.
 pub fn has_error_flag(wire: Wire) -> bool {
     match wire {
         Wire::Anthropic | Wire::Gemini => true,
         Wire::OpenAiChat | Wire::OpenAiResponses | Wire::Mistral => false,
-    }
-}
-
-/// An error result's text as a wire without an error flag carries it: `text` after
-/// [`ERROR_TEXT_PREFIX`], unless it already starts with `Error:` (a thrown `Error: x` is not
-/// written `Error: Error: x`); an empty text is `Error: the tool failed without a message`.
-pub fn marked_error_text(text: &str) -> String {
-    if text.starts_with(ERROR_TEXT_PREFIX.trim_end()) {
-        text.to_owned()
-    } else if text.is_empty() {
-        format!("{ERROR_TEXT_PREFIX}the tool failed without a message")
-    } else {
-        format!("{ERROR_TEXT_PREFIX}{text}")
     }
 }
 

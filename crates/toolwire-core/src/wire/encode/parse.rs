@@ -10,7 +10,7 @@ use super::{HistoryThinking, HistoryTurn, ResultInput};
 use crate::envelope::ContentBlock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input::repair_surrogates;
-use crate::wire::json_text::json_string;
+use crate::json_text::json_string;
 
 /// Parses a JSON array of results. Each element is a toolwire `ToolResult` or a pi-ai
 /// `ToolResultMessage`:

@@ -7,13 +7,16 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::approvals::ApprovalsConfig;
-use super::loops::LoopOptions;
-use super::paths::check_workspace_paths;
-use super::tools::{canonical_tool_name, Decision, PolicyConfig, PolicyContext, ToolPolicy};
 use crate::envelope::ToolError;
 use crate::error::{Error, ErrorCode, Result};
-use crate::registry::{json_type, Registry, ToolDeclaration, ToolSpec};
+use crate::json_text::json_type;
+use crate::policy::approvals::ApprovalsConfig;
+use crate::policy::loops::LoopOptions;
+use crate::policy::paths::check_workspace_paths;
+use crate::policy::tools::{
+    canonical_tool_name, Decision, PolicyConfig, PolicyContext, ToolPolicy,
+};
+use crate::registry::{Registry, ToolDeclaration, ToolSpec};
 
 /// The layer named when `ownerOnly` refuses a call.
 pub const OWNER_ONLY_LAYER: &str = "ownerOnly";
