@@ -25,7 +25,8 @@
 
 import { performance } from 'node:perf_hooks'
 import { collectGarbage, fmt, machineLines, median, table } from './lib.mjs'
-import { createToolwireTurn } from './peers/turn-toolwire.mjs'
+import { benchRuntime, createToolwireTurn } from './peers/turn-toolwire.mjs'
+import { argumentsText, turnCalls } from './peers/tools.mjs'
 import { createPiTurn } from './peers/turn-pi-agent.mjs'
 import { createLangGraphTurn } from './peers/turn-langgraph.mjs'
 import { createAiSdkTurn } from './peers/turn-ai-sdk.mjs'
@@ -42,6 +43,9 @@ const WARMUP_ROUNDS = 2
 const MEASURED_ROUNDS = Number(option('--rounds', '11'))
 /** A sample runs turns for about this long (the number of turns is set per contender). */
 const SAMPLE_MS = 25
+/** A turn slower than this (us) is timed one at a time, in SLOW_ROUNDS measured samples only. */
+const SLOW_US = 200_000
+const SLOW_ROUNDS = 3
 
 /** The contenders at `n` calls: key, label, the turn, and the key of the baseline to subtract. */
 function contenders(n) {
@@ -78,9 +82,11 @@ async function sample(turn, iterations) {
 
 /** Turns per sample for `turn`: as many as take about SAMPLE_MS, from the time of a few. */
 async function calibrate(turn) {
-  await sample(turn, 3)
+  const once = await sample(turn, 1)
+  if (once > SLOW_US) return 1
+  await sample(turn, 2)
   const us = await sample(turn, 5)
-  return Math.min(5000, Math.max(2, Math.round((SAMPLE_MS * 1000) / us)))
+  return Math.min(5000, Math.max(1, Math.round((SAMPLE_MS * 1000) / us)))
 }
 
 async function measure(n) {
@@ -89,6 +95,8 @@ async function measure(n) {
   const samples = new Map(list.map((c) => [c.key, []]))
   for (let round = 0; round < WARMUP_ROUNDS + MEASURED_ROUNDS; round++) {
     for (const c of list) {
+      // a contender slower than SLOW_US a turn gets SLOW_ROUNDS measured samples, not more
+      if (c.iterations === 1 && round >= WARMUP_ROUNDS + SLOW_ROUNDS) continue
       const us = await sample(c.turn, c.iterations)
       if (round >= WARMUP_ROUNDS) samples.get(c.key).push(us)
     }
@@ -106,7 +114,7 @@ async function measure(n) {
 }
 
 function report(n, { list, samples, med, step }) {
-  console.log(`${n} call${n === 1 ? '' : 's'} per turn (median of ${MEASURED_ROUNDS} samples of about ${SAMPLE_MS} ms; us per turn)`)
+  console.log(`${n} call${n === 1 ? '' : 's'} per turn (median of ${MEASURED_ROUNDS} samples of about ${SAMPLE_MS} ms, ${SLOW_ROUNDS} samples of one turn for a turn over ${SLOW_US / 1000} ms; us per turn)`)
   const rows = list.map((c) => {
     const sorted = [...samples.get(c.key)].sort((x, y) => x - y)
     return [c.label, String(c.iterations), fmt(med.get(c.key), 1), `${fmt(sorted[0], 1)}-${fmt(sorted[sorted.length - 1], 1)}`, c.key.endsWith('-0') ? '-' : shown(step(c.key))]
@@ -144,6 +152,28 @@ function report(n, { list, samples, med, step }) {
   console.log()
 }
 
+/**
+ * encodeResults alone: microseconds per result for the `n` results of one dispatch, per wire (the
+ * median of 11 samples of about SAMPLE_MS each).
+ */
+async function measureEncode(n) {
+  const rt = benchRuntime()
+  const results = await rt.dispatch(turnCalls(n).map((c) => ({ ...c, arguments: argumentsText })))
+  const row = [String(n)]
+  for (const wire of ['openai-chat', 'anthropic']) {
+    const repeat = Math.max(1, Math.round(2000 / n))
+    for (let i = 0; i < repeat; i++) rt.encodeResults(results, wire)
+    const samples = []
+    for (let round = 0; round < 11; round++) {
+      const t0 = performance.now()
+      for (let i = 0; i < repeat; i++) rt.encodeResults(results, wire)
+      samples.push(((performance.now() - t0) * 1000) / repeat / n)
+    }
+    row.push(fmt(median(samples), 3))
+  }
+  return row
+}
+
 const started = performance.now()
 console.log('toolwire whole-turn benchmark')
 for (const line of machineLines()) console.log(line)
@@ -152,4 +182,9 @@ console.log(`peers:   ${versions.join(', ')}`)
 console.log(`setup:   16 tools, 10-property schema, trivial tools; ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured samples per contender (interleaved); full GC before each sample: ${collectGarbage !== undefined ? 'yes' : 'no'}`)
 console.log()
 for (const n of SIZES) report(n, await measure(n))
+const encodeRows = []
+for (const n of SIZES) encodeRows.push(await measureEncode(n))
+console.log('encodeResults alone, the results of one dispatch (us per result; aim <= 1)')
+console.log(table(['results', 'openai-chat', 'anthropic'], encodeRows))
+console.log()
 console.log(`total time: ${fmt((performance.now() - started) / 1000, 1)} s`)
