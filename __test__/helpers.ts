@@ -116,3 +116,18 @@ export function showingEach(name: string): (value: unknown) => Promise<Record<st
   let runs = 0
   return (value) => showing(join(root, `run-${(runs += 1)}`), value)
 }
+
+/** mulberry32: a small seeded generator, so a failure names a case that reproduces. */
+export function generator(seed: number) {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]
+  return { next, int, pick }
+}

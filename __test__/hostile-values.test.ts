@@ -6,24 +6,11 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolResult } from '../index.js'
+import { generator } from './helpers.js'
 
 /** MAX_VALUE_DEPTH of the engine (crates/toolwire-core/src/json_input.rs; README "Limits"). */
 const LIMIT = 64
 
-/** mulberry32: a small seeded generator, so a failure names a case that reproduces. */
-function generator(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]
-  return { next, int, pick }
-}
 type Rng = ReturnType<typeof generator>
 
 /** Random UTF-16 code units, weighted towards lone surrogates and what JSON escapes. */

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import { collectGarbage, fmt, machineLines, median, percentile, table } from './lib.mjs'
+import { schema, argumentsText } from './peers/tools.mjs'
 
 const require = createRequire(import.meta.url)
 const { ToolRuntime } = require('../index.js')
@@ -29,38 +30,6 @@ const SINGLE_BLOCK = 250
 // previous one left (each run still pays for the collections its own allocations cause).
 
 // ---- setup ---------------------------------------------------------------------------------------
-
-/** A 10-property object schema: numbers and strings, some required, nothing else allowed. */
-const schema = {
-  type: 'object',
-  properties: {
-    p0: { type: 'number' },
-    p1: { type: 'number', minimum: 0 },
-    p2: { type: 'integer' },
-    p3: { type: 'number' },
-    p4: { type: 'number', maximum: 1e9 },
-    p5: { type: 'string' },
-    p6: { type: 'string', minLength: 1 },
-    p7: { type: 'string' },
-    p8: { type: 'string', maxLength: 64 },
-    p9: { type: 'string' },
-  },
-  required: ['p0', 'p1', 'p5', 'p6'],
-  additionalProperties: false,
-}
-
-const argumentsText = JSON.stringify({
-  p0: 1,
-  p1: 2.5,
-  p2: 3,
-  p3: -4,
-  p4: 5000,
-  p5: 'alpha',
-  p6: 'beta',
-  p7: 'gamma',
-  p8: 'delta',
-  p9: 'epsilon',
-})
 
 const calls = Array.from({ length: CALLS }, (_, i) => ({
   id: `call_${i}`,

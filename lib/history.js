@@ -9,7 +9,33 @@ const { checkWire, native, describe, jsonText } = require('./common.js')
 function encodeResults(results, wire) {
   checkWire('encodeResults', wire)
   if (!Array.isArray(results)) throw new TypeError(`encodeResults: results must be an array, got ${describe(results)}`)
-  return JSON.parse(native(() => native_.encodeResults(jsonText('encodeResults: results', results), wire)))
+  const parts = typeof results.toJSON === 'function' ? results : results.map(encodedPart)
+  return JSON.parse(native(() => native_.encodeResults(jsonText('encodeResults: results', parts), wire)))
+}
+
+/** The keys of a result the engine's encoding reads (parse_results in the core). */
+const ENCODED_KEYS = new Set(['callId', 'toolCallId', 'tool', 'toolName', 'isError', 'ok', 'status', 'content', 'error'])
+
+/**
+ * What of `result` crosses for encoding: of a plain object, the keys the engine reads, as JSON
+ * carries them (own enumerable keys, values untouched); the rest (arguments, details, timestamps)
+ * never reaches a wire, so it is not serialized. Anything else (not an object, an array, a class
+ * instance, an object with `toJSON`, a getter that throws) crosses whole, so the engine reads and
+ * names it exactly as it always did.
+ */
+function encodedPart(result) {
+  if (result === null || typeof result !== 'object') return result
+  const proto = Object.getPrototypeOf(result)
+  if ((proto !== Object.prototype && proto !== null) || typeof result.toJSON === 'function') return result
+  try {
+    const part = {}
+    for (const key of Object.keys(result)) {
+      if (ENCODED_KEYS.has(key)) part[key] = result[key]
+    }
+    return part
+  } catch {
+    return result
+  }
 }
 
 /** Checks what the engine needs of each call; the arguments go as they are (text or a value). */

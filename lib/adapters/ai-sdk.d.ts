@@ -19,6 +19,8 @@ export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<ToolwireAiSdkTool[
 /**
  * An AI SDK ToolSet: `execute` dispatches with the SDK's `toolCallId` and `abortSignal` and
  * returns the ToolResult; a failed result throws a `ToolwireToolError` (the SDK's tool error).
+ * The calls of one step with the same `abortSignal` share one dispatch; each still gets its own
+ * result and error.
  */
 export declare function toAiSdkTools(runtime: ToolRuntime, options?: AiSdkAdapterOptions): Record<string, ToolwireAiSdkTool>
 

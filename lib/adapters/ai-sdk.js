@@ -1,7 +1,8 @@
 'use strict'
 // toolwire/ai-sdk: the runtime's tools as Vercel AI SDK tools. `ai` is loaded when first called.
 
-const { toolsOf, dispatchOptionsOf, callTool, modelFacingErrorOf, peer } = require('./common.js')
+const { toolsOf, dispatchOptionsOf, modelFacingErrorOf, peer } = require('./common.js')
+const { CallBatcher } = require('./batch.js')
 
 /**
  * What the model reads of a successful result (the tools' `toModelOutput`): one text block as
@@ -23,12 +24,15 @@ function aiSdkModelOutput(result) {
  * dispatches the call with the SDK's `toolCallId` and `abortSignal` and returns the ToolResult,
  * which `toModelOutput` turns into what the model reads; a failed result throws its text after
  * `Error: `, so the SDK reports a tool error and the model reads one on every provider (the SDK
- * sends an error's text to OpenAI and Mistral as a plain tool output).
+ * sends an error's text to OpenAI and Mistral as a plain tool output). The calls of one step,
+ * which the SDK starts together, share one dispatch (CallBatcher): each still gets its own result
+ * and errors.
  */
 function toAiSdkTools(runtime, options = {}) {
   const dispatchOptions = dispatchOptionsOf(options, 'toAiSdkTools')
   const selected = toolsOf(runtime, options.tools, 'toAiSdkTools')
   const { tool, jsonSchema } = peer('ai', 'ai-sdk')
+  const batcher = new CallBatcher(runtime, dispatchOptions)
   const set = {}
   for (const info of selected) {
     const definition = {
@@ -36,7 +40,7 @@ function toAiSdkTools(runtime, options = {}) {
       inputSchema: jsonSchema(info.parameters),
       async execute(input, executionOptions) {
         const { toolCallId, abortSignal } = executionOptions
-        const result = await callTool(runtime, { id: toolCallId, name: info.name, arguments: input === undefined ? {} : input }, abortSignal, undefined, dispatchOptions)
+        const result = await batcher.call({ id: toolCallId, name: info.name, arguments: input === undefined ? {} : input }, abortSignal, undefined)
         if (!result.ok) throw modelFacingErrorOf(result)
         return result
       },

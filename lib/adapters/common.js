@@ -4,6 +4,7 @@
 
 const native_ = require('../../native.js')
 const { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } = require('../common.js')
+const { routingUpdates } = require('./batch.js')
 
 /** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
 function checkRuntime(runtime, where) {
@@ -64,13 +65,7 @@ function callTool(runtime, call, signal, onUpdate, dispatchOptions) {
  * then the partial result of each `tool_execution_update` event of the call `callId` to `onUpdate`.
  */
 function onEventWithUpdates(own, callId, onUpdate) {
-  return (event) => {
-    try {
-      if (own !== undefined) own(event)
-    } finally {
-      if (event.type === 'tool_execution_update' && event.toolCallId === callId) onUpdate(event.partialResult)
-    }
-  }
+  return routingUpdates(own, new Map([[callId, onUpdate]]))
 }
 
 /** The text blocks of a result's content, joined. */

@@ -18,7 +18,9 @@ export declare function registerPiTools(runtime: ToolRuntime, agentTools: readon
 
 /**
  * The runtime's tools as AgentTools whose `execute` dispatches through the runtime with pi's call
- * id, abort signal and `onUpdate`; a failed result is thrown (a `ToolwireToolError`).
+ * id, abort signal and `onUpdate`; a failed result is thrown (a `ToolwireToolError`). The calls pi
+ * starts together (one assistant message's) with the same signal share one dispatch; each still
+ * gets its own result, updates and error.
  */
 export declare function toPiTools(runtime: ToolRuntime, options?: PiAdapterOptions): AgentTool<any, unknown>[]
 

@@ -5,7 +5,8 @@
 // objects, so nothing of pi-agent-core is loaded at run time (its types describe these shapes).
 
 const { describe, registerAll } = require('../common.js')
-const { toolsOf, dispatchOptionsOf, callTool, errorOf } = require('./common.js')
+const { toolsOf, dispatchOptionsOf, errorOf } = require('./common.js')
+const { CallBatcher } = require('./batch.js')
 
 /**
  * Registers pi-agent-core AgentTools unchanged, all or none: when one is refused, those registered
@@ -20,23 +21,25 @@ function registerPiTools(runtime, agentTools) {
  * The runtime's tools as pi-agent-core AgentTools: `execute` dispatches the call through the
  * runtime with pi's tool call id and abort signal, forwards partial results to pi's `onUpdate`,
  * returns `{ content, details }` for a successful result and throws (as pi expects of a failing
- * tool) with the result's text otherwise, the ToolResult on the error's `result`.
+ * tool) with the result's text otherwise, the ToolResult on the error's `result`. The calls pi
+ * starts together (its parallel tool execution, one assistant message) share one dispatch
+ * (CallBatcher): each still gets its own result, updates and errors.
  */
 function toPiTools(runtime, options = {}) {
   const dispatchOptions = dispatchOptionsOf(options, 'toPiTools')
-  return toolsOf(runtime, options.tools, 'toPiTools').map((info) => {
+  const selected = toolsOf(runtime, options.tools, 'toPiTools')
+  const batcher = new CallBatcher(runtime, dispatchOptions)
+  return selected.map((info) => {
     const tool = {
       name: info.name,
       label: info.label ?? info.name,
       description: info.description ?? '',
       parameters: info.parameters,
       async execute(toolCallId, params, signal, onUpdate) {
-        const result = await callTool(
-          runtime,
+        const result = await batcher.call(
           { id: toolCallId, name: info.name, arguments: params === undefined ? {} : params },
           signal,
           typeof onUpdate === 'function' ? onUpdate : undefined,
-          dispatchOptions,
         )
         if (!result.ok) throw errorOf(result)
         const output = { content: result.content, details: result.details !== undefined ? result.details : result.data }

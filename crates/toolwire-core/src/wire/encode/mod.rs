@@ -16,6 +16,7 @@
 //! field when it is malformed.
 
 mod anthropic;
+mod fast_results;
 mod gemini;
 mod openai_chat;
 mod openai_responses;

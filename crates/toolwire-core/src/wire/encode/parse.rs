@@ -26,7 +26,17 @@ use crate::json_text::json_string;
 /// Every other key is ignored. A malformed element is a caller error naming it, e.g.
 /// `results[2].content[0].mimeType: expected a string, got 3`.
 pub fn parse_results(json: &str) -> Result<Vec<ResultInput>> {
-    let value: Value = serde_json::from_str(&repair_surrogates(json))
+    let json = repair_surrogates(json);
+    match super::fast_results::read_results(&json) {
+        Some(results) => Ok(results),
+        None => parse_results_exactly(&json),
+    }
+}
+
+/// [`parse_results`] through a `Value` of the whole input: slower, and the reading that names
+/// what is wrong (the quick reading gives way to it for anything but well-formed input).
+pub(super) fn parse_results_exactly(json: &str) -> Result<Vec<ResultInput>> {
+    let value: Value = serde_json::from_str(json)
         .map_err(|e| invalid(format!("results are not valid JSON: {e}")))?;
     let Value::Array(items) = value else {
         return Err(invalid(format!(
@@ -151,7 +161,7 @@ fn result_input(value: Value) -> std::result::Result<ResultInput, Located> {
     let call_id = first_string(&map, "callId", "toolCallId")?;
     let tool = first_string(&map, "tool", "toolName")?;
     let is_error = is_error(&map)?;
-    let mut content = match map.remove("content") {
+    let content = match map.remove("content") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(text)) => vec![ContentBlock::Text { text }],
         Some(Value::Array(items)) => items
@@ -169,25 +179,35 @@ fn result_input(value: Value) -> std::result::Result<ResultInput, Located> {
             ))
         }
     };
+    let message = match map.get("error") {
+        Some(Value::String(message)) => Some(message.as_str()),
+        Some(Value::Object(error)) => error.get("message").and_then(Value::as_str),
+        _ => None,
+    };
+    Ok(ResultInput {
+        call_id,
+        tool,
+        content: with_error_text(content, is_error, message),
+        is_error,
+    })
+}
+
+/// An error result with no non-empty text block gets its error's message (when not empty) as
+/// its first block, so the model reads what went wrong.
+pub(super) fn with_error_text(
+    mut content: Vec<ContentBlock>,
+    is_error: bool,
+    message: Option<&str>,
+) -> Vec<ContentBlock> {
     let has_text = content
         .iter()
         .any(|block| matches!(block, ContentBlock::Text { text } if !text.is_empty()));
     if is_error && !has_text {
-        let message = match map.get("error") {
-            Some(Value::String(message)) => Some(message.as_str()),
-            Some(Value::Object(error)) => error.get("message").and_then(Value::as_str),
-            _ => None,
-        };
         if let Some(message) = message.filter(|m| !m.is_empty()) {
             content.insert(0, ContentBlock::text(message));
         }
     }
-    Ok(ResultInput {
-        call_id,
-        tool,
-        content,
-        is_error,
-    })
+    content
 }
 
 /// The string under `key`, else under `alias`; `null` counts as absent.

@@ -1,0 +1,229 @@
+// The pi and AI SDK adapters hand the calls a framework starts together to one dispatch (issue 20:
+// one dispatch per call made those frameworks 1.5-2.4x slower with toolwire than without). Each
+// caller still gets its own result, updates, abort signal and errors.
+
+import { Agent } from '@mariozechner/pi-agent-core'
+import { fauxAssistantMessage, fauxToolCall, registerFauxProvider } from '@mariozechner/pi-ai'
+import { generateText, stepCountIs } from 'ai'
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { ToolRuntime, type DispatchOptions, type ModelToolCall, type ToolResult } from '../../index.js'
+import { toAiSdkTools } from 'toolwire/ai-sdk'
+import { toPiTools } from 'toolwire/pi'
+import { aborted, sleep } from './fixtures.js'
+
+const params = { type: 'object', properties: { n: { type: 'number' }, ms: { type: 'number' } }, required: ['n'], additionalProperties: false }
+
+/** A runtime whose `dispatch` is counted: each entry is the ids of one dispatch's calls. */
+function countedRuntime() {
+  const rt = new ToolRuntime()
+  rt.register({
+    name: 'echo',
+    parameters: params,
+    async execute(id: string, args: { n: number; ms?: number }, signal?: AbortSignal, onUpdate?: (partial: unknown) => void) {
+      onUpdate?.({ content: [{ type: 'text', text: `update of ${id}` }] })
+      if (args.ms !== undefined) {
+        const reason = await Promise.race([aborted(signal!), sleep(args.ms).then(() => 'finished')])
+        return { content: [{ type: 'text', text: `${id}:${String(reason)}` }] }
+      }
+      return { content: [{ type: 'text', text: `${id}:${args.n * 2}` }] }
+    },
+  })
+  rt.register({
+    name: 'fail',
+    parameters: params,
+    async execute() {
+      throw new Error('the tool broke')
+    },
+  })
+  const dispatches: string[][] = []
+  const runtime = {
+    list: () => rt.list(),
+    register: (tool: Parameters<ToolRuntime['register']>[0]) => rt.register(tool),
+    dispatch: (calls: ModelToolCall[], options?: DispatchOptions) => {
+      dispatches.push(calls.map((c) => c.id))
+      return rt.dispatch(calls, options)
+    },
+  } as unknown as ToolRuntime
+  return { runtime, dispatches }
+}
+
+type Outcome = { text: string } | { error: string; code?: string; status?: string }
+
+/** One adapter, driven as its framework drives it: each call through the tool's own execute. */
+interface AdapterCase {
+  name: string
+  start(runtime: ToolRuntime): (tool: string, id: unknown, args: object, signal?: AbortSignal, onUpdate?: (partial: unknown) => void) => Promise<Outcome>
+}
+
+const textOf = (content: { type: string; text?: string }[]) => content.map((b) => b.text ?? '').join('\n')
+const failure = (error: { message: string; result?: ToolResult }): Outcome => ({ error: error.message, code: error.result?.error?.code, status: error.result?.status })
+
+const adapters: AdapterCase[] = [
+  {
+    name: 'toPiTools',
+    start(runtime) {
+      const tools = new Map(toPiTools(runtime).map((t) => [t.name, t]))
+      return (tool, id, args, signal, onUpdate) =>
+        tools
+          .get(tool)!
+          .execute(id as string, args as never, signal, onUpdate as never)
+          .then((r) => ({ text: textOf(r.content as never) }), failure)
+    },
+  },
+  {
+    name: 'toAiSdkTools',
+    start(runtime) {
+      const tools = toAiSdkTools(runtime)
+      return (tool, id, args, signal) =>
+        Promise.resolve(tools[tool].execute!(args, { toolCallId: id as string, abortSignal: signal, messages: [] }) as Promise<ToolResult>).then(
+          (r) => ({ text: textOf(r.content as never) }),
+          failure,
+        )
+    },
+  },
+]
+
+describe.each(adapters)('$name: calls started together share one dispatch', ({ start }) => {
+  it('N calls started in one tick make one dispatch, each result back to its caller', async () => {
+    for (const n of [1, 2, 16, 100]) {
+      const { runtime, dispatches } = countedRuntime()
+      const call = start(runtime)
+      const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => call('echo', `c${i}`, { n: i })))
+      expect(dispatches).toEqual([Array.from({ length: n }, (_, i) => `c${i}`)])
+      expect(outcomes).toEqual(Array.from({ length: n }, (_, i) => ({ text: `c${i}:${i * 2}` })))
+    }
+  })
+
+  it('calls a few awaits apart still share the dispatch; calls of a later tick get their own', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const call = start(runtime)
+    const late = async (i: number, hops: number) => {
+      for (let h = 0; h < hops; h++) await null
+      return call('echo', `c${i}`, { n: i })
+    }
+    const first = await Promise.all([late(0, 0), late(1, 1), late(2, 3)])
+    const second = await call('echo', 'c3', { n: 3 })
+    expect(dispatches).toEqual([['c0', 'c1', 'c2'], ['c3']])
+    expect([...first, second]).toEqual([0, 1, 2, 3].map((i) => ({ text: `c${i}:${i * 2}` })))
+  })
+
+  it('a failing tool costs only its own call', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const call = start(runtime)
+    const outcomes = await Promise.all([call('echo', 'a', { n: 1 }), call('fail', 'b', { n: 2 }), call('echo', 'c', { n: 3 }), call('echo', 'd', { n: 'x' })])
+    expect(dispatches).toHaveLength(1)
+    expect(outcomes[0]).toEqual({ text: 'a:2' })
+    expect(outcomes[1]).toMatchObject({ code: 'EXECUTION_ERROR', status: 'error' })
+    expect((outcomes[1] as { error: string }).error).toContain('the tool broke')
+    expect(outcomes[2]).toEqual({ text: 'c:6' })
+    expect(outcomes[3]).toMatchObject({ code: 'VALIDATION_ERROR', status: 'error' })
+  })
+
+  it("a call the dispatch refuses (an id that is not a string) fails alone, the others run", async () => {
+    const { runtime } = countedRuntime()
+    const call = start(runtime)
+    const outcomes = await Promise.all([call('echo', 'a', { n: 1 }), call('echo', 42, { n: 2 }), call('echo', 'c', { n: 3 })])
+    expect(outcomes).toEqual([{ text: 'a:2' }, { error: 'dispatch: calls[0].id must be a string, got number 42', code: undefined, status: undefined }, { text: 'c:6' }])
+  })
+
+  it('the same id twice in one tick: both run (in two dispatches), each with its own result', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const call = start(runtime)
+    const outcomes = await Promise.all([call('echo', 'same', { n: 1 }), call('echo', 'same', { n: 2 }), call('echo', 'other', { n: 3 })])
+    expect(outcomes).toEqual([{ text: 'same:2' }, { text: 'same:4' }, { text: 'other:6' }])
+    expect(dispatches.flat().sort()).toEqual(['other', 'same', 'same'])
+    expect(dispatches).toHaveLength(2)
+  })
+
+  it("aborting one caller's signal cancels its call only", async () => {
+    const { runtime } = countedRuntime()
+    const call = start(runtime)
+    const controllers = [new AbortController(), new AbortController(), new AbortController()]
+    const running = controllers.map((c, i) => call('echo', `c${i}`, { n: i, ms: 150 }, c.signal))
+    await sleep(20)
+    controllers[1].abort(new Error('stop c1'))
+    const outcomes = await Promise.all(running)
+    expect(outcomes[0]).toEqual({ text: 'c0:finished' })
+    expect(outcomes[1]).toMatchObject({ status: 'cancelled', code: 'CANCELLED' })
+    expect(outcomes[2]).toEqual({ text: 'c2:finished' })
+  })
+
+  it('calls sharing one signal share the dispatch, and its abort cancels each of them', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const call = start(runtime)
+    const controller = new AbortController()
+    const running = [0, 1].map((i) => call('echo', `c${i}`, { n: i, ms: 5_000 }, controller.signal))
+    const other = call('echo', 'free', { n: 9, ms: 30 })
+    await sleep(20)
+    controller.abort()
+    const outcomes = await Promise.all([...running, other])
+    expect(dispatches.map((ids) => ids.sort())).toEqual([['c0', 'c1'], ['free']])
+    expect(outcomes[0]).toMatchObject({ status: 'cancelled' })
+    expect(outcomes[1]).toMatchObject({ status: 'cancelled' })
+    expect(outcomes[2]).toEqual({ text: 'free:finished' })
+  })
+})
+
+describe('toPiTools: each call gets its own updates', () => {
+  it("a call's onUpdate receives its own partial results, not its batch-mates'", async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const tools = toPiTools(runtime)
+    const echo = tools.find((t) => t.name === 'echo')!
+    const seen: Record<string, string[]> = { a: [], b: [] }
+    const update = (id: string) => (partial: { content: { text?: string }[] }) => seen[id].push(partial.content[0].text ?? '')
+    await Promise.all(['a', 'b'].map((id) => echo.execute(id, { n: 1 } as never, undefined, update(id) as never)))
+    expect(dispatches).toHaveLength(1)
+    expect(seen).toEqual({ a: ['update of a'], b: ['update of b'] })
+  })
+})
+
+describe('inside the frameworks: one assistant turn of calls is one dispatch', () => {
+  let faux: ReturnType<typeof registerFauxProvider> | undefined
+  afterEach(() => {
+    faux?.unregister()
+    faux = undefined
+  })
+
+  it('pi-agent-core: an assistant message with 5 calls runs as one dispatch', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    faux = registerFauxProvider()
+    faux.setResponses([
+      fauxAssistantMessage([0, 1, 2, 3, 4].map((i) => fauxToolCall('echo', { n: i }, { id: `pi_${i}` })), { stopReason: 'toolUse' }),
+      fauxAssistantMessage('done'),
+    ])
+    const agent = new Agent({ initialState: { model: faux.getModel(), tools: toPiTools(runtime) } })
+    await agent.prompt('go')
+    expect(dispatches).toEqual([['pi_0', 'pi_1', 'pi_2', 'pi_3', 'pi_4']])
+    const results = agent.state.messages.filter((m) => (m as { role?: string }).role === 'toolResult') as unknown as { toolCallId: string; content: { text: string }[] }[]
+    expect(results.map((r) => [r.toolCallId, r.content[0].text])).toEqual([0, 1, 2, 3, 4].map((i) => [`pi_${i}`, `pi_${i}:${i * 2}`]))
+  })
+
+  it("the AI SDK: a step's 5 calls run as one dispatch", async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+    let step = 0
+    const model = {
+      specificationVersion: 'v3' as const,
+      provider: 'test',
+      modelId: 'test',
+      supportedUrls: {},
+      doGenerate: async () =>
+        step++ === 0
+          ? {
+              content: [0, 1, 2, 3, 4].map((i) => ({ type: 'tool-call' as const, toolCallId: `ai_${i}`, toolName: 'echo', input: JSON.stringify({ n: i }) })),
+              finishReason: { unified: 'tool-calls' as const, raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : { content: [{ type: 'text' as const, text: 'done' }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] },
+      doStream: async () => {
+        throw new Error('not streamed')
+      },
+    }
+    const result = await generateText({ model, tools: toAiSdkTools(runtime), prompt: 'go', stopWhen: stepCountIs(2) })
+    expect(dispatches).toEqual([['ai_0', 'ai_1', 'ai_2', 'ai_3', 'ai_4']])
+    const outputs = result.steps[0].toolResults.map((r) => [r.toolCallId, textOf((r.output as ToolResult).content as never)])
+    expect(outputs).toEqual([0, 1, 2, 3, 4].map((i) => [`ai_${i}`, `ai_${i}:${i * 2}`]))
+  })
+})

@@ -1,0 +1,158 @@
+'use strict'
+// One dispatch for the calls a framework starts together. pi-agent-core and the AI SDK call each
+// tool's `execute` on its own, in the same tick; dispatching each alone paid the dispatch's fixed
+// cost once per call and made those frameworks slower with toolwire than without. A CallBatcher
+// collects the calls started within the same run of microtasks and hands them to one
+// `runtime.dispatch`, each caller still getting its own result, updates and errors.
+
+/**
+ * A batch closes after this many microtask turns in a row bring no call. Calls a framework starts
+ * in one loop arrive in the same turn, or a few turns apart when each passes through a few awaits
+ * first; a turn costs a few tens of nanoseconds.
+ */
+const QUIET_TURNS = 4
+
+/** A batch closes after at most this many turns, even while calls keep arriving. */
+const MAX_SETTLE_TURNS = 64
+
+/**
+ * Collects calls into shared dispatches for one adapter (one runtime, one set of dispatch
+ * options). `call(call, signal, onUpdate)` resolves with that call's ToolResult.
+ *
+ * - Calls with the same abort signal (or none) started within one run of microtasks share one
+ *   dispatch, given that signal: aborting it cancels exactly the calls that were given it. Calls
+ *   with another signal go in a dispatch of their own signal, so aborting one caller's signal
+ *   never cancels another caller's call.
+ * - A call whose id is already in the open batch starts a new one (the engine refuses a repeated
+ *   id within one dispatch; separate dispatches run both, as they would have alone).
+ * - `onUpdate` receives the partial results of that call's own `tool_execution_update` events; the
+ *   dispatch options' `onEvent` still sees every event once.
+ * - A dispatch refused as a whole for a caller's mistake (a TypeError before any call ran, e.g.
+ *   one call's id not a string) is retried call by call, so the mistake costs only the call that
+ *   made it.
+ */
+class CallBatcher {
+  #runtime
+  #options
+  /** the open batch of each signal (`undefined` for calls without one) */
+  #open = new Map()
+  /** batches closed early (a repeated id), dispatched with the open ones */
+  #closed = []
+  #scheduled = false
+  /** calls taken since the batch opened, and as of the last microtask turn */
+  #taken = 0
+  #seen = 0
+  /** microtask turns since the batch opened, and since a turn last brought a call */
+  #turns = 0
+  #quiet = 0
+
+  /** `options` are the adapter's dispatch options (without `signal`), already checked. */
+  constructor(runtime, options) {
+    this.#runtime = runtime
+    this.#options = options
+  }
+
+  /** Queues one call; resolves with its ToolResult, rejects only with its own dispatch's error. */
+  call(call, signal, onUpdate) {
+    return new Promise((resolve, reject) => {
+      const key = signal === null ? undefined : signal
+      let batch = this.#open.get(key)
+      if (batch !== undefined && batch.ids.has(call.id)) {
+        this.#closed.push(batch)
+        batch = undefined
+      }
+      if (batch === undefined) {
+        batch = { signal: key, calls: [], waiting: [], ids: new Set(), updates: new Map() }
+        this.#open.set(key, batch)
+      }
+      batch.calls.push(call)
+      batch.waiting.push({ resolve, reject })
+      batch.ids.add(call.id)
+      if (onUpdate !== undefined) batch.updates.set(call.id, onUpdate)
+      this.#taken++
+      this.#schedule()
+    })
+  }
+
+  #schedule() {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    this.#seen = 0
+    this.#turns = 0
+    this.#quiet = 0
+    queueMicrotask(this.#settle)
+  }
+
+  /** Waits while calls keep arriving (bounded), then dispatches every batch. */
+  #settle = () => {
+    this.#quiet = this.#taken === this.#seen ? this.#quiet + 1 : 0
+    this.#seen = this.#taken
+    if (this.#quiet < QUIET_TURNS && ++this.#turns < MAX_SETTLE_TURNS) {
+      queueMicrotask(this.#settle)
+      return
+    }
+    const batches = [...this.#closed, ...this.#open.values()]
+    this.#closed = []
+    this.#open.clear()
+    this.#scheduled = false
+    this.#taken = 0
+    for (const batch of batches) this.#dispatch(batch)
+  }
+
+  #dispatch(batch) {
+    this.#runtime.dispatch(batch.calls, this.#optionsFor(batch.signal, batch.updates)).then(
+      (results) => {
+        for (let i = 0; i < batch.waiting.length; i++) batch.waiting[i].resolve(results[i])
+      },
+      (error) => {
+        if (batch.calls.length > 1 && refusedUnrun(error)) {
+          batch.calls.forEach((call, i) => this.#dispatchAlone(call, batch, batch.waiting[i]))
+        } else {
+          for (const waiting of batch.waiting) waiting.reject(error)
+        }
+      },
+    )
+  }
+
+  /** One call of a refused batch, on its own: its error is its own. */
+  #dispatchAlone(call, batch, waiting) {
+    const onUpdate = batch.updates.get(call.id)
+    const updates = onUpdate === undefined ? new Map() : new Map([[call.id, onUpdate]])
+    this.#runtime.dispatch([call], this.#optionsFor(batch.signal, updates)).then((results) => waiting.resolve(results[0]), waiting.reject)
+  }
+
+  #optionsFor(signal, updates) {
+    const options = { ...this.#options }
+    if (signal !== undefined) options.signal = signal
+    if (updates.size > 0) options.onEvent = routingUpdates(this.#options.onEvent, updates)
+    return options
+  }
+}
+
+/**
+ * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any), then
+ * the partial result of a `tool_execution_update` event to the `onUpdate` of its call in `updates`.
+ */
+function routingUpdates(own, updates) {
+  return (event) => {
+    try {
+      if (own !== undefined) own(event)
+    } finally {
+      if (event.type === 'tool_execution_update') {
+        const onUpdate = updates.get(event.toolCallId)
+        if (onUpdate !== undefined) onUpdate(event.partialResult)
+      }
+    }
+  }
+}
+
+/**
+ * Whether `error` refused a whole dispatch before any of its calls ran: dispatch throws a
+ * TypeError only from its checks of the calls and options, before the engine sees them (a fault
+ * after calls started rejects with INTERNAL_ERROR, and then no call is run again).
+ */
+function refusedUnrun(error) {
+  return error instanceof TypeError
+}
+
+module.exports = { CallBatcher, routingUpdates }
