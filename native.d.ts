@@ -23,7 +23,7 @@ export declare class NativeAudit {
    */
   constructor(dir: string, run: string, sanitize: string, runId: string)
   /**
-   * Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
+   * Records a call, a result or an event (`kind`: a `LogFile` code), given as JSON text; flushes when the
    * last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
    * written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
    */

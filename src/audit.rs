@@ -64,7 +64,7 @@ impl NativeAudit {
         run: String,
         sanitize: String,
         run_id: Utf16String,
-    ) -> napi::Result<Self> {
+    ) -> crate::error::Result<Self> {
         guard(|| {
             let mut run = read_text("audit: the run record", &run)?;
             if let (Some(escaped), Some(fields)) = (escaped_id_utf16(&run_id), run.as_object_mut())
@@ -82,7 +82,7 @@ impl NativeAudit {
         })
     }
 
-    /// Records a call (0), a result (1) or an event (2), given as JSON text; flushes when the
+    /// Records a call, a result or an event (`kind`: a `LogFile` code), given as JSON text; flushes when the
     /// last flush is more than `flush_interval_ms` old. Whatever the text holds, the record is
     /// written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
     #[napi]
@@ -91,9 +91,9 @@ impl NativeAudit {
         kind: u32,
         record: String,
         flush_interval_ms: f64,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         self.write(flush_interval_ms, |writer, now| {
-            writer.record_text(log_file(kind), &record, now)
+            writer.record_text(log_file(kind)?, &record, now)
         })
     }
 
@@ -107,10 +107,10 @@ impl NativeAudit {
         head: String,
         reason: String,
         flush_interval_ms: f64,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         self.write(flush_interval_ms, |writer, now| {
             let head = serde_json::from_str(&head).unwrap_or_default();
-            writer.record_incomplete(log_file(kind), &head, &reason, now)
+            writer.record_incomplete(log_file(kind)?, &head, &reason, now)
         })
     }
 
@@ -119,7 +119,7 @@ impl NativeAudit {
         &mut self,
         flush_interval_ms: f64,
         record: impl FnOnce(&mut AuditWriter, u64) -> toolwire_core::Result<u64>,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         let writer = &mut self.writer;
         guard(|| {
             let writer = writer
@@ -136,7 +136,7 @@ impl NativeAudit {
 
     /// Writes what is buffered.
     #[napi]
-    pub fn flush(&mut self) -> napi::Result<()> {
+    pub fn flush(&mut self) -> crate::error::Result<()> {
         let writer = &mut self.writer;
         guard(|| match writer.as_mut() {
             Some(writer) => writer.flush(),
@@ -146,7 +146,7 @@ impl NativeAudit {
 
     /// Flushes and closes the run, merging `update` (JSON text, empty for none) into run.json.
     #[napi]
-    pub fn finish(&mut self, update: String) -> napi::Result<()> {
+    pub fn finish(&mut self, update: String) -> crate::error::Result<()> {
         let writer = self.writer.take();
         guard(|| {
             let Some(writer) = writer else {
@@ -169,13 +169,14 @@ fn read_text(what: &str, text: &str) -> toolwire_core::Result<serde_json::Value>
         .map_err(|reason| Error::caller(ErrorCode::ValidationError, format!("{what}: {reason}")))
 }
 
-/// The file of a record kind: a call (0), a result (1), anything else an event.
-fn log_file(kind: u32) -> LogFile {
-    match kind {
-        0 => LogFile::Calls,
-        1 => LogFile::Results,
-        _ => LogFile::Events,
-    }
+/// The file of a record kind, by its code (`LogFile` in lib/protocol.generated.js); a code of
+/// no file is the driver's bug.
+fn log_file(kind: u32) -> toolwire_core::Result<LogFile> {
+    LogFile::from_code(kind).ok_or_else(|| {
+        Error::internal(format!(
+            "malformed record from the driver: no log file has the code {kind}"
+        ))
+    })
 }
 
 /// The run directory: `dir` itself, or the directory of run `run_id` under the audit root `dir`.
@@ -197,7 +198,7 @@ pub fn audit_dir_name(run_id: Utf16String) -> String {
 /// Reads a run directory back (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ run, calls, results, events, partialLines, ... }` as JSON.
 #[napi(js_name = "replayRun")]
-pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
+pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> crate::error::Result<String> {
     guard(|| {
         let replay = replay_run(&run_dir_of(&dir, run_id.as_deref()))?;
         serde_json::to_string(&replay).map_err(|e| Error::internal(e.to_string()))
@@ -207,7 +208,7 @@ pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<S
 /// Checks a run directory's invariants (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ ok, problems }` as JSON.
 #[napi(js_name = "verifyRun")]
-pub fn verify_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
+pub fn verify_run_js(dir: String, run_id: Option<Utf16String>) -> crate::error::Result<String> {
     guard(|| {
         let verification = verify_run(&run_dir_of(&dir, run_id.as_deref()));
         serde_json::to_string(&verification).map_err(|e| Error::internal(e.to_string()))

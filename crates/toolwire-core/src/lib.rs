@@ -9,6 +9,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod contract;
 pub mod definitions;
 pub mod dispatch;
 pub mod envelope;

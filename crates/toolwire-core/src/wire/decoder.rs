@@ -6,6 +6,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input::repair_surrogates;
+
+use super::decode_error::DecodeErrorKind;
 use crate::registry::did_you_mean;
 
 use super::json_seq::JsonSeqFramer;
@@ -157,13 +159,13 @@ impl StreamDecoder {
             Framing::Sse(framer) => {
                 framer.push(bytes, &mut self.sse_events);
                 if let Some(error) = framer.take_error() {
-                    self.turn.error(error);
+                    self.turn.error(DecodeErrorKind::OversizedEvent, error);
                 }
             }
             Framing::Json(framer) => {
                 framer.push(bytes, &mut self.json_values);
-                if let Some(error) = framer.take_error() {
-                    self.turn.error(error);
+                if let Some((kind, error)) = framer.take_error() {
+                    self.turn.error(kind, error);
                 }
             }
             Framing::Undecided => {}
@@ -202,7 +204,8 @@ impl StreamDecoder {
                 self.turn.end_of_body();
             } else {
                 let why = self.not_the_wire();
-                self.turn.end_of_body_because(&why);
+                self.turn
+                    .end_of_body_because(DecodeErrorKind::NotTheWire, &why);
             }
         }
         self.turn.to_json()
@@ -264,8 +267,10 @@ impl StreamDecoder {
     }
 
     fn after_finish(&mut self) -> String {
-        self.turn
-            .error("input after finish() was ignored: a decoder decodes one response");
+        self.turn.error(
+            DecodeErrorKind::InputAfterFinish,
+            "input after finish() was ignored: a decoder decodes one response",
+        );
         self.turn.take_events()
     }
 }
