@@ -17,12 +17,10 @@ pub trait Codes: Copy + 'static {
     fn code(self) -> u8;
     /// The variant's Rust name (`StartEvent`); its JavaScript name is derived from it.
     fn name(self) -> &'static str;
-    /// The variant's doc comment, on one line.
-    fn doc(self) -> &'static str;
 }
 
 /// Declares an enum whose variants cross the boundary as the numbers given (`Variant = 3,`),
-/// each with a doc comment, and implements [`Codes`] and `from_code` for it. The enum's own
+/// each with a doc comment (required: what a code means is said there), and implements [`Codes`] and `from_code` for it. The enum's own
 /// attributes (derives, docs) are written by the caller; `#[repr(u8)]` is added.
 #[macro_export]
 macro_rules! codes {
@@ -58,11 +56,6 @@ macro_rules! codes {
                     $($name::$variant => stringify!($variant),)+
                 }
             }
-            fn doc(self) -> &'static str {
-                match self {
-                    $($name::$variant => concat!($($doc),+),)+
-                }
-            }
         }
     };
 }
@@ -76,8 +69,6 @@ pub trait Named: Copy + 'static {
     fn as_str(self) -> &'static str;
     /// The variant's Rust name (`StreamTruncated`); its JavaScript key is derived from it.
     fn rust_name(self) -> &'static str;
-    /// The variant's doc comment, on one line.
-    fn doc(self) -> &'static str;
 }
 
 /// Declares an enum whose variants cross the boundary as the names given
@@ -113,11 +104,6 @@ macro_rules! named {
             fn rust_name(self) -> &'static str {
                 match self {
                     $($name::$variant => stringify!($variant),)+
-                }
-            }
-            fn doc(self) -> &'static str {
-                match self {
-                    $($name::$variant => concat!($($doc),+),)+
                 }
             }
         }
@@ -215,8 +201,9 @@ struct Group {
     js: &'static str,
     doc: &'static str,
     rust: &'static str,
-    /// `(key, value as a JavaScript literal, doc)`.
-    entries: Vec<(String, String, &'static str)>,
+    /// `(key, value as a JavaScript literal)`; each value's meaning is documented on its Rust
+    /// variant (the generated files stay small: they ship in the package).
+    entries: Vec<(String, String)>,
 }
 
 fn group<C: Codes>(js: &'static str, rust: &'static str, doc: &'static str) -> Group {
@@ -226,7 +213,7 @@ fn group<C: Codes>(js: &'static str, rust: &'static str, doc: &'static str) -> G
         rust,
         entries: C::ALL
             .iter()
-            .map(|c| (js_name(c.name()), c.code().to_string(), c.doc().trim()))
+            .map(|c| (js_name(c.name()), c.code().to_string()))
             .collect(),
     }
 }
@@ -240,7 +227,7 @@ fn named_group<N: Named>(js: &'static str, rust: &'static str, doc: &'static str
             .iter()
             .map(|n| {
                 let value = serde_json::to_string(n.as_str()).expect("a string serializes");
-                (js_name(n.rust_name()), value, n.doc().trim())
+                (js_name(n.rust_name()), value)
             })
             .collect(),
     }
@@ -311,10 +298,8 @@ pub fn javascript() -> Generated {
         dts.push('\n');
         dts.push_str(&jsdoc("", &doc));
         let _ = writeln!(dts, "export declare const {}: {{", group.js);
-        for (name, code, doc) in &group.entries {
-            js.push_str(&jsdoc("  ", doc));
+        for (name, code) in &group.entries {
             let _ = writeln!(js, "  {name}: {code},");
-            dts.push_str(&jsdoc("  ", doc));
             let _ = writeln!(dts, "  readonly {name}: {code}");
         }
         js.push_str("})\n");
@@ -410,7 +395,6 @@ mod tests {
             assert_eq!(names.len(), C::ALL.len());
             for c in C::ALL {
                 assert_eq!(from_code(c.code()), Some(*c));
-                assert!(!c.doc().trim().is_empty(), "{c:?} has no doc");
             }
             assert_eq!(from_code(u8::MAX), None);
         }
@@ -433,7 +417,7 @@ mod tests {
     fn the_module_declares_every_code() {
         let generated = javascript();
         for group in groups() {
-            for (name, code, _) in &group.entries {
+            for (name, code) in &group.entries {
                 let line = format!("  {name}: {code},\n");
                 assert!(generated.js.contains(&line), "{}.{name}", group.js);
                 let line = format!("  readonly {name}: {code}\n");
