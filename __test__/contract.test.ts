@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { DecodeErrorKind, ERROR_CODES, StreamDecoder, ToolwireError, normalizeToolCallId } from '../index.js'
+import { DecodeErrorKind, ERROR_CODES, StreamDecoder, ToolRuntime, ToolwireError, normalizeToolCallId } from '../index.js'
 
 const require = createRequire(import.meta.url)
 const root = path.join(__dirname, '..')
@@ -98,6 +98,17 @@ describe('errors cross with their code as data', () => {
     expect(thrown.code).toBe('VALIDATION_ERROR')
     expect(thrown.message).toMatch(/no-such-target/)
     expect(thrown.message).not.toMatch(/^\[/)
+  })
+
+  it("work on the libuv pool rejects with the engine's code: a value too deep for the pool's sanitizer is LIMIT_EXCEEDED, not the tool's throw", async () => {
+    const runtime = new ToolRuntime()
+    let deep: unknown = 'x'
+    for (let i = 0; i < 80; i++) deep = [deep]
+    // an image sends the value to the pool lane
+    const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }
+    runtime.register({ name: 't', parameters: { type: 'object' }, execute: async () => ({ content: [image], details: deep }) } as any)
+    const [result] = await runtime.dispatch([{ id: 'a', name: 't', arguments: '{}' }])
+    expect(result!.error?.code).toBe('LIMIT_EXCEEDED')
   })
 
   it("napi's own errors keep their status as the code and are not the engine's", () => {
