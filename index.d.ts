@@ -677,6 +677,8 @@ export interface RunStep {
    * first, a fragment after the end, choices other than the first of an `n` > 1 response).
    */
   errors?: string[]
+  /** The kind of each of `errors`, in order (see `DecodeErrorKind`). */
+  errorKinds?: DecodeErrorKindName[]
 }
 
 export interface RunOutcome {
@@ -1097,6 +1099,8 @@ export interface AssembledTurn {
   rawStopReason: string | null
   usage?: { inputTokens?: number; outputTokens?: number; raw?: unknown }
   errors: string[]
+  /** Each error's kind, in the order of `errors`: a stable name to tell errors apart by (their messages are prose and may change). */
+  errorKinds: DecodeErrorKindName[]
   /** The events that `finish()` itself caused (cut-off calls ending, an error, `done`). */
   events: StreamEvent[]
 }
@@ -1116,7 +1120,12 @@ export type StreamEvent =
   | { type: 'text_delta'; delta: string }
   | { type: 'thinking_delta'; delta: string }
   | { type: 'done'; stopReason: StopReason }
-  | { type: 'error'; message: string }
+  | { type: 'error'; kind: DecodeErrorKindName; message: string }
+
+/** The kinds of decoder error by name (`DecodeErrorKind.STREAM_TRUNCATED === 'stream-truncated'`), and the engine's error codes. */
+export { DecodeErrorKind, ERROR_CODES } from './lib/protocol.generated.js'
+/** What a decoder error is about (the values of `DecodeErrorKind`, generated from the engine). */
+export type DecodeErrorKindName = (typeof import('./lib/protocol.generated.js').DecodeErrorKind)[keyof typeof import('./lib/protocol.generated.js').DecodeErrorKind]
 
 /**
  * Decodes one streamed provider response. A whole (non-streamed) response, what a server that

@@ -9,7 +9,7 @@
 
 const nodePath = require('node:path')
 const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
+const { ToolwireError, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
 const { analyzeCommand } = require('./lib/shell.js')
@@ -21,53 +21,19 @@ const { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE
 const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
 const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./lib/otel.js')
 
+// The engine's codes and constants, generated from the Rust that declares them
+// (crates/toolwire-core/src/contract.rs; `npm run contract`).
+const { Action, Completion, OutputShape, ArgumentKind, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, NO_OUTPUT } = require('./lib/protocol.generated.js')
+
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
-const START_EVENT = 0
-const BEFORE_HOOK = 1
-const CONCURRENCY_KEY = 2
-const RUN_TOOL = 3
-const ABORT = 4
-const AFTER_HOOK = 5
-const PERSIST_HOOK = 6
-const END = 7
-const BATCH_DONE = 8
-const TIMER = 9
-const END_AS_RETURNED = 10
-const REDACTION_FAILED = 11
-const TRIM = 12
-const LOOP_WARNING = 13
-const APPROVAL = 14
-const WARNING = 15
+const { START_EVENT, BEFORE_HOOK, CONCURRENCY_KEY, RUN_TOOL, ABORT, AFTER_HOOK, PERSIST_HOOK, END, BATCH_DONE, TIMER, END_AS_RETURNED, REDACTION_FAILED, TRIM, LOOP_WARNING, APPROVAL, WARNING } = Action
 
 // How a result as returned is rebuilt from the tool's value (toolwire_core::output::OutputShape).
-const SHAPE_AGENT_RESULT = 0
-const SHAPE_TEXT = 1
-const SHAPE_JSON = 2
-const NO_OUTPUT = '(no output)'
+const { AGENT_RESULT: SHAPE_AGENT_RESULT, TEXT: SHAPE_TEXT, JSON: SHAPE_JSON } = OutputShape
 
 // Completions to the engine: [batch, slot, token, kind, payload].
-const BEFORE_ANSWERED = 0
-const BEFORE_FAILED = 1
-const KEY = 2
-const KEY_FAILED = 3
-const RETURNED = 4
-const RETURNED_NOTHING = 5
-const THREW = 6
-const UNSERIALIZABLE = 7
-const MISSING = 8
-const AFTER_ANSWERED = 9
-const AFTER_FAILED = 10
-const PERSIST_ANSWERED = 11
-const PERSIST_FAILED = 12
-const RETURNED_SANITIZED = 13
-const APPROVAL_ANSWERED = 14
-const APPROVAL_FAILED = 15
-const THREW_NOT_RETRYABLE = 16
-const TOO_DEEP = 17
-const BEFORE_PARAMS_NOT_FINITE = 18
-const OVER_LIMIT = 19
+const { BEFORE_ANSWERED, BEFORE_FAILED, KEY, KEY_FAILED, RETURNED, RETURNED_NOTHING, THREW, UNSERIALIZABLE, MISSING, AFTER_ANSWERED, AFTER_FAILED, PERSIST_ANSWERED, PERSIST_FAILED, RETURNED_SANITIZED, APPROVAL_ANSWERED, APPROVAL_FAILED, THREW_NOT_RETRYABLE, TOO_DEEP, BEFORE_PARAMS_NOT_FINITE, OVER_LIMIT } = Completion
 
-const MAX_BATCH_ID = 0xffffffff
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2147483647
 
@@ -118,10 +84,11 @@ function answerJson(value) {
 /**
  * The calls as the engine reads them: `calls` as dispatch reads them (a provider's shape read as
  * `{ id, name, arguments }`, see lib/calls.js), `meta` one JSON text `[[id, name, kind], ...]` and
- * `texts` each call's arguments text (kind 0: the model's JSON text, crossing unescaped; 1: the
- * JSON text of an object passed; 2: why an object could not be serialized; 3: a call a
- * StreamDecoder marked incomplete, which is refused with INCOMPLETE_ARGUMENTS and never run;
- * 4: an object holding a number JSON cannot carry, `[pointer, number]`, refused at that path).
+ * `texts` each call's arguments text, read as its `ArgumentKind` says (TEXT: the model's JSON
+ * text, crossing unescaped; OBJECT: the JSON text of an object passed; UNSERIALIZABLE: why an
+ * object could not be serialized; INCOMPLETE: a call a StreamDecoder marked incomplete, which is
+ * refused with INCOMPLETE_ARGUMENTS and never run; NOT_FINITE: an object holding a number JSON
+ * cannot carry, `[pointer, number]`, refused at that path).
  */
 function encodeCalls(given) {
   if (!Array.isArray(given)) throw new TypeError(`dispatch: calls must be an array, got ${describe(given)}`)
@@ -133,13 +100,13 @@ function encodeCalls(given) {
     const { id, name, arguments: args } = call
     if (typeof id !== 'string') throw new TypeError(`dispatch: calls[${i}].id must be a string, got ${describe(id)}`)
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
-    let kind = 0
+    let kind = ArgumentKind.TEXT
     let text = args
     if (call.complete === false && !(call.error && call.error.code === 'INVALID_JSON')) {
-      kind = 3
+      kind = ArgumentKind.INCOMPLETE
       text = ''
     } else if (typeof args !== 'string') {
-      kind = 1
+      kind = ArgumentKind.OBJECT
       let bad
       try {
         // A Map, Set, function or class instance JSON would carry as less than it is refuses
@@ -148,15 +115,15 @@ function encodeCalls(given) {
         // (a second walk, for a null in the text: a getter or valueOf may throw only now)
         if (text !== undefined) bad = nonFiniteNumber(args, text)
       } catch (error) {
-        kind = 2
+        kind = ArgumentKind.UNSERIALIZABLE
         text = serializeFailure(error, args)
       }
       if (text === undefined) {
-        kind = 2
+        kind = ArgumentKind.UNSERIALIZABLE
         text = `arguments of type ${typeof args} have no JSON form`
       }
-      if (kind === 1 && bad !== undefined) {
-        kind = 4
+      if (kind === ArgumentKind.OBJECT && bad !== undefined) {
+        kind = ArgumentKind.NOT_FINITE
         text = JSON.stringify(bad)
       }
     }
@@ -994,10 +961,10 @@ class ToolRuntime {
     } catch (error) {
       task = Promise.reject(error)
     }
-    // A value too deep for the engine (LIMIT_EXCEEDED) is no throw of the tool's.
-    // (The pool's rejection carries the engine's code as the message's `[CODE] ` prefix.)
+    // A value too deep for the engine (LIMIT_EXCEEDED) is no throw of the tool's. (The pool's
+    // rejection carries the engine's code natively, as every error of the engine does.)
     task.catch((error) => {
-      const tooDeep = error?.code === 'LIMIT_EXCEEDED' || String(error?.message).startsWith('[LIMIT_EXCEEDED]')
+      const tooDeep = engineError(error)?.code === 'LIMIT_EXCEEDED'
       settle(tooDeep ? TOO_DEEP : THREW, tooDeep ? 'null' : messageJson(error))
     })
   }
@@ -1457,4 +1424,6 @@ module.exports = {
   toInvocationRecord,
   toErrorEnvelope,
   analyzeCommand,
+  DecodeErrorKind,
+  ERROR_CODES,
 }

@@ -119,6 +119,7 @@ describe('a whole answer in one value', () => {
     expect(outcome.steps[0]!.results.map((r) => r.status)).toEqual(['ok'])
     for (const step of outcome.steps) {
       expect(step.errors).toEqual([expect.stringContaining('more than one choice (`n` > 1): only choice 0 was read')])
+      expect(step.errorKinds).toEqual(['several-choices'])
     }
   })
 

@@ -13,9 +13,9 @@ const fs = require('node:fs')
 const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
 const { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } = require('./common.js')
 
-const CALL = 0
-const RESULT = 1
-const EVENT = 2
+const { LogFile } = require('./protocol.generated.js')
+
+const { CALLS: CALL, RESULTS: RESULT, EVENTS: EVENT } = LogFile
 const DEFAULT_FLUSH_INTERVAL_MS = 1000
 
 /** Checks an `audit` option: `{ dir, flushIntervalMs? }`; `undefined` when not given. */

@@ -1,6 +1,8 @@
 'use strict'
 // What every part of the JavaScript layer shares: the error type and the engine-call wrapper.
 
+const { ERROR_CODES, MAX_QUOTED_BYTES, MAX_VALUE_DEPTH } = require('./protocol.generated.js')
+
 /** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
 class ToolwireError extends Error {
   constructor(code, message) {
@@ -10,14 +12,32 @@ class ToolwireError extends Error {
   }
 }
 
-/** Calls into the engine, turning its `[CODE] message` errors into ToolwireErrors. */
+/** The engine's error codes (`ERROR_CODES`, generated from toolwire_core::ErrorCode). */
+const ENGINE_CODES = new Set(ERROR_CODES)
+
+/** Calls into the engine, turning its errors into ToolwireErrors (see {@link engineError}). */
 function native(fn) {
   try {
     return fn()
   } catch (error) {
-    const match = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(error && error.message)
-    throw match ? new ToolwireError(match[1], match[2]) : error
+    throw engineError(error)
   }
+}
+
+/**
+ * What the engine threw or rejected with, as a ToolwireError: the engine sets an error's `code`
+ * natively (one of {@link ERROR_CODES}); anything else (napi's own argument errors, whose codes
+ * are napi statuses such as `InvalidArg`) is returned as it is.
+ */
+function engineError(error) {
+  if (error instanceof ToolwireError || !(error instanceof Error)) return error
+  let code
+  try {
+    code = error.code
+  } catch {
+    return error
+  }
+  return typeof code === 'string' && ENGINE_CODES.has(code) ? new ToolwireError(code, error.message) : error
 }
 
 /**
@@ -174,9 +194,9 @@ function keepingAll(replacer) {
 
 /**
  * How deep {@link carriedAsIs} looks; deeper, it answers false (the engine refuses values
- * nested past 64 levels anyway).
+ * nested past its MAX_VALUE_DEPTH anyway).
  */
-const AS_IS_DEPTH = 64
+const AS_IS_DEPTH = MAX_VALUE_DEPTH
 
 /**
  * How many values {@link carriedAsIs} visits at most; past it, it answers false. A value sharing
@@ -331,21 +351,13 @@ function safeString(value) {
   }
 }
 
-/**
- * The most of a value a thrown message quotes: the engine's bound (`MAX_QUOTED_BYTES`, exported by
- * the native module from crates/toolwire-core/src/quote.rs), here counted in UTF-16 code units, so
- * a misused option holding megabytes is named, not echoed. Read when first needed, so loading this
- * module never loads the binary.
- */
-let maxQuoted
-function quotedLimit() {
-  maxQuoted ??= require('../native.js').MAX_QUOTED_BYTES
-  return maxQuoted
-}
+// The most of a value a thrown message quotes is the engine's bound (`MAX_QUOTED_BYTES`,
+// generated from crates/toolwire-core/src/quote.rs), here counted in UTF-16 code units, so a
+// misused option holding megabytes is named, not echoed.
 
-/** `text` cut to {@link quotedLimit} code units (never inside a surrogate pair), saying how much was left out. */
+/** `text` cut to {@link MAX_QUOTED_BYTES} code units (never inside a surrogate pair), saying how much was left out. */
 function bounded(text) {
-  const max = quotedLimit()
+  const max = MAX_QUOTED_BYTES
   if (text.length <= max) return text
   const code = text.charCodeAt(max - 1)
   const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max
@@ -501,4 +513,4 @@ function nonFiniteNumber(value, text) {
  */
 const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
 
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
+module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }

@@ -7,10 +7,8 @@ const { NativePlan } = require('../native.js')
 const { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } = require('./common.js')
 const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
 
-const DEFAULT_MAX_CONCURRENCY = 4
-const DEFAULT_MAX_RETRIES = 5
-/** The most retries a plan step may ask for (toolwire_core::plan::MAX_RETRIES). */
-const MAX_RETRIES = 100
+// The engine's defaults and the most retries a plan step may ask for (toolwire_core::plan).
+const { PLAN_DEFAULT_MAX_CONCURRENCY: DEFAULT_MAX_CONCURRENCY, PLAN_DEFAULT_MAX_RETRIES: DEFAULT_MAX_RETRIES, PLAN_MAX_RETRIES: MAX_RETRIES } = require('./protocol.generated.js')
 const FUNCTION_OPTIONS = ['onEvent', 'confirm']
 // passed to each step's dispatch: the policy context, and `tools` (the registered tools a step may run)
 const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender', 'tools']

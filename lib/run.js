@@ -395,7 +395,10 @@ function itemsOf(body) {
  */
 function stepOf(turn, calls, results) {
   const step = { text: turn.text, stopReason: turn.stopReason, calls, results }
-  if (turn.errors.length > 0) step.errors = turn.errors
+  if (turn.errors.length > 0) {
+    step.errors = turn.errors
+    step.errorKinds = turn.errorKinds
+  }
   return step
 }
 

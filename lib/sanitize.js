@@ -5,10 +5,9 @@
 const { sanitizeResult: nativeSanitizeResult, scrubSecrets: nativeScrubSecrets } = require('../native.js')
 const { ToolwireError, native, describe, jsonText } = require('./common.js')
 
-/** The per-result budget when none is given (README: maxResultChars). */
-const DEFAULT_MAX_RESULT_CHARS = 32768
-/** How far past a cut secrets are searched for (toolwire_core::sanitize::text::SECRET_WINDOW). */
-const SECRET_WINDOW = 4096
+// The per-result budget when none is given (README: maxResultChars), and how far past a cut
+// secrets are searched for: the engine's (toolwire_core::sanitize).
+const { DEFAULT_MAX_RESULT_CHARS, SECRET_WINDOW } = require('./protocol.generated.js')
 /**
  * Strings longer than this are sanitized from their ends instead of crossing whole; budgets
  * over it send long text to the libuv pool.

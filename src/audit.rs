@@ -65,7 +65,7 @@ impl NativeAudit {
         run: String,
         sanitize: String,
         run_id: Utf16String,
-    ) -> napi::Result<Self> {
+    ) -> crate::error::Result<Self> {
         guard(|| {
             let mut run = read_text("audit: the run record", &run)?;
             if let (Some(escaped), Some(fields)) = (escaped_id_utf16(&run_id), run.as_object_mut())
@@ -83,9 +83,9 @@ impl NativeAudit {
         })
     }
 
-    /// Records a call (0), a result (1) or an event (2), given as JSON text, stamped `epoch_ms`
-    /// (the driver's `Date.now()`); flushes when the last flush is more than `flush_interval_ms`
-    /// old. Whatever the text holds, the record is
+    /// Records a call, a result or an event (`kind`: a `LogFile` code), given as JSON text,
+    /// stamped `epoch_ms` (the driver's `Date.now()`); flushes when the last flush is more than
+    /// `flush_interval_ms` old. Whatever the text holds, the record is
     /// written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
     #[napi]
     pub fn record(
@@ -94,9 +94,9 @@ impl NativeAudit {
         record: String,
         flush_interval_ms: f64,
         epoch_ms: f64,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         self.write(flush_interval_ms, epoch_ms, |writer, now| {
-            writer.record_text(log_file(kind), &record, now)
+            writer.record_text(log_file(kind)?, &record, now)
         })
     }
 
@@ -111,10 +111,10 @@ impl NativeAudit {
         reason: String,
         flush_interval_ms: f64,
         epoch_ms: f64,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         self.write(flush_interval_ms, epoch_ms, |writer, now| {
             let head = serde_json::from_str(&head).unwrap_or_default();
-            writer.record_incomplete(log_file(kind), &head, &reason, now)
+            writer.record_incomplete(log_file(kind)?, &head, &reason, now)
         })
     }
 
@@ -125,7 +125,7 @@ impl NativeAudit {
         flush_interval_ms: f64,
         epoch_ms: f64,
         record: impl FnOnce(&mut AuditWriter, u64) -> toolwire_core::Result<u64>,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         let writer = &mut self.writer;
         guard(|| {
             let writer = writer
@@ -142,7 +142,7 @@ impl NativeAudit {
 
     /// Writes what is buffered.
     #[napi]
-    pub fn flush(&mut self) -> napi::Result<()> {
+    pub fn flush(&mut self) -> crate::error::Result<()> {
         let writer = &mut self.writer;
         guard(|| match writer.as_mut() {
             Some(writer) => writer.flush(),
@@ -152,7 +152,7 @@ impl NativeAudit {
 
     /// Flushes and closes the run, merging `update` (JSON text, empty for none) into run.json.
     #[napi]
-    pub fn finish(&mut self, update: String) -> napi::Result<()> {
+    pub fn finish(&mut self, update: String) -> crate::error::Result<()> {
         let writer = self.writer.take();
         guard(|| {
             let Some(writer) = writer else {
@@ -175,13 +175,14 @@ fn read_text(what: &str, text: &str) -> toolwire_core::Result<serde_json::Value>
         .map_err(|reason| Error::caller(ErrorCode::ValidationError, format!("{what}: {reason}")))
 }
 
-/// The file of a record kind: a call (0), a result (1), anything else an event.
-fn log_file(kind: u32) -> LogFile {
-    match kind {
-        0 => LogFile::Calls,
-        1 => LogFile::Results,
-        _ => LogFile::Events,
-    }
+/// The file of a record kind, by its code (`LogFile` in lib/protocol.generated.js); a code of
+/// no file is the driver's bug.
+fn log_file(kind: u32) -> toolwire_core::Result<LogFile> {
+    LogFile::from_code(kind).ok_or_else(|| {
+        Error::internal(format!(
+            "malformed record from the driver: no log file has the code {kind}"
+        ))
+    })
 }
 
 /// The run directory: `dir` itself, or the directory of run `run_id` under the audit root `dir`.
@@ -203,7 +204,7 @@ pub fn audit_dir_name(run_id: Utf16String) -> String {
 /// Reads a run directory back (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ run, calls, results, events, partialLines, ... }` as JSON.
 #[napi(js_name = "replayRun")]
-pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
+pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> crate::error::Result<String> {
     guard(|| {
         let replay = replay_run(&run_dir_of(&dir, run_id.as_deref()))?;
         serde_json::to_string(&replay).map_err(|e| Error::internal(e.to_string()))
@@ -213,7 +214,7 @@ pub fn replay_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<S
 /// Checks a run directory's invariants (`dir`, or run `run_id` under the audit root `dir`):
 /// `{ ok, problems }` as JSON.
 #[napi(js_name = "verifyRun")]
-pub fn verify_run_js(dir: String, run_id: Option<Utf16String>) -> napi::Result<String> {
+pub fn verify_run_js(dir: String, run_id: Option<Utf16String>) -> crate::error::Result<String> {
     guard(|| {
         let verification = verify_run(&run_dir_of(&dir, run_id.as_deref()));
         serde_json::to_string(&verification).map_err(|e| Error::internal(e.to_string()))

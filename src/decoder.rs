@@ -12,7 +12,7 @@ use crate::error::guard;
 /// Checks a wire name: an unknown one is refused naming it, the wires there are and the closest
 /// of them (`unknown wire "openai": ...; did you mean "openai-chat"?`).
 #[napi(js_name = "checkWire")]
-pub fn check_wire_js(name: String) -> napi::Result<()> {
+pub fn check_wire_js(name: String) -> crate::error::Result<()> {
     guard(|| Wire::parse(&name).map(|_| ()))
 }
 
@@ -26,7 +26,7 @@ pub struct NativeDecoder {
 impl NativeDecoder {
     /// `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults).
     #[napi(constructor)]
-    pub fn new(wire: String, options: String) -> napi::Result<Self> {
+    pub fn new(wire: String, options: String) -> crate::error::Result<Self> {
         guard(|| {
             Ok(NativeDecoder {
                 inner: StreamDecoder::new(Wire::parse(&wire)?, parse_decoder_options(&options)?),
@@ -36,25 +36,25 @@ impl NativeDecoder {
 
     /// Raw body bytes; returns the events as a JSON array.
     #[napi]
-    pub fn push_bytes(&mut self, chunk: Uint8Array) -> napi::Result<String> {
+    pub fn push_bytes(&mut self, chunk: Uint8Array) -> crate::error::Result<String> {
         guard(|| Ok(self.inner.push(&chunk)))
     }
 
     /// Raw body text; returns the events as a JSON array.
     #[napi]
-    pub fn push_text(&mut self, chunk: String) -> napi::Result<String> {
+    pub fn push_text(&mut self, chunk: String) -> crate::error::Result<String> {
         guard(|| Ok(self.inner.push(chunk.as_bytes())))
     }
 
     /// One parsed provider chunk as JSON text; returns the events as a JSON array.
     #[napi]
-    pub fn push_event(&mut self, event: String) -> napi::Result<String> {
+    pub fn push_event(&mut self, event: String) -> crate::error::Result<String> {
         guard(|| Ok(self.inner.push_event(&event)))
     }
 
     /// Ends the body; returns `[events, turn]` JSON texts joined as one JSON array.
     #[napi]
-    pub fn finish(&mut self) -> napi::Result<String> {
+    pub fn finish(&mut self) -> crate::error::Result<String> {
         guard(|| {
             let turn = self.inner.finish();
             let events = self.inner.take_events();

@@ -15,13 +15,13 @@ use crate::error::guard;
 
 /// An id valid for `target` (a wire, `strict` or `strict9`); valid ids come back unchanged.
 #[napi(js_name = "normalizeToolCallId")]
-pub fn normalize_tool_call_id_js(id: String, target: String) -> napi::Result<String> {
+pub fn normalize_tool_call_id_js(id: String, target: String) -> crate::error::Result<String> {
     guard(|| Ok(normalize_tool_call_id(&id, IdTarget::from_name(&target)?)))
 }
 
 /// Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`.
 #[napi(js_name = "repairHistory")]
-pub fn repair_history_js(messages: String, wire: String) -> napi::Result<String> {
+pub fn repair_history_js(messages: String, wire: String) -> crate::error::Result<String> {
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let messages = match parse_json("repairHistory: messages", &messages)? {
@@ -43,7 +43,7 @@ pub fn repair_history_js(messages: String, wire: String) -> napi::Result<String>
 
 /// The tool-result messages `wire` expects, for results given as JSON text.
 #[napi(js_name = "encodeResults")]
-pub fn encode_results_js(results: String, wire: String) -> napi::Result<String> {
+pub fn encode_results_js(results: String, wire: String) -> crate::error::Result<String> {
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let results = parse_results(&results)?;
@@ -61,7 +61,7 @@ pub fn marked_error_text_js(text: String) -> String {
 /// The assistant message(s) that carried the calls, for history; `turn` is JSON text of an
 /// array of calls or of a turn `{ text, thinking, toolCalls }`.
 #[napi(js_name = "encodeToolCalls")]
-pub fn encode_tool_calls_js(turn: String, wire: String) -> napi::Result<String> {
+pub fn encode_tool_calls_js(turn: String, wire: String) -> crate::error::Result<String> {
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let turn = parse_history_turn(&turn)?;

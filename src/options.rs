@@ -8,7 +8,11 @@ use crate::error::guard;
 /// throws a VALIDATION_ERROR naming it, the keys there are (`known`) and the closest of them.
 /// JavaScript calls this only for a key it found unknown; a known key returns nothing.
 #[napi(js_name = "checkOptionKeys")]
-pub fn check_option_keys_js(r#where: String, key: String, known: Vec<String>) -> napi::Result<()> {
+pub fn check_option_keys_js(
+    r#where: String,
+    key: String,
+    known: Vec<String>,
+) -> crate::error::Result<()> {
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     guard(|| toolwire_core::options::check_option_keys(&r#where, [key.as_str()], &known))
 }

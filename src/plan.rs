@@ -13,8 +13,7 @@ use toolwire_core::{Error, ErrorCode, Result};
 
 use crate::error::guard;
 
-/// The most retries a step may ask for when `maxRetries` is not given.
-const DEFAULT_MAX_RETRIES: u32 = 5;
+use toolwire_core::plan::DEFAULT_MAX_RETRIES;
 
 /// One run of a validated plan. Every method returns the next actions as a JSON array.
 #[napi]
@@ -30,7 +29,7 @@ impl NativePlan {
     /// and prepares its run. `options`: `{ maxConcurrency?, runId?, maxRetries? }` as JSON; every
     /// step's `retry.max` is clamped to `maxRetries` (default 5).
     #[napi(constructor)]
-    pub fn new(plan_json: String, options_json: String) -> napi::Result<Self> {
+    pub fn new(plan_json: String, options_json: String) -> crate::error::Result<Self> {
         guard(|| {
             let options = parse_options(&options_json)?;
             // One value handed over: lone surrogates become U+FFFD, and a plan nested deeper
@@ -80,13 +79,17 @@ impl NativePlan {
     // The name is the (and the core's); this is no iterator.
     #[allow(clippy::should_implement_trait)]
     #[napi]
-    pub fn next(&mut self) -> napi::Result<String> {
+    pub fn next(&mut self) -> crate::error::Result<String> {
         guard(|| Ok(actions_json(self.run.next())))
     }
 
     /// Feeds back the result (a ToolResult as JSON) of the call dispatched as `call_id`.
     #[napi]
-    pub fn completed(&mut self, call_id: String, result_json: String) -> napi::Result<String> {
+    pub fn completed(
+        &mut self,
+        call_id: String,
+        result_json: String,
+    ) -> crate::error::Result<String> {
         guard(|| {
             let result: Value =
                 serde_json::from_str(&repair_surrogates(&result_json)).map_err(|e| {
@@ -101,7 +104,11 @@ impl NativePlan {
 
     /// The wait a `wait` action announced for `step_id` (and `index`) is over.
     #[napi]
-    pub fn retry_due(&mut self, step_id: String, index: Option<u32>) -> napi::Result<String> {
+    pub fn retry_due(
+        &mut self,
+        step_id: String,
+        index: Option<u32>,
+    ) -> crate::error::Result<String> {
         guard(|| {
             let index = index.map(|i| i as usize);
             Ok(actions_json(self.run.retry_due(&step_id, index)?))
@@ -110,7 +117,7 @@ impl NativePlan {
 
     /// Cancels the run: nothing new is dispatched; the calls in flight end it as they complete.
     #[napi]
-    pub fn cancel(&mut self) -> napi::Result<String> {
+    pub fn cancel(&mut self) -> crate::error::Result<String> {
         guard(|| Ok(actions_json(self.run.cancel())))
     }
 }

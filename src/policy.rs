@@ -12,7 +12,7 @@ use crate::error::guard;
 /// safeBins, trustedDirs, env }` (empty for defaults). Returns the `Analysis` as JSON text:
 /// `{ approved, reason?, segments }`.
 #[napi(js_name = "analyzeCommand")]
-pub fn analyze_command_js(command: String, options: String) -> napi::Result<String> {
+pub fn analyze_command_js(command: String, options: String) -> crate::error::Result<String> {
     guard(|| {
         let options = if options.trim().is_empty() {
             Value::Null

@@ -86,7 +86,7 @@ impl NativeRap {
     pub fn new(
         options: String,
         #[napi(ts_arg_type = "(messages: string) => void")] deliver: Deliver,
-    ) -> napi::Result<Self> {
+    ) -> crate::error::Result<Self> {
         guard(|| {
             let server = server_options(&options)?;
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -120,7 +120,7 @@ impl NativeRap {
     /// Loads the toolset at `base_url` (`options`: `{ prefix?, retry?: { maxAttempts,
     /// baseDelayMs }, headers? }` as JSON text); answers `loaded` or `failed` under `ticket`.
     #[napi]
-    pub fn load(&self, ticket: u32, base_url: String, options: String) -> napi::Result<()> {
+    pub fn load(&self, ticket: u32, base_url: String, options: String) -> crate::error::Result<()> {
         guard(|| {
             let options = toolset_options(&options)?;
             let hub = self.hub.clone();
@@ -151,7 +151,7 @@ impl NativeRap {
     /// threadAncestors?, userId? }` as JSON text; `arguments`: the arguments' JSON text. Answers
     /// `result`, `failed`, `timeout` or `cancelled`.
     #[napi]
-    pub fn invoke(&self, ticket: u32, call: String, arguments: String) -> napi::Result<()> {
+    pub fn invoke(&self, ticket: u32, call: String, arguments: String) -> crate::error::Result<()> {
         guard(|| {
             let call = rap_call(&call, arguments)?;
             let (abort, aborted) = oneshot::channel::<()>();
@@ -194,7 +194,7 @@ impl NativeRap {
 
     /// Closes thread `group_id`: `POST /close_thread` to every server; answers `done`.
     #[napi]
-    pub fn close_thread(&self, ticket: u32, group_id: String) -> napi::Result<()> {
+    pub fn close_thread(&self, ticket: u32, group_id: String) -> crate::error::Result<()> {
         guard(|| {
             let hub = self.hub.clone();
             self.spawn(ticket, async move {
@@ -214,7 +214,7 @@ impl NativeRap {
         id: String,
         selected: u32,
         group_id: Option<String>,
-    ) -> napi::Result<()> {
+    ) -> crate::error::Result<()> {
         guard(|| {
             let hub = self.hub.clone();
             let selected = usize::try_from(selected)
@@ -234,7 +234,7 @@ impl NativeRap {
     /// Ends the subscription started by call `id` of thread `group_id` (a cancel is sent);
     /// returns whether one was open.
     #[napi]
-    pub fn cancel_subscription(&self, group_id: String, id: String) -> napi::Result<bool> {
+    pub fn cancel_subscription(&self, group_id: String, id: String) -> crate::error::Result<bool> {
         guard(|| {
             // The cancel POST is spawned: it needs the runtime's context.
             let _entered = self.runtime()?.enter();

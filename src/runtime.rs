@@ -29,7 +29,7 @@ pub struct NativeRuntime {
 impl NativeRuntime {
     /// `options`: `{ concurrency?, timeoutMs?, coerce? }` as JSON.
     #[napi(constructor)]
-    pub fn new(options: String) -> napi::Result<Self> {
+    pub fn new(options: String) -> crate::error::Result<Self> {
         guard(|| {
             Ok(NativeRuntime {
                 inner: Runtime::new(parse_runtime_options(&options)?),
@@ -40,7 +40,7 @@ impl NativeRuntime {
 
     /// Registers a tool declaration (JSON); returns its registration id.
     #[napi]
-    pub fn register(&mut self, declaration: String) -> napi::Result<u32> {
+    pub fn register(&mut self, declaration: String) -> crate::error::Result<u32> {
         self.run(|inner| {
             let declaration = json_input::repair_surrogates(&declaration);
             let declaration = ToolDeclaration::from_json("register", &declaration)?;
@@ -52,7 +52,11 @@ impl NativeRuntime {
     /// Registers the tools of plugin `id` (`declarations`: a JSON array), all or none; returns
     /// their registration ids in order.
     #[napi]
-    pub fn register_plugin(&mut self, id: String, declarations: String) -> napi::Result<Vec<u32>> {
+    pub fn register_plugin(
+        &mut self,
+        id: String,
+        declarations: String,
+    ) -> crate::error::Result<Vec<u32>> {
         self.run(|inner| {
             let declarations = json_input::repair_surrogates(&declarations);
             let where_ = format!("registerPlugin({})", json_string(&id));
@@ -74,7 +78,11 @@ impl NativeRuntime {
     /// Whether `tool` may be called in `context` (JSON `{ provider, agentId, sender }`):
     /// `{ allowed, layer, rule }` as JSON.
     #[napi]
-    pub fn explain_policy(&mut self, tool: String, context: String) -> napi::Result<String> {
+    pub fn explain_policy(
+        &mut self,
+        tool: String,
+        context: String,
+    ) -> crate::error::Result<String> {
         self.run(|inner| {
             let context = parse_context("explainPolicy: context", &context)?;
             let decision = inner.explain_policy(&tool, &context);
@@ -84,13 +92,13 @@ impl NativeRuntime {
 
     /// Unregisters a tool by name; returns whether it was registered.
     #[napi]
-    pub fn unregister(&mut self, name: String) -> napi::Result<bool> {
+    pub fn unregister(&mut self, name: String) -> crate::error::Result<bool> {
         self.run(|inner| Ok(inner.unregister(&name)))
     }
 
     /// The registered tools as a JSON array.
     #[napi]
-    pub fn list(&mut self) -> napi::Result<String> {
+    pub fn list(&mut self) -> crate::error::Result<String> {
         self.run(|inner| Ok(inner.list().to_string()))
     }
 
@@ -103,7 +111,7 @@ impl NativeRuntime {
         target: String,
         options: String,
         context: String,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         self.run(|inner| {
             let options = parse_definition_options(&options)?;
             let context = parse_context("definitions: options", &context)?;
@@ -125,7 +133,7 @@ impl NativeRuntime {
         options: String,
         monotonic_ms: f64,
         epoch_ms: f64,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
             let calls = parse_calls(&calls, arguments)?;
             let options = parse_batch_options(&options)?;
@@ -143,7 +151,7 @@ impl NativeRuntime {
         payloads: Vec<String>,
         monotonic_ms: f64,
         epoch_ms: f64,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
             Ok(inner.complete(parse_completions(&heads, payloads)?, now))
         })
@@ -151,7 +159,7 @@ impl NativeRuntime {
 
     /// The timer fired; returns the next actions.
     #[napi]
-    pub fn tick(&mut self, monotonic_ms: f64, epoch_ms: f64) -> napi::Result<String> {
+    pub fn tick(&mut self, monotonic_ms: f64, epoch_ms: f64) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
             Ok(inner.tick(now))
         })
@@ -169,7 +177,7 @@ impl NativeRuntime {
         events: bool,
         monotonic_ms: f64,
         epoch_ms: f64,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         let now = Now::from_millis(monotonic_ms, epoch_ms);
         self.run(|inner| {
             let decision = ApprovalDecision::from_json(
@@ -198,7 +206,7 @@ impl NativeRuntime {
 
     /// The run `run_id` ended: its loop-detection counts are forgotten.
     #[napi]
-    pub fn end_run(&mut self, run_id: String) -> napi::Result<()> {
+    pub fn end_run(&mut self, run_id: String) -> crate::error::Result<()> {
         self.run(|inner| {
             inner.end_run(&run_id);
             Ok(())
@@ -207,7 +215,12 @@ impl NativeRuntime {
 
     /// Cancels a batch; returns the next actions.
     #[napi]
-    pub fn cancel(&mut self, batch: u32, monotonic_ms: f64, epoch_ms: f64) -> napi::Result<String> {
+    pub fn cancel(
+        &mut self,
+        batch: u32,
+        monotonic_ms: f64,
+        epoch_ms: f64,
+    ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
             Ok(inner.cancel(batch, now))
         })
@@ -220,7 +233,7 @@ impl NativeRuntime {
         &mut self,
         batch: u32,
         tool: String,
-    ) -> napi::Result<crate::sanitize::NativeSanitizer> {
+    ) -> crate::error::Result<crate::sanitize::NativeSanitizer> {
         self.run(|inner| {
             let trusted_media = inner
                 .registry()
@@ -244,7 +257,7 @@ impl NativeRuntime {
         description: String,
         texts: Vec<String>,
         buffers: Vec<Uint8Array>,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
         self.run(|inner| {
             let trusted_media = inner
@@ -268,7 +281,7 @@ impl NativeRuntime {
         batch: u32,
         tool: String,
         partial: String,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         self.run(|inner| {
             let value = crate::convert::parse_value("onUpdate: partial result", &partial)?;
             Ok(inner.update_view(batch, &tool, value).to_string())
@@ -278,7 +291,7 @@ impl NativeRuntime {
     /// Panics inside the engine on purpose, so tests can check that a panic becomes a thrown
     /// `INTERNAL_ERROR` and never a crash. Not part of the public API.
     #[napi(js_name = "__panicForTests")]
-    pub fn panic_for_tests(&mut self) -> napi::Result<()> {
+    pub fn panic_for_tests(&mut self) -> crate::error::Result<()> {
         self.run(|_| panic!("deliberate panic requested by a test"))
     }
 
@@ -286,14 +299,14 @@ impl NativeRuntime {
         &mut self,
         now: Now,
         f: impl FnOnce(&mut Runtime, Now) -> toolwire_core::Result<Vec<Action>>,
-    ) -> napi::Result<String> {
+    ) -> crate::error::Result<String> {
         self.run(|inner| Ok(actions_to_json(&f(inner, now)?)))
     }
 
     fn run<T>(
         &mut self,
         f: impl FnOnce(&mut Runtime) -> toolwire_core::Result<T>,
-    ) -> napi::Result<T> {
+    ) -> crate::error::Result<T> {
         if self.broken {
             return guard(|| {
                 Err(Error::internal(
@@ -303,8 +316,7 @@ impl NativeRuntime {
         }
         let inner = &mut self.inner;
         let result = guard(|| f(inner));
-        let internal = format!("[{}]", ErrorCode::InternalError);
-        if matches!(&result, Err(e) if e.reason.starts_with(&internal)) {
+        if matches!(&result, Err(e) if e.status.0 == ErrorCode::InternalError) {
             self.broken = true;
         }
         result

@@ -12,7 +12,7 @@ use toolwire_core::sanitize::blocks::{sanitize_described, sanitize_output, Descr
 use toolwire_core::sanitize::{SanitizeOptions, Sanitizer};
 
 use crate::convert::parse_json;
-use crate::error::guard;
+use crate::error::{caught, guard, rejection};
 
 /// The sanitizer of the last options seen: compiling the secret patterns costs more than
 /// sanitizing a small result, and callers reuse the same options.
@@ -45,7 +45,7 @@ pub fn sanitize_result_js(
     texts: Vec<String>,
     buffers: Vec<Uint8Array>,
     options: String,
-) -> napi::Result<String> {
+) -> crate::error::Result<String> {
     guard(|| {
         let sanitizer = sanitizer_for(&options)?;
         let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
@@ -64,7 +64,7 @@ pub fn sanitize_result_js(
 /// stand alone (`toInvocationRecord`) and messages that reach events and the model without a
 /// dispatch (RAP events).
 #[napi(js_name = "scrubSecrets")]
-pub fn scrub_secrets_js(value: String, options: String) -> napi::Result<String> {
+pub fn scrub_secrets_js(value: String, options: String) -> crate::error::Result<String> {
     static DEFAULT: OnceLock<RecordScrubber> = OnceLock::new();
     guard(|| {
         let parsed = parse_json("scrubSecrets: value", &value)?;
@@ -92,10 +92,12 @@ pub struct SanitizeTask {
 }
 
 impl Task for SanitizeTask {
-    type Output = String;
+    /// The engine's answer, or its error, which becomes the rejection on the JavaScript thread
+    /// (with its code: see `error::rejection`).
+    type Output = toolwire_core::Result<String>;
     type JsValue = String;
 
-    fn compute(&mut self) -> napi::Result<String> {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
         let buffers: Vec<&[u8]> = self.buffers.iter().map(|b| &b[..]).collect();
         let sanitizer = self.sanitizer.clone();
         let input = Described {
@@ -103,11 +105,13 @@ impl Task for SanitizeTask {
             texts: &self.texts,
             buffers: &buffers,
         };
-        guard(|| sanitize_output(&sanitizer, input, self.trusted_media))
+        Ok(caught(|| {
+            sanitize_output(&sanitizer, input, self.trusted_media)
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
-        Ok(output)
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<String> {
+        output.map_err(|error| rejection(&env, error))
     }
 }
 

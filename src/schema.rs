@@ -16,7 +16,7 @@ pub fn normalize_schema_json(
     schema: String,
     target: String,
     options: String,
-) -> napi::Result<String> {
+) -> crate::error::Result<String> {
     guard(|| {
         let target = SchemaTarget::parse_named(&target)?;
         let options = parse_normalize_options(&options)?;
@@ -28,7 +28,7 @@ pub fn normalize_schema_json(
 
 /// Strips from `args` (JSON text) the nulls that the strict form of `original` forced.
 #[napi(js_name = "denormalizeStrict")]
-pub fn denormalize_strict_json(original: String, args: String) -> napi::Result<String> {
+pub fn denormalize_strict_json(original: String, args: String) -> crate::error::Result<String> {
     guard(|| {
         let original = parse_json("denormalize: schema", &original)?;
         let args = parse_json("denormalize: args", &args)?;
@@ -38,6 +38,6 @@ pub fn denormalize_strict_json(original: String, args: String) -> napi::Result<S
 
 /// `null` when `name` is a valid tool name for `target`, else why not.
 #[napi(js_name = "validateToolName")]
-pub fn validate_tool_name_js(name: String, target: String) -> napi::Result<Option<String>> {
+pub fn validate_tool_name_js(name: String, target: String) -> crate::error::Result<Option<String>> {
     guard(|| Ok(validate_tool_name(&name, &target).err()))
 }

@@ -57,7 +57,7 @@ async function main(scenario) {
           probe()
           messages.push('no error')
         } catch (error) {
-          messages.push(error.message)
+          messages.push([error.code, error.message])
         }
       }
       return messages

@@ -3,10 +3,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use toolwire_core::wire::decode_error::DecodeErrorKind;
 use toolwire_core::wire::json_seq::JsonSeqFramer;
 use toolwire_fuzz::{byte_pieces, header};
 
-fn frame(pieces: &[&[u8]]) -> (Vec<String>, Option<String>, Option<String>) {
+fn frame(
+    pieces: &[&[u8]],
+) -> (
+    Vec<String>,
+    Option<String>,
+    Option<(DecodeErrorKind, String)>,
+) {
     let mut framer = JsonSeqFramer::new();
     let mut values = Vec::new();
     let mut error = None;

@@ -5,31 +5,53 @@
 // clients or needs care when sending results back), `error` (a call or the turn is broken).
 
 const { paddedBeforeBrace } = require('./frames.js')
+const { DecodeErrorKind } = require('../protocol.generated.js')
 
-/** A readable name for a decoder error message (the decoder reports errors as text). */
-const ERROR_KINDS = [
-  [/is not a response of the [a-z-]+ wire|^the body.* is empty/, 'not-the-wire', 'the body is not a response of this wire (an HTML page, plain text, another API)'],
-  [/says the turn holds tool calls, but none arrived/, 'tool-calls-lost', 'the stop reason says tool calls, but none arrived'],
-  [/spliced/, 'spliced-stream', 'two generations spliced into one stream'],
-  [/ended before its terminal event/, 'stream-truncated', 'stream ended before its terminal event'],
-  [/JSON array body ended/, 'stream-truncated', 'JSON array stream ended before its closing bracket'],
-  [/provider reported an error/, 'provider-error', 'the provider reported an error mid-stream'],
-  [/content filter/, 'content-filter', "stopped by the provider's content filter"],
-  [/response failed/, 'response-failed', 'the response failed'],
-  [/prompt was blocked/, 'prompt-blocked', 'the prompt was blocked'],
-  [/model stopped with/, 'abnormal-finish', 'the model stopped abnormally'],
-  [/after the turn finished/, 'fragment-after-finish', 'a tool call fragment after the turn finished'],
-  [/second response|whole response followed/, 'several-responses', 'a second response in the same body'],
-  [/never\s+announced/, 'arguments-for-unknown-item', 'arguments for an output item never announced'],
-  [/without a name/, 'nameless-function-call', 'a functionCall part without a name'],
-  [/longer than|larger than/, 'oversized-event', 'an event too large, dropped'],
-  [/not a valid|has no type/, 'unreadable-event', 'an event that is not valid JSON or has the wrong shape'],
-  [/input after finish/, 'input-after-finish', 'input after the end of the response'],
-]
+/**
+ * A title for each kind of decoder error (`DecodeErrorKind`, generated from the engine): the
+ * decoder reports each error's kind as data next to its message, so nothing here reads prose.
+ */
+const ERROR_TITLES = {
+  [DecodeErrorKind.NOT_THE_WIRE]: 'the body is not a response of this wire (an HTML page, plain text, another API)',
+  [DecodeErrorKind.TOOL_CALLS_LOST]: 'the stop reason says tool calls, but none arrived',
+  [DecodeErrorKind.SPLICED_STREAM]: 'two generations spliced into one stream',
+  [DecodeErrorKind.STREAM_TRUNCATED]: 'stream ended before its terminal event',
+  [DecodeErrorKind.PROVIDER_ERROR]: 'the provider reported an error mid-stream',
+  [DecodeErrorKind.CONTENT_FILTER]: "stopped by the provider's content filter",
+  [DecodeErrorKind.RESPONSE_FAILED]: 'the response failed',
+  [DecodeErrorKind.PROMPT_BLOCKED]: 'the prompt was blocked',
+  [DecodeErrorKind.ABNORMAL_FINISH]: 'the model stopped abnormally',
+  [DecodeErrorKind.FRAGMENT_AFTER_FINISH]: 'a tool call fragment after the turn finished',
+  [DecodeErrorKind.SEVERAL_RESPONSES]: 'a second response in the same body',
+  [DecodeErrorKind.SEVERAL_CHOICES]: 'more than one choice in the response; only the first was read',
+  [DecodeErrorKind.ARGUMENTS_FOR_UNKNOWN_ITEM]: 'arguments for an output item never announced',
+  [DecodeErrorKind.NAMELESS_FUNCTION_CALL]: 'a functionCall part without a name',
+  [DecodeErrorKind.BAD_PARTIAL_ARGUMENTS]: 'streamed partial arguments that contradict each other',
+  [DecodeErrorKind.OVERSIZED_EVENT]: 'an event too large, dropped',
+  [DecodeErrorKind.UNREADABLE_EVENT]: 'an event that is not valid JSON or has the wrong shape',
+  [DecodeErrorKind.INPUT_AFTER_FINISH]: 'input after the end of the response',
+}
 
-function classifyError(message) {
-  for (const [pattern, kind, title] of ERROR_KINDS) if (pattern.test(message)) return { kind, title, message }
-  return { kind: 'decoder-error', title: 'decoder error', message }
+/** The kinds of decoder error `replay` lists among a response's quirks, each with its severity. */
+const QUIRK_SEVERITY = {
+  [DecodeErrorKind.SPLICED_STREAM]: 'error',
+  [DecodeErrorKind.STREAM_TRUNCATED]: 'error',
+  [DecodeErrorKind.SEVERAL_RESPONSES]: 'warning',
+  [DecodeErrorKind.FRAGMENT_AFTER_FINISH]: 'warning',
+  [DecodeErrorKind.NAMELESS_FUNCTION_CALL]: 'error',
+  [DecodeErrorKind.OVERSIZED_EVENT]: 'error',
+  [DecodeErrorKind.CONTENT_FILTER]: 'error',
+}
+
+/** A decoder error as `replay` names it: `{ kind, title, message }`, named by its kind alone. */
+function describeError(kind, message) {
+  const title = Object.hasOwn(ERROR_TITLES, kind) ? ERROR_TITLES[kind] : 'decoder error'
+  return { kind: typeof kind === 'string' ? kind : 'decoder-error', title, message }
+}
+
+/** A turn's errors as `replay` names them, each by the kind the decoder gave it. */
+function turnErrors(turn) {
+  return turn.errors.map((message, i) => describeError(turn.errorKinds?.[i], message))
 }
 
 class Quirks {
@@ -321,13 +343,10 @@ function fromTurn(q, turn) {
   if (turn.stopReason === 'length' && turn.toolCalls.some((c) => !c.complete)) {
     q.add('output-limit-cut', 'error', 'the output limit cut a tool call', `stop reason ${turn.rawStopReason ?? 'length'}`)
   }
-  for (const message of turn.errors) {
-    const { kind, title } = classifyError(message)
-    if (q.seen.has(kind)) continue
-    if (['spliced-stream', 'stream-truncated', 'several-responses', 'fragment-after-finish', 'nameless-function-call', 'oversized-event', 'content-filter'].includes(kind)) {
-      q.add(kind, kind === 'fragment-after-finish' || kind === 'several-responses' ? 'warning' : 'error', title, message)
-    }
+  for (const { kind, title, message } of turnErrors(turn)) {
+    if (q.seen.has(kind) || !Object.hasOwn(QUIRK_SEVERITY, kind)) continue
+    q.add(kind, QUIRK_SEVERITY[kind], title, message)
   }
 }
 
-module.exports = { findQuirks, classifyError }
+module.exports = { findQuirks, describeError, turnErrors, ERROR_TITLES }

@@ -7,7 +7,7 @@
 const { StreamDecoder } = require('../../index.js')
 const { WIRES, checkWire } = require('../common.js')
 const { frameBody, splitResponses } = require('./frames.js')
-const { findQuirks, classifyError } = require('./quirks.js')
+const { findQuirks, turnErrors } = require('./quirks.js')
 const { usageError, inputError, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
 const { readInput } = require('./input.js')
 
@@ -65,7 +65,7 @@ function replayFile(file, wire, progress) {
       text: turn.text,
       thinking: turn.thinking.length,
       usage: turn.usage ? { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens } : undefined,
-      errors: turn.errors.map(classifyError),
+      errors: turnErrors(turn),
       quirks,
       ok: turn.errors.length === 0 && !broken,
     }

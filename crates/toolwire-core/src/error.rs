@@ -48,6 +48,26 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in the order of the enum (generated for JavaScript as `ERROR_CODES`).
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::ValidationError,
+        ErrorCode::InvalidJson,
+        ErrorCode::IncompleteArguments,
+        ErrorCode::NotFound,
+        ErrorCode::PolicyDenied,
+        ErrorCode::ApprovalRequired,
+        ErrorCode::Blocked,
+        ErrorCode::Timeout,
+        ErrorCode::Cancelled,
+        ErrorCode::ExecutionError,
+        ErrorCode::RedactionFailed,
+        ErrorCode::LimitExceeded,
+        ErrorCode::Conflict,
+        ErrorCode::PreconditionFailed,
+        ErrorCode::PlanInvalid,
+        ErrorCode::InternalError,
+    ];
+
     /// The code as it appears on the wire, e.g. `"VALIDATION_ERROR"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -157,6 +177,34 @@ mod tests {
         ] {
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{}\"", code.as_str()));
+        }
+    }
+
+    /// `ALL` lists every variant: the JSON Schema of the type (which schemars derives from the
+    /// variants themselves) enumerates exactly its names.
+    #[test]
+    fn all_lists_every_code() {
+        let schema = schemars::schema_for!(ErrorCode).to_value();
+        let mut declared: Vec<String> = schema["enum"]
+            .as_array()
+            .or_else(|| schema["oneOf"].as_array())
+            .expect("an enum schema")
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .or_else(|| v["const"].as_str())
+                    .or_else(|| v["enum"][0].as_str())
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        declared.sort();
+        let mut listed: Vec<String> = ErrorCode::ALL.iter().map(|c| c.to_string()).collect();
+        listed.sort();
+        assert_eq!(declared, listed);
+        for code in ErrorCode::ALL {
+            let back: ErrorCode = serde_json::from_value(code.as_str().into()).unwrap();
+            assert_eq!(back, code);
         }
     }
 

@@ -10,6 +10,7 @@
 pub mod args;
 pub mod audit;
 pub mod canonical;
+pub mod contract;
 pub mod definitions;
 pub mod dispatch;
 pub mod envelope;

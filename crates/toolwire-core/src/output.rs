@@ -37,19 +37,21 @@ pub enum ToolOutcome {
     OverLimit(String),
 }
 
-/// How a successful result was derived from the value the tool returned. When a result is
-/// exactly its tool's value in one of these shapes, the driver can rebuild it from the value it
-/// still holds instead of receiving it again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputShape {
-    /// An AgentToolResult: `content` and `details` as returned.
-    AgentResult = 0,
-    /// A string: one text block.
-    Text = 1,
-    /// Another JSON value: its JSON text as one text block, and the value as `data`.
-    Json = 2,
-    /// `undefined`: the text `(no output)`.
-    Nothing = 3,
+crate::codes! {
+    /// How a successful result was derived from the value the tool returned. When a result is
+    /// exactly its tool's value in one of these shapes, the driver can rebuild it from the value it
+    /// still holds instead of receiving it again.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum OutputShape {
+        /// An AgentToolResult: `content` and `details` as returned.
+        AgentResult = 0,
+        /// A string: one text block.
+        Text = 1,
+        /// Another JSON value: its JSON text as one text block, and the value as `data`.
+        Json = 2,
+        /// `undefined`: the text `(no output)`.
+        Nothing = 3,
+    }
 }
 
 /// The verdict on what a tool returned, reached without building anything: the shape of a

@@ -30,16 +30,19 @@ pub const ARGS: &str = "args";
 /// [`args_sha256`](crate::canonical::args_sha256)).
 pub const ARGS_HASH: &str = "argsHash";
 
-/// One of the three append-only JSONL files of a run directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum LogFile {
-    /// `calls.jsonl`: one line per call attempt.
-    Calls,
-    /// `results.jsonl`: one line per result.
-    Results,
-    /// `events.jsonl`: everything else that happened during the run.
-    Events,
+crate::codes! {
+    /// One of the three append-only JSONL files of a run directory; the driver names the file
+    /// of a record by its code.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub enum LogFile {
+        /// `calls.jsonl`: one line per call attempt.
+        Calls = 0,
+        /// `results.jsonl`: one line per result.
+        Results = 1,
+        /// `events.jsonl`: everything else that happened during the run.
+        Events = 2,
+    }
 }
 
 impl LogFile {

@@ -57,6 +57,112 @@ use crate::registry::positive_millis;
 use crate::sanitize::report::{SanitizeReport, Truncation};
 use crate::sanitize::RuleOptions;
 
+/// The largest batch id a driver may choose: batch ids cross as `u32`.
+pub const MAX_BATCH_ID: u32 = u32::MAX;
+
+crate::codes! {
+    /// The code each [`Action`] crosses as, its first element (see the module documentation).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ActionCode {
+        /// Emit `tool_execution_start`: batch, slot, args?, id?, name?, repeats?.
+        StartEvent = 0,
+        /// Run `beforeToolCall`: batch, slot, token, args, call.
+        BeforeHook = 1,
+        /// Compute `concurrencyKey(args)`: batch, slot, token, args.
+        ConcurrencyKey = 2,
+        /// Run the tool: batch, slot, token, tool id, args?.
+        RunTool = 3,
+        /// Abort the tool's signal: batch, slot, reason (`"timeout"` or `"cancelled"`).
+        Abort = 4,
+        /// Run `afterToolCall`: batch, slot, token, result.
+        AfterHook = 5,
+        /// Run `onPersist`: batch, slot, token, result.
+        PersistHook = 6,
+        /// The call ended: batch, slot, result, view?, repeats?.
+        End = 7,
+        /// The batch ended: batch.
+        BatchDone = 8,
+        /// Arm the timer: delay in ms, or -1 to disarm.
+        Timer = 9,
+        /// The call ended with its value as returned: batch, slot, startedAt, endedAt, durationMs, shape, text?, view?.
+        EndAsReturned = 10,
+        /// Emit `redaction_failed`: batch, slot.
+        RedactionFailed = 11,
+        /// Cut the batch's text further (`maxBatchChars`): batch, slot, blocks, truncations.
+        Trim = 12,
+        /// Emit `loop_warning`: batch, slot, count.
+        LoopWarning = 13,
+        /// Ask `onApproval(request)`: batch, slot, token, request.
+        Approval = 14,
+        /// Warn (`process.emitWarning`): batch, slot, message.
+        Warning = 15,
+    }
+}
+
+crate::codes! {
+    /// The kind of a [`Completion`], as the driver writes it (see [`CompletionKind`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum CompletionCode {
+        /// `beforeToolCall` returned this (`null` for nothing).
+        BeforeAnswered = 0,
+        /// `beforeToolCall` threw or rejected: its message.
+        BeforeFailed = 1,
+        /// `concurrencyKey` returned this key (`null` for none).
+        Key = 2,
+        /// `concurrencyKey` threw: its message.
+        KeyFailed = 3,
+        /// The tool returned this value.
+        Returned = 4,
+        /// The tool returned `undefined`.
+        ReturnedNothing = 5,
+        /// The tool threw or rejected: its message.
+        Threw = 6,
+        /// The tool's value has no JSON form: why.
+        Unserializable = 7,
+        /// The tool is no longer registered in the driver.
+        Missing = 8,
+        /// `afterToolCall` returned this.
+        AfterAnswered = 9,
+        /// `afterToolCall` threw or rejected: its message.
+        AfterFailed = 10,
+        /// `onPersist` returned this.
+        PersistAnswered = 11,
+        /// `onPersist` threw or rejected: its message.
+        PersistFailed = 12,
+        /// The tool returned a value the driver had sanitized off the JavaScript thread: `[value, report]`.
+        ReturnedSanitized = 13,
+        /// `onApproval` answered this.
+        ApprovalAnswered = 14,
+        /// `onApproval` threw or rejected: its message.
+        ApprovalFailed = 15,
+        /// The tool threw an error marked `retryable = false`: its message.
+        ThrewNotRetryable = 16,
+        /// The tool's value nests deeper than the engine takes.
+        TooDeep = 17,
+        /// `beforeToolCall` answered params holding a number JSON cannot carry: `[pointer, number]`.
+        BeforeParamsNotFinite = 18,
+        /// What the tool sent was refused over a limit on the way: the message.
+        OverLimit = 19,
+    }
+}
+
+crate::codes! {
+    /// How a call's arguments text is read: the third element of its row (see [`parse_calls`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ArgumentKind {
+        /// The model's JSON text, crossing unescaped.
+        Text = 0,
+        /// The JSON text of an object the caller passed.
+        Object = 1,
+        /// Why an object the caller passed could not be serialized.
+        Unserializable = 2,
+        /// A call a StreamDecoder marked incomplete: refused with INCOMPLETE_ARGUMENTS, never run.
+        Incomplete = 3,
+        /// An object holding a number JSON cannot carry: `[pointer, number]`, refused at that path.
+        NotFinite = 4,
+    }
+}
+
 /// A call's place: its batch and its index in that batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CallRef {
@@ -232,8 +338,8 @@ pub enum Action {
 impl Serialize for Action {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(None)?;
-        let head = |seq: &mut S::SerializeSeq, code: u8, call: &CallRef| {
-            seq.serialize_element(&code)?;
+        let head = |seq: &mut S::SerializeSeq, code: ActionCode, call: &CallRef| {
+            seq.serialize_element(&(code as u8))?;
             seq.serialize_element(&call.batch)?;
             seq.serialize_element(&call.slot)
         };
@@ -244,7 +350,7 @@ impl Serialize for Action {
                 ids,
                 repeats,
             } => {
-                head(&mut seq, 0, call)?;
+                head(&mut seq, ActionCode::StartEvent, call)?;
                 if args.is_some() || ids.is_some() || repeats.is_some() {
                     seq.serialize_element(args.as_ref().unwrap_or(&Value::Null))?;
                 }
@@ -269,13 +375,13 @@ impl Serialize for Action {
                 args,
                 envelope,
             } => {
-                head(&mut seq, 1, call)?;
+                head(&mut seq, ActionCode::BeforeHook, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(args)?;
                 seq.serialize_element(envelope)?;
             }
             Action::ConcurrencyKey { call, token, args } => {
-                head(&mut seq, 2, call)?;
+                head(&mut seq, ActionCode::ConcurrencyKey, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(args)?;
             }
@@ -285,7 +391,7 @@ impl Serialize for Action {
                 tool_id,
                 args,
             } => {
-                head(&mut seq, 3, call)?;
+                head(&mut seq, ActionCode::RunTool, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(tool_id)?;
                 if let Some(args) = args {
@@ -293,7 +399,7 @@ impl Serialize for Action {
                 }
             }
             Action::Abort { call, reason } => {
-                head(&mut seq, 4, call)?;
+                head(&mut seq, ActionCode::Abort, call)?;
                 seq.serialize_element(match reason {
                     AbortReason::Timeout => "timeout",
                     AbortReason::Cancelled => "cancelled",
@@ -304,7 +410,7 @@ impl Serialize for Action {
                 token,
                 result,
             } => {
-                head(&mut seq, 5, call)?;
+                head(&mut seq, ActionCode::AfterHook, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(result)?;
             }
@@ -313,7 +419,7 @@ impl Serialize for Action {
                 token,
                 result,
             } => {
-                head(&mut seq, 6, call)?;
+                head(&mut seq, ActionCode::PersistHook, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(result)?;
             }
@@ -326,7 +432,7 @@ impl Serialize for Action {
                 text,
                 view,
             } => {
-                head(&mut seq, 10, call)?;
+                head(&mut seq, ActionCode::EndAsReturned, call)?;
                 seq.serialize_element(started_at)?;
                 seq.serialize_element(ended_at)?;
                 seq.serialize_element(duration_ms)?;
@@ -344,7 +450,7 @@ impl Serialize for Action {
                 view,
                 repeats,
             } => {
-                head(&mut seq, 7, call)?;
+                head(&mut seq, ActionCode::End, call)?;
                 seq.serialize_element(result)?;
                 if view.is_some() || repeats.is_some() {
                     seq.serialize_element(view.as_ref().unwrap_or(&Value::Null))?;
@@ -353,18 +459,18 @@ impl Serialize for Action {
                     seq.serialize_element(first)?;
                 }
             }
-            Action::RedactionFailed { call } => head(&mut seq, 11, call)?,
+            Action::RedactionFailed { call } => head(&mut seq, ActionCode::RedactionFailed, call)?,
             Action::Trim {
                 call,
                 blocks,
                 truncations,
             } => {
-                head(&mut seq, 12, call)?;
+                head(&mut seq, ActionCode::Trim, call)?;
                 seq.serialize_element(blocks)?;
                 seq.serialize_element(truncations)?;
             }
             Action::LoopWarning { call, count } => {
-                head(&mut seq, 13, call)?;
+                head(&mut seq, ActionCode::LoopWarning, call)?;
                 seq.serialize_element(count)?;
             }
             Action::Approval {
@@ -372,20 +478,20 @@ impl Serialize for Action {
                 token,
                 request,
             } => {
-                head(&mut seq, 14, call)?;
+                head(&mut seq, ActionCode::Approval, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(request)?;
             }
             Action::Warning { call, message } => {
-                head(&mut seq, 15, call)?;
+                head(&mut seq, ActionCode::Warning, call)?;
                 seq.serialize_element(message)?;
             }
             Action::BatchDone { batch } => {
-                seq.serialize_element(&8)?;
+                seq.serialize_element(&(ActionCode::BatchDone as u8))?;
                 seq.serialize_element(batch)?;
             }
             Action::Timer { delay_ms } => {
-                seq.serialize_element(&9)?;
+                seq.serialize_element(&(ActionCode::Timer as u8))?;
                 match delay_ms {
                     Some(ms) => seq.serialize_element(ms)?,
                     None => seq.serialize_element(&-1)?,
@@ -485,12 +591,12 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
     rows.into_iter()
         .zip(arguments)
         .map(|(CallRow(id, name, kind, stamp), text)| {
-            let arguments = match kind {
-                0 => RawArguments::Text(text),
-                1 => RawArguments::Object(text),
-                2 => RawArguments::Unserializable(text),
-                3 => RawArguments::Incomplete,
-                4 => {
+            let arguments = match ArgumentKind::from_code(kind) {
+                Some(ArgumentKind::Text) => RawArguments::Text(text),
+                Some(ArgumentKind::Object) => RawArguments::Object(text),
+                Some(ArgumentKind::Unserializable) => RawArguments::Unserializable(text),
+                Some(ArgumentKind::Incomplete) => RawArguments::Incomplete,
+                Some(ArgumentKind::NotFinite) => {
                     let (pointer, number): (String, String) =
                         serde_json::from_str(&crate::json_input::repair_surrogates(&text))
                             .map_err(|e| {
@@ -501,7 +607,7 @@ pub fn parse_calls(meta: &str, arguments: Vec<String>) -> Result<Vec<CallRequest
                             })?;
                     RawArguments::NotFinite(pointer, number)
                 }
-                kind => {
+                None => {
                     return Err(Error::internal(format!(
                         "malformed call from the driver: argument kind {kind}"
                     )))
@@ -791,11 +897,21 @@ pub fn parse_completions(heads: &str, payloads: Vec<String>) -> Result<Vec<Compl
 /// The completion of kind `code` with the JSON text `payload`; a payload that cannot be read
 /// becomes the failure of what it answers.
 fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
-    // A sanitized value (13) comes as `[value, report]`: one level of the engine's own.
-    let wrappers = usize::from(code == 13);
-    let parsed = match code {
+    use CompletionCode as C;
+    let Some(kind) = CompletionCode::from_code(code) else {
+        return Err(Error::internal(format!(
+            "malformed completion from the driver: kind {code}"
+        )));
+    };
+    // A sanitized value comes as `[value, report]`: one level of the engine's own.
+    let wrappers = usize::from(kind == C::ReturnedSanitized);
+    let parsed = match kind {
         // What a tool returned, a hook gave for its result, or beforeToolCall for the arguments.
-        0 | 4 | 9 | 11 | 13 => parse_result_value(payload, wrappers),
+        C::BeforeAnswered
+        | C::Returned
+        | C::AfterAnswered
+        | C::PersistAnswered
+        | C::ReturnedSanitized => parse_result_value(payload, wrappers),
         _ => crate::json_input::parse_wrapped(payload, wrappers),
     };
     let unreadable = |error: &InputError| format!("its answer cannot be used: {error}");
@@ -807,18 +923,18 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
         Ok(Parsed { value, .. }) => value.to_string(),
         Err(error) => format!("(its message cannot be read: {error})"),
     };
-    Ok(match (code, parsed) {
-        (0, Ok(parsed)) => CompletionKind::BeforeAnswered(parsed.value),
-        (0, Err(error)) => CompletionKind::BeforeFailed(unreadable(&error)),
-        (1, parsed) => CompletionKind::BeforeFailed(message(parsed)),
-        (2, Ok(Parsed { value, .. })) => CompletionKind::Key(match value {
+    Ok(match (kind, parsed) {
+        (C::BeforeAnswered, Ok(parsed)) => CompletionKind::BeforeAnswered(parsed.value),
+        (C::BeforeAnswered, Err(error)) => CompletionKind::BeforeFailed(unreadable(&error)),
+        (C::BeforeFailed, parsed) => CompletionKind::BeforeFailed(message(parsed)),
+        (C::Key, Ok(Parsed { value, .. })) => CompletionKind::Key(match value {
             Value::Null => None,
             Value::String(key) => Some(key),
             other => Some(other.to_string()),
         }),
-        (2, Err(error)) => CompletionKind::KeyFailed(unreadable(&error)),
-        (3, parsed) => CompletionKind::KeyFailed(message(parsed)),
-        (4, Ok(Parsed { value, repaired })) => {
+        (C::Key, Err(error)) => CompletionKind::KeyFailed(unreadable(&error)),
+        (C::KeyFailed, parsed) => CompletionKind::KeyFailed(message(parsed)),
+        (C::Returned, Ok(Parsed { value, repaired })) => {
             let outcome = ToolOutcome::Returned(value);
             if repaired {
                 CompletionKind::ToolRepaired(outcome)
@@ -826,18 +942,22 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
                 CompletionKind::Tool(outcome)
             }
         }
-        (4 | 13, Err(error)) => CompletionKind::Tool(unreadable_value(error)),
-        (5, _) => CompletionKind::Tool(ToolOutcome::ReturnedNothing),
-        (6, parsed) => CompletionKind::Tool(ToolOutcome::Threw(message(parsed))),
-        (7, parsed) => CompletionKind::Tool(ToolOutcome::Unserializable(message(parsed))),
-        (8, _) => CompletionKind::Tool(ToolOutcome::Missing),
-        (9, Ok(parsed)) => CompletionKind::AfterAnswered(parsed.value),
-        (9, Err(error)) => CompletionKind::AfterFailed(unreadable(&error)),
-        (10, parsed) => CompletionKind::AfterFailed(message(parsed)),
-        (11, Ok(parsed)) => CompletionKind::PersistAnswered(parsed.value),
-        (11, Err(error)) => CompletionKind::PersistFailed(unreadable(&error)),
-        (12, parsed) => CompletionKind::PersistFailed(message(parsed)),
-        (13, Ok(Parsed { value, .. })) => {
+        (C::Returned | C::ReturnedSanitized, Err(error)) => {
+            CompletionKind::Tool(unreadable_value(error))
+        }
+        (C::ReturnedNothing, _) => CompletionKind::Tool(ToolOutcome::ReturnedNothing),
+        (C::Threw, parsed) => CompletionKind::Tool(ToolOutcome::Threw(message(parsed))),
+        (C::Unserializable, parsed) => {
+            CompletionKind::Tool(ToolOutcome::Unserializable(message(parsed)))
+        }
+        (C::Missing, _) => CompletionKind::Tool(ToolOutcome::Missing),
+        (C::AfterAnswered, Ok(parsed)) => CompletionKind::AfterAnswered(parsed.value),
+        (C::AfterAnswered, Err(error)) => CompletionKind::AfterFailed(unreadable(&error)),
+        (C::AfterFailed, parsed) => CompletionKind::AfterFailed(message(parsed)),
+        (C::PersistAnswered, Ok(parsed)) => CompletionKind::PersistAnswered(parsed.value),
+        (C::PersistAnswered, Err(error)) => CompletionKind::PersistFailed(unreadable(&error)),
+        (C::PersistFailed, parsed) => CompletionKind::PersistFailed(message(parsed)),
+        (C::ReturnedSanitized, Ok(Parsed { value, .. })) => {
             match serde_json::from_value::<(Value, SanitizeReport)>(value) {
                 Ok((value, report)) => CompletionKind::ToolSanitized(value, Box::new(report)),
                 Err(e) => {
@@ -847,23 +967,27 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
                 }
             }
         }
-        (14, Ok(parsed)) => CompletionKind::ApprovalAnswered(parsed.value),
-        (14, Err(error)) => CompletionKind::ApprovalFailed(unreadable(&error)),
-        (15, parsed) => CompletionKind::ApprovalFailed(message(parsed)),
-        (16, parsed) => CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(parsed))),
-        (17, _) => CompletionKind::Tool(ToolOutcome::TooDeep),
-        (19, parsed) => CompletionKind::Tool(ToolOutcome::OverLimit(message(parsed))),
-        (18, Ok(Parsed { value, .. })) => match serde_json::from_value::<(String, String)>(value) {
-            Ok((pointer, number)) => CompletionKind::BeforeParamsNotFinite(pointer, number),
-            Err(e) => {
-                return Err(Error::internal(format!(
-                    "malformed completion from the driver: a non-finite number's place: {e}"
-                )))
+        (C::ApprovalAnswered, Ok(parsed)) => CompletionKind::ApprovalAnswered(parsed.value),
+        (C::ApprovalAnswered, Err(error)) => CompletionKind::ApprovalFailed(unreadable(&error)),
+        (C::ApprovalFailed, parsed) => CompletionKind::ApprovalFailed(message(parsed)),
+        (C::ThrewNotRetryable, parsed) => {
+            CompletionKind::Tool(ToolOutcome::ThrewNotRetryable(message(parsed)))
+        }
+        (C::TooDeep, _) => CompletionKind::Tool(ToolOutcome::TooDeep),
+        (C::OverLimit, parsed) => CompletionKind::Tool(ToolOutcome::OverLimit(message(parsed))),
+        (C::BeforeParamsNotFinite, Ok(Parsed { value, .. })) => {
+            match serde_json::from_value::<(String, String)>(value) {
+                Ok((pointer, number)) => CompletionKind::BeforeParamsNotFinite(pointer, number),
+                Err(e) => {
+                    return Err(Error::internal(format!(
+                        "malformed completion from the driver: a non-finite number's place: {e}"
+                    )))
+                }
             }
-        },
-        (other, _) => {
+        }
+        (C::BeforeParamsNotFinite, Err(error)) => {
             return Err(Error::internal(format!(
-                "malformed completion from the driver: kind {other}"
+                "malformed completion from the driver: a non-finite number's place: {error}"
             )))
         }
     })

@@ -69,4 +69,6 @@ pub use parse::{
     Foreach, OnError, Plan, RetryPolicy, Step, MAX_FOREACH_ITEMS, MAX_RETRIES, MAX_STEPS,
 };
 pub use refs::{Piece, Reference, Target, Template};
-pub use scheduler::{PlanRun, PlanRunOptions, MAX_DELAY_MS};
+pub use scheduler::{
+    PlanRun, PlanRunOptions, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RETRIES, MAX_DELAY_MS,
+};

@@ -19,6 +19,13 @@ use crate::json_text::json_type;
 /// The longest wait asked for, in milliseconds (the longest `setTimeout` delay).
 pub const MAX_DELAY_MS: u64 = (1 << 31) - 1;
 
+/// How many calls a plan runs at once when its options name no number.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 4;
+
+/// The retries a plan step may take when its options name no number (a step's own
+/// `retry.max` above it is lowered to it).
+pub const DEFAULT_MAX_RETRIES: u32 = 5;
+
 /// How a plan runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlanRunOptions {
@@ -32,7 +39,7 @@ pub struct PlanRunOptions {
 impl Default for PlanRunOptions {
     fn default() -> Self {
         PlanRunOptions {
-            max_concurrency: 4,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
             run_id: None,
         }
     }

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::compact;
@@ -153,19 +154,25 @@ impl AnthropicDecoder {
                 // The same message_start twice (vercel/ai#18402): ignore the repeat.
                 return;
             }
-            let message = if turn.is_terminated() {
-                format!(
+            let (kind, message) = if turn.is_terminated() {
+                (
+                    DecodeErrorKind::SeveralResponses,
+                    format!(
                     "a second message ({id:?}) followed the finished message {open:?} in the same \
                      stream and was ignored: decode each response with its own decoder"
+                ),
                 )
             } else {
-                format!(
-                    "a second message_start ({id:?}) arrived while message {open:?} was still \
+                (
+                    DecodeErrorKind::SplicedStream,
+                    format!(
+                        "a second message_start ({id:?}) arrived while message {open:?} was still \
                      open: two generations were spliced into one stream; the rest of the stream \
                      was ignored"
+                    ),
                 )
             };
-            turn.error(message);
+            turn.error(kind, message);
             if !turn.is_terminated() {
                 turn.set_stop(None, StopReason::Error);
                 turn.terminate();
@@ -276,10 +283,13 @@ impl WireDecoder for AnthropicDecoder {
         let event: Event = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(error) => {
-                turn.error(format!(
-                    "Anthropic event {} is not a valid event ({error}); it was skipped",
-                    self.events
-                ));
+                turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Anthropic event {} is not a valid event ({error}); it was skipped",
+                        self.events
+                    ),
+                );
                 return;
             }
         };
@@ -308,11 +318,14 @@ impl WireDecoder for AnthropicDecoder {
                             turn.terminate();
                         }
                     }
-                    Err(error) => turn.error(format!(
-                        "Anthropic event {} is a message that is not valid ({error}); it was \
+                    Err(error) => turn.error(
+                        DecodeErrorKind::UnreadableEvent,
+                        format!(
+                            "Anthropic event {} is a message that is not valid ({error}); it was \
                          skipped",
-                        self.events
-                    )),
+                            self.events
+                        ),
+                    ),
                 }
             }
             "message_start" => {
@@ -389,7 +402,10 @@ impl WireDecoder for AnthropicDecoder {
             "message_stop" => turn.terminate(),
             "error" => {
                 let detail = event.error.map(|e| compact(e.get())).unwrap_or_default();
-                turn.error(format!("the provider reported an error: {detail}"));
+                turn.error(
+                    DecodeErrorKind::ProviderError,
+                    format!("the provider reported an error: {detail}"),
+                );
                 turn.set_stop(None, StopReason::Error);
                 turn.terminate();
             }

@@ -7,6 +7,8 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input::repair_surrogates;
 
+use super::decode_error::DecodeErrorKind;
+
 use super::json_seq::JsonSeqFramer;
 use super::sse::{SseEvent, SseFramer};
 use super::turn::{CumulativeArguments, DecoderOptions, PartialMode, Turn};
@@ -103,13 +105,13 @@ impl StreamDecoder {
             Framing::Sse(framer) => {
                 framer.push(bytes, &mut self.sse_events);
                 if let Some(error) = framer.take_error() {
-                    self.turn.error(error);
+                    self.turn.error(DecodeErrorKind::OversizedEvent, error);
                 }
             }
             Framing::Json(framer) => {
                 framer.push(bytes, &mut self.json_values);
-                if let Some(error) = framer.take_error() {
-                    self.turn.error(error);
+                if let Some((kind, error)) = framer.take_error() {
+                    self.turn.error(kind, error);
                 }
             }
             Framing::Undecided => {}
@@ -148,7 +150,8 @@ impl StreamDecoder {
                 self.turn.end_of_body();
             } else {
                 let why = self.not_the_wire();
-                self.turn.end_of_body_because(&why);
+                self.turn
+                    .end_of_body_because(DecodeErrorKind::NotTheWire, &why);
             }
         }
         self.turn.to_json()
@@ -210,8 +213,10 @@ impl StreamDecoder {
     }
 
     fn after_finish(&mut self) -> String {
-        self.turn
-            .error("input after finish() was ignored: a decoder decodes one response");
+        self.turn.error(
+            DecodeErrorKind::InputAfterFinish,
+            "input after finish() was ignored: a decoder decodes one response",
+        );
         self.turn.take_events()
     }
 }

@@ -29,6 +29,7 @@ use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::gemini_args::{parse_path, place, Node, Object};
 use super::partial_json::{PartialOp, PathSegment};
@@ -217,10 +218,10 @@ impl GeminiDecoder {
             self.recognized = true;
         }
         if let Some(error) = response.error.filter(|e| e.get() != "null") {
-            turn.error(format!(
-                "the provider reported an error: {}",
-                error_text(error)
-            ));
+            turn.error(
+                DecodeErrorKind::ProviderError,
+                format!("the provider reported an error: {}", error_text(error)),
+            );
             self.flush(turn, false);
             turn.set_stop(None, StopReason::Error);
             turn.terminate();
@@ -233,11 +234,14 @@ impl GeminiDecoder {
             let has_candidates = response.candidates.as_ref().is_some_and(|c| !c.is_empty());
             match &self.response_id {
                 Some(current) if current != id && turn.is_terminated() && has_candidates => {
-                    turn.error(format!(
+                    turn.error(
+                        DecodeErrorKind::SeveralResponses,
+                        format!(
                         "a second response ({id:?}) followed the finished response {current:?} \
                          in the same stream and was ignored: decode each response with its own \
                          decoder"
-                    ));
+                    ),
+                    );
                     self.ignoring = true;
                     return;
                 }
@@ -257,7 +261,10 @@ impl GeminiDecoder {
                         .as_deref()
                         .map(|m| format!(": {m}"))
                         .unwrap_or_default();
-                    turn.error(format!("the prompt was blocked ({reason}){detail}"));
+                    turn.error(
+                        DecodeErrorKind::PromptBlocked,
+                        format!("the prompt was blocked ({reason}){detail}"),
+                    );
                     self.flush(turn, false);
                     turn.set_stop(Some(reason), StopReason::Error);
                     turn.terminate();
@@ -275,7 +282,10 @@ impl GeminiDecoder {
                     .as_ref()
                     .is_some_and(|f| non_empty(&f.name).is_some())
             }) {
-                turn.error("a function call arrived after the turn finished and was ignored");
+                turn.error(
+                    DecodeErrorKind::FragmentAfterFinish,
+                    "a function call arrived after the turn finished and was ignored",
+                );
             }
             return;
         }
@@ -294,7 +304,10 @@ impl GeminiDecoder {
                     .as_deref()
                     .map(|m| format!(": {m}"))
                     .unwrap_or_default();
-                turn.error(format!("the model stopped with {reason}{detail}"));
+                turn.error(
+                    DecodeErrorKind::AbnormalFinish,
+                    format!("the model stopped with {reason}{detail}"),
+                );
             }
             self.flush(turn, stop == StopReason::Stop);
             turn.set_stop(Some(reason), stop);
@@ -338,11 +351,14 @@ impl GeminiDecoder {
             let Some(streaming) = &self.streaming else {
                 if call.partial_args.as_ref().is_some_and(|a| !a.is_empty()) || call.args.is_some()
                 {
-                    turn.error(format!(
-                        "Gemini event {}: a functionCall part without a name and with no call \
+                    turn.error(
+                        DecodeErrorKind::NamelessFunctionCall,
+                        format!(
+                            "Gemini event {}: a functionCall part without a name and with no call \
                          streaming was ignored",
-                        self.events
-                    ));
+                            self.events
+                        ),
+                    );
                 }
                 return;
             };
@@ -449,7 +465,10 @@ impl GeminiDecoder {
             }
         }
         for problem in problems {
-            turn.error(format!("Gemini event {events}: {problem}"));
+            turn.error(
+                DecodeErrorKind::BadPartialArguments,
+                format!("Gemini event {events}: {problem}"),
+            );
         }
         if !ops.is_empty() {
             turn.report_partial(streaming.call, ops);
@@ -594,10 +613,13 @@ impl WireDecoder for GeminiDecoder {
                         self.one(turn, item.get());
                     }
                 }
-                Err(error) => turn.error(format!(
-                    "Gemini event {} is not a valid response ({error}); it was skipped",
-                    self.events
-                )),
+                Err(error) => turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Gemini event {} is not a valid response ({error}); it was skipped",
+                        self.events
+                    ),
+                ),
             }
             return;
         }
@@ -617,10 +639,13 @@ impl GeminiDecoder {
         }
         match serde_json::from_str::<GenerateContentResponse>(data) {
             Ok(response) => self.response(turn, response),
-            Err(error) => turn.error(format!(
-                "Gemini event {} is not a valid response ({error}); it was skipped",
-                self.events
-            )),
+            Err(error) => turn.error(
+                DecodeErrorKind::UnreadableEvent,
+                format!(
+                    "Gemini event {} is not a valid response ({error}); it was skipped",
+                    self.events
+                ),
+            ),
         }
     }
 }

@@ -13,6 +13,7 @@
 
 use std::mem;
 
+use super::decode_error::DecodeErrorKind;
 use crate::json_text::utf8_lossy;
 
 /// Largest element or value, in bytes (64 MiB).
@@ -82,7 +83,7 @@ pub struct JsonSeqFramer {
     buf: Vec<u8>,
     /// The current value grew past the limit: its bytes are not kept and it is not emitted.
     discarding: bool,
-    error: Option<String>,
+    error: Option<(DecodeErrorKind, String)>,
     /// Largest value, in bytes.
     limit: usize,
 }
@@ -236,7 +237,10 @@ impl JsonSeqFramer {
             (!text.is_empty()).then(|| utf8_lossy(text).into_owned())
         };
         if self.mode == Mode::Array && leftover.is_none() && !self.discarding {
-            self.set_error("JSON array body ended before its closing ']'".to_owned());
+            self.set_error(
+                DecodeErrorKind::StreamTruncated,
+                "JSON array body ended before its closing ']'".to_owned(),
+            );
         }
         *self = Self {
             error: self.error.take(),
@@ -248,13 +252,13 @@ impl JsonSeqFramer {
 
     /// Returns and clears the pending error: an element larger than 64 MiB (dropped, the rest of
     /// the body still framed), or an array body that ended without its `]`.
-    pub fn take_error(&mut self) -> Option<String> {
+    pub fn take_error(&mut self) -> Option<(DecodeErrorKind, String)> {
         self.error.take()
     }
 
-    fn set_error(&mut self, message: String) {
+    fn set_error(&mut self, kind: DecodeErrorKind, message: String) {
         if self.error.is_none() {
-            self.error = Some(message);
+            self.error = Some((kind, message));
         }
     }
 
@@ -279,7 +283,10 @@ impl JsonSeqFramer {
         } else {
             "JSON value"
         };
-        self.set_error(format!("{what} larger than {} bytes; dropped", self.limit));
+        self.set_error(
+            DecodeErrorKind::OversizedEvent,
+            format!("{what} larger than {} bytes; dropped", self.limit),
+        );
     }
 
     /// The current value ends with `tail`: emit it (unless dropped) and go between values.
@@ -324,7 +331,11 @@ mod tests {
             framer.push(chunk, &mut out);
         }
         let leftover = framer.finish();
-        (out, leftover, framer.take_error())
+        (
+            out,
+            leftover,
+            framer.take_error().map(|(_, message)| message),
+        )
     }
 
     fn frame(body: &str) -> (Vec<String>, Option<String>, Option<String>) {
@@ -512,7 +523,9 @@ mod tests {
         framer.push(b"0123456789\"},{\"b\":2}]", &mut out);
         assert_eq!(framer.finish(), None);
         assert_eq!(out, ["{\"a\":1}", "{\"b\":2}"]);
-        assert!(framer.take_error().unwrap().contains("16 bytes"));
+        let (kind, message) = framer.take_error().unwrap();
+        assert_eq!(kind, DecodeErrorKind::OversizedEvent);
+        assert!(message.contains("16 bytes"));
         assert_eq!(framer.take_error(), None);
     }
 

@@ -8,6 +8,7 @@
 //! events) and feeds argument fragments to the incremental parser ([`partial_json`]).
 
 pub mod anthropic;
+pub mod decode_error;
 pub mod decoder;
 pub mod encode;
 pub mod gemini;

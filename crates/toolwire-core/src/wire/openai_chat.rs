@@ -26,6 +26,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::turn::{CallHandle, CallKind, CumulativeArguments, Executor, StopReason, Turn};
 use crate::json_text::{is_json_object, non_empty};
@@ -321,11 +322,14 @@ impl WireDecoder for ChatDecoder {
         let chunk: Chunk = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             Err(error) => {
-                turn.error(format!(
-                    "{} event {} is not a valid chunk ({error}); it was skipped",
-                    self.wire_name(),
-                    self.events
-                ));
+                turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "{} event {} is not a valid chunk ({error}); it was skipped",
+                        self.wire_name(),
+                        self.events
+                    ),
+                );
                 return;
             }
         };
@@ -333,7 +337,10 @@ impl WireDecoder for ChatDecoder {
             self.recognized = true;
         }
         if let Some(error) = chunk.error {
-            turn.error(format!("the provider reported an error: {}", error.get()));
+            turn.error(
+                DecodeErrorKind::ProviderError,
+                format!("the provider reported an error: {}", error.get()),
+            );
             turn.set_stop(None, StopReason::Error);
             turn.terminate();
             return;
@@ -342,11 +349,14 @@ impl WireDecoder for ChatDecoder {
             let has_choices = chunk.choices.as_ref().is_some_and(|c| !c.is_empty());
             match &self.response_id {
                 Some(current) if current != id && turn.is_terminated() && has_choices => {
-                    turn.error(format!(
-                        "a second response (chunk id {id:?}) followed the finished response \
+                    turn.error(
+                        DecodeErrorKind::SeveralResponses,
+                        format!(
+                            "a second response (chunk id {id:?}) followed the finished response \
                          {current:?} in the same stream and was ignored: decode each response \
                          with its own decoder"
-                    ));
+                        ),
+                    );
                     self.ignoring = true;
                     return;
                 }
@@ -373,7 +383,7 @@ impl WireDecoder for ChatDecoder {
                 // in silence (issue 19 round 5, attack review r1.mjs).
                 if !self.other_choice {
                     self.other_choice = true;
-                    turn.error(format!(
+                    turn.error(DecodeErrorKind::SeveralChoices, format!(
                         "the response holds more than one choice (`n` > 1): only choice 0 was read, choice {} and any others were ignored; ask for one choice",
                         choice.index.unwrap_or(0)
                     ));
@@ -391,6 +401,7 @@ impl WireDecoder for ChatDecoder {
                     });
                     if has_content {
                         turn.error(
+                            DecodeErrorKind::FragmentAfterFinish,
                             "a tool call fragment arrived after the turn finished and was ignored",
                         );
                     }

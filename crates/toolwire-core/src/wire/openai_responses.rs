@@ -30,6 +30,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
@@ -376,10 +377,13 @@ impl ResponsesDecoder {
         match serde_json::from_str(raw) {
             Ok(item) => Some(item),
             Err(error) => {
-                turn.error(format!(
+                turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
                     "the output item of Responses event {} is not valid ({error}); it was skipped",
                     self.events
-                ));
+                ),
+                );
                 None
             }
         }
@@ -388,11 +392,14 @@ impl ResponsesDecoder {
     fn arguments_event(&mut self, turn: &mut Turn, event: &Event<'_>, full: Option<&str>) {
         let key = Self::key(event);
         let Some(call) = self.call(&key) else {
-            turn.error(format!(
-                "Responses event {} carries arguments for an output item that was never \
+            turn.error(
+                DecodeErrorKind::ArgumentsForUnknownItem,
+                format!(
+                    "Responses event {} carries arguments for an output item that was never \
                  announced; they were ignored",
-                self.events
-            ));
+                    self.events
+                ),
+            );
             return;
         };
         match full {
@@ -419,18 +426,24 @@ impl ResponsesDecoder {
             // The same response announced twice: nothing to do.
             return true;
         }
-        let message = if turn.is_terminated() {
-            format!(
+        let (kind, message) = if turn.is_terminated() {
+            (
+                DecodeErrorKind::SeveralResponses,
+                format!(
                 "a second response ({id:?}) followed the finished response {open:?} in the same \
                  stream and was ignored: decode each response with its own decoder"
+            ),
             )
         } else {
-            format!(
-                "a second response ({id:?}) began while response {open:?} was still open: two \
+            (
+                DecodeErrorKind::SplicedStream,
+                format!(
+                    "a second response ({id:?}) began while response {open:?} was still open: two \
                  responses were spliced into one stream; the rest of the stream was ignored"
+                ),
             )
         };
-        turn.error(message);
+        turn.error(kind, message);
         if !turn.is_terminated() {
             turn.set_stop(None, StopReason::Error);
             turn.terminate();
@@ -470,7 +483,10 @@ impl ResponsesDecoder {
                     .unwrap_or("incomplete");
                 let stop = match reason {
                     "content_filter" => {
-                        turn.error("the response was stopped by the provider's content filter");
+                        turn.error(
+                            DecodeErrorKind::ContentFilter,
+                            "the response was stopped by the provider's content filter",
+                        );
                         StopReason::Error
                     }
                     _ => StopReason::Length,
@@ -483,7 +499,10 @@ impl ResponsesDecoder {
                     .and_then(|r| r.error)
                     .map(error_text)
                     .unwrap_or_else(|| "no details".to_owned());
-                turn.error(format!("the response failed: {detail}"));
+                turn.error(
+                    DecodeErrorKind::ResponseFailed,
+                    format!("the response failed: {detail}"),
+                );
                 turn.set_stop(Some("failed"), StopReason::Error);
             }
         }
@@ -505,11 +524,14 @@ impl ResponsesDecoder {
             _ => return false,
         };
         if self.response_id.is_some() || turn.is_terminated() {
-            turn.error(format!(
-                "Responses event {}: a whole response followed the response already decoded \
+            turn.error(
+                DecodeErrorKind::SeveralResponses,
+                format!(
+                    "Responses event {}: a whole response followed the response already decoded \
                  and was ignored: decode each response with its own decoder",
-                self.events
-            ));
+                    self.events
+                ),
+            );
             self.ignoring = true;
             return true;
         }
@@ -528,7 +550,10 @@ impl ResponsesDecoder {
             },
             _ => "no details".to_owned(),
         };
-        turn.error(format!("the provider reported an error: {detail}"));
+        turn.error(
+            DecodeErrorKind::ProviderError,
+            format!("the provider reported an error: {detail}"),
+        );
         turn.set_stop(Some("error"), StopReason::Error);
         turn.terminate();
     }
@@ -569,10 +594,13 @@ impl WireDecoder for ResponsesDecoder {
         let event: Event = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(error) => {
-                turn.error(format!(
-                    "Responses event {} is not a valid event ({error}); it was skipped",
-                    self.events
-                ));
+                turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Responses event {} is not a valid event ({error}); it was skipped",
+                        self.events
+                    ),
+                );
                 return;
             }
         };
@@ -581,10 +609,13 @@ impl WireDecoder for ResponsesDecoder {
             Some(kind) => kind.to_owned(),
             None if self.whole_response(turn, data) => return,
             None => {
-                turn.error(format!(
-                    "Responses event {} has no type; it was skipped",
-                    self.events
-                ));
+                turn.error(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Responses event {} has no type; it was skipped",
+                        self.events
+                    ),
+                );
                 return;
             }
         };

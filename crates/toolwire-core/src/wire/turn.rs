@@ -16,6 +16,7 @@
 
 use crate::error::ErrorCode;
 
+use super::decode_error::DecodeErrorKind;
 use super::partial_json::{ParseState, PartialJson, PartialOp};
 use crate::json_text::{object_problem, push_json_string};
 
@@ -167,6 +168,7 @@ pub struct Turn {
     raw_stop: Option<String>,
     usage: Usage,
     errors: Vec<String>,
+    error_kinds: Vec<DecodeErrorKind>,
     terminated: bool,
     events: String,
     ops: Vec<PartialOp>,
@@ -186,6 +188,7 @@ impl Turn {
             raw_stop: None,
             usage: Usage::default(),
             errors: Vec::new(),
+            error_kinds: Vec::new(),
             terminated: false,
             events: String::new(),
             ops: Vec::new(),
@@ -512,13 +515,17 @@ impl Turn {
         &mut self.usage
     }
 
-    /// Reports an error in the stream (the turn goes on unless the decoder terminates it).
-    pub fn error(&mut self, message: impl Into<String>) {
+    /// Reports an error in the stream, of `kind` (the turn goes on unless the decoder
+    /// terminates it): the `error` event and the turn carry the kind's name next to the message.
+    pub fn error(&mut self, kind: DecodeErrorKind, message: impl Into<String>) {
         let message = message.into();
-        self.events.push_str(",{\"type\":\"error\",\"message\":");
+        self.events.push_str(",{\"type\":\"error\",\"kind\":\"");
+        self.events.push_str(kind.as_str());
+        self.events.push_str("\",\"message\":");
         push_json_string(&mut self.events, &message);
         self.events.push('}');
         self.errors.push(message);
+        self.error_kinds.push(kind);
     }
 
     /// The terminal event: ends every open call (cut, if the turn stopped for length or error)
@@ -539,11 +546,14 @@ impl Turn {
         }
         if stop == StopReason::ToolUse && self.client_calls == 0 {
             let raw = self.raw_stop.as_deref().unwrap_or("tool calls");
-            self.error(format!(
+            self.error(
+                DecodeErrorKind::ToolCallsLost,
+                format!(
                 "the stop reason {} says the turn holds tool calls, but none arrived: they were \
                  lost before reaching the decoder",
                 crate::json_text::json_string(raw)
-            ));
+            ),
+            );
             self.stop = Some(StopReason::Error);
         }
         self.write_done();
@@ -553,15 +563,16 @@ impl Turn {
     /// off, so its open calls are incomplete and the stop reason is `error`.
     pub fn end_of_body(&mut self) {
         self.end_of_body_because(
+            DecodeErrorKind::StreamTruncated,
             "the stream ended before its terminal event: the response is incomplete",
         );
     }
 
     /// As [`Turn::end_of_body`], with the error to report when the terminal event is missing
     /// (the decoder knows better, e.g. that the body was not the wire at all).
-    pub fn end_of_body_because(&mut self, missing_end: &str) {
+    pub fn end_of_body_because(&mut self, kind: DecodeErrorKind, missing_end: &str) {
         if !self.terminated {
-            self.error(missing_end);
+            self.error(kind, missing_end);
             if self.stop != Some(StopReason::Length) {
                 self.stop = Some(StopReason::Error);
             }
@@ -653,6 +664,15 @@ impl Turn {
                 out.push(',');
             }
             push_json_string(&mut out, error);
+        }
+        out.push_str("],\"errorKinds\":[");
+        for (i, kind) in self.error_kinds.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(kind.as_str());
+            out.push('"');
         }
         out.push_str("]}");
         out

@@ -1,0 +1,438 @@
+//! The contract between the engine and its JavaScript driver: every numeric code, name and
+//! constant both sides use, declared once in Rust and generated for JavaScript.
+//!
+//! Code enums are declared with [`codes!`](crate::codes), which gives each variant its number and
+//! lists them ([`Codes`]); [`javascript`] writes them, with the shared [`CONSTANTS`] and the
+//! engine's error codes, as `lib/protocol.generated.js` and its `.d.ts`. A test keeps the
+//! committed files equal to what this module generates; `npm run contract` rewrites them.
+
+use std::fmt::Write as _;
+
+/// An enum whose variants cross the boundary as small numbers (declared with
+/// [`codes!`](crate::codes)).
+pub trait Codes: Copy + 'static {
+    /// Every variant, in the order of its code.
+    const ALL: &'static [Self];
+    /// The number the variant crosses as.
+    fn code(self) -> u8;
+    /// The variant's Rust name (`StartEvent`); its JavaScript name is derived from it.
+    fn name(self) -> &'static str;
+}
+
+/// Declares an enum whose variants cross the boundary as the numbers given (`Variant = 3,`),
+/// each with a doc comment (required: what a code means is said there), and implements [`Codes`] and `from_code` for it. The enum's own
+/// attributes (derives, docs) are written by the caller; `#[repr(u8)]` is added.
+#[macro_export]
+macro_rules! codes {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[doc = $doc:literal])+ $variant:ident = $code:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[repr(u8)]
+        $vis enum $name {
+            $($(#[doc = $doc])+ $variant = $code,)+
+        }
+
+        impl $name {
+            /// The variant whose code is `code`, if there is one.
+            pub fn from_code(code: impl TryInto<u8>) -> Option<Self> {
+                match code.try_into().ok()? {
+                    $($code => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl $crate::contract::Codes for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+            fn code(self) -> u8 {
+                self as u8
+            }
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => stringify!($variant),)+
+                }
+            }
+        }
+    };
+}
+
+/// An enum whose variants cross the boundary as stable names (declared with
+/// [`named!`](crate::named)).
+pub trait Named: Copy + 'static {
+    /// Every variant, in declaration order.
+    const ALL: &'static [Self];
+    /// The variant's stable name (`"stream-truncated"`).
+    fn as_str(self) -> &'static str;
+    /// The variant's Rust name (`StreamTruncated`); its JavaScript key is derived from it.
+    fn rust_name(self) -> &'static str;
+}
+
+/// Declares an enum whose variants cross the boundary as the names given
+/// (`Variant => "name",`), each with a doc comment; implements [`Named`] and `Serialize` (as
+/// the name) for it.
+#[macro_export]
+macro_rules! named {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[doc = $doc:literal])+ $variant:ident => $text:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl $name {
+            /// The variant's stable name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+        }
+
+        impl $crate::contract::Named for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+            fn as_str(self) -> &'static str {
+                $name::as_str(self)
+            }
+            fn rust_name(self) -> &'static str {
+                match self {
+                    $($name::$variant => stringify!($variant),)+
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+/// A constant both sides use.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Constant {
+    /// A whole number.
+    Number(u64),
+    /// A text.
+    Text(&'static str),
+}
+
+/// The shared constants: `(JavaScript name, value, what it is)`.
+pub const CONSTANTS: &[(&str, Constant, &str)] = &[
+    (
+        "MAX_BATCH_ID",
+        Constant::Number(crate::dispatch::protocol::MAX_BATCH_ID as u64),
+        "The largest batch id a driver may choose (batch ids cross as 32-bit numbers).",
+    ),
+    (
+        "MAX_VALUE_DEPTH",
+        Constant::Number(crate::json_input::MAX_VALUE_DEPTH as u64),
+        "How deep a value handed to the engine may nest (deeper ones are refused).",
+    ),
+    (
+        "MAX_QUOTED_BYTES",
+        Constant::Number(crate::quote::MAX_QUOTED_BYTES as u64),
+        "The most of a value a message quotes.",
+    ),
+    (
+        "SECRET_WINDOW",
+        Constant::Number(crate::sanitize::text::SECRET_WINDOW as u64),
+        "How far past a cut secrets are searched for, in characters.",
+    ),
+    (
+        "DEFAULT_MAX_RESULT_CHARS",
+        Constant::Number(crate::sanitize::options::DEFAULT_MAX_RESULT_CHARS),
+        "The per-result budget of characters when none is given.",
+    ),
+    (
+        "NO_OUTPUT",
+        Constant::Text(crate::output::NO_OUTPUT),
+        "The text of a tool that returned nothing.",
+    ),
+    (
+        "PLAN_MAX_RETRIES",
+        Constant::Number(crate::plan::MAX_RETRIES),
+        "The most retries a plan step may ask for.",
+    ),
+    (
+        "PLAN_DEFAULT_MAX_RETRIES",
+        Constant::Number(crate::plan::DEFAULT_MAX_RETRIES as u64),
+        "The retries a plan step may take when `maxRetries` is not given.",
+    ),
+    (
+        "PLAN_DEFAULT_MAX_CONCURRENCY",
+        Constant::Number(crate::plan::DEFAULT_MAX_CONCURRENCY as u64),
+        "How many plan steps run at once when `maxConcurrency` is not given.",
+    ),
+];
+
+/// `StartEvent` -> `START_EVENT`.
+pub fn js_name(rust: &str) -> String {
+    let mut out = String::with_capacity(rust.len() + 4);
+    let mut previous_lower = false;
+    for c in rust.chars() {
+        if c.is_ascii_uppercase() && previous_lower {
+            out.push('_');
+        }
+        previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// The generated JavaScript module and its declarations.
+pub struct Generated {
+    /// `lib/protocol.generated.js`.
+    pub js: String,
+    /// `lib/protocol.generated.d.ts`.
+    pub dts: String,
+}
+
+/// An enum as JavaScript sees it: a frozen object of `KEY: value`.
+struct Group {
+    js: &'static str,
+    doc: &'static str,
+    rust: &'static str,
+    /// `(key, value as a JavaScript literal)`; each value's meaning is documented on its Rust
+    /// variant (the generated files stay small: they ship in the package).
+    entries: Vec<(String, String)>,
+}
+
+fn group<C: Codes>(js: &'static str, rust: &'static str, doc: &'static str) -> Group {
+    Group {
+        js,
+        doc,
+        rust,
+        entries: C::ALL
+            .iter()
+            .map(|c| (js_name(c.name()), c.code().to_string()))
+            .collect(),
+    }
+}
+
+fn named_group<N: Named>(js: &'static str, rust: &'static str, doc: &'static str) -> Group {
+    Group {
+        js,
+        doc,
+        rust,
+        entries: N::ALL
+            .iter()
+            .map(|n| {
+                let value = serde_json::to_string(n.as_str()).expect("a string serializes");
+                (js_name(n.rust_name()), value)
+            })
+            .collect(),
+    }
+}
+
+fn groups() -> Vec<Group> {
+    use crate::audit::LogFile;
+    use crate::dispatch::protocol::{ActionCode, ArgumentKind, CompletionCode};
+    use crate::output::OutputShape;
+    vec![
+        group::<ActionCode>(
+            "Action",
+            "toolwire_core::dispatch::protocol::ActionCode",
+            "Actions from the engine: `[code, ...]`, what the driver must do, in order.",
+        ),
+        group::<CompletionCode>(
+            "Completion",
+            "toolwire_core::dispatch::protocol::CompletionCode",
+            "Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did.",
+        ),
+        group::<OutputShape>(
+            "OutputShape",
+            "toolwire_core::output::OutputShape",
+            "How a result as returned is rebuilt from the tool's value.",
+        ),
+        group::<ArgumentKind>(
+            "ArgumentKind",
+            "toolwire_core::dispatch::protocol::ArgumentKind",
+            "How a call's arguments text is to be read: `[id, name, kind]`.",
+        ),
+        group::<LogFile>(
+            "LogFile",
+            "toolwire_core::audit::LogFile",
+            "The audit log file a record goes to.",
+        ),
+        named_group::<crate::wire::decode_error::DecodeErrorKind>(
+            "DecodeErrorKind",
+            "toolwire_core::wire::decode_error::DecodeErrorKind",
+            "What a decoder error is about: an `error` event's `kind`, an AssembledTurn's `errorKinds`.",
+        ),
+    ]
+}
+
+/// A doc comment's text as a JSDoc line (no `*/` can close it early).
+fn jsdoc(indent: &str, text: &str) -> String {
+    format!("{indent}/** {} */\n", text.replace("*/", "*\\/"))
+}
+
+fn constant_js(value: Constant) -> String {
+    match value {
+        Constant::Number(n) => n.to_string(),
+        Constant::Text(text) => serde_json::to_string(text).expect("a string serializes"),
+    }
+}
+
+/// Writes the JavaScript module and its declarations from the code enums, the constants and
+/// the error codes.
+pub fn javascript() -> Generated {
+    let header = "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n";
+    let mut js = format!("{header}'use strict'\n");
+    let mut dts = String::from(header);
+    let mut names = Vec::new();
+    for group in groups() {
+        let doc = format!("{} ({})", group.doc, group.rust);
+        js.push('\n');
+        js.push_str(&jsdoc("", &doc));
+        let _ = writeln!(js, "const {} = Object.freeze({{", group.js);
+        dts.push('\n');
+        dts.push_str(&jsdoc("", &doc));
+        let _ = writeln!(dts, "export declare const {}: {{", group.js);
+        for (name, code) in &group.entries {
+            let _ = writeln!(js, "  {name}: {code},");
+            let _ = writeln!(dts, "  readonly {name}: {code}");
+        }
+        js.push_str("})\n");
+        dts.push_str("}\n");
+        names.push(group.js.to_owned());
+    }
+    let doc =
+        "The codes a thrown ToolwireError and a failed result carry (toolwire_core::ErrorCode).";
+    js.push('\n');
+    js.push_str(&jsdoc("", doc));
+    js.push_str("const ERROR_CODES = Object.freeze([\n");
+    dts.push('\n');
+    dts.push_str(&jsdoc("", doc));
+    dts.push_str("export declare const ERROR_CODES: readonly [\n");
+    for code in crate::ErrorCode::ALL {
+        let _ = writeln!(js, "  '{code}',");
+        let _ = writeln!(dts, "  '{code}',");
+    }
+    js.push_str("])\n");
+    dts.push_str("]\n");
+    names.push("ERROR_CODES".to_owned());
+    js.push('\n');
+    dts.push('\n');
+    for (name, value, doc) in CONSTANTS {
+        js.push_str(&jsdoc("", doc));
+        let _ = writeln!(js, "const {name} = {}", constant_js(*value));
+        dts.push_str(&jsdoc("", doc));
+        let _ = writeln!(dts, "export declare const {name}: {}", constant_js(*value));
+        names.push((*name).to_owned());
+    }
+    let _ = writeln!(js, "\nmodule.exports = {{ {} }}", names.join(", "));
+    Generated { js, dts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::path::PathBuf;
+
+    fn lib() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../lib")
+    }
+
+    /// Set `TOOLWIRE_WRITE_CONTRACT=1` (`npm run contract`) to rewrite the files instead.
+    #[test]
+    fn committed_contract_matches_the_engine() {
+        let write = std::env::var_os("TOOLWIRE_WRITE_CONTRACT").is_some();
+        let generated = javascript();
+        for (name, text) in [
+            ("protocol.generated.js", &generated.js),
+            ("protocol.generated.d.ts", &generated.dts),
+        ] {
+            let path = lib().join(name);
+            if write {
+                std::fs::write(&path, text).unwrap();
+            } else {
+                let committed = std::fs::read_to_string(&path).unwrap_or_default();
+                assert!(
+                    committed == *text,
+                    "lib/{name} is stale: run `npm run contract` to regenerate it"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rust_names_become_screaming_snake_case() {
+        for (rust, js) in [
+            ("StartEvent", "START_EVENT"),
+            ("Key", "KEY"),
+            ("BeforeParamsNotFinite", "BEFORE_PARAMS_NOT_FINITE"),
+            ("Json", "JSON"),
+            ("Utf8Text", "UTF8_TEXT"),
+        ] {
+            assert_eq!(js_name(rust), js);
+        }
+    }
+
+    /// Within a group, codes and names are unique and every code reads back as its variant.
+    #[test]
+    fn every_group_has_unique_codes_and_names() {
+        for group in groups() {
+            let keys: HashSet<&str> = group.entries.iter().map(|e| e.0.as_str()).collect();
+            let values: HashSet<&str> = group.entries.iter().map(|e| e.1.as_str()).collect();
+            assert_eq!(keys.len(), group.entries.len(), "{}", group.js);
+            assert_eq!(values.len(), group.entries.len(), "{}", group.js);
+        }
+        fn check<C: Codes + PartialEq + std::fmt::Debug>(from_code: impl Fn(u8) -> Option<C>) {
+            let codes: HashSet<u8> = C::ALL.iter().map(|c| c.code()).collect();
+            let names: HashSet<&str> = C::ALL.iter().map(|c| c.name()).collect();
+            assert_eq!(codes.len(), C::ALL.len());
+            assert_eq!(names.len(), C::ALL.len());
+            for c in C::ALL {
+                assert_eq!(from_code(c.code()), Some(*c));
+            }
+            assert_eq!(from_code(u8::MAX), None);
+        }
+        use crate::audit::LogFile;
+        use crate::dispatch::protocol::{ActionCode, ArgumentKind, CompletionCode};
+        use crate::output::OutputShape;
+        check::<ActionCode>(ActionCode::from_code);
+        check::<CompletionCode>(CompletionCode::from_code);
+        check::<OutputShape>(OutputShape::from_code);
+        check::<ArgumentKind>(ArgumentKind::from_code);
+        check::<LogFile>(LogFile::from_code);
+        let groups: HashSet<&str> = groups().iter().map(|g| g.js).collect();
+        let constants: HashSet<&str> = CONSTANTS.iter().map(|c| c.0).collect();
+        assert_eq!(constants.len(), CONSTANTS.len());
+        assert!(groups.is_disjoint(&constants));
+    }
+
+    /// The generated module holds every code of every group, with its number.
+    #[test]
+    fn the_module_declares_every_code() {
+        let generated = javascript();
+        for group in groups() {
+            for (name, code) in &group.entries {
+                let line = format!("  {name}: {code},\n");
+                assert!(generated.js.contains(&line), "{}.{name}", group.js);
+                let line = format!("  readonly {name}: {code}\n");
+                assert!(generated.dts.contains(&line), "{}.{name}", group.js);
+            }
+        }
+        for code in crate::ErrorCode::ALL {
+            assert!(generated.js.contains(&format!("  '{code}',\n")));
+        }
+        assert!(generated.js.contains("const MAX_BATCH_ID = 4294967295\n"));
+        assert!(generated.js.contains("const NO_OUTPUT = \"(no output)\"\n"));
+    }
+
+    #[test]
+    fn a_doc_cannot_close_its_comment() {
+        assert_eq!(jsdoc("", "a */ b"), "/** a *\\/ b */\n");
+    }
+}

@@ -1,0 +1,133 @@
+// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
+'use strict'
+
+/** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */
+const Action = Object.freeze({
+  START_EVENT: 0,
+  BEFORE_HOOK: 1,
+  CONCURRENCY_KEY: 2,
+  RUN_TOOL: 3,
+  ABORT: 4,
+  AFTER_HOOK: 5,
+  PERSIST_HOOK: 6,
+  END: 7,
+  BATCH_DONE: 8,
+  TIMER: 9,
+  END_AS_RETURNED: 10,
+  REDACTION_FAILED: 11,
+  TRIM: 12,
+  LOOP_WARNING: 13,
+  APPROVAL: 14,
+  WARNING: 15,
+})
+
+/** Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did. (toolwire_core::dispatch::protocol::CompletionCode) */
+const Completion = Object.freeze({
+  BEFORE_ANSWERED: 0,
+  BEFORE_FAILED: 1,
+  KEY: 2,
+  KEY_FAILED: 3,
+  RETURNED: 4,
+  RETURNED_NOTHING: 5,
+  THREW: 6,
+  UNSERIALIZABLE: 7,
+  MISSING: 8,
+  AFTER_ANSWERED: 9,
+  AFTER_FAILED: 10,
+  PERSIST_ANSWERED: 11,
+  PERSIST_FAILED: 12,
+  RETURNED_SANITIZED: 13,
+  APPROVAL_ANSWERED: 14,
+  APPROVAL_FAILED: 15,
+  THREW_NOT_RETRYABLE: 16,
+  TOO_DEEP: 17,
+  BEFORE_PARAMS_NOT_FINITE: 18,
+  OVER_LIMIT: 19,
+})
+
+/** How a result as returned is rebuilt from the tool's value. (toolwire_core::output::OutputShape) */
+const OutputShape = Object.freeze({
+  AGENT_RESULT: 0,
+  TEXT: 1,
+  JSON: 2,
+  NOTHING: 3,
+})
+
+/** How a call's arguments text is to be read: `[id, name, kind]`. (toolwire_core::dispatch::protocol::ArgumentKind) */
+const ArgumentKind = Object.freeze({
+  TEXT: 0,
+  OBJECT: 1,
+  UNSERIALIZABLE: 2,
+  INCOMPLETE: 3,
+  NOT_FINITE: 4,
+})
+
+/** The audit log file a record goes to. (toolwire_core::audit::LogFile) */
+const LogFile = Object.freeze({
+  CALLS: 0,
+  RESULTS: 1,
+  EVENTS: 2,
+})
+
+/** What a decoder error is about: an `error` event's `kind`, an AssembledTurn's `errorKinds`. (toolwire_core::wire::decode_error::DecodeErrorKind) */
+const DecodeErrorKind = Object.freeze({
+  NOT_THE_WIRE: "not-the-wire",
+  TOOL_CALLS_LOST: "tool-calls-lost",
+  SPLICED_STREAM: "spliced-stream",
+  STREAM_TRUNCATED: "stream-truncated",
+  PROVIDER_ERROR: "provider-error",
+  CONTENT_FILTER: "content-filter",
+  RESPONSE_FAILED: "response-failed",
+  PROMPT_BLOCKED: "prompt-blocked",
+  ABNORMAL_FINISH: "abnormal-finish",
+  FRAGMENT_AFTER_FINISH: "fragment-after-finish",
+  SEVERAL_RESPONSES: "several-responses",
+  SEVERAL_CHOICES: "several-choices",
+  ARGUMENTS_FOR_UNKNOWN_ITEM: "arguments-for-unknown-item",
+  NAMELESS_FUNCTION_CALL: "nameless-function-call",
+  BAD_PARTIAL_ARGUMENTS: "bad-partial-arguments",
+  OVERSIZED_EVENT: "oversized-event",
+  UNREADABLE_EVENT: "unreadable-event",
+  INPUT_AFTER_FINISH: "input-after-finish",
+})
+
+/** The codes a thrown ToolwireError and a failed result carry (toolwire_core::ErrorCode). */
+const ERROR_CODES = Object.freeze([
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'INCOMPLETE_ARGUMENTS',
+  'NOT_FOUND',
+  'POLICY_DENIED',
+  'APPROVAL_REQUIRED',
+  'BLOCKED',
+  'TIMEOUT',
+  'CANCELLED',
+  'EXECUTION_ERROR',
+  'REDACTION_FAILED',
+  'LIMIT_EXCEEDED',
+  'CONFLICT',
+  'PRECONDITION_FAILED',
+  'PLAN_INVALID',
+  'INTERNAL_ERROR',
+])
+
+/** The largest batch id a driver may choose (batch ids cross as 32-bit numbers). */
+const MAX_BATCH_ID = 4294967295
+/** How deep a value handed to the engine may nest (deeper ones are refused). */
+const MAX_VALUE_DEPTH = 64
+/** The most of a value a message quotes. */
+const MAX_QUOTED_BYTES = 1024
+/** How far past a cut secrets are searched for, in characters. */
+const SECRET_WINDOW = 4096
+/** The per-result budget of characters when none is given. */
+const DEFAULT_MAX_RESULT_CHARS = 32768
+/** The text of a tool that returned nothing. */
+const NO_OUTPUT = "(no output)"
+/** The most retries a plan step may ask for. */
+const PLAN_MAX_RETRIES = 100
+/** The retries a plan step may take when `maxRetries` is not given. */
+const PLAN_DEFAULT_MAX_RETRIES = 5
+/** How many plan steps run at once when `maxConcurrency` is not given. */
+const PLAN_DEFAULT_MAX_CONCURRENCY = 4
+
+module.exports = { Action, Completion, OutputShape, ArgumentKind, LogFile, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, MAX_VALUE_DEPTH, MAX_QUOTED_BYTES, SECRET_WINDOW, DEFAULT_MAX_RESULT_CHARS, NO_OUTPUT, PLAN_MAX_RETRIES, PLAN_DEFAULT_MAX_RETRIES, PLAN_DEFAULT_MAX_CONCURRENCY }
