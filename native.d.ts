@@ -23,9 +23,9 @@ export declare class NativeAudit {
    */
   constructor(dir: string, run: string, sanitize: string, runId: string)
   /**
-   * Records a call (0), a result (1) or an event (2), given as JSON text, stamped `epoch_ms`
-   * (the driver's `Date.now()`); flushes when the last flush is more than `flush_interval_ms`
-   * old. Whatever the text holds, the record is
+   * Records a call, a result or an event (`kind`: a `LogFile` code), given as JSON text,
+   * stamped `epoch_ms` (the driver's `Date.now()`); flushes when the last flush is more than
+   * `flush_interval_ms` old. Whatever the text holds, the record is
    * written (cut and marked when too deep) or its loss is (see `AuditWriter::record_text`).
    */
   record(kind: number, record: string, flushIntervalMs: number, epochMs: number): void
