@@ -281,7 +281,10 @@ mod tests {
         let base = SanitizeOptions::default();
         for images in [json!({"maxWidth": 800}), json!({}), json!(null)] {
             let error = base
-                .with(&json!({"maxResultChars": 10, "images": images}), "sanitize")
+                .with(
+                    &json!({"maxResultChars": 1000, "images": images}),
+                    "sanitize",
+                )
                 .unwrap_err();
             assert_eq!(error.code, ErrorCode::PreconditionFailed, "{images}");
             assert!(error
@@ -290,9 +293,9 @@ mod tests {
             assert!(error.message.contains("cargo feature `image`"));
         }
         let options = base
-            .with(&json!({"maxResultChars": 10}), "sanitize")
+            .with(&json!({"maxResultChars": 1000}), "sanitize")
             .unwrap();
-        assert_eq!(options.max_result_chars, 10);
+        assert_eq!(options.max_result_chars, 1000);
     }
 
     #[test]
