@@ -259,6 +259,12 @@ export declare function encodeResults(results: string, wire: string): string
 export declare function encodeToolCalls(turn: string, wire: string): string
 
 /**
+ * The optional parts compiled into this binary, among `"image"` (image sanitization) and
+ * `"rap"` (remote tools over the Reactive Agent Protocol); the default build has both.
+ */
+export declare function features(): Array<string>
+
+/**
  * A failed result's text as the wires without an error flag carry it (`Error: ` first), for
  * the adapters whose messages reach such a wire without `encodeResults`.
  */

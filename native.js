@@ -848,6 +848,7 @@ module.exports.checkWire = nativeBinding.checkWire
 module.exports.denormalizeStrict = nativeBinding.denormalizeStrict
 module.exports.encodeResults = nativeBinding.encodeResults
 module.exports.encodeToolCalls = nativeBinding.encodeToolCalls
+module.exports.features = nativeBinding.features
 module.exports.markedErrorText = nativeBinding.markedErrorText
 module.exports.MAX_QUOTED_BYTES = nativeBinding.MAX_QUOTED_BYTES
 module.exports.normalizeSchema = nativeBinding.normalizeSchema

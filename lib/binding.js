@@ -8,6 +8,7 @@
 const { dirname, join } = require('node:path')
 
 const manifest = require('../package.json')
+const { ToolwireError } = require('./common.js')
 
 /** The package's root directory: where native.js and the local `.node` files live. */
 const ROOT = dirname(__dirname)
@@ -121,4 +122,34 @@ function loadBinding(loader = join(ROOT, 'native.js')) {
   }
 }
 
-module.exports = { loadBinding, expectedBinary, missingBinaryError, targetName }
+/**
+ * The optional parts of the engine, cargo features of the binding that a slim build can leave
+ * out (both are in the default and published builds), each with what it serves.
+ */
+const OPTIONAL_FEATURES = {
+  image: 'image sanitization (decoding, resizing and re-encoding the images tools return)',
+  rap: 'remote tools over the Reactive Agent Protocol (RAP)',
+}
+
+/** The optional parts a loaded binding has: what its `features()` lists. */
+function featuresOf(binding) {
+  return binding.features()
+}
+
+/**
+ * Throws when `feature` is not among `features` (the binding's list): `entry`, the JavaScript
+ * entry that needs it, cannot work in this slim build. A ToolwireError with code
+ * PRECONDITION_FAILED naming the feature and how to build with it, the feature as `.feature`.
+ */
+function requireFeature(features, feature, entry) {
+  if (features.includes(feature)) return
+  const error = new ToolwireError(
+    'PRECONDITION_FAILED',
+    `${entry}: ${OPTIONAL_FEATURES[feature]} is not in this build of toolwire: its binary was built without the cargo feature \`${feature}\` (on by default). ` +
+      `Install the published package, or build with the default features (\`npm run build\`) or with \`--features ${feature}\` added to a \`--no-default-features\` build.`,
+  )
+  error.feature = feature
+  throw error
+}
+
+module.exports = { loadBinding, expectedBinary, missingBinaryError, targetName, featuresOf, requireFeature, OPTIONAL_FEATURES }

@@ -7,7 +7,8 @@
 // Every outcome and event crosses back through one callback, as one JSON text array per
 // crossing (see src/rap.rs for the messages).
 
-const { NativeRap } = require('../native.js')
+const binding = require('../native.js')
+const { featuresOf, requireFeature } = require('./binding.js')
 const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } = require('./common.js')
 const { scrubSecrets } = require('./sanitize.js')
 
@@ -139,15 +140,20 @@ class RapLink {
   /** keyOf(groupId, callId) -> { toolName, args }: open subscriptions */
   #subscriptions = new Map()
 
+  /** the binding's optional parts (`features()`): a build without `rap` refuses to load toolsets */
+  #features
+
   /** `Transport`: the transport's class, constructed as `new Transport(serverOptionsJson, deliver)`. */
   /**
    * `emit`: where RAP events go; `scrub(value)`: the value with its secrets replaced (the
-   * runtime's `sanitize` kinds), applied to every event's message before anything reads it.
+   * runtime's `sanitize` kinds), applied to every event's message before anything reads it;
+   * `features`: the binding's optional parts (a stand-in list in tests).
    */
-  constructor(emit, Transport = NativeRap, scrub = (value) => scrubSecrets(value, 'a RAP event')) {
+  constructor(emit, Transport = binding.NativeRap, scrub = (value) => scrubSecrets(value, 'a RAP event'), features = featuresOf(binding)) {
     this.#emit = emit
     this.#Transport = Transport
     this.#scrub = scrub
+    this.#features = features
   }
 
   /** Starts the transport with these callback server options, or checks they are the ones in use. */
@@ -171,6 +177,7 @@ class RapLink {
 
   /** Fetches and validates a toolset; resolves with `{ toolset, tools: [{ name, description, parameters }] }`. */
   load(baseUrl, options) {
+    requireFeature(this.#features, 'rap', 'addRapToolset')
     this.#start(options.server)
     return this.#request((ticket) => this.#native.load(ticket, baseUrl, options.toolset)).then(
       (loaded) => {

@@ -116,6 +116,16 @@ pub fn check_headers(headers: &Headers) -> Result<(), RapError> {
 /// Largest manifest body accepted.
 pub const MAX_MANIFEST_BYTES: usize = 8 << 20;
 
+/// Makes ring the crypto provider of this library's rustls (reqwest builds its TLS config from
+/// the process default; it has none of its own with "rustls-no-provider"). Idempotent: a provider
+/// already installed (by an earlier client, or a test build's aws-lc-rs) stays.
+fn install_tls_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Err only when another thread installed one in between: that one serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
 /// The HTTP client for everything this crate sends. Cheap to clone (a pooled client).
 #[derive(Debug, Clone)]
 pub struct RapClient {
@@ -126,6 +136,7 @@ impl RapClient {
     /// A client whose single requests give up after `request_timeout` (a server that
     /// accepts a connection and never answers cannot hold a call forever).
     pub fn new(request_timeout: Duration) -> Result<Self, RapError> {
+        install_tls_provider();
         let http = reqwest::Client::builder()
             .timeout(request_timeout)
             // A redirect is an answer like any other non-200 status: following it would turn

@@ -111,6 +111,12 @@ impl SanitizeOptions {
                         }
                     }
                 }
+                "images" if !cfg!(feature = "image") => {
+                    return Err(Error::caller(
+                        ErrorCode::PreconditionFailed,
+                        format!("{at}: {}", super::images::IMAGE_FEATURE_ABSENT),
+                    ))
+                }
                 "images" => {
                     for (key, value) in object(value, &at)? {
                         let at = format!("{at}.{key}");
@@ -265,6 +271,31 @@ mod tests {
         assert_eq!(options.images.max_width, 2000);
         assert_eq!(options.images.max_bytes, 5_000_000);
         assert_eq!(Limits::default().max_id_chars, 128);
+    }
+
+    /// A slim build (no `image` feature) refuses image limits, which it could not honour, as a
+    /// precondition naming the feature; the other keys parse as before.
+    #[cfg(not(feature = "image"))]
+    #[test]
+    fn slim_build_refuses_image_limits_naming_the_feature() {
+        let base = SanitizeOptions::default();
+        for images in [json!({"maxWidth": 800}), json!({}), json!(null)] {
+            let error = base
+                .with(
+                    &json!({"maxResultChars": 1000, "images": images}),
+                    "sanitize",
+                )
+                .unwrap_err();
+            assert_eq!(error.code, ErrorCode::PreconditionFailed, "{images}");
+            assert!(error
+                .message
+                .starts_with("sanitize.images: image support is not in this build"));
+            assert!(error.message.contains("cargo feature `image`"));
+        }
+        let options = base
+            .with(&json!({"maxResultChars": 1000}), "sanitize")
+            .unwrap();
+        assert_eq!(options.max_result_chars, 1000);
     }
 
     #[test]

@@ -9,12 +9,19 @@
 //! PNG first for images with transparency and for screenshot-like PNG/GIF sources, then JPEG at
 //! qualities 85, 70, 55 and 40, then the same at 0.75 of the size, down to 64 px. What cannot be
 //! used becomes a text block saying what and why.
+//!
+//! Decoding and fitting are the cargo feature `image` (on by default). A build without it
+//! recognises images by their bytes and omits every one, the text block and the report naming
+//! the feature ([`IMAGE_FEATURE_ABSENT`]): never a crash, never an unchecked image.
 
+#[cfg(feature = "image")]
 mod decode;
+#[cfg(feature = "image")]
 mod fit;
+#[cfg(feature = "image")]
 mod pixels;
 mod sniff;
-#[cfg(test)]
+#[cfg(all(test, feature = "image"))]
 mod tests;
 
 use base64::alphabet;
@@ -22,7 +29,9 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
 use serde::Serialize;
 
+#[cfg(feature = "image")]
 use decode::DecodeFailure;
+#[cfg(feature = "image")]
 use fit::{FitFailure, OutputFormat};
 pub use sniff::sniff_mime;
 use sniff::SniffedFormat;
@@ -207,7 +216,26 @@ fn decode_base64(data: &str) -> Result<(Vec<u8>, bool), base64::DecodeError> {
     Ok((bytes, canonical))
 }
 
+/// Why every image is omitted in a build without the `image` cargo feature.
+pub const IMAGE_FEATURE_ABSENT: &str = "image support is not in this build of toolwire (the cargo feature `image`, on by default: build without --no-default-features, or add --features image)";
+
+/// Without the `image` feature nothing is decoded: the image is omitted, saying why.
+#[cfg(not(feature = "image"))]
+fn fit_sniffed(
+    bytes: &[u8],
+    format: SniffedFormat,
+    _limits: &ImageLimits,
+) -> (FittedImage, ImageReport) {
+    omitted(
+        IMAGE_FEATURE_ABSENT.to_owned(),
+        Some(format.mime()),
+        bytes,
+        None,
+    )
+}
+
 /// Decodes an image of a known format and keeps, resizes or omits it.
+#[cfg(feature = "image")]
 fn fit_sniffed(
     bytes: &[u8],
     format: SniffedFormat,
@@ -325,6 +353,48 @@ fn fit_sniffed(
         mime_type: out_mime,
     };
     (fitted, report)
+}
+
+#[cfg(all(test, not(feature = "image")))]
+mod slim_tests {
+    use super::*;
+
+    /// A build without the `image` feature omits every image, whatever its format or size, and
+    /// says which feature is missing; bytes that are no image are refused as before.
+    #[test]
+    fn every_image_is_omitted_naming_the_feature() {
+        let limits = ImageLimits::default();
+        let cases: [(&str, &[u8], Option<&str>); 5] = [
+            ("PNG", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", Some("image/png")),
+            (
+                "JPEG",
+                &[0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10],
+                Some("image/jpeg"),
+            ),
+            ("GIF", b"GIF89a\x01\0\x01\0\0\0\0;", Some("image/gif")),
+            ("WebP", b"RIFF\x1a\0\0\0WEBPVP8L", Some("image/webp")),
+            ("not an image", b"hello", None),
+        ];
+        for (name, bytes, mime) in cases {
+            let (fitted, report) = fit_image_bytes(bytes, Some("image/png"), &limits);
+            assert_eq!(report.action, ImageAction::Omitted, "{name}");
+            assert_eq!(report.mime_type.as_deref(), mime, "{name}");
+            let FittedImage::Omitted { text } = fitted else {
+                panic!("{name}: not omitted");
+            };
+            let names_feature = text.contains("cargo feature `image`");
+            assert_eq!(names_feature, mime.is_some(), "{name}: {text}");
+        }
+        let data = encode_base64(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+        let (fitted, report) = fit_base64_image(&data, "image/png", &limits);
+        assert_eq!(report.reason.as_deref(), Some(IMAGE_FEATURE_ABSENT));
+        assert_eq!(
+            fitted,
+            FittedImage::Omitted {
+                text: format!("[image omitted: {IMAGE_FEATURE_ABSENT}]")
+            }
+        );
+    }
 }
 
 /// An omitted image: the text block and its report.

@@ -49,6 +49,7 @@ pub fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
 
 /// Counts the image descriptors of a GIF by walking its block structure (no LZW decoding), in one
 /// pass over the bytes. A malformed or truncated stream counts the frames seen before the damage.
+#[cfg(feature = "image")]
 pub(super) fn gif_frame_count(bytes: &[u8]) -> usize {
     // Header (6) + logical screen descriptor (7).
     let Some(&packed) = bytes.get(10) else {
@@ -77,6 +78,7 @@ pub(super) fn gif_frame_count(bytes: &[u8]) -> usize {
 }
 
 /// Bytes of the colour table announced by a GIF packed-flags byte (0 when there is none).
+#[cfg(feature = "image")]
 fn color_table_len(packed: u8) -> usize {
     if packed & 0x80 == 0 {
         0
@@ -86,6 +88,7 @@ fn color_table_len(packed: u8) -> usize {
 }
 
 /// The offset after the sub-block chain starting at `at` (past the end when it is truncated).
+#[cfg(feature = "image")]
 fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> usize {
     while let Some(&len) = bytes.get(at) {
         at += 1;
@@ -101,6 +104,7 @@ fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> usize {
 /// is lenient and fills a truncated scan with grey; this catches that case. Inside entropy-coded
 /// data a literal `FF` is always stuffed as `FF 00`, so `FF D9` after the last start-of-scan
 /// (`FF DA`) is the real marker.
+#[cfg(feature = "image")]
 pub(super) fn jpeg_reaches_end_marker(bytes: &[u8]) -> bool {
     let Some(last_scan) = memchr::memmem::rfind(bytes, &[0xFF, 0xDA]) else {
         return false;
@@ -134,6 +138,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "image")]
     #[test]
     fn counts_gif_frames_without_decoding() {
         // Header, 1x1 screen with a 2-colour global table, then frames of one sub-block each.
@@ -163,6 +168,7 @@ mod tests {
         assert_eq!(gif_frame_count(b"GIF89a"), 0);
     }
 
+    #[cfg(feature = "image")]
     #[test]
     fn jpeg_end_marker_must_follow_the_last_scan() {
         let cases: &[(&[u8], bool)] = &[
