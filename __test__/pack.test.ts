@@ -89,9 +89,12 @@ describe('npm pack', { timeout: 120_000 }, () => {
     }
     const allowed = /^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
-    // Everything but the binary is small; the binary is one file of this platform.
-    const rest = packed.files.filter((f) => !f.path.endsWith('.node')).reduce((sum, f) => sum + f.size, 0)
-    expect(rest).toBeLessThan(1_000_000)
+    // Everything but the binary is small (no stray build output or recording slipped in): no
+    // file over 512 KB (the largest is THIRD_PARTY_NOTICES, the crates' license texts, about
+    // 420 KB) and 1.5 MB in all; the binary is one file of this platform.
+    const rest = packed.files.filter((f) => !f.path.endsWith('.node'))
+    expect(rest.filter((f) => f.size > 512 * 1024).map((f) => f.path)).toEqual([])
+    expect(rest.reduce((sum, f) => sum + f.size, 0)).toBeLessThan(1_500_000)
     expect(paths.filter((p) => p.endsWith('.node'))).toEqual(binaries)
   })
 
