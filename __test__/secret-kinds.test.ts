@@ -17,7 +17,7 @@ function declaredKinds(): string[] {
 
 /** Every kind the engine's built-in detectors emit (`name: "..."` in builtin.rs). */
 function engineKinds(): string[] {
-  const source = read('crates/toolwire-core/src/sanitize/secrets/builtin.rs')
+  const source = read('crates/toolwire-core/src/secrets/builtin.rs')
   const tests = source.indexOf('#[cfg(test)]')
   const body = tests < 0 ? source : source.slice(0, tests)
   return [...new Set([...body.matchAll(/name: "([a-z0-9-]+)"/g)].map((m) => m[1]!))].sort()

@@ -17,7 +17,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 /** The built-in kinds, as the engine lists them. */
 const KINDS: string[] = [
   ...new Set(
-    [...readFileSync(join(__dirname, '../crates/toolwire-core/src/sanitize/secrets/builtin.rs'), 'utf8').matchAll(/^\s*name: "([a-z0-9-]+)",$/gm)].map(
+    [...readFileSync(join(__dirname, '../crates/toolwire-core/src/secrets/builtin.rs'), 'utf8').matchAll(/^\s*name: "([a-z0-9-]+)",$/gm)].map(
       (match) => match[1],
     ),
   ),

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_core::sanitize::secrets::SecretScanner;
+use toolwire_core::secrets::SecretScanner;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

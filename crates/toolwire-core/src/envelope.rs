@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::content::ContentBlock;
 use crate::error::ErrorCode;
+pub use crate::error::ToolError;
 use crate::params::Normalization;
 use crate::sanitize::SanitizeReport;
 
@@ -42,67 +44,6 @@ pub enum RiskLevel {
     High,
     /// Irreversible or security-relevant.
     Critical,
-}
-
-/// One block of a result's content, in the shape pi-ai and most agents use.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "lowercase")]
-pub enum ContentBlock {
-    /// Text for the model.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image, base64-encoded.
-    Image {
-        /// Base64 data.
-        data: String,
-        /// The MIME type, e.g. `image/png`.
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-    },
-}
-
-impl ContentBlock {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into() }
-    }
-}
-
-/// Why a call failed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolError {
-    /// The machine-readable code.
-    pub code: ErrorCode,
-    /// What went wrong, written for the model and the user.
-    pub message: String,
-    /// Whether running the same call again may succeed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
-    /// Structured detail, e.g. the list of validation failures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
-
-impl ToolError {
-    /// An error with the retryability its code implies: a timeout or a tool failure may pass on
-    /// another attempt, a bad argument or a refusal will not.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        let retryable = matches!(code, ErrorCode::Timeout | ErrorCode::ExecutionError);
-        ToolError {
-            code,
-            message: message.into(),
-            retryable: Some(retryable),
-            details: None,
-        }
-    }
-
-    /// The same error with structured details attached.
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
-        self
-    }
 }
 
 /// The call as the executor hands it to a tool and to hooks: the arguments as they will run,
@@ -387,7 +328,7 @@ mod tests {
 
     #[test]
     fn args_hash_is_the_audit_logs_argshash() {
-        // The digests themselves are checked against sha256sum in audit::canonical.
+        // The digests themselves are checked against sha256sum in crate::canonical.
         for args in [
             json!({}),
             json!({"b": 1, "a": [true, null, "x"]}),

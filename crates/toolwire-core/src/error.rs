@@ -161,6 +161,41 @@ impl std::error::Error for Error {}
 /// The engine's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolError {
+    /// The machine-readable code.
+    pub code: ErrorCode,
+    /// What went wrong, written for the model and the user.
+    pub message: String,
+    /// Whether running the same call again may succeed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// Structured detail, e.g. the list of validation failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+}
+
+impl ToolError {
+    /// An error with the retryability its code implies: a timeout or a tool failure may pass on
+    /// another attempt, a bad argument or a refusal will not.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let retryable = matches!(code, ErrorCode::Timeout | ErrorCode::ExecutionError);
+        ToolError {
+            code,
+            message: message.into(),
+            retryable: Some(retryable),
+            details: None,
+        }
+    }
+
+    /// The same error with structured details attached.
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,11 @@
 //! deadlines, concurrency limits and keys, and what comes back becomes one
 //! [`ToolResult`] ([`output`]), whatever happened.
 
+pub mod ansi;
 pub mod args;
 pub mod audit;
 pub mod canonical;
+pub mod content;
 pub mod contract;
 pub mod definitions;
 pub mod dispatch;
@@ -34,6 +36,7 @@ pub mod runtime;
 pub mod sanitize;
 pub mod schema;
 pub mod schemas;
+pub mod secrets;
 pub mod suggest;
 pub mod wire;
 

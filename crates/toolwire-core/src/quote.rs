@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::json_text::push_json_string;
-use crate::sanitize::secrets::SecretScanner;
+use crate::secrets::SecretScanner;
 
 /// The most of one value quoted in a message, in bytes.
 pub const MAX_QUOTED_BYTES: usize = 1024;

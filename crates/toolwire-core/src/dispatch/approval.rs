@@ -17,7 +17,7 @@ use crate::policy::approvals::{
     Verdict,
 };
 use crate::policy::tools::PolicyContext;
-use crate::sanitize::secrets::SecretScanner;
+use crate::secrets::SecretScanner;
 
 /// The most calls waiting for `resolveApproval` at once; past it, new ones are refused.
 pub const MAX_DEFERRED: usize = 4096;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::dispatch::view::{content_view, put_field_view, result_view};
 use crate::envelope::{ContentBlock, ToolResult};
 use crate::output::{OutputShape, ToolOutcome};
 use crate::registry::ToolSpec;
@@ -13,7 +14,6 @@ use crate::sanitize::joined::holds_secret_across;
 use crate::sanitize::report::{CutScope, Truncation};
 use crate::sanitize::text::{keep_text, recut, utf16_len, TextSource};
 use crate::sanitize::values::{has_secret, scrub_keyed_text, scrub_keys, scrub_value};
-use crate::sanitize::view::{content_view, put_field_view, result_view};
 use crate::sanitize::{InputBlock, ResultRules, SanitizedBlock};
 
 use super::{BatchText, CallRequest};

@@ -17,6 +17,7 @@ mod finalize;
 mod keys;
 pub use finalize::partial_view;
 pub mod protocol;
+pub mod view;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};

@@ -32,7 +32,7 @@
 //!
 //! `view?` (codes 7 and 10) is what events carry instead of the result where they differ: an
 //! object with any of `content`, `details`, `detailsWithheld: true` and `args` (see
-//! [`crate::sanitize::view::result_view`]).
+//! [`crate::dispatch::view::result_view`]).
 //!
 //! `args?` is left out when the arguments are exactly the call's own (its JSON text parsed, or the
 //! object passed): the driver then uses those, parsing the text once. Code 10 is the common end

@@ -5,8 +5,8 @@ use serde_json::{json, Map, Value};
 
 use super::normalize::type_name;
 use super::RequiredGroup;
-use crate::envelope::ToolError;
 use crate::error::ErrorCode;
+use crate::error::ToolError;
 use crate::json_text::push_json_string;
 use crate::quote::quoted;
 use crate::quote::MAX_QUOTED_ARGS;

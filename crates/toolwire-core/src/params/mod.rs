@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::envelope::ToolError;
+use crate::error::ToolError;
 
 pub(crate) use names::suggest_property;
 pub use rules::parse_rules;

@@ -9,7 +9,7 @@ use super::report::SanitizeReport;
 use super::text::TextSource;
 use super::values::scrub_value;
 use super::{SanitizedBlock, Sanitizer};
-use crate::envelope::ContentBlock;
+use crate::content::ContentBlock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input;
 

@@ -10,11 +10,11 @@ use super::images::{encode_base64, fit_base64_image, fit_image_bytes, FittedImag
 use super::joined::scrub_across_blocks;
 use super::media::{expand_media, Piece};
 use super::report::{CutScope, SanitizeReport, Truncation};
-use super::secrets::SecretScanner;
 use super::text::{keep_text, kept_again, BudgetUnit, Kept, TextSource};
 use super::Sanitizer;
-use crate::envelope::ContentBlock;
+use crate::content::ContentBlock;
 use crate::quote::bounded_to;
+use crate::secrets::SecretScanner;
 
 /// The most of an image's declared MIME type its report keeps, in bytes.
 /// Replaces the secrets the model would see across the text blocks of `blocks` (see

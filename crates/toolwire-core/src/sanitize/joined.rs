@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::secrets::{redaction_label, SecretScanner};
+use crate::secrets::{redaction_label, SecretScanner};
 
 /// How the blocks are joined when searched: as the OpenAI-style encoders join them, and as a
 /// reader of blocks side by side sees them.

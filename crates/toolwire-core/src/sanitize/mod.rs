@@ -2,14 +2,15 @@
 //! the events and the audit log.
 //!
 //! - [`text`]: head-and-tail truncation under a budget, on strings, string ends or bytes, with
-//!   secrets scrubbed from what is kept ([`ansi`] escapes removed on request);
-//! - [`secrets`]: the secret kinds and the user's own patterns, matched in linear time;
+//!   secrets scrubbed from what is kept ([`crate::ansi`] escapes removed on request);
+//! - [`crate::secrets`] (a module of its own, below quoting): the secret kinds and the user's own
+//!   patterns, matched in linear time;
 //! - [`images`]: MIME sniffing, decompression-bomb checks, resizing and re-encoding;
 //! - [`content`]: a result's blocks under one budget ([`joined`]: secrets split across them); [`media`]: `MEDIA:` lines of trusted tools;
-//! - [`view`]: what events and audit records may carry (redaction allowlists, image metadata);
+//! - [`crate::dispatch::view`]: what events and audit records may carry (redaction allowlists,
+//!   image metadata);
 //! - [`options`]: the settings and their defaults; [`report`]: what was changed.
 
-pub mod ansi;
 pub mod blocks;
 pub mod content;
 pub mod images;
@@ -17,18 +18,16 @@ pub mod joined;
 pub mod media;
 pub mod options;
 pub mod report;
-pub mod secrets;
 pub mod text;
 pub mod values;
-pub mod view;
 
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::secrets::SecretScanner;
 pub use content::{InputBlock, SanitizedBlock};
 pub use options::{Limits, RedactionMode, SanitizeOptions};
 pub use report::SanitizeReport;
-use secrets::SecretScanner;
 use text::TextRules;
 
 /// Sanitization settings compiled once (the secret patterns) and shared by every result.

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::images::ImageLimits;
-use super::secrets::SecretPattern;
 use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::SecretPattern;
 
 /// The `sanitize` settings.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::ansi::strip_ansi;
-use super::secrets::{redaction_label, SecretScanner};
+use crate::ansi::strip_ansi;
+use crate::secrets::{redaction_label, SecretScanner};
 
 /// How far past each cut secrets are searched for, in characters: longer than any token kind,
 /// so one straddling the cut is seen whole. (PEM bodies are longer; their patterns match

@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::secrets::{redaction_label, SecretMatch, SecretScanner};
 use crate::json_text::push_json_escaped;
+use crate::secrets::{redaction_label, SecretMatch, SecretScanner};
 
 /// Replaces the secrets in every string and object key of `value`, counting them per kind;
 /// returns whether anything changed. A key that becomes equal to another key of its object gets

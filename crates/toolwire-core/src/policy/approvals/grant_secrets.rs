@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::Grant;
-use crate::sanitize::secrets::SecretScanner;
+use crate::secrets::SecretScanner;
 
 /// The kinds of the secrets in what `grant` would write to the approvals file (a command's
 /// text, a program's path, a tool's name), sorted, each once; empty when there are none.

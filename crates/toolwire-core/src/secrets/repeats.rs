@@ -124,7 +124,7 @@ fn spellings(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     fn scrubbed(text: &str) -> String {
-        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
+        let scanner = crate::secrets::SecretScanner::new(&[]).unwrap();
         let mut counts = Default::default();
         scanner.scrub(text, &mut counts).into_owned()
     }

@@ -23,7 +23,7 @@
 //! and ends after one, so each range of a view maps to a range of its text on char boundaries.
 //! Cost: one pass per layer, at most one entry in a layer's map per byte of its text.
 
-use super::super::ansi::sequence_end_after_esc;
+use crate::ansi::sequence_end_after_esc;
 
 /// A decoded spelling: `view[view..view_end]` stands for `original[raw..raw_end]` (an empty view
 /// range for a removed sequence).
@@ -352,7 +352,7 @@ fn decode_at(text: &str, at: usize) -> Option<(usize, Option<char>)> {
         0x1b => Some((sequence_end_after_esc(text, at + 1), None)),
         // U+009B, the one-character control sequence introducer.
         0xc2 if bytes.get(at + 1) == Some(&0x9b) => {
-            Some((super::super::ansi::sequence_end(text, at), None))
+            Some((crate::ansi::sequence_end(text, at), None))
         }
         b'=' => soft_break(bytes, at)
             .map(|end| (end, None))

@@ -420,7 +420,7 @@ mod tests {
     /// start from every value, the whole text on one long line).
     #[test]
     fn widening_reads_a_bounded_stretch_whatever_the_text() {
-        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
+        let scanner = crate::secrets::SecretScanner::new(&[]).unwrap();
         // (unit, whether it holds credentials: the quoted `aB3 token=` holds a digit)
         for (unit, credentials) in [
             ("x DB_PASSWORD=aB3;dE6 ", false),

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::options::RedactionMode;
-use super::text::{recut, utf16_len, BudgetUnit, Kept};
 use crate::envelope::{ContentBlock, ToolResult};
+use crate::sanitize::options::RedactionMode;
+use crate::sanitize::text::{recut, utf16_len, BudgetUnit, Kept};
 
 /// How a result's details reach events.
 #[derive(Clone, Debug, PartialEq)]

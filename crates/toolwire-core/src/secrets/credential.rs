@@ -866,7 +866,7 @@ mod tests {
 
     /// `text` as the built-in scanner scrubs it.
     fn scrubbed(text: &str) -> String {
-        let scanner = crate::sanitize::secrets::SecretScanner::new(&[]).unwrap();
+        let scanner = crate::secrets::SecretScanner::new(&[]).unwrap();
         let mut counts = Default::default();
         scanner.scrub(text, &mut counts).into_owned()
     }
