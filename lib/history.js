@@ -4,6 +4,7 @@
 
 const native_ = require('../native.js')
 const { checkWire, native, describe, jsonText } = require('./common.js')
+const { ENCODED_RESULT_KEYS } = require('./protocol.generated.js')
 
 /** The tool-result messages `wire` expects for these results (ToolResults or ToolResultMessages). */
 function encodeResults(results, wire) {
@@ -13,8 +14,8 @@ function encodeResults(results, wire) {
   return JSON.parse(native(() => native_.encodeResults(jsonText('encodeResults: results', parts), wire)))
 }
 
-/** The keys of a result the engine's encoding reads (parse_results in the core). */
-const ENCODED_KEYS = new Set(['callId', 'toolCallId', 'tool', 'toolName', 'isError', 'ok', 'status', 'content', 'error'])
+/** The keys of a result the engine's encoding reads (RESULT_KEYS beside parse_results in the core). */
+const ENCODED_KEYS = new Set(ENCODED_RESULT_KEYS)
 
 /**
  * What of `result` crosses for encoding: of a plain object, the keys the engine reads, as JSON

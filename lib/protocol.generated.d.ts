@@ -122,6 +122,8 @@ export declare const SECRET_WINDOW: 4096
 export declare const DEFAULT_MAX_RESULT_CHARS: 32768
 /** The text of a tool that returned nothing. */
 export declare const NO_OUTPUT: "(no output)"
+/** The keys of a result that encodeResults reads; the driver sends only these. */
+export declare const ENCODED_RESULT_KEYS: readonly ["callId","toolCallId","tool","toolName","isError","ok","status","content","error"]
 /** The most retries a plan step may ask for. */
 export declare const PLAN_MAX_RETRIES: 100
 /** The retries a plan step may take when `maxRetries` is not given. */

@@ -123,6 +123,8 @@ const SECRET_WINDOW = 4096
 const DEFAULT_MAX_RESULT_CHARS = 32768
 /** The text of a tool that returned nothing. */
 const NO_OUTPUT = "(no output)"
+/** The keys of a result that encodeResults reads; the driver sends only these. */
+const ENCODED_RESULT_KEYS = Object.freeze(["callId","toolCallId","tool","toolName","isError","ok","status","content","error"])
 /** The most retries a plan step may ask for. */
 const PLAN_MAX_RETRIES = 100
 /** The retries a plan step may take when `maxRetries` is not given. */
@@ -130,4 +132,4 @@ const PLAN_DEFAULT_MAX_RETRIES = 5
 /** How many plan steps run at once when `maxConcurrency` is not given. */
 const PLAN_DEFAULT_MAX_CONCURRENCY = 4
 
-module.exports = { Action, Completion, OutputShape, ArgumentKind, LogFile, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, MAX_VALUE_DEPTH, MAX_QUOTED_BYTES, SECRET_WINDOW, DEFAULT_MAX_RESULT_CHARS, NO_OUTPUT, PLAN_MAX_RETRIES, PLAN_DEFAULT_MAX_RETRIES, PLAN_DEFAULT_MAX_CONCURRENCY }
+module.exports = { Action, Completion, OutputShape, ArgumentKind, LogFile, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, MAX_VALUE_DEPTH, MAX_QUOTED_BYTES, SECRET_WINDOW, DEFAULT_MAX_RESULT_CHARS, NO_OUTPUT, ENCODED_RESULT_KEYS, PLAN_MAX_RETRIES, PLAN_DEFAULT_MAX_RETRIES, PLAN_DEFAULT_MAX_CONCURRENCY }

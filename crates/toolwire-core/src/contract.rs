@@ -123,6 +123,8 @@ pub enum Constant {
     Number(u64),
     /// A text.
     Text(&'static str),
+    /// A list of texts (a frozen array in JavaScript).
+    Texts(&'static [&'static str]),
 }
 
 /// The shared constants: `(JavaScript name, value, what it is)`.
@@ -156,6 +158,11 @@ pub const CONSTANTS: &[(&str, Constant, &str)] = &[
         "NO_OUTPUT",
         Constant::Text(crate::output::NO_OUTPUT),
         "The text of a tool that returned nothing.",
+    ),
+    (
+        "ENCODED_RESULT_KEYS",
+        Constant::Texts(crate::wire::encode::RESULT_KEYS),
+        "The keys of a result that encodeResults reads; the driver sends only these.",
     ),
     (
         "PLAN_MAX_RETRIES",
@@ -278,9 +285,22 @@ fn jsdoc(indent: &str, text: &str) -> String {
 
 fn constant_js(value: Constant) -> String {
     match value {
+        Constant::Texts(texts) => format!("Object.freeze({})", texts_literal(texts)),
+        other => constant_type(other),
+    }
+}
+
+/// The constant's type in the declarations: its literal value.
+fn constant_type(value: Constant) -> String {
+    match value {
         Constant::Number(n) => n.to_string(),
         Constant::Text(text) => serde_json::to_string(text).expect("a string serializes"),
+        Constant::Texts(texts) => format!("readonly {}", texts_literal(texts)),
     }
+}
+
+fn texts_literal(texts: &[&str]) -> String {
+    serde_json::to_string(texts).expect("strings serialize")
 }
 
 /// Writes the JavaScript module and its declarations from the code enums, the constants and
@@ -327,7 +347,11 @@ pub fn javascript() -> Generated {
         js.push_str(&jsdoc("", doc));
         let _ = writeln!(js, "const {name} = {}", constant_js(*value));
         dts.push_str(&jsdoc("", doc));
-        let _ = writeln!(dts, "export declare const {name}: {}", constant_js(*value));
+        let _ = writeln!(
+            dts,
+            "export declare const {name}: {}",
+            constant_type(*value)
+        );
         names.push((*name).to_owned());
     }
     let _ = writeln!(js, "\nmodule.exports = {{ {} }}", names.join(", "));

@@ -30,7 +30,7 @@ use crate::envelope::marked_error_text;
 use crate::envelope::ContentBlock;
 use crate::ids::{is_valid_tool_call_id, normalize_tool_call_id, IdTarget};
 
-pub use parse::{parse_history_turn, parse_results};
+pub use parse::{parse_history_turn, parse_results, RESULT_KEYS};
 
 /// Which definition shape: by wire or schema target name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,6 +12,20 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json_input::repair_surrogates;
 use crate::json_text::json_string;
 
+/// The keys of a result [`parse_results`] reads; the JavaScript driver sends only these
+/// (generated for it as `ENCODED_RESULT_KEYS`, see `crate::contract`).
+pub const RESULT_KEYS: &[&str] = &[
+    "callId",
+    "toolCallId",
+    "tool",
+    "toolName",
+    "isError",
+    "ok",
+    "status",
+    "content",
+    "error",
+];
+
 /// Parses a JSON array of results. Each element is a toolwire `ToolResult` or a pi-ai
 /// `ToolResultMessage`:
 /// - the call id is `callId`, else `toolCallId`; the tool is `tool`, else `toolName` (both
@@ -23,8 +37,8 @@ use crate::json_text::json_string;
 /// - an error result with no non-empty text block gets its `error.message` (or a string
 ///   `error`) as its text, so the model reads what went wrong.
 ///
-/// Every other key is ignored. A malformed element is a caller error naming it, e.g.
-/// `results[2].content[0].mimeType: expected a string, got 3`.
+/// Every other key is ignored ([`RESULT_KEYS`] lists the ones read). A malformed element is a
+/// caller error naming it, e.g. `results[2].content[0].mimeType: expected a string, got 3`.
 pub fn parse_results(json: &str) -> Result<Vec<ResultInput>> {
     let json = repair_surrogates(json);
     match super::fast_results::read_results(&json) {
@@ -355,6 +369,42 @@ fn truncated(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn keys_outside_result_keys_change_nothing() {
+        use super::super::encode_results;
+        use crate::provider::Wire;
+        use serde_json::json;
+        let full = json!([
+            {"callId": "c1", "tool": "read", "args": {"p": 1}, "details": {"x": [1]}, "runId": "r",
+             "startedAt": 1, "status": "ok", "ok": true, "content": [{"type": "text", "text": "hi"}]},
+            {"role": "toolResult", "toolCallId": "c2", "toolName": "shot", "timestamp": 5,
+             "content": "boom", "isError": true, "error": {"code": "EXECUTION_ERROR", "message": "m"}},
+            {"callId": "c3", "tool": "t", "status": "timeout", "error": "too slow", "extra": {"status": "ok"}},
+        ]);
+        let kept: Vec<Value> = full
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|result| {
+                let map = result.as_object().unwrap();
+                Value::Object(
+                    map.iter()
+                        .filter(|(key, _)| RESULT_KEYS.contains(&key.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
+            })
+            .collect();
+        for wire in Wire::ALL {
+            let encode = |v: &Value| encode_results(wire, &parse_results(&v.to_string()).unwrap());
+            assert_eq!(
+                encode(&full),
+                encode(&Value::Array(kept.clone())),
+                "{wire:?}"
+            );
+        }
+    }
     use super::*;
     use crate::error::Fault;
 
