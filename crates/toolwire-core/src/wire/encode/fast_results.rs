@@ -227,26 +227,14 @@ mod tests {
 
     /// The keys the encoders read, some they ignore, and the keys of blocks and errors.
     fn key() -> impl Strategy<Value = String> {
-        prop::sample::select(vec![
-            "callId",
-            "toolCallId",
-            "tool",
-            "toolName",
-            "isError",
-            "ok",
-            "status",
-            "content",
-            "error",
-            "args",
-            "details",
-            "type",
-            "text",
-            "data",
-            "mimeType",
-            "message",
-            "code",
-        ])
-        .prop_map(str::to_owned)
+        let keys = super::super::RESULT_KEYS
+            .iter()
+            .copied()
+            .chain([
+                "args", "details", "type", "text", "data", "mimeType", "message", "code",
+            ])
+            .collect::<Vec<_>>();
+        prop::sample::select(keys).prop_map(str::to_owned)
     }
 
     /// A JSON object of these pairs, in order (a repeated key stays repeated).
