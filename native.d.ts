@@ -234,11 +234,11 @@ export declare function analyzeCommand(command: string, options: string): string
 export declare function auditDirName(runId: string): string
 
 /**
- * Refuses `key`, an unknown key of the options object `where` (`"ToolRuntime: options"`):
+ * Refuses `key`, an unknown key of the options object `place` (`"ToolRuntime: options"`):
  * throws a VALIDATION_ERROR naming it, the keys there are (`known`) and the closest of them.
  * JavaScript calls this only for a key it found unknown; a known key returns nothing.
  */
-export declare function checkOptionKeys(r#where: string, key: string, known: Array<string>): void
+export declare function checkOptionKeys(place: string, key: string, known: Array<string>): void
 
 /**
  * Checks a wire name: an unknown one is refused naming it, the wires there are and the closest

@@ -4,7 +4,7 @@
 // because the declared `ApprovalDecision | Promise<ApprovalDecision>` return widened the literal.
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type ApprovalCallback, type ApprovalDecision, type ApprovalRequest, type RuntimeOptions } from '../index.js'
+import { ToolRuntime, type ApprovalCallback, type ApprovalDecision, type ApprovalRequest, type RuntimeOptions } from '../dist/index.js'
 
 declare function askTheUser(request: ApprovalRequest): Promise<boolean>
 const seen: string[] = []

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const require = createRequire(import.meta.url)
-const { loadBinding, expectedBinary, targetName } = require('../lib/binding.js')
+const { loadBinding, expectedBinary, targetName } = require('../dist/binding.js')
 const manifest = require('../package.json')
 
 describe('loading the native binary', () => {

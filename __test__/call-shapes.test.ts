@@ -8,7 +8,7 @@ import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/too
 import type OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type DispatchCall, type ToolResult } from '../index.js'
+import { ToolRuntime, type DispatchCall, type ToolResult } from '../dist/index.js'
 
 const textOf = (result: ToolResult) => result.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
 

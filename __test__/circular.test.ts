@@ -6,7 +6,7 @@
 // the circle") reached the model before (user review r8, repros 1-hostile and 18-hostile-hooks).
 import { describe, expect, it } from 'vitest'
 
-import { StreamDecoder, ToolRuntime, type ToolResult } from '../index.js'
+import { StreamDecoder, ToolRuntime, type ToolResult } from '../dist/index.js'
 
 /** `{ a: { b: [0, <the a object>] } }`: the cycle closes at $.a.b[1]. */
 function nested() {

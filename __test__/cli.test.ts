@@ -9,13 +9,13 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, auditRunDir, normalizeSchema } from '../index.js'
+import { ToolRuntime, auditRunDir, normalizeSchema } from '../dist/index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
-import { renderTimeline, timelineRows } from '../lib/timeline.js'
+import { renderTimeline, timelineRows } from '../dist/timeline.js'
 // @ts-expect-error lib/cli/main.js is CommonJS without declarations
-import { main } from '../lib/cli/main.js'
+import { main } from '../dist/cli/main.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'toolwire.js')
@@ -790,7 +790,7 @@ describe('the CLI never writes a control character from its input to the termina
 
   it('terminalSafe escapes every unsafe character and keeps the rest', async () => {
     // @ts-expect-error lib/cli/terminal.js is CommonJS without declarations
-    const { terminalSafe } = await import('../lib/cli/terminal.js')
+    const { terminalSafe } = await import('../dist/cli/terminal.js')
     for (let code = 0; code < 0x2100; code++) {
       const c = String.fromCharCode(code)
       const out: string = terminalSafe(`x${c}y`)
@@ -914,9 +914,9 @@ describe('the timeline of a large run', () => {
 describe('what the CLI shares with the library', () => {
   const require = createRequire(import.meta.url)
   it('takes the wires and the schema targets from the library, and reads input files one way', () => {
-    expect(require('../lib/cli/replay.js').WIRES).toBe(require('../lib/common.js').WIRES)
-    expect(require('../lib/cli/schema.js').TARGETS).toBe(require('../lib/schema.js').SCHEMA_TARGETS)
-    expect(Object.keys(require('../lib/schema.js'))).not.toContain('isZodSchema')
+    expect(require('../dist/cli/replay.js').WIRES).toBe(require('../dist/common.js').WIRES)
+    expect(require('../dist/cli/schema.js').TARGETS).toBe(require('../dist/schema.js').SCHEMA_TARGETS)
+    expect(Object.keys(require('../dist/schema.js'))).not.toContain('isZodSchema')
     for (const args of [['replay', work, '--wire', 'anthropic'], ['schema', work, '--target', 'openai']]) {
       const run = cli(...args)
       expect(run.code).toBe(1)

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { isMainThread } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
-import { ToolRuntime, replayRun, type ToolExecutionEvent, type ToolResult } from '../index.js'
+import { ToolRuntime, replayRun, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
 
 /** The real setTimeout, taken before any test fakes timers. */
 const realSetTimeout = globalThis.setTimeout

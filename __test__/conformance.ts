@@ -3,7 +3,7 @@
 // split at 200 random places.
 import { describe, expect, it } from 'vitest'
 
-import { StreamDecoder, type AssembledTurn } from '../index.js'
+import { StreamDecoder, type AssembledTurn } from '../dist/index.js'
 import { project, projectExpected, type ExpectedResponse } from './fixtures.js'
 
 

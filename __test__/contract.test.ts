@@ -1,5 +1,5 @@
 // The contract between the engine and the JavaScript layer: codes and constants generated from
-// the Rust that declares them (lib/protocol.generated.js, checked against the engine by
+// the Rust that declares them (ts/protocol.generated.js, checked against the engine by
 // `cargo test -p toolwire-core contract::`), errors whose code crosses as data, and decoder
 // errors named by kind, never by their prose.
 import { readFileSync, readdirSync } from 'node:fs'
@@ -8,23 +8,25 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { DecodeErrorKind, ERROR_CODES, StreamDecoder, ToolRuntime, ToolwireError, normalizeToolCallId } from '../index.js'
+import { DecodeErrorKind, ERROR_CODES, StreamDecoder, ToolRuntime, ToolwireError, normalizeToolCallId } from '../dist/index.js'
 
 const require = createRequire(import.meta.url)
 const root = path.join(__dirname, '..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
-const generated = require('../lib/protocol.generated.js')
+const generated = require('../dist/protocol.generated.js')
 const native = require('../native.js')
-// @ts-expect-error lib/cli/quirks.js is CommonJS without declarations
-const { describeError, turnErrors, ERROR_TITLES } = await import('../lib/cli/quirks.js')
+// @ts-expect-error dist/cli/quirks.js is CommonJS without declarations
+const { describeError, turnErrors, ERROR_TITLES } = await import('../dist/cli/quirks.js')
 
-/** The JavaScript files of the package's driver. */
-const driverFiles = ['index.js', ...readdirSync(path.join(root, 'lib')).filter((f) => f.endsWith('.js') && f !== 'protocol.generated.js').map((f) => `lib/${f}`)]
+/** The sources of the package's driver (ts/, the generated module aside). */
+const driverFiles = readdirSync(path.join(root, 'ts'))
+  .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('protocol.generated.'))
+  .map((f) => `ts/${f}`)
 
 describe('one source of truth for codes and constants', () => {
   it('the driver handles every action and writes every completion the engine declares', () => {
     // (the lines taking the names from the generated module do not count)
-    const driver = read('index.js').replace(/^const \{[^}]*\} = \w+$/gm, '')
+    const driver = driverFiles.map(read).join('\n').replace(/^const \{[^}]*\} = \w+$/gm, '')
     for (const name of Object.keys(generated.Action)) {
       expect(driver, `Action.${name}`).toMatch(new RegExp(`(case|===) ${name}\\b`))
     }
@@ -42,15 +44,15 @@ describe('one source of truth for codes and constants', () => {
     ])
     for (const file of driverFiles) {
       for (const m of read(file).matchAll(/^const ([A-Z][A-Z0-9_]*) = (-?[0-9][0-9_x.e]*|'[^']*'|"[^"]*")\s*$/gm)) {
-        expect(shared.has(m[1]!), `${file}: ${m[0]} is one of the engine's codes or constants: take it from lib/protocol.generated.js`).toBe(false)
+        expect(shared.has(m[1]!), `${file}: ${m[0]} is one of the engine's codes or constants: take it from ts/protocol.generated.js`).toBe(false)
       }
     }
   })
 
   it('the generated module is frozen and its declarations match it', () => {
-    const dts = read('lib/protocol.generated.d.ts')
+    const dts = read('dist/protocol.generated.d.ts')
     for (const [name, value] of Object.entries(generated)) {
-      expect(dts, name).toContain(`export declare const ${name}:`)
+      expect(dts, name).toMatch(new RegExp(`export declare const ${name}(:| =) `))
       if (typeof value === 'object') {
         expect(Object.isFrozen(value), name).toBe(true)
         if (!Array.isArray(value)) {

@@ -2,7 +2,7 @@
 // object mode, and how a decoded turn goes to dispatch.
 import { describe, expect, it } from 'vitest'
 
-import { StreamDecoder, ToolRuntime, ToolwireError, type StreamEvent } from '../index.js'
+import { StreamDecoder, ToolRuntime, ToolwireError, type StreamEvent } from '../dist/index.js'
 import { textOf } from './helpers.js'
 import { body, whole } from './scripted.js'
 
@@ -99,7 +99,7 @@ describe('StreamDecoder', () => {
 
 describe('names that are not a wire', () => {
   it('are refused naming the name, the wires and the closest one, at every entry point', async () => {
-    const { encodeResults, encodeToolCalls, repairHistory } = await import('../index.js')
+    const { encodeResults, encodeToolCalls, repairHistory } = await import('../dist/index.js')
     const runtime = new ToolRuntime()
     const entries: [string, () => unknown][] = [
       ['StreamDecoder', () => new StreamDecoder('openai' as never)],

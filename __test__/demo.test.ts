@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { verifyRun } from '../index.js'
+import { verifyRun } from '../dist/index.js'
 
 // The demo keeps its workspace (it says where the audit log and timeline are); the test runs it
 // under a temporary directory of its own, with spaces in its name, and removes that afterwards.

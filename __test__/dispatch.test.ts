@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent, type ToolResult } from '../index.js'
+import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
 import { overlapTool, sleep, stringsSchema, textOf } from './helpers.js'
 
 function echoRuntime(options = {}) {

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 
-import { encodeResults, ToolRuntime, type Wire } from '../index.js'
+import { encodeResults, ToolRuntime, type Wire } from '../dist/index.js'
 import { generator } from './helpers.js'
 
 const require = createRequire(import.meta.url)

@@ -12,7 +12,7 @@ import {
   type ToolCall,
   type ToolExecutionEvent,
   type ToolResult,
-} from '../index.js'
+} from '../dist/index.js'
 
 const schema = (name: string) => JSON.parse(readFileSync(join(__dirname, '..', 'schemas', name), 'utf8'))
 

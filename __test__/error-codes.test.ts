@@ -3,14 +3,14 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
+import { ToolRuntime } from '../dist/index.js'
 
 const root = path.join(__dirname, '..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 
-/** The string members of the union type `name` in index.d.ts. */
+/** The string members of the union type `name` in ts/types.ts. */
 function unionOf(name: string): Set<string> {
-  const match = new RegExp(`export type ${name} =([^]*?)\\n\\n`).exec(read('index.d.ts'))
+  const match = new RegExp(`export type ${name} =([^]*?)\\n\\n`).exec(read('ts/types.ts'))
   expect(match, name).not.toBeNull()
   const members = new Set([...match![1]!.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]!))
   if (/\bErrorCode \|/.test(match![1]!)) for (const code of unionOf('ErrorCode')) members.add(code)
@@ -32,7 +32,7 @@ function planCodes(): Set<string> {
 
 /** Every code the JavaScript layer throws or returns (`'X_Y'` literals used as codes). */
 function jsCodes(): Set<string> {
-  const files = ['index.js', ...readdirSync(path.join(root, 'lib')).filter((f) => f.endsWith('.js')).map((f) => `lib/${f}`)]
+  const files = readdirSync(path.join(root, 'ts')).filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts')).map((f) => `ts/${f}`)
   const codes = new Set<string>()
   for (const file of files) {
     for (const m of read(file).matchAll(/(?:ToolwireError\(|code: )'([A-Z]+_[A-Z_]+)'/g)) codes.add(m[1]!)

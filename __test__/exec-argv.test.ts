@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
+import { ToolRuntime } from '../dist/index.js'
 
 describe('exec calls with an argument array', () => {
   const ws = realpathSync(mkdtempSync(join(tmpdir(), 'toolwire-exec-argv-')))

@@ -8,9 +8,9 @@ import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 
 const require = createRequire(import.meta.url)
-const { requireFeature, OPTIONAL_FEATURES } = require('../lib/binding.js')
-const { RapLink, toolsetOptions } = require('../lib/rap.js')
-const { ToolRuntime, ToolwireError } = require('../index.js')
+const { requireFeature, OPTIONAL_FEATURES } = require('../dist/binding.js')
+const { RapLink, toolsetOptions } = require('../dist/rap.js')
+const { ToolRuntime, ToolwireError } = require('../dist/index.js')
 const native = require('../native.js')
 
 /** What `fn` threw (undefined when it returned). */

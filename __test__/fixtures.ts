@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 import { describe, it } from 'vitest'
 
-import type { AssembledTurn, Wire } from '../index.js'
+import type { AssembledTurn, Wire } from '../dist/index.js'
 
 export const FIXTURES =
   process.env.TOOLWIRE_FIXTURES || join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'fixtures')

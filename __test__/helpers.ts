@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type Wire } from '../index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type Wire } from '../dist/index.js'
 
 /** The text of a result's first block. */
 export function textOf(result: ToolResult): string {

@@ -13,7 +13,7 @@ import {
   ToolwireError,
   type ToolResult,
   type Wire,
-} from '../index.js'
+} from '../dist/index.js'
 import { describeWithFixtures, loadFixtures } from './fixtures.js'
 import { scriptedModel } from './scripted.js'
 

@@ -5,7 +5,7 @@
 // exactly one result, the dispatch resolves, and the same runtime keeps serving afterwards.
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type ToolResult } from '../index.js'
+import { ToolRuntime, type ToolResult } from '../dist/index.js'
 import { generator } from './helpers.js'
 
 /** MAX_VALUE_DEPTH of the engine (crates/toolwire-core/src/json_input.rs; README "Limits"). */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import type { ToolResult } from '../index.js'
+import type { ToolResult } from '../dist/index.js'
 
 const script = join(__dirname, 'scenarios', 'exit.cjs')
 

@@ -5,7 +5,7 @@
 // EXECUTION_ERROR naming its type and path; what JSON carries faithfully still passes.
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type ToolResult } from '../index.js'
+import { ToolRuntime, type ToolResult } from '../dist/index.js'
 
 class Secret {
   #key = 'hidden'

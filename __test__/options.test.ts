@@ -12,8 +12,8 @@ import {
   encodeResults,
   normalizeSchema,
   sanitizeResult,
-} from '../index.js'
-import { toAiSdkTools } from '../lib/adapters/ai-sdk.js'
+} from '../dist/index.js'
+import { toAiSdkTools } from '../dist/adapters/ai-sdk.js'
 
 const tool = {
   name: 'echo',

@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type ToolExecutionEvent } from '../index.js'
+import { ToolRuntime, type ToolExecutionEvent } from '../dist/index.js'
 import { sleep, stringsSchema } from './helpers.js'
 import { scriptedModel } from './scripted.js'
 
@@ -287,7 +287,7 @@ describe('without @opentelemetry/api', () => {
     const script = `
       let missing = false
       try { require('@opentelemetry/api') } catch (error) { missing = error.code === 'MODULE_NOT_FOUND' }
-      const { ToolRuntime } = require(${JSON.stringify(join(root, 'index.js'))})
+      const { ToolRuntime } = require(${JSON.stringify(join(root, 'dist', 'index.js'))})
       const runtime = new ToolRuntime()
       runtime.register({ name: 'echo', parameters: { type: 'object' }, execute: async (_id, p) => p })
       runtime.register({ name: 'fail', parameters: { type: 'object' }, execute: async () => { throw new Error('no') } })

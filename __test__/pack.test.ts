@@ -76,18 +76,18 @@ describe('npm pack', { timeout: 120_000 }, () => {
   it('holds the entry points, the declarations, the CLI and this platform binary, and no sources, tests or benches', () => {
     const paths = packed.files.map((f) => f.path)
     expect(binaries).toHaveLength(1)
-    for (const file of ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES', 'index.js', 'index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'lib/adapters/mcp.mjs', 'lib/binding.js', ...binaries]) {
+    for (const file of ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES', 'dist/index.js', 'dist/index.d.ts', 'native.js', 'native.d.ts', 'bin/toolwire.js', 'dist/adapters/mcp.mjs', 'dist/binding.js', 'dist/protocol.generated.js', ...binaries]) {
       expect(paths).toContain(file)
     }
     // Every file the exports map and the bin name is in the tarball.
     type Target = string | { [condition: string]: Target }
     const flat = (t: Target): string[] => (typeof t === 'string' ? [t] : Object.values(t).flatMap(flat))
     const targets = Object.values(pkg.exports as Record<string, Target>).flatMap(flat)
-    expect(targets).toContain('./lib/adapters/mcp.d.mts')
+    expect(targets).toContain('./dist/adapters/mcp.d.mts')
     for (const target of [...targets, ...Object.values(pkg.bin as Record<string, string>)]) {
       expect(paths).toContain(target.replace(/^\.\//, ''))
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES|index\.(js|d\.ts)|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|lib\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
+    const allowed = /^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES|native\.(js|d\.ts)|toolwire\.[a-z0-9-]+\.node|bin\/[^/]+\.js|dist\/.+\.(js|mjs|d\.ts|d\.mts)|schemas\/[^/]+\.json)$/
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
     // Everything but the binary is small (no stray build output or recording slipped in): no
     // file over 512 KB (the largest is THIRD_PARTY_NOTICES, the crates' license texts, about
@@ -115,7 +115,7 @@ describe('npm pack', { timeout: 120_000 }, () => {
   it('registers a tool and dispatches calls from CommonJS, the binary loaded from the installed package', () => {
     writeFileSync(join(app, 'check.cjs'), `const { ToolRuntime, StreamDecoder } = require('toolwire')\n;(async () => {\n${script('')}\n})()`)
     const out = JSON.parse(node(['check.cjs'], app))
-    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
+    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'dist', 'index.js'))
     expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', binaries[0])])
     expect(out.results).toEqual([
       ['call_1', 'ok', '5', { sum: 5 }, null],
@@ -130,7 +130,7 @@ describe('npm pack', { timeout: 120_000 }, () => {
       script(`import { ToolRuntime, StreamDecoder } from 'toolwire'\nimport toolwire from 'toolwire'\nimport { createRequire } from 'node:module'\nconst require = createRequire(import.meta.url)\nif (toolwire.ToolRuntime !== ToolRuntime) throw new Error('default and named exports differ')`),
     )
     const out = JSON.parse(node(['check.mjs'], app))
-    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'index.js'))
+    expect(out.entry).toBe(join(app, 'node_modules', 'toolwire', 'dist', 'index.js'))
     expect(out.binding).toEqual([join(app, 'node_modules', 'toolwire', binaries[0])])
     expect(out.results.map((r: unknown[]) => r.slice(0, 2))).toEqual([
       ['call_1', 'ok'],

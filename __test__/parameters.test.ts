@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, ToolwireError } from '../index.js'
+import { ToolRuntime, ToolwireError } from '../dist/index.js'
 import { textOf } from './helpers.js'
 
 /** An edit tool as coding agents declare it, echoing what it received. */

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
+import { ToolRuntime } from '../dist/index.js'
 
 const here = path.dirname(new URL(import.meta.url).pathname)
 /** The rule's text from "named like a path" to "which are not paths", comment marks and line breaks read as spaces. */
@@ -19,12 +19,12 @@ function ruleIn(file: string): string {
 const words = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)
 
 describe('path-named keys', () => {
-  const rule = ruleIn('index.d.ts')
+  const rule = ruleIn('ts/types.ts')
   const [endings, examples, alone, fileNames, except] = rule
     .split(/, alone or glued onto another word|, or is |, or the key is a file name|; except /)
     .map(words)
 
-  it('index.d.ts and the README state one rule', () => {
+  it('the public types and the README state one rule', () => {
     expect(ruleIn('README.md')).toBe(rule)
     expect(endings).toContain('filename')
     expect(alone).toEqual(expect.arrayContaining(['output', 'out', 'to', 'from', 'root', 'location', 'dst']))

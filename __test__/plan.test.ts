@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
-import type { ActionPlan, PlanEvent, ToolDefinition } from '../index.js'
+import { ToolRuntime } from '../dist/index.js'
+import type { ActionPlan, PlanEvent, ToolDefinition } from '../dist/index.js'
 import { sleep } from './helpers.js'
 
 /** A tool that records the arguments of every call and returns `data` (or them). */

@@ -6,8 +6,8 @@ import { Type } from '@sinclair/typebox'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, ToolwireError } from '../index.js'
-import type { ToolDefinition, ToolExecutionEvent } from '../index.js'
+import { ToolRuntime, ToolwireError } from '../dist/index.js'
+import type { ToolDefinition, ToolExecutionEvent } from '../dist/index.js'
 import { stringsSchema } from './helpers.js'
 
 /** A tool that records the calls it ran. */

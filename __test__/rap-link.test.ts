@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 
 // @ts-expect-error lib/rap.js is CommonJS without declarations
-import { RapLink, toolsetOptions } from '../lib/rap.js'
+import { RapLink, toolsetOptions } from '../dist/rap.js'
 
 type Deliver = (text: string) => void
 

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, repairHistory, replayRun, verifyRun } from '../index.js'
-import type { RapEvent, RuntimeOptions, ToolResult, Wire } from '../index.js'
+import { ToolRuntime, repairHistory, replayRun, verifyRun } from '../dist/index.js'
+import type { RapEvent, RuntimeOptions, ToolResult, Wire } from '../dist/index.js'
 import { manifest, PIXEL, ToolServer } from './rap-server.js'
 import { scriptedModel } from './scripted.js'
 import { textOf } from './helpers.js'

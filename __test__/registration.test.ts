@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, ToolwireError } from '../index.js'
+import { ToolRuntime, ToolwireError } from '../dist/index.js'
 import { textOf } from './helpers.js'
 
 /** A tool shaped exactly like a pi-agent-core AgentTool, with a TypeBox schema (symbol keys included). */

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type Wire } from '../index.js'
+import { ToolRuntime, type Wire } from '../dist/index.js'
 import { addRuntime, runWithAnthropic, runWithOpenAI, runWithOpenAIWhole } from './consumer/sdk-run'
 
 const sse = (data: object, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../index.js'
-import type { ToolDefinition, Wire } from '../index.js'
+import { ToolRuntime } from '../dist/index.js'
+import type { ToolDefinition, Wire } from '../dist/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
 import { sleep, stringsSchema } from './helpers.js'
@@ -76,7 +76,7 @@ describe('run: the agent loop on each wire', () => {
       expect(JSON.stringify(outcome.messages)).toContain('contents of b.txt')
       expect(JSON.stringify(outcome.messages)).toContain('All done.')
       // The history needs no repair: every call has its result.
-      const repaired = (await import('../index.js')).repairHistory(outcome.messages, wire)
+      const repaired = (await import('../dist/index.js')).repairHistory(outcome.messages, wire)
       expect(repaired.report).toEqual({ renamed: [], synthesized: [], removed: [] })
       expect(outcome.usage).toEqual({ inputTokens: 40, outputTokens: 20 })
 

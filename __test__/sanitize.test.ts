@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
-import { ToolRuntime, ToolwireError, sanitizeResult, type ToolExecutionEvent, type ToolResult } from '../index.js'
+import { ToolRuntime, ToolwireError, sanitizeResult, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
 import { textOf } from './helpers.js'
 
 // Fake secrets made up for these tests.

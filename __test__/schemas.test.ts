@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
-import { normalizeSchema, ToolRuntime, ToolwireError, validateToolName } from '../index.js'
-import type { SchemaTarget } from '../index.js'
+import { normalizeSchema, ToolRuntime, ToolwireError, validateToolName } from '../dist/index.js'
+import type { SchemaTarget } from '../dist/index.js'
 
 const TARGETS: SchemaTarget[] = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
 

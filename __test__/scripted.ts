@@ -1,7 +1,7 @@
 // A scripted model for the agent loop: each turn is written here as text and calls, and encoded
 // as the streamed response body of each wire (SSE), the way the providers send it.
 
-import type { Wire } from '../index.js'
+import type { Wire } from '../dist/index.js'
 
 export interface ScriptedCall {
   id: string

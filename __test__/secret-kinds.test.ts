@@ -3,15 +3,15 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { sanitizeResult } from '../index.js'
+import { sanitizeResult } from '../dist/index.js'
 
 const root = path.join(__dirname, '..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 
-/** The members of the SecretKind union in index.d.ts. */
+/** The members of the SecretKind union in ts/types.ts. */
 function declaredKinds(): string[] {
-  const match = /export type SecretKind =([^]*?)\n\n/.exec(read('index.d.ts'))
-  expect(match, 'SecretKind in index.d.ts').not.toBeNull()
+  const match = /export type SecretKind =([^]*?)\n\n/.exec(read('ts/types.ts'))
+  expect(match, 'SecretKind in ts/types.ts').not.toBeNull()
   return [...match![1]!.matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1]!).sort()
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, encodeResults, toInvocationRecord } from '../index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord } from '../dist/index.js'
 import { exits, expectNoLeak, filesUnder, showing } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secret-leaks-'))

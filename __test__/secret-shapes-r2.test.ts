@@ -5,7 +5,7 @@
 // the secret; the look-alikes it listed pass unchanged.
 import { describe, expect, it } from 'vitest'
 
-import { sanitizeResult } from '../index.js'
+import { sanitizeResult } from '../dist/index.js'
 import { KEY_BODY as BODY, KEY_PEM as PEM, KEY_PIECES as PIECES, expectNoLeak, showingEach } from './helpers.js'
 
 const run = showingEach('secret-shapes-r2')

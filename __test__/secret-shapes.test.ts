@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { sanitizeResult } from '../index.js'
+import { sanitizeResult } from '../dist/index.js'
 import { expectNoLeak, showing } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secret-shapes-'))

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, encodeResults } from '../index.js'
+import { ToolRuntime, encodeResults } from '../dist/index.js'
 import { WIRES, expectNoLeak, showing } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secrets-exits-'))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolResult, type Wire } from '../index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolResult, type Wire } from '../dist/index.js'
 import { filesUnder } from './helpers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'toolwire-secrets-'))

@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { analyzeCommand } from '../index.js'
+import { analyzeCommand } from '../dist/index.js'
 
 const run = promisify(execFile)
 let root: string

@@ -5,8 +5,8 @@ import path from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { analyzeCommand, ToolwireError } from '../index.js'
-import type { AnalyzeOptions, CommandAnalysis } from '../index.js'
+import { analyzeCommand, ToolwireError } from '../dist/index.js'
+import type { AnalyzeOptions, CommandAnalysis } from '../dist/index.js'
 
 /** The allowlist of the core's bypass corpus: every refusal there is the analyzer's doing. */
 const ALLOWLIST = [

@@ -14,7 +14,7 @@ import { collectGarbage, fmt, machineLines, median, percentile, table } from './
 import { schema, argumentsText } from './peers/tools.mjs'
 
 const require = createRequire(import.meta.url)
-const { ToolRuntime } = require('../index.js')
+const { ToolRuntime } = require('../dist/index.js')
 const Ajv = require('ajv')
 
 const TOOLS = 16

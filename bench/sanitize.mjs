@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks'
 import { collectGarbage, fmt, machineLines, median, table } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
-const { ToolRuntime, sanitizeResult } = require('../index.js')
+const { ToolRuntime, sanitizeResult } = require('../dist/index.js')
 
 const MAX_CHARS = 32768
 const SIZES_MB = [10, 100]

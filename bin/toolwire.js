@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
-// The toolwire CLI: `toolwire replay | schema | audit`; see lib/cli/main.js and README "CLI".
+// The toolwire CLI: `toolwire replay | schema | audit`; see ts/cli/main.js and README "CLI".
 
-const { main } = require('../lib/cli/main.js')
+const { main } = require('../dist/cli/main.js')
 
 process.exitCode = main(process.argv.slice(2))

@@ -14,8 +14,8 @@ import { join, resolve } from 'node:path'
 import { TURNS, chatCompletionStream } from './demo-script.mjs'
 
 const require = createRequire(import.meta.url)
-const { ToolRuntime, analyzeCommand, auditRunDir, replayRun, verifyRun } = require('../index.js')
-const { renderTimeline } = require('../lib/timeline.js')
+const { ToolRuntime, analyzeCommand, auditRunDir, replayRun, verifyRun } = require('../dist/index.js')
+const { renderTimeline } = require('../dist/timeline.js')
 
 // ── A workspace for the agent, with a secret and a long log in it ────────────────────────────
 const workspace = mkdtempSync(join(tmpdir(), 'toolwire-demo-'))

@@ -24,6 +24,7 @@ function check(title, command, args) {
 }
 
 check('build', 'npx', ['napi', 'build', '--platform', '--release', '--js', 'native.js', '--dts', 'native.d.ts'])
+check('build (TypeScript facade)', 'node', ['scripts/build-ts.mjs'])
 check('format', 'cargo', ['fmt', '--all', '--', '--check'])
 check('lint', 'cargo', ['clippy', '--workspace', '--all-targets', '--', '-D', 'warnings'])
 
@@ -36,6 +37,7 @@ for (const match of rust.stdout.matchAll(/test result: \w+\. (\d+) passed; (\d+)
 }
 if (!rust.ok && !rustCounted) failed += 1
 
+check('lint (TypeScript facade)', 'npx', ['oxlint', '-c', '.oxlintrc.json', '--deny-warnings', 'ts'])
 check('type check', 'npx', ['tsc', '-p', 'tsconfig.json'])
 check('type check (pi adapter)', 'npx', ['tsc', '-p', 'tsconfig.pi.json'])
 check('type check (strict consumer, nodenext)', 'npx', ['tsc', '-p', 'tsconfig.strict.json'])

@@ -3,7 +3,7 @@ import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, type ToolResult } from '../../index.js'
+import { ToolRuntime, type ToolResult } from '../../dist/index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
 import { hangingTool, pngBase64, sleep } from './fixtures.js'
 

@@ -7,7 +7,7 @@ import { fauxAssistantMessage, fauxToolCall, registerFauxProvider } from '@mario
 import { generateText, stepCountIs } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { ToolRuntime, type DispatchOptions, type ModelToolCall, type ToolResult } from '../../index.js'
+import { ToolRuntime, type DispatchOptions, type ModelToolCall, type ToolResult } from '../../dist/index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
 import { toPiTools } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'

@@ -4,7 +4,7 @@ import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../../index.js'
+import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../../dist/index.js'
 import { createToolNode, toLangChainTools } from 'toolwire/langchain'
 import { hangingTool, pngBase64, sleep } from './fixtures.js'
 

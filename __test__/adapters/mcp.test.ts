@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent } from '../../index.js'
+import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent } from '../../dist/index.js'
 import { addMcpServer, serveMcp } from 'toolwire/mcp'
 import { aborted, pngBase64, sleep } from './fixtures.js'
 import { textOf } from '../helpers.js'

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 
-import { ToolRuntime, type ToolExecutionEvent } from '../../index.js'
+import { ToolRuntime, type ToolExecutionEvent } from '../../dist/index.js'
 import { piEvents, registerPiTools, toPiTools, type PiToolExecutionEvent } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'
 

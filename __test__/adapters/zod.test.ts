@@ -3,7 +3,7 @@ import { z } from 'zod'
 import * as zm from 'zod/mini'
 import { z as z3 } from 'zod/v3'
 
-import { ToolRuntime, ToolwireError } from '../../index.js'
+import { ToolRuntime, ToolwireError } from '../../dist/index.js'
 import { textOf } from '../helpers.js'
 
 const weather = z.object({

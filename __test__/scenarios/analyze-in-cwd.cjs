@@ -3,7 +3,7 @@
 // shell started in that directory would.
 // argv[2]: JSON `[{ command, options }]`. Prints `{ cwd, analyses }` as JSON.
 'use strict'
-const { analyzeCommand } = require('../../index.js')
+const { analyzeCommand } = require('../../dist/index.js')
 
 const cases = JSON.parse(process.argv[2])
 const analyses = cases.map(({ command, options }) => analyzeCommand(command, options))

@@ -1,7 +1,7 @@
 // Writes an audit log for as long as it lives: batches of calls under one runId, flushing every
 // record. The audit test kills it with SIGKILL in the middle and reads what it left.
 'use strict'
-const { ToolRuntime } = require('../../index.js')
+const { ToolRuntime } = require('../../dist/index.js')
 
 async function main(dir) {
   const runtime = new ToolRuntime({ audit: { dir, flushIntervalMs: 0 } })

@@ -1,7 +1,7 @@
 // One scenario per process: dispatch, print the results as JSON, then do nothing else. The test
 // checks that the process exits by itself (no handle left open) with one result per call.
 'use strict'
-const { ToolRuntime } = require('../../index.js')
+const { ToolRuntime } = require('../../dist/index.js')
 const { NativeRuntime } = require('../../native.js')
 
 const tools = {

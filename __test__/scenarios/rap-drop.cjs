@@ -3,7 +3,7 @@
 // `{ before, after }`: the status of a callback POSTed while the runtime lives, and what the
 // same URL gives once it is gone ("refused"). Run with --expose-gc.
 'use strict'
-const { ToolRuntime } = require('../../index.js')
+const { ToolRuntime } = require('../../dist/index.js')
 
 async function post(url) {
   try {

@@ -3,7 +3,7 @@
 // result (the call is in flight on another thread) and then exits by itself: a finished remote
 // runtime, its callback server and any open subscription hold nothing open.
 'use strict'
-const { ToolRuntime } = require('../../index.js')
+const { ToolRuntime } = require('../../dist/index.js')
 
 async function main(baseUrl, tool) {
   const runtime = new ToolRuntime()

@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url)
 /** { StreamDecoder } when index.js exports it, else { missing: reason }. */
 export function loadToolwire() {
   try {
-    const { StreamDecoder } = require('../../index.js')
+    const { StreamDecoder } = require('../../dist/index.js')
     if (typeof StreamDecoder !== 'function') return { missing: 'index.js does not export StreamDecoder (yet)' }
     // the JS class can be there before the native module that backs it is built
     for (const wire of ['openai-chat', 'anthropic']) new StreamDecoder(wire, { partial: 'none' }).finish()

@@ -11,7 +11,7 @@ import { zodSchema, toolNames, turnCalls, argumentsText, expectLength } from './
 import { benchRuntime } from './turn-toolwire.mjs'
 
 const require = createRequire(import.meta.url)
-const { toAiSdkTools } = require('../../lib/adapters/ai-sdk.js')
+const { toAiSdkTools } = require('../../dist/adapters/ai-sdk.js')
 
 const usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },

@@ -11,7 +11,7 @@ import { schema, toolNames, turnCalls, args, expectLength } from './tools.mjs'
 import { benchRuntime } from './turn-toolwire.mjs'
 
 const require = createRequire(import.meta.url)
-const { createToolNode } = require('../../lib/adapters/langchain.js')
+const { createToolNode } = require('../../dist/adapters/langchain.js')
 
 /** One ToolNode pass over an AIMessage of `n` calls; `adapter` uses toolwire's createToolNode. */
 export function createLangGraphTurn(n, { adapter = false } = {}) {

@@ -13,7 +13,7 @@ import { schema, toolNames, turnCalls, args, okResult, expectLength } from './to
 import { benchRuntime } from './turn-toolwire.mjs'
 
 const require = createRequire(import.meta.url)
-const { toPiTools } = require('../../lib/adapters/pi.js')
+const { toPiTools } = require('../../dist/adapters/pi.js')
 
 const model = { id: 'mock', name: 'mock', api: 'mock', provider: 'mock', baseUrl: '', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1e6, maxTokens: 1e5 }
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }

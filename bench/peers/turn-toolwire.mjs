@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { schema, toolNames, turnCalls, argumentsText, expectLength } from './tools.mjs'
 
 const require = createRequire(import.meta.url)
-const { ToolRuntime } = require('../../index.js')
+const { ToolRuntime } = require('../../dist/index.js')
 
 /** A runtime with the 16 trivial tools, registered as users write them (an AbortSignal each). */
 export function benchRuntime() {

@@ -3,7 +3,7 @@
 //!
 //! Code enums are declared with [`codes!`](crate::codes), which gives each variant its number and
 //! lists them ([`Codes`]); [`javascript`] writes them, with the shared [`CONSTANTS`] and the
-//! engine's error codes, as `lib/protocol.generated.js` and its `.d.ts`. A test keeps the
+//! engine's error codes, as `ts/protocol.generated.ts`. A test keeps the
 //! committed files equal to what this module generates; `npm run contract` rewrites them.
 
 use std::fmt::Write as _;
@@ -195,14 +195,6 @@ pub fn js_name(rust: &str) -> String {
     out
 }
 
-/// The generated JavaScript module and its declarations.
-pub struct Generated {
-    /// `lib/protocol.generated.js`.
-    pub js: String,
-    /// `lib/protocol.generated.d.ts`.
-    pub dts: String,
-}
-
 /// An enum as JavaScript sees it: a frozen object of `KEY: value`.
 struct Group {
     js: &'static str,
@@ -283,19 +275,13 @@ fn jsdoc(indent: &str, text: &str) -> String {
     format!("{indent}/** {} */\n", text.replace("*/", "*\\/"))
 }
 
-fn constant_js(value: Constant) -> String {
-    match value {
-        Constant::Texts(texts) => format!("Object.freeze({})", texts_literal(texts)),
-        other => constant_type(other),
-    }
-}
-
-/// The constant's type in the declarations: its literal value.
-fn constant_type(value: Constant) -> String {
+/// The constant as a TypeScript expression: a literal, a text list frozen with its literal
+/// type kept.
+fn constant_ts(value: Constant) -> String {
     match value {
         Constant::Number(n) => n.to_string(),
         Constant::Text(text) => serde_json::to_string(text).expect("a string serializes"),
-        Constant::Texts(texts) => format!("readonly {}", texts_literal(texts)),
+        Constant::Texts(texts) => format!("Object.freeze({} as const)", texts_literal(texts)),
     }
 }
 
@@ -303,59 +289,37 @@ fn texts_literal(texts: &[&str]) -> String {
     serde_json::to_string(texts).expect("strings serialize")
 }
 
-/// Writes the JavaScript module and its declarations from the code enums, the constants and
-/// the error codes.
-pub fn javascript() -> Generated {
-    let header = "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n";
-    let mut js = format!("{header}'use strict'\n");
-    let mut dts = String::from(header);
-    let mut names = Vec::new();
+/// Writes the TypeScript module (`ts/protocol.generated.ts`) from the code enums, the
+/// constants and the error codes: frozen objects and lists whose types are their literal values.
+pub fn typescript() -> String {
+    let mut ts = String::from(
+        "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n",
+    );
     for group in groups() {
         let doc = format!("{} ({})", group.doc, group.rust);
-        js.push('\n');
-        js.push_str(&jsdoc("", &doc));
-        let _ = writeln!(js, "const {} = Object.freeze({{", group.js);
-        dts.push('\n');
-        dts.push_str(&jsdoc("", &doc));
-        let _ = writeln!(dts, "export declare const {}: {{", group.js);
+        ts.push('\n');
+        ts.push_str(&jsdoc("", &doc));
+        let _ = writeln!(ts, "export const {} = Object.freeze({{", group.js);
         for (name, code) in &group.entries {
-            let _ = writeln!(js, "  {name}: {code},");
-            let _ = writeln!(dts, "  readonly {name}: {code}");
+            let _ = writeln!(ts, "  {name}: {code},");
         }
-        js.push_str("})\n");
-        dts.push_str("}\n");
-        names.push(group.js.to_owned());
+        ts.push_str("} as const)\n");
     }
     let doc =
         "The codes a thrown ToolwireError and a failed result carry (toolwire_core::ErrorCode).";
-    js.push('\n');
-    js.push_str(&jsdoc("", doc));
-    js.push_str("const ERROR_CODES = Object.freeze([\n");
-    dts.push('\n');
-    dts.push_str(&jsdoc("", doc));
-    dts.push_str("export declare const ERROR_CODES: readonly [\n");
+    ts.push('\n');
+    ts.push_str(&jsdoc("", doc));
+    ts.push_str("export const ERROR_CODES = Object.freeze([\n");
     for code in crate::ErrorCode::ALL {
-        let _ = writeln!(js, "  '{code}',");
-        let _ = writeln!(dts, "  '{code}',");
+        let _ = writeln!(ts, "  '{code}',");
     }
-    js.push_str("])\n");
-    dts.push_str("]\n");
-    names.push("ERROR_CODES".to_owned());
-    js.push('\n');
-    dts.push('\n');
+    ts.push_str("] as const)\n");
     for (name, value, doc) in CONSTANTS {
-        js.push_str(&jsdoc("", doc));
-        let _ = writeln!(js, "const {name} = {}", constant_js(*value));
-        dts.push_str(&jsdoc("", doc));
-        let _ = writeln!(
-            dts,
-            "export declare const {name}: {}",
-            constant_type(*value)
-        );
-        names.push((*name).to_owned());
+        ts.push('\n');
+        ts.push_str(&jsdoc("", doc));
+        let _ = writeln!(ts, "export const {name} = {}", constant_ts(*value));
     }
-    let _ = writeln!(js, "\nmodule.exports = {{ {} }}", names.join(", "));
-    Generated { js, dts }
+    ts
 }
 
 #[cfg(test)]
@@ -364,29 +328,19 @@ mod tests {
     use std::collections::HashSet;
     use std::path::PathBuf;
 
-    fn lib() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../lib")
-    }
-
-    /// Set `TOOLWIRE_WRITE_CONTRACT=1` (`npm run contract`) to rewrite the files instead.
+    /// Set `TOOLWIRE_WRITE_CONTRACT=1` (`npm run contract`) to rewrite the file instead.
     #[test]
     fn committed_contract_matches_the_engine() {
-        let write = std::env::var_os("TOOLWIRE_WRITE_CONTRACT").is_some();
-        let generated = javascript();
-        for (name, text) in [
-            ("protocol.generated.js", &generated.js),
-            ("protocol.generated.d.ts", &generated.dts),
-        ] {
-            let path = lib().join(name);
-            if write {
-                std::fs::write(&path, text).unwrap();
-            } else {
-                let committed = std::fs::read_to_string(&path).unwrap_or_default();
-                assert!(
-                    committed == *text,
-                    "lib/{name} is stale: run `npm run contract` to regenerate it"
-                );
-            }
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ts/protocol.generated.ts");
+        let generated = typescript();
+        if std::env::var_os("TOOLWIRE_WRITE_CONTRACT").is_some() {
+            std::fs::write(&path, generated).unwrap();
+        } else {
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                committed == generated,
+                "ts/protocol.generated.ts is stale: run `npm run contract` to regenerate it"
+            );
         }
     }
 
@@ -439,20 +393,18 @@ mod tests {
     /// The generated module holds every code of every group, with its number.
     #[test]
     fn the_module_declares_every_code() {
-        let generated = javascript();
+        let generated = typescript();
         for group in groups() {
             for (name, code) in &group.entries {
                 let line = format!("  {name}: {code},\n");
-                assert!(generated.js.contains(&line), "{}.{name}", group.js);
-                let line = format!("  readonly {name}: {code}\n");
-                assert!(generated.dts.contains(&line), "{}.{name}", group.js);
+                assert!(generated.contains(&line), "{}.{name}", group.js);
             }
         }
         for code in crate::ErrorCode::ALL {
-            assert!(generated.js.contains(&format!("  '{code}',\n")));
+            assert!(generated.contains(&format!("  '{code}',\n")));
         }
-        assert!(generated.js.contains("const MAX_BATCH_ID = 4294967295\n"));
-        assert!(generated.js.contains("const NO_OUTPUT = \"(no output)\"\n"));
+        assert!(generated.contains("export const MAX_BATCH_ID = 4294967295\n"));
+        assert!(generated.contains("export const NO_OUTPUT = \"(no output)\"\n"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 // toolwire/ai-sdk: the runtime's tools as Vercel AI SDK tools.
 import type { Tool } from 'ai'
 
-import type { DispatchOptions, ToolResult, ToolRuntime } from '../../index.js'
+import type { DispatchOptions, ToolResult, ToolRuntime } from '../index.js'
 
 export interface AiSdkAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */

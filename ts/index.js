@@ -8,22 +8,22 @@
 // calls at once: completions are collected per microtask and sent as one batch.
 
 const nodePath = require('node:path')
-const { NativeDecoder, NativeRuntime } = require('./lib/binding.js').loadBinding()
-const { ToolwireError, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./lib/common.js')
-const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./lib/schema.js')
-const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./lib/history.js')
-const { analyzeCommand } = require('./lib/shell.js')
-const { readCall } = require('./lib/calls.js')
-const { runLoop } = require('./lib/run.js')
-const { AuditLog, auditOption, auditRunDir, replayRun, verifyRun } = require('./lib/audit.js')
-const { executePlan } = require('./lib/plan.js')
-const { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./lib/sanitize.js')
-const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./lib/rap.js')
-const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./lib/otel.js')
+const { NativeDecoder, NativeRuntime } = require('./binding.js').loadBinding()
+const { ToolwireError, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./common.js')
+const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./schema.js')
+const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./history.js')
+const { analyzeCommand } = require('./shell.js')
+const { readCall } = require('./calls.js')
+const { runLoop } = require('./run.js')
+const { AuditLog, auditOption, auditRunDir, replayRun, verifyRun } = require('./audit.js')
+const { executePlan } = require('./plan.js')
+const { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./sanitize.js')
+const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./rap.js')
+const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./otel.js')
 
 // The engine's codes and constants, generated from the Rust that declares them
 // (crates/toolwire-core/src/contract.rs; `npm run contract`).
-const { Action, Completion, OutputShape, ArgumentKind, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, NO_OUTPUT } = require('./lib/protocol.generated.js')
+const { Action, Completion, OutputShape, ArgumentKind, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, NO_OUTPUT } = require('./protocol.generated.js')
 
 // Actions from the engine: [code, ...] (see toolwire_core::dispatch::protocol).
 const { START_EVENT, BEFORE_HOOK, CONCURRENCY_KEY, RUN_TOOL, ABORT, AFTER_HOOK, PERSIST_HOOK, END, BATCH_DONE, TIMER, END_AS_RETURNED, REDACTION_FAILED, TRIM, LOOP_WARNING, APPROVAL, WARNING } = Action

@@ -1,5 +1,5 @@
 // The error the adapters throw for a failed result where their library expects a throw.
-import type { ErrorCode, ToolResult, ToolStatus } from '../../index.js'
+import type { ErrorCode, ToolResult, ToolStatus } from '../index.js'
 
 export interface ToolwireToolError extends Error {
   name: 'ToolwireToolError'

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ServerOptions } from '@modelcontextprotocol/sdk/server/index.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 
-import type { DispatchOptions, ToolRuntime } from '../../index.js'
+import type { DispatchOptions, ToolRuntime } from '../index.js'
 
 export interface AddMcpServerOptions {
   /** Prepended to each MCP tool name to form the registered name. */

@@ -6,7 +6,7 @@
 
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs')
 const path = require('node:path')
-const { auditRunDir, replayRun, verifyRun } = require('../../index.js')
+const { auditRunDir, replayRun, verifyRun } = require('../index.js')
 const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
 const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
 const { idText, idReadings } = require('./terminal.js')

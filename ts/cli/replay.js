@@ -4,7 +4,7 @@
 // is complete, the decoder's errors, and the provider quirks noticed. A capture holding several
 // responses one after another is split and each response decoded on its own.
 
-const { StreamDecoder } = require('../../index.js')
+const { StreamDecoder } = require('../index.js')
 const { WIRES, checkWire } = require('../common.js')
 const { frameBody, splitResponses } = require('./frames.js')
 const { findQuirks, turnErrors } = require('./quirks.js')

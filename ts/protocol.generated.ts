@@ -1,8 +1,7 @@
 // Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
-'use strict'
 
 /** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */
-const Action = Object.freeze({
+export const Action = Object.freeze({
   START_EVENT: 0,
   BEFORE_HOOK: 1,
   CONCURRENCY_KEY: 2,
@@ -19,10 +18,10 @@ const Action = Object.freeze({
   LOOP_WARNING: 13,
   APPROVAL: 14,
   WARNING: 15,
-})
+} as const)
 
 /** Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did. (toolwire_core::dispatch::protocol::CompletionCode) */
-const Completion = Object.freeze({
+export const Completion = Object.freeze({
   BEFORE_ANSWERED: 0,
   BEFORE_FAILED: 1,
   KEY: 2,
@@ -43,34 +42,34 @@ const Completion = Object.freeze({
   TOO_DEEP: 17,
   BEFORE_PARAMS_NOT_FINITE: 18,
   OVER_LIMIT: 19,
-})
+} as const)
 
 /** How a result as returned is rebuilt from the tool's value. (toolwire_core::output::OutputShape) */
-const OutputShape = Object.freeze({
+export const OutputShape = Object.freeze({
   AGENT_RESULT: 0,
   TEXT: 1,
   JSON: 2,
   NOTHING: 3,
-})
+} as const)
 
 /** How a call's arguments text is to be read: `[id, name, kind]`. (toolwire_core::dispatch::protocol::ArgumentKind) */
-const ArgumentKind = Object.freeze({
+export const ArgumentKind = Object.freeze({
   TEXT: 0,
   OBJECT: 1,
   UNSERIALIZABLE: 2,
   INCOMPLETE: 3,
   NOT_FINITE: 4,
-})
+} as const)
 
 /** The audit log file a record goes to. (toolwire_core::audit::LogFile) */
-const LogFile = Object.freeze({
+export const LogFile = Object.freeze({
   CALLS: 0,
   RESULTS: 1,
   EVENTS: 2,
-})
+} as const)
 
 /** What a decoder error is about: an `error` event's `kind`, an AssembledTurn's `errorKinds`. (toolwire_core::wire::decode_error::DecodeErrorKind) */
-const DecodeErrorKind = Object.freeze({
+export const DecodeErrorKind = Object.freeze({
   NOT_THE_WIRE: "not-the-wire",
   TOOL_CALLS_LOST: "tool-calls-lost",
   SPLICED_STREAM: "spliced-stream",
@@ -89,10 +88,10 @@ const DecodeErrorKind = Object.freeze({
   OVERSIZED_EVENT: "oversized-event",
   UNREADABLE_EVENT: "unreadable-event",
   INPUT_AFTER_FINISH: "input-after-finish",
-})
+} as const)
 
 /** The codes a thrown ToolwireError and a failed result carry (toolwire_core::ErrorCode). */
-const ERROR_CODES = Object.freeze([
+export const ERROR_CODES = Object.freeze([
   'VALIDATION_ERROR',
   'INVALID_JSON',
   'INCOMPLETE_ARGUMENTS',
@@ -109,27 +108,34 @@ const ERROR_CODES = Object.freeze([
   'PRECONDITION_FAILED',
   'PLAN_INVALID',
   'INTERNAL_ERROR',
-])
+] as const)
 
 /** The largest batch id a driver may choose (batch ids cross as 32-bit numbers). */
-const MAX_BATCH_ID = 4294967295
-/** How deep a value handed to the engine may nest (deeper ones are refused). */
-const MAX_VALUE_DEPTH = 64
-/** The most of a value a message quotes. */
-const MAX_QUOTED_BYTES = 1024
-/** How far past a cut secrets are searched for, in characters. */
-const SECRET_WINDOW = 4096
-/** The per-result budget of characters when none is given. */
-const DEFAULT_MAX_RESULT_CHARS = 32768
-/** The text of a tool that returned nothing. */
-const NO_OUTPUT = "(no output)"
-/** The keys of a result that encodeResults reads; the driver sends only these. */
-const ENCODED_RESULT_KEYS = Object.freeze(["callId","toolCallId","tool","toolName","isError","ok","status","content","error"])
-/** The most retries a plan step may ask for. */
-const PLAN_MAX_RETRIES = 100
-/** The retries a plan step may take when `maxRetries` is not given. */
-const PLAN_DEFAULT_MAX_RETRIES = 5
-/** How many plan steps run at once when `maxConcurrency` is not given. */
-const PLAN_DEFAULT_MAX_CONCURRENCY = 4
+export const MAX_BATCH_ID = 4294967295
 
-module.exports = { Action, Completion, OutputShape, ArgumentKind, LogFile, DecodeErrorKind, ERROR_CODES, MAX_BATCH_ID, MAX_VALUE_DEPTH, MAX_QUOTED_BYTES, SECRET_WINDOW, DEFAULT_MAX_RESULT_CHARS, NO_OUTPUT, ENCODED_RESULT_KEYS, PLAN_MAX_RETRIES, PLAN_DEFAULT_MAX_RETRIES, PLAN_DEFAULT_MAX_CONCURRENCY }
+/** How deep a value handed to the engine may nest (deeper ones are refused). */
+export const MAX_VALUE_DEPTH = 64
+
+/** The most of a value a message quotes. */
+export const MAX_QUOTED_BYTES = 1024
+
+/** How far past a cut secrets are searched for, in characters. */
+export const SECRET_WINDOW = 4096
+
+/** The per-result budget of characters when none is given. */
+export const DEFAULT_MAX_RESULT_CHARS = 32768
+
+/** The text of a tool that returned nothing. */
+export const NO_OUTPUT = "(no output)"
+
+/** The keys of a result that encodeResults reads; the driver sends only these. */
+export const ENCODED_RESULT_KEYS = Object.freeze(["callId","toolCallId","tool","toolName","isError","ok","status","content","error"] as const)
+
+/** The most retries a plan step may ask for. */
+export const PLAN_MAX_RETRIES = 100
+
+/** The retries a plan step may take when `maxRetries` is not given. */
+export const PLAN_DEFAULT_MAX_RETRIES = 5
+
+/** How many plan steps run at once when `maxConcurrency` is not given. */
+export const PLAN_DEFAULT_MAX_CONCURRENCY = 4

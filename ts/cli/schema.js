@@ -4,7 +4,7 @@
 // definition carrying one (`parameters`, `function.parameters`, `input_schema`,
 // `parametersJsonSchema`, `inputSchema`), which is taken from it.
 
-const { normalizeSchema } = require('../../index.js')
+const { normalizeSchema } = require('../index.js')
 const { SCHEMA_TARGETS: TARGETS } = require('../schema.js')
 const { usageError, inputError, oneLine, EXIT_OK } = require('./errors.js')
 const { readInput } = require('./input.js')

@@ -3,7 +3,7 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages'
 import type { RunnableConfig } from '@langchain/core/runnables'
 import type { DynamicStructuredTool } from '@langchain/core/tools'
 
-import type { DispatchOptions, ToolRuntime } from '../../index.js'
+import type { DispatchOptions, ToolRuntime } from '../index.js'
 
 export interface LangChainAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */

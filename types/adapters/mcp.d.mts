@@ -3,7 +3,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 
-import type { ToolRuntime } from '../../index.js'
+import type { ToolRuntime } from '../index.js'
 import type { AddMcpServerOptions, ServeMcpOptions } from './mcp.js'
 
 export type { AddMcpServerOptions, ServeMcpOptions }

@@ -171,7 +171,10 @@ class RapLink {
     // dropped by its owner (with nothing in flight) can be collected, and its transport with it.
     const link = new WeakRef(this)
     const Transport = this.#Transport
-    this.#native = native(() => new Transport(server, (messages) => link.deref()?.#receive(messages)))
+    this.#native = native(() => new Transport(server, (messages) => {
+      const runtime = link.deref()
+      if (runtime !== undefined) runtime.#receive(messages)
+    }))
     this.#server = server
   }
 

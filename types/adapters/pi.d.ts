@@ -1,7 +1,7 @@
 // toolwire/pi: @mariozechner/pi-agent-core AgentTools in and out of a ToolRuntime.
 import type { AgentEvent, AgentTool } from '@mariozechner/pi-agent-core'
 
-import type { DispatchOptions, ToolExecutionEvent, ToolRuntime } from '../../index.js'
+import type { DispatchOptions, ToolExecutionEvent, ToolRuntime } from '../index.js'
 
 export interface PiAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
