@@ -1,26 +1,34 @@
-'use strict'
 // Loads the native engine through native.js (the loader `napi build` generates, regenerated on
 // every build, so never edited by hand). When no binary fits this machine, the generated loader
 // says only "Cannot find native binding"; this module says what was detected (platform,
 // architecture, libc), which file and which package were looked for, and which targets the
 // package was built for.
 
-const { dirname, join } = require('node:path')
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
-const manifest = require('../package.json')
-const { ToolwireError } = require('./common.js')
+import { ToolwireError } from './common.js'
+import type * as Native from '../native.js'
+
+/** What this module reads of the package's manifest. */
+interface Manifest {
+  name: string
+  napi?: { binaryName?: string; targets?: string[] }
+}
+
+const manifest: Manifest = require('../package.json')
 
 /** The package's root directory: where native.js and the local `.node` files live. */
 const ROOT = dirname(__dirname)
 
 /** Node's `process.arch` for a target triple's architecture. */
-const ARCHES = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64: 'riscv64', s390x: 's390x', powerpc64le: 'ppc64' }
+const ARCHES: Record<string, string | undefined> = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64: 'riscv64', s390x: 's390x', powerpc64le: 'ppc64' }
 
 /**
  * The napi-rs name of a target triple, `platform-arch[-abi]` as the binary and its package are
  * named: `x86_64-unknown-linux-gnu` is `linux-x64-gnu`, `aarch64-apple-darwin` is `darwin-arm64`.
  */
-function targetName(triple) {
+export function targetName(triple: string): string {
   const parts = triple.split('-')
   const arch = ARCHES[parts[0]] ?? parts[0]
   const platform = triple.includes('-apple-darwin') ? 'darwin' : triple.includes('-windows') ? 'win32' : triple.includes('-linux') ? 'linux' : triple.includes('-freebsd') ? 'freebsd' : parts[2]
@@ -28,18 +36,24 @@ function targetName(triple) {
   return abi === undefined ? `${platform}-${arch}` : `${platform}-${arch}-${abi}`
 }
 
+/** The C library of a Linux system. */
+export interface Libc {
+  name: 'glibc' | 'musl' | 'unknown'
+  version?: string
+}
+
 /** The C library of this Linux system: `{ name: 'glibc' | 'musl' | 'unknown', version? }`. */
-function detectLibc() {
+function detectLibc(): Libc | undefined {
   if (process.platform !== 'linux') return undefined
-  let header
+  let header: { glibcVersionRuntime?: unknown } | undefined
   try {
-    header = process.report.getReport().header
+    header = (process.report.getReport() as { header?: { glibcVersionRuntime?: unknown } }).header
   } catch {
     header = undefined
   }
   if (header !== undefined && typeof header.glibcVersionRuntime === 'string') return { name: 'glibc', version: header.glibcVersionRuntime }
   try {
-    if (require('node:fs').readFileSync('/usr/bin/ldd', 'utf8').includes('musl')) return { name: 'musl' }
+    if (readFileSync('/usr/bin/ldd', 'utf8').includes('musl')) return { name: 'musl' }
   } catch {
     // no ldd to read: fall through
   }
@@ -47,7 +61,7 @@ function detectLibc() {
 }
 
 /** The ABI suffix napi-rs gives this machine's binary (`gnu`, `musl`, `msvc`, or none). */
-function abiOf(platform, arch, libc) {
+function abiOf(platform: string, arch: string, libc: Libc | undefined): string | undefined {
   if (platform === 'win32') return 'msvc'
   if (platform !== 'linux') return undefined
   const musl = libc !== undefined && libc.name === 'musl'
@@ -55,12 +69,24 @@ function abiOf(platform, arch, libc) {
   return musl ? 'musl' : 'gnu'
 }
 
+/** What {@link expectedBinary} finds. */
+export interface ExpectedBinary {
+  platform: string
+  arch: string
+  libc: Libc | undefined
+  /** The napi-rs target name (`linux-x64-gnu`). */
+  target: string
+  file: string
+  package: string
+  built: { triple: string; target: string }[]
+}
+
 /**
  * What this machine needs: the detected platform, architecture and libc, the target name, the
  * file (next to the loader, in `dir`) and the package looked for, and the targets the package was
  * built for.
  */
-function expectedBinary(dir = ROOT, platform = process.platform, arch = process.arch, libc = detectLibc()) {
+export function expectedBinary(dir: string = ROOT, platform: string = process.platform, arch: string = process.arch, libc: Libc | undefined = detectLibc()): ExpectedBinary {
   const abi = abiOf(platform, arch, libc)
   const target = abi === undefined ? `${platform}-${arch}` : `${platform}-${arch}-${abi}`
   const binaryName = (manifest.napi && manifest.napi.binaryName) || manifest.name
@@ -76,8 +102,21 @@ function expectedBinary(dir = ROOT, platform = process.platform, arch = process.
   }
 }
 
+/** The error for a machine no loaded binary fits: what was detected and looked for, the targets built. */
+export interface MissingBinaryError extends Error {
+  /** `ERR_TOOLWIRE_NATIVE_BINARY_MISSING` (a Node-style code, not one of the engine's). */
+  code: string
+  platform: string
+  arch: string
+  libc: Libc | undefined
+  file: string
+  package: string
+  targets: string[]
+  cause: unknown
+}
+
 /** The error for a machine no loaded binary fits, `cause` the generated loader's own error. */
-function missingBinaryError(cause, expected = expectedBinary()) {
+export function missingBinaryError(cause: unknown, expected: ExpectedBinary = expectedBinary()): MissingBinaryError {
   const libc = expected.libc === undefined ? 'not applicable' : expected.libc.version === undefined ? expected.libc.name : `${expected.libc.name} ${expected.libc.version}`
   const built = expected.built.map((b) => b.target)
   const supported = built.includes(expected.target)
@@ -91,7 +130,7 @@ function missingBinaryError(cause, expected = expectedBinary()) {
   ]
   const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
   if (override) lines.push(`NAPI_RS_NATIVE_LIBRARY_PATH is set (to ${override}): only that file was tried.`)
-  const error = new Error(lines.join('\n'))
+  const error = new Error(lines.join('\n')) as MissingBinaryError
   error.code = 'ERR_TOOLWIRE_NATIVE_BINARY_MISSING'
   error.platform = expected.platform
   error.arch = expected.arch
@@ -104,7 +143,7 @@ function missingBinaryError(cause, expected = expectedBinary()) {
 }
 
 /** Whether `error` is the generated loader's "no binary found" failure. */
-function isMissingBinary(error) {
+function isMissingBinary(error: unknown): boolean {
   const message = error instanceof Error ? error.message : ''
   return message.startsWith('Cannot find native binding') || message.startsWith('Failed to load native binding')
 }
@@ -113,7 +152,7 @@ function isMissingBinary(error) {
  * The native binding, loaded through the generated loader at `loader` (default: the package's
  * native.js); a missing binary throws {@link missingBinaryError}, any other failure as it is.
  */
-function loadBinding(loader = join(ROOT, 'native.js')) {
+export function loadBinding(loader: string = join(ROOT, 'native.js')): typeof Native {
   try {
     return require(loader)
   } catch (error) {
@@ -126,13 +165,16 @@ function loadBinding(loader = join(ROOT, 'native.js')) {
  * The optional parts of the engine, cargo features of the binding that a slim build can leave
  * out (both are in the default and published builds), each with what it serves.
  */
-const OPTIONAL_FEATURES = {
+export const OPTIONAL_FEATURES = {
   image: 'image sanitization (decoding, resizing and re-encoding the images tools return)',
   rap: 'remote tools over the Reactive Agent Protocol (RAP)',
-}
+} as const
+
+/** An optional part of the engine: a key of {@link OPTIONAL_FEATURES}. */
+export type OptionalFeature = keyof typeof OPTIONAL_FEATURES
 
 /** The optional parts a loaded binding has: what its `features()` lists. */
-function featuresOf(binding) {
+export function featuresOf(binding: Pick<typeof Native, 'features'>): string[] {
   return binding.features()
 }
 
@@ -141,15 +183,13 @@ function featuresOf(binding) {
  * entry that needs it, cannot work in this slim build. A ToolwireError with code
  * PRECONDITION_FAILED naming the feature and how to build with it, the feature as `.feature`.
  */
-function requireFeature(features, feature, entry) {
+export function requireFeature(features: readonly string[], feature: OptionalFeature, entry: string): void {
   if (features.includes(feature)) return
   const error = new ToolwireError(
     'PRECONDITION_FAILED',
     `${entry}: ${OPTIONAL_FEATURES[feature]} is not in this build of toolwire: its binary was built without the cargo feature \`${feature}\` (on by default). ` +
       `Install the published package, or build with the default features (\`npm run build\`) or with \`--features ${feature}\` added to a \`--no-default-features\` build.`,
-  )
+  ) as ToolwireError & { feature: OptionalFeature }
   error.feature = feature
   throw error
 }
-
-module.exports = { loadBinding, expectedBinary, missingBinaryError, targetName, featuresOf, requireFeature, OPTIONAL_FEATURES }
