@@ -1,15 +1,20 @@
-'use strict'
 // Awaiting the caller's own functions (a plan's confirm, a run's steering and follow-up
 // callbacks, a model's answer): each is raced with the run's AbortSignal and, when given, a
 // deadline, so a callback that never answers can neither hang the driver nor outlive an abort.
 
-const { ToolwireError, describe } = require('./common.js')
+import { ToolwireError, describe } from './common.js'
 
 /** How long a callback may take to answer by default: as long as an approval (120 s). */
-const DEFAULT_CALLBACK_TIMEOUT_MS = 120_000
+export const DEFAULT_CALLBACK_TIMEOUT_MS = 120_000
 
 /** What `untilAnswered` resolves with when the signal aborted first. */
-const ABORTED = Symbol('aborted')
+export const ABORTED = Symbol('aborted')
+
+/** How {@link untilAnswered} awaits: the run's signal, and a deadline in milliseconds. */
+export interface AnswerOptions {
+  signal?: AbortSignal
+  timeoutMs?: number
+}
 
 /**
  * Calls `call()` (a user function) and resolves with what it answers, or with `ABORTED` as soon
@@ -17,8 +22,8 @@ const ABORTED = Symbol('aborted')
  * by then rejects with a ToolwireError `TIMEOUT` naming `where`. A throw (sync or async) of the
  * callback rejects with it. A late answer or rejection of an abandoned callback is swallowed.
  */
-function untilAnswered(where, call, { signal, timeoutMs } = {}) {
-  let promise
+export function untilAnswered<T>(where: string, call: () => T | PromiseLike<T>, { signal, timeoutMs }: AnswerOptions = {}): Promise<T | typeof ABORTED> {
+  let promise: Promise<T>
   try {
     promise = Promise.resolve(call())
   } catch (error) {
@@ -29,14 +34,14 @@ function untilAnswered(where, call, { signal, timeoutMs } = {}) {
     return Promise.resolve(ABORTED)
   }
   if (signal === undefined && timeoutMs === undefined) return promise
-  return new Promise((resolve, reject) => {
-    let timer
-    const settle = (fn, value) => {
+  return new Promise<T | typeof ABORTED>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const settle = <V>(fn: (value: V) => void, value: V): void => {
       if (timer !== undefined) clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
       fn(value)
     }
-    const onAbort = () => {
+    const onAbort = (): void => {
       promise.catch(() => {})
       settle(resolve, ABORTED)
     }
@@ -55,12 +60,10 @@ function untilAnswered(where, call, { signal, timeoutMs } = {}) {
 }
 
 /** Checks a `callbackTimeoutMs` option: a whole number of milliseconds from 1, or the default. */
-function callbackTimeout(where, value) {
+export function callbackTimeout(where: string, value: unknown): number {
   if (value === undefined) return DEFAULT_CALLBACK_TIMEOUT_MS
-  if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
     throw new TypeError(`${where}: options.callbackTimeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${describe(value)}`)
   }
   return value
 }
-
-module.exports = { ABORTED, DEFAULT_CALLBACK_TIMEOUT_MS, untilAnswered, callbackTimeout }
