@@ -1,9 +1,19 @@
-'use strict'
 // The calls `dispatch` takes: `{ id, name, arguments }` (an AssembledToolCall is one), or a tool
 // call as a provider's SDK hands it over, read as that provider means it. Nothing of a call is
 // dropped silently: arguments under a key dispatch does not read are a TypeError naming the key.
 
-const { describe } = require('./common.js')
+import { describe } from './common.js'
+
+/**
+ * A call as dispatch reads it: `{ id, name, arguments }`, not yet checked (dispatch checks the id
+ * and name), and whatever other keys the call carries.
+ */
+export interface CallRead {
+  [key: string]: unknown
+  id?: unknown
+  name?: unknown
+  arguments?: unknown
+}
 
 /**
  * The keys that may hold a flat call's arguments: toolwire's own, Anthropic's tool_use block
@@ -13,10 +23,13 @@ const { describe } = require('./common.js')
 const ARGUMENT_KEYS = ['arguments', 'input', 'args']
 
 /** The keys of the nested shapes: OpenAI Chat's `function`, a Gemini part's `functionCall`. */
-const NESTED_KEYS = ['function', 'functionCall']
+const NESTED_KEYS = ['function', 'functionCall'] as const
+
+/** One of {@link NESTED_KEYS}. */
+type NestedKey = (typeof NESTED_KEYS)[number]
 
 /** What each nested object may hold, its arguments under the last key. */
-const NESTED_FIELDS = { function: ['name', 'arguments'], functionCall: ['id', 'name', 'args'] }
+const NESTED_FIELDS: Record<NestedKey, readonly string[]> = { function: ['name', 'arguments'], functionCall: ['id', 'name', 'args'] }
 
 /**
  * Keys a call carries besides its arguments, in toolwire's shapes (AssembledToolCall, plan marks)
@@ -41,8 +54,8 @@ const CALL_KEYS = new Set([
  * Throws a TypeError naming the key when the arguments are given twice, or not where any of these
  * shapes puts them.
  */
-function readCall(call, i) {
-  if (call === null || typeof call !== 'object') {
+export function readCall(call: unknown, i: number): CallRead {
+  if (!isObject(call)) {
     throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
   }
   const nested = NESTED_KEYS.filter((key) => call[key] !== undefined)
@@ -72,9 +85,10 @@ function readCall(call, i) {
 }
 
 /** An OpenAI Chat tool call `{ id, type: 'function', function: { name, arguments } }`. */
-function openAiCall(call, i) {
+function openAiCall(call: Record<string, unknown>, i: number): CallRead {
   refuseNestedUnread(call, i, 'function')
-  const { name, arguments: args } = call.function
+  // (an object: readCall checked it)
+  const { name, arguments: args } = call.function as Record<string, unknown>
   if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].function.name must be a string, got ${describe(name)}`)
   return { id: call.id, name, arguments: args }
 }
@@ -83,10 +97,11 @@ function openAiCall(call, i) {
  * A Gemini part `{ functionCall: { id, name, args } }`; Gemini's id is optional, dispatch's is
  * not (one given beside the functionCall, `{ id, functionCall }`, is taken).
  */
-function geminiPart(call, i) {
+function geminiPart(call: Record<string, unknown>, i: number): CallRead {
   refuseNestedUnread(call, i, 'functionCall')
-  const { name, args } = call.functionCall
-  const id = call.functionCall.id ?? call.id
+  // (an object: readCall checked it)
+  const { name, args } = call.functionCall as Record<string, unknown>
+  const id = (call.functionCall as Record<string, unknown>).id ?? call.id
   if (typeof id !== 'string') {
     throw new TypeError(
       `dispatch: calls[${i}].functionCall.id must be a string, got ${describe(id)}: Gemini often sends no id; decode the response with new StreamDecoder('gemini'), which generates them, or pass { id, name, arguments: part.functionCall.args }`,
@@ -99,9 +114,9 @@ function geminiPart(call, i) {
  * A nested call object holding a key its shape does not have (`function: { name, args }`,
  * `functionCall: { name, arguments }`): refused, naming it and the key that is read.
  */
-function refuseNestedUnread(call, i, key) {
+function refuseNestedUnread(call: Record<string, unknown>, i: number, key: NestedKey): void {
   const fields = NESTED_FIELDS[key]
-  const unread = Object.keys(call[key]).find((field) => !fields.includes(field))
+  const unread = Object.keys(call[key] as object).find((field) => !fields.includes(field))
   if (unread === undefined) return
   const shown = unread.length > 40 ? `${unread.slice(0, 40)}…` : unread
   throw new TypeError(
@@ -113,7 +128,7 @@ function refuseNestedUnread(call, i, key) {
  * A call holding a key dispatch does not read (besides `nested`, its nested call): refused,
  * naming the key. A flat call is checked only when it has no arguments.
  */
-function refuseUnread(call, i, nested) {
+function refuseUnread(call: Record<string, unknown>, i: number, nested?: NestedKey): void {
   const unread = Object.keys(call).find((key) => !CALL_KEYS.has(key) && key !== nested)
   if (unread === undefined) return
   const shown = unread.length > 40 ? `${unread.slice(0, 40)}…` : unread
@@ -122,8 +137,6 @@ function refuseUnread(call, i, nested) {
   )
 }
 
-function isObject(value) {
+function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object'
 }
-
-module.exports = { readCall }
