@@ -1,11 +1,14 @@
-'use strict'
 // What every part of the JavaScript layer shares: the error type and the engine-call wrapper.
 
-const { ERROR_CODES, MAX_QUOTED_BYTES, MAX_VALUE_DEPTH } = require('./protocol.generated.js')
+import type * as Native from '../native.js'
+import { ERROR_CODES, MAX_QUOTED_BYTES, MAX_VALUE_DEPTH } from './protocol.generated.js'
+import type { ErrorCode, Wire } from './types.js'
 
 /** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
-class ToolwireError extends Error {
-  constructor(code, message) {
+export class ToolwireError extends Error {
+  declare readonly code: ErrorCode
+
+  constructor(code: ErrorCode, message: string) {
     super(message)
     this.name = 'ToolwireError'
     this.code = code
@@ -13,10 +16,10 @@ class ToolwireError extends Error {
 }
 
 /** The engine's error codes (`ERROR_CODES`, generated from toolwire_core::ErrorCode). */
-const ENGINE_CODES = new Set(ERROR_CODES)
+const ENGINE_CODES: ReadonlySet<string> = new Set(ERROR_CODES)
 
 /** Calls into the engine, turning its errors into ToolwireErrors (see {@link engineError}). */
-function native(fn) {
+export function native<T>(fn: () => T): T {
   try {
     return fn()
   } catch (error) {
@@ -29,26 +32,27 @@ function native(fn) {
  * natively (one of {@link ERROR_CODES}); anything else (napi's own argument errors, whose codes
  * are napi statuses such as `InvalidArg`) is returned as it is.
  */
-function engineError(error) {
+export function engineError<E>(error: E): E | ToolwireError {
   if (error instanceof ToolwireError || !(error instanceof Error)) return error
-  let code
+  let code: unknown
   try {
-    code = error.code
+    code = (error as Error & { code?: unknown }).code
   } catch {
     return error
   }
-  return typeof code === 'string' && ENGINE_CODES.has(code) ? new ToolwireError(code, error.message) : error
+  // (one of ERROR_CODES: an ErrorCode)
+  return typeof code === 'string' && ENGINE_CODES.has(code) ? new ToolwireError(code as ErrorCode, error.message) : error
 }
 
 /**
  * A readable message for anything a tool or hook threw or rejected with. Never throws: a
  * message getter, `toString`, `toJSON` or Proxy trap that throws gives a message saying so.
  */
-function messageOf(error) {
+export function messageOf(error: unknown): string {
   try {
     if (error instanceof Error) return String(error.message)
     if (typeof error === 'string') return error
-    let json
+    let json: string | undefined
     try {
       json = JSON.stringify(error)
     } catch {
@@ -70,18 +74,24 @@ const MAX_PATH_SEGMENTS = 12
 /** The most characters of one key a circular-reference message quotes. */
 const MAX_KEY_CHARS = 40
 
+/** A JSON.stringify replacer: what to write for `item`, held under `key` by `this`. */
+export type Replacer = (this: unknown, key: string, item: unknown) => unknown
+
+/** Where a value sits: the object or array holding it, and its key there. */
+type Edge = [holder: unknown, key: string]
+
 /**
  * Why `JSON.stringify(value, replacer)` threw `error`, on one line: a cycle as `it holds a
  * circular reference at $.a.b` (the path where it closes, bounded), instead of V8's multi-line
  * text; anything else as `messageOf` reads it. Never throws.
  */
-function serializeFailure(error, value, replacer) {
+export function serializeFailure(error: unknown, value: unknown, replacer?: Replacer): string {
   if (error instanceof LostValue) {
     const path = lostPath(value, replacer)
     return `it holds ${error.what}${path === undefined ? '' : ` at ${path}`}, which JSON would carry as ${error.as}: return a plain value, or give it a toJSON`
   }
-  let circular
-  let bigint
+  let circular: boolean
+  let bigint: boolean | undefined
   try {
     circular = error instanceof TypeError && CIRCULAR.test(error.message)
     bigint = error instanceof TypeError && BIGINT.test(error.message)
@@ -103,11 +113,11 @@ function serializeFailure(error, value, replacer) {
  * cycle. One walk: each object keeps the holder and key of its first visit, so the path is read
  * back once from where the cycle closes.
  */
-function cyclePath(value, replacer) {
-  const parents = new Map()
-  let last
+function cyclePath(value: unknown, replacer: Replacer | undefined): string | undefined {
+  const parents = new Map<unknown, Edge>()
+  let last: Edge | undefined
   try {
-    JSON.stringify(value, function (key, item) {
+    JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
       if (replacer !== undefined) item = replacer.call(this, key, item)
       last = [this, key]
       if (item !== null && typeof item === 'object' && !parents.has(item)) parents.set(item, last)
@@ -120,9 +130,10 @@ function cyclePath(value, replacer) {
 }
 
 /** The path of the `[holder, key]` chain ending at `last`, its middle elided past MAX_PATH_SEGMENTS. */
-function pathText(parents, last) {
-  const segments = []
-  for (let edge = last; parents.has(edge[0]); edge = parents.get(edge[0])) segments.push(segmentText(edge[0], edge[1]))
+function pathText(parents: Map<unknown, Edge>, last: Edge): string {
+  const segments: string[] = []
+  // (`parents.get` finds the edge: the loop's test is that it holds it)
+  for (let edge = last; parents.has(edge[0]); edge = parents.get(edge[0]) as Edge) segments.push(segmentText(edge[0], edge[1]))
   segments.reverse()
   const half = MAX_PATH_SEGMENTS / 2
   if (segments.length > MAX_PATH_SEGMENTS) {
@@ -133,7 +144,10 @@ function pathText(parents, last) {
 
 /** Thrown by {@link keepingAll} at a value JSON would carry as less than it is. */
 class LostValue extends Error {
-  constructor(what, as) {
+  declare what: string
+  declare as: string
+
+  constructor(what: string, as: string) {
     super(`it holds ${what}, which JSON would carry as ${as}`)
     this.what = what
     this.as = as
@@ -141,7 +155,7 @@ class LostValue extends Error {
 }
 
 /** Objects whose JSON form (`{}`) drops what they hold, by class: what they are called. */
-const LOSSY_CLASSES = [
+const LOSSY_CLASSES: [abstract new (...args: never[]) => unknown, string][] = [
   [Map, 'a Map'],
   [Set, 'a Set'],
   [WeakMap, 'a WeakMap'],
@@ -160,20 +174,21 @@ const LOSSY_CLASSES = [
  * property (private fields or getters only: `{}`). Carried: plain objects and arrays, boxed
  * primitives, typed arrays (their indices), and `undefined` (a key left out, as JSON does).
  */
-function lostAs(item) {
+function lostAs(item: unknown): [what: string, as: string] | undefined {
   if (typeof item === 'function') return ['a function', 'nothing (the key is dropped)']
   if (typeof item === 'symbol') return ['a symbol', 'nothing (the key is dropped)']
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined
-  const proto = Object.getPrototypeOf(item)
+  const proto: unknown = Object.getPrototypeOf(item)
   if (proto === Object.prototype || proto === null) return undefined
   for (const [type, what] of LOSSY_CLASSES) if (item instanceof type) return [what === 'an Error object' ? `an Error object (${JSON.stringify(messageOf(item).slice(0, 80))})` : what, '{}']
-  if (typeof item.then === 'function') return ['a thenable (not awaited)', '{}']
+  if (typeof (item as { then?: unknown }).then === 'function') return ['a thenable (not awaited)', '{}']
   if (ArrayBuffer.isView(item) && !(item instanceof DataView)) return undefined
   if (item instanceof Number || item instanceof String || item instanceof Boolean) return undefined
   // (a BigInt object makes JSON.stringify throw, which serializeFailure names at its path)
   if (isBigInt(item)) return undefined
   if (Object.keys(item).length > 0) return undefined
-  const name = typeof proto?.constructor?.name === 'string' && proto.constructor.name !== '' ? proto.constructor.name : 'class'
+  const named = proto as { constructor?: { name?: unknown } } | undefined
+  const name = typeof named?.constructor?.name === 'string' && named.constructor.name !== '' ? named.constructor.name : 'class'
   return [`a ${name.slice(0, 40)} instance with no enumerable property (private fields or getters only)`, '{}']
 }
 
@@ -182,8 +197,8 @@ function lostAs(item) {
  * as less than it is ({@link lostAs}), after `replacer` when given; `serializeFailure` names it
  * and its path. The check is a few type tests per value: serializing stays linear.
  */
-function keepingAll(replacer) {
-  return function (key, item) {
+export function keepingAll(replacer?: Replacer): Replacer {
+  return function (this: unknown, key: string, item: unknown) {
     if (replacer !== undefined) item = replacer.call(this, key, item)
     if (item !== null && typeof item === 'object' && --objectsLeft < 0) throw new TooManyObjects()
     const lost = lostAs(item)
@@ -240,7 +255,7 @@ class TooManyObjects extends Error {
  * throws again in that serialization. Linear in the value, and at most {@link AS_IS_VALUES}
  * values visited.
  */
-function carriedAsIs(value) {
+export function carriedAsIs(value: unknown): boolean {
   asIsValuesLeft = AS_IS_VALUES
   try {
     return asIsAt(value, 0)
@@ -250,7 +265,7 @@ function carriedAsIs(value) {
 }
 
 /** {@link carriedAsIs} of `item`, `depth` levels down. */
-function asIsAt(item, depth) {
+function asIsAt(item: unknown, depth: number): boolean {
   if (--asIsValuesLeft < 0) return false
   switch (typeof item) {
     case 'string':
@@ -265,18 +280,20 @@ function asIsAt(item, depth) {
       return false
   }
   if (item === null) return true
-  if (depth >= AS_IS_DEPTH || item.toJSON !== undefined) return false
-  const proto = Object.getPrototypeOf(item)
+  if (depth >= AS_IS_DEPTH || (item as { toJSON?: unknown }).toJSON !== undefined) return false
+  const proto: unknown = Object.getPrototypeOf(item)
   if (proto === Array.prototype) {
-    for (let i = 0; i < item.length; i++) {
-      const element = item[i]
+    const array = item as unknown[]
+    for (let i = 0; i < array.length; i++) {
+      const element = array[i]
       if (element === undefined || !asIsAt(element, depth + 1)) return false
     }
     return true
   }
   if (proto !== Object.prototype && proto !== null) return false
   const keys = Object.keys(item)
-  for (let i = 0; i < keys.length; i++) if (!asIsAt(item[keys[i]], depth + 1)) return false
+  const record = item as Record<string, unknown>
+  for (let i = 0; i < keys.length; i++) if (!asIsAt(record[keys[i]], depth + 1)) return false
   return true
 }
 
@@ -284,7 +301,7 @@ function asIsAt(item, depth) {
  * `JSON.stringify(value, replacer)` for a replacer that changes nothing in a value
  * {@link carriedAsIs} passes ({@link keepingAll}'s): plain JSON.stringify for such a value.
  */
-function stringifyChecked(value, replacer) {
+export function stringifyChecked(value: unknown, replacer: Replacer): string | undefined {
   return carriedAsIs(value) ? JSON.stringify(value) : stringifyKeeping(value, replacer)
 }
 
@@ -292,18 +309,18 @@ function stringifyChecked(value, replacer) {
  * `JSON.stringify(value, replacer)` for a replacer of {@link keepingAll}, its count of objects
  * ({@link MAX_OBJECTS}) started afresh.
  */
-function stringifyKeeping(value, replacer) {
+export function stringifyKeeping(value: unknown, replacer: Replacer): string | undefined {
   objectsLeft = MAX_OBJECTS
   return JSON.stringify(value, replacer)
 }
 
 /** The path (`$.a[0]`) of the first value {@link keepingAll} refuses in `value`; undefined when none. */
-function lostPath(value, replacer) {
+function lostPath(value: unknown, replacer: Replacer | undefined): string | undefined {
   return pathWhere(value, replacer, (item) => lostAs(item) !== undefined)
 }
 
 /** Whether JSON.stringify throws at `item` as a BigInt: a bigint, or a BigInt object (which it unboxes). */
-function isBigInt(item) {
+function isBigInt(item: unknown): boolean {
   return typeof item === 'bigint' || (item !== null && typeof item === 'object' && holds(BigInt.prototype.valueOf, item))
 }
 
@@ -311,11 +328,11 @@ function isBigInt(item) {
  * The path (`$.a[0]`) of the first value in `value`, as JSON.stringify meets them (toJSON, then
  * `replacer`), for which `test` holds; undefined when none. One walk, stopped at the value found.
  */
-function pathWhere(value, replacer, test) {
-  const parents = new Map()
-  let found
+function pathWhere(value: unknown, replacer: Replacer | undefined, test: (item: unknown) => boolean): string | undefined {
+  const parents = new Map<unknown, Edge>()
+  let found: Edge | undefined
   try {
-    JSON.stringify(value, function (key, item) {
+    JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
       if (replacer !== undefined) item = replacer.call(this, key, item)
       if (test(item)) {
         found = [this, key]
@@ -331,7 +348,7 @@ function pathWhere(value, replacer, test) {
 }
 
 /** One step of a path: `[3]` in an array, `.name` for a plain name, `["other key"]` (bounded) else. */
-function segmentText(holder, key) {
+function segmentText(holder: unknown, key: string): string {
   if (Array.isArray(holder)) return `[${key}]`
   if (/^[A-Za-z_$][\w$]*$/.test(key) && key.length <= MAX_KEY_CHARS) return `.${key}`
   const shown = key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key
@@ -339,7 +356,7 @@ function segmentText(holder, key) {
 }
 
 /** `String(value)`, or a description of the value when that throws; never throws itself. */
-function safeString(value) {
+export function safeString(value: unknown): string {
   try {
     return String(value)
   } catch {
@@ -356,7 +373,7 @@ function safeString(value) {
 // misused option holding megabytes is named, not echoed.
 
 /** `text` cut to {@link MAX_QUOTED_BYTES} code units (never inside a surrogate pair), saying how much was left out. */
-function bounded(text) {
+function bounded(text: string): string {
   const max = MAX_QUOTED_BYTES
   if (text.length <= max) return text
   const code = text.charCodeAt(max - 1)
@@ -364,7 +381,7 @@ function bounded(text) {
   return `${text.slice(0, end)}... (${text.length - end} more characters not shown)`
 }
 
-function describe(value) {
+export function describe(value: unknown): string {
   if (value === null) return 'null'
   if (value === undefined) return 'undefined'
   if (value === '') return 'an empty string'
@@ -373,25 +390,36 @@ function describe(value) {
 }
 
 /** The provider wire APIs. */
-const WIRES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 
 /**
  * `wire` when it is one of WIRES; otherwise throws a ToolwireError with `code`, prefixed by
  * `where`, in the engine's words: the name given, the wires there are, and the closest of them
  * (`unknown wire "openai": ...; did you mean "openai-chat"?`).
  */
-function checkWire(where, wire) {
-  if (typeof wire === 'string' && WIRES.includes(wire)) return wire
+export function checkWire(where: string, wire: unknown): Wire {
+  // (a string among WIRES: a Wire)
+  if (typeof wire === 'string' && (WIRES as string[]).includes(wire)) return wire as Wire
   let message = `unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`
   if (typeof wire === 'string') {
     try {
-      native(() => require('../native.js').checkWire(wire))
+      native(() => (require('../native.js') as typeof Native).checkWire(wire))
     } catch (error) {
       if (error instanceof ToolwireError) message = error.message
       else throw error
     }
   }
   throw new ToolwireError('VALIDATION_ERROR', `${where}: ${message}`)
+}
+
+/**
+ * An options object a key may belong to instead (see {@link checkOptionKeys}): its `keys`, `what`
+ * a key of it is, and where to pass one (`use(key)`).
+ */
+export interface OptionHome {
+  keys: readonly string[]
+  what: string
+  use: (key: string) => string
 }
 
 /**
@@ -402,7 +430,7 @@ function checkWire(where, wire) {
  * a key may belong to instead, as `{ keys, what, use }`: a key of one of them (`beforeToolCall`
  * given to the runtime) is refused saying `what` it is and where to pass it (`use(key)`).
  */
-function checkOptionKeys(where, options, known, elsewhere = []) {
+export function checkOptionKeys(where: string, options: unknown, known: string[], elsewhere: readonly OptionHome[] = []): void {
   if (options === undefined || options === null || typeof options !== 'object') return
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
@@ -410,22 +438,22 @@ function checkOptionKeys(where, options, known, elsewhere = []) {
     if (home !== undefined) {
       throw new ToolwireError('VALIDATION_ERROR', `${where} has unknown key ${JSON.stringify(key)}: it is ${home.what}: pass it to ${home.use(key)}`)
     }
-    native(() => require('../native.js').checkOptionKeys(where, key, known))
+    native(() => (require('../native.js') as typeof Native).checkOptionKeys(where, key, known))
   }
 }
 
 /** The keys of the policy context (dispatch, run, executePlan and definitions options carry them). */
-const CONTEXT_KEYS = ['provider', 'agentId', 'sender']
+export const CONTEXT_KEYS: string[] = ['provider', 'agentId', 'sender']
 /** The keys of the options of `dispatch(calls, options)`. */
-const DISPATCH_OPTIONS = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'tools', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
+export const DISPATCH_OPTIONS: string[] = ['signal', 'timeoutMs', 'runId', 'groupId', 'userId', 'threadAncestors', 'approval', 'tools', 'audit', 'sanitize', 'limits', 'redaction', 'onEvent', 'beforeToolCall', 'afterToolCall', 'onPersist', ...CONTEXT_KEYS]
 /** The keys of the options of `new ToolRuntime(options)`. */
-const RUNTIME_OPTIONS = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
+export const RUNTIME_OPTIONS: string[] = ['concurrency', 'timeoutMs', 'coerce', 'sanitize', 'limits', 'redaction', 'policy', 'workspaceRoot', 'loopDetection', 'approvals', 'onEvent', 'audit']
 /** Where a key of the other options object goes, for checkOptionKeys' error of one given to the wrong one. */
-const AS_DISPATCH_OPTION = { keys: DISPATCH_OPTIONS, what: 'a dispatch option', use: (key) => `dispatch(calls, { ${key} })` }
-const AS_RUNTIME_OPTION = { keys: RUNTIME_OPTIONS, what: 'a runtime option', use: (key) => `new ToolRuntime({ ${key} })` }
+export const AS_DISPATCH_OPTION: OptionHome = { keys: DISPATCH_OPTIONS, what: 'a dispatch option', use: (key) => `dispatch(calls, { ${key} })` }
+export const AS_RUNTIME_OPTION: OptionHome = { keys: RUNTIME_OPTIONS, what: 'a runtime option', use: (key) => `new ToolRuntime({ ${key} })` }
 /** JSON text of `value` for the engine; a value with no JSON form is the caller's error. */
-function jsonText(where, value) {
-  let text
+export function jsonText(where: string, value: unknown): string {
+  let text: string | undefined
   try {
     text = JSON.stringify(value)
   } catch (error) {
@@ -439,8 +467,8 @@ function jsonText(where, value) {
  * Registers `tools` on `runtime` all or none: when one is refused, those registered before it are
  * unregistered again and the error is thrown. Returns the names registered.
  */
-function registerAll(runtime, tools) {
-  const registered = []
+export function registerAll<T extends { name: string }>(runtime: { register(tool: T): void; unregister(name: string): unknown }, tools: Iterable<T>): string[] {
+  const registered: string[] = []
   try {
     for (const tool of tools) {
       runtime.register(tool)
@@ -460,7 +488,7 @@ function registerAll(runtime, tools) {
  * slot, as JSON.stringify knows them (not by instanceof or Symbol.toStringTag, which a value can
  * fake or another realm breaks).
  */
-function unboxed(item) {
+function unboxed(item: unknown): unknown {
   if (item === null || typeof item !== 'object') return item
   if (holds(Number.prototype.valueOf, item)) return +item
   if (holds(String.prototype.valueOf, item)) return `${item}`
@@ -470,7 +498,7 @@ function unboxed(item) {
 }
 
 /** Whether `valueOf` (a prototype's own) accepts `item`, so `item` has that box's internal slot. */
-function holds(valueOf, item) {
+function holds(valueOf: () => unknown, item: unknown): boolean {
   try {
     valueOf.call(item)
     return true
@@ -487,11 +515,11 @@ function holds(valueOf, item) {
  * is the value walked again, and then first by {@link carriedAsIs} (a plain value holds none).
  * Linear in the value.
  */
-function nonFiniteNumber(value, text) {
+export function nonFiniteNumber(value: unknown, text: string): [pointer: string, number: string] | undefined {
   if (!text.includes('null') || carriedAsIs(value)) return undefined
-  const pointers = new Map()
-  let found
-  JSON.stringify(value, function (key, raw) {
+  const pointers = new Map<unknown, string>()
+  let found: [pointer: string, number: string] | undefined
+  JSON.stringify(value, function (this: unknown, key: string, raw: unknown) {
     if (found !== undefined) return undefined
     const holder = pointers.get(this)
     const pointer = holder === undefined ? '' : `${holder}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
@@ -511,6 +539,4 @@ function nonFiniteNumber(value, text) {
  * its way (lib/rap.js): the call ends LIMIT_EXCEEDED, not as the tool's throw. A symbol no user
  * error carries.
  */
-const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
-
-module.exports = { OVER_LIMIT_MARK, ToolwireError, WIRES, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION }
+export const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
