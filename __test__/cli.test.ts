@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ToolRuntime, auditRunDir, normalizeSchema } from '../dist/index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
-// @ts-expect-error lib/timeline.js is CommonJS without declarations
 import { renderTimeline, timelineRows } from '../dist/timeline.js'
 // @ts-expect-error lib/cli/main.js is CommonJS without declarations
 import { main } from '../dist/cli/main.js'

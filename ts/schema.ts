@@ -1,18 +1,20 @@
-'use strict'
 // Schemas for each provider: normalizeSchema (run in Rust) and the tool-name rules.
 
-const native_ = require('../native.js')
-const { ToolwireError, WIRES, native, describe, jsonText, messageOf } = require('./common.js')
+import { denormalizeStrict, normalizeSchema as nativeNormalizeSchema, validateToolName as nativeValidateToolName } from '../native.js'
+import { ToolwireError, WIRES, native, describe, jsonText, messageOf } from './common.js'
+import type { NormalizeSchemaOptions, NormalizedSchema, SchemaTarget, StrictNormalizedSchema, Wire } from './types.js'
 
 /** The schema dialects normalizeSchema speaks. */
-const SCHEMA_TARGETS = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
+export const SCHEMA_TARGETS: SchemaTarget[] = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
 
 /**
  * The schema in the target's dialect: `{ schema, removed, warnings }`. For `openai-strict` also
  * `denormalize(args)`, which strips the nulls the strict form forced, so a tool receives what its
  * own schema means.
  */
-function normalizeSchema(schema, target, options) {
+export function normalizeSchema(schema: object | boolean, target: 'openai-strict', options?: NormalizeSchemaOptions): StrictNormalizedSchema
+export function normalizeSchema(schema: object | boolean, target: SchemaTarget, options?: NormalizeSchemaOptions): NormalizedSchema
+export function normalizeSchema(schema: unknown, target: unknown, options?: unknown): NormalizedSchema | StrictNormalizedSchema {
   if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean') || Array.isArray(schema)) {
     throw new TypeError(`normalizeSchema: schema must be a JSON Schema (an object or a boolean), got ${describe(schema)}`)
   }
@@ -25,18 +27,18 @@ function normalizeSchema(schema, target, options) {
   const text = jsonText('normalizeSchema: schema', schema)
   const optionsText = options === undefined ? '{}' : jsonText('normalizeSchema: options', options)
   // The engine names an unknown target with the closest one (`"gemni"`: did you mean "gemini").
-  const result = JSON.parse(prefixed('normalizeSchema', () => native_.normalizeSchema(text, target, optionsText)))
+  const result = JSON.parse(prefixed('normalizeSchema', () => nativeNormalizeSchema(text, target, optionsText))) as NormalizedSchema & Partial<StrictNormalizedSchema>
   if (target === 'openai-strict') {
-    result.denormalize = (args) =>
-      JSON.parse(native(() => native_.denormalizeStrict(text, jsonText('denormalize: args', args))))
+    result.denormalize = <T>(args: T): T =>
+      JSON.parse(native(() => denormalizeStrict(text, jsonText('denormalize: args', args)))) as T
   }
   return result
 }
 
 /** `fn()`, its ToolwireError's message prefixed by `where: `. */
-function prefixed(where, fn) {
+function prefixed<T>(where: string, fn: () => T): T {
   try {
-    return native(fn)
+    return native(fn) as T
   } catch (error) {
     if (error instanceof ToolwireError) throw new ToolwireError(error.code, `${where}: ${error.message}`)
     throw error
@@ -44,14 +46,14 @@ function prefixed(where, fn) {
 }
 
 /** `{ ok: true }` when `name` is a valid tool name for `target`, else `{ ok: false, reason }`. */
-function validateToolName(name, target) {
-  if (typeof target !== 'string' || !(WIRES.includes(target) || SCHEMA_TARGETS.includes(target))) {
+export function validateToolName(name: string, target: Wire | SchemaTarget): { ok: boolean; reason?: string } {
+  if (typeof target !== 'string' || !(WIRES.includes(target) || (SCHEMA_TARGETS as readonly string[]).includes(target))) {
     // The engine's words: the name, both lists, and the closest name.
-    const why = typeof target === 'string' ? native(() => native_.validateToolName('', target)) : `unknown target ${describe(target)}`
+    const why = typeof target === 'string' ? native(() => nativeValidateToolName('', target)) : `unknown target ${describe(target)}`
     throw new ToolwireError('VALIDATION_ERROR', `validateToolName: ${why}`)
   }
   if (typeof name !== 'string') return { ok: false, reason: `a tool name must be a string, got ${describe(name)}` }
-  const reason = native(() => native_.validateToolName(name, target))
+  const reason = native(() => nativeValidateToolName(name, target)) as string | null | undefined
   return reason === null || reason === undefined ? { ok: true } : { ok: false, reason }
 }
 
@@ -59,20 +61,33 @@ function validateToolName(name, target) {
  * Whether `value` is a Zod 4 schema (classic or mini, also `zod/v4` of zod 3.25), told by its
  * `_zod.def` internals: zod itself is never loaded for this.
  */
-function isZodSchema(value) {
+function isZodSchema(value: unknown): value is ZodSchema {
+  const zod = value as { _zod?: { def?: unknown } | null } | null
   return (
-    value !== null &&
-    typeof value === 'object' &&
-    value._zod !== null &&
-    typeof value._zod === 'object' &&
-    value._zod.def !== null &&
-    typeof value._zod.def === 'object'
+    zod !== null &&
+    typeof zod === 'object' &&
+    zod._zod !== null &&
+    typeof zod._zod === 'object' &&
+    zod._zod.def !== null &&
+    typeof zod._zod.def === 'object'
   )
 }
 
+/** What of a Zod 4 schema {@link jsonSchemaOf} uses (zod's own types are not needed for it). */
+interface ZodSchema {
+  _zod: { def: object }
+  toJSONSchema?: (params: ZodJsonSchemaParams) => unknown
+}
+
+/** The parameters of Zod 4's JSON Schema conversion that {@link jsonSchemaOf} passes. */
+interface ZodJsonSchemaParams {
+  io: 'input' | 'output'
+}
+
 /** A Zod 3 schema: `_def` and `safeParse`, no `_zod`. */
-function isZod3Schema(value) {
-  return value !== null && typeof value === 'object' && !('_zod' in value) && typeof value._def === 'object' && typeof value.safeParse === 'function'
+function isZod3Schema(value: unknown): boolean {
+  const zod = value as { _def?: unknown; safeParse?: unknown } | null
+  return zod !== null && typeof zod === 'object' && !('_zod' in zod) && typeof zod._def === 'object' && typeof zod.safeParse === 'function'
 }
 
 /**
@@ -81,18 +96,20 @@ function isZod3Schema(value) {
  * with `io` 'input' for what a tool receives and 'output' for what it returns; anything else is
  * returned as given. `where` names the option in errors.
  */
-function jsonSchemaOf(schema, io, where) {
+export function jsonSchemaOf(schema: unknown, io: 'input' | 'output', where: string): unknown {
   if (isZod3Schema(schema)) {
     throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema: use a Zod 4 schema (zod 4, or 'zod/v4' of zod 3.25)`)
   }
   if (!isZodSchema(schema)) return schema
-  let convert
+  let convert: (params: ZodJsonSchemaParams) => unknown
   if (typeof schema.toJSONSchema === 'function') {
-    convert = (params) => schema.toJSONSchema(params)
+    // (checked just above; the closure does not keep TypeScript's narrowing of the property)
+    convert = (params) => schema.toJSONSchema!(params)
   } else {
-    let core
+    let core: { toJSONSchema(schema: ZodSchema, params: ZodJsonSchemaParams): unknown }
     try {
-      core = require('zod/v4/core')
+      // Loaded only for a schema without its own method: zod is an optional peer.
+      core = require('zod/v4/core') as typeof core
     } catch (error) {
       throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod schema but zod cannot be loaded to convert it: ${messageOf(error)}`)
     }
@@ -104,5 +121,3 @@ function jsonSchemaOf(schema, io, where) {
     throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod schema with no JSON Schema form: ${messageOf(error)}`)
   }
 }
-
-module.exports = { SCHEMA_TARGETS, normalizeSchema, validateToolName, jsonSchemaOf }

@@ -1,10 +1,67 @@
-'use strict'
 // A self-contained HTML timeline of an audited run: one row per call, a bar from its start to
 // its end colored by status, the call's details shown on hover (and on keyboard focus). No
 // script, no external asset: inline CSS only, so the file opens anywhere and can be attached
 // to a bug report. Used by `toolwire audit --html`; takes what `replayRun(dir)` returns.
 
-const STATUS_COLORS = {
+import type { AuditVerification, ToolStatus } from './types.js'
+
+/**
+ * What the timeline reads of a replay: what `replayRun(dir)` returns, or a part of it. The
+ * records are read as they are: a field missing or of another type counts as absent.
+ */
+export interface TimelineReplay {
+  run?: { runId?: unknown; kind?: unknown; startedAt?: unknown; endedAt?: unknown } | null
+  calls?: readonly TimelineCall[] | null
+  results?: readonly TimelineResult[] | null
+}
+
+/** What the timeline reads of a call record. */
+export interface TimelineCall {
+  callId?: unknown
+  tool?: unknown
+  createdAt?: unknown
+  ts?: unknown
+  attempt?: unknown
+  args?: unknown
+}
+
+/** What the timeline reads of a result record. */
+export interface TimelineResult {
+  callId?: unknown
+  tool?: unknown
+  status?: unknown
+  startedAt?: unknown
+  endedAt?: unknown
+  ts?: unknown
+  attempt?: unknown
+  error?: { code?: unknown; message?: unknown } | null
+  args?: unknown
+}
+
+/** One call of the timeline (see {@link timelineRows}). */
+export interface TimelineRow {
+  callId: string
+  tool: unknown
+  /** The result's status, `unfinished` when no result was recorded. */
+  status: string
+  start: number
+  end: number
+  durationMs: number
+  attempts: number
+  error: { code: unknown; message: unknown } | null
+  args: unknown
+  /** Whether a result was recorded. */
+  finished: boolean
+}
+
+/** A row while its records are read: its times are settled once the run's span is known. */
+type RowDraft = Omit<TimelineRow, 'start' | 'end' | 'durationMs'> & {
+  start: number | undefined
+  end: number | undefined
+  durationMs: number | undefined
+}
+
+export const STATUS_COLORS: Record<ToolStatus | 'unfinished', string> = {
   ok: '#2e7d32',
   error: '#c62828',
   timeout: '#ef6c00',
@@ -15,13 +72,13 @@ const STATUS_COLORS = {
   unfinished: '#455a64',
 }
 
-const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
 /** The largest time a Date holds, in ms either side of the epoch. */
 const MAX_DATE_MS = 8.64e15
 
 /** The ISO text of an epoch-ms time, or undefined when it is not a number a Date can hold. */
-function isoTime(value) {
+export function isoTime(value: unknown): string | undefined {
   const t = num(value)
   return t === undefined || Math.abs(t) > MAX_DATE_MS ? undefined : new Date(t).toISOString()
 }
@@ -31,9 +88,9 @@ function isoTime(value) {
  * status, start, end, durationMs, attempts, error, args, finished }` (times in epoch ms), and
  * the run's span `{ start, end }`.
  */
-function timelineRows(replay) {
+export function timelineRows(replay: TimelineReplay): { rows: TimelineRow[]; span: { start: number; end: number } } {
   const run = replay.run ?? {}
-  const rows = new Map()
+  const rows = new Map<string, RowDraft>()
   for (const call of replay.calls ?? []) {
     const id = String(call.callId ?? '')
     let row = rows.get(id)
@@ -75,19 +132,20 @@ function timelineRows(replay) {
     if (row.end === undefined || row.end < row.start) row.end = row.finished ? row.start : span.end
     row.durationMs = row.end - row.start
   }
-  return { rows: list, span }
+  // (every row's times are set by the loop above)
+  return { rows: list as TimelineRow[], span }
 }
 
-const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-const esc = (value) => String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const esc = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
 
-function ms(value) {
+function ms(value: number): string {
   if (value < 1) return `${value.toFixed(2)} ms`
   if (value < 1000) return `${Math.round(value)} ms`
   return `${(value / 1000).toFixed(2)} s`
 }
 
-function argsText(args) {
+function argsText(args: unknown): string {
   if (args === undefined) return ''
   let text
   try {
@@ -102,12 +160,12 @@ function argsText(args) {
  * The HTML document. `replay`: what `replayRun` returns; `options.problems`: verifyRun's
  * problems, listed under the timeline; `options.title`.
  */
-function renderTimeline(replay, options = {}) {
+export function renderTimeline(replay: TimelineReplay, options: { problems?: AuditVerification['problems']; title?: string } = {}): string {
   const { rows, span } = timelineRows(replay)
   const run = replay.run ?? {}
   const total = Math.max(span.end - span.start, 0)
-  const pct = (t) => (total === 0 ? 0 : ((t - span.start) / total) * 100)
-  const counts = {}
+  const pct = (t: number): number => (total === 0 ? 0 : ((t - span.start) / total) * 100)
+  const counts: Record<string, number> = {}
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1
   const title = options.title ?? `toolwire run ${run.runId ?? ''}`.trim()
   const problems = options.problems ?? []
@@ -115,8 +173,8 @@ function renderTimeline(replay, options = {}) {
   const rowHtml = rows.map((row) => {
     const left = pct(row.start)
     const width = Math.max(pct(row.end) - left, 0.4)
-    const color = STATUS_COLORS[row.status] ?? STATUS_COLORS.error
-    const details = [
+    const color = (STATUS_COLORS as Record<string, string | undefined>)[row.status] ?? STATUS_COLORS.error
+    const details: [string, unknown][] = [
       ['call', row.callId],
       ['tool', row.tool],
       ['status', row.status],
@@ -191,5 +249,3 @@ ${problemHtml}
 </html>
 `
 }
-
-module.exports = { renderTimeline, timelineRows, isoTime, STATUS_COLORS }

@@ -1,13 +1,13 @@
-'use strict'
 // Shell command analysis for exec-like tools: analyzeCommand (run in Rust). The JavaScript side
 // only fills in the process's defaults (cwd, PATH); the engine checks and names every option.
 
-const nodePath = require('node:path')
+import { resolve } from 'node:path'
 
-const native_ = require('../native.js')
-const { native, describe, jsonText } = require('./common.js')
+import { analyzeCommand as nativeAnalyzeCommand } from '../native.js'
+import { native, describe, jsonText } from './common.js'
+import type { AnalyzeOptions, CommandAnalysis } from './types.js'
 
-function isPlainObject(value) {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
@@ -18,7 +18,7 @@ function isPlainObject(value) {
  * means an empty one, so nothing is found), else the process's. A value of the wrong type goes
  * through as it is, for the engine to name.
  */
-function pathOf(options) {
+function pathOf(options: { env?: unknown }): unknown {
   if (options.env === undefined) return process.env.PATH ?? ''
   if (!isPlainObject(options.env)) return undefined
   const path = options.env.PATH
@@ -30,10 +30,10 @@ function pathOf(options) {
  * `process.cwd()` (as `child_process` resolves a relative `cwd`), else `process.cwd()`. A value
  * of the wrong type goes through as it is, for the engine to name.
  */
-function cwdOf(options) {
+function cwdOf(options: { cwd?: unknown }): unknown {
   const cwd = options.cwd
   if (cwd === undefined || cwd === null) return process.cwd()
-  return typeof cwd === 'string' ? nodePath.resolve(process.cwd(), cwd) : cwd
+  return typeof cwd === 'string' ? resolve(process.cwd(), cwd) : cwd
 }
 
 /**
@@ -43,14 +43,14 @@ function cwdOf(options) {
  * `process.env.PATH`. Programs are found as the shell finds them: PATH in order, its relative
  * entries (`.`, empty, `bin`) in `cwd`.
  */
-function analyzeCommand(command, options) {
+export function analyzeCommand(command: string, options?: AnalyzeOptions): CommandAnalysis {
   if (typeof command !== 'string') {
     throw new TypeError(`analyzeCommand: command must be a string, got ${describe(command)}`)
   }
   if (options !== undefined && !isPlainObject(options)) {
     throw new TypeError(`analyzeCommand: options must be a plain object, got ${describe(options)}`)
   }
-  const given = options ?? {}
+  const given: AnalyzeOptions = options ?? {}
   const path = pathOf(given)
   const engineOptions = {
     ...given,
@@ -58,7 +58,5 @@ function analyzeCommand(command, options) {
     env: path === undefined ? given.env : { PATH: path },
   }
   const text = jsonText('analyzeCommand: options', engineOptions)
-  return JSON.parse(native(() => native_.analyzeCommand(command, text)))
+  return JSON.parse(native(() => nativeAnalyzeCommand(command, text))) as CommandAnalysis
 }
-
-module.exports = { analyzeCommand }

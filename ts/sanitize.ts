@@ -1,29 +1,51 @@
-'use strict'
 // Sanitization on the JavaScript side: describing content for the engine without copying big
 // strings or bytes, and `sanitizeResult` for standalone use.
 
-const { sanitizeResult: nativeSanitizeResult, scrubSecrets: nativeScrubSecrets } = require('../native.js')
-const { ToolwireError, native, describe, jsonText } = require('./common.js')
-
+import { sanitizeResult as nativeSanitizeResult, scrubSecrets as nativeScrubSecrets } from '../native.js'
+import { ToolwireError, native, describe, jsonText } from './common.js'
 // The per-result budget when none is given (README: maxResultChars), and how far past a cut
 // secrets are searched for: the engine's (toolwire_core::sanitize).
-const { DEFAULT_MAX_RESULT_CHARS, SECRET_WINDOW } = require('./protocol.generated.js')
+import { DEFAULT_MAX_RESULT_CHARS, SECRET_WINDOW } from './protocol.generated.js'
+import type { ImageContent, SanitizeInput, SanitizeOptions, SanitizeReport, TextContent } from './types.js'
+
 /**
  * Strings longer than this are sanitized from their ends instead of crossing whole; budgets
  * over it send long text to the libuv pool.
  */
 const LONG_CHARS = 1 << 18
 
+/** A content block as a tool or caller gave it, before it is checked. */
+type UncheckedBlock = { type?: unknown; data?: unknown; mimeType?: unknown; text?: unknown } | null
+
+/**
+ * A content block as it crosses to the engine: a string (`s`), the two ends of a long one (`e`:
+ * head, end, whole length), bytes (`b`) or an image (`i`, its mime type), by index into `texts`
+ * or `buffers`.
+ */
+export type BlockDescription =
+  | { t: 's'; i: number }
+  | { t: 'e'; h: number; e: number; n: number }
+  | { t: 'b'; i: number }
+  | { t: 'i'; i: number; m: string }
+
+/** Content blocks described for the engine ({@link describeContent}). */
+export interface ContentDescription {
+  blocks: BlockDescription[]
+  texts: string[]
+  buffers: Uint8Array[]
+}
+
 /**
  * Describes content blocks for the engine: `{ blocks }` referring to `texts` and `buffers`.
  * A string much longer than the budget crosses as its two ends only, so copying it costs what is
  * kept, not its length; bytes cross without a copy.
  */
-function describeContent(content, maxChars, where) {
-  const texts = []
-  const buffers = []
+export function describeContent(content: readonly unknown[], maxChars: number, where: string): ContentDescription {
+  const texts: string[] = []
+  const buffers: Uint8Array[] = []
   const edge = maxChars + SECRET_WINDOW
-  const blocks = content.map((block, index) => {
+  const blocks = content.map((item, index): BlockDescription => {
+    const block = item as UncheckedBlock
     if (block === null || typeof block !== 'object') {
       throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] must be a block object, got ${describe(block)}`)
     }
@@ -42,7 +64,7 @@ function describeContent(content, maxChars, where) {
   return { blocks, texts, buffers }
 }
 
-function describeText(text, edge, texts, buffers, where) {
+function describeText(text: unknown, edge: number, texts: string[], buffers: Uint8Array[], where: string): BlockDescription {
   if (text instanceof Uint8Array) {
     buffers.push(text)
     return { t: 'b', i: buffers.length - 1 }
@@ -63,7 +85,7 @@ function describeText(text, edge, texts, buffers, where) {
 }
 
 /** The effective per-result budget of a `sanitize` object (validated by the engine). */
-function maxCharsOf(...sanitizes) {
+export function maxCharsOf(...sanitizes: (SanitizeOptions | null | undefined)[]): number {
   for (const sanitize of sanitizes) {
     if (sanitize && typeof sanitize.maxResultChars === 'number') return sanitize.maxResultChars
   }
@@ -71,9 +93,9 @@ function maxCharsOf(...sanitizes) {
 }
 
 /** How a tool's value is sanitized (see `sanitizeLane`). */
-const LANE_INLINE = 0
+export const LANE_INLINE = 0
 const LANE_ENDS = 1
-const LANE_POOL = 2
+export const LANE_POOL = 2
 
 /**
  * Where a tool's value is sanitized:
@@ -84,13 +106,15 @@ const LANE_POOL = 2
  * - `LANE_POOL`: on the libuv pool, for work that grows with the data: images, the `MEDIA:`
  *   files of a trusted-media tool, and long text under a budget over `LONG_CHARS`.
  */
-function sanitizeLane(value, trustedMedia, maxChars) {
+export function sanitizeLane(value: unknown, trustedMedia: boolean | undefined, maxChars: number): number {
   const long = maxChars > LONG_CHARS ? LANE_POOL : LANE_ENDS
   if (typeof value === 'string') return stringLane(value, trustedMedia, long)
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) return long
-  if (value === null || typeof value !== 'object' || !Array.isArray(value.content)) return LANE_INLINE
-  let lane = LANE_INLINE
-  for (const block of value.content) {
+  const holder = value as { content?: unknown } | null
+  if (holder === null || typeof holder !== 'object' || !Array.isArray(holder.content)) return LANE_INLINE
+  let lane: number = LANE_INLINE
+  for (const item of holder.content as unknown[]) {
+    const block = item as UncheckedBlock
     if (block === null || typeof block !== 'object') return LANE_INLINE
     if (block.type === 'image') return LANE_POOL
     const text = block.text
@@ -101,7 +125,7 @@ function sanitizeLane(value, trustedMedia, maxChars) {
   return lane
 }
 
-function stringLane(text, trustedMedia, long) {
+function stringLane(text: string, trustedMedia: boolean | undefined, long: number): number {
   if (trustedMedia && text.includes('MEDIA:')) return LANE_POOL
   return text.length > LONG_CHARS ? long : LANE_INLINE
 }
@@ -110,7 +134,10 @@ function stringLane(text, trustedMedia, long) {
  * The content of a tool's value for the ends and pool lanes, and `rest`, its other fields, from which the
  * engine rebuilds the value (undefined for bare text or bytes).
  */
-function heavyContent(value) {
+export function heavyContent(value: string | Uint8Array | ArrayBuffer | { content: unknown[]; [key: string]: unknown }): {
+  content: unknown[]
+  rest: Record<string, unknown> | undefined
+} {
   if (typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) {
     return { content: [{ type: 'text', text: value }], rest: undefined }
   }
@@ -122,7 +149,10 @@ function heavyContent(value) {
  * Sanitizes a result synchronously: `{ content, details? }` with text blocks as strings or UTF-8
  * bytes. Returns `{ result, report }`; the caller's objects and buffers are never modified.
  */
-function sanitizeResult(result, options = {}) {
+export function sanitizeResult(
+  result: SanitizeInput,
+  options: SanitizeOptions = {},
+): { result: { content: (TextContent | ImageContent)[]; details?: unknown }; report: SanitizeReport } {
   if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
     throw new ToolwireError('VALIDATION_ERROR', `sanitizeResult: result must be { content: [...], details? }, got ${describe(result)}`)
   }
@@ -130,12 +160,12 @@ function sanitizeResult(result, options = {}) {
     throw new TypeError(`sanitizeResult: options must be an object, got ${describe(options)}`)
   }
   const { blocks, texts, buffers } = describeContent(result.content, maxCharsOf(options), 'sanitizeResult')
-  const description = { blocks }
+  const description: { blocks: BlockDescription[]; details?: unknown } = { blocks }
   if (result.details !== undefined) description.details = result.details
   const json = native(() =>
     nativeSanitizeResult(jsonText('sanitizeResult: result', description), texts, buffers, jsonText('sanitizeResult: options', options)),
   )
-  return JSON.parse(json)
+  return JSON.parse(json) as { result: { content: (TextContent | ImageContent)[]; details?: unknown }; report: SanitizeReport }
 }
 
 /**
@@ -144,11 +174,9 @@ function sanitizeResult(result, options = {}) {
  * its custom patterns included) when given: the same walker the engine uses for every value
  * that leaves it. `value` itself when it holds none; `undefined` stays `undefined`.
  */
-function scrubSecrets(value, where = 'scrubSecrets: value', sanitize = undefined) {
+export function scrubSecrets<T>(value: T, where = 'scrubSecrets: value', sanitize: SanitizeOptions | undefined = undefined): T {
   if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value
   const options = sanitize === undefined ? '' : jsonText('sanitize', sanitize)
   const scrubbed = native(() => nativeScrubSecrets(jsonText(where, value), options))
-  return scrubbed === '' ? value : JSON.parse(scrubbed)
+  return scrubbed === '' ? value : (JSON.parse(scrubbed) as T)
 }
-
-module.exports = { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf }

@@ -1,4 +1,3 @@
-'use strict'
 // OpenTelemetry: one span per tool call, following the GenAI semantic conventions for tool
 // execution (span `execute_tool {gen_ai.tool.name}`, kind INTERNAL, `gen_ai.operation.name =
 // 'execute_tool'`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type = 'function'`,
@@ -19,27 +18,47 @@
 // Arguments and results (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) are opt-in in
 // the conventions, as they may hold sensitive data: they are not recorded.
 
-/** `undefined`: not tried yet; `null`: not installed (or unusable). */
-let api
-/** The API's no-op provider: what the global provider delegates to while none is registered. */
-let noopProvider
-/** The provider the cached tracer came from, and that tracer. */
-let tracerProvider
-let tracer
-let version
+import type * as OtelApi from '@opentelemetry/api'
+import type { Attributes, Context, Span, Tracer, TracerProvider } from '@opentelemetry/api'
 
-function load() {
+import type { ErrorCode, ToolResult } from './types.js'
+
+/**
+ * `undefined`: not tried yet; `null`: not installed (or unusable). Loaded whenever a
+ * {@link ToolTracing} exists (only {@link tracing} makes one), which the functions given one rely
+ * on (`api!`).
+ */
+let api: typeof OtelApi | null | undefined
+/** The API's no-op provider: what the global provider delegates to while none is registered. */
+let noopProvider: TracerProvider
+/** The provider the cached tracer came from, and that tracer. */
+let tracerProvider: TracerProvider | undefined
+let tracer: Tracer
+let version: string
+
+/**
+ * The tracing state of one dispatch ({@link tracing}): the tracer, the spans' parent context, and
+ * by slot each call's span and the context it is active in.
+ */
+export interface ToolTracing {
+  tracer: Tracer
+  parent: Context
+  spans: (Span | undefined)[]
+  contexts: (Context | undefined)[]
+}
+
+function load(): void {
   try {
-    api = require('@opentelemetry/api')
+    api = require('@opentelemetry/api') as typeof OtelApi
     noopProvider = new api.ProxyTracerProvider().getDelegate()
-    version = require('../package.json').version
+    version = (require('../package.json') as { version: string }).version
   } catch {
     api = null
   }
 }
 
 /** Whether `provider` is a no-op one: nothing registered, so every span would be dropped. */
-function isNoop(provider) {
+function isNoop(provider: TracerProvider | undefined | null): boolean {
   // another copy of the API has its own no-op instance: its class name tells it too
   return provider === noopProvider || provider === undefined || provider === null || provider.constructor?.name === 'NoopTracerProvider'
 }
@@ -48,13 +67,13 @@ function isNoop(provider) {
  * The tracing state of one dispatch of `size` calls, or undefined when there is nothing to trace
  * to (no API, no provider). Captures the active context: the spans' parent.
  */
-function tracing(size) {
+export function tracing(size: number): ToolTracing | undefined {
   if (api === null) return undefined
   if (api === undefined) {
     load()
-    if (api === null) return undefined
+    if (api == null) return undefined // (load() set it: the module, or null)
   }
-  let provider
+  let provider: TracerProvider & { getDelegate?: () => TracerProvider }
   try {
     provider = api.trace.getTracerProvider()
     if (typeof provider.getDelegate === 'function') provider = provider.getDelegate()
@@ -70,10 +89,10 @@ function tracing(size) {
 }
 
 /** Starts the span of the call in `slot` (at its `tool_execution_start` moment). */
-function startToolSpan(otel, slot, call, description, runId) {
+export function startToolSpan(otel: ToolTracing, slot: number, call: { id?: unknown; name?: unknown }, description: unknown, runId: unknown): void {
   if (otel.spans[slot] !== undefined) return
   const name = typeof call.name === 'string' ? call.name : ''
-  const attributes = {
+  const attributes: Attributes = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': name,
     'gen_ai.tool.type': 'function',
@@ -82,23 +101,23 @@ function startToolSpan(otel, slot, call, description, runId) {
   if (typeof description === 'string' && description !== '') attributes['gen_ai.tool.description'] = description
   if (typeof runId === 'string') attributes['toolwire.run.id'] = runId
   try {
-    const span = otel.tracer.startSpan(`execute_tool ${name}`, { kind: api.SpanKind.INTERNAL, attributes }, otel.parent)
+    const span = otel.tracer.startSpan(`execute_tool ${name}`, { kind: api!.SpanKind.INTERNAL, attributes }, otel.parent)
     otel.spans[slot] = span
-    otel.contexts[slot] = api.trace.setSpan(otel.parent, span)
+    otel.contexts[slot] = api!.trace.setSpan(otel.parent, span)
   } catch {
     // a faulty SDK never fails a call
   }
 }
 
 /** Calls `fn(...args)` with the span of the call in `slot` active (as the tool's `execute` runs). */
-function withToolSpan(otel, slot, fn, ...args) {
+export function withToolSpan<A extends unknown[], R>(otel: ToolTracing, slot: number, fn: (...args: A) => R, ...args: A): R {
   const context = otel.contexts[slot]
   if (context === undefined) return fn(...args)
-  return api.context.with(context, fn, undefined, ...args)
+  return api!.context.with(context, fn, undefined, ...args)
 }
 
 /** Ends the span of the call in `slot` with its final result. */
-function endToolSpan(otel, slot, result) {
+export function endToolSpan(otel: ToolTracing, slot: number, result: Pick<ToolResult, 'ok' | 'status' | 'error'> | undefined | null): void {
   const span = otel.spans[slot]
   if (span === undefined) return
   otel.spans[slot] = undefined
@@ -111,7 +130,7 @@ function endToolSpan(otel, slot, result) {
       if (result.ok === false && result.status !== 'pending') {
         const error = result.error
         span.setAttribute('error.type', typeof error?.code === 'string' ? error.code : '_OTHER')
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: typeof error?.message === 'string' ? error.message : undefined })
+        span.setStatus({ code: api!.SpanStatusCode.ERROR, message: typeof error?.message === 'string' ? error.message : undefined })
       }
     }
     span.end()
@@ -121,10 +140,8 @@ function endToolSpan(otel, slot, result) {
 }
 
 /** Ends the spans still open (an internal fault failed the dispatch before its results). */
-function endOpenToolSpans(otel, code, message) {
+export function endOpenToolSpans(otel: ToolTracing, code: ErrorCode, message: string): void {
   for (let slot = 0; slot < otel.spans.length; slot++) {
     if (otel.spans[slot] !== undefined) endToolSpan(otel, slot, { ok: false, status: 'error', error: { code, message } })
   }
 }
-
-module.exports = { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans }
