@@ -789,7 +789,6 @@ describe('the CLI never writes a control character from its input to the termina
   ]
 
   it('terminalSafe escapes every unsafe character and keeps the rest', async () => {
-    // @ts-expect-error lib/cli/terminal.js is CommonJS without declarations
     const { terminalSafe } = await import('../dist/cli/terminal.js')
     for (let code = 0; code < 0x2100; code++) {
       const c = String.fromCharCode(code)
