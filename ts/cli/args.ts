@@ -2,6 +2,7 @@
 // options, checked against each command's declared options (anything else is a usage error).
 
 import { usageError } from './errors.js'
+import type { Progress } from './progress.js'
 
 /** Each option a command takes, by name (without `--`), and whether it takes a value. */
 export type OptionSpec = Record<string, 'string' | 'boolean'>
@@ -13,6 +14,12 @@ export type ParsedOptions<S extends OptionSpec = OptionSpec> = { -readonly [K in
 export interface ParsedArgs<S extends OptionSpec = OptionSpec> {
   positionals: string[]
   options: ParsedOptions<S>
+}
+
+/** What a command writes to: `out` (stdout, each text a line, made terminal-safe) and its progress (stderr). */
+export interface CommandIo {
+  out: (text: string) => void
+  progress: Progress
 }
 
 /**
