@@ -14,7 +14,6 @@ import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
 // @ts-expect-error lib/timeline.js is CommonJS without declarations
 import { renderTimeline, timelineRows } from '../dist/timeline.js'
-// @ts-expect-error lib/cli/main.js is CommonJS without declarations
 import { main } from '../dist/cli/main.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
