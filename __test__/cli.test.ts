@@ -13,7 +13,6 @@ import { ToolRuntime, auditRunDir, normalizeSchema } from '../dist/index.js'
 import { findBrowser } from '../scripts/find-browser.mjs'
 import { FIXTURES, HAVE_FIXTURES, itWithFixtures } from './fixtures.js'
 import { renderTimeline, timelineRows } from '../dist/timeline.js'
-// @ts-expect-error lib/cli/main.js is CommonJS without declarations
 import { main } from '../dist/cli/main.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -788,7 +787,6 @@ describe('the CLI never writes a control character from its input to the termina
   ]
 
   it('terminalSafe escapes every unsafe character and keeps the rest', async () => {
-    // @ts-expect-error lib/cli/terminal.js is CommonJS without declarations
     const { terminalSafe } = await import('../dist/cli/terminal.js')
     for (let code = 0; code < 0x2100; code++) {
       const c = String.fromCharCode(code)

@@ -15,7 +15,6 @@ const root = path.join(__dirname, '..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 const generated = require('../dist/protocol.generated.js')
 const native = require('../native.js')
-// @ts-expect-error dist/cli/quirks.js is CommonJS without declarations
 const { describeError, turnErrors, ERROR_TITLES } = await import('../dist/cli/quirks.js')
 
 /** The sources of the package's driver (ts/, the generated module aside). */
@@ -145,7 +144,7 @@ describe('decoder errors are named by kind', () => {
       message: 'the provider reported an error: spliced content filter',
     })
     const turn = { errors: ['anything at all', 'the stream ended before its terminal event'], errorKinds: ['provider-error', 'oversized-event'] }
-    expect(turnErrors(turn).map((e: any) => e.kind)).toEqual(['provider-error', 'oversized-event'])
+    expect(turnErrors(turn).map((e) => e.kind)).toEqual(['provider-error', 'oversized-event'])
     expect(describeError(undefined, 'x').kind).toBe('decoder-error')
   })
 

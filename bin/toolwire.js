@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict'
-// The toolwire CLI: `toolwire replay | schema | audit`; see ts/cli/main.js and README "CLI".
+// The toolwire CLI: `toolwire replay | schema | audit`; see ts/cli/main.ts and README "CLI".
 
 const { main } = require('../dist/cli/main.js')
 

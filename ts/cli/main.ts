@@ -1,21 +1,34 @@
-'use strict'
 // The `toolwire` command line: replay, schema, audit. Exit codes: 0 done, nothing wrong found;
 // 1 the input is invalid or unreadable, a call in it is broken, or audit found problems; 2 usage
 // error. Errors are one line on stderr, never a stack trace; with --json, stdout also gets
 // `{ "ok": false, "error": { "kind", "message", "exitCode" } }`.
 
-const { parseArgs } = require('./args.js')
-const { Progress } = require('./progress.js')
-const { terminalSafe } = require('./terminal.js')
-const { CliError, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, oneLine, usageError } = require('./errors.js')
+import { parseArgs } from './args.js'
+import type { CommandIo, OptionSpec, ParsedArgs } from './args.js'
+import { Progress } from './progress.js'
+import type { ProgressStream } from './progress.js'
+import { terminalSafe } from './terminal.js'
+import { CliError, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, oneLine, usageError } from './errors.js'
+import type * as AuditCommand from './audit.js'
+import type * as ReplayCommand from './replay.js'
+import type * as SchemaCommand from './schema.js'
 
-const COMMANDS = {
-  replay: () => require('./replay.js'),
-  schema: () => require('./schema.js'),
-  audit: () => require('./audit.js'),
+export { EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE }
+
+/** A command: the options it takes, and what runs it (returning the exit code). */
+interface Command {
+  OPTIONS: OptionSpec
+  run(parsed: ParsedArgs, io: CommandIo): number
 }
 
-const HELP = `Usage: toolwire <command> [options]
+// Each command's module is loaded when it runs (`--version` and `--help` load none).
+const COMMANDS: Record<string, () => Command> = {
+  replay: () => require('./replay.js') as typeof ReplayCommand,
+  schema: () => require('./schema.js') as typeof SchemaCommand,
+  audit: () => require('./audit.js') as typeof AuditCommand,
+}
+
+export const HELP: string = `Usage: toolwire <command> [options]
 
 Commands:
   replay <file> --wire <wire>   decode a captured response body: the calls, whether each is
@@ -41,7 +54,7 @@ Exit codes: 0 done; 1 invalid or unreadable input, a broken call, or audit findi
  * The help of one command: its lines of {@link HELP}'s command list (its own line and the
  * indented lines after it), then the options every command takes and the exit codes.
  */
-function commandHelp(command) {
+function commandHelp(command: string): string {
   const lines = HELP.split('\n')
   const start = lines.findIndex((line) => line.startsWith(`  ${command} `))
   let end = start + 1
@@ -50,16 +63,22 @@ function commandHelp(command) {
   return `Usage: toolwire ${command} [options]\n\n${lines.slice(start, end).join('\n')}\n\n${common}`
 }
 
+/** Where the CLI writes: streams (default: the process's). */
+export interface MainIo {
+  stdout?: ProgressStream
+  stderr?: ProgressStream
+}
+
 /**
  * Runs the CLI with `argv` (without node and the script); returns the exit code. `io`:
  * `{ stdout, stderr }` streams (default: the process's).
  */
-function main(argv, io = {}) {
+export function main(argv: readonly string[], io: MainIo = {}): number {
   const stdout = io.stdout ?? process.stdout
   const stderr = io.stderr ?? process.stderr
   const json = argv.includes('--json')
   // Every line goes through terminalSafe: ids, names and messages from outside are printed too.
-  const out = (text) => stdout.write(terminalSafe(text.endsWith('\n') ? text : `${text}\n`))
+  const out = (text: string): unknown => stdout.write(terminalSafe(text.endsWith('\n') ? text : `${text}\n`))
   try {
     const [command, ...rest] = argv
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -67,7 +86,7 @@ function main(argv, io = {}) {
       return command === undefined ? EXIT_USAGE : EXIT_OK
     }
     if (command === '--version' || command === '-v') {
-      out(require('../../package.json').version)
+      out((require('../../package.json') as { version: string }).version)
       return EXIT_OK
     }
     const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
@@ -94,5 +113,3 @@ function main(argv, io = {}) {
     return exitCode
   }
 }
-
-module.exports = { main, HELP, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE }

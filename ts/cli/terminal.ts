@@ -1,4 +1,3 @@
-'use strict'
 // What the CLI prints is partly text from outside (call ids and tool names a model sent, tool
 // error messages, file contents): a control character in it would reach the user's terminal
 // (ESC and OSC sequences retitle it, clear the screen, hide text, write links; CR and backspace
@@ -18,7 +17,7 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202
  * a valid escape of the same character, so `--json` output still parses to the same value).
  * Linear in the text.
  */
-function terminalSafe(text) {
+export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(LONE_SURROGATE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`)
 }
 
@@ -34,7 +33,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * control character) as `\uXXXX`; so `a\ud800` prints `a\uD800` and the literal text
  * `a\uD800` prints `a\\uD800`. Linear.
  */
-function idText(id) {
+export function idText(id: unknown): string {
   if (typeof id !== 'string') return terminalSafe(String(id))
   return terminalSafe(id.replace(/\\/g, '\\\\'))
 }
@@ -47,9 +46,7 @@ const ID_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|\\)/g
  * idText printed as `given` (its escapes undone), when there is one and it differs, then `given`
  * as it is (an id typed as it is, `C:\temp`). At most two; linear in the text.
  */
-function idReadings(given) {
-  const unescaped = given.replace(ID_ESCAPE, (_, hex) => (hex === undefined ? '\\' : String.fromCharCode(Number.parseInt(hex, 16))))
+export function idReadings(given: string): string[] {
+  const unescaped = given.replace(ID_ESCAPE, (_: string, hex: string | undefined) => (hex === undefined ? '\\' : String.fromCharCode(Number.parseInt(hex, 16))))
   return unescaped !== given && idText(unescaped) === given ? [unescaped, given] : [given]
 }
-
-module.exports = { terminalSafe, idText, idReadings }

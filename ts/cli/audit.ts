@@ -1,27 +1,90 @@
-'use strict'
 // `toolwire audit <dir>`: a run directory of the audit log read back (replayRun), summarized,
 // and checked (verifyRun); `--html <out>` also writes the run's timeline (lib/timeline.js).
 // Given an audit root (the `audit.dir` of a runtime), it summarizes every run under it, or the
 // one `--run <id>` names.
 
-const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs')
-const path = require('node:path')
-const { auditRunDir, replayRun, verifyRun } = require('../index.js')
-const { isoTime, renderTimeline, timelineRows } = require('../timeline.js')
-const { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
-const { idText, idReadings } = require('./terminal.js')
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import type { Stats } from 'node:fs'
+import path from 'node:path'
+import { auditRunDir, replayRun, verifyRun } from '../index.js'
+import { isoTime, renderTimeline, timelineRows } from '../timeline.js'
+import type { AuditReplay, AuditVerification } from '../types.js'
+import type { CommandIo, ParsedArgs } from './args.js'
+import { usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } from './errors.js'
+import type { Progress } from './progress.js'
+import { idText, idReadings } from './terminal.js'
+
+/** What run.json says of a run, as `audit` reports it (null: not said). */
+export interface RunInfo {
+  runId: string | null
+  kind: string | null
+  startedAt: number | null
+  endedAt: number | null
+}
+
+/** A run's counts: its calls (by status), results, events, and the lines cut off or malformed. */
+export interface RunSummary {
+  calls: number
+  results: number
+  events: number
+  byStatus: Record<string, number>
+  partialLines: number
+  malformedLines: number
+}
+
+/** A call of a run as `audit` reports it: its times in ms from the run's start. */
+export interface AuditCallReport {
+  callId: string
+  tool: string
+  status: string
+  startMs: number
+  durationMs: number
+  attempts: number
+  error: { code: string; message: string } | null
+}
+
+/** What `audit` reports of one run directory. */
+export interface RunReport {
+  dir: string
+  run: RunInfo & { durationMs: number }
+  summary: RunSummary
+  calls: AuditCallReport[]
+  malformed: AuditReplay['malformed']
+  problems: AuditVerification['problems']
+  ok: boolean
+  /** Where `--html` wrote the timeline. */
+  html?: string
+}
+
+/** A run as `audit` reports it in an audit root's listing; `summary` null: the run could not be read. */
+export interface RootRunReport {
+  dir: string
+  run: RunInfo
+  summary: RunSummary | null
+  malformed: AuditReplay['malformed']
+  problems: AuditVerification['problems']
+  ok: boolean
+}
+
+/** What `audit` reports of an audit root: every run under it. */
+export interface RootReport {
+  root: string
+  summary: { runs: number; calls: number; byStatus: Record<string, number>; runsWithProblems: number }
+  runs: RootRunReport[]
+  ok: boolean
+}
 
 /** Whether `dir` is a run directory (`'run'`) or an audit root holding runs (their directories). */
-function kindOf(dir) {
-  let stat
+function kindOf(dir: string): 'run' | string[] {
+  let stat: Stats
   try {
     stat = statSync(dir)
   } catch (error) {
-    throw inputError(`cannot read ${dir}: ${error.code === 'ENOENT' ? 'no such directory' : oneLine(error)}`)
+    throw inputError(`cannot read ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : oneLine(error)}`)
   }
   if (!stat.isDirectory()) throw inputError(`${dir} is not a directory: pass a run directory of the audit log or its root`)
   if (existsSync(path.join(dir, 'run.json'))) return 'run'
-  let runs
+  let runs: string[]
   try {
     runs = readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isDirectory() && existsSync(path.join(dir, e.name, 'run.json')))
@@ -34,27 +97,28 @@ function kindOf(dir) {
 }
 
 /** The report of one run directory (and its replay, for the timeline). */
-function auditDir(dir, progress) {
+export function auditDir(dir: string, progress: Progress): { report: RunReport; replay: AuditReplay } {
   progress.step(`reading run ${dir}`)
-  let replay
+  let replay: AuditReplay
   try {
     replay = replayRun(dir)
   } catch (error) {
     throw inputError(`cannot replay ${dir}: ${oneLine(error)}`)
   }
   progress.step(`read ${replay.calls.length} calls, ${replay.results.length} results, ${replay.events.length} events; verifying`)
-  const verification = verifyRun(dir)
+  const verification: AuditVerification = verifyRun(dir)
   const { rows, span } = timelineRows(replay)
-  const byStatus = {}
+  const byStatus: Record<string, number> = {}
   for (const row of rows) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1
-  const run = replay.run ?? {}
-  for (const key of ['startedAt', 'endedAt']) {
+  // run.json as the engine writes it; its times are checked here.
+  const run: { runId?: string; kind?: string; startedAt?: number; endedAt?: number } = replay.run ?? {}
+  for (const key of ['startedAt', 'endedAt'] as const) {
     const value = run[key]
     if (value !== undefined && value !== null && isoTime(value) === undefined) {
       throw inputError(`${path.join(dir, 'run.json')}: ${key} ${JSON.stringify(value)} is not a time (milliseconds since the epoch, within a Date's range)`)
     }
   }
-  const report = {
+  const report: RunReport = {
     dir,
     run: { runId: run.runId ?? null, kind: run.kind ?? null, startedAt: run.startedAt ?? null, endedAt: run.endedAt ?? null, durationMs: span.end - span.start },
     summary: {
@@ -81,8 +145,8 @@ function auditDir(dir, progress) {
   return { report, replay }
 }
 
-function formatReport(report) {
-  const out = []
+function formatReport(report: RunReport): string {
+  const out: string[] = []
   const r = report.run
   out.push(`Run ${r.runId === null ? '(no id)' : idText(r.runId)} (${r.kind ?? 'unknown kind'}) in ${report.dir}`)
   if (r.startedAt !== null) out.push(`  started ${isoTime(r.startedAt)}, ${r.endedAt !== null ? `lasted ${Math.round(report.run.durationMs)} ms` : 'never ended (no endedAt)'}`)
@@ -106,8 +170,8 @@ function formatReport(report) {
 }
 
 /** The summary of every run under the audit root `root`, oldest first; a run that cannot be read is a problem of its own. */
-function auditRoot(root, runDirs, progress) {
-  const runs = runDirs.map((dir) => {
+export function auditRoot(root: string, runDirs: string[], progress: Progress): RootReport {
+  const runs = runDirs.map((dir): RootRunReport & { calls: AuditCallReport[] } => {
     try {
       return auditDir(dir, progress).report
     } catch (error) {
@@ -115,9 +179,9 @@ function auditRoot(root, runDirs, progress) {
       return { dir, run: { runId: null, kind: null, startedAt: null, endedAt: null }, summary: null, calls: [], malformed: [], problems: [problem], ok: false }
     }
   })
-  const start = (r) => (typeof r.run.startedAt === 'number' ? r.run.startedAt : Infinity)
+  const start = (r: RootRunReport): number => (typeof r.run.startedAt === 'number' ? r.run.startedAt : Infinity)
   runs.sort((a, b) => start(a) - start(b) || (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0))
-  const byStatus = {}
+  const byStatus: Record<string, number> = {}
   let calls = 0
   for (const r of runs) {
     calls += r.summary?.calls ?? 0
@@ -132,9 +196,9 @@ function auditRoot(root, runDirs, progress) {
   }
 }
 
-function formatRoot(report) {
+function formatRoot(report: RootReport): string {
   const s = report.summary
-  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
   const out = [`Audit log ${report.root}: ${plural(s.runs, 'run')}, ${plural(s.calls, 'call')}, ${s.runsWithProblems === 0 ? 'no problems' : `${plural(s.runsWithProblems, 'run')} with problems`}`]
   for (const r of report.runs) {
     const where = path.basename(r.dir)
@@ -153,7 +217,7 @@ function formatRoot(report) {
   return out.join('\n')
 }
 
-const OPTIONS = { html: 'string', run: 'string', json: 'boolean', progress: 'boolean', quiet: 'boolean' }
+export const OPTIONS = { html: 'string', run: 'string', json: 'boolean', progress: 'boolean', quiet: 'boolean' } as const
 
 const USAGE = 'toolwire audit <dir> [--run <id>] [--html <out>]'
 
@@ -162,13 +226,13 @@ const USAGE = 'toolwire audit <dir> [--run <id>] [--html <out>]'
  * `\\` and `\uXXXX` escapes undone, see idText: a lone surrogate or a control character no
  * argument can carry), else the id as given; no run is an input error naming where it looked.
  */
-function runDirOf(root, id) {
+function runDirOf(root: string, id: string): string {
   const found = idReadings(id).map((reading) => auditRunDir(root, reading)).find((dir) => existsSync(path.join(dir, 'run.json')))
   if (found !== undefined) return found
   throw inputError(`no run "${id}" under ${root} (looked for ${auditRunDir(root, id)})`)
 }
 
-function run({ positionals, options }, io) {
+export function run({ positionals, options }: ParsedArgs<typeof OPTIONS>, io: CommandIo): number {
   if (positionals.length !== 1) throw usageError(`audit: expected one <dir>, a run directory or the audit root (usage: ${USAGE})`)
   let dir = positionals[0]
   if (options.run !== undefined) {
@@ -191,7 +255,7 @@ function run({ positionals, options }, io) {
     try {
       writeFileSync(out, html)
     } catch (error) {
-      throw inputError(`cannot write ${out}: ${error.code === 'ENOENT' ? 'its directory does not exist' : oneLine(error)}`)
+      throw inputError(`cannot write ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : oneLine(error)}`)
     }
     report.html = out
   }
@@ -199,5 +263,3 @@ function run({ positionals, options }, io) {
   io.out(options.json ? JSON.stringify(report, null, 2) : formatReport(report))
   return report.ok ? EXIT_OK : EXIT_PROBLEMS
 }
-
-module.exports = { OPTIONS, run, auditDir, auditRoot }

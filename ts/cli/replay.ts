@@ -1,20 +1,26 @@
-'use strict'
 // `toolwire replay <file> --wire <wire>`: decodes a captured response body with the engine's
 // StreamDecoder, fed the bytes as recorded, and tells what came out: the calls and whether each
 // is complete, the decoder's errors, and the provider quirks noticed. A capture holding several
 // responses one after another is split and each response decoded on its own.
 
-const { StreamDecoder } = require('../index.js')
-const { WIRES, checkWire } = require('../common.js')
-const { frameBody, splitResponses } = require('./frames.js')
-const { findQuirks, turnErrors } = require('./quirks.js')
-const { usageError, inputError, EXIT_OK, EXIT_PROBLEMS } = require('./errors.js')
-const { readInput } = require('./input.js')
+import { StreamDecoder } from '../index.js'
+import { WIRES, checkWire } from '../common.js'
+import type { AssembledToolCall, AssembledTurn, StopReason, Wire } from '../types.js'
+import type { CommandIo, ParsedArgs } from './args.js'
+import { frameBody, splitResponses } from './frames.js'
+import type { BodyFormat } from './frames.js'
+import type { Progress } from './progress.js'
+import { findQuirks, turnErrors } from './quirks.js'
+import type { DescribedError, Quirk } from './quirks.js'
+import { usageError, inputError, EXIT_OK, EXIT_PROBLEMS } from './errors.js'
+import { readInput } from './input.js'
+
+export { WIRES }
 
 const CHUNK = 256 * 1024
 
 /** Decodes one response body (bytes), pushed in pieces as a stream would arrive. */
-function decode(wire, body, progress, label) {
+function decode(wire: Wire, body: Buffer, progress: Progress, label: string): AssembledTurn {
   const decoder = new StreamDecoder(wire)
   for (let at = 0; at < body.length; at += CHUNK) {
     decoder.push(body.subarray(at, Math.min(body.length, at + CHUNK)))
@@ -23,8 +29,20 @@ function decode(wire, body, progress, label) {
   return decoder.finish()
 }
 
-function callView(call) {
-  const view = {
+/** A call as `replay` reports it. */
+export interface CallView {
+  index: number
+  id: string
+  name: string
+  complete: boolean
+  arguments: string
+  kind?: 'custom'
+  error?: AssembledToolCall['error']
+  providerMetadata?: Record<string, unknown>
+}
+
+function callView(call: AssembledToolCall): CallView {
+  const view: CallView = {
     index: call.index,
     id: call.id,
     name: call.name,
@@ -37,15 +55,42 @@ function callView(call) {
   return view
 }
 
+/** One response of a capture, decoded. */
+export interface ResponseReport {
+  index: number
+  events: number
+  bytes: number
+  toolCalls: CallView[]
+  serverToolCalls: CallView[]
+  stopReason: StopReason
+  rawStopReason: string | null
+  text: string
+  /** How many thinking blocks. */
+  thinking: number
+  usage: { inputTokens?: number; outputTokens?: number } | undefined
+  errors: DescribedError[]
+  quirks: Quirk[]
+  ok: boolean
+}
+
+/** What `replay` reports of a file. */
+export interface ReplayReport {
+  file: string
+  wire: Wire
+  format: BodyFormat
+  responses: ResponseReport[]
+  ok: boolean
+}
+
 /** The report of a file: `{ file, wire, format, responses, ok }`. */
-function replayFile(file, wire, progress) {
+export function replayFile(file: string, wire: Wire, progress: Progress): ReplayReport {
   const bytes = readInput(file)
   progress.step(`read ${bytes.length} bytes from ${file}`)
   const text = bytes.toString('utf8')
   const framed = frameBody(text)
   if (framed.format === 'empty') throw inputError(`${file} is empty: nothing to decode`)
   const groups = splitResponses(wire, framed)
-  const responses = groups.map((events, i) => {
+  const responses = groups.map((events, i): ResponseReport => {
     const start = i === 0 ? 0 : events[0].start
     const end = i + 1 < groups.length ? groups[i + 1][0].start : text.length
     const body = groups.length === 1 ? bytes : Buffer.from(text.slice(start, end), 'utf8')
@@ -74,12 +119,12 @@ function replayFile(file, wire, progress) {
   return { file, wire, format: framed.format, responses, ok: responses.every((r) => r.ok) }
 }
 
-function clip(text, max) {
+function clip(text: string, max: number): string {
   const oneLineText = text.replace(/\s*\n\s*/g, ' ')
   return oneLineText.length <= max ? oneLineText : `${oneLineText.slice(0, max)}… (${Buffer.byteLength(text)} bytes)`
 }
 
-function formatCall(call, full) {
+function formatCall(call: CallView, full: boolean): string[] {
   const state = call.complete ? 'complete' : 'INCOMPLETE'
   const lines = [`    [${state}] #${call.index} ${call.name || '(no name)'}  id ${call.id}${call.kind ? `  (${call.kind})` : ''}`]
   lines.push(`        arguments: ${full ? call.arguments : clip(call.arguments, 160) || '(empty)'}`)
@@ -87,8 +132,8 @@ function formatCall(call, full) {
   return lines
 }
 
-function formatReport(report, { full = false } = {}) {
-  const out = []
+export function formatReport(report: ReplayReport, { full = false }: { full?: boolean } = {}): string {
+  const out: string[] = []
   const n = report.responses.length
   out.push(`${report.file}: wire ${report.wire}, ${report.format} body, ${n} response${n === 1 ? '' : 's'}`)
   for (const r of report.responses) {
@@ -114,19 +159,19 @@ function formatReport(report, { full = false } = {}) {
   return out.join('\n')
 }
 
-const OPTIONS = { wire: 'string', json: 'boolean', full: 'boolean', progress: 'boolean', quiet: 'boolean' }
+export const OPTIONS = { wire: 'string', json: 'boolean', full: 'boolean', progress: 'boolean', quiet: 'boolean' } as const
 
-function run({ positionals, options }, io) {
+export function run({ positionals, options }: ParsedArgs<typeof OPTIONS>, io: CommandIo): number {
   if (positionals.length !== 1) throw usageError('replay: expected one <file> (usage: toolwire replay <file> --wire <wire>)')
   if (options.wire === undefined) throw usageError(`replay: --wire is required (one of ${WIRES.join(', ')})`)
+  let wire: Wire
   try {
-    checkWire('replay', options.wire)
+    // checkWire returns the wire given when it is one of WIRES, and throws otherwise.
+    wire = checkWire('replay', options.wire) as Wire
   } catch (error) {
-    throw usageError(error.message)
+    throw usageError((error as Error).message)
   }
-  const report = replayFile(positionals[0], options.wire, io.progress)
+  const report = replayFile(positionals[0], wire, io.progress)
   io.out(options.json ? JSON.stringify(report, null, 2) : formatReport(report, { full: options.full }))
   return report.ok ? EXIT_OK : EXIT_PROBLEMS
 }
-
-module.exports = { OPTIONS, run, replayFile, formatReport, WIRES }

@@ -1,15 +1,33 @@
-'use strict'
 // A small argv parser: positionals and `--name value` / `--name=value` / boolean `--flag`
 // options, checked against each command's declared options (anything else is a usage error).
 
-const { usageError } = require('./errors.js')
+import { usageError } from './errors.js'
+import type { Progress } from './progress.js'
+
+/** Each option a command takes, by name (without `--`), and whether it takes a value. */
+export type OptionSpec = Record<string, 'string' | 'boolean'>
+
+/** The options given: a string for each `'string'` option, `true` for each boolean flag given. */
+export type ParsedOptions<S extends OptionSpec = OptionSpec> = { -readonly [K in keyof S]?: S[K] extends 'boolean' ? true : string }
+
+/** A command line parsed: its positionals and its options. */
+export interface ParsedArgs<S extends OptionSpec = OptionSpec> {
+  positionals: string[]
+  options: ParsedOptions<S>
+}
+
+/** What a command writes to: `out` (stdout, each text a line, made terminal-safe) and its progress (stderr). */
+export interface CommandIo {
+  out: (text: string) => void
+  progress: Progress
+}
 
 /**
  * `spec`: { name: 'string' | 'boolean' }. Returns { positionals, options }. `--` ends options.
  */
-function parseArgs(argv, spec, command) {
-  const positionals = []
-  const options = {}
+export function parseArgs<S extends OptionSpec>(argv: readonly string[], spec: S, command: string): ParsedArgs<S> {
+  const positionals: string[] = []
+  const options: Record<string, string | true> = {}
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]
     if (arg === '--') {
@@ -29,7 +47,7 @@ function parseArgs(argv, spec, command) {
         options[name] = true
         continue
       }
-      let value
+      let value: string | undefined
       if (eq !== -1) value = arg.slice(eq + 1)
       else {
         value = argv[i + 1]
@@ -42,7 +60,6 @@ function parseArgs(argv, spec, command) {
     if (arg.startsWith('-') && arg !== '-') throw usageError(`${command}: unknown option ${arg}`)
     positionals.push(arg)
   }
-  return { positionals, options }
+  // Each name was checked against `spec` and given the type it declares.
+  return { positionals, options: options as ParsedOptions<S> }
 }
-
-module.exports = { parseArgs }

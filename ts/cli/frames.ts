@@ -1,16 +1,40 @@
-'use strict'
 // Reads a captured response body into its JSON events, with where each one is in the body, so
 // `replay` can split a capture holding several responses and notice provider quirks in the raw
 // events. Decoding itself is the engine's StreamDecoder, fed the original bytes; this is only
 // the observer's view. Shapes: SSE, NDJSON (one JSON payload per line), a Gemini JSON array
 // stream, one JSON object (a non-streamed response).
 
+import type { Wire } from '../types.js'
+
+/** One event of a body: where it is (`start`, `end`), its text and its JSON value (null when it is not JSON). */
+export interface FramedEvent {
+  start: number
+  end: number
+  data: unknown
+  raw: string
+  /** SSE: the block's `event:` field. */
+  sseEvent?: string
+  /** SSE: a `data:` line came before the `event:` line. */
+  dataBeforeEvent?: boolean
+  /** SSE: `data: [DONE]`. */
+  done?: boolean
+}
+
+/** The shape of a body: SSE, NDJSON, a JSON array stream, one JSON object, or nothing. */
+export type BodyFormat = 'empty' | 'json-array' | 'json' | 'ndjson' | 'sse'
+
+/** A body read into its events. */
+export interface FramedBody {
+  format: BodyFormat
+  events: FramedEvent[]
+}
+
 /** `{ format, events }`: each event `{ start, end, data, raw, sseEvent?, dataBeforeEvent?, done? }`. */
-function frameBody(text) {
+export function frameBody(text: string): FramedBody {
   if (text.charCodeAt(0) === 0xfeff) text = ' ' + text.slice(1)
   const first = text.match(/\S/)
   if (first === null) return { format: 'empty', events: [] }
-  if (first[0] === '[') return { format: 'json-array', events: scanObjects(text, first.index + 1) }
+  if (first[0] === '[') return { format: 'json-array', events: scanObjects(text, (first.index ?? 0) + 1) }
   if (first[0] === '{') {
     const whole = parse(text)
     if (whole !== undefined && whole !== null && !Array.isArray(whole)) {
@@ -21,7 +45,7 @@ function frameBody(text) {
   return { format: 'sse', events: sse(text) }
 }
 
-function parse(raw) {
+function parse(raw: string): unknown {
   try {
     return JSON.parse(raw)
   } catch {
@@ -29,11 +53,11 @@ function parse(raw) {
   }
 }
 
-function lines(text) {
-  const out = []
+function lines(text: string): FramedEvent[] {
+  const out: FramedEvent[] = []
   const re = /\r?\n/g
   let start = 0
-  const push = (end) => {
+  const push = (end: number): void => {
     const raw = text.slice(start, end)
     if (raw.trim() === '') return
     const data = parse(raw)
@@ -47,15 +71,15 @@ function lines(text) {
   return out
 }
 
-function sse(text) {
-  const out = []
+function sse(text: string): FramedEvent[] {
+  const out: FramedEvent[] = []
   const re = /\r\n\r\n|\n\n|\r\r/g
   let start = 0
-  const push = (end) => {
+  const push = (end: number): void => {
     const block = text.slice(start, end)
     if (block.trim() === '') return
-    const data = []
-    let sseEvent
+    const data: string[] = []
+    let sseEvent: string | undefined
     let dataBeforeEvent = false
     for (const line of block.split(/\r\n|\n|\r/)) {
       if (line === '' || line.startsWith(':')) continue
@@ -71,7 +95,7 @@ function sse(text) {
     }
     if (data.length === 0) return
     const raw = data.join('\n')
-    const event = { start, end, data: null, raw }
+    const event: FramedEvent = { start, end, data: null, raw }
     if (sseEvent !== undefined) event.sseEvent = sseEvent
     if (dataBeforeEvent) event.dataBeforeEvent = true
     if (raw.trim() === '[DONE]') event.done = true
@@ -90,8 +114,8 @@ function sse(text) {
 }
 
 /** The top-level `{...}` values of a JSON array body (which may be cut off), by brace depth. */
-function scanObjects(text, from) {
-  const out = []
+function scanObjects(text: string, from: number): FramedEvent[] {
+  const out: FramedEvent[] = []
   let depth = 0
   let inString = false
   let escaped = false
@@ -122,7 +146,7 @@ function scanObjects(text, from) {
 }
 
 /** Whether an event's JSON text is padded with blanks before its final brace (Anthropic). */
-function paddedBeforeBrace(raw) {
+export function paddedBeforeBrace(raw: string): boolean {
   return /[ \t]+\}\s*$/.test(raw)
 }
 
@@ -131,17 +155,17 @@ function paddedBeforeBrace(raw) {
  * ended is followed by another one's first event. A second start while a response is still
  * open is left in place, for the decoder to judge (a spliced stream, a duplicate start).
  */
-function splitResponses(wire, framed) {
+export function splitResponses(wire: Wire, framed: FramedBody): FramedEvent[][] {
   const { events, format } = framed
   if (format === 'json' || format === 'json-array' || events.length === 0) return [events]
-  const groups = [[]]
+  const groups: FramedEvent[][] = [[]]
   let ended = false
-  let chatId = null
-  let geminiId = null
+  let chatId: string | null = null
+  let geminiId: string | null = null
   for (const event of events) {
-    const data = event.data
+    const data = fieldsOf(event.data)
     let boundary = false
-    if (data && typeof data === 'object') {
+    if (data) {
       if (wire === 'anthropic') {
         if (data.type === 'message_start' && ended) boundary = true
       } else if (wire === 'openai-responses') {
@@ -166,20 +190,23 @@ function splitResponses(wire, framed) {
       geminiId = null
     }
     groups[groups.length - 1].push(event)
-    if (!data || typeof data !== 'object') continue
+    if (!data) continue
     if (wire === 'anthropic') {
       if (data.type === 'message_stop') ended = true
     } else if (wire === 'openai-responses') {
       if (data.type === 'response.completed' || data.type === 'response.incomplete' || data.type === 'response.failed') ended = true
     } else if (wire === 'gemini') {
       if (typeof data.responseId === 'string' && data.responseId !== '') geminiId = data.responseId
-      if (Array.isArray(data.candidates) && data.candidates.some((c) => c && c.finishReason)) ended = true
+      if (Array.isArray(data.candidates) && data.candidates.some((c: unknown) => fieldsOf(c)?.finishReason)) ended = true
     } else {
       if (typeof data.id === 'string' && data.id !== '') chatId = data.id
-      if (Array.isArray(data.choices) && data.choices.some((c) => c && c.finish_reason)) ended = true
+      if (Array.isArray(data.choices) && data.choices.some((c: unknown) => fieldsOf(c)?.finish_reason)) ended = true
     }
   }
   return groups
 }
 
-module.exports = { frameBody, splitResponses, paddedBeforeBrace }
+/** The fields of a JSON value that is an object (an array too, its fields all absent); undefined for anything else. */
+function fieldsOf(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined
+}

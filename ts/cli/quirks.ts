@@ -1,17 +1,36 @@
-'use strict'
 // The provider quirks `replay` names: what the raw events of one response show (the decoder
 // copes with these silently), and what the decoder's errors and refused calls mean, each with a
 // readable name. Severity: `info` (harmless, handled), `warning` (handled here, breaks naive
 // clients or needs care when sending results back), `error` (a call or the turn is broken).
 
-const { paddedBeforeBrace } = require('./frames.js')
-const { DecodeErrorKind } = require('../protocol.generated.js')
+import { paddedBeforeBrace } from './frames.js'
+import type { BodyFormat, FramedEvent } from './frames.js'
+import { DecodeErrorKind } from '../protocol.generated.js'
+import type { AssembledTurn, DecodeErrorKindName, Wire } from '../types.js'
+
+/** How bad a quirk is: harmless and handled, handled but needing care, or a broken call or turn. */
+export type QuirkSeverity = 'info' | 'warning' | 'error'
+
+/** A quirk `replay` names: a stable id, its severity, a readable title and what was seen. */
+export interface Quirk {
+  id: string
+  severity: QuirkSeverity
+  title: string
+  detail: string
+}
+
+/** A decoder error as `replay` names it. */
+export interface DescribedError {
+  kind: string
+  title: string
+  message: string
+}
 
 /**
  * A title for each kind of decoder error (`DecodeErrorKind`, generated from the engine): the
  * decoder reports each error's kind as data next to its message, so nothing here reads prose.
  */
-const ERROR_TITLES = {
+export const ERROR_TITLES: Readonly<Record<DecodeErrorKindName, string>> = {
   [DecodeErrorKind.NOT_THE_WIRE]: 'the body is not a response of this wire (an HTML page, plain text, another API)',
   [DecodeErrorKind.TOOL_CALLS_LOST]: 'the stop reason says tool calls, but none arrived',
   [DecodeErrorKind.SPLICED_STREAM]: 'two generations spliced into one stream',
@@ -33,7 +52,7 @@ const ERROR_TITLES = {
 }
 
 /** The kinds of decoder error `replay` lists among a response's quirks, each with its severity. */
-const QUIRK_SEVERITY = {
+const QUIRK_SEVERITY: Readonly<Partial<Record<DecodeErrorKindName, QuirkSeverity>>> = {
   [DecodeErrorKind.SPLICED_STREAM]: 'error',
   [DecodeErrorKind.STREAM_TRUNCATED]: 'error',
   [DecodeErrorKind.SEVERAL_RESPONSES]: 'warning',
@@ -44,23 +63,31 @@ const QUIRK_SEVERITY = {
 }
 
 /** A decoder error as `replay` names it: `{ kind, title, message }`, named by its kind alone. */
-function describeError(kind, message) {
-  const title = Object.hasOwn(ERROR_TITLES, kind) ? ERROR_TITLES[kind] : 'decoder error'
+export function describeError(kind: string | undefined, message: string): DescribedError {
+  const title = isKind(kind) ? ERROR_TITLES[kind] : 'decoder error'
   return { kind: typeof kind === 'string' ? kind : 'decoder-error', title, message }
 }
 
 /** A turn's errors as `replay` names them, each by the kind the decoder gave it. */
-function turnErrors(turn) {
+export function turnErrors(turn: { errors: readonly string[]; errorKinds?: readonly string[] }): DescribedError[] {
   return turn.errors.map((message, i) => describeError(turn.errorKinds?.[i], message))
 }
 
+/** Whether `kind` is a kind of decoder error the engine declares (each has a title). */
+function isKind(kind: unknown): kind is DecodeErrorKindName {
+  return typeof kind === 'string' && Object.hasOwn(ERROR_TITLES, kind)
+}
+
 class Quirks {
+  list: Quirk[]
+  seen: Set<string>
+
   constructor() {
     this.list = []
     this.seen = new Set()
   }
 
-  add(id, severity, title, detail) {
+  add(id: string, severity: QuirkSeverity, title: string, detail?: string): void {
     if (this.seen.has(id)) {
       const existing = this.list.find((q) => q.id === id)
       if (existing && detail && !existing.detail.includes(detail) && existing.detail.length < 400) existing.detail += `; ${detail}`
@@ -71,8 +98,8 @@ class Quirks {
   }
 }
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
-function jsonObjectText(text) {
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+function jsonObjectText(text: string): boolean {
   try {
     return isObject(JSON.parse(text))
   } catch {
@@ -81,7 +108,7 @@ function jsonObjectText(text) {
 }
 
 /** Quirks seen in the raw events of one response, then those the decoded turn shows. */
-function findQuirks(wire, format, events, turn) {
+export function findQuirks(wire: Wire, format: BodyFormat, events: FramedEvent[], turn: AssembledTurn): Quirk[] {
   const q = new Quirks()
   if (events.some((e) => e.data === null && !e.done && e.raw.trim() !== '')) {
     const count = events.filter((e) => e.data === null && !e.done).length
@@ -105,7 +132,7 @@ function findQuirks(wire, format, events, turn) {
 }
 
 /** Whether a JSON body is the wire's whole (non-streamed) response rather than one event. */
-function isWholeResponse(wire, body) {
+function isWholeResponse(wire: Wire, body: unknown): boolean {
   if (!isObject(body)) return false
   switch (wire) {
     case 'anthropic':
@@ -119,12 +146,19 @@ function isWholeResponse(wire, body) {
   }
 }
 
-function chat(q, events, format) {
-  let finish = null
+/** A call of the chat wire as its fragments build it up. */
+interface ChatCall {
+  id: string | null
+  name: string
+  args: string
+}
+
+function chat(q: Quirks, events: FramedEvent[], format: BodyFormat): void {
+  let finish: unknown = null
   let finished = false
-  const calls = []
-  const byKey = new Map()
-  let firstIndex
+  const calls: ChatCall[] = []
+  const byKey = new Map<unknown, ChatCall>()
+  let firstIndex: number | undefined
   let sawDone = false
   for (const event of events) {
     if (event.done) {
@@ -144,7 +178,7 @@ function chat(q, events, format) {
       const list = isObject(choice.delta) && Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : []
       list.forEach((fragment, position) => {
         if (!isObject(fragment)) return
-        const fn = isObject(fragment.function) ? fragment.function : {}
+        const fn: Record<string, unknown> = isObject(fragment.function) ? fragment.function : {}
         const id = fragment.id
         const name = fn.name
         const args = typeof fn.arguments === 'string' ? fn.arguments : ''
@@ -160,8 +194,8 @@ function chat(q, events, format) {
         if (id === '' || name === '') {
           q.add('empty-string-fields', 'warning', 'empty-string `id` or `name` in a fragment', 'treated as absent (Qwen/DashScope, GLM); naive clients overwrite the real value')
         }
-        const key = Number.isInteger(fragment.index) ? fragment.index : `p${position}`
-        if (firstIndex === undefined && Number.isInteger(fragment.index)) {
+        const key = isInteger(fragment.index) ? fragment.index : `p${position}`
+        if (firstIndex === undefined && isInteger(fragment.index)) {
           firstIndex = fragment.index
           if (firstIndex !== 0) q.add('index-offset', 'warning', `tool call index starts at ${firstIndex}`, 'array-by-index clients leave a hole (Anthropic\'s OpenAI-compatible endpoint)')
         }
@@ -217,14 +251,14 @@ function chat(q, events, format) {
   }
 }
 
-function responses(q, events) {
-  const items = new Map()
-  const anyItem = new Map()
-  const callIds = new Map()
+function responses(q: Quirks, events: FramedEvent[]): void {
+  const items = new Map<unknown, { id: unknown; name: unknown; deltas: number }>()
+  const anyItem = new Map<number, unknown>()
+  const callIds = new Map<string, boolean>()
   for (const event of events) {
     const e = event.data
     if (!isObject(e) || typeof e.type !== 'string') continue
-    if (typeof e.item_id === 'string' && Number.isInteger(e.output_index)) {
+    if (typeof e.item_id === 'string' && isInteger(e.output_index)) {
       const id = anyItem.get(e.output_index)
       if (typeof id === 'string' && e.item_id !== id) {
         q.add('item-id-rotation', 'warning', 'item_id changes from event to event', 'correlated by output_index instead (GitHub Copilot); code keyed by item_id loses deltas')
@@ -232,7 +266,7 @@ function responses(q, events) {
     }
     if (e.type === 'response.output_item.added' && isObject(e.item)) {
       const item = e.item
-      if (Number.isInteger(e.output_index) && typeof item.id === 'string') anyItem.set(e.output_index, item.id)
+      if (isInteger(e.output_index) && typeof item.id === 'string') anyItem.set(e.output_index, item.id)
       if (item.type === 'function_call' || item.type === 'custom_tool_call') {
         items.set(e.output_index, { id: item.id, name: item.name, deltas: 0 })
         if (typeof item.call_id === 'string') {
@@ -252,9 +286,9 @@ function responses(q, events) {
   }
 }
 
-function anthropic(q, events) {
-  const blocks = new Map()
-  let open = null
+function anthropic(q: Quirks, events: FramedEvent[]): void {
+  const blocks = new Map<unknown, { name: unknown; input: unknown; partial: string; deltas: number; stopped: boolean }>()
+  let open: unknown = null
   let padded = false
   for (const event of events) {
     const e = event.data
@@ -300,9 +334,9 @@ function anthropic(q, events) {
   }
 }
 
-function gemini(q, events) {
+function gemini(q: Quirks, events: FramedEvent[]): void {
   let open = false
-  const calls = []
+  const calls: { name: unknown; id: unknown; signed: boolean }[] = []
   for (const event of events) {
     const e = event.data
     if (!isObject(e) || !Array.isArray(e.candidates)) continue
@@ -332,7 +366,7 @@ function gemini(q, events) {
 }
 
 /** What the decoded turn shows: broken calls, errors with a provider cause, a cut stop. */
-function fromTurn(q, turn) {
+function fromTurn(q: Quirks, turn: AssembledTurn): void {
   for (const call of [...turn.toolCalls, ...turn.serverToolCalls]) {
     if (call.error?.code === 'INCOMPLETE_ARGUMENTS') {
       q.add('cut-off-arguments', 'error', 'arguments cut off', `${call.name} (${call.id}): ${call.error.message}`)
@@ -344,9 +378,13 @@ function fromTurn(q, turn) {
     q.add('output-limit-cut', 'error', 'the output limit cut a tool call', `stop reason ${turn.rawStopReason ?? 'length'}`)
   }
   for (const { kind, title, message } of turnErrors(turn)) {
-    if (q.seen.has(kind) || !Object.hasOwn(QUIRK_SEVERITY, kind)) continue
-    q.add(kind, QUIRK_SEVERITY[kind], title, message)
+    const severity = isKind(kind) ? QUIRK_SEVERITY[kind] : undefined
+    if (q.seen.has(kind) || severity === undefined) continue
+    q.add(kind, severity, title, message)
   }
 }
 
-module.exports = { findQuirks, describeError, turnErrors, ERROR_TITLES }
+/** Number.isInteger, telling TypeScript the value is a number. */
+function isInteger(value: unknown): value is number {
+  return Number.isInteger(value)
+}
