@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 import adapter from './mcp.js'
 import server from './mcp-server.js'
-import common from './common.js'
+import { missingPeer } from './common.js'
 
 const require = createRequire(import.meta.url)
 
@@ -35,7 +35,7 @@ function loadSdk() {
     sdk = { McpServer, ListToolsRequestSchema, CallToolRequestSchema }
     return sdk
   } catch (error) {
-    throw common.missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
+    throw missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
   }
 }
 
