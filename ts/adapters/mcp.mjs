@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 import adapter from './mcp.js'
-import server from './mcp-server.js'
+import { serveMcpWith } from './mcp-server.js'
 import { missingPeer } from './common.js'
 
 const require = createRequire(import.meta.url)
@@ -42,5 +42,5 @@ function loadSdk() {
 export const addMcpServer = adapter.addMcpServer
 
 export function serveMcp(runtime, options) {
-  return server.serveMcpWith(loadSdk(), runtime, options)
+  return serveMcpWith(loadSdk(), runtime, options)
 }
