@@ -7,8 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolRequestSchema, CallToolResult, ListToolsRequestSchema, Tool } from '@modelcontextprotocol/sdk/types.js'
 
 import type { ToolRuntime } from '../index.js'
-import type { ContentBlock, ToolInfo, ToolResult } from '../types.js'
-import type { AdapterDispatchOptions } from './batch.js'
+import type { ContentBlock, DispatchOptions, ToolInfo, ToolResult } from '../types.js'
 import { toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } from './common.js'
 
 export interface ServeMcpOptions {
@@ -19,7 +18,7 @@ export interface ServeMcpOptions {
   /** The tools to expose, by name; default every tool registered when a client lists them; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all): the server lists none. */
   tools?: string[]
   /** Options of every dispatch (the signal is the request's). */
-  dispatch?: AdapterDispatchOptions
+  dispatch?: Omit<DispatchOptions, 'signal'>
   /** Passed to the SDK server (capabilities get `tools` added). */
   serverOptions?: ServerOptions
 }

@@ -6,7 +6,6 @@
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
-import adapter from './mcp.js'
 import { serveMcpWith } from './mcp-server.js'
 import { missingPeer } from './common.js'
 
@@ -39,7 +38,7 @@ function loadSdk() {
   }
 }
 
-export const addMcpServer = adapter.addMcpServer
+export { addMcpServer } from './mcp.js'
 
 export function serveMcp(runtime, options) {
   return serveMcpWith(loadSdk(), runtime, options)
