@@ -6,9 +6,8 @@
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
-import adapter from './mcp.js'
-import server from './mcp-server.js'
-import common from './common.js'
+import { serveMcpWith } from './mcp-server.js'
+import { missingPeer } from './common.js'
 
 const require = createRequire(import.meta.url)
 
@@ -35,12 +34,12 @@ function loadSdk() {
     sdk = { McpServer, ListToolsRequestSchema, CallToolRequestSchema }
     return sdk
   } catch (error) {
-    throw common.missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
+    throw missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
   }
 }
 
-export const addMcpServer = adapter.addMcpServer
+export { addMcpServer } from './mcp.js'
 
 export function serveMcp(runtime, options) {
-  return server.serveMcpWith(loadSdk(), runtime, options)
+  return serveMcpWith(loadSdk(), runtime, options)
 }

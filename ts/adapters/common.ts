@@ -1,22 +1,34 @@
-'use strict'
 // What the adapters share: running one call through a runtime on behalf of another library, and
 // turning a failed result into the Error those libraries expect a failing tool to throw.
 
-const native_ = require('../../native.js')
-const { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } = require('../common.js')
-const { routingUpdates } = require('./batch.js')
+import * as native_ from '../../native.js'
+import { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } from '../common.js'
+import type { ToolRuntime } from '../index.js'
+import type { ContentBlock, DispatchOptions, ErrorCode, ModelToolCall, TextContent, ToolExecutionEvent, ToolInfo, ToolResult, ToolStatus } from '../types.js'
+import { routingUpdates } from './batch.js'
+import type { AdapterDispatchOptions, UpdateListener } from './batch.js'
+
+/** The error the adapters throw for a failed result where their library expects a throw. */
+export interface ToolwireToolError extends Error {
+  name: 'ToolwireToolError'
+  /** The result's error code. */
+  code: ErrorCode | undefined
+  status: ToolStatus
+  /** The failed result. */
+  result: ToolResult
+}
 
 /** Throws a TypeError naming `where` unless `runtime` is a ToolRuntime. */
-function checkRuntime(runtime, where) {
+export function checkRuntime(runtime: ToolRuntime, where: string): void {
   if (runtime === null || typeof runtime !== 'object' || typeof runtime.dispatch !== 'function' || typeof runtime.list !== 'function' || typeof runtime.register !== 'function') {
     throw new TypeError(`${where}: runtime must be a ToolRuntime, got ${describe(runtime)}`)
   }
 }
 
 /** The runtime's registered tools, or those named in `names` (each must be registered). */
-function toolsOf(runtime, names, where) {
+export function toolsOf(runtime: ToolRuntime, names: string[] | undefined, where: string): ToolInfo[] {
   checkRuntime(runtime, where)
-  const all = runtime.list()
+  const all: ToolInfo[] = runtime.list()
   if (names === undefined) return all
   if (!Array.isArray(names)) throw new TypeError(`${where}: options.tools must be an array of tool names, got ${describe(names)}`)
   return names.map((name) => {
@@ -32,14 +44,14 @@ function toolsOf(runtime, names, where) {
  * tool unregistered since is not there, as for any dispatch); `undefined` when every tool is
  * offered.
  */
-function offeredTools(runtime, names) {
+export function offeredTools(runtime: ToolRuntime, names: string[] | undefined): string[] | undefined {
   if (names === undefined) return undefined
-  const registered = new Set(runtime.list().map((tool) => tool.name))
+  const registered = new Set(runtime.list().map((tool: ToolInfo) => tool.name))
   return names.filter((name) => registered.has(name))
 }
 
 /** The adapter options' `dispatch` (DispatchOptions without `signal`), checked. */
-function dispatchOptionsOf(options, where) {
+export function dispatchOptionsOf(options: { dispatch?: AdapterDispatchOptions }, where: string): AdapterDispatchOptions {
   if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object, got ${describe(options)}`)
   const given = options.dispatch
   if (given === undefined) return {}
@@ -53,34 +65,48 @@ function dispatchOptionsOf(options, where) {
  * `onUpdate`, when given, receives the partial results the call's `tool_execution_update` events
  * carry. The dispatch options' own `onEvent` still sees every event.
  */
-function callTool(runtime, call, signal, onUpdate, dispatchOptions) {
-  const options = { ...dispatchOptions }
+export function callTool(
+  runtime: ToolRuntime,
+  call: ModelToolCall,
+  signal: AbortSignal | null | undefined,
+  onUpdate: UpdateListener | undefined,
+  dispatchOptions: AdapterDispatchOptions,
+): Promise<ToolResult> {
+  const options: DispatchOptions = { ...dispatchOptions }
   if (signal !== undefined && signal !== null) options.signal = signal
   if (onUpdate !== undefined) options.onEvent = onEventWithUpdates(dispatchOptions.onEvent, call.id, onUpdate)
-  return runtime.dispatch([call], options).then((results) => results[0])
+  return runtime.dispatch([call], options).then((results: ToolResult[]) => results[0])
 }
 
 /**
  * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any) and
  * then the partial result of each `tool_execution_update` event of the call `callId` to `onUpdate`.
  */
-function onEventWithUpdates(own, callId, onUpdate) {
+export function onEventWithUpdates(
+  own: ((event: ToolExecutionEvent) => void) | undefined,
+  callId: string,
+  onUpdate: UpdateListener,
+): (event: ToolExecutionEvent) => void {
   return routingUpdates(own, new Map([[callId, onUpdate]]))
 }
 
 /** The text blocks of a result's content, joined. */
-function textOfContent(content) {
+export function textOfContent(content: unknown): string {
   if (!Array.isArray(content)) return ''
-  return content
-    .filter((block) => block !== null && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string')
+  return (content as unknown[])
+    .filter(
+      (block): block is TextContent =>
+        block !== null && typeof block === 'object' && 'type' in block && block.type === 'text' && 'text' in block && typeof block.text === 'string',
+    )
     .map((block) => block.text)
     .join('\n')
 }
 
 /** The Error a failed result becomes: its message, `code` the error code, `result` the ToolResult. */
-function errorOf(result) {
+export function errorOf(result: ToolResult): ToolwireToolError {
   const text = textOfContent(result.content)
-  const error = new Error(text !== '' ? text : result.error !== undefined ? result.error.message : `Tool "${result.tool}" failed (${result.status})`)
+  // Given its name and fields here: the Error becomes a ToolwireToolError.
+  const error = new Error(text !== '' ? text : result.error !== undefined ? result.error.message : `Tool "${result.tool}" failed (${result.status})`) as ToolwireToolError
   error.name = 'ToolwireToolError'
   error.code = result.error !== undefined ? result.error.code : undefined
   error.status = result.status
@@ -93,10 +119,10 @@ function errorOf(result) {
  * provider passes on: its first non-empty text after `Error: ` (encodeResults' one rule, the
  * engine's markedErrorText), or a marked text first when it has none.
  */
-function markedErrorContent(content) {
+export function markedErrorContent(content: ContentBlock[]): ContentBlock[] {
   const at = content.findIndex((block) => block.type === 'text' && block.text !== '')
   if (at < 0) return [{ type: 'text', text: native_.markedErrorText('') }, ...content]
-  return content.map((block, i) => (i === at ? { ...block, text: native_.markedErrorText(block.text) } : block))
+  return content.map((block, i) => (i === at && block.type === 'text' ? { ...block, text: native_.markedErrorText(block.text) } : block))
 }
 
 /**
@@ -104,7 +130,7 @@ function markedErrorContent(content) {
  * the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
  * with its message marked as encodeResults marks it.
  */
-function modelFacingErrorOf(result) {
+export function modelFacingErrorOf(result: ToolResult): ToolwireToolError {
   const error = errorOf(result)
   error.message = native_.markedErrorText(error.message)
   return error
@@ -113,13 +139,16 @@ function modelFacingErrorOf(result) {
 let counter = 0
 
 /** A call id for a call that came without one. */
-function freshCallId(prefix) {
+export function freshCallId(prefix: string): string {
   counter = (counter + 1) % 0x100000000
   return `${prefix}_${Date.now().toString(36)}_${counter.toString(36)}`
 }
 
-/** Loads an adapter's peer package, saying which to install when it is missing. */
-function peer(name, adapter) {
+/**
+ * Loads an adapter's peer package, saying which to install when it is missing. The caller knows
+ * its type (`typeof import(name)`, a type-only import: nothing is loaded before this call).
+ */
+export function peer(name: string, adapter: string): unknown {
   try {
     return require(name)
   } catch (error) {
@@ -131,10 +160,11 @@ function peer(name, adapter) {
  * The Error saying which package to install when `error` is the failure to load the peer package
  * `name` (from require or import), else undefined.
  */
-function missingPeer(name, adapter, error) {
-  const code = error && error.code
-  if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes(`'${packageOf(name)}`)) {
-    const wrapped = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
+export function missingPeer(name: string, adapter: string, error: unknown): Error | undefined {
+  const failure = error !== null && typeof error === 'object' ? (error as { code?: unknown; message?: unknown }) : undefined
+  const code = failure !== undefined ? failure.code : undefined
+  if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(failure?.message).includes(`'${packageOf(name)}`)) {
+    const wrapped: Error & { code?: string } = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
     wrapped.code = 'MODULE_NOT_FOUND'
     wrapped.cause = error
     return wrapped
@@ -142,8 +172,6 @@ function missingPeer(name, adapter, error) {
   return undefined
 }
 
-function packageOf(name) {
+function packageOf(name: string): string {
   return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }
-
-module.exports = { checkRuntime, toolsOf, offeredTools, dispatchOptionsOf, callTool, onEventWithUpdates, textOfContent, errorOf, markedErrorContent, modelFacingErrorOf, freshCallId, peer, missingPeer }

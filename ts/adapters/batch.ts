@@ -1,9 +1,32 @@
-'use strict'
 // One dispatch for the calls a framework starts together. pi-agent-core and the AI SDK call each
 // tool's `execute` on its own, in the same tick; dispatching each alone paid the dispatch's fixed
 // cost once per call and made those frameworks slower with toolwire than without. A CallBatcher
 // collects the calls started within the same run of microtasks and hands them to one
 // `runtime.dispatch`, each caller still getting its own result, updates and errors.
+
+import type { ToolRuntime } from '../index.js'
+import type { DispatchOptions, ModelToolCall, ToolExecutionEvent, ToolResult } from '../types.js'
+
+/** The adapters' dispatch options: DispatchOptions without `signal` (each call brings its own). */
+export type AdapterDispatchOptions = Omit<DispatchOptions, 'signal'>
+
+/** Receives the partial results of one call's `tool_execution_update` events. */
+export type UpdateListener = (partialResult: unknown) => void
+
+/** A queued call's promise: settled with its dispatch. */
+interface Waiting {
+  resolve: (result: ToolResult) => void
+  reject: (error: unknown) => void
+}
+
+/** The calls of one signal collected for one dispatch. */
+interface Batch {
+  signal: AbortSignal | undefined
+  calls: ModelToolCall[]
+  waiting: Waiting[]
+  ids: Set<string>
+  updates: Map<string, UpdateListener>
+}
 
 /**
  * A batch closes after this many microtask turns in a row bring no call. Calls a framework starts
@@ -31,13 +54,13 @@ const MAX_SETTLE_TURNS = 64
  *   one call's id not a string) is retried call by call, so the mistake costs only the call that
  *   made it.
  */
-class CallBatcher {
-  #runtime
-  #options
+export class CallBatcher {
+  #runtime: ToolRuntime
+  #options: AdapterDispatchOptions
   /** the open batch of each signal (`undefined` for calls without one) */
-  #open = new Map()
+  #open = new Map<AbortSignal | undefined, Batch>()
   /** batches closed early (a repeated id), dispatched with the open ones */
-  #closed = []
+  #closed: Batch[] = []
   #scheduled = false
   /** calls taken since the batch opened, and as of the last microtask turn */
   #taken = 0
@@ -47,16 +70,16 @@ class CallBatcher {
   #quiet = 0
 
   /** `options` are the adapter's dispatch options (without `signal`), already checked. */
-  constructor(runtime, options) {
+  constructor(runtime: ToolRuntime, options: AdapterDispatchOptions) {
     this.#runtime = runtime
     this.#options = options
   }
 
   /** Queues one call; resolves with its ToolResult, rejects only with its own dispatch's error. */
-  call(call, signal, onUpdate) {
-    return new Promise((resolve, reject) => {
+  call(call: ModelToolCall, signal: AbortSignal | null | undefined, onUpdate: UpdateListener | undefined): Promise<ToolResult> {
+    return new Promise<ToolResult>((resolve, reject) => {
       const key = signal === null ? undefined : signal
-      let batch = this.#open.get(key)
+      let batch: Batch | undefined = this.#open.get(key)
       if (batch !== undefined && batch.ids.has(call.id)) {
         this.#closed.push(batch)
         batch = undefined
@@ -74,7 +97,7 @@ class CallBatcher {
     })
   }
 
-  #schedule() {
+  #schedule(): void {
     if (this.#scheduled) return
     this.#scheduled = true
     this.#seen = 0
@@ -84,7 +107,7 @@ class CallBatcher {
   }
 
   /** Waits while calls keep arriving (bounded), then dispatches every batch. */
-  #settle = () => {
+  #settle = (): void => {
     this.#quiet = this.#taken === this.#seen ? this.#quiet + 1 : 0
     this.#seen = this.#taken
     if (this.#quiet < QUIET_TURNS && ++this.#turns < MAX_SETTLE_TURNS) {
@@ -99,12 +122,12 @@ class CallBatcher {
     for (const batch of batches) this.#dispatch(batch)
   }
 
-  #dispatch(batch) {
+  #dispatch(batch: Batch): void {
     this.#runtime.dispatch(batch.calls, this.#optionsFor(batch.signal, batch.updates)).then(
-      (results) => {
+      (results: ToolResult[]) => {
         for (let i = 0; i < batch.waiting.length; i++) batch.waiting[i].resolve(results[i])
       },
-      (error) => {
+      (error: unknown) => {
         if (batch.calls.length > 1 && refusedUnrun(error)) {
           batch.calls.forEach((call, i) => this.#dispatchAlone(call, batch, batch.waiting[i]))
         } else {
@@ -115,14 +138,14 @@ class CallBatcher {
   }
 
   /** One call of a refused batch, on its own: its error is its own. */
-  #dispatchAlone(call, batch, waiting) {
+  #dispatchAlone(call: ModelToolCall, batch: Batch, waiting: Waiting): void {
     const onUpdate = batch.updates.get(call.id)
-    const updates = onUpdate === undefined ? new Map() : new Map([[call.id, onUpdate]])
-    this.#runtime.dispatch([call], this.#optionsFor(batch.signal, updates)).then((results) => waiting.resolve(results[0]), waiting.reject)
+    const updates = onUpdate === undefined ? new Map<string, UpdateListener>() : new Map([[call.id, onUpdate]])
+    this.#runtime.dispatch([call], this.#optionsFor(batch.signal, updates)).then((results: ToolResult[]) => waiting.resolve(results[0]), waiting.reject)
   }
 
-  #optionsFor(signal, updates) {
-    const options = { ...this.#options }
+  #optionsFor(signal: AbortSignal | undefined, updates: Map<string, UpdateListener>): DispatchOptions {
+    const options: DispatchOptions = { ...this.#options }
     if (signal !== undefined) options.signal = signal
     if (updates.size > 0) options.onEvent = routingUpdates(this.#options.onEvent, updates)
     return options
@@ -133,7 +156,10 @@ class CallBatcher {
  * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any), then
  * the partial result of a `tool_execution_update` event to the `onUpdate` of its call in `updates`.
  */
-function routingUpdates(own, updates) {
+export function routingUpdates(
+  own: ((event: ToolExecutionEvent) => void) | undefined,
+  updates: Map<string, UpdateListener>,
+): (event: ToolExecutionEvent) => void {
   return (event) => {
     try {
       if (own !== undefined) own(event)
@@ -151,8 +177,6 @@ function routingUpdates(own, updates) {
  * TypeError only from its checks of the calls and options, before the engine sees them (a fault
  * after calls started rejects with INTERNAL_ERROR, and then no call is run again).
  */
-function refusedUnrun(error) {
+function refusedUnrun(error: unknown): boolean {
   return error instanceof TypeError
 }
-
-module.exports = { CallBatcher, routingUpdates }

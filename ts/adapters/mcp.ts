@@ -1,18 +1,42 @@
-'use strict'
 // toolwire/mcp: tools of a Model Context Protocol server registered in a runtime (through the
 // SDK's Client), and a runtime's tools served as an MCP server (an SDK McpServer).
 // @modelcontextprotocol/sdk is loaded when serveMcp is first called; addMcpServer only uses the
 // Client it is given.
 
-const { ToolwireError, describe, registerAll } = require('../common.js')
-const { checkRuntime, textOfContent, peer } = require('./common.js')
-const { serveMcpWith } = require('./mcp-server.js')
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type * as McpServerModule from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type * as McpTypes from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+
+import { ToolwireError, describe, registerAll } from '../common.js'
+import type { ToolRuntime } from '../index.js'
+import type { AgentToolResult, ContentBlock, ToolDefinition } from '../types.js'
+import { checkRuntime, textOfContent, peer } from './common.js'
+import { serveMcpWith } from './mcp-server.js'
+import type { ServeMcpOptions } from './mcp-server.js'
+
+export type { ServeMcpOptions }
+
+export interface AddMcpServerOptions {
+  /** Prepended to each MCP tool name to form the registered name. */
+  prefix?: string
+  /** The MCP tool names to register (each must be listed by the server); default all. */
+  tools?: string[]
+  /** Each tool's deadline; when it passes, the MCP request is cancelled. */
+  timeoutMs?: number
+  /** Register the tools as this plugin (all or none; policies reach them through `group:plugins`). */
+  plugin?: string
+}
+
+/** A tool of an MCP server as registered: its arguments are an object (its inputSchema is an object schema). */
+type McpToolDefinition = ToolDefinition<Record<string, unknown>, unknown>
 
 /** The longest delay setTimeout honours: the SDK's own request timeout is left to the runtime's deadlines. */
 const MAX_TIMER_MS = 2147483647
 
 /** One MCP content block as toolwire content: text and images kept, anything else described in text. */
-function blockFromMcp(block) {
+function blockFromMcp(block: CallToolResult['content'][number]): ContentBlock {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text }
@@ -24,28 +48,29 @@ function blockFromMcp(block) {
       return { type: 'text', text: `[resource ${block.uri}${block.name ? ` (${block.name})` : ''}${block.mimeType ? ` ${block.mimeType}` : ''}]` }
     case 'resource': {
       const resource = block.resource
-      if (typeof resource.text === 'string') return { type: 'text', text: resource.text }
-      if (typeof resource.blob === 'string' && typeof resource.mimeType === 'string' && resource.mimeType.startsWith('image/')) {
+      if ('text' in resource && typeof resource.text === 'string') return { type: 'text', text: resource.text }
+      if ('blob' in resource && typeof resource.blob === 'string' && typeof resource.mimeType === 'string' && resource.mimeType.startsWith('image/')) {
         return { type: 'image', data: resource.blob, mimeType: resource.mimeType }
       }
       return { type: 'text', text: `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}, not shown]` }
     }
     default:
-      return { type: 'text', text: `[${String(block.type)} content, not shown]` }
+      // A block type this version of the SDK does not know.
+      return { type: 'text', text: `[${String((block as { type: unknown }).type)} content, not shown]` }
   }
 }
 
 /** A progress notification as a partial result. */
-function progressUpdate(progress) {
+function progressUpdate(progress: Progress): AgentToolResult<{ progress: number; total: number | undefined; message: string | undefined }> {
   const { progress: done, total, message } = progress
   const text = message !== undefined ? message : total !== undefined ? `${done}/${total}` : String(done)
   return { content: [{ type: 'text', text }], details: { progress: done, total, message } }
 }
 
 /** Every tool the server lists, following `nextCursor`. */
-async function listAllTools(client) {
-  const tools = []
-  let cursor
+async function listAllTools(client: Client): Promise<McpTool[]> {
+  const tools: McpTool[] = []
+  let cursor: string | undefined
   do {
     const page = await client.listTools(cursor === undefined ? undefined : { cursor })
     tools.push(...page.tools)
@@ -64,7 +89,7 @@ async function listAllTools(client) {
  * names to take), `timeoutMs` (each tool's deadline), `plugin` (register them as that plugin,
  * reached by policies through `group:plugins`).
  */
-async function addMcpServer(runtime, client, options = {}) {
+export async function addMcpServer(runtime: ToolRuntime, client: Client, options: AddMcpServerOptions = {}): Promise<string[]> {
   checkRuntime(runtime, 'addMcpServer')
   if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
     throw new TypeError(`addMcpServer: client must be a connected @modelcontextprotocol/sdk Client, got ${describe(client)}`)
@@ -92,9 +117,9 @@ async function addMcpServer(runtime, client, options = {}) {
 }
 
 /** The toolwire tool that calls `mcpTool` through `client`. */
-function definitionOf(client, mcpTool, prefix, options) {
+function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options: AddMcpServerOptions): McpToolDefinition {
   const outputSchema = mcpTool.outputSchema
-  const definition = {
+  const definition: McpToolDefinition = {
     name: prefix + mcpTool.name,
     label: mcpTool.title ?? (mcpTool.annotations ? mcpTool.annotations.title : undefined),
     description: mcpTool.description,
@@ -102,13 +127,14 @@ function definitionOf(client, mcpTool, prefix, options) {
     outputSchema,
     timeoutMs: options.timeoutMs,
     async execute(_toolCallId, params, signal, onUpdate) {
-      const result = await client.callTool({ name: mcpTool.name, arguments: params ?? {} }, undefined, {
+      // The SDK's result type also allows `{ toolResult }` (protocol 2024-10-07): no content, read as none.
+      const result = (await client.callTool({ name: mcpTool.name, arguments: params ?? {} }, undefined, {
         signal,
         timeout: MAX_TIMER_MS,
         onprogress: (progress) => {
           if (typeof onUpdate === 'function') onUpdate(progressUpdate(progress))
         },
-      })
+      })) as CallToolResult
       const content = (result.content ?? []).map(blockFromMcp)
       const structured = result.structuredContent
       if (result.isError === true) {
@@ -116,7 +142,7 @@ function definitionOf(client, mcpTool, prefix, options) {
         if (outputSchema !== undefined) throw new Error(textOfContent(content) || `MCP tool "${mcpTool.name}" returned an error`)
         return { content, isError: true }
       }
-      const output = { content }
+      const output: AgentToolResult = { content }
       if (structured !== undefined) output.details = structured
       return output
     },
@@ -134,12 +160,11 @@ function definitionOf(client, mcpTool, prefix, options) {
  * `tool_execution_update` events sent as progress notifications when the client asked for
  * progress, failed results as `isError`, and for tools with an object `outputSchema` the
  * result's details (or data) as `structuredContent`. Connect it with `.connect(transport)`.
- * serveMcp owns the server's tool handlers: do not also call its registerTool.
+ * serveMcp owns the server's tool handlers: do not also call its registerTool. Throws, naming the
+ * package to install, when @modelcontextprotocol/sdk is missing.
  */
-function serveMcp(runtime, options = {}) {
-  const { McpServer } = peer('@modelcontextprotocol/sdk/server/mcp.js', 'mcp')
-  const { ListToolsRequestSchema, CallToolRequestSchema } = peer('@modelcontextprotocol/sdk/types.js', 'mcp')
+export function serveMcp(runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
+  const { McpServer } = peer('@modelcontextprotocol/sdk/server/mcp.js', 'mcp') as typeof McpServerModule
+  const { ListToolsRequestSchema, CallToolRequestSchema } = peer('@modelcontextprotocol/sdk/types.js', 'mcp') as typeof McpTypes
   return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema }, runtime, options)
 }
-
-module.exports = { addMcpServer, serveMcp }
