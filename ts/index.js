@@ -8,8 +8,8 @@
 // calls at once: completions are collected per microtask and sent as one batch.
 
 const nodePath = require('node:path')
-const { NativeDecoder, NativeRuntime } = require('./binding.js').loadBinding()
-const { ToolwireError, checkWire, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./common.js')
+const { NativeRuntime } = require('./binding.js').loadBinding()
+const { ToolwireError, native, engineError, messageOf, serializeFailure, keepingAll, carriedAsIs, stringifyChecked, stringifyKeeping, safeString, describe, jsonText, nonFiniteNumber, registerAll, checkOptionKeys, CONTEXT_KEYS, DISPATCH_OPTIONS, RUNTIME_OPTIONS, AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, OVER_LIMIT_MARK } = require('./common.js')
 const { normalizeSchema, validateToolName, jsonSchemaOf } = require('./schema.js')
 const { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } = require('./history.js')
 const { analyzeCommand } = require('./shell.js')
@@ -20,6 +20,8 @@ const { executePlan } = require('./plan.js')
 const { sanitizeResult, scrubSecrets, describeContent, sanitizeLane, LANE_INLINE, LANE_POOL, heavyContent, maxCharsOf } = require('./sanitize.js')
 const { RapLink, DISPATCH_CONTEXT, REMOTE, RESERVED, toolsetOptions, remoteTool, cancelSubscriptionTool, injectedMessages, CANCEL_TOOL } = require('./rap.js')
 const { tracing, startToolSpan, withToolSpan, endToolSpan, endOpenToolSpans } = require('./otel.js')
+const { StreamDecoder } = require('./decoder.js')
+const { toToolResultMessage, toInvocationRecord, toErrorEnvelope } = require('./projections.js')
 
 // The engine's codes and constants, generated from the Rust that declares them
 // (crates/toolwire-core/src/contract.rs; `npm run contract`).
@@ -1284,126 +1286,6 @@ let runCounter = 0
 function newRunId(kind) {
   runCounter = (runCounter + 1) % 0x100000000
   return `${kind}_${Date.now().toString(36)}_${runCounter.toString(36)}`
-}
-
-/** The result as a pi-agent-core tool result message. */
-function toToolResultMessage(result) {
-  return {
-    role: 'toolResult',
-    toolCallId: result.callId,
-    toolName: result.tool,
-    content: result.content,
-    details: result.details,
-    isError: !result.ok,
-    timestamp: result.endedAt,
-  }
-}
-
-/**
- * The result as an invocation record: what ran, what came back, when. The id, tool name and
- * arguments are the model's, as run: their secrets are replaced (built-in kinds), as in events
- * and the audit log.
- */
-function toInvocationRecord(result) {
-  return {
-    toolCallId: scrubSecrets(result.callId, 'toInvocationRecord: result.callId'),
-    name: scrubSecrets(result.tool, 'toInvocationRecord: result.tool'),
-    args: scrubSecrets(result.args, 'toInvocationRecord: result.args'),
-    result: result.ok ? (result.data !== undefined ? result.data : { content: result.content, details: result.details }) : null,
-    error: result.ok ? null : result.error.message,
-    startedAtMs: result.startedAt,
-    endedAtMs: result.endedAt,
-  }
-}
-
-/** The legacy JSON error envelope of a failed call; `null` for a successful one. */
-function toErrorEnvelope(result) {
-  if (result.ok) return null
-  const message = result.error ? result.error.message : 'failed'
-  if (result.status === 'blocked') return { status: 'blocked', tool: result.tool, reason: message }
-  if (result.status === 'pending') return { status: 'pending', tool: result.tool, message }
-  return { status: 'error', tool: result.tool, error: message }
-}
-
-/**
- * Decodes one streamed provider response into assembled tool calls, text, thinking and a stop
- * reason, reporting each change as an event. Framing and assembly run in Rust; events cross as
- * one JSON text per push.
- */
-class StreamDecoder {
-  #native
-  #objects
-
-  constructor(wire, options = {}) {
-    checkWire('StreamDecoder', wire)
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-      throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
-    }
-    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(options)))
-    this.#objects = options.partial === 'object' ? [] : null
-  }
-
-  /** Raw response body, split anywhere: bytes (Uint8Array, Buffer, ArrayBuffer) or text. */
-  push(chunk) {
-    let json
-    if (typeof chunk === 'string') json = native(() => this.#native.pushText(chunk))
-    else if (chunk instanceof Uint8Array) json = native(() => this.#native.pushBytes(chunk))
-    else if (chunk instanceof ArrayBuffer) json = native(() => this.#native.pushBytes(new Uint8Array(chunk)))
-    else throw new TypeError(`StreamDecoder.push: chunk must be a Uint8Array or a string, got ${describe(chunk)}`)
-    return this.#events(json)
-  }
-
-  /** One already-parsed provider chunk (an SDK iterator's item), or its JSON text. */
-  pushEvent(event) {
-    let text = event
-    if (typeof event !== 'string') {
-      if (event === null || typeof event !== 'object') {
-        throw new TypeError(`StreamDecoder.pushEvent: event must be an object or JSON text, got ${describe(event)}`)
-      }
-      text = jsonText('StreamDecoder.pushEvent: event', event)
-    }
-    return this.#events(native(() => this.#native.pushEvent(text)))
-  }
-
-  /**
-   * Ends the body and returns the assembled turn. A stream that never sent its terminal event
-   * was cut off: its open calls are incomplete. `turn.events` holds the events that ending
-   * caused (the end of cut-off calls, an error, `done`).
-   */
-  finish() {
-    const [events, turn] = JSON.parse(native(() => this.#native.finish()))
-    turn.events = this.#objects ? this.#track(events) : events
-    return turn
-  }
-
-  #events(json) {
-    if (json === '[]') return [] // most chunks of a stream (pings, text-less deltas) change nothing visible
-    const events = JSON.parse(json)
-    return this.#objects ? this.#track(events) : events
-  }
-
-  /** `partial: 'object'`: keeps each call's partial arguments up to date, in place. */
-  #track(events) {
-    for (const event of events) {
-      if (event.type !== 'toolcall_delta' || event.partial === undefined) continue
-      const { path, append, value } = event.partial
-      const objects = this.#objects
-      if (path.length === 0) {
-        objects[event.index] = append === undefined ? value : (objects[event.index] ?? '') + append
-      } else {
-        if (objects[event.index] === undefined) objects[event.index] = typeof path[0] === 'number' ? [] : {}
-        let parent = objects[event.index]
-        for (let i = 0; i < path.length - 1; i++) {
-          if (parent[path[i]] === undefined) parent[path[i]] = typeof path[i + 1] === 'number' ? [] : {}
-          parent = parent[path[i]]
-        }
-        const key = path[path.length - 1]
-        parent[key] = append === undefined ? value : (parent[key] ?? '') + append
-      }
-      event.object = objects[event.index]
-    }
-    return events
-  }
 }
 
 module.exports = {
