@@ -17,14 +17,15 @@ import {
 const schema = (name: string) => JSON.parse(readFileSync(join(__dirname, '..', 'schemas', name), 'utf8'))
 
 async function variedResults() {
-  const runtime = new ToolRuntime({ timeoutMs: 30 })
+  // Only the hanging tool has a short deadline: on a loaded machine a quick tool must not time out.
+  const runtime = new ToolRuntime()
   runtime.register({ name: 'agent', parameters: { type: 'object' }, execute: () => ({ content: [{ type: 'text', text: 'a' }], details: { d: 1 } }) })
   runtime.register({ name: 'value', parameters: { type: 'object' }, execute: () => [1, 'two'] })
   runtime.register({ name: 'text', parameters: { type: 'object' }, execute: () => 'plain' })
   runtime.register({ name: 'nothing', parameters: { type: 'object' }, execute: () => undefined })
   runtime.register({ name: 'image', parameters: { type: 'object' }, execute: () => ({ content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }) })
   runtime.register({ name: 'throws', parameters: { type: 'object' }, execute: () => { throw new Error('no') } })
-  runtime.register({ name: 'hangs', parameters: { type: 'object' }, execute: () => new Promise(() => {}) })
+  runtime.register({ name: 'hangs', parameters: { type: 'object' }, timeoutMs: 30, execute: () => new Promise(() => {}) })
   runtime.register({ name: 'strict', parameters: { type: 'object', required: ['x'] }, execute: () => 'x' })
   const events: ToolExecutionEvent[] = []
   const calls: ToolCall[] = []

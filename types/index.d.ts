@@ -210,34 +210,12 @@ export declare class ToolwireError extends Error {
   readonly code: ErrorCode
 }
 
-/** The result as a pi-agent-core tool result message. */
-export declare function toToolResultMessage(result: ToolResult): ToolResultMessage
-
-/** The result as an invocation record; its `toolCallId`, `name` and `args` with their secrets (keys included) replaced by `[redacted:<kind>]` (built-in kinds). */
-export declare function toInvocationRecord(result: ToolResult): ToolInvocationRecord
-
-/** The legacy JSON error envelope of a failed result; `null` for a successful one. */
-export declare function toErrorEnvelope(result: ToolResult): ErrorEnvelope | null
+export { toToolResultMessage, toInvocationRecord, toErrorEnvelope } from './projections.js'
 
 /** The kinds of decoder error by name (`DecodeErrorKind.STREAM_TRUNCATED === 'stream-truncated'`), and the engine's error codes. */
 export { DecodeErrorKind, ERROR_CODES } from './protocol.generated.js'
 
-/**
- * Decodes one streamed provider response. A whole (non-streamed) response, what a server that
- * ignores `stream: true` sends (`chat.completion`, a Responses `response`, an Anthropic
- * `message`, a Gemini `GenerateContentResponse`), decodes to the same turn as its stream. A turn
- * whose stop reason says tool calls but that holds none, and a body that is not the wire at all,
- * end with an error (`stopReason: 'error'`).
- */
-export declare class StreamDecoder {
-  constructor(wire: Wire, options?: DecoderOptions)
-  /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON, one whole JSON response). */
-  push(chunk: Uint8Array | ArrayBuffer | string): StreamEvent[]
-  /** One parsed chunk as an SDK iterator yields it, or its JSON text. An object with no JSON form (a cycle, a BigInt) throws a ToolwireError VALIDATION_ERROR naming why. */
-  pushEvent(event: object | string): StreamEvent[]
-  /** Ends the body; returns the assembled turn. */
-  finish(): AssembledTurn
-}
+export { StreamDecoder } from './decoder.js'
 
 /**
  * Decides whether a shell command line for an exec-like tool may run without asking, reading it

@@ -125,8 +125,8 @@ describe('toolwire/mcp addMcpServer', () => {
     const { server, cancelled } = await sdkServer(await pngBase64())
     const client = await connect(server)
     const runtime = new ToolRuntime()
-    await addMcpServer(runtime, client, { tools: ['slow'], timeoutMs: 70 })
-    expect(runtime.list().map((t) => [t.name, t.timeoutMs])).toEqual([['slow', 70]])
+    await addMcpServer(runtime, client, { tools: ['slow'], timeoutMs: 400 })
+    expect(runtime.list().map((t) => [t.name, t.timeoutMs])).toEqual([['slow', 400]])
     const events: ToolExecutionEvent[] = []
     const [done] = await runtime.dispatch([{ id: 'p', name: 'slow', arguments: { steps: 2 } }], { onEvent: (e) => events.push(e) })
     expect(done).toMatchObject({ ok: true, content: [{ type: 'text', text: 'done after 2' }] })

@@ -1,0 +1,200 @@
+// A batch: the driver's state of one dispatch (or of one call resumed by resolveApproval), and
+// what is done per call with it: events, audit records, the tool's arguments and its signal.
+
+import type { AuditLog } from './audit.js'
+import { messageOf } from './common.js'
+import type { ReadCall } from './encode-calls.js'
+import type { tracing } from './otel.js'
+import type { DispatchOptions, ToolDefinition, ToolExecutionEvent, ToolResult } from './types.js'
+
+/** A registered tool as the driver keeps it: its functions, and how to call them. */
+export interface RegisteredTool {
+  tool: ToolDefinition & { [key: symbol]: unknown }
+  /** Whether each call gets an AbortSignal (unless the tool says `signal: false`). */
+  takesSignal: boolean
+  /** `MEDIA:<path>` lines of its text are read as images. */
+  trustedMedia: boolean
+  /** toolwire's own tools (remote ones, cancel_subscription) also get the dispatch context. */
+  withContext: boolean
+}
+
+/** A tool call running: its signal's controller, and whether it has completed (or was aborted). */
+export interface Running {
+  controller: AbortController | undefined
+  settled: boolean
+}
+
+/** The hooks and listener of a dispatch. */
+export interface Hooks {
+  beforeToolCall?: DispatchOptions['beforeToolCall']
+  afterToolCall?: DispatchOptions['afterToolCall']
+  onPersist?: DispatchOptions['onPersist']
+  onEvent?: (event: ToolExecutionEvent) => void
+}
+
+/** The call's id and tool name as events, spans and the audit log carry them. */
+export interface ShownIds {
+  toolCallId: string
+  toolName: string
+}
+
+/** A run's recorder in an audit log (see audit.js). */
+export type AuditRecorder = ReturnType<AuditLog['open']>
+
+/** A dispatch's spans (see otel.js). */
+export type Spans = NonNullable<ReturnType<typeof tracing>>
+
+/** The driver's state of one dispatch. */
+export interface Batch {
+  calls: ReadCall[]
+  hooks: Hooks
+  signal: AbortSignal | undefined
+  runId: string | undefined
+  /** The thread remote tools run in: given, else the run's, else one of this dispatch's own. */
+  groupId: string | undefined
+  /** Sent with remote calls: the user, and the thread's ancestors from the root down. */
+  userId: string | undefined
+  threadAncestors: string[] | undefined
+  results: (ToolResult | undefined)[]
+  /** Per slot: the arguments the tool received (the call's own, parsed once). */
+  args: unknown[]
+  /** Per slot: the value the tool returned, until its result is built. */
+  values: unknown[]
+  running: Map<number, Running>
+  resolve: (results: ToolResult[]) => void
+  reject: (error: unknown) => void
+  onAbort: (() => void) | undefined
+  maxChars: number | undefined
+  audit: AuditRecorder | undefined
+  auditLog: AuditLog | undefined
+  otel: Spans | undefined
+  /** The call was recorded before (a resumed approval joining its run): not again. */
+  callRecorded?: boolean
+  /** Per slot: the ids events show when the engine scrubbed secrets from them. */
+  shownIds?: ShownIds[]
+  /** The batch's one `audit_failed` event was emitted. */
+  auditFailedSent?: boolean
+}
+
+/** The dispatch context toolwire's own tools get: the thread, run and user of the call. */
+export interface DispatchContext {
+  groupId: string
+  runId: string | undefined
+  userId: string | undefined
+  threadAncestors: string[] | undefined
+}
+
+/** Calls the tool's `execute` (in its span's context when traced: see the driver's `run`). */
+export function executeTool(
+  registered: RegisteredTool,
+  call: ReadCall,
+  args: unknown,
+  signal: AbortSignal | undefined,
+  onUpdate: (partialResult: unknown) => void,
+  batch: Batch,
+): unknown {
+  if (!registered.withContext) return registered.tool.execute(call.id, args, signal, onUpdate)
+  const context: DispatchContext = {
+    groupId: groupOf(batch),
+    runId: batch.runId,
+    userId: batch.userId,
+    threadAncestors: batch.threadAncestors,
+  }
+  const execute = registered.tool.execute as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void, context: DispatchContext) => unknown
+  return execute.call(registered.tool, call.id, args, signal, onUpdate, context)
+}
+
+/** The call's own arguments as an object: its JSON text parsed once, or the object passed. */
+export function ownArgs(batch: Batch, slot: number): unknown {
+  let args = batch.args[slot]
+  if (args === undefined) {
+    const given = batch.calls[slot]!.arguments
+    args = batch.args[slot] = typeof given === 'string' ? JSON.parse(given) : given
+  }
+  return args
+}
+
+/** {@link ownArgs}, or `null` for arguments that are not JSON. */
+export function ownArgsOrNull(batch: Batch, slot: number): unknown {
+  try {
+    return ownArgs(batch, slot)
+  } catch {
+    return null
+  }
+}
+
+/** Aborts a running tool's signal; whatever it returns later is ignored. */
+export function abortRunning(batch: Batch, slot: number, reason: string): void {
+  const running = batch.running.get(slot)
+  if (running === undefined) return
+  running.settled = true
+  batch.running.delete(slot)
+  if (running.controller === undefined) return
+  const why =
+    reason === 'timeout'
+      ? new DOMException('The tool call timed out', 'TimeoutError')
+      : batch.signal !== undefined && batch.signal.reason !== undefined
+        ? batch.signal.reason
+        : new DOMException('The tool call was cancelled', 'AbortError')
+  running.controller.abort(why)
+}
+
+/**
+ * The call's id and tool name as events, spans and the audit log carry them: with their secrets
+ * replaced when the engine found any (a model can write anything there). Results keep the exact
+ * id, which the wires need to pair a result with its call.
+ */
+export function shownIds(batch: Batch, slot: number, call: ReadCall): ShownIds {
+  return batch.shownIds?.[slot] ?? { toolCallId: call.id, toolName: call.name }
+}
+
+/**
+ * A result whose record did not reach the audit log (it could not be opened, or a write failed)
+ * says why in `auditFailed`, and the batch emits one `audit_failed` event: never silent.
+ */
+export function auditFailure(batch: Batch, slot: number, call: ReadCall, result: ToolResult): void {
+  const failure: string | undefined = batch.audit?.failure
+  if (failure === undefined) return
+  result.auditFailed = failure
+  if (batch.auditFailedSent) return
+  batch.auditFailedSent = true
+  emit(batch, { type: 'audit_failed', ...shownIds(batch, slot, call), runId: batch.runId ?? null, message: failure })
+}
+
+/**
+ * The batch's audit log failed after some of its calls ended (a flush on the timer, or the one
+ * closing the batch, before its results are handed back): the results so far carry it too, and
+ * the batch's one `audit_failed` event is emitted if it was not yet.
+ */
+export function auditFailedLater(batch: Batch): void {
+  for (let slot = 0; slot < batch.results.length; slot++) {
+    const result = batch.results[slot]
+    if (result !== undefined) auditFailure(batch, slot, batch.calls[slot]!, result)
+  }
+}
+
+/** Delivers an event; a listener that throws is reported, never allowed to break dispatch. */
+export function emit(batch: Batch, event: ToolExecutionEvent): void {
+  if (batch.audit !== undefined) batch.audit.event(event)
+  const onEvent = batch.hooks.onEvent
+  if (onEvent === undefined) return
+  try {
+    onEvent(event)
+  } catch (error) {
+    process.emitWarning(`toolwire: onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
+  }
+}
+
+/** The thread of a batch's remote calls; a dispatch with neither groupId nor runId gets its own. */
+export function groupOf(batch: Batch): string {
+  if (batch.groupId === undefined) batch.groupId = newRunId('dispatch')
+  return batch.groupId
+}
+
+let runCounter = 0
+
+/** A fresh run id: `<kind>_<time>_<counter>`. */
+export function newRunId(kind: string): string {
+  runCounter = (runCounter + 1) % 0x100000000
+  return `${kind}_${Date.now().toString(36)}_${runCounter.toString(36)}`
+}

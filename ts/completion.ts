@@ -1,0 +1,93 @@
+// What a tool or a hook handed over, as the completion the engine reads: its kind (the
+// generated `Completion` codes) and its payload, one JSON text. Whatever the value holds
+// (getters or toJSON that throw, cycles, BigInt, a Proxy, a stack-overflowing depth), the
+// conversion names why it failed and never throws past the call.
+
+import { OVER_LIMIT_MARK, keepingAll, messageOf, serializeFailure, stringifyChecked } from './common.js'
+import { Completion } from './protocol.generated.js'
+
+/** A completion's kind: one of the engine's `Completion` codes. */
+export type CompletionKind = (typeof Completion)[keyof typeof Completion]
+
+/** A completion's kind and its payload (JSON text). */
+export type CompletionOf = [kind: CompletionKind, payload: string]
+
+/**
+ * JSON.stringify replacer for a tool's value (its content, details and data): a value JSON would
+ * carry as less than it is (a Map, Set, RegExp, Promise, Error, function, a class instance with
+ * private fields only, ... without a toJSON) stops it, named at its path (common.js lostAs).
+ */
+export const KEEPING_ALL = keepingAll()
+
+/**
+ * JSON.stringify replacer for partial results: bytes show as the start of their text. It reads
+ * `this[key]` (a replacer's holder), the value before `toJSON`, so a Buffer is never expanded
+ * into an array of numbers.
+ */
+export function bytesAsText(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key]
+  if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 65536)).toString('utf8')
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw, 0, Math.min(raw.byteLength, 65536)).toString('utf8')
+  return value
+}
+
+/** The replacer of a partial result: bytes as text ({@link bytesAsText}), then {@link KEEPING_ALL}'s check. */
+export const PARTIAL_REPLACER = keepingAll(bytesAsText)
+
+/** The JSON text of what was thrown's message; never throws itself. */
+export function messageJson(error: unknown): string {
+  return JSON.stringify(messageOf(error))
+}
+
+/** Whether what was thrown is an Error marked `retryable = false` (a throwing getter: no). */
+export function notRetryable(error: unknown): boolean {
+  try {
+    return error instanceof Error && (error as Error & { retryable?: unknown }).retryable === false
+  } catch {
+    return false
+  }
+}
+
+/** Whether what was thrown is toolwire's own refusal of a remote tool's result over a limit (see rap.js). */
+export function overLimit(error: unknown): boolean {
+  try {
+    return error instanceof Error && (error as unknown as Record<symbol, unknown>)[OVER_LIMIT_MARK] === true
+  } catch {
+    return false
+  }
+}
+
+/** The completion of a tool that threw (or rejected) `error`. */
+export function thrown(error: unknown): CompletionOf {
+  const kind = overLimit(error) ? Completion.OVER_LIMIT : notRetryable(error) ? Completion.THREW_NOT_RETRYABLE : Completion.THREW
+  return [kind, messageJson(error)]
+}
+
+/** A string, or an array or plain object without `toJSON`: its JSON form has its shape. */
+export function isPlainValue(value: unknown): boolean {
+  if (typeof value === 'string') return true
+  if (typeof value !== 'object' || value === null) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === Array.prototype || proto === null) && (value as { toJSON?: unknown }).toJSON === undefined
+}
+
+/**
+ * JSON text of a hook's answer; `undefined` becomes null. A value JSON would carry as less than
+ * it is (a Map in new params or details, a function, ...) throws, named at its path, as in a
+ * tool's value ({@link KEEPING_ALL}).
+ */
+export function answerJson(value: unknown): string {
+  const json = value === undefined ? undefined : stringifyChecked(value, KEEPING_ALL)
+  return json === undefined ? 'null' : json
+}
+
+/**
+ * The completion of a tool value JavaScript could not walk or serialize: one nested so deep that
+ * walking it overflowed the stack (thousands of levels, far past the engine's value depth limit)
+ * is that limit's LIMIT_EXCEEDED like any other too-deep value; anything else (a cycle, a BigInt,
+ * a throwing getter or toJSON) is the tool's error, naming why.
+ */
+export function unserializable(error: unknown, value: unknown): CompletionOf {
+  const overflow = error instanceof RangeError && /call stack/i.test(String(error.message))
+  return overflow ? [Completion.TOO_DEEP, 'null'] : [Completion.UNSERIALIZABLE, JSON.stringify(serializeFailure(error, value))]
+}

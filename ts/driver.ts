@@ -1,0 +1,482 @@
+// The driver: performs the engine's actions in order. The engine decides what runs, when, with
+// which arguments, and what comes back; the driver keeps only what cannot cross the boundary
+// (the tools' and hooks' functions, AbortControllers, the one timer). Every crossing carries
+// JSON text for many calls at once: completions are collected per microtask and sent as one
+// batch, with the clock JavaScript sees (`performance.now()`, `Date.now()`).
+
+import type * as Native from '../native.js'
+import type { Awaited as AwaitedAction, EngineAction, RunTool } from './actions.js'
+import {
+  abortRunning,
+  auditFailedLater,
+  auditFailure,
+  emit,
+  executeTool,
+  ownArgs,
+  ownArgsOrNull,
+  shownIds,
+  type Batch,
+  type RegisteredTool,
+  type Running,
+} from './batch.js'
+import { ToolwireError, engineError, messageOf, native, nonFiniteNumber, safeString, serializeFailure, stringifyChecked, stringifyKeeping, carriedAsIs } from './common.js'
+import {
+  KEEPING_ALL,
+  PARTIAL_REPLACER,
+  answerJson,
+  bytesAsText,
+  isPlainValue,
+  messageJson,
+  notRetryable,
+  thrown,
+  unserializable,
+  type CompletionKind,
+  type CompletionOf,
+} from './completion.js'
+import type { ReadCall } from './encode-calls.js'
+import { endOpenToolSpans, endToolSpan, startToolSpan, withToolSpan } from './otel.js'
+import { Action, Completion, MAX_BATCH_ID } from './protocol.generated.js'
+import { callRecord, resultAsReturned, trimResult, viewOf } from './results.js'
+import { LANE_INLINE, LANE_POOL, describeContent, heavyContent, sanitizeLane } from './sanitize.js'
+import type { ApprovalRequest, ToolResult } from './types.js'
+
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2147483647
+
+/** The `onUpdate` of a dispatch without an event listener. */
+const ignoreUpdate = (): void => {}
+
+/** What the driver asks of the runtime that owns it. */
+export interface DriverHost {
+  /** The tool registered under `id`. */
+  registered(id: number): RegisteredTool | undefined
+  /** The tool registered under `name`. */
+  registeredNamed(name: string): RegisteredTool | undefined
+  /** Asks `approvals.onApproval` (the engine asks only when there is one). */
+  askApproval(request: ApprovalRequest): unknown
+  /** A call ended `pending`: keep its thread for `resolveApproval`. */
+  rememberThread(batch: Batch, result: ToolResult): void
+}
+
+/** Concurrency-key completions computed while performing actions, sent right after them. */
+interface Keys {
+  heads: string[]
+  payloads: string[]
+}
+
+/** Performs the engine's actions for the batches of one runtime. */
+export class Driver {
+  #native: Native.NativeRuntime
+  #host: DriverHost
+  /** batch id -> batch state */
+  #batches = new Map<number, Batch>()
+  #nextBatch = 1
+  /** completion heads `[batch,slot,token,kind]` waiting for the next flush */
+  #queue: string[] = []
+  /** their payloads (JSON text), in the same order */
+  #payloads: string[] = []
+  #flushScheduled = false
+  #timer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(nativeRuntime: Native.NativeRuntime, host: DriverHost) {
+    this.#native = nativeRuntime
+    this.#host = host
+  }
+
+  /** A fresh batch id (ids cross as u32, wrapping round). */
+  nextBatchId(): number {
+    const id = this.#nextBatch
+    this.#nextBatch = id === MAX_BATCH_ID ? 1 : id + 1
+    return id
+  }
+
+  /**
+   * Opens batch `id` in the engine with its calls (`meta`, `texts`: see encode-calls.ts) and
+   * `engineOptions` (JSON text), and performs what it answers. A refusal of the engine throws,
+   * the batch closed.
+   */
+  open(id: number, batch: Batch, meta: string, texts: string[], engineOptions: string): void {
+    this.#batches.set(id, batch)
+    batch.audit?.watch(() => auditFailedLater(batch))
+    const signal = batch.signal
+    if (signal !== undefined && !signal.aborted) {
+      batch.onAbort = () => this.#drive(() => this.#native.cancel(id, performance.now(), Date.now()))
+      signal.addEventListener('abort', batch.onAbort, { once: true })
+    }
+    let actions: string
+    try {
+      actions = native(() => this.#native.open(id, meta, texts, engineOptions, performance.now(), Date.now()))
+    } catch (error) {
+      this.#closeBatch(id, batch)
+      throw error
+    }
+    this.#drive(() => actions)
+  }
+
+  /** Resumes a call that waited for approval as batch `id`: performs the engine's `actions` for it. */
+  resume(id: number, batch: Batch, actions: EngineAction[]): void {
+    this.#batches.set(id, batch)
+    batch.audit?.watch(() => auditFailedLater(batch))
+    this.#drive(() => JSON.stringify(actions))
+  }
+
+  /** Runs the engine step `step` and performs the actions it returns; a fault fails every batch. */
+  #drive(step: () => string): void {
+    let text: string
+    try {
+      text = native(step)
+    } catch (error) {
+      this.#fail(error)
+      return
+    }
+    let keys: Keys
+    try {
+      keys = this.#perform(JSON.parse(text) as EngineAction[])
+    } catch (error) {
+      // Only a bug of ours gets here (user code is always wrapped): fail, never hang.
+      this.#fail(new ToolwireError('INTERNAL_ERROR', `toolwire internal error (a bug; please report it): ${messageOf(error)}`))
+      return
+    }
+    if (keys.heads.length > 0) this.#drive(() => this.#native.complete(`[${keys.heads.join(',')}]`, keys.payloads, performance.now(), Date.now()))
+  }
+
+  /** Performs actions in order; returns the concurrency-key completions computed on the way. */
+  #perform(actions: EngineAction[]): Keys {
+    const keys: Keys = { heads: [], payloads: [] }
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i]!
+      if (action[0] === Action.TIMER) {
+        this.#arm(action[1])
+        continue
+      }
+      const batch = this.#batches.get(action[1])
+      if (batch === undefined) continue
+      if (action[0] === Action.BATCH_DONE) {
+        this.#closeBatch(action[1], batch)
+        batch.resolve(batch.results as ToolResult[])
+        continue
+      }
+      const slot = action[2]
+      const call = batch.calls[slot]!
+      switch (action[0]) {
+        case Action.START_EVENT: {
+          const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
+          if (action[4] !== undefined && action[4] !== null) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] as string }
+          const shown = shownIds(batch, slot, call)
+          // action[6]: the engine marks a call repeating an earlier call's id (refused unrun):
+          // the audit log, which matches results to calls by id, records only the first
+          if (batch.audit !== undefined && !batch.callRecorded && action[6] === undefined) batch.audit.call(callRecord(batch, call, args, shown.toolCallId))
+          if (batch.otel !== undefined) {
+            const description = this.#host.registeredNamed(call.name)?.tool.description
+            startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
+          }
+          emit(batch, { type: 'tool_execution_start', ...shown, args })
+          break
+        }
+        case Action.BEFORE_HOOK: {
+          const [, , , , args, toolCall] = action
+          this.#hook(action, Completion.BEFORE_ANSWERED, Completion.BEFORE_FAILED, () => batch.hooks.beforeToolCall!({ toolCall: call, args, call: toolCall }))
+          break
+        }
+        case Action.CONCURRENCY_KEY: {
+          const [kind, payload] = this.#concurrencyKey(call, action[4])
+          keys.heads.push(`[${action[1]},${action[2]},${action[3]},${kind}]`)
+          keys.payloads.push(payload)
+          break
+        }
+        case Action.RUN_TOOL:
+          this.#run(batch, call, action)
+          break
+        case Action.ABORT:
+          abortRunning(batch, slot, action[3])
+          break
+        case Action.AFTER_HOOK: {
+          const result = action[4]
+          this.#hook(action, Completion.AFTER_ANSWERED, Completion.AFTER_FAILED, () =>
+            batch.hooks.afterToolCall!({ toolCall: call, args: result.args, result, isError: !result.ok }),
+          )
+          break
+        }
+        case Action.PERSIST_HOOK: {
+          const result = action[4]
+          this.#hook(action, Completion.PERSIST_ANSWERED, Completion.PERSIST_FAILED, () => batch.hooks.onPersist!(result))
+          break
+        }
+        case Action.END:
+        case Action.END_AS_RETURNED: {
+          const result = action[0] === Action.END ? action[3] : resultAsReturned(batch, call, action)
+          if (result.runId === undefined) result.runId = batch.runId
+          // the id exactly as sent (the engine's holds U+FFFD for a lone surrogate): the model
+          // gets each result under the id it wrote
+          if (result.callId !== call.id) result.callId = call.id
+          batch.results[slot] = result
+          if (result.status === 'pending') this.#host.rememberThread(batch, result)
+          batch.values[slot] = undefined
+          if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
+            const view = action[0] === Action.END ? action[4] : action[8]
+            const viewed = view === undefined || view === null ? result : viewOf(result, view)
+            const ids = batch.shownIds?.[slot]
+            const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
+            // a repeated id's refusal (marked by the engine, action[5]) is in its events only
+            const repeats = action[0] === Action.END ? action[5] : undefined
+            if (batch.audit !== undefined && repeats === undefined) batch.audit.result(shown)
+            emit(batch, { type: 'tool_execution_end', ...shownIds(batch, slot, call), result: shown, isError: !result.ok })
+          }
+          auditFailure(batch, slot, call, result)
+          if (batch.otel !== undefined) endToolSpan(batch.otel, slot, result)
+          break
+        }
+        case Action.REDACTION_FAILED:
+          emit(batch, { type: 'redaction_failed', ...shownIds(batch, slot, call), code: 'REDACTION_FAILED' })
+          break
+        case Action.TRIM:
+          trimResult(batch.results[slot], action[3], action[4])
+          break
+        case Action.LOOP_WARNING:
+          emit(batch, { type: 'loop_warning', ...shownIds(batch, slot, call), count: action[3] })
+          break
+        case Action.APPROVAL: {
+          const request = action[4]
+          this.#hook(action, Completion.APPROVAL_ANSWERED, Completion.APPROVAL_FAILED, () => this.#host.askApproval(request))
+          break
+        }
+        case Action.WARNING:
+          process.emitWarning(`toolwire: call "${call.id}" of tool "${call.name}": ${action[3]}`, 'ToolwireWarning')
+          break
+      }
+    }
+    return keys
+  }
+
+  /** The key `concurrencyKey(args)` computed, or why it failed. */
+  #concurrencyKey(call: ReadCall, args: unknown): CompletionOf {
+    const registered = this.#host.registeredNamed(call.name)
+    try {
+      const key = registered === undefined ? undefined : registered.tool.concurrencyKey!(args)
+      return [Completion.KEY, key === undefined || key === null ? 'null' : JSON.stringify(safeString(key))]
+    } catch (error) {
+      return [Completion.KEY_FAILED, messageJson(error)]
+    }
+  }
+
+  /** Runs the tool of `action`; its value (or throw) becomes the call's one completion. */
+  #run(batch: Batch, call: ReadCall, action: RunTool): void {
+    const [, batchId, slot, token, toolId] = action
+    const registered = this.#host.registered(toolId)
+    if (registered === undefined) {
+      this.#complete(batchId, slot, token, Completion.MISSING, 'null')
+      return
+    }
+    let args: unknown
+    if (action.length > 5) {
+      args = batch.args[slot] = action[5]
+    } else {
+      try {
+        args = ownArgs(batch, slot)
+      } catch (error) {
+        this.#complete(batchId, slot, token, Completion.THREW, messageJson(error))
+        return
+      }
+    }
+    const controller = registered.takesSignal ? new AbortController() : undefined
+    const running: Running = { controller, settled: false }
+    batch.running.set(slot, running)
+    const settle = (kind: CompletionKind, payload: string): void => {
+      if (running.settled) return
+      running.settled = true
+      batch.running.delete(slot)
+      this.#complete(batchId, slot, token, kind, payload)
+    }
+    const onUpdate =
+      batch.hooks.onEvent === undefined
+        ? ignoreUpdate
+        : (partialResult: unknown) => {
+            if (!running.settled) {
+              const view = this.#updateView(batchId, call.name, partialResult)
+              emit(batch, { type: 'tool_execution_update', ...shownIds(batch, slot, call), partialResult: view })
+            }
+          }
+    let returned: Promise<unknown>
+    try {
+      const signal = controller === undefined ? undefined : controller.signal
+      returned = Promise.resolve(
+        batch.otel === undefined
+          ? executeTool(registered, call, args, signal, onUpdate, batch)
+          : withToolSpan(batch.otel, slot, executeTool, registered, call, args, signal, onUpdate, batch),
+      )
+    } catch (error) {
+      returned = Promise.reject(error)
+    }
+    returned.then(
+      (value) => {
+        // Whatever the value holds (getters or toJSON that throw, cycles, BigInt, a Proxy), the
+        // call gets exactly one completion.
+        let lane: number
+        try {
+          lane = sanitizeLane(value, registered.trustedMedia, batch.maxChars)
+        } catch (error) {
+          return settle(...unserializable(error, value))
+        }
+        if (lane !== LANE_INLINE) return this.#sanitizeOutput(lane, batch, batchId, call, value, settle)
+        // A returned Error (not thrown) is a failure as a thrown one is, never `{}` read as a success.
+        let returnedError: boolean
+        try {
+          returnedError = value instanceof Error && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+        } catch (error) {
+          return settle(...unserializable(error, value))
+        }
+        if (returnedError) return settle(notRetryable(value) ? Completion.THREW_NOT_RETRYABLE : Completion.THREW, messageJson(value))
+        batch.values[slot] = value
+        if (value === undefined) return settle(Completion.RETURNED_NOTHING, 'null')
+        let json: string | undefined
+        try {
+          // A plain value (most are) is serialized without the replacer's per-key calls.
+          const asIs = carriedAsIs(value)
+          json = asIs ? JSON.stringify(value) : stringifyKeeping(value, KEEPING_ALL)
+          // A result may be rebuilt from the value held (see resultAsReturned): hold what the
+          // engine reads when the value is not its own JSON form (a Date, a typed array, an
+          // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
+          // Infinity or NaN inside), so the result, its events, the audit log and encodeResults
+          // all carry the value as JSON carries it (null for those numbers).
+          if (json !== undefined && !asIs && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
+        } catch (error) {
+          return settle(...unserializable(error, value))
+        }
+        if (json === undefined) return settle(Completion.UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
+        settle(Completion.RETURNED, json)
+      },
+      (error: unknown) => settle(...thrown(error)),
+    )
+  }
+
+  /**
+   * Sanitizes a big value before the call completes, in the lane `sanitizeLane` chose: long
+   * strings and bytes right away from their ends, images and media files on the libuv pool. The
+   * engine's answer is the completion itself, so the value is not parsed again here.
+   */
+  #sanitizeOutput(lane: number, batch: Batch, batchId: number, call: ReadCall, value: unknown, settle: (kind: CompletionKind, payload: string) => void): void {
+    let task: Promise<unknown>
+    try {
+      const { content, rest } = heavyContent(value)
+      const { blocks, texts, buffers } = describeContent(content, batch.maxChars, `Tool "${call.name}" returned invalid content`)
+      // The value's other keys (details, data, ...) are the tool's own: what stops them is named
+      // at their path in the value, as for a value sanitized inline.
+      let restText: string | undefined
+      try {
+        restText = rest === undefined ? undefined : stringifyChecked(rest, KEEPING_ALL)
+      } catch (error) {
+        return settle(...unserializable(error, rest))
+      }
+      const description = `{"blocks":${JSON.stringify(blocks)}${restText === undefined ? '' : `,"rest":${restText}`}}`
+      if (lane === LANE_POOL) {
+        const sanitizer: Native.NativeSanitizer = native(() => this.#native.outputSanitizer(batchId, call.name))
+        task = sanitizer.run(description, texts, buffers).then((completion) => settle(Completion.RETURNED_SANITIZED, completion))
+      } else {
+        const completion = native(() => this.#native.sanitizeOutput(batchId, call.name, description, texts, buffers))
+        return settle(Completion.RETURNED_SANITIZED, completion)
+      }
+    } catch (error) {
+      task = Promise.reject(error)
+    }
+    // A value too deep for the engine (LIMIT_EXCEEDED) is no throw of the tool's. (The pool's
+    // rejection carries the engine's code natively, as every error of the engine does.)
+    task.catch((error: unknown) => {
+      const tooDeep = engineError(error)?.code === 'LIMIT_EXCEEDED'
+      settle(tooDeep ? Completion.TOO_DEEP : Completion.THREW, tooDeep ? 'null' : messageJson(error))
+    })
+  }
+
+  /** A partial result as its update event carries it (secrets scrubbed, details redacted). */
+  #updateView(batchId: number, toolName: string, partialResult: unknown): unknown {
+    try {
+      const json = stringifyChecked(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
+      return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
+    } catch (error) {
+      return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }
+    }
+  }
+
+  /** Runs a hook (or `onApproval`); its answer, or why it failed, is the call's completion. */
+  #hook(action: AwaitedAction, answered: CompletionKind, failed: CompletionKind, invoke: () => unknown): void {
+    const [, batchId, slot, token] = action
+    let answer: Promise<unknown>
+    try {
+      answer = Promise.resolve(invoke())
+    } catch (error) {
+      answer = Promise.reject(error)
+    }
+    answer.then(
+      (value) => {
+        let json: string
+        let bad: unknown
+        try {
+          json = answerJson(value)
+          // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
+          // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
+          const params = answered === Completion.BEFORE_ANSWERED ? (value as { params?: unknown } | null | undefined)?.params : undefined
+          if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
+        } catch (error) {
+          return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${serializeFailure(error, value)}`))
+        }
+        if (bad !== undefined) return this.#complete(batchId, slot, token, Completion.BEFORE_PARAMS_NOT_FINITE, JSON.stringify(bad))
+        this.#complete(batchId, slot, token, answered, json)
+      },
+      (error: unknown) => this.#complete(batchId, slot, token, failed, messageJson(error)),
+    )
+  }
+
+  /**
+   * Queues a completion; all completions of one microtask checkpoint cross in one call, each
+   * payload (JSON text) on its own so that one the engine cannot read fails its call only.
+   */
+  #complete(batchId: number, slot: number, token: number, kind: CompletionKind, payload: string): void {
+    this.#queue.push(`[${batchId},${slot},${token},${kind}]`)
+    this.#payloads.push(payload)
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true
+      queueMicrotask(this.#flush)
+    }
+  }
+
+  #flush = (): void => {
+    this.#flushScheduled = false
+    const heads = this.#queue
+    const payloads = this.#payloads
+    this.#queue = []
+    this.#payloads = []
+    this.#drive(() => this.#native.complete(`[${heads.join(',')}]`, payloads, performance.now(), Date.now()))
+  }
+
+  /** The one timer: the engine says when its next deadline is. */
+  #arm(delayMs: number): void {
+    if (this.#timer !== null) clearTimeout(this.#timer)
+    // Node fires a timer at once when its delay is over 2^31 - 1 ms: wait that long at most, the
+    // engine re-arms on the tick.
+    this.#timer = delayMs < 0 ? null : setTimeout(this.#onTimer, Math.min(delayMs, MAX_TIMER_MS))
+  }
+
+  #onTimer = (): void => {
+    this.#timer = null
+    this.#drive(() => this.#native.tick(performance.now(), Date.now()))
+  }
+
+  #closeBatch(id: number, batch: Batch): void {
+    this.#batches.delete(id)
+    if (batch.otel !== undefined) endOpenToolSpans(batch.otel, 'INTERNAL_ERROR', 'The dispatch failed before this call ended.')
+    if (batch.onAbort !== undefined) batch.signal!.removeEventListener('abort', batch.onAbort)
+    if (batch.audit !== undefined) {
+      batch.auditLog!.release(batch.audit, {})
+      batch.audit = undefined
+    }
+  }
+
+  /** An internal fault: every open dispatch rejects with it, and their tools are aborted. */
+  #fail(error: unknown): void {
+    for (const [id, batch] of this.#batches) {
+      for (const slot of [...batch.running.keys()]) abortRunning(batch, slot, 'cancelled')
+      this.#closeBatch(id, batch)
+      batch.reject(error)
+    }
+    this.#arm(-1)
+  }
+}

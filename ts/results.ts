@@ -1,0 +1,101 @@
+// Results the driver builds or changes itself: a successful result rebuilt from the value the
+// tool returned (the engine sends only what it decided), the view events show, a cut further.
+
+import type { EndAsReturned, ResultView, Trim } from './actions.js'
+import type { Batch } from './batch.js'
+import type { ReadCall } from './encode-calls.js'
+import { NO_OUTPUT, OutputShape } from './protocol.generated.js'
+import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
+
+/** The head of a result or a call record. */
+type Marked = Pick<ToolResult, 'callId' | 'runId' | 'stepId' | 'loopId' | 'confirmationId' | 'tool'>
+
+/** `{ callId, runId?, stepId?, loopId?, confirmationId?, tool }`: the head of a result or a call record, in the engine's key order. */
+function markedRecord(batch: Batch, call: ReadCall): Marked {
+  const record: Partial<Marked> = { callId: call.id }
+  if (batch.runId !== undefined) record.runId = batch.runId
+  if (call.stepId !== undefined) record.stepId = call.stepId
+  if (call.loopId !== undefined) record.loopId = call.loopId
+  if (call.confirmationId !== undefined) record.confirmationId = call.confirmationId
+  record.tool = call.name
+  return record as Marked
+}
+
+/** The audit record of a call as it starts (see {@link callRecord}). */
+export type CallRecord = Marked & Pick<ToolCall, 'attempt' | 'args' | 'createdAt'>
+
+/**
+ * The audit record of a call as it starts: its marks, its id and arguments as events show them
+ * (`shownId`: a secret replaced, a lone surrogate too, each marked by a digest of the exact id).
+ */
+export function callRecord(batch: Batch, call: ReadCall, args: unknown, shownId: string): CallRecord {
+  const record = markedRecord(batch, call) as CallRecord
+  record.callId = shownId
+  record.attempt = call.attempt ?? 1
+  record.args = args
+  record.createdAt = Date.now()
+  return record
+}
+
+/** Builds a successful result from the value the tool returned ([10, b, s, t0, t1, ms, shape, text?]). */
+export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsReturned): ToolResult {
+  const slot = action[2]
+  const value = batch.values[slot]
+  let content: ContentBlock[]
+  let details: unknown
+  let data: unknown
+  switch (action[6]) {
+    case OutputShape.AGENT_RESULT:
+      content = (value as AgentToolResult<unknown>).content
+      details = (value as AgentToolResult<unknown>).details
+      break
+    case OutputShape.TEXT:
+      content = [{ type: 'text', text: value as string }]
+      break
+    case OutputShape.JSON:
+      content = [{ type: 'text', text: action[7] as string }]
+      data = value
+      break
+    default:
+      content = [{ type: 'text', text: NO_OUTPUT }]
+  }
+  const result = markedRecord(batch, call) as ToolResult
+  result.args = batch.args[slot]
+  result.attempt = call.attempt ?? 1
+  result.status = 'ok'
+  result.ok = true
+  result.content = content
+  if (details !== undefined) result.details = details
+  if (data !== undefined) result.data = data
+  if (action[6] === OutputShape.AGENT_RESULT) {
+    const returned = value as { effects?: ToolResult['effects'] | null; terminate?: unknown }
+    if (returned.effects !== undefined && returned.effects !== null) result.effects = returned.effects
+    if (returned.terminate === true) result.terminate = true
+  }
+  result.startedAt = action[3]
+  result.endedAt = action[4]
+  result.durationMs = action[5]
+  return result
+}
+
+/** The result as events carry it: `view` holds the fields that differ (see the engine's protocol). */
+export function viewOf(result: ToolResult, view: ResultView): ToolResult {
+  const shown = { ...result }
+  if (view.content !== undefined) shown.content = view.content
+  if (view.details !== undefined) shown.details = view.details
+  if (view.detailsWithheld) delete shown.details
+  if (view.data !== undefined) shown.data = view.data
+  if (view.dataWithheld) delete shown.data
+  if (view.args !== undefined) shown.args = view.args
+  return shown
+}
+
+/** The batch's text is over maxBatchChars: these blocks of the result are cut further. */
+export function trimResult(result: ToolResult | undefined, blocks: Trim[3], truncations: Trim[4]): void {
+  if (result === undefined) return
+  const content = result.content.slice()
+  for (const [index, text] of blocks) content[index] = { type: 'text', text }
+  result.content = content
+  const report = result.sanitization ?? (result.sanitization = { truncated: [], scrubbed: {}, images: [] })
+  report.truncated = report.truncated.concat(truncations)
+}
