@@ -64,7 +64,7 @@ export interface Batch {
   resolve: (results: ToolResult[]) => void
   reject: (error: unknown) => void
   onAbort: (() => void) | undefined
-  maxChars: number | undefined
+  maxChars: number
   audit: AuditRecorder | undefined
   auditLog: AuditLog | undefined
   otel: Spans | undefined

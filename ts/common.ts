@@ -430,7 +430,7 @@ export interface OptionHome {
  * a key may belong to instead, as `{ keys, what, use }`: a key of one of them (`beforeToolCall`
  * given to the runtime) is refused saying `what` it is and where to pass it (`use(key)`).
  */
-export function checkOptionKeys(where: string, options: unknown, known: string[], elsewhere: readonly OptionHome[] = []): void {
+export function checkOptionKeys(where: string, options: unknown, known: readonly string[], elsewhere: readonly OptionHome[] = []): void {
   if (options === undefined || options === null || typeof options !== 'object') return
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
@@ -438,7 +438,7 @@ export function checkOptionKeys(where: string, options: unknown, known: string[]
     if (home !== undefined) {
       throw new ToolwireError('VALIDATION_ERROR', `${where} has unknown key ${JSON.stringify(key)}: it is ${home.what}: pass it to ${home.use(key)}`)
     }
-    native(() => (require('../native.js') as typeof Native).checkOptionKeys(where, key, known))
+    native(() => (require('../native.js') as typeof Native).checkOptionKeys(where, key, [...known]))
   }
 }
 

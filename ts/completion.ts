@@ -24,8 +24,8 @@ export const KEEPING_ALL = keepingAll()
  * `this[key]` (a replacer's holder), the value before `toJSON`, so a Buffer is never expanded
  * into an array of numbers.
  */
-export function bytesAsText(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const raw = this[key]
+export function bytesAsText(this: unknown, key: string, value: unknown): unknown {
+  const raw = (this as Record<string, unknown>)[key]
   if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 65536)).toString('utf8')
   if (raw instanceof ArrayBuffer) return Buffer.from(raw, 0, Math.min(raw.byteLength, 65536)).toString('utf8')
   return value

@@ -357,7 +357,8 @@ export class Driver {
   #sanitizeOutput(lane: number, batch: Batch, batchId: number, call: ReadCall, value: unknown, settle: (kind: CompletionKind, payload: string) => void): void {
     let task: Promise<unknown>
     try {
-      const { content, rest } = heavyContent(value)
+      // (the lane says the value is text, bytes or an object with content)
+      const { content, rest } = heavyContent(value as Parameters<typeof heavyContent>[0])
       const { blocks, texts, buffers } = describeContent(content, batch.maxChars, `Tool "${call.name}" returned invalid content`)
       // The value's other keys (details, data, ...) are the tool's own: what stops them is named
       // at their path in the value, as for a value sanitized inline.
@@ -381,7 +382,7 @@ export class Driver {
     // A value too deep for the engine (LIMIT_EXCEEDED) is no throw of the tool's. (The pool's
     // rejection carries the engine's code natively, as every error of the engine does.)
     task.catch((error: unknown) => {
-      const tooDeep = engineError(error)?.code === 'LIMIT_EXCEEDED'
+      const tooDeep = (engineError(error) as { code?: unknown } | null)?.code === 'LIMIT_EXCEEDED'
       settle(tooDeep ? Completion.TOO_DEEP : Completion.THREW, tooDeep ? 'null' : messageJson(error))
     })
   }
@@ -390,6 +391,7 @@ export class Driver {
   #updateView(batchId: number, toolName: string, partialResult: unknown): unknown {
     try {
       const json = stringifyChecked(partialResult === undefined ? null : partialResult, PARTIAL_REPLACER)
+      if (json === undefined) throw new TypeError(`a ${typeof partialResult} has no JSON form`)
       return JSON.parse(native(() => this.#native.updateView(batchId, toolName, json)))
     } catch (error) {
       return { content: [{ type: 'text', text: `[partial result omitted: ${serializeFailure(error, partialResult, bytesAsText)}]` }] }

@@ -31,12 +31,12 @@ export interface EncodedCalls {
  */
 export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
   if (!Array.isArray(given)) throw new TypeError(`dispatch: calls must be an array, got ${describe(given)}`)
-  const calls: ReadCall[] = Array.from(given, readCall)
-  const rows = new Array<string>(calls.length)
-  const texts = new Array<string>(calls.length)
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!
-    const { id, name, arguments: args } = call as { id: unknown; name: unknown; arguments: unknown }
+  const read = Array.from(given, readCall)
+  const rows = new Array<string>(read.length)
+  const texts = new Array<string>(read.length)
+  for (let i = 0; i < read.length; i++) {
+    const call = read[i] as ReadCall
+    const { id, name, arguments: args } = read[i]!
     if (typeof id !== 'string') throw new TypeError(`dispatch: calls[${i}].id must be a string, got ${describe(id)}`)
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
     let kind: number = ArgumentKind.TEXT
@@ -70,7 +70,8 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
     rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}${stamp === undefined ? '' : `,${stamp}`}]`
     texts[i] = text as string
   }
-  return { calls, meta: `[${rows.join(',')}]`, texts }
+  // (each call's id and name checked above: strings)
+  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts }
 }
 
 /** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */

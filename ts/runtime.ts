@@ -30,6 +30,7 @@ import type {
   DefinitionOptions,
   DispatchCall,
   DispatchOptions,
+  ErrorCode,
   HistoryCall,
   HistoryTurn,
   PlanOptions,
@@ -211,7 +212,7 @@ export class ToolRuntime {
     const checked = toolsetOptions(options)
     const { toolset, tools } = (await this.#rap.load(baseUrl, checked)) as { toolset: string; tools: { name: string }[] }
     const definitions = tools.map((def) => remoteTool(this.#rap, def, checked.timeoutMs) as ToolDefinition)
-    const refuse = (code: string, why: string): never => {
+    const refuse = (code: ErrorCode, why: string): never => {
       // By every name: a rollback of the runtime's side may already have freed some of them.
       for (const { name } of tools) this.#rap.unload(name)
       throw new ToolwireError(code, `addRapToolset: toolset ${JSON.stringify(toolset)} refused: ${why}`)
@@ -224,7 +225,7 @@ export class ToolRuntime {
     try {
       done = registerAll(this, definitions) as string[]
     } catch (error) {
-      refuse((error as { code?: string } | null)?.code ?? 'VALIDATION_ERROR', messageOf(error))
+      refuse((error as { code?: ErrorCode } | null)?.code ?? 'VALIDATION_ERROR', messageOf(error))
     }
     if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap) as ToolDefinition)
     return done

@@ -47,7 +47,7 @@ function prefixed<T>(where: string, fn: () => T): T {
 
 /** `{ ok: true }` when `name` is a valid tool name for `target`, else `{ ok: false, reason }`. */
 export function validateToolName(name: string, target: Wire | SchemaTarget): { ok: boolean; reason?: string } {
-  if (typeof target !== 'string' || !(WIRES.includes(target) || (SCHEMA_TARGETS as readonly string[]).includes(target))) {
+  if (typeof target !== 'string' || !((WIRES as readonly string[]).includes(target) || (SCHEMA_TARGETS as readonly string[]).includes(target))) {
     // The engine's words: the name, both lists, and the closest name.
     const why = typeof target === 'string' ? native(() => nativeValidateToolName('', target)) : `unknown target ${describe(target)}`
     throw new ToolwireError('VALIDATION_ERROR', `validateToolName: ${why}`)

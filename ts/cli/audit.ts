@@ -35,12 +35,13 @@ export interface RunSummary {
 /** A call of a run as `audit` reports it: its times in ms from the run's start. */
 export interface AuditCallReport {
   callId: string
-  tool: string
+  /** As the log holds it (a string, unless the log was written by something else). */
+  tool: unknown
   status: string
   startMs: number
   durationMs: number
   attempts: number
-  error: { code: string; message: string } | null
+  error: { code: unknown; message: unknown } | null
 }
 
 /** What `audit` reports of one run directory. */
