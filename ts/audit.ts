@@ -131,7 +131,7 @@ const OPEN = new Map<string, RunEntry>()
 /** The run directories of one audit option, shared by the dispatches of a run. */
 export class AuditLog {
   #options: CheckedAudit
-  #snapshot: Record<string, unknown>
+  #snapshot: object
   /** the runtime's `sanitize` option as JSON text ('' for none): the engine scrubs every record with it */
   #sanitize: string
 
@@ -140,7 +140,7 @@ export class AuditLog {
    * settings; `sanitize`: the runtime's `sanitize` option, whose secret patterns the engine
    * applies to everything written (run.json included).
    */
-  constructor(options: CheckedAudit, snapshot: Record<string, unknown>, sanitize: SanitizeOptions | null | undefined) {
+  constructor(options: CheckedAudit, snapshot: object, sanitize: SanitizeOptions | null | undefined) {
     this.#options = options
     this.#snapshot = snapshot
     this.#sanitize = sanitize === undefined || sanitize === null ? '' : jsonText('audit: the sanitize option', sanitize)
