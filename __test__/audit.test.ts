@@ -5,7 +5,6 @@ import { basename, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, auditRunDir, replayRun, verifyRun } from '../dist/index.js'
-// @ts-expect-error lib/audit.js is CommonJS without declarations
 import { AuditLog, auditOption } from '../dist/audit.js'
 import { main } from '../dist/cli/main.js'
 import { sleep } from './helpers.js'

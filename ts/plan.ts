@@ -1,26 +1,54 @@
-'use strict'
 // Action plans: the engine's NativePlan decides what runs and when (references, foreach,
 // retries, onError); this driver performs its actions (dispatch a call, sleep before a retry,
 // emit a step event), feeds results back, asks for confirmation and reports plan events.
 
-const { NativePlan } = require('../native.js')
-const { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } = require('./common.js')
-const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
+import { NativePlan } from '../native.js'
+import { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } from './common.js'
+import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
+import type { AuditLog } from './audit.js'
+import type {
+  ActionPlan,
+  ConfirmationRequest,
+  DispatchOptions,
+  ModelToolCall,
+  PlanEvent,
+  PlanOptions,
+  PlanOutcome,
+  PlanStepErrorCode,
+  ToolExecutionEvent,
+  ToolResult,
+} from './types.js'
 
 // The engine's defaults and the most retries a plan step may ask for (toolwire_core::plan).
-const { PLAN_DEFAULT_MAX_CONCURRENCY: DEFAULT_MAX_CONCURRENCY, PLAN_DEFAULT_MAX_RETRIES: DEFAULT_MAX_RETRIES, PLAN_MAX_RETRIES: MAX_RETRIES } = require('./protocol.generated.js')
-const FUNCTION_OPTIONS = ['onEvent', 'confirm']
+import { PLAN_DEFAULT_MAX_CONCURRENCY as DEFAULT_MAX_CONCURRENCY, PLAN_DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES, PLAN_MAX_RETRIES as MAX_RETRIES } from './protocol.generated.js'
+
+const FUNCTION_OPTIONS = ['onEvent', 'confirm'] as const
 // passed to each step's dispatch: the policy context, and `tools` (the registered tools a step may run)
-const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender', 'tools']
+const CONTEXT_OPTIONS = ['provider', 'agentId', 'sender', 'tools'] as const
+
+/** An option passed to each step's dispatch: one of {@link CONTEXT_OPTIONS}. */
+type ContextOption = (typeof CONTEXT_OPTIONS)[number]
+
+/** The checked options of `executePlan`. */
+interface CheckedOptions {
+  maxConcurrency: number
+  maxRetries: number
+  signal: AbortSignal | undefined
+  onEvent: PlanOptions['onEvent']
+  confirm: PlanOptions['confirm']
+  callbackTimeoutMs: number
+  /** what each step's dispatch is given of the options */
+  context: Pick<PlanOptions, ContextOption>
+}
 
 /** The checked options of `executePlan`; a bad one throws a TypeError naming it. */
-function planOptions(options) {
+function planOptions(options: PlanOptions | null | undefined): CheckedOptions {
   if (options === undefined || options === null) options = {}
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`executePlan: options must be an object, got ${describe(options)}`)
   }
   checkOptionKeys('executePlan: options', options, ['maxConcurrency', 'maxRetries', 'audit', 'signal', 'callbackTimeoutMs', ...FUNCTION_OPTIONS, ...CONTEXT_OPTIONS])
-  const wholeIn = (key, min, max, fallback) => {
+  const wholeIn = (key: 'maxConcurrency' | 'maxRetries', min: number, max: number, fallback: number): number => {
     const value = options[key]
     if (value === undefined) return fallback
     if (!Number.isInteger(value) || value < min || value > max) {
@@ -28,7 +56,7 @@ function planOptions(options) {
     }
     return value
   }
-  const checked = {
+  const checked: CheckedOptions = {
     maxConcurrency: wholeIn('maxConcurrency', 1, 0xffffffff, DEFAULT_MAX_CONCURRENCY),
     maxRetries: wholeIn('maxRetries', 0, MAX_RETRIES, DEFAULT_MAX_RETRIES),
     signal: options.signal,
@@ -46,24 +74,131 @@ function planOptions(options) {
     }
   }
   // The engine checks the context (`sender` is `{ id, isOwner }`) when the first step dispatches.
-  for (const key of CONTEXT_OPTIONS) {
+  // (generic in the key, so each option is copied as its own type)
+  const copy = <K extends ContextOption>(key: K): void => {
     if (options[key] !== undefined) checked.context[key] = options[key]
   }
+  for (const key of CONTEXT_OPTIONS) copy(key)
   return checked
 }
 
+/** What happened to a step: its events are `step.<kind>`. */
+type StepKind = 'scheduled' | 'started' | 'finished' | 'failed' | 'skipped' | 'cancelled'
+
+/** Why a step did not end `ok`. */
+type StepProblem = { code: PlanStepErrorCode; message: string }
+
+/** The engine's actions (NativePlan, as JSON): what the driver does next, in order. */
+type PlanAction = DispatchAction | WaitAction | StepEventAction | FinishedAction | FaultAction
+
+/** Run one call; its result goes back to `completed` under `callId`. */
+interface DispatchAction {
+  type: 'dispatch'
+  stepId: string
+  /** the same for every attempt of the call: `<runId>:<stepId>[:<index>]` */
+  callId: string
+  tool: string
+  /** references resolved */
+  args: Record<string, unknown>
+  /** from 1 */
+  attempt: number
+  loopId?: string
+  index?: number
+  timeoutMs?: number
+  preview: boolean
+  confirmationRequired: boolean
+}
+
+/** Sleep `delayMs` before a retry, then call `retryDue` with the step and index. */
+interface WaitAction {
+  type: 'wait'
+  stepId: string
+  index?: number
+  attempt: number
+  delayMs: number
+}
+
+/** Something happened to a step: emit it as `step.<kind>`. */
+interface StepEventAction {
+  type: 'stepEvent'
+  kind: StepKind
+  stepId: string
+  tool: string
+  loopId?: string
+  confirmationRequired: boolean
+  problem?: StepProblem
+}
+
+/** The plan is over: each step's results as indexes into the results fed back. */
+interface FinishedAction {
+  type: 'finished'
+  runId: string
+  status: PlanOutcome['status']
+  steps: Record<string, { status: PlanOutcome['steps'][string]['status']; results: number[]; error?: StepProblem }>
+}
+
+/** An action the binding could not serialize. */
+interface FaultAction {
+  type: 'fault'
+  message: string
+}
+
+/** What `executePlan` drives the runtime with (see {@link executePlan}). */
+export interface PlanHooks {
+  dispatch: (calls: ModelToolCall[], options: DispatchOptions) => Promise<ToolResult[]>
+  audit?: AuditLog | undefined
+  endRun: (runId: string) => void
+}
+
+/** A call of a step as its events show it. */
+interface CallInfo {
+  callId: string
+  tool: string
+  attempt: number
+  loopId?: string
+  index?: number
+  confirmationId?: string
+}
+
+/** A step's latest call. */
+interface StepCall extends CallInfo {
+  stepId: string
+}
+
+/** What a plan event carries besides what every one does. */
+type EventFields = Omit<PlanEvent, 'type' | 'runId' | 'timestamp' | 'level' | 'message'>
+
+/** Emits a plan event (to the audit log and the listener). */
+type Emit = (type: PlanEvent['type'], level: PlanEvent['level'], message: string, fields: EventFields) => void
+
+/** What {@link drive} works with. */
+interface Driving {
+  dispatch: PlanHooks['dispatch']
+  nativePlan: NativePlan
+  runId: string
+  opts: CheckedOptions
+  /** each step's tool, by step id */
+  tools: Map<string, string>
+  emit: Emit
+  confirmationId: string | undefined
+  /** the confirmation was refused: the plan is cancelled before it starts */
+  cancelled: boolean
+  /** the plan has an audit log (which records step progress) */
+  recording: boolean
+}
+
 /** A fresh run id: `plan_<time36>_<random>`. */
-function newRunId() {
+function newRunId(): string {
   return `plan_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
 }
 
 /** The level of a step event. */
-function stepLevel(kind) {
+function stepLevel(kind: StepKind): PlanEvent['level'] {
   return kind === 'failed' || kind === 'skipped' || kind === 'cancelled' ? 'warn' : 'info'
 }
 
 /** The sentence of a step event. */
-function stepMessage(kind, stepId, tool, problem) {
+function stepMessage(kind: StepKind, stepId: string, tool: string | undefined, problem: StepProblem | undefined): string {
   const step = `Step "${stepId}"`
   const why = problem === undefined ? '' : `: ${problem.message}`
   switch (kind) {
@@ -89,7 +224,7 @@ function stepMessage(kind, stepId, tool, problem) {
  * `hooks`: `dispatch(calls, options)` runs a step's call (into the plan's audit log), `audit` is
  * that log (or undefined), `endRun(runId)` is called once the plan is over.
  */
-async function executePlan(runtime, hooks, plan, options) {
+export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: ActionPlan, options?: PlanOptions | null): Promise<PlanOutcome> {
   const opts = planOptions(options)
   const planText = jsonText('executePlan: plan', plan)
   // A step's args or a var holding Infinity or NaN would reach its tool as null (JSON.stringify's
@@ -109,14 +244,14 @@ async function executePlan(runtime, hooks, plan, options) {
   })
   const nativePlan = native(() => new NativePlan(planText, engineOptions))
   const runId = nativePlan.runId
-  const toConfirm = JSON.parse(nativePlan.confirmationSteps())
+  const toConfirm: ConfirmationRequest['steps'] = JSON.parse(nativePlan.confirmationSteps())
   if (toConfirm.length > 0 && opts.confirm === undefined) {
     throw new ToolwireError(
       'PRECONDITION_FAILED',
       `executePlan: the plan requires confirmation of steps ${toConfirm.map((s) => `"${s.id}"`).join(', ')} but options.confirm is missing`,
     )
   }
-  const tools = new Map()
+  const tools = new Map<string, string>()
   if (Array.isArray(plan.steps)) {
     for (const step of plan.steps) {
       if (step !== null && typeof step === 'object') tools.set(step.id, step.tool)
@@ -124,8 +259,8 @@ async function executePlan(runtime, hooks, plan, options) {
   }
 
   const recorder = hooks.audit?.open(runId, { kind: 'plan', plan })
-  const emit = (type, level, message, fields) => {
-    const event = { type, runId, timestamp: Date.now(), level, message, ...fields }
+  const emit: Emit = (type, level, message, fields) => {
+    const event: PlanEvent = { type, runId, timestamp: Date.now(), level, message, ...fields }
     if (recorder !== undefined) recorder.event(event)
     if (opts.onEvent === undefined) return
     try {
@@ -136,14 +271,14 @@ async function executePlan(runtime, hooks, plan, options) {
   }
 
   emit('run.started', 'info', `Plan run "${runId}" started with ${tools.size} step${tools.size === 1 ? '' : 's'}.`, {})
-  let outcome
-  let confirmation
+  let outcome: PlanOutcome
+  let confirmation: { confirmationId: string; confirmed: boolean; reason: string | undefined } | undefined
   try {
-    let confirmationId
-    let refusal
+    let confirmationId: string | undefined
+    let refusal: string | undefined
     if (toConfirm.length > 0) {
       confirmationId = `${runId}:confirmation`
-      const request = { runId, confirmationId, steps: toConfirm }
+      const request: ConfirmationRequest = { runId, confirmationId, steps: toConfirm }
       emit(
         'run.confirmationRequested',
         'info',
@@ -152,7 +287,8 @@ async function executePlan(runtime, hooks, plan, options) {
       )
       try {
         // Raced with the signal and a deadline: a confirm that never answers cancels the plan.
-        const answer = await untilAnswered('executePlan: options.confirm', () => opts.confirm(request), {
+        // (a plan with steps to confirm has a confirm: checked above)
+        const answer = await untilAnswered('executePlan: options.confirm', () => opts.confirm!(request), {
           signal: opts.signal,
           timeoutMs: opts.callbackTimeoutMs,
         })
@@ -164,7 +300,7 @@ async function executePlan(runtime, hooks, plan, options) {
           refusal = `the confirmation was refused (confirm answered ${describe(answer)})`
         }
       } catch (error) {
-        refusal = error?.code === 'TIMEOUT' ? messageOf(error) : `confirm threw: ${messageOf(error)}`
+        refusal = (error as { code?: unknown } | null | undefined)?.code === 'TIMEOUT' ? messageOf(error) : `confirm threw: ${messageOf(error)}`
       }
       if (refusal !== undefined) {
         emit('run.cancelled', 'warn', `Plan run "${runId}" was cancelled: ${refusal}.`, { confirmationId, reason: refusal })
@@ -183,7 +319,7 @@ async function executePlan(runtime, hooks, plan, options) {
       recording: recorder !== undefined,
     })
   } catch (error) {
-    if (recorder !== undefined) hooks.audit.release(recorder, { status: 'error', error: messageOf(error), confirmation: confirmation ?? null })
+    if (recorder !== undefined) hooks.audit?.release(recorder, { status: 'error', error: messageOf(error), confirmation: confirmation ?? null })
     throw error
   } finally {
     try {
@@ -194,7 +330,7 @@ async function executePlan(runtime, hooks, plan, options) {
   }
   const level = outcome.status === 'failed' ? 'error' : outcome.status === 'cancelled' ? 'warn' : 'info'
   emit('run.finished', level, `Plan run "${runId}" finished: ${outcome.status}.`, { status: outcome.status })
-  if (recorder !== undefined) hooks.audit.release(recorder, { status: outcome.status, confirmation: confirmation ?? null })
+  if (recorder !== undefined) hooks.audit?.release(recorder, { status: outcome.status, confirmation: confirmation ?? null })
   // the plan's log failed, whenever (its calls' results and audit_failed say so where it was one of theirs)
   if (recorder?.failure !== undefined) outcome.auditFailed = recorder.failure
   return outcome
@@ -204,32 +340,32 @@ async function executePlan(runtime, hooks, plan, options) {
  * Performs the engine's actions until `finished`; resolves with the PlanOutcome. Rejects only
  * for a fault (an engine error, a dispatch that rejected), after aborting the calls in flight.
  */
-function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled, recording }) {
+function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled, recording }: Driving): Promise<PlanOutcome> {
   return new Promise((resolve, reject) => {
     const controller = new AbortController()
-    const timers = new Set()
+    const timers = new Set<NodeJS.Timeout>()
     /** Every result fed back, in the order the engine received them. */
-    const results = []
+    const results: ToolResult[] = []
     /** Per step: its latest call `{ callId, tool, attempt, loopId, index }`. */
-    const lastCall = new Map()
+    const lastCall = new Map<string, StepCall>()
     let over = false
     let cancelEmitted = cancelled
 
-    const end = () => {
+    const end = (): void => {
       over = true
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
       if (opts.signal !== undefined) opts.signal.removeEventListener('abort', onAbort)
     }
-    const fail = (error) => {
+    const fail = (error: unknown): void => {
       if (over) return
       end()
       controller.abort()
       reject(error)
     }
-    const step = (call) => {
+    const step = (call: () => string): void => {
       if (over) return
-      let actions
+      let actions: PlanAction[]
       try {
         actions = JSON.parse(native(call))
       } catch (error) {
@@ -238,14 +374,14 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
       }
       perform(actions)
     }
-    const callFields = (info) =>
+    const callFields = (info: CallInfo | undefined): Pick<EventFields, keyof CallInfo> =>
       info === undefined
         ? {}
         : { callId: info.callId, tool: info.tool, attempt: info.attempt, loopId: info.loopId, index: info.index, confirmationId: info.confirmationId }
 
     // A call's events go to the listener, and its progress becomes `step.progress`, which the
     // audit log records whether or not anyone listens.
-    const forwardFor = (info) => {
+    const forwardFor = (info: StepCall): ((event: ToolExecutionEvent) => void) | undefined => {
       if (opts.onEvent === undefined && !recording) return undefined
       return (event) => {
         if (opts.onEvent !== undefined) {
@@ -265,8 +401,8 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
       }
     }
 
-    const startCall = (action) => {
-      const info = {
+    const startCall = (action: DispatchAction): void => {
+      const info: StepCall = {
         stepId: action.stepId,
         callId: action.callId,
         tool: action.tool,
@@ -276,7 +412,7 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
         confirmationId: action.confirmationRequired ? confirmationId : undefined,
       }
       lastCall.set(action.stepId, info)
-      const call = {
+      const call: ModelToolCall = {
         id: action.callId,
         name: action.tool,
         arguments: action.args,
@@ -285,7 +421,7 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
         loopId: action.loopId,
         confirmationId: info.confirmationId,
       }
-      let running
+      let running: Promise<ToolResult[]>
       try {
         running = dispatch([call], {
           runId,
@@ -310,33 +446,33 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
     // A step event carries the step's marks (its loopId for a foreach, the confirmationId when
     // it was confirmed), known from the start, and the fields of its latest call: for `started`
     // the call dispatched with it, for the end events the last attempt.
-    const stepEvent = (action, batch) => {
+    const stepEvent = (action: StepEventAction, batch: PlanAction[]): void => {
       const { kind, stepId, problem } = action
-      let info = lastCall.get(stepId)
+      let info: CallInfo | undefined = lastCall.get(stepId)
       if (kind === 'started') {
-        const first = batch.find((a) => a.type === 'dispatch' && a.stepId === stepId)
+        const first = batch.find((a): a is DispatchAction => a.type === 'dispatch' && a.stepId === stepId)
         if (first !== undefined) info = { callId: first.callId, tool: first.tool, attempt: first.attempt, loopId: first.loopId, index: first.index }
       }
       const tool = action.tool ?? info?.tool ?? tools.get(stepId)
-      const fields = { stepId, ...callFields(info), tool }
+      const fields: EventFields = { stepId, ...callFields(info), tool }
       if (action.loopId !== undefined) fields.loopId = action.loopId
       if (action.confirmationRequired === true && confirmationId !== undefined) fields.confirmationId = confirmationId
       if (problem !== undefined) fields.error = problem
       emit(`step.${kind}`, stepLevel(kind), stepMessage(kind, stepId, tool, problem), fields)
     }
 
-    const finish = (action) => {
+    const finish = (action: FinishedAction): void => {
       end()
-      const steps = {}
+      const steps: PlanOutcome['steps'] = {}
       for (const [id, summary] of Object.entries(action.steps)) {
-        const out = { status: summary.status, results: summary.results.map((at) => results[at]) }
+        const out: PlanOutcome['steps'][string] = { status: summary.status, results: summary.results.map((at) => results[at]) }
         if (summary.error !== undefined) out.error = summary.error
         steps[id] = out
       }
       resolve({ runId, status: action.status, steps, results })
     }
 
-    function perform(actions) {
+    function perform(actions: PlanAction[]): void {
       for (const action of actions) {
         if (over) return
         switch (action.type) {
@@ -363,7 +499,7 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
       }
     }
 
-    function onAbort() {
+    function onAbort(): void {
       if (over) return
       if (!cancelEmitted) {
         cancelEmitted = true
@@ -385,5 +521,3 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
     }
   })
 }
-
-module.exports = { executePlan }

@@ -1,4 +1,3 @@
-'use strict'
 // The audit log of dispatches, runs and plans: one directory per run under `audit.dir`, named by
 // the engine one-to-one from the run id (auditDirName: percent-encoded), written by the engine
 // (run.json, calls.jsonl, results.jsonl, events.jsonl, append-only). What is recorded is what
@@ -8,31 +7,54 @@
 // the engine cannot hold whole is cut and marked, one JavaScript cannot serialize is recorded by
 // its plain fields and marked, and verifyRun reports both.
 
-const path = require('node:path')
-const fs = require('node:fs')
-const { NativeAudit, auditDirName, replayRun: replayRunNative, verifyRun: verifyRunNative } = require('../native.js')
-const { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } = require('./common.js')
+import * as path from 'node:path'
+import * as fs from 'node:fs'
+import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
+import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } from './common.js'
+import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
 
-const { LogFile } = require('./protocol.generated.js')
+import { LogFile } from './protocol.generated.js'
 
 const { CALLS: CALL, RESULTS: RESULT, EVENTS: EVENT } = LogFile
 const DEFAULT_FLUSH_INTERVAL_MS = 1000
 
+/** The file a record goes to: a `LogFile` code. */
+type LogKind = (typeof LogFile)[keyof typeof LogFile]
+
+/** A checked `audit` option: the root resolved to an absolute path, the flush interval set. */
+export interface CheckedAudit {
+  dir: string
+  flushIntervalMs: number
+}
+
+/** What run.json records of a run when it opens: its kind, and what its kind adds (a plan, a wire...). */
+export interface RunInfo {
+  [key: string]: unknown
+  kind: 'dispatch' | 'run' | 'plan'
+}
+
+/** Told why a run's log failed (see {@link RunAudit.watch}). */
+export type FailureListener = (failure: string) => void
+
 /** Checks an `audit` option: `{ dir, flushIntervalMs? }`; `undefined` when not given. */
-function auditOption(where, audit) {
+export function auditOption(where: string, audit: AuditOptions): CheckedAudit
+export function auditOption(where: string, audit: unknown): CheckedAudit | undefined
+export function auditOption(where: string, audit: unknown): CheckedAudit | undefined {
   if (audit === undefined || audit === null) return undefined
   if (typeof audit !== 'object' || Array.isArray(audit)) {
     throw new TypeError(`${where} must be an object { dir, flushIntervalMs? }, got ${describe(audit)}`)
   }
   checkOptionKeys(where, audit, ['dir', 'flushIntervalMs'])
-  if (typeof audit.dir !== 'string' || audit.dir === '') {
-    throw new ToolwireError('VALIDATION_ERROR', `${where}.dir must be a non-empty path, got ${describe(audit.dir)}`)
+  // (an object whose keys are checked: these two, unchecked yet)
+  const option = audit as { dir?: unknown; flushIntervalMs?: unknown }
+  if (typeof option.dir !== 'string' || option.dir === '') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}.dir must be a non-empty path, got ${describe(option.dir)}`)
   }
-  const interval = audit.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS
+  const interval = option.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS
   if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.flushIntervalMs must be a number of milliseconds >= 0, got ${describe(interval)}`)
   }
-  const dir = path.resolve(audit.dir)
+  const dir = path.resolve(option.dir)
   checkWritableDir(where, dir)
   return { dir, flushIntervalMs: interval }
 }
@@ -43,7 +65,7 @@ function auditOption(where, audit) {
  * VALIDATION_ERROR when the option is given, naming the path and the OS error, never a log that
  * is silently off.
  */
-function checkWritableDir(where, dir) {
+function checkWritableDir(where: string, dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true })
     if (!fs.statSync(dir).isDirectory()) throw new Error('it is not a directory')
@@ -56,9 +78,13 @@ function checkWritableDir(where, dir) {
 /**
  * The directory of run `runId` under the audit root `root`: one per run id, never shared. The
  * engine names it (auditDirName) from the id's UTF-16 code units, so an id that is not
- * well-formed UTF-16 (a lone surrogate) has a directory of its own too.
+ * well-formed UTF-16 (a lone surrogate) has a directory of its own too. Run ids map to directories
+ * one-to-one: lowercase letters, digits, `-`, `_` and inner dots are kept, every other byte is
+ * percent-encoded (`team/a` is `team%2Fa`, `Run` is `%52un`, `..` is `%2E%2E`), a lone surrogate
+ * is `~u` and its hex (`a\udc00b` is `a~uDC00b`, apart from `a\ufffdb`, `a%EF%BF%BDb`); an id
+ * whose encoding passes 128 bytes is named by its start and SHA-256.
  */
-function auditRunDir(root, runId) {
+export function auditRunDir(root: string, runId: string): string {
   if (typeof root !== 'string') throw new TypeError(`auditRunDir: root must be a string, got ${describe(root)}`)
   if (typeof runId !== 'string') throw new TypeError(`auditRunDir: runId must be a string, got ${describe(runId)}`)
   return path.join(root, auditDirName(runId))
@@ -69,7 +95,7 @@ function auditRunDir(root, runId) {
  * symlink and by its real path gets one writer: the root is created when missing (the writer
  * would create it anyway) and resolved; when that fails, `dir` as given.
  */
-function canonicalRunDir(root, dir) {
+function canonicalRunDir(root: string, dir: string): string {
   try {
     fs.mkdirSync(root, { recursive: true })
     const real = path.join(fs.realpathSync.native(root), path.basename(dir))
@@ -79,26 +105,42 @@ function canonicalRunDir(root, dir) {
   }
 }
 
+/** One run directory open in this process, shared by every recorder of the run. */
+interface RunEntry {
+  /** its writer; null when it could not be opened (the recorder then writes nothing) */
+  native: NativeAudit | null
+  /** the recorders holding it */
+  refs: number
+  /** the pending flush of records that arrived after a quiet spell */
+  timer: NodeJS.Timeout | null
+  failed: boolean
+  /** why its log is not being written, once it is not */
+  failure?: string
+  runId: string
+  dir: string
+  listeners: Set<FailureListener>
+}
+
 /**
  * The run directories open in this process, by canonical path (symlinks resolved): every writer
  * of one directory is the same, whichever runtime, `audit` option or path to it opened it (two
  * would number their lines apart).
  */
-const OPEN = new Map()
+const OPEN = new Map<string, RunEntry>()
 
 /** The run directories of one audit option, shared by the dispatches of a run. */
-class AuditLog {
-  #options
-  #snapshot
+export class AuditLog {
+  #options: CheckedAudit
+  #snapshot: object
   /** the runtime's `sanitize` option as JSON text ('' for none): the engine scrubs every record with it */
-  #sanitize
+  #sanitize: string
 
   /**
    * `options`: the checked `audit` option; `snapshot`: what run.json records of the runtime's
    * settings; `sanitize`: the runtime's `sanitize` option, whose secret patterns the engine
    * applies to everything written (run.json included).
    */
-  constructor(options, snapshot, sanitize) {
+  constructor(options: CheckedAudit, snapshot: object, sanitize: SanitizeOptions | null | undefined) {
     this.#options = options
     this.#snapshot = snapshot
     this.#sanitize = sanitize === undefined || sanitize === null ? '' : jsonText('audit: the sanitize option', sanitize)
@@ -106,14 +148,15 @@ class AuditLog {
 
   /**
    * Opens (or joins) run `runId`'s directory; `info` goes into run.json. Returns the run's
-   * recorder, or undefined when the directory cannot be written (a warning says why).
+   * recorder; when the directory cannot be written, one that writes nothing, its `failure`
+   * saying why (a warning says so too).
    */
-  open(runId, info) {
+  open(runId: string, info: RunInfo): RunAudit {
     const dir = canonicalRunDir(this.#options.dir, auditRunDir(this.#options.dir, runId))
     let entry = OPEN.get(dir)
     if (entry === undefined) {
       const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
-      let handle
+      let handle: NativeAudit
       try {
         handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize, runId))
       } catch (error) {
@@ -132,9 +175,10 @@ class AuditLog {
    * Leaves the run; the last to leave closes it, merging `update` into run.json. The flush or
    * close is the recorder's last write: a failure there still reaches its `watch` listener.
    */
-  release(recorder, update) {
+  release(recorder: RunAudit, update: object): void {
     const entry = recorder.entry
-    if (entry.native === null) return
+    const handle = entry.native
+    if (handle === null) return
     entry.refs -= 1
     if (entry.refs > 0) {
       recorder.flush()
@@ -144,7 +188,7 @@ class AuditLog {
     OPEN.delete(entry.dir)
     if (entry.timer !== null) clearTimeout(entry.timer)
     try {
-      native(() => entry.native.finish(jsonText('audit: run update', { endedAt: Date.now(), ...update })))
+      native(() => handle.finish(jsonText('audit: run update', { endedAt: Date.now(), ...update })))
     } catch (error) {
       warn(entry, error)
     }
@@ -157,7 +201,7 @@ class AuditLog {
  * dispatch resolved, or at its close): it says so once, as a process warning and to every
  * recorder still watching it, which flag their results and emit `audit_failed`.
  */
-function warn(entry, error) {
+function warn(entry: RunEntry, error: unknown): void {
   if (entry.failed) return
   entry.failed = true
   entry.failure = `the audit log of run "${entry.runId}" could not be written: ${messageOf(error)}`
@@ -173,64 +217,73 @@ function warn(entry, error) {
 
 /** Records of one run: calls, results and events, in the order they happen. */
 class RunAudit {
-  constructor(entry, flushIntervalMs) {
+  /** the run directory it records into */
+  declare readonly entry: RunEntry
+  /** how long records may stay buffered, in milliseconds */
+  declare readonly interval: number
+  /** the listener given to `watch`, until released */
+  declare listener?: FailureListener
+
+  constructor(entry: RunEntry, flushIntervalMs: number) {
     this.entry = entry
     this.interval = flushIntervalMs
   }
 
   /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */
-  get failure() {
+  get failure(): string | undefined {
     return this.entry.failure
   }
 
   /** Calls `listener(failure)` if the run's log fails while this recorder holds it (until released). */
-  watch(listener) {
+  watch(listener: FailureListener): void {
     this.unwatch()
     this.listener = listener
     this.entry.listeners.add(listener)
   }
 
-  unwatch() {
+  unwatch(): void {
     if (this.listener !== undefined) this.entry.listeners.delete(this.listener)
     this.listener = undefined
   }
 
-  call(record) {
+  call(record: object): void {
     this.#record(CALL, record)
   }
 
-  result(record) {
+  result(record: object): void {
     this.#record(RESULT, record)
   }
 
-  event(record) {
+  event(record: object): void {
     this.#record(EVENT, record)
   }
 
-  flush() {
+  flush(): void {
     const entry = this.entry
-    if (entry.native === null) return
+    const handle = entry.native
+    if (handle === null) return
     try {
-      native(() => entry.native.flush())
+      native(() => handle.flush())
     } catch (error) {
       warn(entry, error)
     }
   }
 
-  #record(kind, record) {
+  #record(kind: LogKind, record: object): void {
     const entry = this.entry
-    if (entry.native === null) return
+    const handle = entry.native
+    if (handle === null) return
     try {
-      let text
+      let text: string | undefined
       try {
         text = JSON.stringify(record)
       } catch (error) {
         // A value the tool or hook handed over (a BigInt, a cycle, a throwing toJSON): the
         // record keeps its plain fields and says why the rest is missing.
         const reason = `the record cannot be serialized to JSON: ${serializeFailure(error, record)}`.slice(0, MAX_REASON)
-        native(() => entry.native.recordIncomplete(kind, headOf(record), reason, this.interval, Date.now()))
+        native(() => handle.recordIncomplete(kind, headOf(record), reason, this.interval, Date.now()))
       }
-      if (text !== undefined) native(() => entry.native.record(kind, text, this.interval, Date.now()))
+      if (text !== undefined) native(() => handle.record(kind, text, this.interval, Date.now()))
     } catch (error) {
       warn(entry, error)
       return
@@ -246,12 +299,14 @@ class RunAudit {
   }
 }
 
+export type { RunAudit }
+
 /** The longest reason recorded for a record that could not be serialized. */
 const MAX_REASON = 1024
 
 /** The JSON text of a record's top-level strings, numbers, booleans and nulls (its callId, tool, status...). */
-function headOf(record) {
-  const head = {}
+function headOf(record: object): string {
+  const head: Record<string, string | number | boolean | null> = {}
   try {
     for (const [key, value] of Object.entries(record)) {
       if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') head[key] = value
@@ -263,20 +318,20 @@ function headOf(record) {
 }
 
 /** Checks the arguments of replayRun and verifyRun: a directory, and a run id under it when given. */
-function checkRunArgs(where, dir, runId) {
+function checkRunArgs(where: string, dir: unknown, runId: unknown): void {
   if (typeof dir !== 'string') throw new TypeError(`${where}: dir must be a string, got ${describe(dir)}`)
   if (runId !== undefined && typeof runId !== 'string') throw new TypeError(`${where}: runId must be a string, got ${describe(runId)}`)
 }
 
 /**
- * Reads a run directory back: `{ run, calls, results, events, partialLines, ... }`. A final line
- * cut by a crash is counted in `partialLines`, never thrown. `replayRun(dir)` reads the run
- * directory `dir`; `replayRun(root, runId)` the run `runId` under the audit root `root`.
+ * Reads a run directory back, synchronously: `{ run, calls, results, events, partialLines, ... }`.
+ * A final line cut by a crash is counted in `partialLines`, never thrown. `replayRun(dir)` reads
+ * the run directory `dir`; `replayRun(root, runId)` the run `runId` under the audit root `root`.
  */
-function replayRun(dir, runId) {
+export function replayRun(dir: string, runId?: string): AuditReplay {
   checkRunArgs('replayRun', dir, runId)
-  const replay = JSON.parse(native(() => replayRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
-  const escaped = replay.run?.runIdEscaped
+  const replay: AuditReplay = JSON.parse(native(() => replayRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
+  const escaped: unknown = replay.run?.runIdEscaped
   if (typeof escaped === 'string') replay.run.runId = unescapedRunId(escaped)
   return replay
 }
@@ -286,17 +341,17 @@ function replayRun(dir, runId) {
  * (its `runId` then holds U+FFFD for each lone surrogate): `\uXXXX` is that code unit, `\\` a
  * backslash, any other backslash itself (the engine's escaped_id_utf16 writes it). Linear.
  */
-function unescapedRunId(escaped) {
-  return escaped.replace(/\\(?:u([0-9a-fA-F]{4})|(\\))/g, (_, hex) => (hex === undefined ? '\\' : String.fromCharCode(parseInt(hex, 16))))
+function unescapedRunId(escaped: string): string {
+  return escaped.replace(/\\(?:u([0-9a-fA-F]{4})|(\\))/g, (_: string, hex: string | undefined) => (hex === undefined ? '\\' : String.fromCharCode(parseInt(hex, 16))))
 }
 
 /**
  * Checks a run directory's invariants: `{ ok, problems: [{ callId, kind, message }] }`; as
- * replayRun, of the directory `dir` or of run `runId` under the audit root `dir`.
+ * replayRun, of the directory `dir` or of run `runId` under the audit root `dir`. The invariants:
+ * one final result per call, consecutive attempts, results after their calls, argsHash, every
+ * record written whole.
  */
-function verifyRun(dir, runId) {
+export function verifyRun(dir: string, runId?: string): AuditVerification {
   checkRunArgs('verifyRun', dir, runId)
   return JSON.parse(native(() => verifyRunNative(runId === undefined ? dir : auditRunDir(dir, runId))))
 }
-
-module.exports = { AuditLog, auditOption, auditRunDir, replayRun, verifyRun }
