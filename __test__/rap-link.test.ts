@@ -3,7 +3,6 @@
 // src/rap.rs and toolwire_rap::RapEvent::to_json.
 import { describe, expect, it } from 'vitest'
 
-// @ts-expect-error lib/rap.js is CommonJS without declarations
 import { RapLink, toolsetOptions } from '../dist/rap.js'
 
 type Deliver = (text: string) => void

@@ -1,4 +1,3 @@
-'use strict'
 // Remote tools over the Reactive Agent Protocol (RAP). The transport runs in Rust (NativeRap, on
 // a tokio runtime of its own); this layer keeps what cannot cross the boundary: the promises of
 // calls in flight (by ticket), their AbortSignals, the handle that keeps Node alive while
@@ -7,21 +6,34 @@
 // Every outcome and event crosses back through one callback, as one JSON text array per
 // crossing (see src/rap.rs for the messages).
 
-const binding = require('../native.js')
-const { featuresOf, requireFeature } = require('./binding.js')
-const { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } = require('./common.js')
-const { scrubSecrets } = require('./sanitize.js')
+import binding = require('../native.js')
+import type { NativeRap } from '../native.js'
+import { featuresOf, requireFeature } from './binding.js'
+import { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } from './common.js'
+import { scrubSecrets } from './sanitize.js'
+import type {
+  AgentToolResult,
+  AgentToolUpdateCallback,
+  ContentBlock,
+  ErrorCode,
+  HistoryCall,
+  RapEvent,
+  RapToolsetOptions,
+  ToolDefinition,
+  ToolResultMessage,
+  Wire,
+} from './types.js'
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
-const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
+export const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
 /** Marks a remote tool: unregistering it frees its name in the transport too. */
-const REMOTE = Symbol('toolwire.remoteTool')
+export const REMOTE = Symbol('toolwire.remoteTool')
 /** The synthetic call a subscription event is delivered to the model as. Never a real tool. */
-const INJECTED_TOOL = 'receive_event__injected'
+export const INJECTED_TOOL = 'receive_event__injected'
 /** The built-in tool ending a subscription of the calling thread. */
-const CANCEL_TOOL = 'cancel_subscription'
+export const CANCEL_TOOL = 'cancel_subscription'
 /** Names a toolset may not expose: toolwire's own. */
-const RESERVED = new Set([INJECTED_TOOL, CANCEL_TOOL])
+export const RESERVED: ReadonlySet<string> = new Set([INJECTED_TOOL, CANCEL_TOOL])
 const MAX_TICKET = 0xffffffff
 /**
  * Subscription events a thread keeps while no run watches it, for the next run on it: at most
@@ -32,10 +44,174 @@ const BACKLOG_EVENTS = 256
 const BACKLOG_CHARS = 1 << 20
 /** Longer than any call lives; the interval only keeps the loop alive while it is ref'd. */
 const HOLD_MS = 0x7fffffff
-const noop = () => {}
+const noop = (): void => {}
+
+/** What a tool given the dispatch context ({@link DISPATCH_CONTEXT}) gets as execute's fifth argument. */
+export interface DispatchContext {
+  /** the dispatch's thread (its `groupId`, else its run's) */
+  groupId: string
+  runId?: string
+  userId?: string
+  threadAncestors?: string[]
+}
+
+/**
+ * A tool toolwire defines itself, given the dispatch context ({@link DISPATCH_CONTEXT}) as
+ * execute's fifth argument: a remote tool ({@link remoteTool}, marked {@link REMOTE}) or
+ * `cancel_subscription` ({@link cancelSubscriptionTool}).
+ */
+export interface ContextTool<TParams = unknown> extends Omit<ToolDefinition<TParams>, 'execute'> {
+  execute(
+    toolCallId: string,
+    params: TParams,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback | undefined,
+    context: DispatchContext,
+  ): AgentToolResult<RemoteDetails> | Promise<AgentToolResult<RemoteDetails>>
+  [DISPATCH_CONTEXT]: true
+  [REMOTE]?: true
+}
+
+/** What {@link toolsetOptions} makes of `addRapToolset`'s options. */
+export interface ToolsetSetup {
+  /** the tools' own deadline */
+  timeoutMs: number | undefined
+  /** the callback server's options (`{ bind, publicUrl, maxCallbackBytes }`), JSON text */
+  server: string
+  /** the toolset's own (`{ prefix, retry, headers }`), JSON text */
+  toolset: string
+}
+
+/** A tool of a loaded toolset, as the transport reports it. */
+export interface RemoteToolDef {
+  name: string
+  description: string
+  /** JSON Schema of the arguments */
+  parameters: object
+}
+
+/** One item of a RAP `tool_result`'s `content`. */
+type RapContentItem = RapTextItem | { type: 'image'; data: string; mediaType: string }
+interface RapTextItem {
+  type: 'text'
+  text: string
+}
+
+/** A RAP `tool_result` as the tool server sent it (the parts read here). */
+interface RapToolResult {
+  text?: string
+  content?: RapContentItem[]
+  display_as?: unknown[]
+  subscription?: boolean
+}
+
+/** What a remote tool's value keeps in `details` of its `tool_result`. */
+export interface RemoteDetails {
+  display_as?: unknown[]
+  subscription?: true
+}
+
+// The messages of a crossing (src/rap.rs): the answers under a ticket, and the events.
+
+/** A toolset loaded: what {@link RapLink.load} resolves with. */
+export interface LoadedToolset {
+  kind: 'loaded'
+  ticket: number
+  /** the toolset's name */
+  toolset: string
+  tools: RemoteToolDef[]
+}
+/** A call's `tool_result`; `code` when it stands for a callback the server refused. */
+interface ResultMessage {
+  kind: 'result'
+  ticket: number
+  error: boolean
+  result: RapToolResult
+  code?: 'LIMIT_EXCEEDED' | 'EXECUTION_ERROR'
+}
+/** A load, call or request that failed (`status`: the HTTP status that rejected an invocation). */
+interface FailedMessage {
+  kind: 'failed'
+  ticket: number
+  code: ErrorCode
+  message: string
+  status?: number
+}
+/** A call that ended without a result (a cancel was sent). */
+interface EndedMessage {
+  kind: 'timeout' | 'cancelled'
+  ticket: number
+}
+/** A `closeThread` or `answerUserChoice` finished. */
+interface DoneMessage {
+  kind: 'done'
+  ticket: number
+}
+interface EventMessage {
+  kind: 'event'
+  event: RapEvent
+}
+/** What a ticket's promise resolves with. */
+type Answer = LoadedToolset | ResultMessage | EndedMessage | DoneMessage
+/** What a call's ticket is answered with. */
+type CallAnswer = ResultMessage | EndedMessage
+type Message = Answer | FailedMessage | EventMessage
+
+/**
+ * What RapLink uses of the transport: NativeRap's methods (a stand-in in tests). Their results
+ * are not read, but for `cancelSubscription`'s.
+ */
+export type RapTransport = {
+  [K in keyof NativeRap]: K extends 'cancelSubscription' ? NativeRap[K] : (...args: Parameters<NativeRap[K]>) => void
+}
+
+/** The transport's class: `new Transport(serverOptionsJson, deliver)`, `deliver` given each crossing's JSON text. */
+export type RapTransportClass = new (options: string, deliver: (messages: string) => void) => RapTransport
+
+/** `value` with its secrets replaced (the same shape). */
+export type Scrub = <T>(value: T) => T
+
+/**
+ * A subscription event queued for a run, as the model is given it (the call that opened the
+ * subscription is unknown once its thread closed: null).
+ */
+export interface InjectedEvent {
+  original_tool_name: string | null
+  original_tool_call_id: string
+  original_args: unknown
+  text: string
+}
+
+/** A run's view of a thread's subscription events: see {@link RapLink.watch}. */
+export interface SubscriptionWatch {
+  size(): number
+  take(): InjectedEvent[]
+  close(): void
+}
+
+/** A call in flight (see RapLink's #calls). */
+interface InFlight {
+  key: string
+  toolName: string
+  args: unknown
+  final: boolean
+}
+
+/** A ticket's promise waiting for its answer; `call`: the entry of #calls of the call it runs. */
+interface Pending {
+  resolve: (message: Answer) => void
+  reject: (error: unknown) => void
+  call: InFlight | undefined
+}
+
+/** Subscription events kept for the next run on a thread, and their text size. */
+interface Backlog {
+  events: InjectedEvent[]
+  chars: number
+}
 
 /** The callback server's options and the toolset's own, split and checked. */
-function toolsetOptions(options) {
+export function toolsetOptions(options: RapToolsetOptions | undefined): ToolsetSetup {
   if (options === undefined) options = {}
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`addRapToolset: options must be an object, got ${describe(options)}`)
@@ -44,7 +220,7 @@ function toolsetOptions(options) {
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.timeoutMs must be a positive number, got ${describe(timeoutMs)}`)
   }
-  for (const [key, value] of [['bind', bind], ['publicUrl', publicUrl], ['prefix', prefix]]) {
+  for (const [key, value] of [['bind', bind], ['publicUrl', publicUrl], ['prefix', prefix]] as const) {
     if (value !== undefined && typeof value !== 'string') {
       throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.${key} must be a string, got ${describe(value)}`)
     }
@@ -63,8 +239,8 @@ function toolsetOptions(options) {
 }
 
 /** A tool's value from a RAP `tool_result`: text and image blocks; `display_as` kept in details. */
-function valueOf(result) {
-  let content
+function valueOf(result: RapToolResult): AgentToolResult<RemoteDetails> {
+  let content: ContentBlock[]
   if (Array.isArray(result.content)) {
     content = result.content.map((item) =>
       item.type === 'image' ? { type: 'image', data: item.data, mimeType: item.mediaType } : { type: 'text', text: item.text },
@@ -72,26 +248,26 @@ function valueOf(result) {
   } else {
     content = [{ type: 'text', text: typeof result.text === 'string' ? result.text : '' }]
   }
-  const details = {}
+  const details: RemoteDetails = {}
   if (result.display_as !== undefined) details.display_as = result.display_as
   if (result.subscription === true) details.subscription = true
   return Object.keys(details).length === 0 ? { content } : { content, details }
 }
 
 /** The text a `tool_result` reports an error with (its text, else its first text item). */
-function errorText(result) {
+function errorText(result: RapToolResult): string {
   if (typeof result.text === 'string') return result.text
-  const item = Array.isArray(result.content) ? result.content.find((i) => i.type === 'text') : undefined
+  const item = Array.isArray(result.content) ? result.content.find((i): i is RapTextItem => i.type === 'text') : undefined
   return item === undefined ? 'Error: the remote tool failed' : item.text
 }
 
 /** The text size of a queued subscription event. */
-function charsOf(event) {
+function charsOf(event: InjectedEvent): number {
   return typeof event.text === 'string' ? event.text.length : 0
 }
 
 /** Removes the queued events of call `callId`, in place; returns the text size removed. */
-function dropEventsOf(queue, callId) {
+function dropEventsOf(queue: InjectedEvent[], callId: string): number {
   let kept = 0
   let dropped = 0
   for (const event of queue) {
@@ -102,7 +278,7 @@ function dropEventsOf(queue, callId) {
   return dropped
 }
 
-function keyOf(groupId, callId) {
+function keyOf(groupId: string, callId: string): string {
   return `${groupId.length}:${groupId}${callId}`
 }
 
@@ -110,38 +286,38 @@ function keyOf(groupId, callId) {
  * The RAP side of one ToolRuntime. The native transport starts with the first toolset; until
  * then nothing runs and nothing holds the process.
  */
-class RapLink {
+export class RapLink {
   /** the transport's class: NativeRap, or a stand-in in tests */
-  #Transport
-  #native = null
+  #Transport: RapTransportClass
+  #native: RapTransport | null = null
   /** the callback server's options the transport was started with (JSON text) */
-  #server = null
+  #server: string | null = null
   /** whether a toolset ever loaded (then the transport and its options stay) */
   #loaded = false
   /** ticket -> { resolve, reject, call? }: `call` is the call's entry of #calls */
-  #pending = new Map()
+  #pending = new Map<number, Pending>()
   #nextTicket = 1
   /** an interval while anything is in flight, so Node waits for it (and this link stays reachable) */
-  #hold = null
+  #hold: ReturnType<typeof setInterval> | null = null
   /** `(event) => void`: where RAP events go (the runtime-level onEvent) */
-  #emit
+  #emit: (event: RapEvent) => void
   /** `(value) => value`: the value with its secrets replaced (one call per crossing's events) */
-  #scrub
+  #scrub: Scrub
   /** groupId -> Set of queues of runs watching that thread */
-  #watchers = new Map()
+  #watchers = new Map<string, Set<InjectedEvent[]>>()
   /** groupId -> { events, chars }: subscription events no run has taken yet (no run watching) */
-  #backlogs = new Map()
+  #backlogs = new Map<string, Backlog>()
   /**
    * keyOf(groupId, callId) -> { key, toolName, args, final }: calls in flight (an event may
    * overtake its result). `final`: the call's final subscription event came first, so its result
    * opens no subscription.
    */
-  #calls = new Map()
+  #calls = new Map<string, InFlight>()
   /** keyOf(groupId, callId) -> { toolName, args }: open subscriptions */
-  #subscriptions = new Map()
+  #subscriptions = new Map<string, { toolName: string; args: unknown }>()
 
   /** the binding's optional parts (`features()`): a build without `rap` refuses to load toolsets */
-  #features
+  #features: readonly string[]
 
   /** `Transport`: the transport's class, constructed as `new Transport(serverOptionsJson, deliver)`. */
   /**
@@ -149,7 +325,12 @@ class RapLink {
    * runtime's `sanitize` kinds), applied to every event's message before anything reads it;
    * `features`: the binding's optional parts (a stand-in list in tests).
    */
-  constructor(emit, Transport = binding.NativeRap, scrub = (value) => scrubSecrets(value, 'a RAP event'), features = featuresOf(binding)) {
+  constructor(
+    emit: (event: RapEvent) => void,
+    Transport: RapTransportClass = binding.NativeRap,
+    scrub: Scrub = (value) => scrubSecrets(value, 'a RAP event'),
+    features: readonly string[] = featuresOf(binding),
+  ) {
     this.#emit = emit
     this.#Transport = Transport
     this.#scrub = scrub
@@ -157,7 +338,7 @@ class RapLink {
   }
 
   /** Starts the transport with these callback server options, or checks they are the ones in use. */
-  #start(server) {
+  #start(server: string): void {
     if (this.#native !== null) {
       if (server !== this.#server && server !== '{}') {
         throw new ToolwireError(
@@ -171,7 +352,7 @@ class RapLink {
     // dropped by its owner (with nothing in flight) can be collected, and its transport with it.
     const link = new WeakRef(this)
     const Transport = this.#Transport
-    this.#native = native(() => new Transport(server, (messages) => {
+    this.#native = native(() => new Transport(server, (messages: string) => {
       const runtime = link.deref()
       if (runtime !== undefined) runtime.#receive(messages)
     }))
@@ -179,10 +360,12 @@ class RapLink {
   }
 
   /** Fetches and validates a toolset; resolves with `{ toolset, tools: [{ name, description, parameters }] }`. */
-  load(baseUrl, options) {
+  load(baseUrl: string, options: ToolsetSetup): Promise<LoadedToolset> {
     requireFeature(this.#features, 'rap', 'addRapToolset')
     this.#start(options.server)
-    return this.#request((ticket) => this.#native.load(ticket, baseUrl, options.toolset)).then(
+    // (#start started the transport)
+    const transport = this.#native as RapTransport
+    return this.#request<LoadedToolset>((ticket) => transport.load(ticket, baseUrl, options.toolset)).then(
       (loaded) => {
         this.#loaded = true
         return loaded
@@ -200,12 +383,12 @@ class RapLink {
   }
 
   /** Forgets the toolset exposing `tool` (a load the runtime could not complete). */
-  unload(tool) {
+  unload(tool: string): void {
     if (this.#native !== null) this.#native.unload(tool)
   }
 
   /** Forgets one remote tool (unregistered): its name can be loaded again. */
-  unloadTool(tool) {
+  unloadTool(tool: string): void {
     if (this.#native !== null) this.#native.unloadTool(tool)
   }
 
@@ -214,27 +397,35 @@ class RapLink {
    * threadAncestors? }`: resolves with the tool's value, rejects with the error the model sees. An
    * abort of `signal` (timeout or cancel) sends a cancel.
    */
-  call(tool, callId, args, signal, { groupId, userId, threadAncestors }) {
-    let argsText
+  call(
+    tool: string,
+    callId: string,
+    args: unknown,
+    signal: AbortSignal | undefined,
+    { groupId, userId, threadAncestors }: DispatchContext,
+  ): Promise<AgentToolResult<RemoteDetails>> {
+    let argsText: string
     try {
       argsText = JSON.stringify(args === undefined ? {} : args)
     } catch (error) {
       return Promise.reject(new Error(`the arguments cannot be sent: ${serializeFailure(error, args)}`))
     }
     const head = JSON.stringify({ tool, id: callId, callId, groupId, userId, threadAncestors })
-    let onAbort
+    let onAbort: (() => void) | undefined
     const ticket = this.#ticket()
     const key = keyOf(groupId, callId)
-    const inFlight = { key, toolName: tool, args, final: false }
-    const outcome = this.#request(() => this.#native.invoke(ticket, head, argsText), ticket, inFlight)
+    const inFlight: InFlight = { key, toolName: tool, args, final: false }
+    // (a remote tool exists only once its toolset loaded, and the transport then stays)
+    const transport = this.#native as RapTransport
+    const outcome = this.#request<CallAnswer>(() => transport.invoke(ticket, head, argsText), ticket, inFlight)
     this.#calls.set(key, inFlight)
     if (signal !== undefined) {
-      onAbort = () => this.#native.abort(ticket)
+      onAbort = () => transport.abort(ticket)
       if (signal.aborted) onAbort()
       else signal.addEventListener('abort', onAbort, { once: true })
     }
-    const ended = () => {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+    const ended = (): void => {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
       this.#calls.delete(key)
     }
     return outcome.then(
@@ -250,11 +441,11 @@ class RapLink {
   }
 
   /** A call's value from its message (its subscription, if any, was recorded by #answer). */
-  #settle(tool, message) {
+  #settle(tool: string, message: CallAnswer): AgentToolResult<RemoteDetails> {
     switch (message.kind) {
       case 'result':
         if (message.error) {
-          const error = new Error(errorText(message.result))
+          const error: Error & { [OVER_LIMIT_MARK]?: true } = new Error(errorText(message.result))
           // a result the callback server refused over maxCallbackBytes or the depth limit
           if (message.code === 'LIMIT_EXCEEDED') error[OVER_LIMIT_MARK] = true
           throw error
@@ -268,28 +459,31 @@ class RapLink {
   }
 
   /** `POST /close_thread` to every server; the thread's subscriptions are forgotten. */
-  closeThread(groupId) {
+  closeThread(groupId: string): Promise<void> {
     for (const [key] of this.#subscriptionsOf(groupId)) this.#subscriptions.delete(key)
     this.#backlogs.delete(groupId)
     // Runs still on it hear nothing more of its subscriptions.
     for (const queue of this.#watchers.get(groupId) ?? []) queue.length = 0
-    if (this.#native === null) return Promise.resolve()
-    return this.#request((ticket) => this.#native.closeThread(ticket, groupId)).then(noop)
+    const transport = this.#native
+    if (transport === null) return Promise.resolve()
+    return this.#request<DoneMessage>((ticket) => transport.closeThread(ticket, groupId)).then(noop)
   }
 
   /**
    * POSTs `{ id, selected }` to the `response_url` of pending user choice `id` of thread
    * `groupId` (without one: the only pending choice with that id; several are refused).
    */
-  answerUserChoice(id, selected, groupId) {
-    if (this.#native === null) return Promise.reject(new ToolwireError('NOT_FOUND', `no pending user choice ${JSON.stringify(id)}`))
-    return this.#request((ticket) => this.#native.answerUserChoice(ticket, id, selected, groupId)).then(noop)
+  answerUserChoice(id: string, selected: number, groupId?: string): Promise<void> {
+    const transport = this.#native
+    if (transport === null) return Promise.reject(new ToolwireError('NOT_FOUND', `no pending user choice ${JSON.stringify(id)}`))
+    return this.#request<DoneMessage>((ticket) => transport.answerUserChoice(ticket, id, selected, groupId)).then(noop)
   }
 
   /** Ends subscription `callId` of thread `groupId`: later events are refused, a cancel is sent. */
-  cancelSubscription(groupId, callId) {
+  cancelSubscription(groupId: string, callId: string): boolean {
     const key = keyOf(groupId, callId)
-    const open = this.#native !== null && native(() => this.#native.cancelSubscription(groupId, callId))
+    const transport = this.#native
+    const open = transport !== null && native(() => transport.cancelSubscription(groupId, callId))
     this.#subscriptions.delete(key)
     for (const queue of this.#watchers.get(groupId) ?? []) dropEventsOf(queue, callId)
     const backlog = this.#backlogs.get(groupId)
@@ -304,12 +498,12 @@ class RapLink {
    * The ids of the calls of thread `groupId` whose subscription is open as this link knows it
    * (opened by their result, not yet ended by a final event, a cancel or closeThread), sorted.
    */
-  openSubscriptions(groupId) {
+  openSubscriptions(groupId: string): string[] {
     return [...this.#subscriptionsOf(groupId)].map(([, callId]) => callId).sort()
   }
 
   /** The open subscriptions of thread `groupId`, as [key, callId]. */
-  *#subscriptionsOf(groupId) {
+  *#subscriptionsOf(groupId: string): Generator<[key: string, callId: string]> {
     const prefix = keyOf(groupId, '')
     for (const key of [...this.#subscriptions.keys()]) if (key.startsWith(prefix)) yield [key, key.slice(prefix.length)]
   }
@@ -320,10 +514,10 @@ class RapLink {
    * `{ original_tool_name, original_tool_call_id, original_args, text }`; `size()` how many wait;
    * `close()` stops watching, and events not taken go back to the thread for the next run.
    */
-  watch(groupId) {
+  watch(groupId: string): SubscriptionWatch {
     const backlog = this.#backlogs.get(groupId)
     this.#backlogs.delete(groupId)
-    const queue = backlog === undefined ? [] : backlog.events
+    const queue: InjectedEvent[] = backlog === undefined ? [] : backlog.events
     /** the events this watcher alone was given (the thread's backlog) */
     const kept = new Set(queue)
     let set = this.#watchers.get(groupId)
@@ -348,7 +542,7 @@ class RapLink {
   }
 
   /** Keeps an event for the next run on `groupId` (no run watches it now). */
-  #keep(groupId, event) {
+  #keep(groupId: string, event: InjectedEvent): void {
     let backlog = this.#backlogs.get(groupId)
     if (backlog === undefined) this.#backlogs.set(groupId, (backlog = { events: [], chars: 0 }))
     backlog.events.push(event)
@@ -357,14 +551,15 @@ class RapLink {
   }
 
   /** Drops a backlog's oldest events past its bounds, and the backlog once empty. */
-  #trimBacklog(groupId, backlog) {
+  #trimBacklog(groupId: string, backlog: Backlog): void {
     while (backlog.events.length > BACKLOG_EVENTS || (backlog.chars > BACKLOG_CHARS && backlog.events.length > 1)) {
-      backlog.chars -= charsOf(backlog.events.shift())
+      // (the loop's test: there is one)
+      backlog.chars -= charsOf(backlog.events.shift() as InjectedEvent)
     }
     if (backlog.events.length === 0) this.#backlogs.delete(groupId)
   }
 
-  #ticket() {
+  #ticket(): number {
     const ticket = this.#nextTicket
     this.#nextTicket = ticket === MAX_TICKET ? 1 : ticket + 1
     return ticket
@@ -374,15 +569,16 @@ class RapLink {
    * Starts native work under a ticket; the promise settles with its message. `call`: the entry
    * of #calls of the call the ticket runs, if it runs one.
    */
-  #request(start, ticket = this.#ticket(), call = undefined) {
-    return new Promise((resolve, reject) => {
+  #request<A extends Answer>(start: (ticket: number) => void, ticket: number = this.#ticket(), call: InFlight | undefined = undefined): Promise<A> {
+    return new Promise<A>((resolve, reject) => {
       native(() => start(ticket))
-      this.#pending.set(ticket, { resolve, reject, call })
+      // (the transport answers a ticket with what its method says: `A`)
+      this.#pending.set(ticket, { resolve: resolve as (message: Answer) => void, reject, call })
       if (this.#pending.size === 1) this.#holdOpen(true)
     })
   }
 
-  #holdOpen(on) {
+  #holdOpen(on: boolean): void {
     if (on) {
       // The interval's callback keeps this link reachable while it waits for the transport.
       if (this.#hold === null) this.#hold = setInterval(() => this.#pending, HOLD_MS)
@@ -393,15 +589,15 @@ class RapLink {
   }
 
   /** The one receiver of everything the transport reports; never throws back into Rust. */
-  #receive(text) {
-    let messages
+  #receive(text: string): void {
+    let messages: Message[]
     try {
       messages = JSON.parse(text)
     } catch (error) {
       process.emitWarning(`toolwire: unreadable RAP messages: ${messageOf(error)}`, 'ToolwireWarning')
       return
     }
-    let events
+    let events: RapEvent[]
     try {
       events = this.#scrubbedEvents(messages)
     } catch (error) {
@@ -422,13 +618,13 @@ class RapLink {
     }
   }
 
-  #answer(message) {
+  #answer(message: Exclude<Message, EventMessage>): void {
     const pending = this.#pending.get(message.ticket)
     if (pending === undefined) return
     this.#pending.delete(message.ticket)
     if (this.#pending.size === 0) this.#holdOpen(false)
     if (message.kind === 'failed') {
-      const error = new ToolwireError(message.code, message.message)
+      const error: ToolwireError & { status?: number; retryable?: boolean } = new ToolwireError(message.code, message.message)
       if (message.status !== undefined) error.status = message.status
       // A 4xx is the server's final word: retrying the same call cannot help.
       if (message.status !== undefined && message.status < 500) error.retryable = false
@@ -448,14 +644,15 @@ class RapLink {
    * sends reaches onEvent and (subscription events) the model, so it is scrubbed as a tool's
    * result is. The ids stay as they are: they key the subscriptions.
    */
-  #scrubbedEvents(messages) {
+  #scrubbedEvents(messages: Message[]): RapEvent[] {
     const raw = messages.filter((message) => message.kind === 'event').map((message) => message.event)
     if (raw.length === 0) return []
     const scrubbed = this.#scrub(raw.map(({ type, callId, groupId, ...sent }) => sent))
-    return raw.map(({ type, callId, groupId }, i) => ({ type, callId, groupId, ...scrubbed[i] }))
+    // (each the event it was, its secrets replaced)
+    return raw.map(({ type, callId, groupId }, i) => ({ type, callId, groupId, ...scrubbed[i] }) as RapEvent)
   }
 
-  #event(event) {
+  #event(event: RapEvent): void {
     if (event.type === 'rap_subscription_event') {
       const key = keyOf(event.groupId, event.callId)
       const subscription = this.#subscriptions.get(key) ?? this.#calls.get(key)
@@ -467,7 +664,7 @@ class RapLink {
         const inFlight = this.#calls.get(key)
         if (inFlight !== undefined) inFlight.final = true
       }
-      const injected = {
+      const injected: InjectedEvent = {
         original_tool_name: subscription?.toolName ?? null,
         original_tool_call_id: event.callId,
         original_args: subscription?.args ?? null,
@@ -482,8 +679,8 @@ class RapLink {
 }
 
 /** The ToolDefinition of a remote tool: its execute delegates to the transport. */
-function remoteTool(link, def, timeoutMs) {
-  const tool = {
+export function remoteTool(link: RapLink, def: RemoteToolDef, timeoutMs: number | undefined): ContextTool {
+  const tool: ContextTool = {
     name: def.name,
     description: def.description,
     parameters: def.parameters,
@@ -498,7 +695,7 @@ function remoteTool(link, def, timeoutMs) {
 }
 
 /** The built-in `cancel_subscription`: ends a subscription of the calling thread only. */
-function cancelSubscriptionTool(link) {
+export function cancelSubscriptionTool(link: RapLink): ContextTool<{ tool_call_id: string }> {
   return {
     name: CANCEL_TOOL,
     description:
@@ -524,8 +721,8 @@ function cancelSubscriptionTool(link) {
  * The history items delivering queued subscription events to the model: per event a synthetic
  * assistant call of `receive_event__injected` and its result, in the wire's own shapes.
  */
-function injectedMessages(runtime, wire, events, newId) {
-  const messages = []
+export function injectedMessages(runtime: HistoryEncoders, wire: Wire, events: InjectedEvent[], newId: () => string): object[] {
+  const messages: object[] = []
   for (const event of events) {
     const id = newId()
     const args = {
@@ -536,7 +733,8 @@ function injectedMessages(runtime, wire, events, newId) {
     messages.push(...runtime.encodeToolCalls([{ id, name: INJECTED_TOOL, arguments: JSON.stringify(args) }], wire))
     messages.push(
       ...runtime.encodeResults(
-        [{ role: 'toolResult', toolCallId: id, toolName: INJECTED_TOOL, content: [{ type: 'text', text: event.text }], isError: false }],
+        // (an encoder reads neither `details` nor `timestamp`: they never reach a wire)
+        [{ role: 'toolResult', toolCallId: id, toolName: INJECTED_TOOL, content: [{ type: 'text', text: event.text }], isError: false } as ToolResultMessage],
         wire,
       ),
     )
@@ -544,15 +742,8 @@ function injectedMessages(runtime, wire, events, newId) {
   return messages
 }
 
-module.exports = {
-  RapLink,
-  DISPATCH_CONTEXT,
-  REMOTE,
-  INJECTED_TOOL,
-  CANCEL_TOOL,
-  RESERVED,
-  toolsetOptions,
-  remoteTool,
-  cancelSubscriptionTool,
-  injectedMessages,
+/** What {@link injectedMessages} uses of the runtime: its history encoders (a ToolRuntime's). */
+export interface HistoryEncoders {
+  encodeToolCalls(turn: HistoryCall[], wire: Wire): object[]
+  encodeResults(results: ToolResultMessage[], wire: Wire): object[]
 }

@@ -1,17 +1,80 @@
-'use strict'
 // The agent loop: call the model with the history and the tool definitions, decode its streamed
 // answer, run the calls through the runtime, append both to the history in the wire's own shape,
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-const { ToolwireError, checkWire, describe, messageOf, checkOptionKeys } = require('./common.js')
-const { ABORTED, untilAnswered, callbackTimeout } = require('./callback.js')
+import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys } from './common.js'
+import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
+import type { InjectedEvent, SubscriptionWatch } from './rap.js'
+import type {
+  AssembledToolCall,
+  AssembledTurn,
+  DecoderOptions,
+  DefinitionOptions,
+  DispatchOptions,
+  HistoryTurn,
+  ModelRequest,
+  RunEvent,
+  RunOptions,
+  RunOutcome,
+  RunStep,
+  RunStopReason,
+  StreamEvent,
+  ToolResult,
+  Wire,
+} from './types.js'
 
 const DEFAULT_MAX_STEPS = 20
 
+/**
+ * Thrown inside a run when its signal aborted while a callback or the model's error body was
+ * awaited: the run's catch reads the aborted signal as the stop reason, so it never leaves the
+ * run (no ToolwireError: it has no code, and none of the public codes is this).
+ */
+class RunAborted extends Error {}
+
+/** What a run uses of its runtime (a ToolRuntime). */
+export interface RunRuntime {
+  definitions(target: Wire, options?: DefinitionOptions): { tools: object[] }
+  encodeToolCalls(turn: HistoryTurn, wire: Wire): object[]
+  encodeResults(results: ToolResult[], wire: Wire): object[]
+}
+
+/** A wire's stream decoder (a StreamDecoder). */
+export interface TurnDecoder {
+  push(chunk: Uint8Array | ArrayBuffer | string): StreamEvent[]
+  pushEvent(event: unknown): StreamEvent[]
+  finish(): AssembledTurn
+}
+
+/** What a run records its events into: a recorder of its audit log (ts/audit.js). */
+export interface RunRecorder {
+  event(record: RunEvent): void
+  /** why the run's log is not being written, else undefined */
+  readonly failure: string | undefined
+}
+
+/** The audit log a run records into (ts/audit.js): `open` joins the run, `release` leaves it. */
+export interface RunAuditLog {
+  open(runId: string, info: { kind: 'run'; wire: Wire; maxSteps: number }): RunRecorder
+  release(recorder: RunRecorder, update: { stopReason: RunStopReason }): void
+}
+
+/** What {@link runLoop} drives the runtime with (see there). */
+export interface RunHooks {
+  decoderOf: (wire: Wire, options: DecoderOptions) => TurnDecoder
+  dispatch: (calls: AssembledToolCall[], options: DispatchOptions) => Promise<ToolResult[]>
+  audit: RunAuditLog | undefined
+  newRunId: () => string
+  endRun: (runId: string) => void
+  watchEvents?: (groupId: string) => SubscriptionWatch
+  injectedMessages: (wire: Wire, events: InjectedEvent[]) => object[]
+  closeThread?: (groupId: string) => Promise<void> | void
+}
+
 /** The request body of one model call, in the wire's own shape. */
-function requestBody(wire, messages, tools, toolChoice) {
-  const body = {}
+export function requestBody<W extends Wire>(wire: W, messages: object[], tools: object[], toolChoice: unknown): ModelRequest<W> {
+  const body: RequestBody = {}
   switch (wire) {
     case 'openai-responses':
       body.input = messages
@@ -32,22 +95,48 @@ function requestBody(wire, messages, tools, toolChoice) {
     // Chat Completions streams carry usage only when asked (a last chunk without choices).
     if (wire === 'openai-chat') body.stream_options = { include_usage: true }
   }
-  return body
+  // (the keys of wire `W`'s request, set above)
+  return body as ModelRequest<W>
+}
+
+/** Every key a request body of some wire has (see {@link ModelRequests}). */
+interface RequestBody {
+  messages?: object[]
+  input?: object[]
+  contents?: object[]
+  tools?: object[]
+  toolConfig?: unknown
+  tool_choice?: unknown
+  stream?: true
+  stream_options?: { include_usage: true }
+}
+
+/** The items of a model's answer, read by {@link itemsOf}. */
+type Body = ReadableStream<unknown> | AsyncIterable<unknown> | Iterable<unknown>
+
+/** Whether `answer` is a fetch Response (it has `arrayBuffer()` and a `body`). */
+function isResponse(answer: unknown): answer is Response {
+  return answer !== null && typeof answer === 'object' && typeof (answer as Partial<Response>).arrayBuffer === 'function' && 'body' in answer
+}
+
+/** Whether `value` has a method under `key`. */
+function hasMethod(value: object, key: PropertyKey): boolean {
+  return typeof (value as Record<PropertyKey, unknown>)[key] === 'function'
 }
 
 /**
  * The items of a model's answer: a fetch Response's body, a ReadableStream or an (async)
  * iterable; a whole answer (text, bytes, an SDK's response object) is the one item.
  */
-async function bodyOf(answer, signal) {
-  if (answer !== null && typeof answer === 'object' && typeof answer.arrayBuffer === 'function' && 'body' in answer) {
+async function bodyOf(answer: unknown, signal: AbortSignal | undefined): Promise<Body> {
+  if (isResponse(answer)) {
     if (answer.ok === false) {
       let text = ''
       let more = false
       try {
         // Raced with the signal: an error body that stalls cannot hold the run past an abort.
         const got = await untilAnswered("run: the model's error body", () => errorBodyHead(answer), { signal })
-        if (got === ABORTED) throw new ToolwireError('ABORTED', "run: the signal aborted while the model's error body was read")
+        if (got === ABORTED) throw new RunAborted("run: the signal aborted while the model's error body was read")
         ;({ text, more } = got)
       } catch (error) {
         if (signal?.aborted) throw error
@@ -65,8 +154,8 @@ async function bodyOf(answer, signal) {
   }
   // A whole answer in one value: the body as text or bytes (a Uint8Array is iterable, by byte)
   if (typeof answer === 'string' || answer instanceof Uint8Array || answer instanceof ArrayBuffer) return [answer]
-  if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.asyncIterator] === 'function') return answer
-  if (answer !== null && typeof answer === 'object' && typeof answer[Symbol.iterator] === 'function') return answer
+  if (answer !== null && typeof answer === 'object' && hasMethod(answer, Symbol.asyncIterator)) return answer as AsyncIterable<unknown>
+  if (answer !== null && typeof answer === 'object' && hasMethod(answer, Symbol.iterator)) return answer as Iterable<unknown>
   // or an SDK's whole (non-streamed) response object, decoded as the whole response it is
   if (answer !== null && typeof answer === 'object') return [answer]
   throw new TypeError(
@@ -75,10 +164,10 @@ async function bodyOf(answer, signal) {
 }
 
 /** Adds a turn's reported usage to the run's. */
-function addUsage(total, usage) {
+function addUsage(total: RunOutcome['usage'], usage: AssembledTurn['usage'] | null): RunOutcome['usage'] {
   if (usage === undefined || usage === null) return total
   const sum = total ?? {}
-  for (const key of ['inputTokens', 'outputTokens']) {
+  for (const key of ['inputTokens', 'outputTokens'] as const) {
     if (typeof usage[key] === 'number') sum[key] = (sum[key] ?? 0) + usage[key]
   }
   return sum
@@ -91,7 +180,7 @@ const RUN_OPTIONS = [
   'tools',
 ]
 
-function checkOptions(options) {
+function checkOptions<W extends Wire>(options: RunOptions<W>) {
   if (options === null || typeof options !== 'object') throw new TypeError(`run: options must be an object, got ${describe(options)}`)
   checkOptionKeys('run: options', options, RUN_OPTIONS)
   const { wire, model, messages = [], maxSteps = DEFAULT_MAX_STEPS, signal, onEvent } = options
@@ -104,7 +193,7 @@ function checkOptions(options) {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new TypeError(`run: options.signal must be an AbortSignal, got ${describe(signal)}`)
   }
-  for (const key of ['onEvent', 'getSteeringMessages', 'getFollowUpMessages']) {
+  for (const key of ['onEvent', 'getSteeringMessages', 'getFollowUpMessages'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') {
       throw new TypeError(`run: options.${key} must be a function, got ${describe(options[key])}`)
     }
@@ -117,18 +206,23 @@ function checkOptions(options) {
  * Messages a callback returns, checked: an array (or nothing). Raced with the signal (the run
  * stops 'aborted') and the run's callback deadline (a ToolwireError TIMEOUT naming it).
  */
-async function messagesFrom(where, get, signal, timeoutMs) {
+async function messagesFrom(
+  where: string,
+  get: RunOptions['getSteeringMessages'],
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<object[]> {
   if (get === undefined) return []
   const got = await untilAnswered(`run: ${where}`, get, { signal, timeoutMs })
   // The run's catch reads the aborted signal as the stop reason.
-  if (got === ABORTED) throw new ToolwireError('ABORTED', `run: the signal aborted while ${where} was awaited`)
+  if (got === ABORTED) throw new RunAborted(`run: the signal aborted while ${where} was awaited`)
   if (got === undefined || got === null) return []
   if (!Array.isArray(got)) throw new TypeError(`run: ${where} must return an array of messages, got ${describe(got)}`)
   return got
 }
 
 /** The run's own events the audit log keeps (the tools' are recorded by their dispatch). */
-const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
+const AUDITED: ReadonlySet<string> = new Set(['turn_start', 'turn_end', 'done'])
 
 /**
  * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire, options)` makes
@@ -140,7 +234,7 @@ const AUDITED = new Set(['turn_start', 'turn_end', 'done'])
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
-async function runLoop(runtime, hooks, options) {
+export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, options: RunOptions<W>): Promise<RunOutcome> {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
   const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given } = checkOptions(options)
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
@@ -157,7 +251,7 @@ async function runLoop(runtime, hooks, options) {
   const events = hooks.watchEvents?.(groupId)
   const recorder = audit?.open(runId, { kind: 'run', wire, maxSteps })
   const context = { provider: options.provider, agentId: options.agentId, sender: options.sender }
-  const emit = (event) => {
+  const emit = (event: RunEvent): void => {
     if (recorder !== undefined && AUDITED.has(event.type)) recorder.event(event)
     if (onEvent === undefined) return
     try {
@@ -167,10 +261,10 @@ async function runLoop(runtime, hooks, options) {
     }
   }
   const messages = given.slice()
-  const steps = []
-  let usage
-  let stopReason
-  let failure
+  const steps: RunStep[] = []
+  let usage: RunOutcome['usage']
+  let stopReason: RunStopReason
+  let failure: string | undefined
   let modelCalls = 0
   try {
     for (;;) {
@@ -260,8 +354,8 @@ async function runLoop(runtime, hooks, options) {
     }
   }
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
-  if (recorder !== undefined) audit.release(recorder, { stopReason })
-  const outcome = { runId, messages, steps, stopReason, usage }
+  if (recorder !== undefined) audit?.release(recorder, { stopReason })
+  const outcome: RunOutcome = { runId, messages, steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
   // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
   if (recorder?.failure !== undefined) outcome.auditFailed = recorder.failure
@@ -269,7 +363,7 @@ async function runLoop(runtime, hooks, options) {
 }
 
 /** The assistant message of a turn without calls (its text), for history. */
-function textMessage(wire, text) {
+function textMessage(wire: Wire, text: string): object {
   switch (wire) {
     case 'openai-responses':
       return { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }
@@ -283,9 +377,9 @@ function textMessage(wire, text) {
 }
 
 /** The content type of a fetch Response (undefined for other answers or when absent). */
-function contentTypeOf(answer) {
+function contentTypeOf(answer: unknown): string | undefined {
   try {
-    const type = answer?.headers?.get?.('content-type')
+    const type: unknown = (answer as Partial<Response> | null | undefined)?.headers?.get?.('content-type')
     return typeof type === 'string' ? type : undefined
   } catch {
     return undefined
@@ -299,8 +393,13 @@ function contentTypeOf(answer) {
  * forwarded, its `done` as `turn_end`. An abort stops reading at once, even while the body
  * stalls; what arrived is decoded.
  */
-async function decodeTurn(newDecoder, answer, signal, emit) {
-  const forward = (events) => {
+async function decodeTurn(
+  newDecoder: (options: DecoderOptions) => TurnDecoder,
+  answer: unknown,
+  signal: AbortSignal | undefined,
+  emit: (event: RunEvent) => void,
+): Promise<AssembledTurn> {
+  const forward = (events: StreamEvent[]): void => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
   }
   const body = await bodyOf(answer, signal)
@@ -337,11 +436,11 @@ const ERROR_BODY_BYTES = 64 << 10
  * The first ERROR_BODY_BYTES of a failed answer's body as text, and whether there was more: the
  * rest is never read (the body is cancelled), so a huge or endless error body costs that much only.
  */
-async function errorBodyHead(answer) {
+async function errorBodyHead(answer: Response): Promise<{ text: string; more: boolean }> {
   const body = answer.body
   if (body === null || typeof body?.getReader !== 'function') return { text: await answer.text(), more: false }
   const reader = body.getReader()
-  const chunks = []
+  const chunks: Uint8Array[] = []
   let size = 0
   let more = false
   try {
@@ -368,15 +467,15 @@ async function errorBodyHead(answer) {
  * body up without waiting (a ReadableStream is cancelled, an iterator returned), so a stalled
  * body is released on abort.
  */
-function itemsOf(body) {
-  if (typeof body.getReader === 'function') {
-    const reader = body.getReader()
+function itemsOf(body: Body): Items {
+  if (hasMethod(body, 'getReader')) {
+    const reader = (body as ReadableStream<unknown>).getReader()
     return {
       next: () => reader.read(),
       stop: () => reader.cancel().catch(() => {}),
     }
   }
-  const iterator = typeof body[Symbol.asyncIterator] === 'function' ? body[Symbol.asyncIterator]() : body[Symbol.iterator]()
+  const iterator = hasMethod(body, Symbol.asyncIterator) ? (body as AsyncIterable<unknown>)[Symbol.asyncIterator]() : (body as Iterable<unknown>)[Symbol.iterator]()
   return {
     next: () => Promise.resolve(iterator.next()),
     stop: () => {
@@ -393,8 +492,8 @@ function itemsOf(body) {
  * decoder reported without ending the turn (a second response after the first, a fragment after
  * the end, choices other than the first), so none is lost in silence.
  */
-function stepOf(turn, calls, results) {
-  const step = { text: turn.text, stopReason: turn.stopReason, calls, results }
+function stepOf(turn: AssembledTurn, calls: AssembledToolCall[], results: ToolResult[]): RunStep {
+  const step: RunStep = { text: turn.text, stopReason: turn.stopReason, calls, results }
   if (turn.errors.length > 0) {
     step.errors = turn.errors
     step.errorKinds = turn.errorKinds
@@ -402,4 +501,8 @@ function stepOf(turn, calls, results) {
   return step
 }
 
-module.exports = { runLoop, requestBody }
+/** A reader over a model's body (see {@link itemsOf}). */
+interface Items {
+  next(): Promise<{ done?: boolean; value?: unknown }>
+  stop(): void
+}
