@@ -112,7 +112,7 @@ interface RunEntry {
   /** the recorders holding it */
   refs: number
   /** the pending flush of records that arrived after a quiet spell */
-  timer: NodeJS.Timeout | null
+  timer: ReturnType<typeof setTimeout> | null
   failed: boolean
   /** why its log is not being written, once it is not */
   failure?: string

@@ -1,15 +1,17 @@
 // A batch: the driver's state of one dispatch (or of one call resumed by resolveApproval), and
 // what is done per call with it: events, audit records, the tool's arguments and its signal.
 
-import type { AuditLog } from './audit.js'
+import type { AuditLog, RunAudit } from './audit.js'
 import { messageOf } from './common.js'
 import type { ReadCall } from './encode-calls.js'
-import type { tracing } from './otel.js'
-import type { DispatchOptions, ToolDefinition, ToolExecutionEvent, ToolResult } from './types.js'
+import type { ToolTracing } from './otel.js'
+import type { Registrable } from './options.js'
+import type { DispatchContext } from './rap.js'
+import type { DispatchOptions, ToolExecutionEvent, ToolResult } from './types.js'
 
 /** A registered tool as the driver keeps it: its functions, and how to call them. */
 export interface RegisteredTool {
-  tool: ToolDefinition & { [key: symbol]: unknown }
+  tool: Registrable & { [key: symbol]: unknown }
   /** Whether each call gets an AbortSignal (unless the tool says `signal: false`). */
   takesSignal: boolean
   /** `MEDIA:<path>` lines of its text are read as images. */
@@ -38,12 +40,6 @@ export interface ShownIds {
   toolName: string
 }
 
-/** A run's recorder in an audit log (see audit.js). */
-export type AuditRecorder = ReturnType<AuditLog['open']>
-
-/** A dispatch's spans (see otel.js). */
-export type Spans = NonNullable<ReturnType<typeof tracing>>
-
 /** The driver's state of one dispatch. */
 export interface Batch {
   calls: ReadCall[]
@@ -65,23 +61,15 @@ export interface Batch {
   reject: (error: unknown) => void
   onAbort: (() => void) | undefined
   maxChars: number
-  audit: AuditRecorder | undefined
+  audit: RunAudit | undefined
   auditLog: AuditLog | undefined
-  otel: Spans | undefined
+  otel: ToolTracing | undefined
   /** The call was recorded before (a resumed approval joining its run): not again. */
   callRecorded?: boolean
   /** Per slot: the ids events show when the engine scrubbed secrets from them. */
   shownIds?: ShownIds[]
   /** The batch's one `audit_failed` event was emitted. */
   auditFailedSent?: boolean
-}
-
-/** The dispatch context toolwire's own tools get: the thread, run and user of the call. */
-export interface DispatchContext {
-  groupId: string
-  runId: string | undefined
-  userId: string | undefined
-  threadAncestors: string[] | undefined
 }
 
 /** Calls the tool's `execute` (in its span's context when traced: see the driver's `run`). */
@@ -93,7 +81,10 @@ export function executeTool(
   onUpdate: (partialResult: unknown) => void,
   batch: Batch,
 ): unknown {
-  if (!registered.withContext) return registered.tool.execute(call.id, args, signal, onUpdate)
+  if (!registered.withContext) {
+    const execute = registered.tool.execute as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void) => unknown
+    return execute.call(registered.tool, call.id, args, signal, onUpdate)
+  }
   const context: DispatchContext = {
     groupId: groupOf(batch),
     runId: batch.runId,

@@ -536,7 +536,7 @@ export function nonFiniteNumber(value: unknown, text: string): [pointer: string,
 
 /**
  * Marks an error toolwire itself throws for a remote tool whose result was refused over a limit on
- * its way (lib/rap.js): the call ends LIMIT_EXCEEDED, not as the tool's throw. A symbol no user
+ * its way (rap.ts): the call ends LIMIT_EXCEEDED, not as the tool's throw. A symbol no user
  * error carries.
  */
 export const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')

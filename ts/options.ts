@@ -13,8 +13,11 @@ export function finiteOption(where: string, value: unknown): number | undefined 
   return value
 }
 
+/** A tool as registered: a ToolDefinition, or one of toolwire's own tools, whose `execute` takes more. */
+export type Registrable = Omit<ToolDefinition, 'execute'> & { execute: (...args: never[]) => unknown }
+
 /** What the engine needs of a tool (its functions stay here); `where` names the caller in errors. */
-export function declarationOf(tool: ToolDefinition, where: string): Record<string, unknown> {
+export function declarationOf(tool: Registrable, where: string): Record<string, unknown> {
   if (tool === null || typeof tool !== 'object') {
     throw new TypeError(`${where}: tool must be an object, got ${describe(tool)}`)
   }

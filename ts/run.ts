@@ -230,7 +230,7 @@ const AUDITED: ReadonlySet<string> = new Set(['turn_start', 'turn_end', 'done'])
  * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts,
  * `watchEvents(groupId)` queues the thread's subscription events, `injectedMessages(wire,
  * events)` turns them into history and `closeThread(groupId)` closes the run's own thread when
- * it ends (see lib/rap.js). Resolves
+ * it ends (see rap.ts). Resolves
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */

@@ -15,12 +15,12 @@ import { Driver } from './driver.js'
 import type { EngineAction } from './actions.js'
 import { encodeCalls, type ReadCall } from './encode-calls.js'
 import { encodeResults, encodeToolCalls } from './history.js'
-import { DEFINITION_OPTIONS, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
+import { DEFINITION_OPTIONS, type Registrable, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
 import { tracing } from './otel.js'
-import { executePlan } from './plan.js'
+import { executePlan, type PlanHooks } from './plan.js'
 import { MAX_BATCH_ID } from './protocol.generated.js'
-import { CANCEL_TOOL, DISPATCH_CONTEXT, REMOTE, RESERVED, RapLink, cancelSubscriptionTool, injectedMessages, remoteTool, toolsetOptions } from './rap.js'
-import { runLoop } from './run.js'
+import { type InjectedEvent, CANCEL_TOOL, DISPATCH_CONTEXT, REMOTE, RESERVED, RapLink, cancelSubscriptionTool, injectedMessages, remoteTool, toolsetOptions } from './rap.js'
+import { runLoop, type RunHooks } from './run.js'
 import { maxCharsOf, scrubSecrets } from './sanitize.js'
 import type {
   ActionPlan,
@@ -94,7 +94,7 @@ export class ToolRuntime {
   #rap = new RapLink(
     (event: { type: string }) => this.#rapEvent(event),
     undefined,
-    (value: unknown) => scrubSecrets(value, 'a RAP event', this.#sanitize),
+    (value) => scrubSecrets(value, 'a RAP event', this.#sanitize),
   )
   /**
    * approvalId -> the thread and run of a call waiting for resolveApproval, so a remote tool
@@ -154,6 +154,11 @@ export class ToolRuntime {
 
   /** Registers a tool (a pi-agent-core AgentTool works unchanged); throws a ToolwireError for a duplicate or invalid name, a schema that does not compile, a missing execute. */
   register(tool: ToolDefinition): void {
+    this.#register(tool)
+  }
+
+  /** `register`, for toolwire's own tools too (remote ones take the dispatch context). */
+  #register(tool: Registrable): void {
     const declaration = declarationOf(tool, 'register')
     const id = native(() => this.#native.register(JSON.stringify(declaration)))
     this.#keep(id, tool)
@@ -183,8 +188,8 @@ export class ToolRuntime {
     return { allowed: decision.allowed, layer: decision.layer ?? null, rule: decision.rule ?? null }
   }
 
-  #keep(id: number, tool: ToolDefinition): void {
-    const own = tool as RegisteredTool['tool']
+  #keep(id: number, tool: Registrable): void {
+    const own: RegisteredTool['tool'] = tool
     // Every call gets an AbortSignal unless the tool opts out with `signal: false`. (Guessing from
     // `execute.length` missed `(id, args = {}, signal) => ...`, whose length is 1.)
     this.#tools.set(id, {
@@ -210,8 +215,8 @@ export class ToolRuntime {
   async addRapToolset(baseUrl: string, options?: RapToolsetOptions): Promise<string[]> {
     if (typeof baseUrl !== 'string') throw new TypeError(`addRapToolset: baseUrl must be a string, got ${describe(baseUrl)}`)
     const checked = toolsetOptions(options)
-    const { toolset, tools } = (await this.#rap.load(baseUrl, checked)) as { toolset: string; tools: { name: string }[] }
-    const definitions = tools.map((def) => remoteTool(this.#rap, def, checked.timeoutMs) as ToolDefinition)
+    const { toolset, tools } = await this.#rap.load(baseUrl, checked)
+    const definitions = tools.map((def) => remoteTool(this.#rap, def, checked.timeoutMs))
     const refuse = (code: ErrorCode, why: string): never => {
       // By every name: a rollback of the runtime's side may already have freed some of them.
       for (const { name } of tools) this.#rap.unload(name)
@@ -223,11 +228,11 @@ export class ToolRuntime {
     }
     let done: string[] = []
     try {
-      done = registerAll(this, definitions) as string[]
+      done = registerAll<Registrable>({ register: (tool) => this.#register(tool), unregister: (name) => this.unregister(name) }, definitions)
     } catch (error) {
       refuse((error as { code?: ErrorCode } | null)?.code ?? 'VALIDATION_ERROR', messageOf(error))
     }
-    if (!this.#ids.has(CANCEL_TOOL)) this.register(cancelSubscriptionTool(this.#rap) as ToolDefinition)
+    if (!this.#ids.has(CANCEL_TOOL)) this.#register(cancelSubscriptionTool(this.#rap))
     return done
   }
 
@@ -493,7 +498,7 @@ export class ToolRuntime {
   }
 
   /** What run() and executePlan() drive the runtime with: dispatches into their audit log. */
-  #runHooks(auditLog: AuditLog | undefined) {
+  #runHooks(auditLog: AuditLog | undefined): RunHooks & PlanHooks {
     return {
       decoderOf: (wire: Wire, options: DecoderOptions) => new StreamDecoder(wire, options),
       endRun: (runId: string) => this.#native.endRun(runId),
@@ -503,7 +508,7 @@ export class ToolRuntime {
         new Promise<ToolResult[]>((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
       watchEvents: (groupId: string) => this.#rap.watch(groupId),
       closeThread: (groupId: string) => this.#rap.closeThread(groupId),
-      injectedMessages: (wire: Wire, events: unknown[]) => injectedMessages(this, wire, events, () => newRunId('call_rap_event')),
+      injectedMessages: (wire: Wire, events: InjectedEvent[]) => injectedMessages(this, wire, events, () => newRunId('call_rap_event')),
     }
   }
 }

@@ -1,5 +1,5 @@
 // `toolwire audit <dir>`: a run directory of the audit log read back (replayRun), summarized,
-// and checked (verifyRun); `--html <out>` also writes the run's timeline (lib/timeline.js).
+// and checked (verifyRun); `--html <out>` also writes the run's timeline (timeline.ts).
 // Given an audit root (the `audit.dir` of a runtime), it summarizes every run under it, or the
 // one `--run <id>` names.
 
