@@ -5,7 +5,6 @@
 // batch, with the clock JavaScript sees (`performance.now()`, `Date.now()`).
 
 import type * as Native from '../native.js'
-import type { Awaited as AwaitedAction, EngineAction, RunTool } from './actions.js'
 import {
   abortRunning,
   auditFailedLater,
@@ -35,7 +34,18 @@ import {
 } from './completion.js'
 import type { ReadCall } from './encode-calls.js'
 import { endOpenToolSpans, endToolSpan, startToolSpan, withToolSpan } from './otel.js'
-import { Action, Completion, MAX_BATCH_ID } from './protocol.generated.js'
+import {
+  Action,
+  Completion,
+  MAX_BATCH_ID,
+  type AfterHookAction,
+  type ApprovalAction,
+  type BeforeHookAction,
+  type ConcurrencyKeyAction,
+  type EngineAction,
+  type PersistHookAction,
+  type RunToolAction,
+} from './protocol.generated.js'
 import { callRecord, resultAsReturned, trimResult, viewOf } from './results.js'
 import { LANE_INLINE, LANE_POOL, describeContent, heavyContent, sanitizeLane } from './sanitize.js'
 import type { ApprovalRequest, ToolResult } from './types.js'
@@ -45,6 +55,9 @@ const MAX_TIMER_MS = 2147483647
 
 /** The `onUpdate` of a dispatch without an event listener. */
 const ignoreUpdate = (): void => {}
+
+/** An action that waits for its completion: its `[code, batch, slot, token]` head. */
+type AwaitedAction = BeforeHookAction | ConcurrencyKeyAction | RunToolAction | AfterHookAction | PersistHookAction | ApprovalAction
 
 /** What the driver asks of the runtime that owns it. */
 export interface DriverHost {
@@ -260,7 +273,7 @@ export class Driver {
   }
 
   /** Runs the tool of `action`; its value (or throw) becomes the call's one completion. */
-  #run(batch: Batch, call: ReadCall, action: RunTool): void {
+  #run(batch: Batch, call: ReadCall, action: RunToolAction): void {
     const [, batchId, slot, token, toolId] = action
     const registered = this.#host.registered(toolId)
     if (registered === undefined) {

@@ -1,5 +1,8 @@
 // Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
 
+import type { ResultView } from './results.js'
+import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'
+
 /** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */
 export const Action = Object.freeze({
   START_EVENT: 0,
@@ -139,3 +142,70 @@ export const PLAN_DEFAULT_MAX_RETRIES = 5
 
 /** How many plan steps run at once when `maxConcurrency` is not given. */
 export const PLAN_DEFAULT_MAX_CONCURRENCY = 4
+
+/** Emit `tool_execution_start`. `args` is left out when they are the call's own; `id` and `name` are the ones events show when the engine scrubbed them (else null when `repeats` follows); `repeats`: the slot of the earlier call of the batch with this id. */
+export type StartEventAction = [code: typeof Action.START_EVENT, batch: number, slot: number, args?: unknown, id?: string | null, name?: string | null, repeats?: number]
+
+/** Run `beforeToolCall` with the validated arguments and the call's envelope. */
+export type BeforeHookAction = [code: typeof Action.BEFORE_HOOK, batch: number, slot: number, token: number, args: unknown, call: ToolCall]
+
+/** Compute the tool's `concurrencyKey(args)`, synchronously. */
+export type ConcurrencyKeyAction = [code: typeof Action.CONCURRENCY_KEY, batch: number, slot: number, token: number, args: unknown]
+
+/** Run the tool registered as `tool`; `args` is left out when they are the call's own. */
+export type RunToolAction = [code: typeof Action.RUN_TOOL, batch: number, slot: number, token: number, tool: number, args?: unknown]
+
+/** Abort the running tool's signal; its late outcome is ignored. */
+export type AbortAction = [code: typeof Action.ABORT, batch: number, slot: number, reason: 'timeout' | 'cancelled']
+
+/** Run `afterToolCall` with the result so far. */
+export type AfterHookAction = [code: typeof Action.AFTER_HOOK, batch: number, slot: number, token: number, result: ToolResult]
+
+/** Run `onPersist` with the result so far. */
+export type PersistHookAction = [code: typeof Action.PERSIST_HOOK, batch: number, slot: number, token: number, result: ToolResult]
+
+/** The call ended with `result`: emit `tool_execution_end` and keep it. `view`: what events show instead, where it differs (null when `repeats` follows without one); `repeats`: as for the start event. */
+export type EndAction = [code: typeof Action.END, batch: number, slot: number, result: ToolResult, view?: ResultView | null, repeats?: number]
+
+/** Every call of the batch has ended. */
+export type BatchDoneAction = [code: typeof Action.BATCH_DONE, batch: number]
+
+/** Arm the one timer to call `tick` after `delayMs` milliseconds; -1 disarms it. */
+export type TimerAction = [code: typeof Action.TIMER, delayMs: number]
+
+/** The call ended successfully with the tool's value as returned, in `shape`: the driver builds the result from the value it holds. `text`: the value's JSON text for the JSON shape (else null when a view follows). */
+export type EndAsReturnedAction = [code: typeof Action.END_AS_RETURNED, batch: number, slot: number, startedAt: number, endedAt: number, durationMs: number, shape: (typeof OutputShape)[keyof typeof OutputShape], text?: string | null, view?: ResultView]
+
+/** Details were withheld from events (strict redaction, no allowlist): emit `redaction_failed`. */
+export type RedactionFailedAction = [code: typeof Action.REDACTION_FAILED, batch: number, slot: number]
+
+/** The batch's text is over `maxBatchChars`: these text blocks of the call's result are cut further. */
+export type TrimAction = [code: typeof Action.TRIM, batch: number, slot: number, blocks: [index: number, text: string][], truncations: SanitizeReport['truncated']]
+
+/** The run made this call (same tool, same arguments) `count` times: emit `loop_warning`. */
+export type LoopWarningAction = [code: typeof Action.LOOP_WARNING, batch: number, slot: number, count: number]
+
+/** Ask the runtime's `onApproval(request)`. */
+export type ApprovalAction = [code: typeof Action.APPROVAL, batch: number, slot: number, token: number, request: ApprovalRequest]
+
+/** Tell the developer something that does not change the call's result (`process.emitWarning`). */
+export type WarningAction = [code: typeof Action.WARNING, batch: number, slot: number, message: string]
+
+/** An action of the engine: a JSON array whose first element is its code (toolwire_core::dispatch::layout). */
+export type EngineAction =
+  | StartEventAction
+  | BeforeHookAction
+  | ConcurrencyKeyAction
+  | RunToolAction
+  | AbortAction
+  | AfterHookAction
+  | PersistHookAction
+  | EndAction
+  | BatchDoneAction
+  | TimerAction
+  | EndAsReturnedAction
+  | RedactionFailedAction
+  | TrimAction
+  | LoopWarningAction
+  | ApprovalAction
+  | WarningAction

@@ -1,11 +1,20 @@
 // Results the driver builds or changes itself: a successful result rebuilt from the value the
 // tool returned (the engine sends only what it decided), the view events show, a cut further.
 
-import type { EndAsReturned, ResultView, Trim } from './actions.js'
 import type { Batch } from './batch.js'
 import type { ReadCall } from './encode-calls.js'
-import { NO_OUTPUT, OutputShape } from './protocol.generated.js'
+import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
 import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
+
+/** What events carry instead of a result where they differ (toolwire_core::dispatch::view). */
+export interface ResultView {
+  content?: ToolResult['content']
+  details?: unknown
+  detailsWithheld?: true
+  data?: unknown
+  dataWithheld?: true
+  args?: unknown
+}
 
 /** The head of a result or a call record. */
 type Marked = Pick<ToolResult, 'callId' | 'runId' | 'stepId' | 'loopId' | 'confirmationId' | 'tool'>
@@ -38,7 +47,7 @@ export function callRecord(batch: Batch, call: ReadCall, args: unknown, shownId:
 }
 
 /** Builds a successful result from the value the tool returned ([10, b, s, t0, t1, ms, shape, text?]). */
-export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsReturned): ToolResult {
+export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsReturnedAction): ToolResult {
   const slot = action[2]
   const value = batch.values[slot]
   let content: ContentBlock[]
@@ -91,7 +100,7 @@ export function viewOf(result: ToolResult, view: ResultView): ToolResult {
 }
 
 /** The batch's text is over maxBatchChars: these blocks of the result are cut further. */
-export function trimResult(result: ToolResult | undefined, blocks: Trim[3], truncations: Trim[4]): void {
+export function trimResult(result: ToolResult | undefined, blocks: TrimAction[3], truncations: TrimAction[4]): void {
   if (result === undefined) return
   const content = result.content.slice()
   for (const [index, text] of blocks) content[index] = { type: 'text', text }

@@ -293,7 +293,9 @@ fn texts_literal(texts: &[&str]) -> String {
 /// constants and the error codes: frozen objects and lists whose types are their literal values.
 pub fn typescript() -> String {
     let mut ts = String::from(
-        "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n",
+        "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n\n\
+         import type { ResultView } from './results.js'\n\
+         import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
     );
     for group in groups() {
         let doc = format!("{} ({})", group.doc, group.rust);
@@ -319,7 +321,39 @@ pub fn typescript() -> String {
         ts.push_str(&jsdoc("", doc));
         let _ = writeln!(ts, "export const {name} = {}", constant_ts(*value));
     }
+    action_layouts(&mut ts);
     ts
+}
+
+/// The driver's tuple type of each action, from its declared layout
+/// ([`crate::dispatch::layout::ACTION_LAYOUTS`]), and their union `EngineAction`.
+fn action_layouts(ts: &mut String) {
+    use crate::dispatch::layout::ACTION_LAYOUTS;
+    let mut names = Vec::new();
+    for layout in ACTION_LAYOUTS {
+        let name = format!("{}Action", layout.code.name());
+        ts.push('\n');
+        ts.push_str(&jsdoc("", layout.doc));
+        let mut members = vec![format!(
+            "code: typeof Action.{}",
+            js_name(layout.code.name())
+        )];
+        for element in layout.elements {
+            let mark = if element.optional { "?" } else { "" };
+            members.push(format!("{}{mark}: {}", element.name, element.ts));
+        }
+        let _ = writeln!(ts, "export type {name} = [{}]", members.join(", "));
+        names.push(name);
+    }
+    ts.push('\n');
+    ts.push_str(&jsdoc(
+        "",
+        "An action of the engine: a JSON array whose first element is its code (toolwire_core::dispatch::layout).",
+    ));
+    let _ = writeln!(ts, "export type EngineAction =");
+    for name in &names {
+        let _ = writeln!(ts, "  | {name}");
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub use approval::ResumedCall;
 mod finalize;
 mod keys;
 pub use finalize::partial_view;
+pub mod layout;
 pub mod protocol;
 pub mod view;
 

@@ -502,9 +502,20 @@ impl Serialize for Action {
     }
 }
 
-/// The actions as one JSON text.
+/// The actions as one JSON text. (In this crate's tests, each is checked against its declared
+/// layout, [`super::layout::ACTION_LAYOUTS`], which the driver's types are generated from.)
 pub fn actions_to_json(actions: &[Action]) -> String {
-    serde_json::to_string(actions).expect("actions always serialize")
+    let text = serde_json::to_string(actions).expect("actions always serialize");
+    #[cfg(test)]
+    {
+        let parsed: Vec<Value> = serde_json::from_str(&text).expect("actions are JSON");
+        for action in &parsed {
+            if let Some(why) = super::layout::misfit(action) {
+                panic!("an action does not fit its layout: {why}");
+            }
+        }
+    }
+    text
 }
 
 /// One call as the model sent it.
