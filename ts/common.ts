@@ -7,6 +7,8 @@ import type { ErrorCode, Wire } from './types.js'
 /** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
 export class ToolwireError extends Error {
   declare readonly code: ErrorCode
+  /** PRECONDITION_FAILED: the optional part of the engine this binary was built without (`'image'`, `'rap'`). */
+  declare readonly feature?: string
 
   constructor(code: ErrorCode, message: string) {
     super(message)

@@ -21,6 +21,10 @@ export class StreamDecoder {
   /** `partial: 'object'`: each call's partial arguments as they stand, by the call's index. */
   #objects: unknown[] | null
 
+  /**
+   * A decoder for one response of `wire`. Throws a ToolwireError VALIDATION_ERROR naming an
+   * unknown wire (and the closest one) or a bad option, a TypeError when `options` is no object.
+   */
   constructor(wire: Wire, options: DecoderOptions = {}) {
     checkWire('StreamDecoder', wire)
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {

@@ -1,6 +1,6 @@
 // Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
 
-import type { ResultView } from './results.js'
+import type { ResultView } from './view.js'
 import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'
 
 /** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */

@@ -5,16 +5,7 @@ import type { Batch } from './batch.js'
 import type { ReadCall } from './encode-calls.js'
 import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
 import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
-
-/** What events carry instead of a result where they differ (toolwire_core::dispatch::view). */
-export interface ResultView {
-  content?: ToolResult['content']
-  details?: unknown
-  detailsWithheld?: true
-  data?: unknown
-  dataWithheld?: true
-  args?: unknown
-}
+import type { ResultView } from './view.js'
 
 /** The head of a result or a call record. */
 type Marked = Pick<ToolResult, 'callId' | 'runId' | 'stepId' | 'loopId' | 'confirmationId' | 'tool'>

@@ -73,6 +73,7 @@ export type AgentToolUpdateCallback<T = unknown> = (partialResult: T) => void
 export interface ToolDefinition<TParams = any, TDetails = any> {
   /** `^[a-zA-Z0-9_-]{1,64}$` */
   name: string
+  /** A name for people (pi-agent-core's `label`); models see `name` and `description` only. */
   label?: string
   description?: string
   /** The JSON Schema of the arguments (a TypeBox schema works); absent means any object. */
@@ -85,7 +86,9 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   executionMode?: 'parallel' | 'sequential'
   /** Calls whose keys are equal never overlap and run in source order (e.g. the file path). */
   concurrencyKey?: (params: TParams) => string | null | undefined
+  /** Carried on the call's envelope (`ToolCall.riskLevel`) for hooks and approvals to read, and in `list()`. */
   riskLevel?: RiskLevel
+  /** A free-form category, carried on the call's envelope (`ToolCall.category`) and in `list()`. */
   category?: string
   /** `{ from: to }`: other names the model may use for a parameter, e.g. `{ file_path: 'path' }`. */
   aliases?: Record<string, string>
@@ -270,6 +273,11 @@ export interface ToolError {
   code: ErrorCode
   message: string
   retryable?: boolean
+  /**
+   * More about the error, by code: VALIDATION_ERROR the schema's findings (and `duplicateOf`, the
+   * slot of an earlier call with the same id); APPROVAL_REQUIRED `approvalId` (for
+   * `resolveApproval`); POLICY_DENIED for a path outside the workspace, the parameter (`param`, `pointer`).
+   */
   details?: unknown
 }
 
@@ -286,11 +294,15 @@ export interface ToolResult {
   args: unknown
   attempt: number
   status: ToolStatus
+  /** `status === 'ok'`. */
   ok: boolean
   /** What the model reads; every error result carries a text block saying what went wrong. */
   content: ContentBlock[]
+  /** What the tool returned as `details` (for the UI and logs; checked against `outputSchema`). */
   details?: unknown
+  /** A tool that returned a JSON value (not an AgentToolResult or a string): the value; its text is in `content`. */
   data?: unknown
+  /** Why the call failed; absent when `ok`. */
   error?: ToolError
   /** Milliseconds since the Unix epoch. */
   startedAt: number
@@ -347,7 +359,7 @@ export type SecretKind =
 
 /** How results are bounded and cleaned (runtime option, overridable per dispatch). */
 export interface SanitizeOptions {
-  /** Text one result keeps (UTF-16 code units; characters for bytes). Default 32768. */
+  /** Text one result keeps (UTF-16 code units; characters for bytes): a whole number of at least 100. Default 32768. */
   maxResultChars?: number
   /** Text the results of one dispatch keep together, the largest cut first. Default 131072; null: no limit. */
   maxBatchChars?: number | null

@@ -3,7 +3,8 @@
 // An AgentTool is already a tool the runtime accepts, and the AgentTools made here are plain
 // objects, so nothing of pi-agent-core is loaded at run time (its types describe these shapes).
 
-import type { AgentContext, AgentEvent, AgentTool, AgentToolResult } from '@mariozechner/pi-agent-core'
+// (pi-agent-core is an ES module: a CommonJS project with node16 resolution types it as `import` does)
+import type { AgentContext, AgentEvent, AgentTool, AgentToolResult } from '@mariozechner/pi-agent-core' with { 'resolution-mode': 'import' }
 
 import { describe, registerAll } from '../common.js'
 import type { ToolRuntime } from '../index.js'

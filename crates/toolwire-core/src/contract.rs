@@ -294,7 +294,7 @@ fn texts_literal(texts: &[&str]) -> String {
 pub fn typescript() -> String {
     let mut ts = String::from(
         "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n\n\
-         import type { ResultView } from './results.js'\n\
+         import type { ResultView } from './view.js'\n\
          import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
     );
     for group in groups() {
