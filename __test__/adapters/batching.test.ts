@@ -1,14 +1,17 @@
-// The pi and AI SDK adapters hand the calls a framework starts together to one dispatch (issue 20:
+// The pi, AI SDK and LangChain adapters hand the calls a framework starts together to one dispatch (issue 20:
 // one dispatch per call made those frameworks 1.5-2.4x slower with toolwire than without). Each
 // caller still gets its own result, updates, abort signal and errors.
 
 import { Agent } from '@mariozechner/pi-agent-core'
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider } from '@mariozechner/pi-ai'
+import { AIMessage, ToolMessage } from '@langchain/core/messages'
+import { ToolNode } from '@langchain/langgraph/prebuilt'
 import { generateText, stepCountIs } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type DispatchOptions, type ModelToolCall, type ToolResult } from '../../dist/index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
+import { toLangChainTools } from 'toolwire/langchain'
 import { toPiTools } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'
 
@@ -225,5 +228,41 @@ describe('inside the frameworks: one assistant turn of calls is one dispatch', (
     expect(dispatches).toEqual([['ai_0', 'ai_1', 'ai_2', 'ai_3', 'ai_4']])
     const outputs = result.steps[0].toolResults.map((r) => [r.toolCallId, textOf((r.output as ToolResult).content as never)])
     expect(outputs).toEqual([0, 1, 2, 3, 4].map((i) => [`ai_${i}`, `ai_${i}:${i * 2}`]))
+  })
+
+  it("LangGraph's ToolNode over toLangChainTools: a message's 5 calls run as one dispatch", async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const node = new ToolNode(toLangChainTools(runtime))
+    const message = new AIMessage({ content: '', tool_calls: [0, 1, 2, 3, 4].map((i) => ({ id: `lc_${i}`, name: 'echo', args: { n: i }, type: 'tool_call' as const })) })
+    const { messages } = (await node.invoke({ messages: [message] })) as { messages: ToolMessage[] }
+    expect(dispatches).toEqual([['lc_0', 'lc_1', 'lc_2', 'lc_3', 'lc_4']])
+    expect(messages.map((m) => [m.tool_call_id, m.content])).toEqual([0, 1, 2, 3, 4].map((i) => [`lc_${i}`, `lc_${i}:${i * 2}`]))
+  })
+})
+
+describe('toLangChainTools: calls invoked together share one dispatch, each keeps its own signal', () => {
+  it("aborting one invocation's signal cancels its call only", async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const echo = toLangChainTools(runtime).find((t) => t.name === 'echo')!
+    const controllers = [new AbortController(), new AbortController()]
+    const invoke = (id: string, signal: AbortSignal) =>
+      echo.invoke({ n: 1, ms: 150 }, { toolCall: { id, name: 'echo', args: { n: 1, ms: 150 }, type: 'tool_call' }, signal }) as Promise<ToolMessage>
+    const running = [invoke('a', controllers[0].signal), invoke('b', controllers[1].signal)]
+    await sleep(20)
+    controllers[1].abort(new Error('stop b'))
+    // LangChain rejects an invocation whose signal aborts with the reason; the other runs on
+    await expect(running[1]).rejects.toThrow('stop b')
+    const a = await running[0]
+    // one dispatch per signal: calls are grouped by the signal that cancels them
+    expect(dispatches).toEqual([['a'], ['b']])
+    expect([a.status, (a.artifact as ToolResult).status, a.content]).toEqual(['success', 'ok', 'a:finished'])
+  })
+
+  it('invocations without a signal started in one tick make one dispatch', async () => {
+    const { runtime, dispatches } = countedRuntime()
+    const echo = toLangChainTools(runtime).find((t) => t.name === 'echo')!
+    const out = await Promise.all([0, 1, 2].map((i) => echo.invoke({ n: i }, { toolCall: { id: `t${i}`, name: 'echo', args: { n: i }, type: 'tool_call' } }) as Promise<ToolMessage>))
+    expect(dispatches).toEqual([['t0', 't1', 't2']])
+    expect(out.map((m) => m.content)).toEqual(['t0:0', 't1:2', 't2:4'])
   })
 })

@@ -4,7 +4,7 @@
 import * as native_ from '../../native.js'
 import { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } from '../common.js'
 import type { ToolRuntime } from '../index.js'
-import type { ContentBlock, DispatchOptions, ErrorCode, ModelToolCall, TextContent, ToolExecutionEvent, ToolInfo, ToolResult, ToolStatus } from '../types.js'
+import type { ContentBlock, ErrorCode, TextContent, ToolExecutionEvent, ToolInfo, ToolResult, ToolStatus } from '../types.js'
 import { routingUpdates } from './batch.js'
 import type { AdapterDispatchOptions, UpdateListener } from './batch.js'
 
@@ -58,24 +58,6 @@ export function dispatchOptionsOf(options: { dispatch?: AdapterDispatchOptions }
   if (given === null || typeof given !== 'object') throw new TypeError(`${where}: options.dispatch must be an object, got ${describe(given)}`)
   checkOptionKeys(`${where}: options.dispatch`, given, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
   return given
-}
-
-/**
- * Runs one call through `runtime.dispatch` and resolves with its ToolResult. `signal` cancels it;
- * `onUpdate`, when given, receives the partial results the call's `tool_execution_update` events
- * carry. The dispatch options' own `onEvent` still sees every event.
- */
-export function callTool(
-  runtime: ToolRuntime,
-  call: ModelToolCall,
-  signal: AbortSignal | null | undefined,
-  onUpdate: UpdateListener | undefined,
-  dispatchOptions: AdapterDispatchOptions,
-): Promise<ToolResult> {
-  const options: DispatchOptions = { ...dispatchOptions }
-  if (signal !== undefined && signal !== null) options.signal = signal
-  if (onUpdate !== undefined) options.onEvent = onEventWithUpdates(dispatchOptions.onEvent, call.id, onUpdate)
-  return runtime.dispatch([call], options).then((results: ToolResult[]) => results[0])
 }
 
 /**

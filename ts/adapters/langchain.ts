@@ -11,7 +11,8 @@ import type { JsonSchema7Type } from '@langchain/core/utils/json_schema'
 import { describe } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, DispatchOptions, ModelToolCall, ToolResult } from '../types.js'
-import { toolsOf, offeredTools, dispatchOptionsOf, callTool, errorOf, markedErrorContent, freshCallId, peer } from './common.js'
+import { CallBatcher } from './batch.js'
+import { toolsOf, offeredTools, dispatchOptionsOf, errorOf, markedErrorContent, freshCallId, peer } from './common.js'
 
 export type { ToolwireToolError } from './common.js'
 
@@ -65,20 +66,24 @@ function toolMessageOf(ToolMessage: typeof Messages.ToolMessage, result: ToolRes
  * a tool dispatches it under the call's id with the config's abort signal and returns a
  * ToolMessage (`status` 'success' or 'error', the ToolResult as `artifact`); invoked with plain
  * arguments it returns the content, and throws a `ToolwireToolError` for a failed result.
- * LangChain checks the input against the JSON Schema before the call reaches the runtime.
+ * LangChain checks the input against the JSON Schema before the call reaches the runtime. Calls
+ * started together (LangGraph's ToolNode runs a message's calls at once) share one dispatch.
  */
 export function toLangChainTools(runtime: ToolRuntime, options: LangChainAdapterOptions = {}): DynamicStructuredTool[] {
   const dispatchOptions = dispatchOptionsOf(options, 'toLangChainTools')
   const selected = toolsOf(runtime, options.tools, 'toLangChainTools')
   const { tool } = tools()
   const { ToolMessage } = messages()
+  // The calls a framework starts together (a ToolNode runs a message's calls at once) share one
+  // dispatch; each still gets its own result, abort signal and errors.
+  const batcher = new CallBatcher(runtime, dispatchOptions)
   return selected.map((info) =>
     tool(
       async (input: unknown, config?: ToolRunnableConfig) => {
         const toolCallId = config && config.toolCall && typeof config.toolCall.id === 'string' ? config.toolCall.id : undefined
         // The runtime validates the arguments too (LangChain checked them against the schema).
         const call: ModelToolCall = { id: toolCallId ?? freshCallId('langchain'), name: info.name, arguments: (input === undefined ? {} : input) as ModelToolCall['arguments'] }
-        const result = await callTool(runtime, call, config ? config.signal : undefined, undefined, dispatchOptions)
+        const result = await batcher.call(call, config ? config.signal : undefined, undefined)
         if (toolCallId !== undefined) return toolMessageOf(ToolMessage, result, toolCallId)
         if (!result.ok) throw errorOf(result)
         return langChainContent(result.content)
