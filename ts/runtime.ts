@@ -36,6 +36,7 @@ import type {
   PlanOutcome,
   PolicyContext,
   PolicyDecision,
+  RapEvent,
   RapToolsetOptions,
   RunOptions,
   RunOutcome,
@@ -82,7 +83,7 @@ export class ToolRuntime {
   /** the runtime's `sanitize` option, for the driver's own share of the work */
   #sanitize: RuntimeOptions['sanitize']
   /** the runtime-level `onEvent`: every dispatch's events */
-  #onEvent: ((event: ToolExecutionEvent) => void) | undefined
+  #onEvent: ((event: ToolExecutionEvent | RapEvent) => void) | undefined
   /** `approvals.onApproval`, when given */
   #onApproval: ApprovalCallback | undefined
   /** the runtime's `audit` log, when given */
@@ -91,7 +92,7 @@ export class ToolRuntime {
   #snapshot: Snapshot
   /** remote tools (RAP): the transport, started by the first toolset */
   #rap = new RapLink(
-    (event: { type: string }) => this.#rapEvent(event),
+    (event) => this.#rapEvent(event),
     undefined,
     (value) => scrubSecrets(value, 'a RAP event', this.#sanitize),
   )
@@ -262,10 +263,10 @@ export class ToolRuntime {
   }
 
   /** A RAP event (subscription event, oauth, user choice, view update) for the runtime-level onEvent. */
-  #rapEvent(event: { type: string }): void {
+  #rapEvent(event: RapEvent): void {
     if (this.#onEvent === undefined) return
     try {
-      this.#onEvent(event as unknown as ToolExecutionEvent)
+      this.#onEvent(event)
     } catch (error) {
       process.emitWarning(`toolwire: onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
     }
