@@ -1,14 +1,14 @@
-//! `NativePlan`: one run of an action plan, driven by `executePlan` in `lib/plan.js`.
+//! `NativePlan`: one run of an action plan, driven by `executePlan` in `ts/plan.ts`.
 //!
 //! The core's [`PlanRun`] decides what runs and when; this wrapper only moves JSON text across
-//! the boundary. The `finished` action is sent with result *indices* (into the order results
-//! were fed back) instead of the results themselves, so the driver keeps its own ToolResult
-//! objects and nothing large crosses twice.
+//! the boundary. Actions cross as arrays (`toolwire_core::plan::layout`); `finished` carries
+//! result *indices* (into the order results were fed back) instead of the results themselves,
+//! so the driver keeps its own ToolResult objects and nothing large crosses twice.
 
 use napi_derive::napi;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use toolwire_core::json_input::repair_surrogates;
-use toolwire_core::plan::{Plan, PlanAction, PlanOutcomeSummary, PlanRun, PlanRunOptions};
+use toolwire_core::plan::{Plan, PlanAction, PlanActionCode, PlanRun, PlanRunOptions};
 use toolwire_core::{Error, ErrorCode, Result};
 
 use crate::error::guard;
@@ -204,38 +204,21 @@ fn clamp_retries(plan: &mut Value, max_retries: u32) -> bool {
     changed
 }
 
-/// The actions as a JSON array; `finished` carries result indices (see the module doc).
+/// The actions as a JSON array of arrays (`toolwire_core::plan::layout`); `finished` carries
+/// result indices (see the module doc). An action that cannot be serialized becomes a fault.
 fn actions_json(actions: Vec<PlanAction>) -> String {
     let values: Vec<Value> = actions
         .into_iter()
         .map(|action| {
-            match action {
-            PlanAction::Finished(summary) => finished_json(&summary),
-            other => serde_json::to_value(&other).unwrap_or_else(|e| {
-                json!({ "type": "fault", "message": format!("unserializable plan action: {e}") })
-            }),
-        }
+            serde_json::to_value(&action).unwrap_or_else(|e| {
+                json!([
+                    PlanActionCode::Fault as u8,
+                    format!("unserializable plan action: {e}")
+                ])
+            })
         })
         .collect();
     Value::Array(values).to_string()
-}
-
-/// `{ type: "finished", runId, status, steps: { [id]: { status, results: [index], error? } } }`.
-fn finished_json(summary: &PlanOutcomeSummary) -> Value {
-    let mut steps = Map::new();
-    for step in &summary.steps {
-        let mut out = json!({ "status": step.status.as_str(), "results": step.results });
-        if let Some(problem) = &step.problem {
-            out["error"] = json!(problem);
-        }
-        steps.insert(step.id.clone(), out);
-    }
-    json!({
-        "type": "finished",
-        "runId": summary.run_id,
-        "status": summary.status,
-        "steps": steps,
-    })
 }
 
 #[cfg(test)]
@@ -294,24 +277,22 @@ mod tests {
         let plan = Plan::from_json(&json!({ "steps": [{ "id": "a", "tool": "t" }] })).unwrap();
         let mut run = PlanRun::new(plan, PlanRunOptions::default()).unwrap();
         let first: Value = serde_json::from_str(&actions_json(run.next())).unwrap();
+        let code = |action: &Value| action[0].as_u64().unwrap();
         let call_id = first
             .as_array()
             .unwrap()
             .iter()
-            .find(|a| a["type"] == "dispatch")
-            .unwrap()["callId"]
+            .find(|a| code(a) == PlanActionCode::Dispatch as u64)
+            .unwrap()[2]
             .as_str()
             .unwrap()
             .to_owned();
         let done = run.completed(&call_id, &json!({ "status": "ok" })).unwrap();
         let done: Value = serde_json::from_str(&actions_json(done)).unwrap();
         let finished = done.as_array().unwrap().last().unwrap();
-        assert_eq!(finished["type"], "finished");
-        assert_eq!(finished["status"], "ok");
-        assert_eq!(
-            finished["steps"]["a"],
-            json!({ "status": "ok", "results": [0] })
-        );
-        assert!(finished.get("results").is_none());
+        assert_eq!(code(finished), PlanActionCode::Finished as u64);
+        assert_eq!(finished[2], "ok");
+        assert_eq!(finished[3]["a"], json!({ "status": "ok", "results": [0] }));
+        assert_eq!(finished.as_array().unwrap().len(), 4);
     }
 }

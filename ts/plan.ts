@@ -20,7 +20,16 @@ import type {
 } from './types.js'
 
 // The engine's defaults and the most retries a plan step may ask for (toolwire_core::plan).
-import { PLAN_DEFAULT_MAX_CONCURRENCY as DEFAULT_MAX_CONCURRENCY, PLAN_DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES, PLAN_MAX_RETRIES as MAX_RETRIES } from './protocol.generated.js'
+import {
+  PLAN_DEFAULT_MAX_CONCURRENCY as DEFAULT_MAX_CONCURRENCY,
+  PLAN_DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES,
+  PLAN_MAX_RETRIES as MAX_RETRIES,
+  PlanAction,
+  type PlanDispatchAction,
+  type PlanEngineAction,
+  type PlanFinishedAction,
+  type PlanStepEventAction,
+} from './protocol.generated.js'
 
 const FUNCTION_OPTIONS = ['onEvent', 'confirm'] as const
 // passed to each step's dispatch: the policy context, and `tools` (the registered tools a step may run)
@@ -88,61 +97,6 @@ type StepKind = 'scheduled' | 'started' | 'finished' | 'failed' | 'skipped' | 'c
 /** Why a step did not end `ok`. */
 type StepProblem = { code: PlanStepErrorCode; message: string }
 
-/** The engine's actions (NativePlan, as JSON): what the driver does next, in order. */
-type PlanAction = DispatchAction | WaitAction | StepEventAction | FinishedAction | FaultAction
-
-/** Run one call; its result goes back to `completed` under `callId`. */
-interface DispatchAction {
-  type: 'dispatch'
-  stepId: string
-  /** the same for every attempt of the call: `<runId>:<stepId>[:<index>]` */
-  callId: string
-  tool: string
-  /** references resolved */
-  args: Record<string, unknown>
-  /** from 1 */
-  attempt: number
-  loopId?: string
-  index?: number
-  timeoutMs?: number
-  preview: boolean
-  confirmationRequired: boolean
-}
-
-/** Sleep `delayMs` before a retry, then call `retryDue` with the step and index. */
-interface WaitAction {
-  type: 'wait'
-  stepId: string
-  index?: number
-  attempt: number
-  delayMs: number
-}
-
-/** Something happened to a step: emit it as `step.<kind>`. */
-interface StepEventAction {
-  type: 'stepEvent'
-  kind: StepKind
-  stepId: string
-  tool: string
-  loopId?: string
-  confirmationRequired: boolean
-  problem?: StepProblem
-}
-
-/** The plan is over: each step's results as indexes into the results fed back. */
-interface FinishedAction {
-  type: 'finished'
-  runId: string
-  status: PlanOutcome['status']
-  steps: Record<string, { status: PlanOutcome['steps'][string]['status']; results: number[]; error?: StepProblem }>
-}
-
-/** An action the binding could not serialize. */
-interface FaultAction {
-  type: 'fault'
-  message: string
-}
-
 /** What `executePlan` drives the runtime with (see {@link executePlan}). */
 export interface PlanHooks {
   dispatch: (calls: ModelToolCall[], options: DispatchOptions) => Promise<ToolResult[]>
@@ -177,8 +131,6 @@ interface Driving {
   nativePlan: NativePlan
   runId: string
   opts: CheckedOptions
-  /** each step's tool, by step id */
-  tools: Map<string, string>
   emit: Emit
   confirmationId: string | undefined
   /** the confirmation was refused: the plan is cancelled before it starts */
@@ -312,7 +264,6 @@ export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: Acti
       nativePlan,
       runId,
       opts,
-      tools,
       emit,
       confirmationId,
       cancelled: refusal !== undefined,
@@ -340,7 +291,7 @@ export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: Acti
  * Performs the engine's actions until `finished`; resolves with the PlanOutcome. Rejects only
  * for a fault (an engine error, a dispatch that rejected), after aborting the calls in flight.
  */
-function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId, cancelled, recording }: Driving): Promise<PlanOutcome> {
+function drive({ dispatch, nativePlan, runId, opts, emit, confirmationId, cancelled, recording }: Driving): Promise<PlanOutcome> {
   return new Promise((resolve, reject) => {
     const controller = new AbortController()
     const timers = new Set<NodeJS.Timeout>()
@@ -365,9 +316,9 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
     }
     const step = (call: () => string): void => {
       if (over) return
-      let actions: PlanAction[]
+      let actions: PlanEngineAction[]
       try {
-        actions = JSON.parse(native(call))
+        actions = JSON.parse(native(call)) as PlanEngineAction[]
       } catch (error) {
         fail(error)
         return
@@ -401,31 +352,32 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
       }
     }
 
-    const startCall = (action: DispatchAction): void => {
+    const startCall = (action: PlanDispatchAction): void => {
+      const [, stepId, callId, tool, args, attempt, loopId, index, timeoutMs, , confirmationRequired] = action
       const info: StepCall = {
-        stepId: action.stepId,
-        callId: action.callId,
-        tool: action.tool,
-        attempt: action.attempt,
-        loopId: action.loopId,
-        index: action.index,
-        confirmationId: action.confirmationRequired ? confirmationId : undefined,
+        stepId,
+        callId,
+        tool,
+        attempt,
+        loopId: loopId ?? undefined,
+        index: index ?? undefined,
+        confirmationId: confirmationRequired ? confirmationId : undefined,
       }
-      lastCall.set(action.stepId, info)
+      lastCall.set(stepId, info)
       const call: ModelToolCall = {
-        id: action.callId,
-        name: action.tool,
-        arguments: action.args,
-        stepId: action.stepId,
-        attempt: action.attempt,
-        loopId: action.loopId,
+        id: callId,
+        name: tool,
+        arguments: args as ModelToolCall['arguments'],
+        stepId,
+        attempt,
+        loopId: info.loopId,
         confirmationId: info.confirmationId,
       }
       let running: Promise<ToolResult[]>
       try {
         running = dispatch([call], {
           runId,
-          timeoutMs: action.timeoutMs,
+          timeoutMs: timeoutMs ?? undefined,
           signal: controller.signal,
           onEvent: forwardFor(info),
           ...opts.context,
@@ -437,7 +389,7 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
         ([result]) => {
           if (over) return
           results.push(result)
-          step(() => nativePlan.completed(action.callId, JSON.stringify(result)))
+          step(() => nativePlan.completed(callId, JSON.stringify(result)))
         },
         fail,
       )
@@ -446,52 +398,56 @@ function drive({ dispatch, nativePlan, runId, opts, tools, emit, confirmationId,
     // A step event carries the step's marks (its loopId for a foreach, the confirmationId when
     // it was confirmed), known from the start, and the fields of its latest call: for `started`
     // the call dispatched with it, for the end events the last attempt.
-    const stepEvent = (action: StepEventAction, batch: PlanAction[]): void => {
-      const { kind, stepId, problem } = action
+    const stepEvent = (action: PlanStepEventAction, batch: PlanEngineAction[]): void => {
+      const [, kind, stepId, tool, loopId, confirmationRequired, problem] = action
       let info: CallInfo | undefined = lastCall.get(stepId)
       if (kind === 'started') {
-        const first = batch.find((a): a is DispatchAction => a.type === 'dispatch' && a.stepId === stepId)
-        if (first !== undefined) info = { callId: first.callId, tool: first.tool, attempt: first.attempt, loopId: first.loopId, index: first.index }
+        const first = batch.find((a): a is PlanDispatchAction => a[0] === PlanAction.DISPATCH && a[1] === stepId)
+        if (first !== undefined) info = { callId: first[2], tool: first[3], attempt: first[5], loopId: first[6] ?? undefined, index: first[7] ?? undefined }
       }
-      const tool = action.tool ?? info?.tool ?? tools.get(stepId)
       const fields: EventFields = { stepId, ...callFields(info), tool }
-      if (action.loopId !== undefined) fields.loopId = action.loopId
-      if (action.confirmationRequired === true && confirmationId !== undefined) fields.confirmationId = confirmationId
-      if (problem !== undefined) fields.error = problem
-      emit(`step.${kind}`, stepLevel(kind), stepMessage(kind, stepId, tool, problem), fields)
+      if (loopId !== null) fields.loopId = loopId
+      if (confirmationRequired && confirmationId !== undefined) fields.confirmationId = confirmationId
+      if (problem !== null) fields.error = problem
+      emit(`step.${kind}`, stepLevel(kind), stepMessage(kind, stepId, tool, problem ?? undefined), fields)
     }
 
-    const finish = (action: FinishedAction): void => {
+    const finish = (action: PlanFinishedAction): void => {
+      const [, , status, summaries] = action
       end()
       const steps: PlanOutcome['steps'] = {}
-      for (const [id, summary] of Object.entries(action.steps)) {
+      for (const [id, summary] of Object.entries(summaries)) {
         const out: PlanOutcome['steps'][string] = { status: summary.status, results: summary.results.map((at) => results[at]) }
         if (summary.error !== undefined) out.error = summary.error
         steps[id] = out
       }
-      resolve({ runId, status: action.status, steps, results })
+      resolve({ runId, status, steps, results })
     }
 
-    function perform(actions: PlanAction[]): void {
+    function perform(actions: PlanEngineAction[]): void {
       for (const action of actions) {
         if (over) return
-        switch (action.type) {
-          case 'dispatch':
+        switch (action[0]) {
+          case PlanAction.DISPATCH:
             startCall(action)
             break
-          case 'wait': {
+          case PlanAction.WAIT: {
+            const [, stepId, index, , delayMs] = action
             const timer = setTimeout(() => {
               timers.delete(timer)
-              step(() => nativePlan.retryDue(action.stepId, action.index))
-            }, action.delayMs)
+              step(() => nativePlan.retryDue(stepId, index))
+            }, delayMs)
             timers.add(timer)
             break
           }
-          case 'stepEvent':
+          case PlanAction.STEP_EVENT:
             stepEvent(action, actions)
             break
-          case 'finished':
+          case PlanAction.FINISHED:
             finish(action)
+            break
+          case PlanAction.FAULT:
+            fail(new ToolwireError('INTERNAL_ERROR', `executePlan: ${action[1]}`))
             break
           default:
             fail(new ToolwireError('INTERNAL_ERROR', `executePlan: unknown plan action ${JSON.stringify(action)}`))

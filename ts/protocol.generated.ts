@@ -1,7 +1,7 @@
 // Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
 
 import type { ResultView } from './view.js'
-import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'
+import type { ApprovalRequest, PlanStepErrorCode, SanitizeReport, ToolCall, ToolResult } from './types.js'
 
 /** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */
 export const Action = Object.freeze({
@@ -21,6 +21,15 @@ export const Action = Object.freeze({
   LOOP_WARNING: 13,
   APPROVAL: 14,
   WARNING: 15,
+} as const)
+
+/** A plan run's actions: `[code, ...]`, what the plan driver must do, in order. (toolwire_core::plan::PlanActionCode) */
+export const PlanAction = Object.freeze({
+  DISPATCH: 0,
+  WAIT: 1,
+  STEP_EVENT: 2,
+  FINISHED: 3,
+  FAULT: 4,
 } as const)
 
 /** Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did. (toolwire_core::dispatch::protocol::CompletionCode) */
@@ -209,3 +218,26 @@ export type EngineAction =
   | LoopWarningAction
   | ApprovalAction
   | WarningAction
+
+/** Run one call through the dispatcher; feed its result to `completed` with the same `callId` (`<runId>:<stepId>[:<index>]`, the same for all its attempts). `args` has its references resolved; `attempt` counts from 1; `loopId` and `index` mark a `foreach` step's iteration. */
+export type PlanDispatchAction = [code: typeof PlanAction.DISPATCH, stepId: string, callId: string, tool: string, args: unknown, attempt: number, loopId: string | null, index: number | null, timeoutMs: number | null, preview: boolean, confirmationRequired: boolean]
+
+/** Sleep `delayMs` before a retry, then call `retryDue` with the step and index; `attempt` is the one that will run. */
+export type PlanWaitAction = [code: typeof PlanAction.WAIT, stepId: string, index: number | null, attempt: number, delayMs: number]
+
+/** Something happened to a step: emit it as `step.<kind>`. */
+export type PlanStepEventAction = [code: typeof PlanAction.STEP_EVENT, kind: 'scheduled' | 'started' | 'finished' | 'failed' | 'skipped' | 'cancelled', stepId: string, tool: string, loopId: string | null, confirmationRequired: boolean, problem: { code: PlanStepErrorCode; message: string } | null]
+
+/** The plan is over: each step's status, its results as indexes into the results fed back, and its problem. */
+export type PlanFinishedAction = [code: typeof PlanAction.FINISHED, runId: string, status: 'ok' | 'failed' | 'cancelled', steps: Record<string, { status: 'ok' | 'failed' | 'skipped' | 'cancelled'; results: number[]; error?: { code: PlanStepErrorCode; message: string } }>]
+
+/** The binding could not serialize an action: fail the plan with `message`. */
+export type PlanFaultAction = [code: typeof PlanAction.FAULT, message: string]
+
+/** An action of a plan run: a JSON array whose first element is its code (toolwire_core::plan::layout). */
+export type PlanEngineAction =
+  | PlanDispatchAction
+  | PlanWaitAction
+  | PlanStepEventAction
+  | PlanFinishedAction
+  | PlanFaultAction

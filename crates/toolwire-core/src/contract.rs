@@ -242,6 +242,11 @@ fn groups() -> Vec<Group> {
             "toolwire_core::dispatch::protocol::ActionCode",
             "Actions from the engine: `[code, ...]`, what the driver must do, in order.",
         ),
+        group::<crate::plan::PlanActionCode>(
+            "PlanAction",
+            "toolwire_core::plan::PlanActionCode",
+            "A plan run's actions: `[code, ...]`, what the plan driver must do, in order.",
+        ),
         group::<CompletionCode>(
             "Completion",
             "toolwire_core::dispatch::protocol::CompletionCode",
@@ -295,7 +300,7 @@ pub fn typescript() -> String {
     let mut ts = String::from(
         "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n\n\
          import type { ResultView } from './view.js'\n\
-         import type { ApprovalRequest, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
+         import type { ApprovalRequest, PlanStepErrorCode, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
     );
     for group in groups() {
         let doc = format!("{} ({})", group.doc, group.rust);
@@ -321,23 +326,41 @@ pub fn typescript() -> String {
         ts.push_str(&jsdoc("", doc));
         let _ = writeln!(ts, "export const {name} = {}", constant_ts(*value));
     }
-    action_layouts(&mut ts);
+    tuple_types(
+        &mut ts,
+        crate::dispatch::layout::ACTION_LAYOUTS,
+        "Action",
+        "",
+        "EngineAction",
+        "An action of the engine: a JSON array whose first element is its code (toolwire_core::dispatch::layout).",
+    );
+    tuple_types(
+        &mut ts,
+        crate::plan::layout::PLAN_ACTION_LAYOUTS,
+        "PlanAction",
+        "Plan",
+        "PlanEngineAction",
+        "An action of a plan run: a JSON array whose first element is its code (toolwire_core::plan::layout).",
+    );
     ts
 }
 
-/// The driver's tuple type of each action, from its declared layout
-/// ([`crate::dispatch::layout::ACTION_LAYOUTS`]), and their union `EngineAction`.
-fn action_layouts(ts: &mut String) {
-    use crate::dispatch::layout::ACTION_LAYOUTS;
+/// The driver's tuple type of each message of `layouts` (named `<prefix><Name>Action`, its code
+/// typed from the generated `codes` object), and their union `union`.
+fn tuple_types(
+    ts: &mut String,
+    layouts: &[crate::layout::Layout],
+    codes: &str,
+    prefix: &str,
+    union: &str,
+    doc: &str,
+) {
     let mut names = Vec::new();
-    for layout in ACTION_LAYOUTS {
-        let name = format!("{}Action", layout.code.name());
+    for layout in layouts {
+        let name = format!("{prefix}{}Action", layout.name);
         ts.push('\n');
         ts.push_str(&jsdoc("", layout.doc));
-        let mut members = vec![format!(
-            "code: typeof Action.{}",
-            js_name(layout.code.name())
-        )];
+        let mut members = vec![format!("code: typeof {codes}.{}", js_name(layout.name))];
         for element in layout.elements {
             let mark = if element.optional { "?" } else { "" };
             members.push(format!("{}{mark}: {}", element.name, element.ts));
@@ -346,11 +369,8 @@ fn action_layouts(ts: &mut String) {
         names.push(name);
     }
     ts.push('\n');
-    ts.push_str(&jsdoc(
-        "",
-        "An action of the engine: a JSON array whose first element is its code (toolwire_core::dispatch::layout).",
-    ));
-    let _ = writeln!(ts, "export type EngineAction =");
+    ts.push_str(&jsdoc("", doc));
+    let _ = writeln!(ts, "export type {union} =");
     for name in &names {
         let _ = writeln!(ts, "  | {name}");
     }

@@ -23,6 +23,7 @@ pub mod json_input;
 pub mod json_text;
 #[cfg(test)]
 mod layers;
+pub mod layout;
 pub mod options;
 pub mod output;
 pub mod params;

@@ -71,13 +71,28 @@ pub struct StepProblem {
     pub message: String,
 }
 
+crate::codes! {
+    /// The code each [`PlanAction`] crosses as, its first element (layouts: `plan::layout`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum PlanActionCode {
+        /// [`PlanAction::Dispatch`].
+        Dispatch = 0,
+        /// [`PlanAction::Wait`].
+        Wait = 1,
+        /// [`PlanAction::StepEvent`].
+        StepEvent = 2,
+        /// [`PlanAction::Finished`].
+        Finished = 3,
+        /// An action the binding could not serialize: `[4, message]`.
+        Fault = 4,
+    }
+}
+
 /// One thing for the driver to do, in order.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PlanAction {
     /// Run one call through the dispatcher; feed its result to
     /// [`PlanRun::completed`](super::PlanRun::completed) with the same `call_id`.
-    #[serde(rename_all = "camelCase")]
     Dispatch {
         /// The step the call belongs to.
         step_id: String,
@@ -90,13 +105,10 @@ pub enum PlanAction {
         /// 1 for the first attempt.
         attempt: u32,
         /// Shared by a `foreach` step's iterations: `<runId>:<stepId>`.
-        #[serde(skip_serializing_if = "Option::is_none")]
         loop_id: Option<String>,
         /// The iteration's index, from 0, for a `foreach` step.
-        #[serde(skip_serializing_if = "Option::is_none")]
         index: Option<usize>,
         /// The step's deadline, when it sets one.
-        #[serde(skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
         /// The step's `preview` flag.
         preview: bool,
@@ -105,12 +117,10 @@ pub enum PlanAction {
     },
     /// Sleep `delay_ms` before a retry, then call
     /// [`PlanRun::retry_due`](super::PlanRun::retry_due) with the step and index.
-    #[serde(rename_all = "camelCase")]
     Wait {
         /// The step to retry.
         step_id: String,
         /// The iteration, for a `foreach` step.
-        #[serde(skip_serializing_if = "Option::is_none")]
         index: Option<usize>,
         /// The attempt that will run after the wait.
         attempt: u32,
@@ -118,7 +128,6 @@ pub enum PlanAction {
         delay_ms: u64,
     },
     /// Something happened to a step; emit it as `step.<kind>`.
-    #[serde(rename_all = "camelCase")]
     StepEvent {
         /// What happened.
         kind: StepEventKind,
@@ -127,17 +136,95 @@ pub enum PlanAction {
         /// The step's tool.
         tool: String,
         /// The `loopId` its calls share, for a `foreach` step (known before any call).
-        #[serde(skip_serializing_if = "Option::is_none")]
         loop_id: Option<String>,
         /// Whether `confirmationsRequired` names the step, so its events carry the
         /// `confirmationId`.
         confirmation_required: bool,
         /// Why, for `failed`, `skipped` and `cancelled`.
-        #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<StepProblem>,
     },
     /// The plan is over; nothing else will be asked.
     Finished(PlanOutcomeSummary),
+}
+
+/// A plan action as it crosses: a JSON array, its code first, then its elements in the order
+/// `plan::layout` declares (an absent optional value as `null`). `Finished` carries each step's
+/// results as indexes into the results the driver fed back, in the order it fed them.
+impl Serialize for PlanAction {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(None)?;
+        match self {
+            PlanAction::Dispatch {
+                step_id,
+                call_id,
+                tool,
+                args,
+                attempt,
+                loop_id,
+                index,
+                timeout_ms,
+                preview,
+                confirmation_required,
+            } => {
+                seq.serialize_element(&(PlanActionCode::Dispatch as u8))?;
+                seq.serialize_element(step_id)?;
+                seq.serialize_element(call_id)?;
+                seq.serialize_element(tool)?;
+                seq.serialize_element(args)?;
+                seq.serialize_element(attempt)?;
+                seq.serialize_element(loop_id)?;
+                seq.serialize_element(index)?;
+                seq.serialize_element(timeout_ms)?;
+                seq.serialize_element(preview)?;
+                seq.serialize_element(confirmation_required)?;
+            }
+            PlanAction::Wait {
+                step_id,
+                index,
+                attempt,
+                delay_ms,
+            } => {
+                seq.serialize_element(&(PlanActionCode::Wait as u8))?;
+                seq.serialize_element(step_id)?;
+                seq.serialize_element(index)?;
+                seq.serialize_element(attempt)?;
+                seq.serialize_element(delay_ms)?;
+            }
+            PlanAction::StepEvent {
+                kind,
+                step_id,
+                tool,
+                loop_id,
+                confirmation_required,
+                problem,
+            } => {
+                seq.serialize_element(&(PlanActionCode::StepEvent as u8))?;
+                seq.serialize_element(kind)?;
+                seq.serialize_element(step_id)?;
+                seq.serialize_element(tool)?;
+                seq.serialize_element(loop_id)?;
+                seq.serialize_element(confirmation_required)?;
+                seq.serialize_element(problem)?;
+            }
+            PlanAction::Finished(summary) => {
+                seq.serialize_element(&(PlanActionCode::Finished as u8))?;
+                seq.serialize_element(&summary.run_id)?;
+                seq.serialize_element(&summary.status)?;
+                let mut steps = Map::new();
+                for step in &summary.steps {
+                    let mut out =
+                        json!({ "status": step.status.as_str(), "results": step.results });
+                    if let Some(problem) = &step.problem {
+                        out["error"] = json!(problem);
+                    }
+                    steps.insert(step.id.clone(), out);
+                }
+                seq.serialize_element(&steps)?;
+            }
+        }
+        seq.end()
+    }
 }
 
 /// How one step ended.

@@ -50,6 +50,7 @@
 
 mod actions;
 mod graph;
+pub mod layout;
 mod parse;
 mod refs;
 mod scheduler;
@@ -62,7 +63,8 @@ mod refs_tests;
 mod scheduler_tests;
 
 pub use actions::{
-    PlanAction, PlanOutcomeSummary, PlanStatus, StepEventKind, StepOutcome, StepProblem, StepStatus,
+    PlanAction, PlanActionCode, PlanOutcomeSummary, PlanStatus, StepEventKind, StepOutcome,
+    StepProblem, StepStatus,
 };
 pub use graph::find_cycle;
 pub use parse::{

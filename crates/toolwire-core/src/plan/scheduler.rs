@@ -207,6 +207,20 @@ impl PlanRun {
         self.finished
     }
 
+    /// The actions gathered so far, handed over. (In this crate's tests each is serialized and
+    /// checked against its layout, `plan::layout`, which the driver's types are generated from.)
+    fn drain(&mut self) -> Vec<PlanAction> {
+        let out = std::mem::take(&mut self.out);
+        #[cfg(test)]
+        for action in &out {
+            let value = serde_json::to_value(action).expect("plan actions serialize");
+            if let Some(why) = super::layout::misfit(&value) {
+                panic!("a plan action does not fit its layout: {why}");
+            }
+        }
+        out
+    }
+
     /// What to do now. The first call starts the run; later calls return whatever is left to do
     /// (usually nothing: every other method returns its own actions).
     // The name is the issue's; this is no iterator (it returns a batch, empty when idle).
@@ -221,7 +235,7 @@ impl PlanRun {
             }
         }
         self.advance();
-        std::mem::take(&mut self.out)
+        self.drain()
     }
 
     /// Feeds back the result (a [`ToolResult`](crate::envelope::ToolResult) as JSON) of the
@@ -269,7 +283,7 @@ impl PlanRun {
         }
         self.maybe_end(step);
         self.advance();
-        Ok(std::mem::take(&mut self.out))
+        Ok(self.drain())
     }
 
     /// The wait announced by a [`PlanAction::Wait`] for `step_id` (and `index`) is over: its
@@ -289,7 +303,7 @@ impl PlanRun {
             }
         }
         self.advance();
-        Ok(std::mem::take(&mut self.out))
+        Ok(self.drain())
     }
 
     /// Cancels the run: nothing new is dispatched, pending retries are dropped, steps that have
@@ -297,7 +311,7 @@ impl PlanRun {
     /// driver aborts them), and the plan ends `cancelled`.
     pub fn cancel(&mut self) -> Vec<PlanAction> {
         if self.finished || self.halt == Some(Halt::Cancelled) {
-            return std::mem::take(&mut self.out);
+            return self.drain();
         }
         self.begun = true;
         self.halt = Some(Halt::Cancelled);
@@ -316,7 +330,7 @@ impl PlanRun {
             }
         }
         self.advance();
-        std::mem::take(&mut self.out)
+        self.drain()
     }
 
     /// Schedules or skips newly ready steps and fills free slots until nothing changes; then

@@ -585,9 +585,7 @@ fn actions_serialize_in_camel_case_with_a_type_tag() {
     };
     assert_eq!(
         serde_json::to_value(action).unwrap(),
-        json!({ "type": "dispatch", "stepId": "a", "callId": "r:a:0", "tool": "t", "args": {},
-                "attempt": 1, "loopId": "r:a", "index": 0, "timeoutMs": 5, "preview": false,
-                "confirmationRequired": false })
+        json!([0, "a", "r:a:0", "t", {}, 1, "r:a", 0, 5, false, false])
     );
 }
 
