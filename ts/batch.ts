@@ -3,6 +3,7 @@
 
 import type { AuditLog, RunAudit } from './audit.js'
 import { messageOf } from './common.js'
+import { freshId } from './ids.js'
 import type { ReadCall } from './encode-calls.js'
 import type { ToolTracing } from './otel.js'
 import type { Registrable } from './options.js'
@@ -178,14 +179,6 @@ export function emit(batch: Batch, event: ToolExecutionEvent): void {
 
 /** The thread of a batch's remote calls; a dispatch with neither groupId nor runId gets its own. */
 export function groupOf(batch: Batch): string {
-  if (batch.groupId === undefined) batch.groupId = newRunId('dispatch')
+  if (batch.groupId === undefined) batch.groupId = freshId('dispatch')
   return batch.groupId
-}
-
-let runCounter = 0
-
-/** A fresh run id: `<kind>_<time>_<counter>`. */
-export function newRunId(kind: string): string {
-  runCounter = (runCounter + 1) % 0x100000000
-  return `${kind}_${Date.now().toString(36)}_${runCounter.toString(36)}`
 }

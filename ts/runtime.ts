@@ -6,9 +6,9 @@ import nodePath from 'node:path'
 
 import { AuditLog, auditOption } from './audit.js'
 import type { Batch, RegisteredTool } from './batch.js'
-import { newRunId } from './batch.js'
 import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
+import { freshId } from './ids.js'
 import { AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, DISPATCH_OPTIONS, RUNTIME_OPTIONS, ToolwireError, checkOptionKeys, describe, jsonText, messageOf, native, registerAll } from './common.js'
 import { StreamDecoder } from './decoder.js'
 import { Driver } from './driver.js'
@@ -383,7 +383,7 @@ export class ToolRuntime {
     })
     const id = this.#driver.nextBatchId()
     // A dispatch without a runId gets one of its own, carried by its results (and naming its audit directory).
-    const runId = options.runId ?? newRunId('dispatch')
+    const runId = options.runId ?? freshId('dispatch')
     const batch: Batch = {
       calls: encoded.calls,
       hooks,
@@ -456,7 +456,7 @@ export class ToolRuntime {
         reject,
         onAbort: undefined,
         maxChars: maxCharsOf(undefined, this.#sanitize),
-        audit: auditLog?.open(joined ? runId : newRunId('dispatch'), { kind: 'dispatch' }),
+        audit: auditLog?.open(joined ? runId : freshId('dispatch'), { kind: 'dispatch' }),
         auditLog,
         callRecorded: joined,
         otel,
@@ -502,13 +502,13 @@ export class ToolRuntime {
     return {
       decoderOf: (wire: Wire, options: DecoderOptions) => new StreamDecoder(wire, options),
       endRun: (runId: string) => this.#native.endRun(runId),
-      newRunId: () => newRunId('run'),
+      newRunId: () => freshId('run'),
       audit: auditLog,
       dispatch: (calls: DispatchCall[], options: DispatchOptions) =>
         new Promise<ToolResult[]>((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
       watchEvents: (groupId: string) => this.#rap.watch(groupId),
       closeThread: (groupId: string) => this.#rap.closeThread(groupId),
-      injectedMessages: (wire: Wire, events: InjectedEvent[]) => injectedMessages(this, wire, events, () => newRunId('call_rap_event')),
+      injectedMessages: (wire: Wire, events: InjectedEvent[]) => injectedMessages(this, wire, events, () => freshId('call_rap_event')),
     }
   }
 }

@@ -118,14 +118,6 @@ export function modelFacingErrorOf(result: ToolResult): ToolwireToolError {
   return error
 }
 
-let counter = 0
-
-/** A call id for a call that came without one. */
-export function freshCallId(prefix: string): string {
-  counter = (counter + 1) % 0x100000000
-  return `${prefix}_${Date.now().toString(36)}_${counter.toString(36)}`
-}
-
 /**
  * Loads an adapter's peer package, saying which to install when it is missing. The caller knows
  * its type (`typeof import(name)`, a type-only import: nothing is loaded before this call).

@@ -12,7 +12,8 @@ import { describe } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, DispatchOptions, ModelToolCall, ToolResult } from '../types.js'
 import { CallBatcher } from './batch.js'
-import { toolsOf, offeredTools, dispatchOptionsOf, errorOf, markedErrorContent, freshCallId, peer } from './common.js'
+import { toolsOf, offeredTools, dispatchOptionsOf, errorOf, markedErrorContent, peer } from './common.js'
+import { freshId } from '../ids.js'
 
 export type { ToolwireToolError } from './common.js'
 
@@ -82,7 +83,7 @@ export function toLangChainTools(runtime: ToolRuntime, options: LangChainAdapter
       async (input: unknown, config?: ToolRunnableConfig) => {
         const toolCallId = config && config.toolCall && typeof config.toolCall.id === 'string' ? config.toolCall.id : undefined
         // The runtime validates the arguments too (LangChain checked them against the schema).
-        const call: ModelToolCall = { id: toolCallId ?? freshCallId('langchain'), name: info.name, arguments: (input === undefined ? {} : input) as ModelToolCall['arguments'] }
+        const call: ModelToolCall = { id: toolCallId ?? freshId('langchain'), name: info.name, arguments: (input === undefined ? {} : input) as ModelToolCall['arguments'] }
         const result = await batcher.call(call, config ? config.signal : undefined, undefined)
         if (toolCallId !== undefined) return toolMessageOf(ToolMessage, result, toolCallId)
         if (!result.ok) throw errorOf(result)
@@ -114,7 +115,7 @@ function callsOfMessage(message: AIMessage): ModelToolCall[] {
     all.sort((a, b) => rank(a) - rank(b))
   }
   return all.map(({ call, raw }) => ({
-    id: typeof call.id === 'string' && call.id !== '' ? call.id : freshCallId('langchain'),
+    id: typeof call.id === 'string' && call.id !== '' ? call.id : freshId('langchain'),
     name: typeof call.name === 'string' ? call.name : '',
     arguments: raw ? (typeof call.args === 'string' ? call.args : call.args ?? null) : call.args ?? {},
   }))

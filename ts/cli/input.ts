@@ -14,3 +14,8 @@ export function readInput(file: string, encoding?: BufferEncoding): Buffer | str
     throw inputError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : oneLine(error)}`)
   }
 }
+
+/** Whether `value`, parsed from the input, is a JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}

@@ -3,6 +3,7 @@
 // readable name. Severity: `info` (harmless, handled), `warning` (handled here, breaks naive
 // clients or needs care when sending results back), `error` (a call or the turn is broken).
 
+import { isObject } from './input.js'
 import { paddedBeforeBrace } from './frames.js'
 import type { BodyFormat, FramedEvent } from './frames.js'
 import { DecodeErrorKind } from '../protocol.generated.js'
@@ -98,7 +99,6 @@ class Quirks {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 function jsonObjectText(text: string): boolean {
   try {
     return isObject(JSON.parse(text))

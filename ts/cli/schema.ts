@@ -8,11 +8,10 @@ import { SCHEMA_TARGETS as TARGETS } from '../schema.js'
 import type { NormalizedSchema, SchemaRemoval, SchemaTarget } from '../types.js'
 import type { CommandIo, ParsedArgs } from './args.js'
 import { usageError, inputError, oneLine, EXIT_OK } from './errors.js'
-import { readInput } from './input.js'
+import { isObject, readInput } from './input.js'
 
 export { TARGETS }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** A JSON Schema: an object or a boolean. */
 type Schema = object | boolean
