@@ -183,12 +183,16 @@ impl PolicyGate {
 
     /// Refuses `args` of a `workspaceOnly` tool whose paths leave the workspace (`details`: the
     /// layer, the parameter as a name and as a JSON pointer, the value cut short, the reason).
-    pub fn check_paths(&self, spec: &ToolSpec, args: &Value) -> std::result::Result<(), ToolError> {
+    pub fn check_paths<'a>(
+        &self,
+        spec: &ToolSpec,
+        args: impl FnOnce() -> &'a Value,
+    ) -> std::result::Result<(), ToolError> {
         let (Some(params), Some(root)) = (&spec.guards.workspace_paths, &self.workspace_root)
         else {
             return Ok(());
         };
-        check_workspace_paths(root, args, params).map_err(|violation| {
+        check_workspace_paths(root, args(), params).map_err(|violation| {
             let mut error = ToolError::new(
                 ErrorCode::PolicyDenied,
                 format!(
@@ -427,12 +431,10 @@ mod tests {
         assert!(gate.check_declaration(&declaration(&write)).is_ok());
         let registry = registry(std::slice::from_ref(&write));
         let spec = registry.get("write").unwrap();
-        assert!(gate
-            .check_paths(spec, &json!({ "path": "notes/a.txt" }))
-            .is_ok());
-        let error = gate
-            .check_paths(spec, &json!({ "path": "../escape.txt" }))
-            .expect_err("outside");
+        let notes = json!({ "path": "notes/a.txt" });
+        let escape = json!({ "path": "../escape.txt" });
+        assert!(gate.check_paths(spec, || &notes).is_ok());
+        let error = gate.check_paths(spec, || &escape).expect_err("outside");
         assert_eq!(error.code, ErrorCode::PolicyDenied);
         assert_eq!(error.details.as_ref().unwrap()["param"], json!("path"));
         assert_eq!(error.details.as_ref().unwrap()["pointer"], json!("/path"));

@@ -153,9 +153,8 @@ fn scan(text: &str, max_depth: usize) -> Result<Cow<'_, str>, TooDeep> {
     let mut in_string = false;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
         if !in_string {
-            match b {
+            match bytes[i] {
                 b'"' => in_string = true,
                 b'[' | b'{' => {
                     depth += 1;
@@ -169,7 +168,12 @@ fn scan(text: &str, max_depth: usize) -> Result<Cow<'_, str>, TooDeep> {
             i += 1;
             continue;
         }
-        match b {
+        // inside a string only a quote or a backslash matters: jump to the next one
+        let Some(next) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+            break;
+        };
+        i += next;
+        match bytes[i] {
             b'"' => {
                 in_string = false;
                 i += 1;
@@ -187,8 +191,8 @@ fn scan(text: &str, max_depth: usize) -> Result<Cow<'_, str>, TooDeep> {
                 }
                 _ => i += 2,
             },
-            b'\\' => i += 2,
-            _ => i += 1,
+            // another escape (a backslash: memchr2 stops at nothing else)
+            _ => i += 2,
         }
     }
     Ok(match out {

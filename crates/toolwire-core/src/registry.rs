@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::RiskLevel;
 use crate::error::{Error, ErrorCode, Result};
+use crate::flat_args::FlatSchema;
 use crate::json_text::json_type;
 use crate::params::{parse_rules, ParamRules};
 use crate::policy::guards::ToolGuards;
@@ -166,12 +167,20 @@ pub struct ToolSpec {
     strict_sent: AtomicBool,
     validator: Validator,
     output_validator: Option<Validator>,
+    /// The arguments' schema compiled for checking argument text, when it is flat.
+    flat: Option<FlatSchema>,
 }
 
 impl ToolSpec {
     /// The compiled validator of the arguments.
     pub fn validator(&self) -> &Validator {
         &self.validator
+    }
+
+    /// The arguments' schema compiled for checking argument text without parsing it into a
+    /// tree, when the schema is flat and the tool declares no aliases or required groups.
+    pub fn flat(&self) -> Option<&FlatSchema> {
+        self.flat.as_ref()
     }
 
     /// Whether this tool's definition was sent in OpenAI's strict form.
@@ -518,6 +527,7 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         declaration.coerce,
         default_coerce,
     )?;
+    let flat = FlatSchema::of(&parameters, &rules);
     let redaction_allow = parse_redaction(&name, declaration.redaction.as_ref())?;
     let guards = ToolGuards::declared(
         &name,
@@ -549,6 +559,7 @@ fn build_spec(id: u64, declaration: ToolDeclaration, default_coerce: bool) -> Re
         category: declaration.category,
         validator,
         output_validator,
+        flat,
     })
 }
 

@@ -79,7 +79,7 @@ impl Dispatcher {
         let param = spec.guards.command_param.as_deref();
         let found = self
             .store
-            .hit(config, &spec.name, param, &c.args, self.command_base());
+            .hit(config, &spec.name, param, c.args.get(), self.command_base());
         let reason = match assess(&spec.name, security, ask, found.hit, &found.miss) {
             Verdict::Run => return self.prepared(call),
             Verdict::Refuse(reason) => return self.refuse(call, reason, now),
@@ -93,7 +93,7 @@ impl Dispatcher {
             approval_id: approval_id.clone(),
             tool_call_id: c.request.id.clone(),
             tool_name: spec.name.clone(),
-            args: c.args.clone(),
+            args: c.args.get().clone(),
             command: found.command,
             analysis: found.analysis,
             reason,
@@ -157,7 +157,7 @@ impl Dispatcher {
             Deferred {
                 call_id: c.request.id.clone(),
                 tool: request.tool_name.clone(),
-                args: c.args.clone(),
+                args: c.args.get().clone(),
                 run_id: options.run_id.clone(),
                 context: options.context.clone(),
                 timeout_ms: options.timeout_ms,

@@ -12,6 +12,7 @@
 //! with exactly one [`Action::End`].
 
 mod approval;
+mod call_args;
 pub use approval::ResumedCall;
 mod finalize;
 mod keys;
@@ -32,6 +33,7 @@ use crate::envelope::ContentBlock;
 use crate::envelope::{args_hash, duration_ms, ToolCall, ToolError, ToolResult, ToolStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::PolicyGate;
+use crate::id_hash::IdMap;
 use crate::output::{
     apply_after_answer, apply_persist_answer, apply_verdict, before_decision, check_outcome,
     BeforeDecision, OutputShape, ToolOutcome,
@@ -43,6 +45,7 @@ use crate::registry::{ExecutionMode, Registry, ToolSpec};
 use crate::sanitize::content::MIN_SHARE;
 use crate::sanitize::text::{kept_again, utf16_len, Kept};
 use crate::sanitize::{Limits, ResultRules, SanitizeReport};
+use call_args::CallArgs;
 use keys::KeyLocks;
 pub use protocol::{
     AbortReason, Action, AllowedTools, BatchOptions, CallRef, CallRequest, Completion,
@@ -150,7 +153,9 @@ enum Stage {
 struct Call {
     request: CallRequest,
     spec: Option<Arc<ToolSpec>>,
-    args: Value,
+    args: CallArgs,
+    /// The flat check found the argument text valid as it is (see [`crate::flat_args`]).
+    flat_checked: bool,
     /// Parsing and validation done ahead, on several threads, for a big batch.
     prechecked: Option<Prechecked>,
     /// The slot of an earlier call of the batch with the same id: this one is refused.
@@ -263,6 +268,23 @@ impl Call {
         );
         let tool = &self.request.name;
         self.check_limits(&raw)?;
+        // Text a flat tool's schema accepts as it is stays text (see crate::flat_args).
+        let flat = self
+            .spec
+            .as_deref()
+            .filter(|spec| !spec.strict_sent())
+            .and_then(ToolSpec::flat);
+        let raw = match raw {
+            RawArguments::Text(text) | RawArguments::Object(text)
+                if flat.is_some_and(|flat| flat.accepts(&text)) =>
+            {
+                self.args = CallArgs::checked_text(text);
+                self.args_own = true;
+                self.flat_checked = true;
+                return Ok(());
+            }
+            raw => raw,
+        };
         // Arguments whose text had lone surrogates replaced differ from what the driver holds,
         // so they are never the call's own.
         let (parsed, own) = match raw {
@@ -304,7 +326,7 @@ impl Call {
             ),
         };
         self.args_own = own && parsed.is_ok();
-        parsed.map(|args| self.args = args)
+        parsed.map(|args| self.args.set(args))
     }
 
     /// Refuses an id already used in the batch, and an id or arguments over the limits, naming
@@ -363,7 +385,11 @@ impl Call {
             .spec
             .as_deref()
             .expect("only calls of a known tool are prepared");
-        let prepared = prepare_arguments(spec, &mut self.args)?;
+        if self.flat_checked {
+            // valid as sent, and normalization leaves it so
+            return Ok(());
+        }
+        let prepared = prepare_arguments(spec, self.args.get_mut())?;
         if prepared.changed {
             self.args_own = false;
         }
@@ -428,7 +454,7 @@ pub struct Dispatcher {
     deferred: HashMap<String, approval::Deferred>,
     /// Numbers approval ids.
     next_approval: u64,
-    batches: HashMap<u32, Batch>,
+    batches: IdMap<u32, Batch>,
     in_flight: usize,
     to_begin: VecDeque<CallRef>,
     runnable: VecDeque<CallRef>,
@@ -457,7 +483,7 @@ impl Dispatcher {
             deferred: HashMap::new(),
             next_approval: 0,
             gate,
-            batches: HashMap::new(),
+            batches: IdMap::default(),
             in_flight: 0,
             to_begin: VecDeque::new(),
             runnable: VecDeque::new(),
@@ -533,7 +559,8 @@ impl Dispatcher {
                 Call {
                     request,
                     spec,
-                    args: Value::Null,
+                    args: CallArgs::default(),
+                    flat_checked: false,
                     prechecked: None,
                     repeats: None,
                     args_own: false,
@@ -712,7 +739,7 @@ impl Dispatcher {
             let envelope = self.envelope(call, &spec, now);
             let c = self.call_mut(call).expect("call exists");
             let token = c.await_answer(Stage::Before);
-            let args = c.args.clone();
+            let args = c.args.get().clone();
             self.set_deadline(call, now);
             self.actions.push(Action::BeforeHook {
                 call,
@@ -730,7 +757,7 @@ impl Dispatcher {
         let batch = &self.batches[&call.batch];
         let c = &batch.calls[call.slot as usize];
         let spec = c.spec.clone().expect("guarded calls have a tool");
-        if let Err(error) = self.gate.check_paths(&spec, &c.args) {
+        if let Err(error) = self.gate.check_paths(&spec, || c.args.get()) {
             return self.fail(call, ToolStatus::Blocked, error, now);
         }
         let options = &batch.options;
@@ -739,7 +766,7 @@ impl Dispatcher {
         }
         if let (Some(run), Some(_)) = (&options.run_id, self.gate.loop_options()) {
             let events = options.events;
-            match self.loops.record(run, &spec.name, &c.args) {
+            match self.loops.record(run, &spec.name, c.args.get()) {
                 LoopVerdict::Ok => {}
                 LoopVerdict::Warn { count } => {
                     if events {
@@ -776,14 +803,14 @@ impl Dispatcher {
             None => c.parse_arguments(),
         };
         if events {
-            let args = (!c.args_own).then(|| c.args.clone());
+            let args = (!c.args_own).then(|| c.args.get().clone());
             let rules = self.rules(call);
             let c = self.call(call).expect("call exists");
-            let args = finalize::scrubbed_args(&rules, &c.args).or(args);
+            let args = finalize::scrubbed_args(&rules, c.args.get()).or(args);
             let ids = finalize::scrubbed_ids(&rules, &c.request, &c.request.name);
             // The scrubbed ids follow the arguments, which must then be there.
             let args = match (&ids, args) {
-                (Some(_), None) => Some(c.args.clone()),
+                (Some(_), None) => Some(c.args.get().clone()),
                 (_, args) => args,
             };
             self.actions.push(Action::StartEvent {
@@ -807,8 +834,8 @@ impl Dispatcher {
             confirmation_id: stamp.confirmation_id,
             tool: spec.name.clone(),
             attempt: stamp.attempt.unwrap_or(1),
-            args: c.args.clone(),
-            args_hash: args_hash(&c.args),
+            args: c.args.get().clone(),
+            args_hash: args_hash(c.args.get()),
             timeout_ms: c.timeout_ms,
             cancellable: spec.takes_signal,
             created_at: now.epoch_ms,
@@ -822,7 +849,7 @@ impl Dispatcher {
         let c = self.call_mut(call).expect("call exists");
         if c.keyed() {
             let token = c.await_answer(Stage::Key);
-            let args = c.args.clone();
+            let args = c.args.get().clone();
             self.actions
                 .push(Action::ConcurrencyKey { call, token, args });
         } else {
@@ -894,7 +921,7 @@ impl Dispatcher {
             }
             let token = c.await_answer(Stage::Running);
             c.started = Some(now);
-            let args = (!c.args_own).then(|| c.args.clone());
+            let args = (!c.args_own).then(|| c.args.get().clone());
             self.in_flight += 1;
             self.set_deadline(call, now);
             self.actions.push(Action::Start {
@@ -1010,10 +1037,10 @@ impl Dispatcher {
             }
             BeforeDecision::Replace(params) => {
                 let c = self.call_mut(call).expect("call exists");
-                c.args = params;
+                c.args.set(params);
                 c.args_own = false;
                 let spec = c.spec.clone().expect("hooked calls have a tool");
-                match validate_arguments(&spec, &c.args) {
+                match validate_arguments(&spec, c.args.get()) {
                     Err(error) => self.fail(call, ToolStatus::Error, error, now),
                     Ok(()) => self.guarded(call, now),
                 }
@@ -1275,11 +1302,7 @@ impl Dispatcher {
             started_at: started.epoch_ms,
             ended_at: now.epoch_ms,
             duration_ms: duration_ms(now.monotonic.saturating_sub(started.monotonic)),
-            ..ToolResult::ok(
-                c.request.id.clone(),
-                c.request.name.clone(),
-                std::mem::take(&mut c.args),
-            )
+            ..ToolResult::ok(c.request.id.clone(), c.request.name.clone(), c.args.take())
         }
     }
 
@@ -1364,7 +1387,14 @@ impl Dispatcher {
             }
         });
         let (view, failed) = if events {
-            finalize::returned_view(&rules, spec, &outcome, text.as_deref(), &c.args, content)
+            finalize::returned_view(
+                &rules,
+                spec,
+                &outcome,
+                text.as_deref(),
+                c.args.get(),
+                content,
+            )
         } else {
             (None, false)
         };
@@ -1395,7 +1425,7 @@ impl Dispatcher {
         c.stage = Stage::Done;
         c.token = c.token.wrapping_add(1);
         c.pending = None;
-        c.args = Value::Null;
+        c.args = CallArgs::default();
         batch.remaining -= 1;
         let next = call.slot + 1;
         if batch.sequential && (next as usize) < batch.calls.len() {

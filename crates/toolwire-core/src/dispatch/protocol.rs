@@ -790,6 +790,10 @@ struct RawBatchOptions {
 
 /// Parses dispatch options; a bad `timeoutMs` is the caller's error, naming the value.
 pub fn parse_batch_options(text: &str) -> Result<BatchOptions> {
+    // What the driver sends when no option is set (most dispatches): the defaults, unparsed
+    if text == "{}" {
+        return Ok(BatchOptions::default());
+    }
     // The driver only wraps what the caller gave (`sanitize`, `approval`, `context`, ...): a
     // value it cannot read is the caller's error, thrown, and the runtime keeps serving.
     let raw: RawBatchOptions = crate::options::from_json_text(
@@ -1368,6 +1372,19 @@ mod tests {
         let over = format!("[{},{report}]", nested(MAX_VALUE_DEPTH + 1));
         let kinds = completions(&[(13, &over)]).unwrap();
         assert_eq!(kinds[0], CompletionKind::Tool(ToolOutcome::TooDeep));
+    }
+
+    #[test]
+    fn options_with_nothing_set_are_the_defaults_the_full_parse_gives() {
+        // `{}` is taken without parsing: it must be what parsing says nothing set means
+        let spelled_out = r#"{"beforeToolCall":false,"afterToolCall":false,"onPersist":false,"onEvent":false,"aborted":false}"#;
+        for text in [spelled_out, "{ }", "{\"context\":null,\"approval\":null}"] {
+            assert_eq!(
+                parse_batch_options(text).unwrap(),
+                parse_batch_options("{}").unwrap(),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -669,6 +669,40 @@ fn a_call_past_its_deadline_times_out_and_its_late_value_is_ignored() {
 }
 
 #[test]
+fn a_flat_tools_arguments_stay_text_until_a_result_needs_them() {
+    // The harness's tool has a flat schema: a call sending what it asks is checked as text
+    // (crate::flat_args) and runs with the driver's own copy; the engine parses the text only
+    // when it builds a result holding the arguments (here, a timeout's).
+    let mut h = Harness::new(16);
+    h.tool("read", json!({"timeoutMs": 50}));
+    let unparsed = |h: &Harness, call: CallRef| {
+        h.dispatcher.batches[&call.batch].calls[call.slot as usize]
+            .args
+            .unparsed()
+    };
+    let actions = h.open(
+        1,
+        &[
+            ("a", "read", r#"{"path":"a.txt"}"#),
+            ("b", "read", r#" {"path" : "b.txt"} "#),
+        ],
+        BatchOptions::default(),
+    );
+    let starts = actions
+        .iter()
+        .filter(|a| matches!(a, Action::Start { args: None, .. }))
+        .count();
+    assert_eq!(starts, 2, "both ran with their own arguments: {actions:?}");
+    assert!(unparsed(&h, at(1, 0)) && unparsed(&h, at(1, 1)));
+    h.settle(at(1, 0), ToolOutcome::Returned(json!("ok")));
+    assert!(unparsed(&h, at(1, 1)));
+    h.advance(50);
+    let result = h.result(at(1, 1));
+    assert_eq!(result.status, ToolStatus::Timeout);
+    assert_eq!(result.args, json!({"path": "b.txt"}));
+}
+
+#[test]
 fn deadlines_follow_the_drivers_monotonic_clock_and_never_its_wall_clock() {
     let mut h = Harness::new(16);
     h.tool("slow", json!({"timeoutMs": 50}));

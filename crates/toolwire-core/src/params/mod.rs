@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 
 pub(crate) use names::suggest_property;
+pub(crate) use normalize::{has_type, simple_types};
 pub use rules::parse_rules;
 
 /// A tool's normalization rules, parsed once at registration.

@@ -219,7 +219,7 @@ fn apply_renames(map: &mut Map<String, Value>, renames: &[(String, (String, Rena
 }
 
 /// The names of a schema's `type` when it is a string or an array of strings.
-fn simple_types(schema: &Value) -> Option<Vec<&str>> {
+pub(crate) fn simple_types(schema: &Value) -> Option<Vec<&str>> {
     match schema.get("type")? {
         Value::String(name) => Some(vec![name.as_str()]),
         Value::Array(names) => names.iter().map(Value::as_str).collect(),
@@ -243,7 +243,7 @@ fn join_text_blocks(value: &Value) -> Option<String> {
 }
 
 /// Whether `value` is an instance of the JSON Schema type `name`.
-fn has_type(value: &Value, name: &str) -> bool {
+pub(crate) fn has_type(value: &Value, name: &str) -> bool {
     match name {
         "string" => value.is_string(),
         "integer" => value.as_number().is_some_and(is_integral),
