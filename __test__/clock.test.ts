@@ -121,6 +121,30 @@ describe('under vi.useFakeTimers()', () => {
     expect(results[1].startedAt - results[0].startedAt).toBe(300)
   })
 
+  it('the timer a quick dispatch left behind neither fires a later deadline early nor misses an earlier one', async () => {
+    // The driver keeps its one timer when it fires no later than asked (setting and clearing a
+    // timer per dispatch costs a tenth of a small one); a kept timer firing early must re-arm.
+    const runtime = new ToolRuntime()
+    runtime.register(sleeper('quick', 0, 300))
+    runtime.register(sleeper('slow', 60_000, 1_000))
+    runtime.register(sleeper('slower', 60_000, 2_000))
+    const quick = runtime.dispatch([{ id: 'q', name: 'quick', arguments: '{}' }])
+    await vi.advanceTimersByTimeAsync(0)
+    expect((await quick)[0].status).toBe('ok')
+    // the quick call's 300 ms timer is still set; this deadline is later and must not end early
+    const [late] = await resultsAfter(runtime.dispatch([{ id: 's', name: 'slow', arguments: '{}' }]), 1_000)
+    expect(late.status).toBe('timeout')
+    expect(late.durationMs).toBe(1_000)
+    // a longer deadline set first, then a shorter one: the shorter fires on time
+    const longer = runtime.dispatch([{ id: 'l', name: 'slower', arguments: '{}' }])
+    const [shorter] = await resultsAfter(runtime.dispatch([{ id: 's2', name: 'slow', arguments: '{}' }]), 1_000)
+    expect(shorter.status).toBe('timeout')
+    const [longest] = await resultsAfter(longer, 1_000)
+    expect(longest.status).toBe('timeout')
+    expect(longest.durationMs).toBe(2_000)
+    expect(vi.getTimerCount()).toBeLessThanOrEqual(1)
+  })
+
   it("an approval's deadline follows fake time too", async () => {
     const runtime = new ToolRuntime({
       approvals: { ask: 'always', timeoutMs: 2_000, onApproval: () => new Promise<never>(() => {}) },

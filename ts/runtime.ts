@@ -366,7 +366,7 @@ export class ToolRuntime {
     }
     // OpenTelemetry (when installed and a provider is registered): spans start at the start events
     const otel = tracing(calls.length)
-    const engineOptions = jsonText('dispatch: options', {
+    const engineOptions: EngineOptions = {
       timeoutMs: finiteOption('dispatch: options.timeoutMs', options.timeoutMs),
       runId: options.runId,
       beforeToolCall: hooks.beforeToolCall !== undefined,
@@ -380,7 +380,7 @@ export class ToolRuntime {
       context: contextOf(options),
       approval: options.approval,
       tools: options.tools,
-    })
+    }
     const id = this.#driver.nextBatchId()
     // A dispatch without a runId gets one of its own, carried by its results (and naming its audit directory).
     const runId = options.runId ?? freshId('dispatch')
@@ -404,7 +404,7 @@ export class ToolRuntime {
       auditLog,
       otel,
     }
-    this.#driver.open(id, batch, encoded.meta, encoded.texts, engineOptions)
+    this.#driver.open(id, batch, encoded.meta, encoded.texts, engineOptionsText(engineOptions))
   }
 
   /**
@@ -511,4 +511,33 @@ export class ToolRuntime {
       injectedMessages: (wire: Wire, events: InjectedEvent[]) => injectedMessages(this, wire, events, () => freshId('call_rap_event')),
     }
   }
+}
+
+/** What the engine reads of a dispatch's options (see `parse_batch_options` in the core). */
+interface EngineOptions {
+  timeoutMs: number | undefined
+  runId: string | undefined
+  beforeToolCall: boolean
+  afterToolCall: boolean
+  onPersist: boolean
+  onEvent: boolean
+  aborted: boolean
+  sanitize: unknown
+  limits: unknown
+  redaction: unknown
+  context: unknown
+  approval: unknown
+  tools: unknown
+}
+
+/**
+ * The engine's options as JSON text; `{}` (the engine's defaults) without serializing when
+ * nothing is set, as in most dispatches: every one of them pays for this.
+ */
+function engineOptionsText(options: EngineOptions): string {
+  for (const key in options) {
+    const value = options[key as keyof EngineOptions]
+    if (value !== undefined && value !== false) return jsonText('dispatch: options', options)
+  }
+  return '{}'
 }
