@@ -44,6 +44,14 @@ export const RapMessage = Object.freeze({
   EVENT: 6,
 } as const)
 
+/** Content described for the engine: each block `[code, ...]`, by index into the texts and buffers beside it. (toolwire_core::sanitize::blocks::BlockCode) */
+export const DescribedBlock = Object.freeze({
+  WHOLE: 0,
+  ENDS: 1,
+  BYTES: 2,
+  IMAGE: 3,
+} as const)
+
 /** Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did. (toolwire_core::dispatch::protocol::CompletionCode) */
 export const Completion = Object.freeze({
   BEFORE_ANSWERED: 0,
@@ -284,3 +292,22 @@ export type RapEngineMessage =
   | RapCancelledMessage
   | RapDoneMessage
   | RapEventMessage
+
+/** A whole string: `texts[text]`. */
+export type DescribedWholeBlock = [code: typeof DescribedBlock.WHOLE, text: number]
+
+/** A string much longer than the budget, by its two ends: `texts[head]` and `texts[tail]`, and its whole length in UTF-16 code units. */
+export type DescribedEndsBlock = [code: typeof DescribedBlock.ENDS, head: number, tail: number, length: number]
+
+/** UTF-8 text that never became a JavaScript string: `buffers[buffer]`. */
+export type DescribedBytesBlock = [code: typeof DescribedBlock.BYTES, buffer: number]
+
+/** A base64 image: its data `texts[data]`, its declared MIME type. */
+export type DescribedImageBlock = [code: typeof DescribedBlock.IMAGE, data: number, mimeType: string]
+
+/** A block of content described for the engine: a JSON array whose first element is its code (toolwire_core::sanitize::layout). */
+export type BlockDescription =
+  | DescribedWholeBlock
+  | DescribedEndsBlock
+  | DescribedBytesBlock
+  | DescribedImageBlock

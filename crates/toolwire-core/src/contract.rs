@@ -252,6 +252,11 @@ fn groups() -> Vec<Group> {
             "toolwire_core::rap_message::RapMessageCode",
             "The RAP transport's messages: `[code, ...]`, a ticket's answer or an event, as many as are ready per crossing.",
         ),
+        group::<crate::sanitize::blocks::BlockCode>(
+            "DescribedBlock",
+            "toolwire_core::sanitize::blocks::BlockCode",
+            "Content described for the engine: each block `[code, ...]`, by index into the texts and buffers beside it.",
+        ),
         group::<CompletionCode>(
             "Completion",
             "toolwire_core::dispatch::protocol::CompletionCode",
@@ -356,6 +361,14 @@ pub fn typescript() -> String {
         "RapEngineMessage",
         "A message of the RAP transport: a JSON array whose first element is its code (toolwire_core::rap_message::layout).",
     );
+    tuple_types(
+        &mut ts,
+        crate::sanitize::layout::BLOCK_LAYOUTS,
+        "DescribedBlock",
+        |name| format!("Described{name}Block"),
+        "BlockDescription",
+        "A block of content described for the engine: a JSON array whose first element is its code (toolwire_core::sanitize::layout).",
+    );
     ts
 }
 
@@ -454,6 +467,7 @@ mod tests {
         check::<LogFile>(LogFile::from_code);
         check::<crate::plan::PlanActionCode>(crate::plan::PlanActionCode::from_code);
         check::<crate::rap_message::RapMessageCode>(crate::rap_message::RapMessageCode::from_code);
+        check::<crate::sanitize::blocks::BlockCode>(crate::sanitize::blocks::BlockCode::from_code);
         let groups: HashSet<&str> = groups().iter().map(|g| g.js).collect();
         let constants: HashSet<&str> = CONSTANTS.iter().map(|c| c.0).collect();
         assert_eq!(constants.len(), CONSTANTS.len());
