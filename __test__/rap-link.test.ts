@@ -1,8 +1,9 @@
 // RapLink (lib/rap.js) on a stand-in transport: the messages a crossing from Rust carries, in the
-// orders the real transport can deliver them, and what the link then tracks. Message shapes: see
-// src/rap.rs and toolwire_rap::RapEvent::to_json.
+// orders the real transport can deliver them, and what the link then tracks. Message shapes: the
+// generated RapEngineMessage (toolwire_core::rap_message) and toolwire_rap::RapEvent::to_json.
 import { describe, expect, it } from 'vitest'
 
+import { RapMessage, type RapEngineMessage, type RapEventMessage } from '../dist/protocol.generated.js'
 import { RapLink, toolsetOptions } from '../dist/rap.js'
 
 type Deliver = (text: string) => void
@@ -33,7 +34,7 @@ class FakeRap {
   }
 
   /** One crossing: these messages, in this order. */
-  send(...messages: object[]) {
+  send(...messages: RapEngineMessage[]) {
     this.#deliver(JSON.stringify(messages))
   }
 }
@@ -52,21 +53,21 @@ async function started() {
     },
   )
   const loading = link.load('http://tools.test', toolsetOptions({}))
-  fake!.send({ kind: 'loaded', ticket: fake!.ticket('load'), toolset: 'test', tools: [] })
+  fake!.send([RapMessage.LOADED, fake!.ticket('load'), 'test', []])
   await loading
   return { link, fake: fake!, events }
 }
 
-const result = (ticket: number, result: object, error = false) => ({ kind: 'result', ticket, error, result })
-const event = (groupId: string, callId: string, text: string, final?: boolean) => ({
-  kind: 'event',
-  event: {
+const result = (ticket: number, result: object, error = false): RapEngineMessage => [RapMessage.RESULT, ticket, error, result]
+const event = (groupId: string, callId: string, text: string, final?: boolean): RapEventMessage => [
+  RapMessage.EVENT,
+  {
     type: 'rap_subscription_event',
     callId,
     groupId,
     message: { group_id: groupId, tool_call_id: callId, text, associative: false, ...(final === undefined ? {} : { final }) },
   },
-})
+]
 
 describe('RapLink subscriptions', () => {
   it('a result and the final event in one crossing leave no subscription open', async () => {
@@ -111,7 +112,7 @@ describe('RapLink subscriptions', () => {
     expect(link.openSubscriptions('g')).toEqual([])
     expect(link.openSubscriptions('h')).toEqual(['c3'])
     expect(fake.calls.at(-1)).toEqual(['closeThread', fake.ticket('closeThread'), 'g'])
-    fake.send({ kind: 'done', ticket: fake.ticket('closeThread') })
+    fake.send([RapMessage.DONE, fake.ticket('closeThread')])
     await closing
   })
 
@@ -131,7 +132,7 @@ describe('RapLink subscriptions', () => {
     expect(watcher.take()).toEqual([
       { original_tool_name: 'watch', original_tool_call_id: 'c1', original_args: { q: 1 }, text: 'early' },
     ])
-    expect(events).toEqual([event('g', 'c1', 'early').event])
+    expect(events).toEqual([event('g', 'c1', 'early')[1]])
     fake.send(result(fake.ticket('invoke'), { text: 'watching' }))
     await outcome
     expect(link.openSubscriptions('g')).toEqual([])
@@ -166,7 +167,7 @@ describe('RapLink thread backlog', () => {
     expect(texts(onH.take())).toEqual(['other thread'])
     fake.send(event('h', 'c2', 'not taken'))
     const closing = link.closeThread('h')
-    fake.send({ kind: 'done', ticket: fake.ticket('closeThread') })
+    fake.send([RapMessage.DONE, fake.ticket('closeThread')])
     await closing
     expect(onH.size()).toBe(0)
     onH.close()

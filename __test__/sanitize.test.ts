@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { ToolRuntime, ToolwireError, sanitizeResult, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
+import { DescribedBlock, SECRET_WINDOW } from '../dist/protocol.generated.js'
+import { describeContent } from '../dist/sanitize.js'
 import { textOf } from './helpers.js'
 
 // Fake secrets made up for these tests.
@@ -164,6 +166,38 @@ describe('bytes', () => {
     expect(text).toContain('[redacted:github-token]')
     expect(report.scrubbed['github-token']).toBe(1)
     expect(report.truncated[0].unit).toBe('bytes')
+  })
+})
+
+describe('content descriptions', () => {
+  it('describes a block of every kind the engine reads, as its generated layout declares it', () => {
+    const long = `${'h'.repeat(SECRET_WINDOW + 100)}${'m'.repeat(10_000)}${'t'.repeat(SECRET_WINDOW + 100)}`
+    const bytes = new Uint8Array([104, 105])
+    const image = png(4, 4).toString('base64')
+    const content = [
+      { type: 'text', text: 'short' },
+      { type: 'text', text: long },
+      { type: 'text', text: bytes },
+      { type: 'text', text: bytes.buffer },
+      { type: 'image', data: image, mimeType: 'image/png' },
+    ]
+    const { blocks, texts, buffers } = describeContent(content, 100, 'test')
+    expect(blocks).toEqual([
+      [DescribedBlock.WHOLE, 0],
+      [DescribedBlock.ENDS, 1, 2, long.length],
+      [DescribedBlock.BYTES, 0],
+      [DescribedBlock.BYTES, 1],
+      [DescribedBlock.IMAGE, 3, 'image/png'],
+    ])
+    // (every code the engine declares is written)
+    expect(new Set(blocks.map(([code]) => code))).toEqual(new Set(Object.values(DescribedBlock)))
+    expect(texts).toEqual(['short', long.slice(0, SECRET_WINDOW + 100), long.slice(-(SECRET_WINDOW + 100)), image])
+    expect(buffers.map((b) => [...b])).toEqual([[104, 105], [104, 105]])
+    // and the engine reads each back as the block it was (an ArrayBuffer text, which a tool may
+    // return, is outside sanitizeResult's declared input)
+    const { result, report } = sanitizeResult({ content } as never, { maxResultChars: 100 })
+    expect(result.content.map((b) => b.type)).toEqual(['text', 'text', 'text', 'text', 'image'])
+    expect(report.truncated.map((t) => t.block)).toEqual([1])
   })
 })
 

@@ -8,7 +8,7 @@
 use napi_derive::napi;
 use serde_json::{json, Value};
 use toolwire_core::json_input::repair_surrogates;
-use toolwire_core::plan::{Plan, PlanAction, PlanActionCode, PlanRun, PlanRunOptions};
+use toolwire_core::plan::{actions_json, Plan, PlanRun, PlanRunOptions};
 use toolwire_core::{Error, ErrorCode, Result};
 
 use crate::error::guard;
@@ -80,7 +80,7 @@ impl NativePlan {
     #[allow(clippy::should_implement_trait)]
     #[napi]
     pub fn next(&mut self) -> crate::error::Result<String> {
-        guard(|| Ok(actions_json(self.run.next())))
+        guard(|| Ok(actions_json(&self.run.next())))
     }
 
     /// Feeds back the result (a ToolResult as JSON) of the call dispatched as `call_id`.
@@ -98,7 +98,7 @@ impl NativePlan {
                         format!("the result of plan call {call_id:?} is not valid JSON: {e}"),
                     )
                 })?;
-            Ok(actions_json(self.run.completed(&call_id, &result)?))
+            Ok(actions_json(&self.run.completed(&call_id, &result)?))
         })
     }
 
@@ -111,14 +111,14 @@ impl NativePlan {
     ) -> crate::error::Result<String> {
         guard(|| {
             let index = index.map(|i| i as usize);
-            Ok(actions_json(self.run.retry_due(&step_id, index)?))
+            Ok(actions_json(&self.run.retry_due(&step_id, index)?))
         })
     }
 
     /// Cancels the run: nothing new is dispatched; the calls in flight end it as they complete.
     #[napi]
     pub fn cancel(&mut self) -> crate::error::Result<String> {
-        guard(|| Ok(actions_json(self.run.cancel())))
+        guard(|| Ok(actions_json(&self.run.cancel())))
     }
 }
 
@@ -204,26 +204,10 @@ fn clamp_retries(plan: &mut Value, max_retries: u32) -> bool {
     changed
 }
 
-/// The actions as a JSON array of arrays (`toolwire_core::plan::layout`); `finished` carries
-/// result indices (see the module doc). An action that cannot be serialized becomes a fault.
-fn actions_json(actions: Vec<PlanAction>) -> String {
-    let values: Vec<Value> = actions
-        .into_iter()
-        .map(|action| {
-            serde_json::to_value(&action).unwrap_or_else(|e| {
-                json!([
-                    PlanActionCode::Fault as u8,
-                    format!("unserializable plan action: {e}")
-                ])
-            })
-        })
-        .collect();
-    Value::Array(values).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolwire_core::plan::PlanActionCode;
 
     /// `maxConcurrency`, `maxRetries` and `runId` as parsed, or a part of the error message.
     type Expected = Result<(usize, u32, Option<&'static str>), &'static str>;
@@ -276,7 +260,7 @@ mod tests {
     fn finished_carries_result_indices() {
         let plan = Plan::from_json(&json!({ "steps": [{ "id": "a", "tool": "t" }] })).unwrap();
         let mut run = PlanRun::new(plan, PlanRunOptions::default()).unwrap();
-        let first: Value = serde_json::from_str(&actions_json(run.next())).unwrap();
+        let first: Value = serde_json::from_str(&actions_json(&run.next())).unwrap();
         let code = |action: &Value| action[0].as_u64().unwrap();
         let call_id = first
             .as_array()
@@ -288,7 +272,7 @@ mod tests {
             .unwrap()
             .to_owned();
         let done = run.completed(&call_id, &json!({ "status": "ok" })).unwrap();
-        let done: Value = serde_json::from_str(&actions_json(done)).unwrap();
+        let done: Value = serde_json::from_str(&actions_json(&done)).unwrap();
         let finished = done.as_array().unwrap().last().unwrap();
         assert_eq!(code(finished), PlanActionCode::Finished as u64);
         assert_eq!(finished[2], "ok");

@@ -1,4 +1,4 @@
-//! `NativeRap`: remote tools over the Reactive Agent Protocol, driven by `lib/rap.js`.
+//! `NativeRap`: remote tools over the Reactive Agent Protocol, driven by `ts/rap.ts`.
 //!
 //! The transport (`toolwire-rap`) runs on a small tokio runtime owned by this object, off the
 //! JavaScript thread. Methods are synchronous: each starts its work on that runtime under a
@@ -10,17 +10,19 @@
 //! (16 MiB), given back as JavaScript takes them: beyond it they back up to the callback server,
 //! which answers 503. Results and answers are never held back.
 //!
-//! Messages (`kind` says which):
-//! - `{ kind: "loaded", ticket, toolset, tools: [{ name, description, parameters }] }`
-//! - `{ kind: "result", ticket, error: bool, result, code? }`: the tool's `tool_result` as
-//!   received; `error` when its text starts with `Error:`; `code` (`LIMIT_EXCEEDED` or
+//! Messages (`toolwire_core::rap_message`, where their codes and layouts are declared once and
+//! generated for `ts/rap.ts`): each a JSON array, its code first.
+//! - `Loaded`: `[0, ticket, toolset, tools: [{ name, description, parameters }]]`
+//! - `Result`: `[1, ticket, error, result, refused?]`: the tool's `tool_result` as received;
+//!   `error` when its text starts with `Error:`; `refused` (`LIMIT_EXCEEDED` or
 //!   `EXECUTION_ERROR`) when it stands for a callback the server refused.
-//! - `{ kind: "failed", ticket, code, message, status? }`: a load, call or request that failed
-//!   (`status`: the HTTP status that rejected an invocation).
-//! - `{ kind: "timeout", ticket }`, `{ kind: "cancelled", ticket }`: a call that ended without
-//!   a result (a cancel was sent).
-//! - `{ kind: "done", ticket }`: a `closeThread` or `answerUserChoice` finished.
-//! - `{ kind: "event", event }`: a RAP event (see `toolwire_rap::RapEvent::to_json`).
+//! - `Failed`: `[2, ticket, errorCode, message, status?]`: a load, call or request that failed
+//!   (`status`: the HTTP status that rejected an invocation or a manifest).
+//! - `Timeout`, `Cancelled`: `[3, ticket]`, `[4, ticket]`: a call that ended without a result (a
+//!   cancel was sent).
+//! - `Done`: `[5, ticket]`: a `closeThread` or `answerUserChoice` finished.
+//! - `Event`: `[6, event]`: a RAP event (see `toolwire_rap::RapEvent::to_json`), written by
+//!   `toolwire_rap::outbox::forward_events`.
 //!
 //! Nothing here can throw into Rust (JavaScript is only ever called through the threadsafe
 //! function, whose receiver catches everything) and no panic crosses the boundary: synchronous
@@ -38,8 +40,9 @@ use napi::Status;
 use napi_derive::napi;
 use parking_lot::Mutex;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
+use toolwire_core::rap_message::{RapMessage, RemoteTool};
 use toolwire_core::{Error, ErrorCode};
 use toolwire_rap::outbox::{
     forward_events, join_batch, EventRoom, Parcel, BATCH_BYTES, EVENT_ROOM_BYTES,
@@ -289,9 +292,10 @@ impl Drop for Answer {
         if let Some(outbox) = self.outbox.take() {
             let message = failure(
                 self.ticket,
-                ErrorCode::InternalError.as_str(),
+                ErrorCode::InternalError,
                 "toolwire internal error (a bug; please report it): a RAP task ended without \
-                 its answer",
+                 its answer"
+                    .to_owned(),
                 None,
             );
             let _ = outbox.send(Parcel::answer(message));
@@ -334,32 +338,39 @@ async fn pump(mut inbox: mpsc::UnboundedReceiver<Parcel>, deliver: Deliver, room
 
 fn loaded(ticket: u32, hub: &RapHub, names: &[String]) -> String {
     let mut toolset = String::new();
-    let tools: Vec<Value> = names
+    let tools: Vec<RemoteTool> = names
         .iter()
         .filter_map(|name| hub.tool(name))
         .map(|tool| {
             toolset.clone_from(&tool.toolset.manifest.name);
             let def = tool.def();
-            json!({
-                "name": tool.name,
-                "description": def.description,
-                "parameters": def.input_schema,
-            })
+            RemoteTool {
+                name: tool.name.clone(),
+                description: def.description.clone(),
+                parameters: def.input_schema.clone(),
+            }
         })
         .collect();
-    json!({ "kind": "loaded", "ticket": ticket, "toolset": toolset, "tools": tools }).to_string()
+    RapMessage::Loaded {
+        ticket,
+        toolset,
+        tools,
+    }
+    .into_json()
 }
 
 fn done(ticket: u32) -> String {
-    json!({ "kind": "done", "ticket": ticket }).to_string()
+    RapMessage::Done { ticket }.into_json()
 }
 
-fn failure(ticket: u32, code: &str, message: &str, status: Option<u16>) -> String {
-    let mut value = json!({ "kind": "failed", "ticket": ticket, "code": code, "message": message });
-    if let Some(status) = status {
-        value["status"] = json!(status);
+fn failure(ticket: u32, code: ErrorCode, message: String, status: Option<u16>) -> String {
+    RapMessage::Failed {
+        ticket,
+        code,
+        message,
+        status,
     }
-    value.to_string()
+    .into_json()
 }
 
 fn failed(ticket: u32, error: &RapError) -> String {
@@ -369,27 +380,34 @@ fn failed(ticket: u32, error: &RapError) -> String {
         }
         _ => None,
     };
-    failure(ticket, code_of(error).as_str(), &error.to_string(), status)
+    failure(ticket, code_of(error), error.to_string(), status)
 }
 
 fn outcome_message(ticket: u32, outcome: RapOutcome) -> String {
     match outcome {
         RapOutcome::Ok(result) | RapOutcome::ToolError(result) => {
-            let mut message = json!({
-                "kind": "result",
-                "ticket": ticket,
-                "error": result.is_error(),
-                "result": result,
-            });
+            let error = result.is_error();
             // A result standing for a callback the server refused: why, typed.
-            if let Some(code) = result.refused {
-                message["code"] = json!(code.as_str());
+            let refused = result.refused;
+            match serde_json::to_value(&result) {
+                Ok(result) => RapMessage::Result {
+                    ticket,
+                    error,
+                    result,
+                    refused,
+                }
+                .into_json(),
+                Err(e) => failure(
+                    ticket,
+                    ErrorCode::InternalError,
+                    format!("toolwire internal error (a bug; please report it): a RAP result could not be serialized: {e}"),
+                    None,
+                ),
             }
-            message.to_string()
         }
         RapOutcome::Failed(e) => failed(ticket, &e),
-        RapOutcome::Timeout => json!({ "kind": "timeout", "ticket": ticket }).to_string(),
-        RapOutcome::Cancelled => json!({ "kind": "cancelled", "ticket": ticket }).to_string(),
+        RapOutcome::Timeout => RapMessage::Timeout { ticket }.into_json(),
+        RapOutcome::Cancelled => RapMessage::Cancelled { ticket }.into_json(),
     }
 }
 

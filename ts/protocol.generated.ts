@@ -1,7 +1,8 @@
 // Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.
 
 import type { ResultView } from './view.js'
-import type { ApprovalRequest, PlanStepErrorCode, SanitizeReport, ToolCall, ToolResult } from './types.js'
+import type { RapToolResult, RemoteToolDef } from './remote.js'
+import type { ApprovalRequest, ErrorCode, PlanStepErrorCode, RapEvent, SanitizeReport, ToolCall, ToolResult } from './types.js'
 
 /** Actions from the engine: `[code, ...]`, what the driver must do, in order. (toolwire_core::dispatch::protocol::ActionCode) */
 export const Action = Object.freeze({
@@ -30,6 +31,25 @@ export const PlanAction = Object.freeze({
   STEP_EVENT: 2,
   FINISHED: 3,
   FAULT: 4,
+} as const)
+
+/** The RAP transport's messages: `[code, ...]`, a ticket's answer or an event, as many as are ready per crossing. (toolwire_core::rap_message::RapMessageCode) */
+export const RapMessage = Object.freeze({
+  LOADED: 0,
+  RESULT: 1,
+  FAILED: 2,
+  TIMEOUT: 3,
+  CANCELLED: 4,
+  DONE: 5,
+  EVENT: 6,
+} as const)
+
+/** Content described for the engine: each block `[code, ...]`, by index into the texts and buffers beside it. (toolwire_core::sanitize::blocks::BlockCode) */
+export const DescribedBlock = Object.freeze({
+  WHOLE: 0,
+  ENDS: 1,
+  BYTES: 2,
+  IMAGE: 3,
 } as const)
 
 /** Completions to the engine: `[batch, slot, token, kind]`, what a tool or hook did. (toolwire_core::dispatch::protocol::CompletionCode) */
@@ -241,3 +261,53 @@ export type PlanEngineAction =
   | PlanStepEventAction
   | PlanFinishedAction
   | PlanFaultAction
+
+/** The toolset loaded: its name and its tools (their names as registered, the toolset's prefix included). */
+export type RapLoadedMessage = [code: typeof RapMessage.LOADED, ticket: number, toolset: string, tools: RemoteToolDef[]]
+
+/** The call's `tool_result` as received; `error` when its text starts with `Error:`; `refused`: why, when it stands for a callback the server refused. */
+export type RapResultMessage = [code: typeof RapMessage.RESULT, ticket: number, error: boolean, result: RapToolResult, refused?: 'LIMIT_EXCEEDED' | 'EXECUTION_ERROR']
+
+/** The load, call or request failed; `status`: the HTTP status that rejected an invocation or a manifest. */
+export type RapFailedMessage = [code: typeof RapMessage.FAILED, ticket: number, errorCode: ErrorCode, message: string, status?: number]
+
+/** The call sent no result by its deadline (a cancel was sent). */
+export type RapTimeoutMessage = [code: typeof RapMessage.TIMEOUT, ticket: number]
+
+/** The call was aborted before its result came (a cancel was sent). */
+export type RapCancelledMessage = [code: typeof RapMessage.CANCELLED, ticket: number]
+
+/** The `closeThread` or `answerUserChoice` finished. */
+export type RapDoneMessage = [code: typeof RapMessage.DONE, ticket: number]
+
+/** A RAP event, as the runtime's `onEvent` gets it once scrubbed of secrets. */
+export type RapEventMessage = [code: typeof RapMessage.EVENT, event: RapEvent]
+
+/** A message of the RAP transport: a JSON array whose first element is its code (toolwire_core::rap_message::layout). */
+export type RapEngineMessage =
+  | RapLoadedMessage
+  | RapResultMessage
+  | RapFailedMessage
+  | RapTimeoutMessage
+  | RapCancelledMessage
+  | RapDoneMessage
+  | RapEventMessage
+
+/** A whole string: `texts[text]`. */
+export type DescribedWholeBlock = [code: typeof DescribedBlock.WHOLE, text: number]
+
+/** A string much longer than the budget, by its two ends: `texts[head]` and `texts[tail]`, and its whole length in UTF-16 code units. */
+export type DescribedEndsBlock = [code: typeof DescribedBlock.ENDS, head: number, tail: number, length: number]
+
+/** UTF-8 text that never became a JavaScript string: `buffers[buffer]`. */
+export type DescribedBytesBlock = [code: typeof DescribedBlock.BYTES, buffer: number]
+
+/** A base64 image: its data `texts[data]`, its declared MIME type. */
+export type DescribedImageBlock = [code: typeof DescribedBlock.IMAGE, data: number, mimeType: string]
+
+/** A block of content described for the engine: a JSON array whose first element is its code (toolwire_core::sanitize::layout). */
+export type BlockDescription =
+  | DescribedWholeBlock
+  | DescribedEndsBlock
+  | DescribedBytesBlock
+  | DescribedImageBlock

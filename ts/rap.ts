@@ -3,19 +3,30 @@
 // calls in flight (by ticket), their AbortSignals, the handle that keeps Node alive while
 // anything is in flight, and the queues of subscription events waiting for a run.
 //
-// Every outcome and event crosses back through one callback, as one JSON text array per
-// crossing (see src/rap.rs for the messages).
+// Every outcome and event crosses back through one callback, as one JSON text array of messages
+// per crossing, each `[code, ...]` as toolwire_core::rap_message declares it (the tuple types in
+// protocol.generated.ts; src/rap.rs lists them).
 
 import binding = require('../native.js')
 import type { NativeRap } from '../native.js'
 import { featuresOf, requireFeature } from './binding.js'
 import { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } from './common.js'
+import {
+  RapMessage,
+  type RapCancelledMessage,
+  type RapDoneMessage,
+  type RapEngineMessage,
+  type RapEventMessage,
+  type RapLoadedMessage,
+  type RapResultMessage,
+  type RapTimeoutMessage,
+} from './protocol.generated.js'
+import type { RapTextItem, RapToolResult, RemoteToolDef } from './remote.js'
 import { scrubSecrets } from './sanitize.js'
 import type {
   AgentToolResult,
   AgentToolUpdateCallback,
   ContentBlock,
-  ErrorCode,
   HistoryCall,
   RapEvent,
   RapToolsetOptions,
@@ -23,6 +34,8 @@ import type {
   ToolResultMessage,
   Wire,
 } from './types.js'
+
+export type { RemoteToolDef } from './remote.js'
 
 /** Tools given a dispatch context (`{ groupId, runId }`) as a fifth argument of execute. */
 export const DISPATCH_CONTEXT = Symbol('toolwire.dispatchContext')
@@ -82,80 +95,25 @@ export interface ToolsetSetup {
   toolset: string
 }
 
-/** A tool of a loaded toolset, as the transport reports it. */
-export interface RemoteToolDef {
-  name: string
-  description: string
-  /** JSON Schema of the arguments */
-  parameters: object
-}
-
-/** One item of a RAP `tool_result`'s `content`. */
-type RapContentItem = RapTextItem | { type: 'image'; data: string; mediaType: string }
-interface RapTextItem {
-  type: 'text'
-  text: string
-}
-
-/** A RAP `tool_result` as the tool server sent it (the parts read here). */
-interface RapToolResult {
-  text?: string
-  content?: RapContentItem[]
-  display_as?: unknown[]
-  subscription?: boolean
-}
-
 /** What a remote tool's value keeps in `details` of its `tool_result`. */
 export interface RemoteDetails {
   display_as?: unknown[]
   subscription?: true
 }
 
-// The messages of a crossing (src/rap.rs): the answers under a ticket, and the events.
+// The messages of a crossing (toolwire_core::rap_message, their tuple types generated): the
+// answers under a ticket, and the events.
 
 /** A toolset loaded: what {@link RapLink.load} resolves with. */
 export interface LoadedToolset {
-  kind: 'loaded'
-  ticket: number
   /** the toolset's name */
   toolset: string
   tools: RemoteToolDef[]
 }
-/** A call's `tool_result`; `code` when it stands for a callback the server refused. */
-interface ResultMessage {
-  kind: 'result'
-  ticket: number
-  error: boolean
-  result: RapToolResult
-  code?: 'LIMIT_EXCEEDED' | 'EXECUTION_ERROR'
-}
-/** A load, call or request that failed (`status`: the HTTP status that rejected an invocation). */
-interface FailedMessage {
-  kind: 'failed'
-  ticket: number
-  code: ErrorCode
-  message: string
-  status?: number
-}
-/** A call that ended without a result (a cancel was sent). */
-interface EndedMessage {
-  kind: 'timeout' | 'cancelled'
-  ticket: number
-}
-/** A `closeThread` or `answerUserChoice` finished. */
-interface DoneMessage {
-  kind: 'done'
-  ticket: number
-}
-interface EventMessage {
-  kind: 'event'
-  event: RapEvent
-}
 /** What a ticket's promise resolves with. */
-type Answer = LoadedToolset | ResultMessage | EndedMessage | DoneMessage
+type Answer = RapLoadedMessage | RapResultMessage | RapTimeoutMessage | RapCancelledMessage | RapDoneMessage
 /** What a call's ticket is answered with. */
-type CallAnswer = ResultMessage | EndedMessage
-type Message = Answer | FailedMessage | EventMessage
+type CallAnswer = RapResultMessage | RapTimeoutMessage | RapCancelledMessage
 
 /**
  * What RapLink uses of the transport: NativeRap's methods (a stand-in in tests). Their results
@@ -365,10 +323,10 @@ export class RapLink {
     this.#start(options.server)
     // (#start started the transport)
     const transport = this.#native as RapTransport
-    return this.#request<LoadedToolset>((ticket) => transport.load(ticket, baseUrl, options.toolset)).then(
-      (loaded) => {
+    return this.#request<RapLoadedMessage>((ticket) => transport.load(ticket, baseUrl, options.toolset)).then(
+      ([, , toolset, tools]) => {
         this.#loaded = true
-        return loaded
+        return { toolset, tools }
       },
       (error) => {
         // Until a toolset loads, the callback server's options are not fixed: a failed first
@@ -442,16 +400,18 @@ export class RapLink {
 
   /** A call's value from its message (its subscription, if any, was recorded by #answer). */
   #settle(tool: string, message: CallAnswer): AgentToolResult<RemoteDetails> {
-    switch (message.kind) {
-      case 'result':
-        if (message.error) {
-          const error: Error & { [OVER_LIMIT_MARK]?: true } = new Error(errorText(message.result))
+    switch (message[0]) {
+      case RapMessage.RESULT: {
+        const [, , error, result, refused] = message
+        if (error) {
+          const thrown: Error & { [OVER_LIMIT_MARK]?: true } = new Error(errorText(result))
           // a result the callback server refused over maxCallbackBytes or the depth limit
-          if (message.code === 'LIMIT_EXCEEDED') error[OVER_LIMIT_MARK] = true
-          throw error
+          if (refused === 'LIMIT_EXCEEDED') thrown[OVER_LIMIT_MARK] = true
+          throw thrown
         }
-        return valueOf(message.result)
-      case 'timeout':
+        return valueOf(result)
+      }
+      case RapMessage.TIMEOUT:
         throw new Error(`Remote tool "${tool}" sent no result by its deadline`)
       default:
         throw new Error(`Remote tool "${tool}" was cancelled`)
@@ -466,7 +426,7 @@ export class RapLink {
     for (const queue of this.#watchers.get(groupId) ?? []) queue.length = 0
     const transport = this.#native
     if (transport === null) return Promise.resolve()
-    return this.#request<DoneMessage>((ticket) => transport.closeThread(ticket, groupId)).then(noop)
+    return this.#request<RapDoneMessage>((ticket) => transport.closeThread(ticket, groupId)).then(noop)
   }
 
   /**
@@ -476,7 +436,7 @@ export class RapLink {
   answerUserChoice(id: string, selected: number, groupId?: string): Promise<void> {
     const transport = this.#native
     if (transport === null) return Promise.reject(new ToolwireError('NOT_FOUND', `no pending user choice ${JSON.stringify(id)}`))
-    return this.#request<DoneMessage>((ticket) => transport.answerUserChoice(ticket, id, selected, groupId)).then(noop)
+    return this.#request<RapDoneMessage>((ticket) => transport.answerUserChoice(ticket, id, selected, groupId)).then(noop)
   }
 
   /** Ends subscription `callId` of thread `groupId`: later events are refused, a cancel is sent. */
@@ -590,7 +550,7 @@ export class RapLink {
 
   /** The one receiver of everything the transport reports; never throws back into Rust. */
   #receive(text: string): void {
-    let messages: Message[]
+    let messages: RapEngineMessage[]
     try {
       messages = JSON.parse(text)
     } catch (error) {
@@ -608,32 +568,34 @@ export class RapLink {
     let nextEvent = 0
     for (const message of messages) {
       try {
-        if (message.kind === 'event') {
+        if (message[0] === RapMessage.EVENT) {
           const event = events[nextEvent++]
           if (event !== undefined) this.#event(event)
         } else this.#answer(message)
       } catch (error) {
-        process.emitWarning(`toolwire: RAP message ${message.kind} failed: ${messageOf(error)}`, 'ToolwireWarning')
+        process.emitWarning(`toolwire: RAP message of code ${message[0]} failed: ${messageOf(error)}`, 'ToolwireWarning')
       }
     }
   }
 
-  #answer(message: Exclude<Message, EventMessage>): void {
-    const pending = this.#pending.get(message.ticket)
+  #answer(message: Exclude<RapEngineMessage, RapEventMessage>): void {
+    const ticket = message[1]
+    const pending = this.#pending.get(ticket)
     if (pending === undefined) return
-    this.#pending.delete(message.ticket)
+    this.#pending.delete(ticket)
     if (this.#pending.size === 0) this.#holdOpen(false)
-    if (message.kind === 'failed') {
-      const error: ToolwireError & { status?: number; retryable?: boolean } = new ToolwireError(message.code, message.message)
-      if (message.status !== undefined) error.status = message.status
+    if (message[0] === RapMessage.FAILED) {
+      const [, , code, text, status] = message
+      const error: ToolwireError & { status?: number; retryable?: boolean } = new ToolwireError(code, text)
+      if (status !== undefined) error.status = status
       // A 4xx is the server's final word: retrying the same call cannot help.
-      if (message.status !== undefined && message.status < 500) error.retryable = false
+      if (status !== undefined && status < 500) error.retryable = false
       pending.reject(error)
     } else {
       // Recorded here, in order with the events of the same crossing: a final event after this
       // result ends the subscription, one before it (see #event) keeps it from opening.
       const { call } = pending
-      const subscribes = message.kind === 'result' && !message.error && message.result?.subscription === true
+      const subscribes = message[0] === RapMessage.RESULT && !message[2] && message[3]?.subscription === true
       if (call !== undefined && subscribes && !call.final) this.#subscriptions.set(call.key, { toolName: call.toolName, args: call.args })
       pending.resolve(message)
     }
@@ -644,8 +606,8 @@ export class RapLink {
    * sends reaches onEvent and (subscription events) the model, so it is scrubbed as a tool's
    * result is. The ids stay as they are: they key the subscriptions.
    */
-  #scrubbedEvents(messages: Message[]): RapEvent[] {
-    const raw = messages.filter((message) => message.kind === 'event').map((message) => message.event)
+  #scrubbedEvents(messages: RapEngineMessage[]): RapEvent[] {
+    const raw = messages.filter((message): message is RapEventMessage => message[0] === RapMessage.EVENT).map(([, event]) => event)
     if (raw.length === 0) return []
     const scrubbed = this.#scrub(raw.map(({ type, callId, groupId, ...sent }) => sent))
     // (each the event it was, its secrets replaced)

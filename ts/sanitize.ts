@@ -5,7 +5,7 @@ import { sanitizeResult as nativeSanitizeResult, scrubSecrets as nativeScrubSecr
 import { ToolwireError, native, describe, jsonText } from './common.js'
 // The per-result budget when none is given (README: maxResultChars), and how far past a cut
 // secrets are searched for: the engine's (toolwire_core::sanitize).
-import { DEFAULT_MAX_RESULT_CHARS, SECRET_WINDOW } from './protocol.generated.js'
+import { DEFAULT_MAX_RESULT_CHARS, DescribedBlock, SECRET_WINDOW, type BlockDescription } from './protocol.generated.js'
 import type { ImageContent, SanitizeInput, SanitizeOptions, SanitizeReport, TextContent } from './types.js'
 
 /**
@@ -18,17 +18,10 @@ const LONG_CHARS = 1 << 18
 type UncheckedBlock = { type?: unknown; data?: unknown; mimeType?: unknown; text?: unknown } | null
 
 /**
- * A content block as it crosses to the engine: a string (`s`), the two ends of a long one (`e`:
- * head, end, whole length), bytes (`b`) or an image (`i`, its mime type), by index into `texts`
- * or `buffers`.
+ * Content blocks described for the engine ({@link describeContent}): each block a tuple as
+ * toolwire_core::sanitize::layout declares it (a string, the two ends of a long one, bytes or an
+ * image with its mime type), by index into `texts` or `buffers`.
  */
-export type BlockDescription =
-  | { t: 's'; i: number }
-  | { t: 'e'; h: number; e: number; n: number }
-  | { t: 'b'; i: number }
-  | { t: 'i'; i: number; m: string }
-
-/** Content blocks described for the engine ({@link describeContent}). */
 export interface ContentDescription {
   blocks: BlockDescription[]
   texts: string[]
@@ -54,7 +47,7 @@ export function describeContent(content: readonly unknown[], maxChars: number, w
         throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] is an image block without string data and mimeType`)
       }
       texts.push(block.data)
-      return { t: 'i', i: texts.length - 1, m: block.mimeType }
+      return [DescribedBlock.IMAGE, texts.length - 1, block.mimeType]
     }
     if (block.type !== 'text') {
       throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] has type ${describe(block.type)}; only "text" and "image" blocks are supported`)
@@ -67,21 +60,21 @@ export function describeContent(content: readonly unknown[], maxChars: number, w
 function describeText(text: unknown, edge: number, texts: string[], buffers: Uint8Array[], where: string): BlockDescription {
   if (text instanceof Uint8Array) {
     buffers.push(text)
-    return { t: 'b', i: buffers.length - 1 }
+    return [DescribedBlock.BYTES, buffers.length - 1]
   }
   if (text instanceof ArrayBuffer) {
     buffers.push(new Uint8Array(text))
-    return { t: 'b', i: buffers.length - 1 }
+    return [DescribedBlock.BYTES, buffers.length - 1]
   }
   if (typeof text !== 'string') {
     throw new ToolwireError('VALIDATION_ERROR', `${where} must be a string or a Uint8Array of UTF-8, got ${describe(text)}`)
   }
   if (text.length > 2 * edge + 1) {
     texts.push(text.slice(0, edge), text.slice(text.length - edge))
-    return { t: 'e', h: texts.length - 2, e: texts.length - 1, n: text.length }
+    return [DescribedBlock.ENDS, texts.length - 2, texts.length - 1, text.length]
   }
   texts.push(text)
-  return { t: 's', i: texts.length - 1 }
+  return [DescribedBlock.WHOLE, texts.length - 1]
 }
 
 /** The effective per-result budget of a `sanitize` object (validated by the engine). */

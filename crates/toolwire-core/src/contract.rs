@@ -247,6 +247,16 @@ fn groups() -> Vec<Group> {
             "toolwire_core::plan::PlanActionCode",
             "A plan run's actions: `[code, ...]`, what the plan driver must do, in order.",
         ),
+        group::<crate::rap_message::RapMessageCode>(
+            "RapMessage",
+            "toolwire_core::rap_message::RapMessageCode",
+            "The RAP transport's messages: `[code, ...]`, a ticket's answer or an event, as many as are ready per crossing.",
+        ),
+        group::<crate::sanitize::blocks::BlockCode>(
+            "DescribedBlock",
+            "toolwire_core::sanitize::blocks::BlockCode",
+            "Content described for the engine: each block `[code, ...]`, by index into the texts and buffers beside it.",
+        ),
         group::<CompletionCode>(
             "Completion",
             "toolwire_core::dispatch::protocol::CompletionCode",
@@ -300,7 +310,8 @@ pub fn typescript() -> String {
     let mut ts = String::from(
         "// Generated from crates/toolwire-core/src/contract.rs by `npm run contract`: do not edit.\n\n\
          import type { ResultView } from './view.js'\n\
-         import type { ApprovalRequest, PlanStepErrorCode, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
+         import type { RapToolResult, RemoteToolDef } from './remote.js'\n\
+         import type { ApprovalRequest, ErrorCode, PlanStepErrorCode, RapEvent, SanitizeReport, ToolCall, ToolResult } from './types.js'\n",
     );
     for group in groups() {
         let doc = format!("{} ({})", group.doc, group.rust);
@@ -330,7 +341,7 @@ pub fn typescript() -> String {
         &mut ts,
         crate::dispatch::layout::ACTION_LAYOUTS,
         "Action",
-        "",
+        |name| format!("{name}Action"),
         "EngineAction",
         "An action of the engine: a JSON array whose first element is its code (toolwire_core::dispatch::layout).",
     );
@@ -338,26 +349,42 @@ pub fn typescript() -> String {
         &mut ts,
         crate::plan::layout::PLAN_ACTION_LAYOUTS,
         "PlanAction",
-        "Plan",
+        |name| format!("Plan{name}Action"),
         "PlanEngineAction",
         "An action of a plan run: a JSON array whose first element is its code (toolwire_core::plan::layout).",
+    );
+    tuple_types(
+        &mut ts,
+        crate::rap_message::layout::RAP_MESSAGE_LAYOUTS,
+        "RapMessage",
+        |name| format!("Rap{name}Message"),
+        "RapEngineMessage",
+        "A message of the RAP transport: a JSON array whose first element is its code (toolwire_core::rap_message::layout).",
+    );
+    tuple_types(
+        &mut ts,
+        crate::sanitize::layout::BLOCK_LAYOUTS,
+        "DescribedBlock",
+        |name| format!("Described{name}Block"),
+        "BlockDescription",
+        "A block of content described for the engine: a JSON array whose first element is its code (toolwire_core::sanitize::layout).",
     );
     ts
 }
 
-/// The driver's tuple type of each message of `layouts` (named `<prefix><Name>Action`, its code
-/// typed from the generated `codes` object), and their union `union`.
+/// The tuple type of each message of `layouts` (named `type_name(<Rust name of its code>)`, its
+/// code typed from the generated `codes` object), and their union `union`.
 fn tuple_types(
     ts: &mut String,
     layouts: &[crate::layout::Layout],
     codes: &str,
-    prefix: &str,
+    type_name: impl Fn(&str) -> String,
     union: &str,
     doc: &str,
 ) {
     let mut names = Vec::new();
     for layout in layouts {
-        let name = format!("{prefix}{}Action", layout.name);
+        let name = type_name(layout.name);
         ts.push('\n');
         ts.push_str(&jsdoc("", layout.doc));
         let mut members = vec![format!("code: typeof {codes}.{}", js_name(layout.name))];
@@ -438,6 +465,9 @@ mod tests {
         check::<OutputShape>(OutputShape::from_code);
         check::<ArgumentKind>(ArgumentKind::from_code);
         check::<LogFile>(LogFile::from_code);
+        check::<crate::plan::PlanActionCode>(crate::plan::PlanActionCode::from_code);
+        check::<crate::rap_message::RapMessageCode>(crate::rap_message::RapMessageCode::from_code);
+        check::<crate::sanitize::blocks::BlockCode>(crate::sanitize::blocks::BlockCode::from_code);
         let groups: HashSet<&str> = groups().iter().map(|g| g.js).collect();
         let constants: HashSet<&str> = CONSTANTS.iter().map(|c| c.0).collect();
         assert_eq!(constants.len(), CONSTANTS.len());

@@ -1,9 +1,12 @@
-//! Layouts of the messages the engine hands its JavaScript driver: each a JSON array whose first
-//! element is a code, then the elements that code declares (a name, a TypeScript type, the JSON
-//! held, and whether it may be left out). The tables are declared beside what they describe
-//! (`dispatch::layout`, `plan::layout`); `crate::contract` generates the driver's tuple types
-//! from them, and tests check every message serialized against them, so the two sides cannot
-//! drift.
+//! Layouts of the messages that cross between the engine and JavaScript: each a JSON array whose
+//! first element is a code, then the elements that code declares (a name, a TypeScript type, the
+//! JSON held, and whether it may be left out). The tables are declared beside what they describe:
+//! the dispatcher's actions (`dispatch::layout`), a plan run's (`plan::layout`), the RAP
+//! transport's messages (`rap_message::layout`), all from the engine to its driver, and the
+//! blocks of a content description (`sanitize::layout`), from the driver to the engine.
+//! `crate::contract` generates the TypeScript tuple types from them; the engine's tests check
+//! every message it writes against them and the engine reads descriptions through them, so the
+//! two sides cannot drift.
 
 use serde_json::Value;
 
@@ -14,6 +17,8 @@ pub enum Holds {
     Number,
     /// A number or `null`.
     NumberOrNull,
+    /// A whole number from 0 (an index or a length).
+    Index,
     /// `true` or `false`.
     Bool,
     /// A string.
@@ -38,6 +43,7 @@ impl Holds {
         match self {
             Holds::Number => value.is_number(),
             Holds::NumberOrNull => value.is_number() || value.is_null(),
+            Holds::Index => value.is_u64(),
             Holds::Bool => value.is_boolean(),
             Holds::Text => value.is_string(),
             Holds::TextOrNull => value.is_string() || value.is_null(),
@@ -131,12 +137,22 @@ pub fn misfit(layouts: &[Layout], message: &Value) -> Option<String> {
 }
 
 /// Checks that `layouts` are in code order from 0 with no gap, named as `names` (the code enum's
-/// variants, in order), with optional elements only at the end; panics naming what is wrong.
+/// variants, in order), with optional elements only at the end and element names unique (none
+/// `code`, the first member's label); panics naming what is wrong.
 #[cfg(test)]
 pub fn check_table(layouts: &[Layout], names: &[(u8, &str)]) {
     let declared: Vec<(u8, &str)> = layouts.iter().map(|l| (l.code, l.name)).collect();
     assert_eq!(declared, names);
     for layout in layouts {
+        let mut labels = std::collections::BTreeSet::from(["code"]);
+        for element in layout.elements {
+            assert!(
+                labels.insert(element.name),
+                "{}: two elements labelled `{}`",
+                layout.name,
+                element.name
+            );
+        }
         if let Some(first) = layout.elements.iter().position(|e| e.optional) {
             assert!(
                 layout.elements[first..].iter().all(|e| e.optional),
@@ -144,6 +160,28 @@ pub fn check_table(layouts: &[Layout], names: &[(u8, &str)]) {
                 layout.name
             );
         }
+    }
+}
+
+/// Checks that every one of `messages` (serialized as they cross) fits its layout among
+/// `layouts`, and that together they cover every code of the table: a test building one message
+/// of each variant then fails for a variant added without its case. Panics naming what is wrong.
+#[cfg(test)]
+pub fn check_every_code(layouts: &[Layout], messages: &[Value]) {
+    for message in messages {
+        if let Some(why) = misfit(layouts, message) {
+            panic!("a message does not fit its layout: {why}");
+        }
+    }
+    let covered: std::collections::BTreeSet<u64> =
+        messages.iter().filter_map(|m| m[0].as_u64()).collect();
+    for layout in layouts {
+        assert!(
+            covered.contains(&u64::from(layout.code)),
+            "no message of {} (code {}) was built",
+            layout.name,
+            layout.code
+        );
     }
 }
 
@@ -187,10 +225,40 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "Pair: two elements labelled `code`")]
+    fn an_element_labelled_as_the_code_is_refused() {
+        const CLASH: &[Layout] = &[Layout {
+            code: 0,
+            name: "Pair",
+            doc: "",
+            elements: &[el("code", "string", Holds::Text)],
+        }];
+        check_table(CLASH, &[(0, "Pair")]);
+    }
+
+    #[test]
+    fn a_message_of_every_code_covers_a_table() {
+        check_every_code(LAYOUTS, &[json!([0, 1]), json!([1, "a"])]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no message of Reason (code 1)")]
+    fn a_code_without_a_message_is_named() {
+        check_every_code(LAYOUTS, &[json!([0, 1])]);
+    }
+
+    #[test]
+    #[should_panic(expected = "`why`")]
+    fn a_message_that_does_not_fit_is_named() {
+        check_every_code(LAYOUTS, &[json!([0, 1]), json!([1, "c"])]);
+    }
+
+    #[test]
     fn every_kind_admits_its_json_only() {
         let cases = [
             (Holds::Number, json!(1), json!("1")),
             (Holds::NumberOrNull, json!(null), json!(true)),
+            (Holds::Index, json!(0), json!(1.5)),
             (Holds::Bool, json!(false), json!(0)),
             (Holds::Text, json!(""), json!(null)),
             (Holds::TextOrNull, json!(null), json!(1)),
@@ -202,6 +270,7 @@ mod tests {
             assert!(holds.admits(&yes), "{holds:?} {yes}");
             assert!(!holds.admits(&no), "{holds:?} {no}");
         }
+        assert!(!Holds::Index.admits(&json!(-1)));
         assert!(Holds::Any.admits(&json!(null)));
     }
 }

@@ -34,6 +34,7 @@ pub mod pointer;
 pub mod policy;
 pub mod provider;
 pub mod quote;
+pub mod rap_message;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, Semaphore};
+use toolwire_core::rap_message::RapMessage;
 
 use crate::event::RapEvent;
 
@@ -121,7 +122,8 @@ impl EventRoom {
     }
 }
 
-/// Moves events into `outbox` as `{ kind: "event", event }` messages, each only once it has
+/// Moves events into `outbox` as `[code, event]` messages
+/// ([`RapMessage::Event`](toolwire_core::rap_message::RapMessage::Event)), each only once it has
 /// room: while the room is full, events wait in `events` (bounded), and when that is full the
 /// callback server answers 503. Ends when either side is gone.
 pub async fn forward_events(
@@ -130,7 +132,7 @@ pub async fn forward_events(
     outbox: mpsc::UnboundedSender<Parcel>,
 ) {
     while let Some(event) = events.recv().await {
-        let text = format!(r#"{{"kind":"event","event":{}}}"#, event.to_json());
+        let text = RapMessage::Event(event.to_json()).into_json();
         drop(event);
         let held = room.take(text.len()).await;
         if outbox.send(Parcel { text, room: held }).is_err() {
@@ -299,6 +301,12 @@ mod tests {
         let held: u32 = waiting.iter().map(|p| p.room).sum();
         assert!(held <= 8 * 1024, "{held}");
         assert!(!waiting.is_empty());
+        // Each an event message as its layout declares it (what ts/rap.ts reads).
+        for parcel in &waiting {
+            let message: Value = serde_json::from_str(&parcel.text).unwrap();
+            assert_eq!(toolwire_core::rap_message::layout::misfit(&message), None);
+            assert_eq!(message[1]["type"], "rap_subscription_event");
+        }
         // JavaScript takes them: room again, and events are accepted again.
         room.give_back(held);
         let mut tries = 0;

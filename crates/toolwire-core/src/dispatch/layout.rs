@@ -1,6 +1,7 @@
 //! The layout of every [`Action`](super::protocol::Action) as it crosses (see [`crate::layout`]):
 //! `crate::contract` generates the driver's tuple types from it (`ts/protocol.generated.ts`), and
-//! in this crate's tests every action serialized is checked against it.
+//! in this crate's tests every action serialized is checked against it (and one of every
+//! variant, below).
 
 use super::protocol::ActionCode;
 use crate::layout::{el, opt, Element, Holds, Layout};
@@ -172,8 +173,13 @@ pub fn misfit(action: &serde_json::Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::protocol::{actions_to_json, AbortReason, Action, CallRef};
     use super::*;
     use crate::contract::Codes;
+    use crate::output::OutputShape;
+    use crate::policy::approvals::{ApprovalRequest, Ask, Security};
+    use crate::ToolResult;
+    use serde_json::{json, Value};
 
     #[test]
     fn every_action_code_has_one_layout_in_code_order() {
@@ -182,5 +188,150 @@ mod tests {
             .map(|c| (c.code(), c.name()))
             .collect();
         crate::layout::check_table(ACTION_LAYOUTS, &names);
+    }
+
+    /// One action of every variant (with its optional values given and absent), serialized as
+    /// the dispatcher hands them over (`actions_to_json`), fits its layout; together they cover
+    /// every code.
+    #[test]
+    fn an_action_of_every_variant_fits_its_layout() {
+        let call = CallRef { batch: 1, slot: 2 };
+        let result = || Box::new(ToolResult::ok("c1".into(), "t".into(), json!({ "q": 1 })));
+        let envelope = serde_json::from_value(json!({
+            "callId": "c1", "tool": "t", "attempt": 1, "args": { "q": 1 }, "argsHash": "00",
+            "timeoutMs": 1000, "cancellable": true, "createdAt": 0,
+        }))
+        .unwrap();
+        let truncation = serde_json::from_value(json!({
+            "block": 0, "unit": "characters", "cut": 10, "budget": 5, "scope": "batch",
+        }))
+        .unwrap();
+        let actions = [
+            Action::StartEvent {
+                call,
+                args: None,
+                ids: None,
+                repeats: None,
+            },
+            Action::StartEvent {
+                call,
+                args: None,
+                ids: None,
+                repeats: Some(0),
+            },
+            Action::StartEvent {
+                call,
+                args: Some(json!({ "q": "[redacted:token]" })),
+                ids: Some(Box::new(("c1".into(), "t".into()))),
+                repeats: None,
+            },
+            Action::BeforeHook {
+                call,
+                token: 3,
+                args: json!({ "q": 1 }),
+                envelope: Box::new(envelope),
+            },
+            Action::ConcurrencyKey {
+                call,
+                token: 4,
+                args: json!({ "q": 1 }),
+            },
+            Action::Start {
+                call,
+                token: 5,
+                tool_id: 7,
+                args: None,
+            },
+            Action::Start {
+                call,
+                token: 5,
+                tool_id: 7,
+                args: Some(json!({ "q": 2 })),
+            },
+            Action::Abort {
+                call,
+                reason: AbortReason::Timeout,
+            },
+            Action::AfterHook {
+                call,
+                token: 6,
+                result: result(),
+            },
+            Action::Persist {
+                call,
+                token: 7,
+                result: result(),
+            },
+            Action::End {
+                call,
+                result: result(),
+                view: None,
+                repeats: None,
+            },
+            Action::End {
+                call,
+                result: result(),
+                view: None,
+                repeats: Some(0),
+            },
+            Action::End {
+                call,
+                result: result(),
+                view: Some(json!({ "detailsWithheld": true })),
+                repeats: None,
+            },
+            Action::BatchDone { batch: 1 },
+            Action::Timer { delay_ms: Some(50) },
+            Action::Timer { delay_ms: None },
+            Action::EndAsReturned {
+                call,
+                started_at: 1,
+                ended_at: 2,
+                duration_ms: 1.0,
+                shape: OutputShape::Text,
+                text: None,
+                view: None,
+            },
+            Action::EndAsReturned {
+                call,
+                started_at: 1,
+                ended_at: 2,
+                duration_ms: 1.0,
+                shape: OutputShape::Json,
+                text: Some("{}".into()),
+                view: Some(json!({ "args": {} })),
+            },
+            Action::RedactionFailed { call },
+            Action::Trim {
+                call,
+                blocks: vec![(0, "cut".into())],
+                truncations: vec![truncation],
+            },
+            Action::LoopWarning { call, count: 3 },
+            Action::Approval {
+                call,
+                token: 8,
+                request: Box::new(ApprovalRequest {
+                    approval_id: "a1".into(),
+                    tool_call_id: "c1".into(),
+                    tool_name: "t".into(),
+                    args: json!({ "q": 1 }),
+                    command: None,
+                    analysis: None,
+                    reason: "ask".into(),
+                    security: Security::Allowlist,
+                    ask: Ask::Always,
+                }),
+            },
+            Action::Warning {
+                call,
+                message: "the grant was not saved".into(),
+            },
+        ];
+        let crossing: Value = serde_json::from_str(&actions_to_json(&actions)).unwrap();
+        let messages = crossing.as_array().unwrap();
+        crate::layout::check_every_code(ACTION_LAYOUTS, messages);
+        assert_eq!(messages[1], json!([0, 1, 2, null, null, null, 0]));
+        assert_eq!(messages[15], json!([9, -1]));
     }
 }

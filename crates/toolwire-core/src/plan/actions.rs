@@ -227,6 +227,24 @@ impl Serialize for PlanAction {
     }
 }
 
+/// The actions as they cross: a JSON array of arrays (`plan::layout`). An action that cannot be
+/// serialized becomes a [`PlanActionCode::Fault`], which fails the plan naming why.
+pub fn actions_json(actions: &[PlanAction]) -> String {
+    let values: Vec<Value> = actions
+        .iter()
+        .map(|action| {
+            serde_json::to_value(action)
+                .unwrap_or_else(|e| fault(&format!("unserializable plan action: {e}")))
+        })
+        .collect();
+    Value::Array(values).to_string()
+}
+
+/// A [`PlanActionCode::Fault`] as it crosses: `[4, message]`.
+pub fn fault(message: &str) -> Value {
+    json!([PlanActionCode::Fault as u8, message])
+}
+
 /// How one step ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepOutcome {

@@ -1,6 +1,7 @@
 //! The layout of every [`PlanAction`](super::PlanAction) as it crosses (see [`crate::layout`]):
 //! `crate::contract` generates the plan driver's tuple types from it, and in this crate's tests
-//! every action the scheduler returns is serialized and checked against it.
+//! every action the scheduler returns is serialized and checked against it (and one of every
+//! variant, below).
 
 use super::PlanActionCode;
 use crate::layout::{el, Element, Holds, Layout};
@@ -86,8 +87,14 @@ pub fn misfit(action: &serde_json::Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::actions::fault;
+    use super::super::{
+        actions_json, PlanAction, PlanOutcomeSummary, PlanStatus, StepEventKind, StepOutcome,
+        StepProblem, StepStatus,
+    };
     use super::*;
     use crate::contract::Codes;
+    use serde_json::{json, Value};
 
     #[test]
     fn every_plan_action_code_has_one_layout_in_code_order() {
@@ -96,5 +103,89 @@ mod tests {
             .map(|c| (c.code(), c.name()))
             .collect();
         crate::layout::check_table(PLAN_ACTION_LAYOUTS, &names);
+    }
+
+    /// One action of every variant (the optional values both given and absent), serialized as
+    /// the binding hands them over (`actions_json`), and the binding's fault, fit their layouts;
+    /// together they cover every code.
+    #[test]
+    fn an_action_of_every_variant_fits_its_layout() {
+        let problem = StepProblem {
+            code: "REFERENCE_ERROR".into(),
+            message: "step b: no step a".into(),
+        };
+        let actions = [
+            PlanAction::Dispatch {
+                step_id: "a".into(),
+                call_id: "r:a:0".into(),
+                tool: "t".into(),
+                args: json!({ "q": 1 }),
+                attempt: 1,
+                loop_id: Some("r:a".into()),
+                index: Some(0),
+                timeout_ms: Some(1000),
+                preview: false,
+                confirmation_required: true,
+            },
+            PlanAction::Dispatch {
+                step_id: "b".into(),
+                call_id: "r:b".into(),
+                tool: "t".into(),
+                args: Value::Null,
+                attempt: 2,
+                loop_id: None,
+                index: None,
+                timeout_ms: None,
+                preview: true,
+                confirmation_required: false,
+            },
+            PlanAction::Wait {
+                step_id: "b".into(),
+                index: None,
+                attempt: 2,
+                delay_ms: 250,
+            },
+            PlanAction::StepEvent {
+                kind: StepEventKind::Skipped,
+                step_id: "b".into(),
+                tool: "t".into(),
+                loop_id: None,
+                confirmation_required: false,
+                problem: Some(problem.clone()),
+            },
+            PlanAction::StepEvent {
+                kind: StepEventKind::Started,
+                step_id: "a".into(),
+                tool: "t".into(),
+                loop_id: Some("r:a".into()),
+                confirmation_required: true,
+                problem: None,
+            },
+            PlanAction::Finished(PlanOutcomeSummary {
+                run_id: "r".into(),
+                status: PlanStatus::Failed,
+                steps: vec![
+                    StepOutcome {
+                        id: "a".into(),
+                        status: StepStatus::Ok,
+                        results: vec![0],
+                        problem: None,
+                    },
+                    StepOutcome {
+                        id: "b".into(),
+                        status: StepStatus::Skipped,
+                        results: Vec::new(),
+                        problem: Some(problem),
+                    },
+                ],
+                results: vec![json!({ "status": "ok" })],
+            }),
+        ];
+        let crossing: Value = serde_json::from_str(&actions_json(&actions)).unwrap();
+        let mut messages = crossing.as_array().unwrap().clone();
+        messages.push(fault("unserializable plan action: why"));
+        crate::layout::check_every_code(PLAN_ACTION_LAYOUTS, &messages);
+        assert_eq!(messages[5][3]["b"]["error"]["code"], "REFERENCE_ERROR");
+        assert_eq!(messages[6], json!([4, "unserializable plan action: why"]));
     }
 }

@@ -63,8 +63,8 @@ mod refs_tests;
 mod scheduler_tests;
 
 pub use actions::{
-    PlanAction, PlanActionCode, PlanOutcomeSummary, PlanStatus, StepEventKind, StepOutcome,
-    StepProblem, StepStatus,
+    actions_json, PlanAction, PlanActionCode, PlanOutcomeSummary, PlanStatus, StepEventKind,
+    StepOutcome, StepProblem, StepStatus,
 };
 pub use graph::find_cycle;
 pub use parse::{

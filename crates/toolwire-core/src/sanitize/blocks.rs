@@ -1,5 +1,7 @@
 //! Content as the driver sends it for sanitization: a small JSON description of the blocks, the
-//! strings beside it, and bytes that were never JavaScript strings.
+//! strings beside it, and bytes that were never JavaScript strings. Each block is a JSON array,
+//! its code first ([`BlockCode`]), as [`super::layout`] declares; one that does not fit is
+//! refused, naming it.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -13,28 +15,87 @@ use crate::content::ContentBlock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_input;
 
-/// One block of the description.
-#[derive(Deserialize)]
-#[serde(tag = "t")]
-enum BlockRef {
+crate::codes! {
+    /// The code each block of a description crosses as, its first element (layouts:
+    /// [`super::layout`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum BlockCode {
+        /// A whole string: text index.
+        Whole = 0,
+        /// A long string's two ends: head's text index, tail's text index, whole length.
+        Ends = 1,
+        /// UTF-8 bytes: buffer index.
+        Bytes = 2,
+        /// A base64 image: its data's text index, its declared MIME type.
+        Image = 3,
+    }
+}
+
+/// One block of the description, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BlockRef {
     /// A whole string: `texts[i]`.
-    #[serde(rename = "s")]
     Whole { i: usize },
     /// A long string's ends: `texts[h]` and `texts[e]`, and its length.
-    #[serde(rename = "e")]
     Ends { h: usize, e: usize, n: u64 },
     /// Bytes: `buffers[i]`.
-    #[serde(rename = "b")]
     Bytes { i: usize },
     /// A base64 image: data `texts[i]`, declared type `m`.
-    #[serde(rename = "i")]
     Image { i: usize, m: String },
 }
 
-/// The description: `{ blocks: [...], details?: value, rest?: object }`.
+/// The blocks of a description, each read through its layout; the first that does not fit is
+/// refused, naming it (the driver wrote it wrong: an `INTERNAL_ERROR`).
+pub(crate) fn parse_blocks(blocks: &[Value]) -> Result<Vec<BlockRef>> {
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(n, block)| parse_block(n, block))
+        .collect()
+}
+
+fn parse_block(n: usize, block: &Value) -> Result<BlockRef> {
+    let refuse = |why: String| {
+        Error::internal(format!(
+            "content description: blocks[{n}] does not fit its layout: {why}"
+        ))
+    };
+    if let Some(why) = super::layout::misfit(block) {
+        return Err(refuse(why));
+    }
+    // It fits: an array of a known code, each element holding the JSON its layout declares.
+    let items = block.as_array().map(Vec::as_slice).unwrap_or_default();
+    let number = |at: usize| items.get(at).and_then(Value::as_u64);
+    let index = |at: usize| {
+        number(at)
+            .and_then(|i| usize::try_from(i).ok())
+            .ok_or_else(|| refuse(format!("element {at} of {block} is no index")))
+    };
+    let code = number(0).and_then(BlockCode::from_code);
+    Ok(match code {
+        Some(BlockCode::Whole) => BlockRef::Whole { i: index(1)? },
+        Some(BlockCode::Ends) => BlockRef::Ends {
+            h: index(1)?,
+            e: index(2)?,
+            n: number(3).ok_or_else(|| refuse(format!("{block} has no length")))?,
+        },
+        Some(BlockCode::Bytes) => BlockRef::Bytes { i: index(1)? },
+        Some(BlockCode::Image) => BlockRef::Image {
+            i: index(1)?,
+            m: items
+                .get(2)
+                .and_then(Value::as_str)
+                .ok_or_else(|| refuse(format!("{block} has no MIME type")))?
+                .to_owned(),
+        },
+        None => return Err(refuse(format!("{block} has no known code"))),
+    })
+}
+
+/// The description: `{ blocks: [[code, ...], ...], details?: value, rest?: object }`.
 #[derive(Deserialize)]
 struct Description {
-    blocks: Vec<BlockRef>,
+    blocks: Vec<Value>,
     #[serde(default)]
     details: Option<Value>,
     /// For a tool's output ([`sanitize_output`]): the value's fields other than `content`;
@@ -47,7 +108,7 @@ struct Description {
 /// blocks refer to by index.
 #[derive(Clone, Copy)]
 pub struct Described<'a> {
-    /// `{ blocks, details?, rest? }` as JSON text.
+    /// `{ blocks, details?, rest? }` as JSON text (each block as [`super::layout`] declares).
     pub description: &'a str,
     /// The strings (whole texts, the ends of long ones, base64 image data).
     pub texts: &'a [String],
@@ -134,8 +195,8 @@ fn sanitize_blocks(
             .map(String::as_str)
             .ok_or_else(|| Error::internal(format!("content description names text {i}")))
     };
-    let blocks = described
-        .blocks
+    let parsed = parse_blocks(&described.blocks)?;
+    let blocks = parsed
         .iter()
         .map(|block| {
             Ok(match block {
@@ -190,7 +251,7 @@ mod tests {
         let out = sanitize_described(
             &sanitizer,
             Described {
-                description: r#"{"blocks":[{"t":"s","i":0},{"t":"e","h":1,"e":2,"n":100000},{"t":"b","i":0}],"details":{"a":1}}"#,
+                description: r#"{"blocks":[[0,0],[1,1,2,100000],[2,0]],"details":{"a":1}}"#,
                 texts: &texts,
                 buffers: &[&bytes],
             },
@@ -207,7 +268,7 @@ mod tests {
         assert_eq!(out["result"]["details"], json!({"a": 1}));
         assert_eq!(out["report"]["truncated"].as_array().unwrap().len(), 2);
         let missing = Described {
-            description: r#"{"blocks":[{"t":"s","i":9}]}"#,
+            description: r#"{"blocks":[[0,9]]}"#,
             texts: &texts,
             buffers: &[],
         };
@@ -228,15 +289,52 @@ mod tests {
             serde_json::from_str(&out).unwrap()
         };
         // Bare bytes come back as text, with the report beside them.
-        let bare = output(r#"{"blocks":[{"t":"b","i":0}]}"#);
+        let bare = output(r#"{"blocks":[[2,0]]}"#);
         assert!(bare[0].as_str().unwrap().contains("bytes cut"));
         assert_eq!(bare[1]["truncated"][0]["unit"], "bytes");
         // Two blocks of bare text stay content.
-        let two = output(r#"{"blocks":[{"t":"b","i":0},{"t":"b","i":0}]}"#);
+        let two = output(r#"{"blocks":[[2,0],[2,0]]}"#);
         assert_eq!(two[0]["content"].as_array().unwrap().len(), 2);
         // The value's other fields are kept around the new content.
-        let object = output(r#"{"blocks":[{"t":"b","i":0}],"rest":{"details":{"exit":0}}}"#);
+        let object = output(r#"{"blocks":[[2,0]],"rest":{"details":{"exit":0}}}"#);
         assert_eq!(object[0]["details"], json!({"exit": 0}));
         assert_eq!(object[0]["content"][0]["type"], "text");
+    }
+
+    /// A block off its layout is refused as the driver's mistake, naming the block and why.
+    #[test]
+    fn a_block_that_does_not_fit_is_refused_naming_it() {
+        let sanitizer = small_budget();
+        let texts = vec!["short".to_owned()];
+        let cases = [
+            (
+                r#"{"blocks":[[0,0],{"t":"s","i":0}]}"#,
+                "blocks[1]",
+                "not an array",
+            ),
+            (r#"{"blocks":[[9,0]]}"#, "blocks[0]", "no layout for code 9"),
+            (r#"{"blocks":[[0]]}"#, "blocks[0]", "Whole: 0 elements"),
+            (r#"{"blocks":[[0,-1]]}"#, "blocks[0]", "`text` holds -1"),
+            (
+                r#"{"blocks":[[1,0,0,1.5]]}"#,
+                "blocks[0]",
+                "`length` holds 1.5",
+            ),
+            (r#"{"blocks":[[3,0,7]]}"#, "blocks[0]", "`mimeType` holds 7"),
+        ];
+        for (description, at, why) in cases {
+            let input = Described {
+                description,
+                texts: &texts,
+                buffers: &[],
+            };
+            let error = sanitize_described(&sanitizer, input).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InternalError, "{description}");
+            assert!(
+                error.message.contains(at) && error.message.contains(why),
+                "{description}: {}",
+                error.message
+            );
+        }
     }
 }

@@ -9,12 +9,14 @@
 //! - [`content`]: a result's blocks under one budget ([`joined`]: secrets split across them); [`media`]: `MEDIA:` lines of trusted tools;
 //! - [`crate::dispatch::view`]: what events and audit records may carry (redaction allowlists,
 //!   image metadata);
-//! - [`options`]: the settings and their defaults; [`report`]: what was changed.
+//! - [`options`]: the settings and their defaults; [`report`]: what was changed;
+//! - [`blocks`]: content as the driver describes it, its blocks laid out as [`layout`] declares.
 
 pub mod blocks;
 pub mod content;
 pub mod images;
 pub mod joined;
+pub mod layout;
 pub mod media;
 pub mod options;
 pub mod report;
