@@ -67,3 +67,20 @@ describe('every way a call can end gives exactly one result, and the process exi
     expect(after[1]).toMatch(/^this runtime stopped after an earlier internal error/)
   })
 })
+
+describe("the driver's one timer, kept between dispatches (run with --expose-gc)", () => {
+  /** Runs a scenario of scenarios/gc.cjs; it must end by itself. */
+  function gcScenario(name: string): unknown {
+    const child = spawnSync(process.execPath, ['--expose-gc', join(__dirname, 'scenarios', 'gc.cjs'), name], { encoding: 'utf8', timeout: 10_000 })
+    expect(child.status, `${name} exited with ${child.status} (${child.signal}): ${child.stderr}`).toBe(0)
+    return JSON.parse(child.stdout)
+  }
+
+  it("holds a runtime nothing else holds while a deadline is pending, so a hanging tool's call still ends", () => {
+    expect(gcScenario('hangingDropped')).toBe('timeout')
+  })
+
+  it('lets a dropped runtime whose dispatches ended be collected before its idle timer fires', () => {
+    expect(gcScenario('idleDropped')).toBe('collected')
+  })
+})

@@ -71,6 +71,12 @@ export interface DriverHost {
   rememberThread(batch: Batch, result: ToolResult): void
 }
 
+/** What the driver's one timer holds: the driver itself while a deadline is pending, else weakly. */
+interface TimerTarget {
+  armed: Driver | null
+  idle: WeakRef<Driver>
+}
+
 /** Concurrency-key completions computed while performing actions, sent right after them. */
 interface Keys {
   heads: string[]
@@ -93,8 +99,8 @@ export class Driver {
   #timer: ReturnType<typeof setTimeout> | null = null
   /** When it fires, on `performance.now()`'s clock */
   #timerDue = 0
-  /** What the timer holds: it must keep no runtime alive that its user dropped */
-  #self = new WeakRef(this)
+  /** What the timer holds (see {@link Driver.#arm}) */
+  #timerTarget: TimerTarget = { armed: null, idle: new WeakRef(this) }
 
   constructor(nativeRuntime: Native.NativeRuntime, host: DriverHost) {
     this.#native = nativeRuntime
@@ -472,14 +478,18 @@ export class Driver {
    * pending (-1). Setting and clearing a Node timer costs as much as a tenth of a small dispatch,
    * and most dispatches set one and clear it, so a timer that fires no later than asked is kept
    * (firing early, it ticks the engine, which arms again), and one no longer needed is left to
-   * fire unref'd: it keeps neither the process nor, through a WeakRef, the runtime alive.
+   * fire unref'd: it keeps neither the process nor, through a WeakRef, the runtime alive. While
+   * a deadline is pending the timer holds the driver strongly: a dispatch whose tools hang may be
+   * reachable from nothing else, and its deadline must still end it.
    */
   #arm(delayMs: number): void {
     const timer = this.#timer
     if (delayMs < 0) {
+      this.#timerTarget.armed = null
       timer?.unref()
       return
     }
+    this.#timerTarget.armed = this
     // Node fires a timer at once when its delay is over 2^31 - 1 ms: wait that long at most, the
     // engine re-arms on the tick.
     const wait = Math.min(delayMs, MAX_TIMER_MS)
@@ -492,12 +502,12 @@ export class Driver {
       clearTimeout(timer)
     }
     this.#timerDue = due
-    this.#timer = setTimeout(Driver.#fire, wait, this.#self)
+    this.#timer = setTimeout(Driver.#fire, wait, this.#timerTarget)
   }
 
   /** The timer fired: the engine expires what is due (if the driver is still in use). */
-  static #fire(self: WeakRef<Driver>): void {
-    const driver = self.deref()
+  static #fire(target: TimerTarget): void {
+    const driver = target.armed ?? target.idle.deref()
     if (driver === undefined) return
     driver.#timer = null
     driver.#drive(() => driver.#native.tick(performance.now(), Date.now()))
@@ -507,6 +517,7 @@ export class Driver {
   #disarm(): void {
     if (this.#timer !== null) clearTimeout(this.#timer)
     this.#timer = null
+    this.#timerTarget.armed = null
   }
 
   #closeBatch(id: number, batch: Batch): void {
