@@ -10,6 +10,7 @@
 pub mod ansi;
 pub mod args;
 pub mod audit;
+pub mod boundary_enums;
 pub mod canonical;
 pub mod content;
 pub mod contract;

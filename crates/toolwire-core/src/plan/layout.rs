@@ -87,7 +87,7 @@ pub fn misfit(action: &serde_json::Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::Codes;
+    use crate::boundary_enums::Codes;
 
     #[test]
     fn every_plan_action_code_has_one_layout_in_code_order() {

@@ -56,7 +56,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::DecodeErrorKind as K;
-    use crate::contract::Named;
+    use crate::boundary_enums::Named;
     use crate::wire::decoder::{StreamDecoder, Wire};
     use crate::wire::test_support::{decode_body, decode_values, Decoded};
     use crate::wire::turn::DecoderOptions;
