@@ -500,6 +500,7 @@ mod tests {
         // The graph is read at all: edges of each kind the check follows are there.
         let has = |from: &str, to: &str| graph.get(from).is_some_and(|e| e.contains_key(to));
         assert!(has("definitions", "schema") && has("runtime", "dispatch"));
+        assert!(has("provider", "wire") && has("provider", "ids") && has("provider", "schema"));
         assert!(has("dispatch", "boundary_enums"), "a macro's edge");
         let cycles = cycles(&graph);
         assert!(
