@@ -5,7 +5,8 @@
 
 use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
-use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder, Wire};
+use toolwire_core::provider::{Provider, Wire};
+use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder};
 
 use crate::error::guard;
 
@@ -29,7 +30,8 @@ impl NativeDecoder {
     pub fn new(wire: String, options: String) -> crate::error::Result<Self> {
         guard(|| {
             Ok(NativeDecoder {
-                inner: StreamDecoder::new(Wire::parse(&wire)?, parse_decoder_options(&options)?),
+                inner: Provider::of(Wire::parse(&wire)?)
+                    .stream_decoder(parse_decoder_options(&options)?),
             })
         })
     }

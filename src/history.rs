@@ -3,11 +3,9 @@
 use napi_derive::napi;
 use serde_json::{json, Value};
 use toolwire_core::envelope::marked_error_text;
-use toolwire_core::ids::{normalize_tool_call_id, repair_history, IdTarget};
-use toolwire_core::wire::decoder::Wire;
-use toolwire_core::wire::encode::{
-    encode_results, encode_tool_calls, parse_history_turn, parse_results,
-};
+use toolwire_core::ids::normalize_tool_call_id;
+use toolwire_core::provider::{id_target, Provider, Wire};
+use toolwire_core::wire::encode::{parse_history_turn, parse_results};
 use toolwire_core::{Error, ErrorCode};
 
 use crate::convert::parse_json;
@@ -16,7 +14,7 @@ use crate::error::guard;
 /// An id valid for `target` (a wire, `strict` or `strict9`); valid ids come back unchanged.
 #[napi(js_name = "normalizeToolCallId")]
 pub fn normalize_tool_call_id_js(id: String, target: String) -> crate::error::Result<String> {
-    guard(|| Ok(normalize_tool_call_id(&id, IdTarget::from_name(&target)?)))
+    guard(|| Ok(normalize_tool_call_id(&id, id_target(&target)?)))
 }
 
 /// Repairs a history (JSON text of the wire's messages); returns `{ messages, report }`.
@@ -36,7 +34,7 @@ pub fn repair_history_js(messages: String, wire: String) -> crate::error::Result
                 ))
             }
         };
-        let (messages, report) = repair_history(messages, wire)?;
+        let (messages, report) = Provider::of(wire).repair_history(messages)?;
         Ok(json!({ "messages": messages, "report": report }).to_string())
     })
 }
@@ -47,7 +45,7 @@ pub fn encode_results_js(results: String, wire: String) -> crate::error::Result<
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let results = parse_results(&results)?;
-        Ok(Value::Array(encode_results(wire, &results)).to_string())
+        Ok(Value::Array(Provider::of(wire).encode_results(&results)).to_string())
     })
 }
 
@@ -65,6 +63,6 @@ pub fn encode_tool_calls_js(turn: String, wire: String) -> crate::error::Result<
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let turn = parse_history_turn(&turn)?;
-        Ok(Value::Array(encode_tool_calls(wire, &turn)).to_string())
+        Ok(Value::Array(Provider::of(wire).encode_tool_calls(&turn)).to_string())
     })
 }

@@ -1,8 +1,9 @@
 //! Schema functions: `normalizeSchema`, its strict inverse, and tool-name rules.
 
 use napi_derive::napi;
+use toolwire_core::provider::DefinitionTarget;
 use toolwire_core::schema::{
-    denormalize_strict, normalize_schema, parse_normalize_options, validate_tool_name, SchemaTarget,
+    denormalize_strict, normalize_schema, parse_normalize_options, SchemaTarget,
 };
 use toolwire_core::Error;
 
@@ -36,8 +37,13 @@ pub fn denormalize_strict_json(original: String, args: String) -> crate::error::
     })
 }
 
-/// `null` when `name` is a valid tool name for `target`, else why not.
+/// `null` when `name` is a valid tool name for `target` (a wire or a schema target), else why not
+/// (for an unknown target: why it is unknown).
 #[napi(js_name = "validateToolName")]
 pub fn validate_tool_name_js(name: String, target: String) -> crate::error::Result<Option<String>> {
-    guard(|| Ok(validate_tool_name(&name, &target).err()))
+    guard(|| {
+        Ok(DefinitionTarget::parse(&target)
+            .and_then(|target| target.validate_tool_name(&name))
+            .err())
+    })
 }

@@ -3,7 +3,8 @@
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys } from './common.js'
+import { requestBody as nativeRequestBody } from '../native.js'
+import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, native } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
 import type { InjectedEvent, SubscriptionWatch } from './rap.js'
 import type {
@@ -72,43 +73,16 @@ export interface RunHooks {
   closeThread?: (groupId: string) => Promise<void> | void
 }
 
-/** The request body of one model call, in the wire's own shape. */
+/**
+ * The request body of one model call, in the wire's own shape (the engine's: each wire's
+ * provider declares its history key, tool choice key and stream flags). The values cross as
+ * JSON text, so the body holds their JSON form.
+ */
 export function requestBody<W extends Wire>(wire: W, messages: object[], tools: object[], toolChoice: unknown): ModelRequest<W> {
-  const body: RequestBody = {}
-  switch (wire) {
-    case 'openai-responses':
-      body.input = messages
-      break
-    case 'gemini':
-      body.contents = messages
-      break
-    default:
-      body.messages = messages
-  }
-  if (wire === 'gemini') {
-    if (tools.length > 0) body.tools = tools
-    if (toolChoice !== undefined) body.toolConfig = toolChoice
-  } else {
-    if (tools.length > 0) body.tools = tools
-    if (toolChoice !== undefined) body.tool_choice = toolChoice
-    body.stream = true
-    // Chat Completions streams carry usage only when asked (a last chunk without choices).
-    if (wire === 'openai-chat') body.stream_options = { include_usage: true }
-  }
-  // (the keys of wire `W`'s request, set above)
-  return body as ModelRequest<W>
-}
-
-/** Every key a request body of some wire has (see {@link ModelRequests}). */
-interface RequestBody {
-  messages?: object[]
-  input?: object[]
-  contents?: object[]
-  tools?: object[]
-  toolConfig?: unknown
-  tool_choice?: unknown
-  stream?: true
-  stream_options?: { include_usage: true }
+  const choice = toolChoice === undefined ? undefined : jsonText('run: options.toolChoice', toolChoice)
+  const text = native(() => nativeRequestBody(wire, jsonText('run: messages', messages), jsonText('run: tools', tools), choice))
+  // (the keys of wire `W`'s request, as the engine wrote them)
+  return JSON.parse(text) as ModelRequest<W>
 }
 
 /** The items of a model's answer, read by {@link itemsOf}. */
@@ -193,6 +167,8 @@ function checkOptions<W extends Wire>(options: RunOptions<W>) {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new TypeError(`run: options.signal must be an AbortSignal, got ${describe(signal)}`)
   }
+  // Sent in every request body as JSON: a value without a JSON form is refused before the run.
+  if (options.toolChoice !== undefined) jsonText('run: options.toolChoice', options.toolChoice)
   for (const key of ['onEvent', 'getSteeringMessages', 'getFollowUpMessages'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') {
       throw new TypeError(`run: options.${key} must be a function, got ${describe(options[key])}`)

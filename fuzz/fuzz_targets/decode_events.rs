@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_core::wire::decoder::Wire;
+use toolwire_core::provider::Wire;
 use toolwire_fuzz::{
     assert_json, blank_body_quotes, blank_generated_ids, decode, finish, header, is_json,
     new_decoder,

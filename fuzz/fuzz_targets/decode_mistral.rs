@@ -4,6 +4,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_core::wire::decoder::Wire;
+use toolwire_core::provider::Wire;
 
 fuzz_target!(|data: &[u8]| toolwire_fuzz::check_decoder(Wire::Mistral, data));

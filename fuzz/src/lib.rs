@@ -10,7 +10,8 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder, Wire};
+use toolwire_core::provider::{Provider, Wire};
+use toolwire_core::wire::decoder::{parse_decoder_options, StreamDecoder};
 
 /// Splits `data` into an `N`-byte header (zero-padded) and the body.
 pub fn header<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
@@ -201,7 +202,7 @@ pub fn options_json(flags: u8) -> String {
 pub fn new_decoder(wire: Wire, flags: u8) -> StreamDecoder {
     let options = parse_decoder_options(&options_json(flags))
         .unwrap_or_else(|e| panic!("options {:?} refused: {e:?}", options_json(flags)));
-    StreamDecoder::new(wire, options)
+    Provider::of(wire).stream_decoder(options)
 }
 
 /// Feeds `pieces` to a fresh decoder, checking that every answer is JSON; returns the turn.

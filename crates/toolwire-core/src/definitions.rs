@@ -1,6 +1,7 @@
 //! The tool list a provider is sent: each registered tool's schema normalized for the target
 //! ([`crate::schema`]) and written in that wire's definition format ([`crate::wire::encode`]),
-//! with a report of what normalization changed.
+//! both as the target's provider says ([`DefinitionTarget`]), with a report of what
+//! normalization changed.
 //!
 //! Validation never uses these schemas: the model's arguments are always checked against the
 //! tool's own schema. A tool sent in OpenAI's strict form is marked, so that its calls have the
@@ -10,11 +11,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::provider::DefinitionTarget;
 use crate::registry::ToolSpec;
-use crate::schema::{
-    normalize_schema, unknown_wire_or_target, validate_tool_name, NormalizeOptions, SchemaTarget,
-};
-use crate::wire::encode::{encode_definitions, DefinitionFormat, ToolDefinitionInput};
+use crate::schema::{normalize_schema, NormalizeOptions, SchemaTarget};
+use crate::wire::encode::{encode_definitions, ToolDefinitionInput};
 
 /// The options of `definitions(target, options)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -39,15 +39,6 @@ pub fn parse_definition_options(text: &str) -> Result<DefinitionOptions> {
     crate::options::from_json_text("definitions: options", text)
 }
 
-/// The schema dialect a definition target speaks: a wire maps to its provider's dialect.
-pub fn schema_target_for(target: &str, strict: bool) -> Option<SchemaTarget> {
-    match target {
-        "openai-chat" | "openai-responses" | "openai" if strict => Some(SchemaTarget::OpenaiStrict),
-        "openai-chat" | "openai-responses" => Some(SchemaTarget::Openai),
-        other => SchemaTarget::parse(other),
-    }
-}
-
 /// Every tool of `tools` in `target`'s definition format: `{ tools, reports }`, where each
 /// report is `{ tool, schemaHash, removed, warnings }`. A tool whose name breaks the target's
 /// rule, or whose schema cannot be normalized, is an error naming the tool.
@@ -56,16 +47,11 @@ pub fn definitions<'a>(
     target: &str,
     options: &DefinitionOptions,
 ) -> Result<Value> {
-    let unknown = || {
-        Error::caller(
-            ErrorCode::ValidationError,
-            format!("definitions: {}", unknown_wire_or_target(target)),
-        )
-    };
-    let schema_target = schema_target_for(target, options.strict).ok_or_else(unknown)?;
+    let target = DefinitionTarget::parse(target).map_err(|reason| {
+        Error::caller(ErrorCode::ValidationError, format!("definitions: {reason}"))
+    })?;
+    let (schema_target, format) = target.definitions(options.strict, options.json_schema);
     let strict = schema_target == SchemaTarget::OpenaiStrict;
-    let format =
-        DefinitionFormat::for_target(target, strict, options.json_schema).ok_or_else(unknown)?;
     let normalize_options = NormalizeOptions {
         json_schema: options.json_schema,
         ..NormalizeOptions::default()
@@ -74,20 +60,23 @@ pub fn definitions<'a>(
     let mut schemas = Vec::with_capacity(tools.len());
     let mut reports = Vec::with_capacity(tools.len());
     for spec in &tools {
-        validate_tool_name(&spec.name, target).map_err(|reason| {
+        target.validate_tool_name(&spec.name).map_err(|reason| {
             Error::caller(
                 ErrorCode::ValidationError,
                 format!(
-                    "definitions: tool \"{}\" cannot be sent to {target}: {reason}",
-                    spec.name
+                    "definitions: tool \"{}\" cannot be sent to {}: {reason}",
+                    spec.name,
+                    target.name()
                 ),
             )
         })?;
         let normalized = normalize_schema(&spec.parameters, schema_target, &normalize_options)
             .map_err(|e| Error {
                 message: format!(
-                    "definitions: the parameters of tool \"{}\" cannot be sent to {target}: {}",
-                    spec.name, e.message
+                    "definitions: the parameters of tool \"{}\" cannot be sent to {}: {}",
+                    spec.name,
+                    target.name(),
+                    e.message
                 ),
                 ..e
             })?;
@@ -196,6 +185,21 @@ mod tests {
             responses["tools"][0]["parameters"]["required"],
             json!(["city", "unit"])
         );
+        // The strict option on Chat Completions sends the strict form with its flag (the schema
+        // alone was once made strict and sent without `strict: true`).
+        let strict_option = DefinitionOptions {
+            strict: true,
+            ..DefinitionOptions::default()
+        };
+        for target in ["openai-chat", "openai"] {
+            let chat = defs(&registry, target, strict_option.clone()).unwrap();
+            assert_eq!(chat["tools"][0]["function"]["strict"], true, "{target}");
+            assert_eq!(
+                chat["tools"][0]["function"]["parameters"]["required"],
+                json!(["city", "unit"]),
+                "{target}"
+            );
+        }
     }
 
     #[test]

@@ -6,10 +6,16 @@
 //! tool's compiled schema ([`registry`]), the [`dispatch`] scheduler runs hooks and the tool under
 //! deadlines, concurrency limits and keys, and what comes back becomes one
 //! [`ToolResult`] ([`output`]), whatever happened.
+//!
+//! Around it, the provider side: what toolwire knows of each provider's wire API (reading its
+//! streamed responses, writing calls and results back into its history, its id rules, its
+//! schema dialect, its request body) is described per wire in [`provider`], which wires the
+//! pieces kept in [`wire`], [`ids`] and [`schema`].
 
 pub mod ansi;
 pub mod args;
 pub mod audit;
+pub mod boundary_enums;
 pub mod canonical;
 pub mod content;
 pub mod contract;

@@ -175,7 +175,7 @@ pub fn misfit(action: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::protocol::{actions_to_json, AbortReason, Action, CallRef};
     use super::*;
-    use crate::contract::Codes;
+    use crate::boundary_enums::Codes;
     use crate::output::OutputShape;
     use crate::policy::approvals::{ApprovalRequest, Ask, Security};
     use crate::ToolResult;

@@ -111,7 +111,7 @@ mod tests {
     use crate::provider::Wire;
 
     fn n(id: &str) -> String {
-        normalize_tool_call_id(id, IdTarget::Wire(Wire::Anthropic))
+        normalize_tool_call_id(id, IdTarget::Word)
     }
 
     fn tool_use(id: &str) -> Value {

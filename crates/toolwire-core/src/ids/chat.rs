@@ -11,7 +11,6 @@ use super::history::{
 };
 use crate::envelope::marked_error_text;
 use crate::error::Result;
-use crate::provider::Wire;
 
 /// Finds the calls and results of a Chat Completions history, in order.
 pub(super) fn scan(messages: &[Value]) -> Result<Vec<Entry>> {
@@ -67,17 +66,17 @@ fn tool_name(call: &Map<String, Value>, index: usize, part: usize) -> Result<Opt
     Ok(None)
 }
 
-/// Applies `plan` to a Chat Completions (or, for [`Wire::Mistral`], Mistral) history.
+/// Applies `plan` to a Chat Completions (or, when `mistral`, Mistral) history.
 pub(super) fn apply(
     messages: Vec<Value>,
     entries: &[Entry],
     plan: &Plan,
-    wire: Wire,
+    mistral: bool,
 ) -> Vec<Value> {
     let layout = FlatLayout {
         continues_batch: is_tool_message,
         set_id,
-        synthetic: if wire == Wire::Mistral {
+        synthetic: if mistral {
             mistral_synthetic
         } else {
             chat_synthetic
@@ -124,11 +123,11 @@ mod tests {
     use crate::provider::Wire;
 
     fn n(id: &str) -> String {
-        normalize_tool_call_id(id, IdTarget::Wire(Wire::OpenAiChat))
+        normalize_tool_call_id(id, IdTarget::Word)
     }
 
     fn m(id: &str) -> String {
-        normalize_tool_call_id(id, IdTarget::Wire(Wire::Mistral))
+        normalize_tool_call_id(id, IdTarget::Strict9)
     }
 
     fn call(id: &str, name: &str) -> serde_json::Value {

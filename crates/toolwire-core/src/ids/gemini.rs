@@ -110,7 +110,7 @@ mod tests {
     use crate::provider::Wire;
 
     fn n(id: &str) -> String {
-        normalize_tool_call_id(id, IdTarget::Wire(Wire::Gemini))
+        normalize_tool_call_id(id, IdTarget::Word)
     }
 
     fn call(name: &str, id: Option<&str>) -> Value {

@@ -5,55 +5,22 @@
 //! and gains a fixed-width base62 suffix of the FNV-1a 64 hash of the whole original id, so two
 //! ids that sanitize to the same text still come out different.
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::json_text::quoted_name;
-use crate::provider::Wire;
-use crate::suggest::did_you_mean;
-
-/// What an id must look like.
+/// What an id must look like: a rule. Which rule a wire's ids follow is said by its provider
+/// ([`crate::provider::Provider::ids`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdTarget {
     /// 1 to 40 ASCII letters and digits: accepted by every provider.
     Strict,
     /// Exactly 9 ASCII letters and digits (Mistral's rule).
     Strict9,
-    /// The rule of one wire API: `[a-zA-Z0-9_-]{1,64}`, except Mistral ([`IdTarget::Strict9`]).
-    Wire(Wire),
+    /// 1 to 64 ASCII letters, digits, `_` and `-` (OpenAI Chat, Anthropic, Gemini).
+    Word,
+    /// As [`IdTarget::Word`], and an id starting `fc_` is a Responses `function_call` item id,
+    /// which must not end in `_` (OpenAI Responses).
+    WordOrItem,
 }
 
 impl IdTarget {
-    /// Parses `"strict"`, `"strict9"` or a wire name (`"openai-chat"`, `"anthropic"`, ...);
-    /// `None` for anything else.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "strict" => Some(IdTarget::Strict),
-            "strict9" => Some(IdTarget::Strict9),
-            other => Wire::parse(other).ok().map(IdTarget::Wire),
-        }
-    }
-
-    /// As [`IdTarget::parse`], for a name given by a caller: an unknown one is refused naming
-    /// it, the targets there are and the closest of them (`"openai"`: did you mean
-    /// `"openai-chat"`).
-    pub fn from_name(name: &str) -> Result<Self> {
-        if let Some(target) = IdTarget::parse(name) {
-            return Ok(target);
-        }
-        let names: Vec<&str> = ["strict", "strict9"]
-            .into_iter()
-            .chain(Wire::ALL.map(Wire::as_str))
-            .collect();
-        Err(Error::caller(
-            ErrorCode::ValidationError,
-            format!(
-                "unknown id target {}: expected a wire name ({}), \"strict\" or \"strict9\"{}",
-                quoted_name(name),
-                Wire::ALL.map(Wire::as_str).join(", "),
-                did_you_mean(name, names)
-            ),
-        ))
-    }
-
     /// The character set and length bounds of the target.
     fn rule(self) -> Rule {
         match self {
@@ -62,14 +29,12 @@ impl IdTarget {
                 min: 1,
                 max: 40,
             },
-            IdTarget::Strict9 | IdTarget::Wire(Wire::Mistral) => Rule {
+            IdTarget::Strict9 => Rule {
                 word_marks: false,
                 min: 9,
                 max: 9,
             },
-            IdTarget::Wire(
-                Wire::OpenAiChat | Wire::OpenAiResponses | Wire::Anthropic | Wire::Gemini,
-            ) => Rule {
+            IdTarget::Word | IdTarget::WordOrItem => Rule {
                 word_marks: true,
                 min: 1,
                 max: MAX_WORD_ID,
@@ -105,10 +70,10 @@ impl Rule {
     }
 }
 
-/// Whether `id` is a valid tool-call id for `target` (on the Responses wire, an `fc_` id must be
-/// a valid item id).
+/// Whether `id` is a valid tool-call id for `target` (for [`IdTarget::WordOrItem`], an `fc_` id
+/// must be a valid item id).
 pub fn is_valid_tool_call_id(id: &str, target: IdTarget) -> bool {
-    if target == IdTarget::Wire(Wire::OpenAiResponses) && id.starts_with(ITEM_PREFIX) {
+    if target == IdTarget::WordOrItem && id.starts_with(ITEM_PREFIX) {
         return is_valid_item_id(id);
     }
     target.rule().accepts(id)
@@ -117,10 +82,10 @@ pub fn is_valid_tool_call_id(id: &str, target: IdTarget) -> bool {
 /// An id valid for `target`: `id` itself when it is already valid; otherwise its allowed
 /// characters, cut to leave room, followed by a base62 hash of the whole original id (for
 /// 9-character targets the hash alone). Deterministic; distinct inputs give distinct outputs
-/// unless their 64-bit hashes collide. On the Responses wire an `fc_` id is an item id and
-/// follows its rule ([`normalize_item_id`]: never ending in `_`).
+/// unless their 64-bit hashes collide. For [`IdTarget::WordOrItem`] an `fc_` id is an item id
+/// and follows its rule ([`normalize_item_id`]: never ending in `_`).
 pub fn normalize_tool_call_id(id: &str, target: IdTarget) -> String {
-    if target == IdTarget::Wire(Wire::OpenAiResponses) && id.starts_with(ITEM_PREFIX) {
+    if target == IdTarget::WordOrItem && id.starts_with(ITEM_PREFIX) {
         return normalize_item_id(id);
     }
     let rule = target.rule();
@@ -141,7 +106,7 @@ pub fn normalize_item_id(id: &str) -> String {
     if is_valid_item_id(id) {
         return id.to_owned();
     }
-    let rule = IdTarget::Wire(Wire::OpenAiResponses).rule();
+    let rule = IdTarget::Word.rule();
     let body = id.strip_prefix(ITEM_PREFIX).unwrap_or(id);
     let mut out = String::with_capacity(MAX_WORD_ID);
     out.push_str(ITEM_PREFIX);
@@ -157,7 +122,7 @@ pub fn normalize_item_id(id: &str) -> String {
 
 /// Whether `id` is a valid Responses `function_call` item id.
 fn is_valid_item_id(id: &str) -> bool {
-    let rule = IdTarget::Wire(Wire::OpenAiResponses).rule();
+    let rule = IdTarget::Word.rule();
     id.len() > ITEM_PREFIX.len()
         && id.starts_with(ITEM_PREFIX)
         && !id.ends_with('_')
@@ -203,37 +168,12 @@ mod tests {
 
     use super::*;
 
-    const ALL_TARGETS: [IdTarget; 7] = [
+    const ALL_TARGETS: [IdTarget; 4] = [
         IdTarget::Strict,
         IdTarget::Strict9,
-        IdTarget::Wire(Wire::OpenAiChat),
-        IdTarget::Wire(Wire::OpenAiResponses),
-        IdTarget::Wire(Wire::Anthropic),
-        IdTarget::Wire(Wire::Gemini),
-        IdTarget::Wire(Wire::Mistral),
+        IdTarget::Word,
+        IdTarget::WordOrItem,
     ];
-
-    #[test]
-    fn parses_target_names() {
-        let cases = [
-            ("strict", Some(IdTarget::Strict)),
-            ("strict9", Some(IdTarget::Strict9)),
-            ("openai-chat", Some(IdTarget::Wire(Wire::OpenAiChat))),
-            (
-                "openai-responses",
-                Some(IdTarget::Wire(Wire::OpenAiResponses)),
-            ),
-            ("anthropic", Some(IdTarget::Wire(Wire::Anthropic))),
-            ("gemini", Some(IdTarget::Wire(Wire::Gemini))),
-            ("mistral", Some(IdTarget::Wire(Wire::Mistral))),
-            ("Strict", None),
-            ("", None),
-            ("openai", None),
-        ];
-        for (name, expected) in cases {
-            assert_eq!(IdTarget::parse(name), expected, "{name:?}");
-        }
-    }
 
     #[test]
     fn validity_per_target() {
@@ -241,22 +181,22 @@ mod tests {
         let long65 = "a".repeat(65);
         let long40 = "a".repeat(40);
         let long41 = "a".repeat(41);
-        // (id, strict, strict9, word wires, mistral)
-        let cases: [(&str, bool, bool, bool, bool); 12] = [
-            ("", false, false, false, false),
-            ("a", true, false, true, false),
-            ("abcDEF123", true, true, true, true),
-            ("abcDEF12", true, false, true, false),
-            ("abcDEF1234", true, false, true, false),
-            ("call_abc", false, false, true, false),
-            ("toolu-01", false, false, true, false),
-            ("call.1", false, false, false, false),
-            ("caf\u{e9}", false, false, false, false),
-            (&long40, true, false, true, false),
-            (&long41, false, false, true, false),
-            (&long64, false, false, true, false),
+        // (id, strict, strict9, word)
+        let cases: [(&str, bool, bool, bool); 12] = [
+            ("", false, false, false),
+            ("a", true, false, true),
+            ("abcDEF123", true, true, true),
+            ("abcDEF12", true, false, true),
+            ("abcDEF1234", true, false, true),
+            ("call_abc", false, false, true),
+            ("toolu-01", false, false, true),
+            ("call.1", false, false, false),
+            ("caf\u{e9}", false, false, false),
+            (&long40, true, false, true),
+            (&long41, false, false, true),
+            (&long64, false, false, true),
         ];
-        for (id, strict, strict9, word, mistral) in cases {
+        for (id, strict, strict9, word) in cases {
             assert_eq!(
                 is_valid_tool_call_id(id, IdTarget::Strict),
                 strict,
@@ -267,28 +207,11 @@ mod tests {
                 strict9,
                 "{id:?}"
             );
-            for wire in [
-                Wire::OpenAiChat,
-                Wire::OpenAiResponses,
-                Wire::Anthropic,
-                Wire::Gemini,
-            ] {
-                assert_eq!(
-                    is_valid_tool_call_id(id, IdTarget::Wire(wire)),
-                    word,
-                    "{id:?} {wire:?}"
-                );
+            for target in [IdTarget::Word, IdTarget::WordOrItem] {
+                assert_eq!(is_valid_tool_call_id(id, target), word, "{id:?} {target:?}");
             }
-            assert_eq!(
-                is_valid_tool_call_id(id, IdTarget::Wire(Wire::Mistral)),
-                mistral,
-                "{id:?}"
-            );
         }
-        assert!(!is_valid_tool_call_id(
-            &long65,
-            IdTarget::Wire(Wire::Anthropic)
-        ));
+        assert!(!is_valid_tool_call_id(&long65, IdTarget::Word));
     }
 
     #[test]
@@ -305,7 +228,7 @@ mod tests {
             "abcDEF123"
         );
         assert_eq!(
-            normalize_tool_call_id("toolu_01A-b", IdTarget::Wire(Wire::Anthropic)),
+            normalize_tool_call_id("toolu_01A-b", IdTarget::Word),
             "toolu_01A-b"
         );
     }
@@ -316,21 +239,11 @@ mod tests {
         let long = format!("call_{}", "x".repeat(70));
         let cases = [
             ("call_abc", IdTarget::Strict, "callabc", 7 + SUFFIX_LEN),
-            (
-                "call.1",
-                IdTarget::Wire(Wire::OpenAiChat),
-                "call1",
-                5 + SUFFIX_LEN,
-            ),
+            ("call.1", IdTarget::Word, "call1", 5 + SUFFIX_LEN),
             ("", IdTarget::Strict, "", SUFFIX_LEN),
-            ("", IdTarget::Wire(Wire::Gemini), "", SUFFIX_LEN),
-            (
-                "\u{e9}\u{e9}",
-                IdTarget::Wire(Wire::Anthropic),
-                "",
-                SUFFIX_LEN,
-            ),
-            (&long, IdTarget::Wire(Wire::Anthropic), "call_xxxx", 64),
+            ("", IdTarget::Word, "", SUFFIX_LEN),
+            ("\u{e9}\u{e9}", IdTarget::Word, "", SUFFIX_LEN),
+            (&long, IdTarget::Word, "call_xxxx", 64),
             (&long, IdTarget::Strict, "callxxxx", 40),
         ];
         for (id, target, prefix, len) in cases {
@@ -353,7 +266,7 @@ mod tests {
 
     #[test]
     fn strict9_ids_are_exactly_nine_alphanumerics() {
-        for target in [IdTarget::Strict9, IdTarget::Wire(Wire::Mistral)] {
+        for target in [IdTarget::Strict9] {
             for id in ["call_1", "abc", "abcdefghij", "", "toolu_01XYZ"] {
                 let out = normalize_tool_call_id(id, target);
                 assert_eq!(out.len(), 9, "{out:?}");
@@ -442,25 +355,10 @@ mod tests {
     }
 
     #[test]
-    fn unknown_targets_are_refused_naming_the_closest() {
-        crate::suggest::assert_suggestions(
-            |name| IdTarget::from_name(name).unwrap_err().message,
-            |name| format!("unknown id target \"{name}\": expected a wire name (openai-chat, "),
-            &[
-                ("openai", Some("openai-chat")),
-                ("strict8", Some("strict")),
-                ("Anthropic", Some("anthropic")),
-                ("cohere", None),
-            ],
-        );
-        assert_eq!(IdTarget::from_name("strict9").unwrap(), IdTarget::Strict9);
-    }
-
-    #[test]
     fn fc_ids_normalized_for_responses_never_end_in_an_underscore() {
         // The Responses API refuses an `fc_` item id ending in `_`; `normalizeToolCallId(id,
         // "openai-responses")` used to keep `fc_abc_` (valid by the plain word rule).
-        let responses = IdTarget::Wire(Wire::OpenAiResponses);
+        let responses = IdTarget::WordOrItem;
         for id in ["fc_abc_", "fc__", "fc_a_b_", "fc_", "fc_x.y_", "fc_abc"] {
             let out = normalize_tool_call_id(id, responses);
             assert!(!out.ends_with('_'), "{id:?} -> {out:?}");
@@ -472,19 +370,16 @@ mod tests {
         assert_eq!(normalize_tool_call_id("fc_abc", responses), "fc_abc");
         // Call ids keep the wire's rule; other wires keep theirs.
         assert_eq!(normalize_tool_call_id("call_a_", responses), "call_a_");
-        assert_eq!(
-            normalize_tool_call_id("fc_abc_", IdTarget::Wire(Wire::OpenAiChat)),
-            "fc_abc_"
-        );
+        assert_eq!(normalize_tool_call_id("fc_abc_", IdTarget::Word), "fc_abc_");
     }
 
     proptest! {
         #[test]
-        fn normalized_ids_are_valid_and_stable(id in "\\PC{0,90}", t in 0usize..7) {
+        fn normalized_ids_are_valid_and_stable(id in "\\PC{0,90}", t in 0usize..4) {
             let target = ALL_TARGETS[t];
             let out = normalize_tool_call_id(&id, target);
             prop_assert!(is_valid_tool_call_id(&out, target));
-            if target == IdTarget::Wire(Wire::OpenAiResponses) && out.starts_with(ITEM_PREFIX) {
+            if target == IdTarget::WordOrItem && out.starts_with(ITEM_PREFIX) {
                 prop_assert!(!out.ends_with('_'), "{:?} -> {:?}", id, out);
             }
             prop_assert_eq!(normalize_tool_call_id(&out, target), out.clone());

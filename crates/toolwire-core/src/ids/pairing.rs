@@ -182,7 +182,6 @@ impl<'a> IdAssigner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::Wire;
 
     fn call(message: usize, id: Option<&str>, name: Option<&str>) -> Entry {
         Entry {
@@ -201,7 +200,7 @@ mod tests {
         }
     }
 
-    const CHAT: IdTarget = IdTarget::Wire(Wire::OpenAiChat);
+    const CHAT: IdTarget = IdTarget::Word;
 
     fn norm(id: &str) -> String {
         normalize_tool_call_id(id, CHAT)
@@ -375,7 +374,7 @@ mod tests {
     #[test]
     fn many_duplicates_stay_unique_for_nine_character_ids() {
         let entries: Vec<Entry> = (0..500).map(|i| call(i, Some("0"), None)).collect();
-        let (plan, report) = plan(&entries, IdTarget::Wire(Wire::Mistral)).unwrap();
+        let (plan, report) = plan(&entries, IdTarget::Strict9).unwrap();
         let ids: HashSet<&String> = plan
             .actions
             .iter()

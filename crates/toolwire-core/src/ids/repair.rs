@@ -8,11 +8,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::history::Entry;
+use super::history::{Entry, Plan};
 use super::normalize::IdTarget;
 use super::{anthropic, chat, gemini, pairing, responses};
 use crate::error::Result;
-use crate::provider::Wire;
 
 /// One call id the repair rewrote.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -44,34 +43,62 @@ impl RepairReport {
     }
 }
 
-/// Repairs a history in `wire`'s message format (the `messages`, `input` or `contents` array a
-/// caller sends to the provider): call ids become valid and unique for the wire (results follow
-/// their calls' new ids), a call without a result gets a synthetic error result, and a result
-/// answering no earlier call is removed. Messages it does not understand pass through unchanged.
-/// Pure; applying it to its own output changes nothing and reports nothing.
+/// A wire's message format as the repair reads and writes it: how its calls and results are
+/// found, and how the decisions are written back (where a synthetic result goes, what it looks
+/// like). Which format a wire's history is in is said by its provider
+/// ([`crate::provider::Provider::history_format`]).
+#[derive(Clone, Copy)]
+pub struct HistoryFormat {
+    /// The calls and results of a history, in order.
+    scan: fn(&[Value]) -> Result<Vec<Entry>>,
+    /// The history with the plan's renames, removals and synthetic results applied.
+    apply: fn(Vec<Value>, &[Entry], &Plan) -> Vec<Value>,
+}
+
+impl HistoryFormat {
+    /// OpenAI Chat Completions: `tool_calls` of assistant messages, `role:"tool"` results.
+    pub const CHAT_COMPLETIONS: HistoryFormat = HistoryFormat {
+        scan: chat::scan,
+        apply: |messages, entries, plan| chat::apply(messages, entries, plan, false),
+    };
+    /// Mistral: Chat Completions, with a synthetic result naming its tool (`name`).
+    pub const MISTRAL: HistoryFormat = HistoryFormat {
+        scan: chat::scan,
+        apply: |messages, entries, plan| chat::apply(messages, entries, plan, true),
+    };
+    /// OpenAI Responses: `function_call` and `function_call_output` items.
+    pub const RESPONSES: HistoryFormat = HistoryFormat {
+        scan: responses::scan,
+        apply: responses::apply,
+    };
+    /// Anthropic Messages: `tool_use` and `tool_result` content blocks.
+    pub const ANTHROPIC: HistoryFormat = HistoryFormat {
+        scan: anthropic::scan,
+        apply: anthropic::apply,
+    };
+    /// Gemini: `functionCall` and `functionResponse` parts.
+    pub const GEMINI: HistoryFormat = HistoryFormat {
+        scan: gemini::scan,
+        apply: gemini::apply,
+    };
+}
+
+/// Repairs a history in `format` (the `messages`, `input` or `contents` array a caller sends to
+/// the provider): call ids become valid for `ids` and unique (results follow their calls' new
+/// ids), a call without a result gets a synthetic error result, and a result answering no
+/// earlier call is removed. Messages it does not understand pass through unchanged. Pure;
+/// applying it to its own output changes nothing and reports nothing.
 ///
 /// A message that is not an object, or a wrong-typed field where a call or result must be, is a
 /// caller `VALIDATION_ERROR` naming the message index and the field.
-pub fn repair_history(messages: Vec<Value>, wire: Wire) -> Result<(Vec<Value>, RepairReport)> {
-    let entries = scan(&messages, wire)?;
-    let (plan, report) = pairing::plan(&entries, IdTarget::Wire(wire))?;
-    let messages = match wire {
-        Wire::OpenAiChat | Wire::Mistral => chat::apply(messages, &entries, &plan, wire),
-        Wire::OpenAiResponses => responses::apply(messages, &entries, &plan),
-        Wire::Anthropic => anthropic::apply(messages, &entries, &plan),
-        Wire::Gemini => gemini::apply(messages, &entries, &plan),
-    };
-    Ok((messages, report))
-}
-
-/// The calls and results of a history in `wire`'s format, in order.
-fn scan(messages: &[Value], wire: Wire) -> Result<Vec<Entry>> {
-    match wire {
-        Wire::OpenAiChat | Wire::Mistral => chat::scan(messages),
-        Wire::OpenAiResponses => responses::scan(messages),
-        Wire::Anthropic => anthropic::scan(messages),
-        Wire::Gemini => gemini::scan(messages),
-    }
+pub fn repair_history(
+    messages: Vec<Value>,
+    format: HistoryFormat,
+    ids: IdTarget,
+) -> Result<(Vec<Value>, RepairReport)> {
+    let entries = (format.scan)(&messages)?;
+    let (plan, report) = pairing::plan(&entries, ids)?;
+    Ok(((format.apply)(messages, &entries, &plan), report))
 }
 
 #[cfg(test)]
@@ -84,6 +111,12 @@ mod tests {
     use super::super::history::Role;
     use super::super::normalize::is_valid_tool_call_id;
     use super::*;
+    use crate::provider::{Provider, Wire};
+
+    /// The repair of `wire`'s history, as its provider wires it.
+    fn repair(messages: Vec<Value>, wire: Wire) -> Result<(Vec<Value>, RepairReport)> {
+        Provider::of(wire).repair_history(messages)
+    }
 
     const WIRES: [Wire; 5] = Wire::ALL;
 
@@ -156,15 +189,15 @@ mod tests {
             let wire = WIRES[w];
             let history: Vec<Value> =
                 steps.iter().flat_map(|(kind, ids)| message(wire, *kind, ids)).collect();
-            let (out, _) = repair_history(history, wire).unwrap();
+            let (out, _) = repair(history, wire).unwrap();
             let mut seen = HashSet::new();
-            for entry in scan(&out, wire).unwrap() {
+            for entry in (Provider::of(wire).history_format.scan)(&out).unwrap() {
                 if let (Role::Call, Some(id)) = (entry.role, entry.id) {
-                    prop_assert!(is_valid_tool_call_id(&id, IdTarget::Wire(wire)), "{id:?}");
+                    prop_assert!(is_valid_tool_call_id(&id, Provider::of(wire).ids), "{id:?}");
                     prop_assert!(seen.insert(id.clone()), "duplicate {id:?}");
                 }
             }
-            let (again, report) = repair_history(out.clone(), wire).unwrap();
+            let (again, report) = repair(out.clone(), wire).unwrap();
             prop_assert_eq!(again, out);
             prop_assert!(report.is_empty(), "{:?}", report);
         }
@@ -197,7 +230,7 @@ mod tests {
             Wire::Gemini,
             Wire::Mistral,
         ] {
-            let err = repair_history(vec![json!({"role": "user"}), json!(42)], wire).unwrap_err();
+            let err = repair(vec![json!({"role": "user"}), json!(42)], wire).unwrap_err();
             assert_eq!(
                 err.code,
                 crate::error::ErrorCode::ValidationError,
@@ -209,7 +242,7 @@ mod tests {
 
     #[test]
     fn an_empty_history_is_fine() {
-        let (messages, report) = repair_history(Vec::new(), Wire::Anthropic).unwrap();
+        let (messages, report) = repair(Vec::new(), Wire::Anthropic).unwrap();
         assert!(messages.is_empty());
         assert!(report.is_empty());
     }

@@ -106,7 +106,7 @@ mod tests {
     use crate::provider::Wire;
 
     fn n(id: &str) -> String {
-        normalize_tool_call_id(id, IdTarget::Wire(Wire::OpenAiResponses))
+        normalize_tool_call_id(id, IdTarget::WordOrItem)
     }
 
     fn fc(item_id: &str, call_id: &str) -> Value {

@@ -1,11 +1,17 @@
-//! Test support for the per-wire repair tests: run a table of histories through
-//! [`repair_history`], check the output and report, and check that a second run changes nothing.
+//! Test support for the per-wire repair tests: run a table of histories through the wire's
+//! repair (as its provider wires it), check the output and report, and check that a second run
+//! changes nothing.
 
 use serde_json::Value;
 
-use super::repair::{repair_history, IdRename, RepairReport};
-use crate::error::ErrorCode;
-use crate::provider::Wire;
+use super::repair::{IdRename, RepairReport};
+use crate::error::{ErrorCode, Result};
+use crate::provider::{Provider, Wire};
+
+/// The repair of `wire`'s history.
+fn repair_history(messages: Vec<Value>, wire: Wire) -> Result<(Vec<Value>, RepairReport)> {
+    Provider::of(wire).repair_history(messages)
+}
 
 /// One history and what its repair must give.
 pub(super) struct Case {

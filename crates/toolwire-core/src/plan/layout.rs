@@ -93,7 +93,7 @@ mod tests {
         StepProblem, StepStatus,
     };
     use super::*;
-    use crate::contract::Codes;
+    use crate::boundary_enums::Codes;
     use serde_json::{json, Value};
 
     #[test]

@@ -80,7 +80,7 @@ pub fn misfit(message: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::{RapMessage, RemoteTool};
     use super::*;
-    use crate::contract::Codes;
+    use crate::boundary_enums::Codes;
     use crate::error::ErrorCode;
     use serde_json::{json, Value};
 

@@ -50,7 +50,7 @@ pub fn misfit(block: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::blocks::{parse_blocks, BlockRef};
     use super::*;
-    use crate::contract::Codes;
+    use crate::boundary_enums::Codes;
     use serde_json::Value;
 
     #[test]

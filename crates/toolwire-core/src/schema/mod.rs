@@ -40,10 +40,7 @@ pub use denormalize::denormalize_strict;
 pub use hash::schema_hash;
 pub(crate) use refs::{applied, ref_target};
 pub use report::{Normalized, Removed};
-pub use target::{
-    parse_normalize_options, unknown_wire_or_target, NormalizeOptions, SchemaTarget,
-    MAX_DEPTH_CEILING,
-};
+pub use target::{parse_normalize_options, NormalizeOptions, SchemaTarget, MAX_DEPTH_CEILING};
 pub use tool_name::validate_tool_name;
 
 use crate::error::{Error, ErrorCode, Result};

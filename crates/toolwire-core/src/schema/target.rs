@@ -4,7 +4,6 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::{json_string, quoted_name};
-use crate::provider::Wire;
 use crate::suggest::did_you_mean;
 
 /// A provider's schema dialect.
@@ -78,20 +77,6 @@ impl SchemaTarget {
             SchemaTarget::P0 => "p0",
         }
     }
-}
-
-/// Why `name` is neither a wire nor a schema target, for the functions that take either
-/// (definitions, tool-name rules): the name (bounded), both lists, and the closest name.
-pub fn unknown_wire_or_target(name: &str) -> String {
-    let wires = Wire::ALL.map(Wire::as_str);
-    let targets = SchemaTarget::ALL.map(SchemaTarget::as_str);
-    format!(
-        "unknown target {}: expected a wire ({}) or a schema target ({}){}",
-        quoted_name(name),
-        wires.join(", "),
-        targets.join(", "),
-        did_you_mean(name, wires.into_iter().chain(targets))
-    )
 }
 
 /// The largest `max_depth` accepted: deeper schemas would risk the stack of the compiler.
@@ -218,20 +203,6 @@ mod tests {
             ],
         );
         assert_eq!(SchemaTarget::parse_named("xai").unwrap(), SchemaTarget::Xai);
-    }
-
-    #[test]
-    fn unknown_wires_or_targets_are_named_with_the_closest_of_either() {
-        crate::suggest::assert_suggestions(
-            unknown_wire_or_target,
-            |name| format!("unknown target \"{name}\": expected a wire (openai-chat, "),
-            &[
-                ("openai-response", Some("openai-responses")),
-                ("claude", None),
-                ("mistrall", Some("mistral")),
-                ("p1", Some("p0")),
-            ],
-        );
     }
 
     #[test]

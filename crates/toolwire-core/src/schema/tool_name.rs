@@ -1,5 +1,6 @@
 //! Tool-name rules per target (WIRE.md §4 and §6).
 
+use super::SchemaTarget;
 use crate::json_text::json_string;
 
 /// One naming rule.
@@ -45,17 +46,24 @@ const PORTABLE: Rule = Rule {
 /// The longest name any target allows.
 const MAX_CHARS: usize = 64;
 
-/// `Ok(())` when `name` is a valid tool name for `target`, else the reason, naming the name,
-/// the target and its rule. `target` is a wire (`"openai-chat"`, `"openai-responses"`,
-/// `"anthropic"`, `"gemini"`, `"mistral"`) or a schema target name; an unknown target is an
-/// `Err` naming it.
-pub fn validate_tool_name(name: &str, target: &str) -> std::result::Result<(), String> {
+/// `Ok(())` when `name` is a valid tool name for the dialect `target`, else the reason, naming
+/// the name, the target as the caller named it (`shown_as`: a wire such as `"openai-chat"`, or
+/// the target's own name) and its rule. A wire's dialect is its provider's
+/// ([`crate::provider::DefinitionTarget`] resolves either kind of name).
+pub fn validate_tool_name(
+    name: &str,
+    target: SchemaTarget,
+    shown_as: &str,
+) -> std::result::Result<(), String> {
     let rule = match target {
-        "openai" | "openai-strict" | "openai-chat" | "openai-responses" | "anthropic" | "xai"
-        | "mistral" | "llamacpp" => PLAIN,
-        "gemini" => GEMINI,
-        "p0" => PORTABLE,
-        other => return Err(super::unknown_wire_or_target(other)),
+        SchemaTarget::Openai
+        | SchemaTarget::OpenaiStrict
+        | SchemaTarget::Anthropic
+        | SchemaTarget::Xai
+        | SchemaTarget::Mistral
+        | SchemaTarget::Llamacpp => PLAIN,
+        SchemaTarget::Gemini => GEMINI,
+        SchemaTarget::P0 => PORTABLE,
     };
     let why = if name.is_empty() {
         Some("it is empty".to_owned())
@@ -74,7 +82,7 @@ pub fn validate_tool_name(name: &str, target: &str) -> std::result::Result<(), S
     match why {
         None => Ok(()),
         Some(why) => Err(format!(
-            "{} breaks {target}'s rule {} ({why})",
+            "{} breaks {shown_as}'s rule {} ({why})",
             json_string(name),
             rule.pattern
         )),
@@ -93,7 +101,7 @@ mod tests {
         let cases: &[(&str, &str, Result<(), &str>)] = &[
             ("get_weather", "openai", Ok(())),
             ("get-weather-2", "anthropic", Ok(())),
-            ("2fa", "openai-chat", Ok(())),
+            ("2fa", "openai", Ok(())),
             (&long, "mistral", Ok(())),
             (&too_long, "xai", Err("it is 65 characters long")),
             (
@@ -103,7 +111,7 @@ mod tests {
                     r#""get.weather" breaks anthropic's rule ^[a-zA-Z0-9_-]{1,64}$ (it contains ".")"#,
                 ),
             ),
-            ("", "openai-responses", Err("(it is empty)")),
+            ("", "openai", Err("(it is empty)")),
             ("a b", "llamacpp", Err("it contains \" \"")),
             ("é", "openai-strict", Err("it contains \"é\"")),
             ("ns.get:weather", "gemini", Ok(())),
@@ -123,10 +131,9 @@ mod tests {
                 Err("p0's rule ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$ (it starts with \"2\")"),
             ),
             ("a.b", "p0", Err("it contains \".\"")),
-            ("x", "claude", Err("unknown target \"claude\"")),
         ];
         for (name, target, expected) in cases {
-            let got = validate_tool_name(name, target);
+            let got = validate_tool_name(name, SchemaTarget::parse(target).unwrap(), target);
             match (got, expected) {
                 (Ok(()), Ok(())) => {}
                 (Err(reason), Err(fragment)) => {

@@ -56,8 +56,8 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::DecodeErrorKind as K;
-    use crate::contract::Named;
-    use crate::wire::decoder::{StreamDecoder, Wire};
+    use crate::boundary_enums::Named;
+    use crate::provider::{Provider, Wire};
     use crate::wire::test_support::{decode_body, decode_values, Decoded};
     use crate::wire::turn::DecoderOptions;
 
@@ -259,7 +259,7 @@ mod tests {
             );
             seen.insert(kind);
         }
-        let mut decoder = StreamDecoder::new(Wire::OpenAiChat, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::OpenAiChat).stream_decoder(DecoderOptions::default());
         decoder.finish();
         let events: Value = serde_json::from_str(&decoder.push(b"data: {}\n\n")).unwrap();
         let after: Vec<&Value> = events.as_array().unwrap().iter().collect();

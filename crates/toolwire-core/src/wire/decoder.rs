@@ -12,10 +12,7 @@ use super::decode_error::DecodeErrorKind;
 use super::json_seq::JsonSeqFramer;
 use super::sse::{SseEvent, SseFramer};
 use super::turn::{CumulativeArguments, DecoderOptions, PartialMode, Turn};
-use super::{anthropic, gemini, openai_chat, openai_responses};
 use crate::json_text::{json_string, quoted_name, utf8_lossy};
-
-pub use crate::provider::Wire;
 
 /// What every wire decoder does with one framed event.
 pub trait WireDecoder {
@@ -42,7 +39,8 @@ enum Framing {
 
 /// Decodes one streamed response.
 pub struct StreamDecoder {
-    wire: Wire,
+    /// The wire's name, for the errors that say the body is not of it.
+    wire: &'static str,
     framing: Framing,
     /// The first bytes of the body (or of the first events), quoted when it is not the wire.
     head: Vec<u8>,
@@ -56,15 +54,14 @@ pub struct StreamDecoder {
 }
 
 impl StreamDecoder {
-    /// A decoder for `wire`.
-    pub fn new(wire: Wire, options: DecoderOptions) -> Self {
-        let decoder: Box<dyn WireDecoder + Send> = match wire {
-            Wire::OpenAiChat => Box::new(openai_chat::ChatDecoder::new(false)),
-            Wire::Mistral => Box::new(openai_chat::ChatDecoder::new(true)),
-            Wire::OpenAiResponses => Box::new(openai_responses::ResponsesDecoder::new()),
-            Wire::Anthropic => Box::new(anthropic::AnthropicDecoder::new()),
-            Wire::Gemini => Box::new(gemini::GeminiDecoder::new()),
-        };
+    /// A decoder of the wire named `wire` whose events `decoder` reads. A wire's decoder comes
+    /// from its provider: `Provider::of(wire).stream_decoder(options)`
+    /// ([`crate::provider::Provider::stream_decoder`]).
+    pub fn new(
+        wire: &'static str,
+        decoder: Box<dyn WireDecoder + Send>,
+        options: DecoderOptions,
+    ) -> Self {
         StreamDecoder {
             wire,
             framing: Framing::Undecided,
@@ -177,7 +174,7 @@ impl StreamDecoder {
         if head.trim().is_empty() {
             return format!(
                 "the body{content_type} is empty: no {} response arrived",
-                self.wire.as_str()
+                self.wire
             );
         }
         let more = if self.received > self.head.len() {
@@ -188,7 +185,7 @@ impl StreamDecoder {
         format!(
             "the body{content_type} is not a response of the {} wire: nothing in it was \
              understood; it begins with {}{more}",
-            self.wire.as_str(),
+            self.wire,
             json_string(head)
         )
     }
@@ -323,6 +320,7 @@ mod tests {
 
     use super::super::test_support::{decode_body, Decoded};
     use super::*;
+    use crate::provider::{Provider, Wire};
 
     /// Random JSON objects: the arguments of a generated call.
     fn arguments() -> impl Strategy<Value = String> {
@@ -497,7 +495,7 @@ mod tests {
         // The issue's linear-time case: the appends add up to the content, one per delta.
         let content: String = "abcdefghij".repeat(100_000);
         let args = json!({ "content": content }).to_string();
-        let mut decoder = StreamDecoder::new(Wire::Anthropic, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::Anthropic).stream_decoder(DecoderOptions::default());
         decoder.push_event(r#"{"type":"message_start","message":{"id":"m","content":[]}}"#);
         decoder.push_event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"write","input":{}}}"#);
         let mut appended = String::new();
@@ -544,7 +542,7 @@ mod tests {
 
     #[test]
     fn input_after_finish_is_reported_not_decoded() {
-        let mut decoder = StreamDecoder::new(Wire::OpenAiChat, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::OpenAiChat).stream_decoder(DecoderOptions::default());
         decoder.finish();
         let events: Value = serde_json::from_str(&decoder.push(b"data: {}\n\n")).unwrap();
         assert_eq!(events[0]["type"], "error");
@@ -560,6 +558,7 @@ mod whole_response_tests {
 
     use super::super::test_support::{decode_body, decode_events, Decoded};
     use super::*;
+    use crate::provider::{Provider, Wire};
 
     /// What a turn says, without what only a stream has (events, the provider's raw usage).
     fn essence(decoded: &Decoded) -> Value {
@@ -954,7 +953,7 @@ mod whole_response_tests {
             for (body, head, content_type) in bodies {
                 let options = json!({ "contentType": content_type }).to_string();
                 let mut decoder =
-                    StreamDecoder::new(wire, parse_decoder_options(&options).unwrap());
+                    Provider::of(wire).stream_decoder(parse_decoder_options(&options).unwrap());
                 for piece in body.as_bytes().chunks(64 * 1024) {
                     decoder.push(piece);
                 }
@@ -1006,21 +1005,5 @@ mod whole_response_tests {
             .as_str()
             .unwrap()
             .contains("ended before its terminal event"));
-    }
-
-    #[test]
-    fn unknown_wires_suggest_the_closest() {
-        crate::suggest::assert_suggestions(
-            |name| Wire::parse(name).unwrap_err().message,
-            |name| format!("unknown wire \"{name}\": expected one of \"openai-chat\""),
-            &[
-                ("openai", Some("openai-chat")),
-                ("OpenAI-Chat", Some("openai-chat")),
-                ("responses", Some("openai-responses")),
-                ("antropic", Some("anthropic")),
-                ("gemeni", Some("gemini")),
-                ("cohere", None),
-            ],
-        );
     }
 }

@@ -693,10 +693,10 @@ fn error_text(raw: &RawValue) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::decoder::{StreamDecoder, Wire};
     use super::super::test_support::decode_values;
     use super::super::turn::{DecoderOptions, PartialMode};
     use super::*;
+    use crate::provider::{Provider, Wire};
     use serde_json::{json, Value as Json};
 
     /// Pushes each chunk, then finishes; returns all events and the turn.
@@ -753,7 +753,7 @@ mod tests {
         let body = r#"{"candidates":[{"content":{"role":"model","parts":[
             {"functionCall":{"name":"sum","args":{ "y": 1, "x": 2 }}},
             {"functionCall":{"name":"multiply","args":{"y":3,"x":4}}}]},"finishReason":"STOP","index":0}]}"#;
-        let mut decoder = StreamDecoder::new(Wire::Gemini, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::Gemini).stream_decoder(DecoderOptions::default());
         decoder.push(body.as_bytes());
         let turn: Json = serde_json::from_str(&decoder.finish()).unwrap();
         let calls = turn["toolCalls"].as_array().unwrap();
@@ -1212,7 +1212,7 @@ mod tests {
         let body = "[{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"hm\",\"thought\":true}]}}]}\n,\r\n\
                     {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"pelican\",\"args\":{}},\"thoughtSignature\":\"S\"}]},\
                     \"finishReason\":\"STOP\",\"finishMessage\":\"Model generated function call(s).\"}]}\n]";
-        let mut decoder = StreamDecoder::new(Wire::Gemini, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::Gemini).stream_decoder(DecoderOptions::default());
         decoder.push(body.as_bytes());
         let turn: Json = serde_json::from_str(&decoder.finish()).unwrap();
         assert_eq!(turn["toolCalls"][0]["name"], "pelican");
@@ -1223,7 +1223,7 @@ mod tests {
         assert_eq!(turn["stopReason"], "toolUse");
         assert_eq!(turn["errors"], json!([]));
         // The whole array handed over as one event works the same.
-        let mut decoder = StreamDecoder::new(Wire::Gemini, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::Gemini).stream_decoder(DecoderOptions::default());
         decoder.push_event(body);
         let turn: Json = serde_json::from_str(&decoder.finish()).unwrap();
         assert_eq!(turn["toolCalls"][0]["name"], "pelican");
@@ -1251,7 +1251,7 @@ mod tests {
 
     #[test]
     fn gemini_unparseable_event_is_skipped() {
-        let mut decoder = StreamDecoder::new(Wire::Gemini, DecoderOptions::default());
+        let mut decoder = Provider::of(Wire::Gemini).stream_decoder(DecoderOptions::default());
         let events: Json = serde_json::from_str(&decoder.push_event("{\"candidates\":")).unwrap();
         assert!(events[0]["message"].as_str().unwrap().contains("event 1"));
         decoder.push_event(&last(json!([{"text":"hi"}]), "STOP").to_string());

@@ -6,6 +6,11 @@
 //! [`gemini`]; Mistral uses the Chat Completions decoder), and each decoder drives the shared
 //! [`turn::Turn`], which owns the rules common to every wire (completeness, stop reasons,
 //! events) and feeds argument fragments to the incremental parser ([`partial_json`]).
+//!
+//! Which decoder and which encoders ([`encode`]) a wire uses is said by its provider
+//! ([`crate::provider`]): a decoder for a wire is `Provider::of(wire).stream_decoder(options)`.
+//! Nothing here matches on a wire. The framers, the parser and the HTML entity table are leaves
+//! of this module that need nothing of the rest of it but the decode error kinds.
 
 pub mod anthropic;
 pub mod decode_error;

@@ -774,13 +774,13 @@ fn server_arguments(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::decoder::{StreamDecoder, Wire};
     use super::super::test_support::decode_values;
     use super::super::turn::DecoderOptions;
+    use crate::provider::{Provider, Wire};
     use serde_json::{json, Value};
 
-    fn decoder() -> StreamDecoder {
-        StreamDecoder::new(Wire::OpenAiResponses, DecoderOptions::default())
+    fn decoder() -> super::super::decoder::StreamDecoder {
+        Provider::of(Wire::OpenAiResponses).stream_decoder(DecoderOptions::default())
     }
 
     /// Pushes each event (JSON values), then finishes; returns all events and the turn.

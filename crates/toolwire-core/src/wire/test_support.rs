@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::decoder::{parse_decoder_options, StreamDecoder, Wire};
+use super::decoder::{parse_decoder_options, StreamDecoder};
 use super::turn::DecoderOptions;
+use crate::provider::{Provider, Wire};
 
 /// What a decoder produced: every event, and the turn.
 pub struct Decoded {
@@ -57,7 +58,7 @@ pub fn decode_values(wire: Wire, options: DecoderOptions, chunks: &[Value]) -> D
 
 /// Decodes chunks given as JSON texts through `pushEvent`.
 pub fn decode_with(wire: Wire, options: DecoderOptions, chunks: &[&str]) -> Decoded {
-    let mut decoder = StreamDecoder::new(wire, options);
+    let mut decoder = Provider::of(wire).stream_decoder(options);
     let mut events = Vec::new();
     for chunk in chunks {
         let pushed: Vec<Value> = serde_json::from_str(&decoder.push_event(chunk)).unwrap();
@@ -68,7 +69,7 @@ pub fn decode_with(wire: Wire, options: DecoderOptions, chunks: &[&str]) -> Deco
 
 /// Decodes a raw body pushed in the given pieces.
 pub fn decode_body(wire: Wire, pieces: &[&[u8]]) -> Decoded {
-    let mut decoder = StreamDecoder::new(wire, Default::default());
+    let mut decoder = Provider::of(wire).stream_decoder(Default::default());
     let mut events = Vec::new();
     for piece in pieces {
         let pushed: Vec<Value> = serde_json::from_str(&decoder.push(piece)).unwrap();

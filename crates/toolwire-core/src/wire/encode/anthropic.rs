@@ -25,7 +25,7 @@ use crate::envelope::ContentBlock;
 const NO_OUTPUT: &str = "(no output)";
 
 /// The `tools` array.
-pub(super) fn definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+pub fn definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
     tools
         .iter()
         .map(|tool| {
@@ -41,7 +41,7 @@ pub(super) fn definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
 }
 
 /// The assistant message that carried the calls (the turn has at least one call).
-pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
+pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
     let mut content = Vec::with_capacity(turn.thinking.len() + turn.calls.len() + 1);
     for block in &turn.thinking {
         if let Some(data) = &block.redacted {
@@ -66,7 +66,7 @@ pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// ONE user message with every result of the batch.
-pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
+pub fn results(results: &[ResultInput]) -> Vec<Value> {
     let blocks: Vec<Value> = results
         .iter()
         .map(|result| {
@@ -103,9 +103,10 @@ mod tests {
     use super::super::fixtures::{
         call, png, read_and_list, redacted, result, schema, text_result, thought,
     };
-    use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
+    use super::super::fixtures::{calls_on, results_on};
+    use super::super::{encode_definitions, DefinitionFormat};
     use super::*;
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     #[test]
     fn definitions_golden() {
@@ -138,7 +139,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            encode_tool_calls(Wire::Anthropic, &turn),
+            calls_on(Wire::Anthropic, &turn),
             vec![json!({"role": "assistant", "content": [
                 {"type": "thinking", "thinking": "First, the config.", "signature": "sig-1"},
                 {"type": "redacted_thinking", "data": "ENCRYPTED=="},
@@ -161,7 +162,7 @@ mod tests {
             ..HistoryTurn::default()
         };
         assert_eq!(
-            encode_tool_calls(Wire::Anthropic, &turn),
+            calls_on(Wire::Anthropic, &turn),
             vec![json!({"role": "assistant", "content": [
                 {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}},
                 {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {}},
@@ -193,7 +194,7 @@ mod tests {
             result("toolu_4", "touch", vec![ContentBlock::text("")], false),
         ];
         assert_eq!(
-            encode_results(Wire::Anthropic, &results),
+            results_on(Wire::Anthropic, &results),
             vec![json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "contents"}], "is_error": false},
                 {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "EACCES: permission denied"}], "is_error": true},

@@ -24,7 +24,7 @@ use super::{description, with_image_note, HistoryTurn, ResultInput, ToolDefiniti
 const IMAGE_LOCATION: &str = "attached after the function responses";
 
 /// The `tools` array: one element holding every declaration, or `[]`.
-pub(super) fn definitions(tools: &[ToolDefinitionInput], json_schema: bool) -> Vec<Value> {
+pub fn definitions(tools: &[ToolDefinitionInput], json_schema: bool) -> Vec<Value> {
     if tools.is_empty() {
         return Vec::new();
     }
@@ -49,7 +49,7 @@ pub(super) fn definitions(tools: &[ToolDefinitionInput], json_schema: bool) -> V
 }
 
 /// The model content that carried the calls (the turn has at least one call).
-pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
+pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
     let mut parts = Vec::with_capacity(turn.thinking.len() + turn.calls.len() + 1);
     for block in &turn.thinking {
         let signature = block.signature.as_deref().filter(|s| !s.is_empty());
@@ -85,7 +85,7 @@ pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// ONE user content with every function response of the batch, then its images.
-pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
+pub fn results(results: &[ResultInput]) -> Vec<Value> {
     let mut parts = Vec::with_capacity(results.len());
     let mut image_parts = Vec::new();
     for result in results {
@@ -115,10 +115,11 @@ mod tests {
     use super::super::fixtures::{
         call, call_with, png, read_and_list, redacted, result, schema, text_result, thought,
     };
-    use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
+    use super::super::fixtures::{calls_on, results_on};
+    use super::super::{encode_definitions, DefinitionFormat};
     use super::*;
     use crate::envelope::ContentBlock;
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     #[test]
     fn definitions_golden_in_one_element() {
@@ -150,7 +151,7 @@ mod tests {
             calls: vec![first, call("k2", "read", r#"{"path":"b"}"#)],
         };
         assert_eq!(
-            encode_tool_calls(Wire::Gemini, &turn),
+            calls_on(Wire::Gemini, &turn),
             vec![json!({"role": "model", "parts": [
                 {"functionCall": {"name": "read", "args": {"path": "a"}, "id": "96c1su3s"}, "thoughtSignature": "CiQB…sig"},
                 {"functionCall": {"name": "read", "args": {"path": "b"}, "id": "k2"}},
@@ -174,7 +175,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            encode_tool_calls(Wire::Gemini, &turn),
+            calls_on(Wire::Gemini, &turn),
             vec![json!({"role": "model", "parts": [
                 {"text": "Plan the read.", "thought": true, "thoughtSignature": "sig-t"},
                 {"text": "unsigned thought", "thought": true},
@@ -204,7 +205,7 @@ mod tests {
             result("", "camera", vec![png("BBBB")], false),
         ];
         assert_eq!(
-            encode_results(Wire::Gemini, &results),
+            results_on(Wire::Gemini, &results),
             vec![json!({"role": "user", "parts": [
                 {"functionResponse": {"name": "read", "id": "c1", "response": {"output": "contents"}}},
                 {"functionResponse": {"name": "write", "id": "c2", "response": {"error": "EACCES: permission denied"}}},

@@ -1,38 +1,39 @@
 //! Encoding in the other direction: what toolwire sends back to a provider after it decoded a
 //! tool turn and ran the calls.
 //!
-//! Three entry points, each dispatching per wire to one file (`openai_chat.rs`, which also
-//! serves Mistral, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`; each file's doc states
-//! its wire's exact shapes):
-//! - [`encode_definitions`]: the `tools` array of the request, from definitions whose
-//!   `parameters` the caller already normalized for the target;
+//! One file per wire format holds its exact shapes (`openai_chat.rs`, which also serves
+//! Mistral, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`; each file's doc states them);
+//! which of them a wire uses is said by its provider ([`crate::provider`]). The shared rules sit
+//! here, in three entry points:
+//! - [`encode_definitions`]: the `tools` array of the request in a [`DefinitionFormat`], from
+//!   definitions whose `parameters` the caller already normalized for the target;
 //! - [`encode_tool_calls`]: the assistant message (or Responses items) that carried the calls,
-//!   for the conversation history;
-//! - [`encode_results`]: the messages (or items) that hand the results to the model.
+//!   for the conversation history, through a wire's [`HistoryEncoder`];
+//! - [`encode_results`]: the messages (or items) that hand the results to the model, likewise.
 //!
 //! Each returns a list of JSON values to append to the request (`tools`, `messages`,
 //! `contents` or `input`); an empty input gives `[]`, never an empty message. The caller's JSON
 //! is read by [`parse_results`] and [`parse_history_turn`], which name the offending index and
 //! field when it is malformed.
 
-mod anthropic;
+pub mod anthropic;
 mod fast_results;
-mod gemini;
-mod openai_chat;
-mod openai_responses;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
 mod parse;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-use super::decoder::Wire;
 use crate::envelope::marked_error_text;
 use crate::envelope::ContentBlock;
 use crate::ids::{is_valid_tool_call_id, normalize_tool_call_id, IdTarget};
 
 pub use parse::{parse_history_turn, parse_results, RESULT_KEYS};
 
-/// Which definition shape: by wire or schema target name.
+/// Which definition shape (the provider index maps wires and schema targets to one:
+/// [`crate::provider::DefinitionTarget`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefinitionFormat {
     /// Chat Completions `{type:"function", function:{…}}`; `strict: true` only when strict.
@@ -53,27 +54,6 @@ pub enum DefinitionFormat {
         /// Whether the schema goes in `parametersJsonSchema` instead of `parameters`.
         json_schema: bool,
     },
-}
-
-impl DefinitionFormat {
-    /// The format for a wire or schema target name: `"openai-chat"`, `"openai"`, `"xai"`,
-    /// `"mistral"`, `"llamacpp"`, `"p0"` give `ChatCompletions{strict:false}` (their schemas are
-    /// normalized non-strict, so `strict` is not consulted); `"openai-strict"` gives
-    /// `ChatCompletions{strict:true}`; `"openai-responses"` gives `Responses{strict}`;
-    /// `"anthropic"` gives `Anthropic`; `"gemini"` gives `Gemini{json_schema}`. Any other name
-    /// gives `None`.
-    pub fn for_target(target: &str, strict: bool, json_schema: bool) -> Option<Self> {
-        Some(match target {
-            "openai-chat" | "openai" | "xai" | "mistral" | "llamacpp" | "p0" => {
-                DefinitionFormat::ChatCompletions { strict: false }
-            }
-            "openai-strict" => DefinitionFormat::ChatCompletions { strict: true },
-            "openai-responses" => DefinitionFormat::Responses { strict },
-            "anthropic" => DefinitionFormat::Anthropic,
-            "gemini" => DefinitionFormat::Gemini { json_schema },
-            _ => return None,
-        })
-    }
 }
 
 /// One tool to define; `parameters` is ALREADY normalized for the target by the caller.
@@ -196,20 +176,43 @@ pub struct HistoryTurn {
     pub calls: Vec<HistoryCall>,
 }
 
-/// The assistant message (Responses: items) that carried the turn's calls, for the history. A
-/// turn without calls gives `[]`: it is a plain assistant message, not this function's concern.
+/// How one wire writes the history of a tool turn: its own encoders, and whether its results
+/// carry a failure flag. The provider index ([`crate::provider::Provider::history`]) holds one
+/// per wire; [`encode_tool_calls`] and [`encode_results`] apply the rules shared by all.
+#[derive(Clone, Copy)]
+pub struct HistoryEncoder {
+    /// The assistant message (Responses: items) that carried the calls of a turn with calls,
+    /// whose ids are already valid for the wire.
+    pub calls: fn(&HistoryTurn) -> Vec<Value>,
+    /// The messages (Responses: items) that hand non-empty results to the model, whose ids are
+    /// valid for the wire and whose failures are already marked when [`Self::error_flag`] is
+    /// not set.
+    pub results: fn(&[ResultInput]) -> Vec<Value>,
+    /// Whether the wire has its own mark for a failed result (Anthropic's `is_error`, Gemini's
+    /// `response.error`); the others carry a failure as text only.
+    pub error_flag: bool,
+}
+
+/// The assistant message (Responses: items) that carried the turn's calls, for the history, in
+/// the wire of `encoder`. A turn without calls gives `[]`: it is a plain assistant message, not
+/// this function's concern.
 ///
-/// Call ids are made valid for the wire ([`wire_id`]) the same way [`encode_results`] makes the
-/// results' ids valid, so the two stay paired; valid ids are kept unchanged.
-pub fn encode_tool_calls(wire: Wire, turn: &HistoryTurn) -> Vec<Value> {
+/// Call ids are made valid for the wire's rule `ids` (`wire_id`) the same way
+/// [`encode_results`] makes the results' ids valid, so the two stay paired; valid ids are kept
+/// unchanged.
+pub fn encode_tool_calls(
+    encoder: &HistoryEncoder,
+    ids: IdTarget,
+    turn: &HistoryTurn,
+) -> Vec<Value> {
     if turn.calls.is_empty() {
         return Vec::new();
     }
     let remapped;
-    let turn = if turn.calls.iter().any(|c| wire_id(wire, &c.id).is_some()) {
+    let turn = if turn.calls.iter().any(|c| wire_id(ids, &c.id).is_some()) {
         let mut copy = turn.clone();
         for call in &mut copy.calls {
-            if let Some(id) = wire_id(wire, &call.id) {
+            if let Some(id) = wire_id(ids, &call.id) {
                 call.id = id;
             }
         }
@@ -218,13 +221,7 @@ pub fn encode_tool_calls(wire: Wire, turn: &HistoryTurn) -> Vec<Value> {
     } else {
         turn
     };
-    match wire {
-        Wire::OpenAiChat => openai_chat::tool_calls(turn, false),
-        Wire::Mistral => openai_chat::tool_calls(turn, true),
-        Wire::OpenAiResponses => openai_responses::tool_calls(turn),
-        Wire::Anthropic => anthropic::tool_calls(turn),
-        Wire::Gemini => gemini::tool_calls(turn),
-    }
+    (encoder.calls)(turn)
 }
 
 /// A result to encode. Read from a toolwire `ToolResult` (`callId`, `tool`, `ok`/`status`,
@@ -276,26 +273,31 @@ impl ResultInput {
     }
 }
 
-/// The messages (Responses: items) that hand `results` to the model, in order. An empty list
-/// gives `[]`.
+/// The messages (Responses: items) that hand `results` to the model, in order, in the wire of
+/// `encoder` whose ids follow `ids`. An empty list gives `[]`.
 ///
 /// An error result is recognizable as one on every wire: Anthropic's `is_error` and Gemini's
-/// `{error}` carry the flag; on the wires without one (OpenAI Chat, OpenAI Responses, Mistral)
-/// its text starts with [`ERROR_TEXT_PREFIX`](crate::envelope::ERROR_TEXT_PREFIX) ([`marked_error_text`]).
-pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
+/// `{error}` carry the flag ([`HistoryEncoder::error_flag`]); on the wires without one (OpenAI
+/// Chat, OpenAI Responses, Mistral) its text starts with
+/// [`ERROR_TEXT_PREFIX`](crate::envelope::ERROR_TEXT_PREFIX) ([`marked_error_text`]).
+pub fn encode_results(
+    encoder: &HistoryEncoder,
+    ids: IdTarget,
+    results: &[ResultInput],
+) -> Vec<Value> {
     if results.is_empty() {
         return Vec::new();
     }
-    let needs_mark = |r: &ResultInput| r.is_error && !has_error_flag(wire);
+    let needs_mark = |r: &ResultInput| r.is_error && !encoder.error_flag;
     let remapped: Vec<ResultInput>;
     let results = if results
         .iter()
-        .any(|r| needs_mark(r) || wire_id(wire, &r.call_id).is_some())
+        .any(|r| needs_mark(r) || wire_id(ids, &r.call_id).is_some())
     {
         remapped = results
             .iter()
             .map(|r| ResultInput {
-                call_id: wire_id(wire, &r.call_id).unwrap_or_else(|| r.call_id.clone()),
+                call_id: wire_id(ids, &r.call_id).unwrap_or_else(|| r.call_id.clone()),
                 content: if needs_mark(r) {
                     marked_error_content(&r.content)
                 } else {
@@ -308,22 +310,7 @@ pub fn encode_results(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
     } else {
         results
     };
-    match wire {
-        Wire::OpenAiChat => openai_chat::results(results, false),
-        Wire::Mistral => openai_chat::results(results, true),
-        Wire::OpenAiResponses => openai_responses::results(results),
-        Wire::Anthropic => anthropic::results(results),
-        Wire::Gemini => gemini::results(results),
-    }
-}
-
-/// Whether `wire` has its own mark for a failed result (Anthropic's `is_error`, Gemini's
-/// `response.error`); the others carry a failure as text only.
-pub fn has_error_flag(wire: Wire) -> bool {
-    match wire {
-        Wire::Anthropic | Wire::Gemini => true,
-        Wire::OpenAiChat | Wire::OpenAiResponses | Wire::Mistral => false,
-    }
+    (encoder.results)(results)
 }
 
 /// An error result's blocks with its first non-empty text marked by [`marked_error_text`] (a
@@ -340,13 +327,12 @@ fn marked_error_content(content: &[ContentBlock]) -> Vec<ContentBlock> {
     marked
 }
 
-/// The id a call must carry on `wire` when `id` breaks the wire's id rule (Mistral: exactly
-/// nine alphanumerics), or `None` when `id` is fine as it is. Deterministic, so calls and
-/// results encoded separately stay paired. An empty id stays empty (Gemini sends none).
-fn wire_id(wire: Wire, id: &str) -> Option<String> {
-    let target = IdTarget::Wire(wire);
-    (!id.is_empty() && !is_valid_tool_call_id(id, target))
-        .then(|| normalize_tool_call_id(id, target))
+/// The id a call must carry on a wire whose ids follow `ids` when `id` breaks that rule
+/// (Mistral: exactly nine alphanumerics), or `None` when `id` is fine as it is. Deterministic,
+/// so calls and results encoded separately stay paired. An empty id stays empty (Gemini sends
+/// none).
+fn wire_id(ids: IdTarget, id: &str) -> Option<String> {
+    (!id.is_empty() && !is_valid_tool_call_id(id, ids)).then(|| normalize_tool_call_id(id, ids))
 }
 
 /// A definition's description when it has one worth sending.
@@ -387,8 +373,19 @@ fn with_image_note(text: String, count: usize, location: &str) -> String {
 mod fixtures {
     use serde_json::{json, Value};
 
-    use super::{HistoryCall, HistoryThinking, ResultInput, ToolDefinitionInput};
+    use super::{HistoryCall, HistoryThinking, HistoryTurn, ResultInput, ToolDefinitionInput};
     use crate::envelope::ContentBlock;
+    use crate::provider::{Provider, Wire};
+
+    /// The message(s) carrying `turn`'s calls on `wire`, as its provider encodes them.
+    pub(super) fn calls_on(wire: Wire, turn: &HistoryTurn) -> Vec<Value> {
+        Provider::of(wire).encode_tool_calls(turn)
+    }
+
+    /// The messages handing `results` to the model on `wire`, as its provider encodes them.
+    pub(super) fn results_on(wire: Wire, results: &[ResultInput]) -> Vec<Value> {
+        Provider::of(wire).encode_results(results)
+    }
 
     /// A function call with these arguments and no metadata.
     pub(super) fn call(id: &str, name: &str, arguments: &str) -> HistoryCall {
@@ -487,75 +484,12 @@ mod fixtures {
 
 #[cfg(test)]
 mod tests {
-    use super::fixtures::{call, png, result, schema, text_result};
+    use super::fixtures::{call, calls_on, png, result, results_on, schema, text_result};
     use super::*;
+    use crate::provider::{Provider, Wire};
     use serde_json::json;
 
     const WIRES: [Wire; 5] = Wire::ALL;
-
-    #[test]
-    fn for_target_maps_every_target_name() {
-        use DefinitionFormat::*;
-        let cases: &[(&str, bool, bool, Option<DefinitionFormat>)] = &[
-            (
-                "openai-chat",
-                true,
-                true,
-                Some(ChatCompletions { strict: false }),
-            ),
-            (
-                "openai",
-                false,
-                false,
-                Some(ChatCompletions { strict: false }),
-            ),
-            ("xai", true, false, Some(ChatCompletions { strict: false })),
-            (
-                "mistral",
-                false,
-                false,
-                Some(ChatCompletions { strict: false }),
-            ),
-            (
-                "llamacpp",
-                false,
-                false,
-                Some(ChatCompletions { strict: false }),
-            ),
-            ("p0", false, false, Some(ChatCompletions { strict: false })),
-            (
-                "openai-strict",
-                false,
-                false,
-                Some(ChatCompletions { strict: true }),
-            ),
-            (
-                "openai-responses",
-                true,
-                false,
-                Some(Responses { strict: true }),
-            ),
-            (
-                "openai-responses",
-                false,
-                false,
-                Some(Responses { strict: false }),
-            ),
-            ("anthropic", true, true, Some(Anthropic)),
-            ("gemini", false, true, Some(Gemini { json_schema: true })),
-            ("gemini", false, false, Some(Gemini { json_schema: false })),
-            ("OpenAI", false, false, None),
-            ("", false, false, None),
-            ("claude", false, false, None),
-        ];
-        for (target, strict, json_schema, expected) in cases {
-            assert_eq!(
-                DefinitionFormat::for_target(target, *strict, *json_schema),
-                *expected,
-                "{target}"
-            );
-        }
-    }
 
     #[test]
     fn empty_inputs_give_no_messages_on_every_wire() {
@@ -578,9 +512,9 @@ mod tests {
             ..HistoryTurn::default()
         };
         for wire in WIRES {
-            assert!(encode_tool_calls(wire, &HistoryTurn::default()).is_empty());
-            assert!(encode_tool_calls(wire, &text_only).is_empty());
-            assert!(encode_results(wire, &[]).is_empty());
+            assert!(calls_on(wire, &HistoryTurn::default()).is_empty());
+            assert!(calls_on(wire, &text_only).is_empty());
+            assert!(results_on(wire, &[]).is_empty());
         }
     }
 
@@ -592,10 +526,13 @@ mod tests {
         };
         let results = [text_result("functions.read:0", "read", "ok")];
         for wire in WIRES {
-            let calls = Value::Array(encode_tool_calls(wire, &turn)).to_string();
-            let encoded = Value::Array(encode_results(wire, &results)).to_string();
-            let id = normalize_tool_call_id("functions.read:0", IdTarget::Wire(wire));
-            assert!(is_valid_tool_call_id(&id, IdTarget::Wire(wire)), "{wire:?}");
+            let calls = Value::Array(calls_on(wire, &turn)).to_string();
+            let encoded = Value::Array(results_on(wire, &results)).to_string();
+            let id = normalize_tool_call_id("functions.read:0", Provider::of(wire).ids);
+            assert!(
+                is_valid_tool_call_id(&id, Provider::of(wire).ids),
+                "{wire:?}"
+            );
             assert!(calls.contains(&format!("\"{id}\"")), "{wire:?}: {calls}");
             assert!(
                 encoded.contains(&format!("\"{id}\"")),
@@ -641,12 +578,12 @@ mod tests {
             ),
         ];
         for (wire, call_keys, result_message) in cases {
-            let calls = encode_tool_calls(*wire, &turn);
+            let calls = calls_on(*wire, &turn);
             assert_eq!(calls.len(), 1, "{wire:?}");
             for (key, value) in call_keys.as_object().unwrap() {
                 assert_eq!(&calls[0][key], value, "{wire:?} {key}");
             }
-            let encoded = encode_results(*wire, &results);
+            let encoded = results_on(*wire, &results);
             assert_eq!(encoded.len(), 1, "{wire:?}");
             for (key, value) in result_message.as_object().unwrap() {
                 assert_eq!(&encoded[0][key], value, "{wire:?} {key}");
@@ -696,11 +633,11 @@ mod tests {
             text_result("c2", "read", "ok"),
         ];
         for wire in [Wire::Gemini, Wire::Mistral, Wire::OpenAiChat] {
-            let encoded = serde_json::to_string(&encode_results(wire, &results)).unwrap();
+            let encoded = serde_json::to_string(&results_on(wire, &results)).unwrap();
             assert!(encoded.len() < 4096, "{wire:?}: {} bytes", encoded.len());
             assert!(!encoded.contains(&"n".repeat(64)), "{wire:?}");
         }
-        let gemini = encode_results(Wire::Gemini, &results);
+        let gemini = results_on(Wire::Gemini, &results);
         let names: Vec<&str> = gemini[0]["parts"]
             .as_array()
             .unwrap()
@@ -747,7 +684,7 @@ mod tests {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let decoded = crate::wire::test_support::decode_events(wire, "", &refs);
         let turn = parse_history_turn(&decoded.turn.to_string()).unwrap();
-        encode_tool_calls(wire, &turn)
+        calls_on(wire, &turn)
     }
 
     // QUIRK 24: a decoded Anthropic turn goes back with its thinking blocks as they came.
@@ -891,7 +828,7 @@ mod tests {
             for (what, content) in &blocks {
                 let failed = [result("call_1", "t", content.clone(), true)];
                 assert!(
-                    reads_as_error(wire, &encode_results(wire, &failed)),
+                    reads_as_error(wire, &results_on(wire, &failed)),
                     "{wire:?}: a failed result with {what} reads as a success"
                 );
                 if !content.is_empty()
@@ -899,7 +836,7 @@ mod tests {
                 {
                     let ok = [result("call_1", "t", content.clone(), false)];
                     assert!(
-                        !reads_as_error(wire, &encode_results(wire, &ok)),
+                        !reads_as_error(wire, &results_on(wire, &ok)),
                         "{wire:?}: a successful result with {what} reads as an error"
                     );
                 }
@@ -928,7 +865,7 @@ mod tests {
         let texts: Vec<(Wire, Value)> = WIRES
             .iter()
             .map(|&wire| {
-                let encoded = encode_results(wire, &failed);
+                let encoded = results_on(wire, &failed);
                 let text = match wire {
                     Wire::OpenAiChat | Wire::Mistral => encoded[0]["content"].clone(),
                     Wire::OpenAiResponses => encoded[0]["output"].clone(),
@@ -941,7 +878,7 @@ mod tests {
             })
             .collect();
         for (wire, text) in texts {
-            let want = if has_error_flag(wire) {
+            let want = if Provider::of(wire).history.error_flag {
                 "42"
             } else {
                 "Error: 42"

@@ -22,7 +22,7 @@ use super::{
 const IMAGE_LOCATION: &str = "attached in the next user message";
 
 /// The `tools` array.
-pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
+pub fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
     tools
         .iter()
         .map(|tool| {
@@ -41,7 +41,7 @@ pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Va
 }
 
 /// The assistant message that carried the calls (the turn has at least one call).
-pub(super) fn tool_calls(turn: &HistoryTurn, mistral: bool) -> Vec<Value> {
+pub fn tool_calls(turn: &HistoryTurn, mistral: bool) -> Vec<Value> {
     let content = if !turn.text.is_empty() {
         json!(turn.text)
     } else if mistral {
@@ -72,7 +72,7 @@ pub(super) fn tool_calls(turn: &HistoryTurn, mistral: bool) -> Vec<Value> {
 }
 
 /// One tool message per result, then one user message with every image of the batch.
-pub(super) fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
+pub fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
     let mut messages = Vec::with_capacity(results.len() + 1);
     let mut image_parts = Vec::new();
     for result in results {
@@ -111,13 +111,12 @@ mod tests {
     use super::super::fixtures::{
         call, custom_call, png, read_and_list, result, schema, text_result,
     };
-    use super::super::{
-        encode_definitions, encode_results, encode_tool_calls, DefinitionFormat, HistoryTurn,
-    };
+    use super::super::fixtures::{calls_on, results_on};
+    use super::super::{encode_definitions, DefinitionFormat, HistoryTurn};
     use super::*;
     use crate::envelope::ContentBlock;
     use crate::ids::{normalize_tool_call_id, IdTarget};
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     #[test]
     fn definitions_golden() {
@@ -163,14 +162,14 @@ mod tests {
             {"id": "call_2", "type": "function", "function": {"name": "list", "arguments": "{}"}},
         ]);
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiChat, &turn),
+            calls_on(Wire::OpenAiChat, &turn),
             vec![
                 json!({"role": "assistant", "content": "Let me look.", "tool_calls": expected_calls})
             ]
         );
         turn.text.clear();
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiChat, &turn),
+            calls_on(Wire::OpenAiChat, &turn),
             vec![json!({"role": "assistant", "content": null, "tool_calls": expected_calls})]
         );
     }
@@ -182,7 +181,7 @@ mod tests {
             ..HistoryTurn::default()
         };
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiChat, &turn),
+            calls_on(Wire::OpenAiChat, &turn),
             vec![json!({
                 "role": "assistant",
                 "content": null,
@@ -198,7 +197,7 @@ mod tests {
             ..HistoryTurn::default()
         };
         assert_eq!(
-            encode_tool_calls(Wire::Mistral, &turn),
+            calls_on(Wire::Mistral, &turn),
             vec![json!({
                 "role": "assistant",
                 "content": "",
@@ -230,7 +229,7 @@ mod tests {
             result("call_4", "camera", vec![png("CCCC")], false),
         ];
         assert_eq!(
-            encode_results(Wire::OpenAiChat, &results),
+            results_on(Wire::OpenAiChat, &results),
             vec![
                 json!({"role": "tool", "tool_call_id": "call_1", "content": "file contents"}),
                 json!({"role": "tool", "tool_call_id": "call_2", "content": "two screenshots\n[2 images of this result are attached in the next user message]"}),
@@ -251,7 +250,7 @@ mod tests {
     fn results_with_empty_content_send_an_empty_string() {
         let results = [result("call_1", "touch", vec![], false)];
         assert_eq!(
-            encode_results(Wire::OpenAiChat, &results),
+            results_on(Wire::OpenAiChat, &results),
             vec![json!({"role": "tool", "tool_call_id": "call_1", "content": ""})]
         );
     }
@@ -264,7 +263,7 @@ mod tests {
         ];
         let id = |raw| normalize_tool_call_id(raw, IdTarget::Strict9);
         assert_eq!(
-            encode_results(Wire::Mistral, &results),
+            results_on(Wire::Mistral, &results),
             vec![
                 json!({"role": "tool", "tool_call_id": id("a1"), "name": "read", "content": "x"}),
                 json!({"role": "tool", "tool_call_id": id("a2"), "name": "write", "content": "Error: failed"}),

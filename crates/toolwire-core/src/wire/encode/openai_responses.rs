@@ -27,7 +27,7 @@ use crate::envelope::ContentBlock;
 use crate::ids::normalize_item_id;
 
 /// The `tools` array.
-pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
+pub fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Value> {
     tools
         .iter()
         .map(|tool| {
@@ -45,7 +45,7 @@ pub(super) fn definitions(tools: &[ToolDefinitionInput], strict: bool) -> Vec<Va
 }
 
 /// The items of the turn: its text message, then its calls (the turn has at least one call).
-pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
+pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
     let mut items = Vec::with_capacity(turn.thinking.len() + turn.calls.len() + 1);
     for block in &turn.thinking {
         let Some(id) = block.id.as_deref().filter(|id| !id.is_empty()) else {
@@ -105,7 +105,7 @@ pub(super) fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// One `function_call_output` item per result.
-pub(super) fn results(results: &[ResultInput]) -> Vec<Value> {
+pub fn results(results: &[ResultInput]) -> Vec<Value> {
     results
         .iter()
         .map(|result| {
@@ -141,9 +141,10 @@ mod tests {
     use super::super::fixtures::{
         call, call_with, custom_call, png, read_and_list, result, schema, text_result, thought,
     };
-    use super::super::{encode_definitions, encode_results, encode_tool_calls, DefinitionFormat};
+    use super::super::fixtures::{calls_on, results_on};
+    use super::super::{encode_definitions, DefinitionFormat};
     use super::*;
-    use crate::wire::decoder::Wire;
+    use crate::provider::Wire;
 
     #[test]
     fn definitions_golden_strict_always_present() {
@@ -170,7 +171,7 @@ mod tests {
             calls: vec![first, call("call_2", "list", "")],
         };
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            calls_on(Wire::OpenAiResponses, &turn),
             vec![
                 json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading."}]}),
                 json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "{\"path\":\"a\"}"}),
@@ -188,7 +189,7 @@ mod tests {
             ..HistoryTurn::default()
         };
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            calls_on(Wire::OpenAiResponses, &turn),
             vec![
                 json!({"type": "custom_tool_call", "id": "ctc_7", "call_id": "call_7", "name": "sql", "input": "SELECT 1"})
             ]
@@ -206,7 +207,7 @@ mod tests {
             calls: vec![call_with("call_1", "read", "itemId", json!("fc_1"))],
         };
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            calls_on(Wire::OpenAiResponses, &turn),
             vec![
                 json!({"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"})
             ]
@@ -225,7 +226,7 @@ mod tests {
             calls: vec![call_with("call_1", "read", "itemId", json!("fc_1"))],
         };
         assert_eq!(
-            encode_tool_calls(Wire::OpenAiResponses, &turn),
+            calls_on(Wire::OpenAiResponses, &turn),
             vec![
                 json!({"type": "reasoning", "id": "rs_1",
                     "summary": [{"type": "summary_text", "text": "**Plan** go"}],
@@ -247,7 +248,7 @@ mod tests {
                 ..HistoryTurn::default()
             };
             assert_eq!(
-                encode_tool_calls(Wire::OpenAiResponses, &turn),
+                calls_on(Wire::OpenAiResponses, &turn),
                 vec![
                     json!({"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"})
                 ]
@@ -280,7 +281,7 @@ mod tests {
             result("call_4", "noop", vec![], false),
         ];
         assert_eq!(
-            encode_results(Wire::OpenAiResponses, &results),
+            results_on(Wire::OpenAiResponses, &results),
             vec![
                 json!({"type": "function_call_output", "call_id": "call_1", "output": "contents"}),
                 json!({"type": "function_call_output", "call_id": "call_2", "output": "Error: EACCES: permission denied"}),

@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn keys_outside_result_keys_change_nothing() {
-        use super::super::encode_results;
+        use super::super::fixtures::results_on;
         use crate::provider::Wire;
         use serde_json::json;
         let full = json!([
@@ -397,7 +397,7 @@ mod tests {
             })
             .collect();
         for wire in Wire::ALL {
-            let encode = |v: &Value| encode_results(wire, &parse_results(&v.to_string()).unwrap());
+            let encode = |v: &Value| results_on(wire, &parse_results(&v.to_string()).unwrap());
             assert_eq!(
                 encode(&full),
                 encode(&Value::Array(kept.clone())),

@@ -1,7 +1,7 @@
 //! Anthropic Messages quirks (QUIRKS.md 20-24, WIRE.md section 3).
 
 use super::{decode_body, decode_events, Decoded};
-use crate::wire::decoder::Wire;
+use crate::provider::Wire;
 
 const START: &str = r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#;
 const STOP: &str = r#"{"type":"message_stop"}"#;

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{decode_body, decode_events, Decoded};
-use crate::wire::decoder::Wire;
+use crate::provider::Wire;
 
 /// A chunk whose delta carries `tool_calls` (JSON text of the array).
 fn calls(tool_calls: &str) -> String {
