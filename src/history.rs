@@ -45,7 +45,7 @@ pub fn encode_results_js(results: String, wire: String) -> crate::error::Result<
     guard(|| {
         let wire = Wire::parse(&wire)?;
         let results = parse_results(&results)?;
-        Ok(Value::Array(Provider::of(wire).encode_results(&results)).to_string())
+        Ok(Provider::of(wire).encode_results_text(&results))
     })
 }
 

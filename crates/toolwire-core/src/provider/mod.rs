@@ -125,7 +125,7 @@ static OPENAI_CHAT: Provider = Provider {
     decoder: || Box::new(openai_chat::ChatDecoder::new(false)),
     history: HistoryEncoder {
         calls: |turn| encode::openai_chat::tool_calls(turn, false),
-        results: |results| encode::openai_chat::results(results, false),
+        results: |results, out| encode::openai_chat::results(results, false, out),
         error_flag: false,
     },
     history_format: HistoryFormat::CHAT_COMPLETIONS,
@@ -216,7 +216,7 @@ static MISTRAL: Provider = Provider {
     decoder: || Box::new(openai_chat::ChatDecoder::new(true)),
     history: HistoryEncoder {
         calls: |turn| encode::openai_chat::tool_calls(turn, true),
-        results: |results| encode::openai_chat::results(results, true),
+        results: |results, out| encode::openai_chat::results(results, true, out),
         error_flag: false,
     },
     history_format: HistoryFormat::MISTRAL,
@@ -260,6 +260,11 @@ impl Provider {
     /// is recognizable on every wire ([`encode_results`]).
     pub fn encode_results(&self, results: &[ResultInput]) -> Vec<Value> {
         encode_results(&self.history, self.ids, results)
+    }
+
+    /// [`Provider::encode_results`] as the JSON text of the array, written without a tree.
+    pub fn encode_results_text(&self, results: &[ResultInput]) -> String {
+        encode::encode_results_text(&self.history, self.ids, results)
     }
 
     /// Repairs a history in the wire's message format ([`repair_history`]): ids valid for the

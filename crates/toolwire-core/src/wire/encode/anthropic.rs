@@ -16,6 +16,7 @@
 //!   (anomalyco/opencode#15371; Bedrock for error results), and the marker tells the model the
 //!   tool said nothing.
 
+use super::json_out::{push_string_member, Elements};
 use serde_json::{json, Map, Value};
 
 use super::{description, non_empty_text, HistoryTurn, ResultInput, ToolDefinitionInput};
@@ -66,34 +67,51 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// ONE user message with every result of the batch.
-pub fn results(results: &[ResultInput]) -> Vec<Value> {
-    let blocks: Vec<Value> = results
-        .iter()
-        .map(|result| {
-            let mut content: Vec<Value> = result.content.iter().filter_map(block).collect();
-            if content.is_empty() {
-                content.push(json!({"type": "text", "text": NO_OUTPUT}));
-            }
-            json!({
-                "type": "tool_result",
-                "tool_use_id": result.call_id,
-                "content": content,
-                "is_error": result.is_error,
-            })
-        })
-        .collect();
-    vec![json!({"role": "user", "content": blocks})]
+pub fn results(results: &[ResultInput], out: &mut Elements) {
+    let message = out.next();
+    message.push_str(r#"{"role":"user","content":["#);
+    let mut blocks = Elements::new(message);
+    for result in results {
+        let block = blocks.next();
+        block.push_str(r#"{"type":"tool_result""#);
+        push_string_member(block, "tool_use_id", &result.call_id);
+        block.push_str(r#","content":["#);
+        let mut content = Elements::new(block);
+        for item in &result.content {
+            content_block(item, &mut content);
+        }
+        if content.is_empty() {
+            let block = content.next();
+            block.push_str(r#"{"type":"text""#);
+            push_string_member(block, "text", NO_OUTPUT);
+            block.push('}');
+        }
+        block.push_str(if result.is_error {
+            r#"],"is_error":true}"#
+        } else {
+            r#"],"is_error":false}"#
+        });
+    }
+    message.push_str("]}");
 }
 
-/// One content block of a tool_result; `None` for an empty text block.
-fn block(content: &ContentBlock) -> Option<Value> {
+/// One content block of a tool_result; nothing for an empty text block.
+fn content_block(content: &ContentBlock, blocks: &mut Elements) {
     match content {
-        ContentBlock::Image { data, mime_type } => Some(json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": mime_type, "data": data},
-        })),
+        ContentBlock::Image { data, mime_type } => {
+            let block = blocks.next();
+            block.push_str(r#"{"type":"image","source":{"type":"base64""#);
+            push_string_member(block, "media_type", mime_type);
+            push_string_member(block, "data", data);
+            block.push_str("}}");
+        }
         ContentBlock::Text { .. } => {
-            non_empty_text(content).map(|text| json!({"type": "text", "text": text}))
+            if let Some(text) = non_empty_text(content) {
+                let block = blocks.next();
+                block.push_str(r#"{"type":"text""#);
+                push_string_member(block, "text", text);
+                block.push('}');
+            }
         }
     }
 }

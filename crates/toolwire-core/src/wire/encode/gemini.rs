@@ -16,6 +16,8 @@
 //!   image of the batch as `{inlineData:{mimeType, data}}` parts, in order. A result with
 //!   images says in its text that they follow the function responses.
 
+use super::json_out::{push_string_member, Elements};
+use crate::json_text::push_json_string;
 use serde_json::{json, Map, Value};
 
 use super::{description, with_image_note, HistoryTurn, ResultInput, ToolDefinitionInput};
@@ -85,29 +87,38 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// ONE user content with every function response of the batch, then its images.
-pub fn results(results: &[ResultInput]) -> Vec<Value> {
-    let mut parts = Vec::with_capacity(results.len());
-    let mut image_parts = Vec::new();
+pub fn results(results: &[ResultInput], out: &mut Elements) {
+    let content = out.next();
+    content.push_str(r#"{"role":"user","parts":["#);
+    let mut parts = Elements::new(content);
     for result in results {
         let mut text = result.text();
         let image_count = result.images().count();
         if image_count > 0 {
             text = with_image_note(text, image_count, IMAGE_LOCATION);
-            for (mime_type, data) in result.images() {
-                image_parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
-            }
         }
-        let key = if result.is_error { "error" } else { "output" };
-        let mut response = Map::new();
-        response.insert("name".into(), json!(result.echoed_tool()));
+        let part = parts.next();
+        part.push_str(r#"{"functionResponse":{"name":"#);
+        push_json_string(part, result.echoed_tool());
         if !result.call_id.is_empty() {
-            response.insert("id".into(), json!(result.call_id));
+            push_string_member(part, "id", &result.call_id);
         }
-        response.insert("response".into(), json!({ key: text }));
-        parts.push(json!({"functionResponse": response}));
+        part.push_str(r#","response":{"#);
+        push_json_string(part, if result.is_error { "error" } else { "output" });
+        part.push(':');
+        push_json_string(part, &text);
+        part.push_str("}}}");
     }
-    parts.extend(image_parts);
-    vec![json!({"role": "user", "parts": parts})]
+    for result in results {
+        for (mime_type, data) in result.images() {
+            let part = parts.next();
+            part.push_str(r#"{"inlineData":{"mimeType":"#);
+            push_json_string(part, mime_type);
+            push_string_member(part, "data", data);
+            part.push_str("}}");
+        }
+    }
+    content.push_str("]}");
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 pub mod anthropic;
 mod fast_results;
 pub mod gemini;
+pub mod json_out;
 pub mod openai_chat;
 pub mod openai_responses;
 mod parse;
@@ -187,7 +188,7 @@ pub struct HistoryEncoder {
     /// The messages (Responses: items) that hand non-empty results to the model, whose ids are
     /// valid for the wire and whose failures are already marked when [`Self::error_flag`] is
     /// not set.
-    pub results: fn(&[ResultInput]) -> Vec<Value>,
+    pub results: fn(&[ResultInput], &mut json_out::Elements),
     /// Whether the wire has its own mark for a failed result (Anthropic's `is_error`, Gemini's
     /// `response.error`); the others carry a failure as text only.
     pub error_flag: bool,
@@ -285,8 +286,18 @@ pub fn encode_results(
     ids: IdTarget,
     results: &[ResultInput],
 ) -> Vec<Value> {
+    let text = encode_results_text(encoder, ids, results);
+    serde_json::from_str(&text).expect("the result encoders write JSON")
+}
+
+/// [`encode_results`] as the JSON text of the array, written straight (no tree is built).
+pub fn encode_results_text(
+    encoder: &HistoryEncoder,
+    ids: IdTarget,
+    results: &[ResultInput],
+) -> String {
     if results.is_empty() {
-        return Vec::new();
+        return "[]".to_owned();
     }
     let needs_mark = |r: &ResultInput| r.is_error && !encoder.error_flag;
     let remapped: Vec<ResultInput>;
@@ -310,7 +321,11 @@ pub fn encode_results(
     } else {
         results
     };
-    (encoder.results)(results)
+    let mut out = String::with_capacity(64 + 96 * results.len());
+    out.push('[');
+    (encoder.results)(results, &mut json_out::Elements::new(&mut out));
+    out.push(']');
+    out
 }
 
 /// An error result's blocks with its first non-empty text marked by [`marked_error_text`] (a
@@ -490,6 +505,38 @@ mod tests {
     use serde_json::json;
 
     const WIRES: [Wire; 5] = Wire::ALL;
+
+    #[test]
+    fn results_are_written_as_json_text_with_their_keys_in_each_wires_order() {
+        // The result encoders write text straight (json_out); the goldens elsewhere compare
+        // values, blind to key order: here the exact text, escapes included, on every wire.
+        let results = [
+            text_result("call_1", "read", "line \"one\"\n"),
+            result("call_2", "shot", vec![png("AAAA")], true),
+        ];
+        let text = |wire: Wire| Provider::of(wire).encode_results_text(&results);
+        assert_eq!(
+            text(Wire::OpenAiChat),
+            concat!(
+                r#"[{"role":"tool","tool_call_id":"call_1","content":"line \"one\"\n"},"#,
+                r#"{"role":"tool","tool_call_id":"call_2","content":"Error: the tool failed without a message\n[1 image of this result is attached in the next user message]"},"#,
+                r#"{"role":"user","content":[{"type":"text","text":"Images returned by tool shot (call call_2):"},"#,
+                r#"{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}]"#
+            )
+        );
+        assert_eq!(
+            text(Wire::Anthropic),
+            concat!(
+                r#"[{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"line \"one\"\n"}],"is_error":false},"#,
+                r#"{"type":"tool_result","tool_use_id":"call_2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}],"is_error":true}]}]"#
+            )
+        );
+        for wire in WIRES {
+            let written: Vec<Value> = serde_json::from_str(&text(wire)).unwrap();
+            assert_eq!(written, results_on(wire, &results), "{wire:?}");
+            assert_eq!(Provider::of(wire).encode_results_text(&[]), "[]");
+        }
+    }
 
     #[test]
     fn empty_inputs_give_no_messages_on_every_wire() {

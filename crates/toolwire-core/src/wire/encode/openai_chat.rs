@@ -12,6 +12,8 @@
 //!   user message after the tool messages, each result's images preceded by a text part naming
 //!   the tool and the call.
 
+use super::json_out::{push_string_member, Elements};
+use crate::json_text::push_json_string;
 use serde_json::{json, Map, Value};
 
 use super::{
@@ -72,38 +74,45 @@ pub fn tool_calls(turn: &HistoryTurn, mistral: bool) -> Vec<Value> {
 }
 
 /// One tool message per result, then one user message with every image of the batch.
-pub fn results(results: &[ResultInput], mistral: bool) -> Vec<Value> {
-    let mut messages = Vec::with_capacity(results.len() + 1);
-    let mut image_parts = Vec::new();
+pub fn results(results: &[ResultInput], mistral: bool, out: &mut Elements) {
+    let mut image_parts = String::new();
+    let mut images = Elements::new(&mut image_parts);
     for result in results {
         let mut text = result.text();
         let image_count = result.images().count();
         if image_count > 0 {
             text = with_image_note(text, image_count, IMAGE_LOCATION);
-            image_parts.push(json!({
-                "type": "text",
-                "text": format!("Images returned by tool {} (call {}):", result.echoed_tool(), result.call_id),
-            }));
+            let part = images.next();
+            part.push_str(r#"{"type":"text""#);
+            let note = format!(
+                "Images returned by tool {} (call {}):",
+                result.echoed_tool(),
+                result.call_id
+            );
+            push_string_member(part, "text", &note);
+            part.push('}');
             for (mime_type, data) in result.images() {
-                image_parts.push(json!({
-                    "type": "image_url",
-                    "image_url": {"url": data_url(mime_type, data)},
-                }));
+                let part = images.next();
+                part.push_str(r#"{"type":"image_url","image_url":{"url":"#);
+                push_json_string(part, &data_url(mime_type, data));
+                part.push_str("}}");
             }
         }
-        let mut message = Map::new();
-        message.insert("role".into(), json!("tool"));
-        message.insert("tool_call_id".into(), json!(result.call_id));
+        let message = out.next();
+        message.push_str(r#"{"role":"tool""#);
+        push_string_member(message, "tool_call_id", &result.call_id);
         if mistral {
-            message.insert("name".into(), json!(result.echoed_tool()));
+            push_string_member(message, "name", result.echoed_tool());
         }
-        message.insert("content".into(), json!(text));
-        messages.push(Value::Object(message));
+        push_string_member(message, "content", &text);
+        message.push('}');
     }
-    if !image_parts.is_empty() {
-        messages.push(json!({"role": "user", "content": image_parts}));
+    if !images.is_empty() {
+        let message = out.next();
+        message.push_str(r#"{"role":"user","content":["#);
+        message.push_str(&image_parts);
+        message.push_str("]}");
     }
-    messages
 }
 
 #[cfg(test)]

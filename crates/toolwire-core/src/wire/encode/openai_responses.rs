@@ -20,6 +20,7 @@
 //!   (`detail:"auto"`) parts in the order of the result's blocks (empty text blocks dropped).
 //!   A result for a custom call cannot be told apart and is a `function_call_output` too.
 
+use super::json_out::{push_string_member, Elements};
 use serde_json::{json, Map, Value};
 
 use super::{data_url, description, non_empty_text, HistoryTurn, ResultInput, ToolDefinitionInput};
@@ -105,35 +106,42 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 }
 
 /// One `function_call_output` item per result.
-pub fn results(results: &[ResultInput]) -> Vec<Value> {
-    results
-        .iter()
-        .map(|result| {
-            let output = if result.images().next().is_none() {
-                json!(result.text())
-            } else {
-                Value::Array(output_parts(&result.content))
-            };
-            json!({"type": "function_call_output", "call_id": result.call_id, "output": output})
-        })
-        .collect()
+pub fn results(results: &[ResultInput], out: &mut Elements) {
+    for result in results {
+        let item = out.next();
+        item.push_str(r#"{"type":"function_call_output""#);
+        push_string_member(item, "call_id", &result.call_id);
+        if result.images().next().is_none() {
+            push_string_member(item, "output", &result.text());
+        } else {
+            item.push_str(r#","output":["#);
+            output_parts(&result.content, &mut Elements::new(item));
+            item.push(']');
+        }
+        item.push('}');
+    }
 }
 
 /// A result's blocks as `input_text` / `input_image` parts, in order.
-fn output_parts(content: &[ContentBlock]) -> Vec<Value> {
-    content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Image { data, mime_type } => Some(json!({
-                "type": "input_image",
-                "image_url": data_url(mime_type, data),
-                "detail": "auto",
-            })),
-            ContentBlock::Text { .. } => {
-                non_empty_text(block).map(|text| json!({"type": "input_text", "text": text}))
+fn output_parts(content: &[ContentBlock], parts: &mut Elements) {
+    for block in content {
+        match block {
+            ContentBlock::Image { data, mime_type } => {
+                let part = parts.next();
+                part.push_str(r#"{"type":"input_image""#);
+                push_string_member(part, "image_url", &data_url(mime_type, data));
+                part.push_str(r#","detail":"auto"}"#);
             }
-        })
-        .collect()
+            ContentBlock::Text { .. } => {
+                if let Some(text) = non_empty_text(block) {
+                    let part = parts.next();
+                    part.push_str(r#"{"type":"input_text""#);
+                    push_string_member(part, "text", text);
+                    part.push('}');
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
