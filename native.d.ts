@@ -295,13 +295,6 @@ export declare function repairHistory(messages: string, wire: string): string
 export declare function replayRun(dir: string, runId?: string | undefined | null): string
 
 /**
- * The request body for `wire` as JSON text: the history (`messages`, the JSON text of an
- * array) under the wire's key, `tools` (JSON text of an array) when not empty, the tool choice
- * (JSON text, absent when not given) under the wire's key, and the stream flags.
- */
-export declare function requestBody(wire: string, messages: string, tools: string, toolChoice?: string | undefined | null): string
-
-/**
  * Sanitizes described content now: `description` is `{ blocks, details? }` (see
  * `toolwire_core::sanitize::blocks`), `texts` and `buffers` what it refers to, `options` the
  * `sanitize` object as JSON text. Returns `{ result, report }` as JSON text.

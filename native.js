@@ -855,7 +855,6 @@ module.exports.normalizeSchema = nativeBinding.normalizeSchema
 module.exports.normalizeToolCallId = nativeBinding.normalizeToolCallId
 module.exports.repairHistory = nativeBinding.repairHistory
 module.exports.replayRun = nativeBinding.replayRun
-module.exports.requestBody = nativeBinding.requestBody
 module.exports.sanitizeResult = nativeBinding.sanitizeResult
 module.exports.scrubSecrets = nativeBinding.scrubSecrets
 module.exports.validateToolName = nativeBinding.validateToolName

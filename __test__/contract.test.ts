@@ -55,7 +55,16 @@ describe('one source of truth for codes and constants', () => {
       if (typeof value === 'object') {
         expect(Object.isFrozen(value), name).toBe(true)
         if (!Array.isArray(value)) {
-          for (const [key, code] of Object.entries(value as object)) expect(dts, `${name}.${key}`).toContain(`readonly ${key}: ${JSON.stringify(code)}`)
+          for (const [key, code] of Object.entries(value as object)) {
+            if (code !== null && typeof code === 'object') {
+              // a table of records (REQUEST_SHAPES): each record frozen, each field declared as its value
+              expect(Object.isFrozen(code), `${name}.${key}`).toBe(true)
+              expect(dts, `${name}.${key}`).toMatch(new RegExp(`readonly '?${key}'?: Readonly<\\{`))
+              for (const [field, fieldValue] of Object.entries(code as object)) expect(dts, `${name}.${key}.${field}`).toContain(`readonly ${field}: ${JSON.stringify(fieldValue)}`)
+            } else {
+              expect(dts, `${name}.${key}`).toContain(`readonly ${key}: ${JSON.stringify(code)}`)
+            }
+          }
         }
       }
     }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime, ToolwireError } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
 import { requestBody } from '../dist/run.js'
 
@@ -35,7 +34,7 @@ const EXPECTED: Record<Wire, { bare: object; full: object }> = {
   },
 }
 
-describe('requestBody (built by the engine from each wire\'s request shape)', () => {
+describe("requestBody (each wire's request shape as the engine declares it, REQUEST_SHAPES)", () => {
   for (const [wire, { bare, full }] of Object.entries(EXPECTED) as [Wire, { bare: object; full: object }][]) {
     it(`${wire}: the body without and with tools and a tool choice`, () => {
       expect(requestBody(wire, messages, [], undefined)).toStrictEqual(bare)
@@ -60,21 +59,17 @@ describe('requestBody (built by the engine from each wire\'s request shape)', ()
     expect(requestBody('openai-chat', lone, [], undefined)).toStrictEqual({ messages: lone, stream: true, stream_options: { include_usage: true } })
   })
 
-  it('refuses what has no JSON form, naming it', () => {
-    expect(() => requestBody('openai-chat', [{ n: 1n } as object], [], undefined)).toThrow(/^run: messages cannot be serialized to JSON/)
-    expect(() => requestBody('openai-chat', [], [], () => 'auto')).toThrow(ToolwireError)
-    expect(() => requestBody('openai-chat', [], [], () => 'auto')).toThrow(/^run: options\.toolChoice has no JSON form/)
-    expect(() => requestBody('openai' as Wire, [], [], undefined)).toThrow(/unknown wire "openai"/)
+  it('holds the very history, tools and tool choice it is given: nothing is copied or serialized', () => {
+    const body = requestBody('anthropic', messages, tools, choice) as unknown as Record<string, unknown>
+    expect(body.messages).toBe(messages)
+    expect(body.tools).toBe(tools)
+    expect(body.tool_choice).toBe(choice)
+    // a value JSON cannot carry is the model function's to judge, as it always was
+    const odd = [{ n: 1n }]
+    expect((requestBody('gemini', odd, [], undefined) as unknown as { contents: unknown }).contents).toBe(odd)
   })
 
-  it('a run with a tool choice that has no JSON form is refused before the model is called', async () => {
-    const runtime = new ToolRuntime()
-    let called = false
-    const model = () => {
-      called = true
-      return ''
-    }
-    await expect(runtime.run({ wire: 'anthropic', model, toolChoice: Symbol('any') })).rejects.toThrow(/^run: options\.toolChoice has no JSON form/)
-    expect(called).toBe(false)
+  it('refuses an unknown wire, naming it and the closest', () => {
+    expect(() => requestBody('openai' as Wire, [], [], undefined)).toThrow(/unknown wire "openai".*did you mean "openai-chat"/)
   })
 })

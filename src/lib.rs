@@ -19,7 +19,6 @@ mod plan;
 mod policy;
 #[cfg(feature = "rap")]
 mod rap;
-mod request;
 mod runtime;
 mod sanitize;
 mod schema;
@@ -36,7 +35,6 @@ pub use plan::NativePlan;
 pub use policy::analyze_command_js;
 #[cfg(feature = "rap")]
 pub use rap::NativeRap;
-pub use request::request_body_js;
 pub use runtime::NativeRuntime;
 pub use sanitize::{sanitize_result_js, scrub_secrets_js};
 pub use schema::{denormalize_strict_json, normalize_schema_json, validate_tool_name_js};

@@ -172,6 +172,15 @@ export const PLAN_DEFAULT_MAX_RETRIES = 5
 /** How many plan steps run at once when `maxConcurrency` is not given. */
 export const PLAN_DEFAULT_MAX_CONCURRENCY = 4
 
+/** Each wire's request body (toolwire_core::provider::RequestShape): the keys of the history and of the tool choice, whether it asks for a stream, and whether for the stream's usage. */
+export const REQUEST_SHAPES = Object.freeze({
+  'openai-chat': Object.freeze({ history: 'messages', toolChoice: 'tool_choice', stream: true, streamUsage: true } as const),
+  'openai-responses': Object.freeze({ history: 'input', toolChoice: 'tool_choice', stream: true, streamUsage: false } as const),
+  anthropic: Object.freeze({ history: 'messages', toolChoice: 'tool_choice', stream: true, streamUsage: false } as const),
+  gemini: Object.freeze({ history: 'contents', toolChoice: 'toolConfig', stream: false, streamUsage: false } as const),
+  mistral: Object.freeze({ history: 'messages', toolChoice: 'tool_choice', stream: true, streamUsage: false } as const),
+} as const)
+
 /** Emit `tool_execution_start`. `args` is left out when they are the call's own; `id` and `name` are the ones events show when the engine scrubbed them (else null when `repeats` follows); `repeats`: the slot of the earlier call of the batch with this id. */
 export type StartEventAction = [code: typeof Action.START_EVENT, batch: number, slot: number, args?: unknown, id?: string | null, name?: string | null, repeats?: number]
 

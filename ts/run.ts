@@ -3,9 +3,9 @@
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-import { requestBody as nativeRequestBody } from '../native.js'
-import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, native } from './common.js'
+import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
+import { REQUEST_SHAPES } from './protocol.generated.js'
 import type { InjectedEvent, SubscriptionWatch } from './rap.js'
 import type {
   AssembledToolCall,
@@ -74,15 +74,21 @@ export interface RunHooks {
 }
 
 /**
- * The request body of one model call, in the wire's own shape (the engine's: each wire's
- * provider declares its history key, tool choice key and stream flags). The values cross as
- * JSON text, so the body holds their JSON form.
+ * The request body of one model call, in the wire's own shape as the engine declares it
+ * (`REQUEST_SHAPES`, generated from each wire's provider: its history key, tool choice key and
+ * stream flags). The body holds the very history and tools given: nothing is copied or crosses
+ * the boundary, so a model call costs the same whatever the history's length.
  */
 export function requestBody<W extends Wire>(wire: W, messages: object[], tools: object[], toolChoice: unknown): ModelRequest<W> {
-  const choice = toolChoice === undefined ? undefined : jsonText('run: options.toolChoice', toolChoice)
-  const text = native(() => nativeRequestBody(wire, jsonText('run: messages', messages), jsonText('run: tools', tools), choice))
-  // (the keys of wire `W`'s request, as the engine wrote them)
-  return JSON.parse(text) as ModelRequest<W>
+  checkWire('run', wire)
+  const shape = REQUEST_SHAPES[wire]
+  const body: Record<string, unknown> = { [shape.history]: messages }
+  if (tools.length > 0) body.tools = tools
+  if (toolChoice !== undefined) body[shape.toolChoice] = toolChoice
+  if (shape.stream) body.stream = true
+  if (shape.streamUsage) body.stream_options = { include_usage: true }
+  // (the keys of wire `W`'s request, as its shape names them)
+  return body as ModelRequest<W>
 }
 
 /** The items of a model's answer, read by {@link itemsOf}. */

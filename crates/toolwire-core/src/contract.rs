@@ -196,6 +196,38 @@ fn constant_ts(value: Constant) -> String {
     }
 }
 
+/// Each wire's request body shape (`crate::provider::RequestShape`), keyed by the wire's name.
+fn request_shapes(ts: &mut String) {
+    ts.push('\n');
+    ts.push_str(&jsdoc(
+        "",
+        "Each wire's request body (toolwire_core::provider::RequestShape): the keys of the history and of the tool choice, whether it asks for a stream, and whether for the stream's usage.",
+    ));
+    ts.push_str("export const REQUEST_SHAPES = Object.freeze({\n");
+    for wire in crate::provider::Wire::ALL {
+        let shape = crate::provider::Provider::of(wire).request;
+        let _ = writeln!(
+            ts,
+            "  {}: Object.freeze({{ history: '{}', toolChoice: '{}', stream: {}, streamUsage: {} }} as const),",
+            property_name(wire.as_str()),
+            shape.history,
+            shape.tool_choice,
+            shape.stream,
+            shape.stream_usage
+        );
+    }
+    ts.push_str("} as const)\n");
+}
+
+/// `name` as an object literal's key: quoted unless it is an identifier.
+fn property_name(name: &str) -> String {
+    if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        name.to_owned()
+    } else {
+        format!("'{name}'")
+    }
+}
+
 fn texts_literal(texts: &[&str]) -> String {
     serde_json::to_string(texts).expect("strings serialize")
 }
@@ -233,6 +265,7 @@ pub fn typescript() -> String {
         ts.push_str(&jsdoc("", doc));
         let _ = writeln!(ts, "export const {name} = {}", constant_ts(*value));
     }
+    request_shapes(&mut ts);
     tuple_types(
         &mut ts,
         crate::dispatch::layout::ACTION_LAYOUTS,

@@ -17,7 +17,7 @@
 //! left in them, and none of them imports this one (the crate's module graph stays a set of
 //! layers; `layers.rs` checks it). What takes a wire comes through here: `Provider::of(wire)`
 //! and its methods ([`Provider::stream_decoder`], [`Provider::encode_tool_calls`],
-//! [`Provider::encode_results`], [`Provider::repair_history`], [`Provider::request_body`]).
+//! [`Provider::encode_results`], [`Provider::repair_history`], and [`Provider::request`], the request body's shape).
 //! Names a caller gives for tool definitions and name rules, a wire or a schema target, are
 //! resolved by [`DefinitionTarget`]; an id target's name by [`id_target`].
 
@@ -37,7 +37,7 @@ use crate::wire::encode::{
 };
 use crate::wire::turn::DecoderOptions;
 use crate::wire::{anthropic, gemini, openai_chat, openai_responses};
-use request::RequestShape;
+pub use request::RequestShape;
 
 /// The provider wire APIs toolwire decodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,17 +279,6 @@ impl Provider {
             Some(target) if strict => target,
             _ => self.schema,
         }
-    }
-
-    /// The request body of one model call as JSON text, from the JSON texts of the history,
-    /// the tool definitions and the tool choice ([`request::request_body`]).
-    pub fn request_body(
-        &self,
-        messages: &str,
-        tools: &str,
-        tool_choice: Option<&str>,
-    ) -> Result<String> {
-        request::request_body(&self.request, messages, tools, tool_choice)
     }
 }
 

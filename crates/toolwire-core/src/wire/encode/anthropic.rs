@@ -68,11 +68,11 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 
 /// ONE user message with every result of the batch.
 pub fn results(results: &[ResultInput], out: &mut Elements) {
-    let message = out.next();
+    let message = out.element();
     message.push_str(r#"{"role":"user","content":["#);
     let mut blocks = Elements::new(message);
     for result in results {
-        let block = blocks.next();
+        let block = blocks.element();
         block.push_str(r#"{"type":"tool_result""#);
         push_string_member(block, "tool_use_id", &result.call_id);
         block.push_str(r#","content":["#);
@@ -81,7 +81,7 @@ pub fn results(results: &[ResultInput], out: &mut Elements) {
             content_block(item, &mut content);
         }
         if content.is_empty() {
-            let block = content.next();
+            let block = content.element();
             block.push_str(r#"{"type":"text""#);
             push_string_member(block, "text", NO_OUTPUT);
             block.push('}');
@@ -99,7 +99,7 @@ pub fn results(results: &[ResultInput], out: &mut Elements) {
 fn content_block(content: &ContentBlock, blocks: &mut Elements) {
     match content {
         ContentBlock::Image { data, mime_type } => {
-            let block = blocks.next();
+            let block = blocks.element();
             block.push_str(r#"{"type":"image","source":{"type":"base64""#);
             push_string_member(block, "media_type", mime_type);
             push_string_member(block, "data", data);
@@ -107,7 +107,7 @@ fn content_block(content: &ContentBlock, blocks: &mut Elements) {
         }
         ContentBlock::Text { .. } => {
             if let Some(text) = non_empty_text(content) {
-                let block = blocks.next();
+                let block = blocks.element();
                 block.push_str(r#"{"type":"text""#);
                 push_string_member(block, "text", text);
                 block.push('}');

@@ -88,7 +88,7 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 
 /// ONE user content with every function response of the batch, then its images.
 pub fn results(results: &[ResultInput], out: &mut Elements) {
-    let content = out.next();
+    let content = out.element();
     content.push_str(r#"{"role":"user","parts":["#);
     let mut parts = Elements::new(content);
     for result in results {
@@ -97,7 +97,7 @@ pub fn results(results: &[ResultInput], out: &mut Elements) {
         if image_count > 0 {
             text = with_image_note(text, image_count, IMAGE_LOCATION);
         }
-        let part = parts.next();
+        let part = parts.element();
         part.push_str(r#"{"functionResponse":{"name":"#);
         push_json_string(part, result.echoed_tool());
         if !result.call_id.is_empty() {
@@ -111,7 +111,7 @@ pub fn results(results: &[ResultInput], out: &mut Elements) {
     }
     for result in results {
         for (mime_type, data) in result.images() {
-            let part = parts.next();
+            let part = parts.element();
             part.push_str(r#"{"inlineData":{"mimeType":"#);
             push_json_string(part, mime_type);
             push_string_member(part, "data", data);

@@ -17,7 +17,7 @@ impl<'o> Elements<'o> {
     }
 
     /// The text to write the next element into (after its separator).
-    pub fn next(&mut self) -> &mut String {
+    pub fn element(&mut self) -> &mut String {
         if !self.first {
             self.out.push(',');
         }

@@ -82,7 +82,7 @@ pub fn results(results: &[ResultInput], mistral: bool, out: &mut Elements) {
         let image_count = result.images().count();
         if image_count > 0 {
             text = with_image_note(text, image_count, IMAGE_LOCATION);
-            let part = images.next();
+            let part = images.element();
             part.push_str(r#"{"type":"text""#);
             let note = format!(
                 "Images returned by tool {} (call {}):",
@@ -92,13 +92,13 @@ pub fn results(results: &[ResultInput], mistral: bool, out: &mut Elements) {
             push_string_member(part, "text", &note);
             part.push('}');
             for (mime_type, data) in result.images() {
-                let part = images.next();
+                let part = images.element();
                 part.push_str(r#"{"type":"image_url","image_url":{"url":"#);
                 push_json_string(part, &data_url(mime_type, data));
                 part.push_str("}}");
             }
         }
-        let message = out.next();
+        let message = out.element();
         message.push_str(r#"{"role":"tool""#);
         push_string_member(message, "tool_call_id", &result.call_id);
         if mistral {
@@ -108,7 +108,7 @@ pub fn results(results: &[ResultInput], mistral: bool, out: &mut Elements) {
         message.push('}');
     }
     if !images.is_empty() {
-        let message = out.next();
+        let message = out.element();
         message.push_str(r#"{"role":"user","content":["#);
         message.push_str(&image_parts);
         message.push_str("]}");

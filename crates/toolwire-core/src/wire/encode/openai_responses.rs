@@ -108,7 +108,7 @@ pub fn tool_calls(turn: &HistoryTurn) -> Vec<Value> {
 /// One `function_call_output` item per result.
 pub fn results(results: &[ResultInput], out: &mut Elements) {
     for result in results {
-        let item = out.next();
+        let item = out.element();
         item.push_str(r#"{"type":"function_call_output""#);
         push_string_member(item, "call_id", &result.call_id);
         if result.images().next().is_none() {
@@ -127,14 +127,14 @@ fn output_parts(content: &[ContentBlock], parts: &mut Elements) {
     for block in content {
         match block {
             ContentBlock::Image { data, mime_type } => {
-                let part = parts.next();
+                let part = parts.element();
                 part.push_str(r#"{"type":"input_image""#);
                 push_string_member(part, "image_url", &data_url(mime_type, data));
                 part.push_str(r#","detail":"auto"}"#);
             }
             ContentBlock::Text { .. } => {
                 if let Some(text) = non_empty_text(block) {
-                    let part = parts.next();
+                    let part = parts.element();
                     part.push_str(r#"{"type":"input_text""#);
                     push_string_member(part, "text", text);
                     part.push('}');
