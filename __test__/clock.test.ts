@@ -12,6 +12,7 @@ import { ToolRuntime, replayRun, type ToolExecutionEvent, type ToolResult } from
 
 /** The real setTimeout, taken before any test fakes timers. */
 const realSetTimeout = globalThis.setTimeout
+const realClearTimeout = globalThis.clearTimeout
 
 /** Waits `ms` of real time, whatever the fake clock does. */
 const realSleep = (ms: number) => new Promise<void>((resolve) => realSetTimeout(resolve, ms))
@@ -152,6 +153,40 @@ describe('under vi.useFakeTimers()', () => {
     runtime.register({ name: 'guarded', parameters: { type: 'object', properties: {} }, execute: async () => 'ran' })
     const [result] = await resultsAfter(runtime.dispatch([{ id: 'a', name: 'guarded', arguments: '{}' }]), 2_000)
     expect(result.status).toBe('blocked')
+  })
+})
+
+describe('timers that are numbers (a DOM environment: jsdom, happy-dom)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('deadlines still fire, and an idle timer is cleared since it cannot be unref\'d', async () => {
+    // setTimeout returning a number, as in a browser-like test environment
+    const handles = new Map<number, ReturnType<typeof setTimeout>>()
+    let next = 1
+    vi.stubGlobal('setTimeout', (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const id = next++
+      handles.set(id, realSetTimeout(() => { handles.delete(id); fn(...args) }, ms))
+      return id
+    })
+    vi.stubGlobal('clearTimeout', (id: number) => {
+      realClearTimeout(handles.get(id))
+      handles.delete(id)
+    })
+    const runtime = new ToolRuntime()
+    runtime.register(sleeper('quick', 0, 5_000))
+    runtime.register(sleeper('slow', 60_000, 30))
+    expect((await runtime.dispatch([{ id: 'q', name: 'quick', arguments: '{}' }]))[0].status).toBe('ok')
+    expect(handles.size, 'the idle timer was cleared').toBe(0)
+    const [slow, quick] = await Promise.all([
+      runtime.dispatch([{ id: 's', name: 'slow', arguments: '{}' }]),
+      runtime.dispatch([{ id: 'q2', name: 'quick', arguments: '{}' }]),
+    ])
+    expect(slow[0].status).toBe('timeout')
+    expect(quick[0].status).toBe('ok')
+    await realSleep(5)
+    expect(handles.size).toBe(0)
   })
 })
 

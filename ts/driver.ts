@@ -77,6 +77,12 @@ interface TimerTarget {
   idle: WeakRef<Driver>
 }
 
+/** A Node timer: it can stop and start keeping the process alive. */
+interface Refable {
+  ref(): unknown
+  unref(): unknown
+}
+
 /** Concurrency-key completions computed while performing actions, sent right after them. */
 interface Keys {
   heads: string[]
@@ -486,7 +492,10 @@ export class Driver {
     const timer = this.#timer
     if (delayMs < 0) {
       this.#timerTarget.armed = null
-      timer?.unref()
+      if (timer === null) return
+      // a DOM environment's timers (jsdom, happy-dom) are numbers, which cannot be unref'd: clear it
+      if (typeof (timer as Partial<Refable>).unref === 'function') (timer as Refable).unref()
+      else this.#disarm()
       return
     }
     this.#timerTarget.armed = this
@@ -496,7 +505,8 @@ export class Driver {
     const due = performance.now() + wait
     if (timer !== null) {
       if (this.#timerDue <= due) {
-        timer.ref()
+        // (a DOM timer, a number, is never left set unref'd: it needs no ref())
+        ;(timer as Partial<Refable>).ref?.()
         return
       }
       clearTimeout(timer)
