@@ -1039,6 +1039,8 @@ impl Dispatcher {
                 let c = self.call_mut(call).expect("call exists");
                 c.args.set(params);
                 c.args_own = false;
+                // what the flat check found holds for the model's text, not for these
+                c.flat_checked = false;
                 let spec = c.spec.clone().expect("hooked calls have a tool");
                 match validate_arguments(&spec, c.args.get()) {
                     Err(error) => self.fail(call, ToolStatus::Error, error, now),
