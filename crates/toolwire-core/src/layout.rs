@@ -136,9 +136,16 @@ pub fn misfit(layouts: &[Layout], message: &Value) -> Option<String> {
     None
 }
 
-/// Checks that `layouts` are in code order from 0 with no gap, named as `names` (the code enum's
-/// variants, in order), with optional elements only at the end and element names unique (none
+/// Checks that `layouts` are in code order from 0 with no gap, named as the variants of `C` (in
+/// code order), with optional elements only at the end and element names unique (none
 /// `code`, the first member's label); panics naming what is wrong.
+#[cfg(test)]
+pub fn check_codes<C: crate::boundary_enums::Codes>(layouts: &[Layout]) {
+    let names: Vec<(u8, &str)> = C::ALL.iter().map(|c| (c.code(), c.name())).collect();
+    check_table(layouts, &names);
+}
+
+/// [`check_codes`] against names given as they are (for tables of no code enum).
 #[cfg(test)]
 pub fn check_table(layouts: &[Layout], names: &[(u8, &str)]) {
     let declared: Vec<(u8, &str)> = layouts.iter().map(|l| (l.code, l.name)).collect();

@@ -175,7 +175,6 @@ pub fn misfit(action: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::protocol::{actions_to_json, AbortReason, Action, CallRef};
     use super::*;
-    use crate::boundary_enums::Codes;
     use crate::output::OutputShape;
     use crate::policy::approvals::{ApprovalRequest, Ask, Security};
     use crate::ToolResult;
@@ -183,11 +182,7 @@ mod tests {
 
     #[test]
     fn every_action_code_has_one_layout_in_code_order() {
-        let names: Vec<(u8, &str)> = ActionCode::ALL
-            .iter()
-            .map(|c| (c.code(), c.name()))
-            .collect();
-        crate::layout::check_table(ACTION_LAYOUTS, &names);
+        crate::layout::check_codes::<ActionCode>(ACTION_LAYOUTS);
     }
 
     /// One action of every variant (with its optional values given and absent), serialized as

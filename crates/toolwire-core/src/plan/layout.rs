@@ -93,16 +93,11 @@ mod tests {
         StepProblem, StepStatus,
     };
     use super::*;
-    use crate::boundary_enums::Codes;
     use serde_json::{json, Value};
 
     #[test]
     fn every_plan_action_code_has_one_layout_in_code_order() {
-        let names: Vec<(u8, &str)> = PlanActionCode::ALL
-            .iter()
-            .map(|c| (c.code(), c.name()))
-            .collect();
-        crate::layout::check_table(PLAN_ACTION_LAYOUTS, &names);
+        crate::layout::check_codes::<PlanActionCode>(PLAN_ACTION_LAYOUTS);
     }
 
     /// One action of every variant (the optional values both given and absent), serialized as

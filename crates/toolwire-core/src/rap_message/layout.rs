@@ -80,17 +80,12 @@ pub fn misfit(message: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::{RapMessage, RemoteTool};
     use super::*;
-    use crate::boundary_enums::Codes;
     use crate::error::ErrorCode;
     use serde_json::{json, Value};
 
     #[test]
     fn every_rap_message_code_has_one_layout_in_code_order() {
-        let names: Vec<(u8, &str)> = RapMessageCode::ALL
-            .iter()
-            .map(|c| (c.code(), c.name()))
-            .collect();
-        crate::layout::check_table(RAP_MESSAGE_LAYOUTS, &names);
+        crate::layout::check_codes::<RapMessageCode>(RAP_MESSAGE_LAYOUTS);
     }
 
     /// One message of every variant (with and without its optional tail), written as the

@@ -50,16 +50,11 @@ pub fn misfit(block: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::blocks::{parse_blocks, BlockRef};
     use super::*;
-    use crate::boundary_enums::Codes;
     use serde_json::Value;
 
     #[test]
     fn every_block_code_has_one_layout_in_code_order() {
-        let names: Vec<(u8, &str)> = BlockCode::ALL
-            .iter()
-            .map(|c| (c.code(), c.name()))
-            .collect();
-        crate::layout::check_table(BLOCK_LAYOUTS, &names);
+        crate::layout::check_codes::<BlockCode>(BLOCK_LAYOUTS);
     }
 
     /// One block of every kind, written as `describeContent` (ts/sanitize.ts) writes it, fits
