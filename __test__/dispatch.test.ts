@@ -488,6 +488,49 @@ describe('deadlines and cancellation', () => {
     expect(textOf(results[1])).toContain('within 60 ms')
   })
 
+  it('calls started together share an AbortSignal only with calls of their dispatch that end by the same deadline', async () => {
+    const signals: Record<string, AbortSignal> = {}
+    const aborted: Record<string, string> = {}
+    const watch = (id: string, signal?: AbortSignal) => {
+      signals[id] = signal!
+      signal!.addEventListener('abort', () => (aborted[id] = (signal!.reason as DOMException).name))
+    }
+    // one dispatch: two calls of a 30 ms tool time out together, a call of a 5 s tool is untouched
+    const runtime = new ToolRuntime({ timeoutMs: 5_000 })
+    runtime.register({ name: 'short', parameters: { type: 'object' }, timeoutMs: 30, execute: (id: string, _a: unknown, signal?: AbortSignal) => (watch(id, signal), new Promise(() => {})) })
+    runtime.register({ name: 'long', parameters: { type: 'object' }, execute: async (id: string, _a: unknown, signal?: AbortSignal) => (watch(id, signal), await sleep(80), 'done') })
+    const results = await runtime.dispatch(['a', 'b', 'c'].map((id) => ({ id, name: id === 'c' ? 'long' : 'short', arguments: '{}' })))
+    expect(results.map((r) => r.status)).toEqual(['timeout', 'timeout', 'ok'])
+    expect(signals.a).toBe(signals.b)
+    expect(signals.c).not.toBe(signals.a)
+    await sleep(20)
+    expect(aborted).toEqual({ a: 'TimeoutError', b: 'TimeoutError' })
+
+    // two dispatches whose calls one answer starts (two queued calls freed by one completion
+    // crossing): cancelling one never aborts the other's signal
+    const shared = new ToolRuntime({ concurrency: 2, timeoutMs: 5_000 })
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    shared.register({ name: 'gate', parameters: { type: 'object' }, execute: async () => (await gate, 'ok') })
+    shared.register({ name: 'hang', parameters: { type: 'object' }, execute: (id: string, _a: unknown, signal?: AbortSignal) => (watch(id, signal), new Promise(() => {})) })
+    const gated = shared.dispatch(['x1', 'x2'].map((id) => ({ id, name: 'gate', arguments: '{}' })))
+    const [cy, cz] = [new AbortController(), new AbortController()]
+    const y = shared.dispatch([{ id: 'y', name: 'hang', arguments: '{}' }], { signal: cy.signal })
+    const z = shared.dispatch([{ id: 'z', name: 'hang', arguments: '{}' }], { signal: cz.signal })
+    release()
+    await gated
+    await sleep(5)
+    expect(Object.keys(signals)).toEqual(expect.arrayContaining(['y', 'z']))
+    cy.abort()
+    expect((await y)[0].status).toBe('cancelled')
+    await sleep(5)
+    expect(aborted.y).toBe('AbortError')
+    expect(aborted.z).toBeUndefined()
+    cz.abort()
+    expect((await z)[0].status).toBe('cancelled')
+    expect(aborted.z).toBe('AbortError')
+  })
+
   it('cancels: running calls are aborted, queued ones never run', async () => {
     const runtime = new ToolRuntime({ concurrency: 1 })
     const started: string[] = []

@@ -107,6 +107,8 @@ export class Driver {
   #timerDue = 0
   /** What the timer holds (see {@link Driver.#arm}) */
   #timerTarget: TimerTarget = { armed: null, idle: new WeakRef(this) }
+  /** The signals of the calls started by the answer being performed (see {@link Driver.#signalFor}) */
+  #signalGroups: Map<Batch, Map<number, AbortController>> | null = null
 
   constructor(nativeRuntime: Native.NativeRuntime, host: DriverHost) {
     this.#native = nativeRuntime
@@ -173,6 +175,7 @@ export class Driver {
   /** Performs actions in order; returns the concurrency-key completions computed on the way. */
   #perform(actions: EngineAction[]): Keys {
     const keys: Keys = { heads: [], payloads: [] }
+    this.#signalGroups = null
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!
       if (action[0] === Action.TIMER) {
@@ -291,15 +294,15 @@ export class Driver {
 
   /** Runs the tool of `action`; its value (or throw) becomes the call's one completion. */
   #run(batch: Batch, call: ReadCall, action: RunToolAction): void {
-    const [, batchId, slot, token, toolId] = action
+    const [, batchId, slot, token, toolId, timeoutMs] = action
     const registered = this.#host.registered(toolId)
     if (registered === undefined) {
       this.#complete(batchId, slot, token, Completion.MISSING, 'null')
       return
     }
     let args: unknown
-    if (action.length > 5) {
-      args = batch.args[slot] = action[5]
+    if (action.length > 6) {
+      args = batch.args[slot] = action[6]
     } else {
       try {
         args = ownArgs(batch, slot)
@@ -308,7 +311,7 @@ export class Driver {
         return
       }
     }
-    const controller = registered.takesSignal ? new AbortController() : undefined
+    const controller = registered.takesSignal ? this.#signalFor(batch, timeoutMs) : undefined
     const running: Running = { controller, settled: false }
     batch.running.set(slot, running)
     const settle = (kind: CompletionKind, payload: string): void => {
@@ -377,6 +380,22 @@ export class Driver {
       },
       (error: unknown) => settle(...thrown(error)),
     )
+  }
+
+  /**
+   * The controller of a call's AbortSignal. Calls of one batch that the same answer starts with
+   * the same running deadline share one: they are aborted together (the deadline passes for all
+   * of them in one tick, a cancellation aborts every running call of the batch), and creating an
+   * AbortSignal costs more than the rest of a small call (about 4 µs on Node 20). So a call that
+   * already returned can see its signal abort with the calls it started with.
+   */
+  #signalFor(batch: Batch, timeoutMs: number): AbortController {
+    const groups = (this.#signalGroups ??= new Map())
+    let byDeadline = groups.get(batch)
+    if (byDeadline === undefined) groups.set(batch, (byDeadline = new Map()))
+    let controller = byDeadline.get(timeoutMs)
+    if (controller === undefined) byDeadline.set(timeoutMs, (controller = new AbortController()))
+    return controller
   }
 
   /**

@@ -190,8 +190,8 @@ export type BeforeHookAction = [code: typeof Action.BEFORE_HOOK, batch: number, 
 /** Compute the tool's `concurrencyKey(args)`, synchronously. */
 export type ConcurrencyKeyAction = [code: typeof Action.CONCURRENCY_KEY, batch: number, slot: number, token: number, args: unknown]
 
-/** Run the tool registered as `tool`; `args` is left out when they are the call's own. */
-export type RunToolAction = [code: typeof Action.RUN_TOOL, batch: number, slot: number, token: number, tool: number, args?: unknown]
+/** Run the tool registered as `tool`; `args` is left out when they are the call's own. Calls of one batch started in one answer with the same `timeoutMs` (their running deadline, from now) end by the same deadline: they share one AbortSignal. */
+export type RunToolAction = [code: typeof Action.RUN_TOOL, batch: number, slot: number, token: number, tool: number, timeoutMs: number, args?: unknown]
 
 /** Abort the running tool's signal; its late outcome is ignored. */
 export type AbortAction = [code: typeof Action.ABORT, batch: number, slot: number, reason: 'timeout' | 'cancelled']

@@ -46,12 +46,13 @@ pub const ACTION_LAYOUTS: &[Layout] = &[
     Layout {
         code: ActionCode::RunTool as u8,
         name: "RunTool",
-        doc: "Run the tool registered as `tool`; `args` is left out when they are the call's own.",
+        doc: "Run the tool registered as `tool`; `args` is left out when they are the call's own. Calls of one batch started in one answer with the same `timeoutMs` (their running deadline, from now) end by the same deadline: they share one AbortSignal.",
         elements: &[
             BATCH,
             SLOT,
             TOKEN,
             el("tool", "number", Holds::Number),
+            el("timeoutMs", "number", Holds::Number),
             opt("args", "unknown", Holds::Any),
         ],
     },
@@ -235,12 +236,14 @@ mod tests {
                 call,
                 token: 5,
                 tool_id: 7,
+                timeout_ms: 30_000,
                 args: None,
             },
             Action::Start {
                 call,
                 token: 5,
                 tool_id: 7,
+                timeout_ms: 30_000,
                 args: Some(json!({ "q": 2 })),
             },
             Action::Abort {

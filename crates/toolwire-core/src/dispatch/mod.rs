@@ -922,12 +922,14 @@ impl Dispatcher {
             let token = c.await_answer(Stage::Running);
             c.started = Some(now);
             let args = (!c.args_own).then(|| c.args.get().clone());
+            let timeout_ms = c.timeout_ms;
             self.in_flight += 1;
             self.set_deadline(call, now);
             self.actions.push(Action::Start {
                 call,
                 token,
                 tool_id: spec.id,
+                timeout_ms,
                 args,
             });
         }

@@ -226,6 +226,10 @@ pub enum Action {
         token: u32,
         /// The registration id of the tool's implementation.
         tool_id: u64,
+        /// The running stage's deadline, in milliseconds from the crossing's moment: calls of one
+        /// batch started in one answer with the same value end by the same deadline, so the driver
+        /// gives them one AbortSignal.
+        timeout_ms: u64,
         /// The arguments; `None` when they are the call's own.
         args: Option<Value>,
     },
@@ -389,11 +393,13 @@ impl Serialize for Action {
                 call,
                 token,
                 tool_id,
+                timeout_ms,
                 args,
             } => {
                 head(&mut seq, ActionCode::RunTool, call)?;
                 seq.serialize_element(token)?;
                 seq.serialize_element(tool_id)?;
+                seq.serialize_element(timeout_ms)?;
                 if let Some(args) = args {
                     seq.serialize_element(args)?;
                 }
@@ -1096,6 +1102,7 @@ mod tests {
                 call,
                 token: 3,
                 tool_id: 7,
+                timeout_ms: 500,
                 args: None,
             },
             Action::Abort {
@@ -1108,7 +1115,7 @@ mod tests {
         ];
         assert_eq!(
             actions_to_json(&actions),
-            r#"[[0,2,5,{"a":1}],[0,2,5],[0,2,5,{},"[redacted:jwt]","t"],[0,2,5,null,null,null,1],[0,2,5,null,"[redacted:jwt]","t",0],[3,2,5,3,7],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
+            r#"[[0,2,5,{"a":1}],[0,2,5],[0,2,5,{},"[redacted:jwt]","t"],[0,2,5,null,null,null,1],[0,2,5,null,"[redacted:jwt]","t",0],[3,2,5,3,7,500],[4,2,5,"timeout"],[8,2],[9,-1],[9,12]]"#
         );
     }
 
