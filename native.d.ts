@@ -162,19 +162,21 @@ export declare class NativeRuntime {
    */
   definitions(target: string, options: string, context: string): string
   /**
-   * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
-   * arguments text, `options` JSON. Returns the first actions.
+   * Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` the calls'
+   * arguments texts joined, each `argument_lengths[i]` UTF-16 units long (see
+   * `toolwire_core::joined`), `options` JSON. Returns the first actions.
    *
    * Every method that advances dispatch takes the driver's clock last: `monotonic_ms` from
    * `performance.now()` and `epoch_ms` from `Date.now()` (see [`Now::from_millis`]).
    */
-  open(batch: number, calls: string, arguments: Array<string>, options: string, monotonicMs: number, epochMs: number): string
+  open(batch: number, calls: string, arguments: string, argumentLengths: Uint32Array, options: string, monotonicMs: number, epochMs: number): string
   /**
-   * Feeds back completions: `heads` is `[[batch, slot, token, kind], ...]` (JSON) and
-   * `payloads` each one's payload as JSON text, parsed one by one so that a payload that
-   * cannot be read fails its own call only. Returns the next actions.
+   * Feeds back completions: `heads` holds `[batch, slot, token, kind, payload length]` per
+   * completion and `payloads` their payloads (JSON text) joined (see
+   * `toolwire_core::joined`), parsed one by one so that a payload that cannot be read fails
+   * its own call only. Returns the next actions.
    */
-  complete(heads: string, payloads: Array<string>, monotonicMs: number, epochMs: number): string
+  complete(heads: Uint32Array, payloads: string, monotonicMs: number, epochMs: number): string
   /** The timer fired; returns the next actions. */
   tick(monotonicMs: number, epochMs: number): string
   /**

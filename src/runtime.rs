@@ -1,6 +1,6 @@
 //! `NativeRuntime`: the engine's runtime, driven by `ToolRuntime` in `index.js`.
 
-use napi::bindgen_prelude::Uint8Array;
+use napi::bindgen_prelude::{Uint32Array, Uint8Array};
 use napi_derive::napi;
 use toolwire_core::definitions::parse_definition_options;
 use toolwire_core::dispatch::protocol::{
@@ -119,41 +119,52 @@ impl NativeRuntime {
         })
     }
 
-    /// Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` each call's
-    /// arguments text, `options` JSON. Returns the first actions.
+    /// Opens batch `batch`: `calls` is `[[id, name, kind], ...]` (JSON), `arguments` the calls'
+    /// arguments texts joined, each `argument_lengths[i]` UTF-16 units long (see
+    /// `toolwire_core::joined`), `options` JSON. Returns the first actions.
     ///
     /// Every method that advances dispatch takes the driver's clock last: `monotonic_ms` from
     /// `performance.now()` and `epoch_ms` from `Date.now()` (see [`Now::from_millis`]).
     #[napi]
+    // (one crossing: each argument is a string, a typed array or a number that N-API reads as it
+    // is, cheaper than the fields of one object)
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         &mut self,
         batch: u32,
         calls: String,
-        arguments: Vec<String>,
+        arguments: String,
+        argument_lengths: Uint32Array,
         options: String,
         monotonic_ms: f64,
         epoch_ms: f64,
     ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
+            let arguments = toolwire_core::joined::split(&arguments, &argument_lengths)
+                .map_err(|e| Error::internal(format!("malformed calls from the driver: {e}")))?
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
             let calls = parse_calls(&calls, arguments)?;
             let options = parse_batch_options(&options)?;
             inner.open(batch, calls, options, now)
         })
     }
 
-    /// Feeds back completions: `heads` is `[[batch, slot, token, kind], ...]` (JSON) and
-    /// `payloads` each one's payload as JSON text, parsed one by one so that a payload that
-    /// cannot be read fails its own call only. Returns the next actions.
+    /// Feeds back completions: `heads` holds `[batch, slot, token, kind, payload length]` per
+    /// completion and `payloads` their payloads (JSON text) joined (see
+    /// `toolwire_core::joined`), parsed one by one so that a payload that cannot be read fails
+    /// its own call only. Returns the next actions.
     #[napi]
     pub fn complete(
         &mut self,
-        heads: String,
-        payloads: Vec<String>,
+        heads: Uint32Array,
+        payloads: String,
         monotonic_ms: f64,
         epoch_ms: f64,
     ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
-            Ok(inner.complete(parse_completions(&heads, payloads)?, now))
+            Ok(inner.complete(parse_completions(&heads, &payloads)?, now))
         })
     }
 

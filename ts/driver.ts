@@ -32,11 +32,13 @@ import {
   type CompletionKind,
   type CompletionOf,
 } from './completion.js'
-import type { ReadCall } from './encode-calls.js'
+import type { EncodedCalls, ReadCall } from './encode-calls.js'
+import { Numbers } from './numbers.js'
 import { endOpenToolSpans, endToolSpan, startToolSpan, withToolSpan } from './otel.js'
 import {
   Action,
   Completion,
+  JOINED_SEPARATOR,
   MAX_BATCH_ID,
   type AfterHookAction,
   type ApprovalAction,
@@ -85,7 +87,8 @@ interface Refable {
 
 /** Concurrency-key completions computed while performing actions, sent right after them. */
 interface Keys {
-  heads: string[]
+  /** COMPLETION_HEAD_LEN numbers each: batch, slot, token, kind, payload length */
+  heads: number[]
   payloads: string[]
 }
 
@@ -96,8 +99,11 @@ export class Driver {
   /** batch id -> batch state */
   #batches = new Map<number, Batch>()
   #nextBatch = 1
-  /** completion heads `[batch,slot,token,kind]` waiting for the next flush */
-  #queue: string[] = []
+  /** heads of the completions waiting for the next flush, COMPLETION_HEAD_LEN numbers each:
+   * batch, slot, token, kind, payload length (UTF-16 units) */
+  #queue = new Numbers()
+  /** the numbers of any other crossing (argument lengths, concurrency-key heads) */
+  #scratch = new Numbers()
   /** their payloads (JSON text), in the same order */
   #payloads: string[] = []
   #flushScheduled = false
@@ -123,11 +129,11 @@ export class Driver {
   }
 
   /**
-   * Opens batch `id` in the engine with its calls (`meta`, `texts`: see encode-calls.ts) and
+   * Opens batch `id` in the engine with its calls (`encoded`: see encode-calls.ts) and
    * `engineOptions` (JSON text), and performs what it answers. A refusal of the engine throws,
    * the batch closed.
    */
-  open(id: number, batch: Batch, meta: string, texts: string[], engineOptions: string): void {
+  open(id: number, batch: Batch, encoded: EncodedCalls, engineOptions: string): void {
     this.#batches.set(id, batch)
     batch.audit?.watch(() => auditFailedLater(batch))
     const signal = batch.signal
@@ -137,7 +143,9 @@ export class Driver {
     }
     let actions: string
     try {
-      actions = native(() => this.#native.open(id, meta, texts, engineOptions, performance.now(), Date.now()))
+      const lengths = this.#scratch
+      for (const length of encoded.lengths) lengths.push(length)
+      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, lengths.take(), engineOptions, performance.now(), Date.now()))
     } catch (error) {
       this.#closeBatch(id, batch)
       throw error
@@ -169,7 +177,11 @@ export class Driver {
       this.#fail(new ToolwireError('INTERNAL_ERROR', `toolwire internal error (a bug; please report it): ${messageOf(error)}`))
       return
     }
-    if (keys.heads.length > 0) this.#drive(() => this.#native.complete(`[${keys.heads.join(',')}]`, keys.payloads, performance.now(), Date.now()))
+    if (keys.payloads.length > 0) {
+      const heads = this.#scratch
+      for (const head of keys.heads) heads.push(head)
+      this.#drive(() => this.#native.complete(heads.take(), keys.payloads.join(JOINED_SEPARATOR), performance.now(), Date.now()))
+    }
   }
 
   /** Performs actions in order; returns the concurrency-key completions computed on the way. */
@@ -213,7 +225,7 @@ export class Driver {
         }
         case Action.CONCURRENCY_KEY: {
           const [kind, payload] = this.#concurrencyKey(call, action[4])
-          keys.heads.push(`[${action[1]},${action[2]},${action[3]},${kind}]`)
+          keys.heads.push(action[1], action[2], action[3], kind, payload.length)
           keys.payloads.push(payload)
           break
         }
@@ -477,11 +489,17 @@ export class Driver {
   }
 
   /**
-   * Queues a completion; all completions of one microtask checkpoint cross in one call, each
-   * payload (JSON text) on its own so that one the engine cannot read fails its call only.
+   * Queues a completion; all completions of one microtask checkpoint cross in one call: their
+   * heads as numbers, their payloads (JSON text) joined, each read on its own by its length so
+   * that one the engine cannot read fails its call only.
    */
   #complete(batchId: number, slot: number, token: number, kind: CompletionKind, payload: string): void {
-    this.#queue.push(`[${batchId},${slot},${token},${kind}]`)
+    const queue = this.#queue
+    queue.push(batchId)
+    queue.push(slot)
+    queue.push(token)
+    queue.push(kind)
+    queue.push(payload.length)
     this.#payloads.push(payload)
     if (!this.#flushScheduled) {
       this.#flushScheduled = true
@@ -491,11 +509,9 @@ export class Driver {
 
   #flush = (): void => {
     this.#flushScheduled = false
-    const heads = this.#queue
     const payloads = this.#payloads
-    this.#queue = []
     this.#payloads = []
-    this.#drive(() => this.#native.complete(`[${heads.join(',')}]`, payloads, performance.now(), Date.now()))
+    this.#drive(() => this.#native.complete(this.#queue.take(), payloads.join(JOINED_SEPARATOR), performance.now(), Date.now()))
   }
 
   /**

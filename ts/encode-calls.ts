@@ -3,7 +3,7 @@
 
 import { readCall } from './calls.js'
 import { describe, nonFiniteNumber, serializeFailure, stringifyChecked } from './common.js'
-import { ArgumentKind } from './protocol.generated.js'
+import { ArgumentKind, JOINED_SEPARATOR } from './protocol.generated.js'
 import { KEEPING_ALL } from './completion.js'
 import type { DispatchCall, ModelToolCall } from './types.js'
 
@@ -16,14 +16,17 @@ export interface EncodedCalls {
   calls: ReadCall[]
   /** One JSON text `[[id, name, kind, stamp?], ...]`. */
   meta: string
-  /** Each call's arguments text, read as its `ArgumentKind` says. */
-  texts: string[]
+  /** The calls' arguments texts (each read as its `ArgumentKind` says), joined by JOINED_SEPARATOR. */
+  texts: string
+  /** Each one's length in UTF-16 units (`string.length`). */
+  lengths: number[]
 }
 
 /**
  * The calls as the engine reads them: `calls` as dispatch reads them (a provider's shape read as
  * `{ id, name, arguments }`, see calls.js), `meta` one JSON text `[[id, name, kind], ...]` and
- * `texts` each call's arguments text, read as its `ArgumentKind` says (TEXT: the model's JSON
+ * `texts` the calls' arguments texts joined, each `lengths[i]` long (see `joined` in the core), read
+ * as its `ArgumentKind` says (TEXT: the model's JSON
  * text, crossing unescaped; OBJECT: the JSON text of an object passed; UNSERIALIZABLE: why an
  * object could not be serialized; INCOMPLETE: a call a StreamDecoder marked incomplete, which is
  * refused with INCOMPLETE_ARGUMENTS and never run; NOT_FINITE: an object holding a number JSON
@@ -34,6 +37,7 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
   const read = Array.from(given, readCall)
   const rows = new Array<string>(read.length)
   const texts = new Array<string>(read.length)
+  const lengths = new Array<number>(read.length)
   for (let i = 0; i < read.length; i++) {
     const call = read[i] as ReadCall
     const { id, name, arguments: args } = read[i]!
@@ -69,9 +73,10 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
     const stamp = stampOf(call, i)
     rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}${stamp === undefined ? '' : `,${stamp}`}]`
     texts[i] = text as string
+    lengths[i] = (text as string).length
   }
   // (each call's id and name checked above: strings)
-  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts }
+  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts: texts.join(JOINED_SEPARATOR), lengths }
 }
 
 /** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */

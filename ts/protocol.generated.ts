@@ -145,6 +145,12 @@ export const ERROR_CODES = Object.freeze([
 /** The largest batch id a driver may choose (batch ids cross as 32-bit numbers). */
 export const MAX_BATCH_ID = 4294967295
 
+/** The numbers of one completion's head: batch, slot, token, kind, and its payload's length. */
+export const COMPLETION_HEAD_LEN = 5
+
+/** What joins texts crossing as one string, each with its length beside it (toolwire_core::joined). */
+export const JOINED_SEPARATOR = "\u0000"
+
 /** How deep a value handed to the engine may nest (deeper ones are refused). */
 export const MAX_VALUE_DEPTH = 64
 

@@ -404,7 +404,7 @@ export class ToolRuntime {
       auditLog,
       otel,
     }
-    this.#driver.open(id, batch, encoded.meta, encoded.texts, engineOptionsText(engineOptions))
+    this.#driver.open(id, batch, encoded, engineOptionsText(engineOptions))
   }
 
   /**

@@ -31,6 +31,16 @@ pub const CONSTANTS: &[(&str, Constant, &str)] = &[
         "The largest batch id a driver may choose (batch ids cross as 32-bit numbers).",
     ),
     (
+        "COMPLETION_HEAD_LEN",
+        Constant::Number(crate::dispatch::protocol::COMPLETION_HEAD_LEN as u64),
+        "The numbers of one completion's head: batch, slot, token, kind, and its payload's length.",
+    ),
+    (
+        "JOINED_SEPARATOR",
+        Constant::Text(crate::joined::SEPARATOR),
+        "What joins texts crossing as one string, each with its length beside it (toolwire_core::joined).",
+    ),
+    (
         "MAX_VALUE_DEPTH",
         Constant::Number(crate::json_input::MAX_VALUE_DEPTH as u64),
         "How deep a value handed to the engine may nest (deeper ones are refused).",

@@ -27,6 +27,7 @@ pub mod flat_args;
 pub mod gate;
 pub mod id_hash;
 pub mod ids;
+pub mod joined;
 pub mod json_input;
 pub mod json_text;
 #[cfg(test)]

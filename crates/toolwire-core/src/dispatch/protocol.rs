@@ -885,31 +885,41 @@ pub enum CompletionKind {
     BeforeParamsNotFinite(String, String),
 }
 
-/// Parses the completions the driver collected, in the order they happened: `heads` is one JSON
-/// text `[[batch, slot, token, kind], ...]` the driver wrote itself, and `payloads` holds each
-/// completion's payload as JSON text, which carries values from tools and hooks. Each payload
-/// is parsed on its own through [`crate::json_input`] (lone surrogates become U+FFFD, depth is
-/// bounded before parsing), so a payload that cannot be read fails its own call only: a tool's
-/// as `LIMIT_EXCEEDED` or `EXECUTION_ERROR`, a hook's as that hook failing. Only malformed heads,
-/// which the driver writes, are an internal error.
-pub fn parse_completions(heads: &str, payloads: Vec<String>) -> Result<Vec<Completion>> {
-    let heads: Vec<(u32, u32, u32, u8)> = serde_json::from_str(heads)
-        .map_err(|e| Error::internal(format!("malformed completions from the driver: {e}")))?;
-    if heads.len() != payloads.len() {
-        return Err(Error::internal(format!(
-            "malformed completions from the driver: {} completions but {} payloads",
-            heads.len(),
-            payloads.len()
+/// The numbers of one completion's head, in order: batch, slot, token, kind, and the length of
+/// its payload in UTF-16 units (see [`crate::joined`]).
+pub const COMPLETION_HEAD_LEN: usize = 5;
+
+/// Parses the completions the driver collected, in the order they happened: `heads` holds
+/// [`COMPLETION_HEAD_LEN`] numbers per completion, written by the driver itself, and `payloads`
+/// each completion's payload as JSON text (which carries values from tools and hooks), joined as
+/// [`crate::joined`] describes. Each payload is parsed on its own through [`crate::json_input`]
+/// (lone surrogates become U+FFFD, depth is bounded before parsing), so a payload that cannot be
+/// read fails its own call only: a tool's as `LIMIT_EXCEEDED` or `EXECUTION_ERROR`, a hook's as
+/// that hook failing. Only malformed heads or lengths, which the driver writes, are an internal
+/// error.
+pub fn parse_completions(heads: &[u32], payloads: &str) -> Result<Vec<Completion>> {
+    let malformed =
+        |what: String| Error::internal(format!("malformed completions from the driver: {what}"));
+    if !heads.len().is_multiple_of(COMPLETION_HEAD_LEN) {
+        return Err(malformed(format!(
+            "{} head numbers, not a multiple of {COMPLETION_HEAD_LEN}",
+            heads.len()
         )));
     }
+    let heads = heads.chunks_exact(COMPLETION_HEAD_LEN);
+    let lengths: Vec<u32> = heads.clone().map(|head| head[4]).collect();
+    let payloads = crate::joined::split(payloads, &lengths).map_err(malformed)?;
     heads
-        .into_iter()
         .zip(payloads)
-        .map(|((batch, slot, token, code), payload)| {
+        .map(|(head, payload)| {
+            let code = u8::try_from(head[3]).map_err(|_| malformed(format!("kind {}", head[3])))?;
             Ok(Completion {
-                call: CallRef { batch, slot },
-                token,
-                kind: completion_kind(code, &payload)?,
+                call: CallRef {
+                    batch: head[0],
+                    slot: head[1],
+                },
+                token: head[2],
+                kind: completion_kind(code, payload)?,
             })
         })
         .collect()
@@ -1209,20 +1219,21 @@ mod tests {
         assert!(parse_calls("nope", vec![]).is_err());
     }
 
-    /// Splits `[[b,s,t,k,payload], ...]` written by hand into heads and payloads.
-    fn completions(rows: &[(u8, &str)]) -> Result<Vec<CompletionKind>> {
-        let heads: Vec<String> = rows
+    /// Heads and joined payloads of `(kind, payload)` rows, as the driver sends them.
+    fn completions(rows: &[(u32, &str)]) -> Result<Vec<CompletionKind>> {
+        let heads: Vec<u32> = rows
             .iter()
             .enumerate()
-            .map(|(i, (kind, _))| format!("[1,0,{i},{kind}]"))
+            .flat_map(|(i, (kind, payload))| {
+                [1, 0, i as u32, *kind, payload.encode_utf16().count() as u32]
+            })
             .collect();
-        let payloads = rows.iter().map(|(_, p)| p.to_string()).collect();
-        Ok(
-            parse_completions(&format!("[{}]", heads.join(",")), payloads)?
-                .into_iter()
-                .map(|c| c.kind)
-                .collect(),
-        )
+        let payloads: Vec<&str> = rows.iter().map(|(_, p)| *p).collect();
+        let joined = payloads.join(crate::joined::SEPARATOR);
+        Ok(parse_completions(&heads, &joined)?
+            .into_iter()
+            .map(|c| c.kind)
+            .collect())
     }
 
     #[test]
@@ -1256,8 +1267,18 @@ mod tests {
             ]
         );
         assert!(completions(&[(99, "null")]).is_err());
-        assert!(parse_completions("[[1,0,1,4]]", vec![]).is_err());
-        assert!(parse_completions("nope", vec![]).is_err());
+        assert!(completions(&[(300, "null")]).is_err());
+        // a head without its payload, a payload longer than said, heads cut short
+        assert!(parse_completions(&[1, 0, 1, 4, 4], "").is_err());
+        assert!(parse_completions(&[1, 0, 1, 4, 1], "null").is_err());
+        assert!(parse_completions(&[1, 0, 1, 4], "null").is_err());
+        // a payload holding the separator raw (no JSON text does) is still read by its length
+        let kinds = completions(&[(6, "\"a\u{0}b\""), (6, "\"c\"")]).unwrap();
+        assert_eq!(kinds.len(), 2);
+        assert_eq!(
+            kinds[1],
+            CompletionKind::Tool(ToolOutcome::Threw("c".into()))
+        );
     }
 
     /// Seen by a new user (issue 19): `details` of depth 64 ended LIMIT_EXCEEDED while a returned
@@ -1324,7 +1345,7 @@ mod tests {
             message.contains(&MAX_VALUE_DEPTH.to_string())
         };
         for code in [0u8, 2, 4, 9, 11, 13, 14] {
-            let kinds = completions(&[(code, &deep), (4, r#""fine""#)]).unwrap();
+            let kinds = completions(&[(code.into(), &deep), (4, r#""fine""#)]).unwrap();
             assert!(too_deep(&kinds[0]), "kind {code}: {:?}", kinds[0]);
             assert_eq!(
                 kinds[1],
