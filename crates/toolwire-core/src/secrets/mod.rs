@@ -111,25 +111,22 @@ struct Builtins {
     search: Regex,
 }
 
-/// The compiled built-ins (an internal error if one of our patterns does not compile).
+/// The built-in kinds, their own regexes compiled when first needed (see
+/// `CompiledKind::built_in`), and their combined search regex (an internal error if it does not
+/// compile).
 fn builtins() -> Result<&'static Builtins> {
     static BUILTINS: OnceLock<Result<Builtins>> = OnceLock::new();
     BUILTINS
         .get_or_init(|| {
-            let kinds = BUILTIN_KINDS
+            let kinds: Vec<CompiledKind> = BUILTIN_KINDS
                 .iter()
-                .map(|kind| {
-                    CompiledKind::compile(kind.name.into(), kind.pattern, kind.extent).map_err(
-                        |reason| {
-                            Error::internal(format!(
-                                "built-in secret pattern {} does not compile: {reason}",
-                                kind.name
-                            ))
-                        },
-                    )
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let search = build_search(&kinds)?;
+                .map(|kind| CompiledKind::built_in(kind.name, kind.pattern, kind.extent))
+                .collect();
+            let search = build_search(&kinds).map_err(|error| {
+                Error::internal(format!(
+                    "the built-in secret patterns do not compile: {error}"
+                ))
+            })?;
             Ok(Builtins { kinds, search })
         })
         .as_ref()

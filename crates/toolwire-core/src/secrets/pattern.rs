@@ -1,7 +1,7 @@
 //! Compiling one kind's pattern: validation of user input, the anchored regexes that confirm a
 //! kind at a position, and the form of the pattern that joins the combined search regex.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use regex::{Regex, RegexBuilder};
 
@@ -32,14 +32,57 @@ pub(super) struct CompiledKind {
     /// The pattern as one group without named groups, for the combined search regex; for a kind
     /// whose value is checked after matching, only its trigger (see [`Trigger`]).
     pub search_source: String,
+    /// The bytes a match can start with.
+    first_bytes: FirstBytes,
+    /// The kind's own regexes, shared by every scanner holding the kind.
+    regexes: Arc<KindRegexes>,
+}
+
+/// A kind's own regexes and what they are built from. A custom kind's are compiled when it is
+/// given (so that a pattern the `regex` crate refuses is named then); a built-in kind's when a
+/// search first finds that it may match: most texts never hold one, and compiling all of them
+/// (several regexes per kind) took most of a first runtime's construction.
+#[derive(Debug)]
+struct KindRegexes {
+    /// The pattern as one group ([`wrap`]).
+    wrapped: String,
+    /// The source of its trigger, for a kind whose value is checked ([`Trigger`]).
+    trigger: Option<String>,
+    compiled: OnceLock<Regexes>,
+}
+
+/// A kind's own regexes, compiled.
+#[derive(Debug)]
+struct Regexes {
     /// The pattern anchored at a position.
     anchored: Anchored,
     /// The index of the `secret` group, if the pattern has one.
     secret_group: Option<usize>,
     /// The part of the pattern before its `secret` group, for a kind whose value is checked.
     trigger: Option<Trigger>,
-    /// The bytes a match can start with.
-    first_bytes: FirstBytes,
+}
+
+impl Regexes {
+    /// Compiles the regexes of a kind whose pattern, as one group, is `wrapped`.
+    fn build(wrapped: &str, trigger: Option<&str>) -> std::result::Result<Regexes, String> {
+        let anchored = Anchored::build(wrapped)?;
+        let secret_group = anchored
+            .at_text_start
+            .capture_names()
+            .position(|group| group == Some(SECRET_GROUP));
+        let trigger = match trigger {
+            None => None,
+            Some(source) => Some(Trigger {
+                anchored: Anchored::build(source)?,
+                anywhere: build(source)?,
+            }),
+        };
+        Ok(Regexes {
+            anchored,
+            secret_group,
+            trigger,
+        })
+    }
 }
 
 /// A pattern anchored at a position, the look-behind (`\b`, `^`) seeing the real text before it.
@@ -96,7 +139,8 @@ pub(super) struct KindMatch {
 }
 
 impl CompiledKind {
-    /// Compiles a kind's pattern. `Err` carries the `regex` crate's reason.
+    /// Compiles a custom kind's pattern, checking all of it now. `Err` carries the `regex`
+    /// crate's reason.
     pub(super) fn compile(
         name: Arc<str>,
         pattern: &str,
@@ -104,35 +148,62 @@ impl CompiledKind {
     ) -> std::result::Result<CompiledKind, String> {
         let alone = build(pattern)?;
         let wrapped = wrap(pattern);
-        let anchored = Anchored::build(&wrapped)?;
-        let secret_group = anchored
-            .at_text_start
-            .capture_names()
-            .position(|group| group == Some(SECRET_GROUP));
-        let search_source = strip_group_names(&wrapped);
-        verify_stripped(&alone, &search_source)?;
+        verify_stripped(&alone, &strip_group_names(&wrapped))?;
+        let kind = CompiledKind::of(name, wrapped, pattern, extent);
+        let regexes = Regexes::build(&kind.regexes.wrapped, kind.regexes.trigger.as_deref())?;
+        kind.regexes
+            .compiled
+            .set(regexes)
+            .expect("a kind just made has no regexes yet");
+        Ok(kind)
+    }
+
+    /// A built-in kind, its own regexes compiled when first needed. (Every built-in pattern is
+    /// checked as a custom one is, and compiled, by `every_built_in_kind_compiles_as_given`.)
+    pub(super) fn built_in(
+        name: &'static str,
+        pattern: &'static str,
+        extent: Extent,
+    ) -> CompiledKind {
+        CompiledKind::of(name.into(), format!("(?:{pattern})"), pattern, extent)
+    }
+
+    /// The kind of `pattern`, `wrapped` as one group, its regexes not compiled.
+    fn of(name: Arc<str>, wrapped: String, pattern: &str, extent: Extent) -> CompiledKind {
         let trigger = is_checked(extent)
             .then(|| trigger_source(pattern))
             .flatten();
-        let (search_source, trigger) = match trigger {
-            Some(source) => {
-                let trigger = Trigger {
-                    anchored: Anchored::build(&source)?,
-                    anywhere: build(&source)?,
-                };
-                (source, Some(trigger))
-            }
-            None => (search_source, None),
+        let search_source = match &trigger {
+            Some(source) => source.clone(),
+            None => strip_group_names(&wrapped),
         };
-        Ok(CompiledKind {
+        CompiledKind {
             name,
             extent,
             search_source,
-            anchored,
-            secret_group,
-            trigger,
             first_bytes: FirstBytes::of(&wrapped),
+            regexes: Arc::new(KindRegexes {
+                wrapped,
+                trigger,
+                compiled: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The kind's own regexes, compiled on first use.
+    fn regexes(&self) -> &Regexes {
+        let lazy = &*self.regexes;
+        lazy.compiled.get_or_init(|| {
+            Regexes::build(&lazy.wrapped, lazy.trigger.as_deref())
+                .expect("every built-in kind compiles (a test compiles each)")
         })
+    }
+
+    /// Compiles the kind's own regexes now, or says why they do not compile.
+    #[cfg(test)]
+    pub(super) fn check_compiles(&self) -> std::result::Result<(), String> {
+        let lazy = &*self.regexes;
+        Regexes::build(&lazy.wrapped, lazy.trigger.as_deref()).map(|_| ())
     }
 
     /// Whether a match of the kind can start at `at` (a char boundary of `text`, or its end), by
@@ -145,7 +216,7 @@ impl CompiledKind {
     /// Whether the kind joins the combined search by its trigger only.
     #[cfg(test)]
     pub(super) fn has_trigger(&self) -> bool {
-        self.trigger.is_some()
+        self.regexes.trigger.is_some()
     }
 
     /// How far the kind's match at `at` may read: the text's end, or for a kind with a trigger,
@@ -159,9 +230,10 @@ impl CompiledKind {
         at: usize,
         next: &mut NextTrigger,
     ) -> Option<usize> {
-        let Some(trigger) = &self.trigger else {
+        if self.regexes.trigger.is_none() {
             return Some(text.len());
-        };
+        }
+        let trigger = self.regexes().trigger.as_ref()?;
         let trigger_end = trigger.anchored.end(text, at)?;
         let from = ceil_char_boundary(text, trigger_end.saturating_add(VALUE_CUT_FLOOR));
         if !(next.known && next.from <= from && from <= next.found) {
@@ -190,10 +262,11 @@ impl CompiledKind {
     /// [`Self::match_at`] ending by `limit` (a char boundary at or after `at`): the match reads
     /// no further, as if the text ended there.
     pub(super) fn match_within(&self, text: &str, at: usize, limit: usize) -> Option<KindMatch> {
-        let (offset, regex) = self.anchored.regex_at(text, at);
+        let regexes = self.regexes();
+        let (offset, regex) = regexes.anchored.regex_at(text, at);
         let haystack = &text[offset..limit];
         let whole = regex.find(haystack)?;
-        let (secret_start, secret_end) = match self.secret_group {
+        let (secret_start, secret_end) = match regexes.secret_group {
             None => (at, offset + whole.end()),
             Some(group) => {
                 // Within the match only: the capture engines' cost grows with the haystack.

@@ -1827,3 +1827,29 @@ fn random_base62_credentials_with_a_digit_are_found_in_every_context() {
         leaks.join("\n")
     );
 }
+
+/// Built-in kinds are compiled when first needed, without the checks a custom pattern gets when
+/// given: here each gets them all, and its regexes are compiled (a failure here would otherwise
+/// be found only when some text first held that kind).
+#[test]
+fn every_built_in_kind_compiles_as_given() {
+    for kind in super::builtin::BUILTIN_KINDS {
+        let checked = CompiledKind::compile(kind.name.into(), kind.pattern, kind.extent)
+            .unwrap_or_else(|reason| panic!("{}: {reason}", kind.name));
+        let built_in = CompiledKind::built_in(kind.name, kind.pattern, kind.extent);
+        assert_eq!(
+            built_in.search_source, checked.search_source,
+            "{}",
+            kind.name
+        );
+        assert_eq!(
+            built_in.has_trigger(),
+            checked.has_trigger(),
+            "{}",
+            kind.name
+        );
+        built_in
+            .check_compiles()
+            .unwrap_or_else(|reason| panic!("{}: {reason}", kind.name));
+    }
+}
