@@ -138,15 +138,22 @@ impl FlatSchema {
         expect(bytes, at, b'{')?;
         at = skip_whitespace(bytes, at + 1);
         let mut seen = 0u64;
+        // models mostly write the properties in the schema's order: the one after the last is
+        // tried first
+        let mut next = 0;
         if bytes.get(at) == Some(&b'}') {
             at += 1;
         } else {
             loop {
                 let (key, after) = plain_string(bytes, at)?;
-                let index = self
-                    .properties
-                    .iter()
-                    .position(|p| p.name.as_bytes() == key)?;
+                let index = match self.properties.get(next) {
+                    Some(p) if p.name.as_bytes() == key => next,
+                    _ => self
+                        .properties
+                        .iter()
+                        .position(|p| p.name.as_bytes() == key)?,
+                };
+                next = index + 1;
                 if seen & (1 << index) != 0 {
                     return None;
                 }
@@ -268,11 +275,11 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
 fn scalar(bytes: &[u8], text: &str, at: usize) -> Option<(Value, usize)> {
     match bytes.get(at)? {
         b'"' => match plain_string(bytes, at) {
-            Some((content, after)) => {
-                // (the text is UTF-8 and the string ends at an ASCII quote)
-                let content = std::str::from_utf8(content).ok()?;
-                Some((Value::String(content.to_owned()), after))
-            }
+            // (between two ASCII quotes of UTF-8 text: whole characters)
+            Some((content, after)) => Some((
+                Value::String(text[at + 1..at + 1 + content.len()].to_owned()),
+                after,
+            )),
             None => escaped_string(bytes, text, at),
         },
         b't' => literal(bytes, at, b"true", Value::Bool(true)),
@@ -284,12 +291,33 @@ fn scalar(bytes: &[u8], text: &str, at: usize) -> Option<(Value, usize)> {
                     .iter()
                     .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
                     .unwrap_or(bytes.len() - at);
-            // the full parser reads the number: its grammar, its range, its value
-            let parsed = json_input::parse(&text[at..end]).ok()?;
-            parsed.value.is_number().then_some((parsed.value, end))
+            Some((Value::Number(number(&text[at..end])?), end))
         }
         _ => None,
     }
+}
+
+/// The JSON number `token` as serde_json reads it (an integer as `u64` or `i64` when it fits, else
+/// an `f64`), or `None` when it is no JSON number or out of range. A short integer, the common
+/// case, is read here; anything else by serde_json.
+fn number(token: &str) -> Option<serde_json::Number> {
+    let digits = token.strip_prefix('-').unwrap_or(token).as_bytes();
+    let short_integer = !digits.is_empty()
+        && digits.len() <= 18
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1);
+    if !short_integer {
+        return serde_json::from_str(token).ok();
+    }
+    let magnitude = digits
+        .iter()
+        .fold(0i64, |n, digit| n * 10 + i64::from(digit - b'0'));
+    Some(match token.starts_with('-') {
+        // serde_json reads -0 as the float -0.0
+        true if magnitude == 0 => serde_json::Number::from_f64(-0.0)?,
+        true => (-magnitude).into(),
+        false => (magnitude as u64).into(),
+    })
 }
 
 /// The string with escapes starting at `at`, read by the full parser, and the index after it;

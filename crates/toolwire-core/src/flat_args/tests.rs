@@ -293,3 +293,64 @@ fn the_property_tests_inputs_are_often_accepted() {
         assert!(accepts(&tool, text), "{text}");
     }
 }
+
+/// A number token reads as serde_json reads it (the same `u64`, `i64` or `f64`, or nothing),
+/// short integers included, which are read without it.
+#[test]
+fn number_tokens_read_as_serde_json_reads_them() {
+    let same = |token: &str| {
+        let ours = super::number(token);
+        let theirs: Option<serde_json::Number> = serde_json::from_str(token).ok();
+        assert_eq!(ours, theirs, "{token}");
+        if let (Some(ours), Some(theirs)) = (&ours, &theirs) {
+            // (PartialEq of Number tells 0 from -0.0 by kind only: compare the bits too)
+            assert_eq!(
+                ours.as_f64().map(f64::to_bits),
+                theirs.as_f64().map(f64::to_bits),
+                "{token}"
+            );
+            assert_eq!(
+                (ours.is_u64(), ours.is_i64()),
+                (theirs.is_u64(), theirs.is_i64()),
+                "{token}"
+            );
+        }
+    };
+    for token in [
+        "0",
+        "-0",
+        "00",
+        "-00",
+        "01",
+        "-01",
+        "-",
+        "",
+        "7",
+        "-7",
+        "123456789012345678",
+        "-123456789012345678",
+        "999999999999999999",
+        "1234567890123456789",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.0",
+        "-0.0",
+        "1e2",
+        "1E+2",
+        "1.",
+        ".5",
+        "1e400",
+        "--1",
+        "1-",
+        "+1",
+    ] {
+        same(token);
+    }
+    let mut n: i64 = 1;
+    while n < i64::MAX / 7 {
+        same(&n.to_string());
+        same(&(-n).to_string());
+        n = n * 7 + 3;
+    }
+}
