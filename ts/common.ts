@@ -1,7 +1,7 @@
 // What every part of the JavaScript layer shares: the error type and the engine-call wrapper.
 
 import type * as Native from '../native.js'
-import { ERROR_CODES, MAX_QUOTED_BYTES, MAX_VALUE_DEPTH } from './protocol.generated.js'
+import { ERROR_CODES, MAX_QUOTED_BYTES, MAX_VALUE_DEPTH, WIRES } from './protocol.generated.js'
 import type { ErrorCode, Wire } from './types.js'
 
 /** An error thrown by toolwire for misuse or an internal fault; `code` says which. */
@@ -391,8 +391,7 @@ export function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${bounded(safeString(value))}`
 }
 
-/** The provider wire APIs. */
-export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
+export { WIRES }
 
 /**
  * `wire` when it is one of WIRES; otherwise throws a ToolwireError with `code`, prefixed by
@@ -401,7 +400,7 @@ export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'g
  */
 export function checkWire(where: string, wire: unknown): Wire {
   // (a string among WIRES: a Wire)
-  if (typeof wire === 'string' && (WIRES as string[]).includes(wire)) return wire as Wire
+  if (typeof wire === 'string' && (WIRES as readonly string[]).includes(wire)) return wire as Wire
   let message = `unknown wire ${describe(wire)}: expected one of ${WIRES.map((w) => `"${w}"`).join(', ')}`
   if (typeof wire === 'string') {
     try {

@@ -178,6 +178,11 @@ export const PLAN_DEFAULT_MAX_RETRIES = 5
 /** How many plan steps run at once when `maxConcurrency` is not given. */
 export const PLAN_DEFAULT_MAX_CONCURRENCY = 4
 
+/** The provider wire APIs, in the engine's order. */
+export const WIRES = Object.freeze(["openai-chat","openai-responses","anthropic","gemini","mistral"] as const)
+/** The provider wire APIs a StreamDecoder reads. */
+export type Wire = (typeof WIRES)[number]
+
 /** Each wire's request body (toolwire_core::provider::RequestShape): the keys of the history and of the tool choice, whether it asks for a stream, and whether for the stream's usage. */
 export const REQUEST_SHAPES = Object.freeze({
   'openai-chat': Object.freeze({ history: 'messages', toolChoice: 'tool_choice', stream: true, streamUsage: true } as const),

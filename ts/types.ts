@@ -3,7 +3,7 @@
 // audit records and request bodies still say `any` where the hand-written declarations did
 // (typed per wire in issue 21), each marked for the lint, which refuses any other.
 
-import type { DecodeErrorKind } from './protocol.generated.js'
+import type { DecodeErrorKind, REQUEST_SHAPES, Wire } from './protocol.generated.js'
 
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'blocked' | 'pending'
@@ -588,34 +588,25 @@ export type ModelAnswer =
 /** A provider's whole (non-streamed) response object, as its SDK returns it. */
 export type WholeModelResponse = object
 
-/** The parts of a request body every wire but Gemini has. */
-export interface StreamedRequest {
-  /** The definitions of the tools offered (left out when none is). */
-  // oxlint-disable-next-line typescript/no-explicit-any
-  tools?: any[]
-  /** RunOptions' `toolChoice`, when given. */
-  // oxlint-disable-next-line typescript/no-explicit-any
-  tool_choice?: any
-  stream: true
-}
+/** What each wire's request body holds, from its generated shape (REQUEST_SHAPES). */
+type ShapeOf<W extends Wire> = (typeof REQUEST_SHAPES)[W]
+/** The history, under the wire's key (`messages`, `input`, `contents`). */
+// oxlint-disable-next-line typescript/no-explicit-any
+type HistoryOf<W extends Wire> = { [K in ShapeOf<W>['history']]: any[] }
+/** The tools offered (left out when none is) and RunOptions' `toolChoice` under the wire's key. */
+// oxlint-disable-next-line typescript/no-explicit-any
+type ToolsOf<W extends Wire> = { tools?: any[] } & { [K in ShapeOf<W>['toolChoice']]?: any }
+/** `stream: true` for a wire streamed by a flag, and OpenAI Chat's request for the stream's usage. */
+type StreamOf<W extends Wire> = (ShapeOf<W>['stream'] extends true ? { stream: true } : unknown) &
+  (ShapeOf<W>['streamUsage'] extends true ? { stream_options: { include_usage: true } } : unknown)
 
 /**
  * The request body `run()` hands `model` for each wire, typed so it spreads into the provider
  * SDK's streaming call (`openai.chat.completions.create({ ...request, model, stream: true })`
- * picks the streaming overload). Messages are the history in the wire's own shape.
+ * picks the streaming overload). Messages are the history in the wire's own shape. Derived from
+ * the engine's request shapes, as `run()` builds the bodies.
  */
-export interface ModelRequests {
-  // oxlint-disable-next-line typescript/no-explicit-any
-  'openai-chat': StreamedRequest & { messages: any[]; stream_options: { include_usage: true } }
-  // oxlint-disable-next-line typescript/no-explicit-any
-  'openai-responses': StreamedRequest & { input: any[] }
-  // oxlint-disable-next-line typescript/no-explicit-any
-  anthropic: StreamedRequest & { messages: any[] }
-  // oxlint-disable-next-line typescript/no-explicit-any
-  mistral: StreamedRequest & { messages: any[] }
-  // oxlint-disable-next-line typescript/no-explicit-any
-  gemini: { contents: any[]; tools?: any[]; toolConfig?: any }
-}
+export type ModelRequests = { [W in Wire]: HistoryOf<W> & ToolsOf<W> & StreamOf<W> }
 
 /** The request body of a model call on wire `W` (for `Wire` itself, the union of every wire's). */
 export type ModelRequest<W extends Wire = Wire> = W extends Wire ? ModelRequests[W] : never
@@ -933,8 +924,8 @@ export type ErrorEnvelope =
   | { status: 'blocked'; tool: string; reason: string }
   | { status: 'pending'; tool: string; message: string }
 
-/** The provider wire APIs a StreamDecoder reads. */
-export type Wire = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'mistral'
+/** The provider wire APIs a StreamDecoder reads (generated from the engine's list). */
+export type { Wire }
 
 export interface DecoderOptions {
   /**

@@ -206,9 +206,22 @@ fn constant_ts(value: Constant) -> String {
     }
 }
 
-/// Each wire's request body shape (`crate::provider::RequestShape`), keyed by the wire's name.
+/// The wires (`crate::provider::Wire::ALL`) and each one's request body shape
+/// (`crate::provider::RequestShape`), keyed by the wire's name.
 fn request_shapes(ts: &mut String) {
     ts.push('\n');
+    ts.push_str(&jsdoc("", "The provider wire APIs, in the engine's order."));
+    let names: Vec<&str> = crate::provider::Wire::ALL
+        .iter()
+        .map(|wire| wire.as_str())
+        .collect();
+    let _ = writeln!(
+        ts,
+        "export const WIRES = Object.freeze({} as const)",
+        texts_literal(&names)
+    );
+    ts.push_str(&jsdoc("", "The provider wire APIs a StreamDecoder reads."));
+    ts.push_str("export type Wire = (typeof WIRES)[number]\n\n");
     ts.push_str(&jsdoc(
         "",
         "Each wire's request body (toolwire_core::provider::RequestShape): the keys of the history and of the tool choice, whether it asks for a stream, and whether for the stream's usage.",
