@@ -57,7 +57,8 @@ export interface Batch {
   args: unknown[]
   /** Per slot: the value the tool returned, until its result is built. */
   values: unknown[]
-  running: Map<number, Running>
+  /** Per slot: the call's tool while it runs. */
+  running: (Running | undefined)[]
   resolve: (results: ToolResult[]) => void
   reject: (error: unknown) => void
   onAbort: (() => void) | undefined
@@ -117,10 +118,10 @@ export function ownArgsOrNull(batch: Batch, slot: number): unknown {
 
 /** Aborts a running tool's signal; whatever it returns later is ignored. */
 export function abortRunning(batch: Batch, slot: number, reason: string): void {
-  const running = batch.running.get(slot)
+  const running = batch.running[slot]
   if (running === undefined) return
   running.settled = true
-  batch.running.delete(slot)
+  batch.running[slot] = undefined
   if (running.controller === undefined) return
   const why =
     reason === 'timeout'

@@ -325,11 +325,11 @@ export class Driver {
     }
     const controller = registered.takesSignal ? this.#signalFor(batch, timeoutMs) : undefined
     const running: Running = { controller, settled: false }
-    batch.running.set(slot, running)
+    batch.running[slot] = running
     const settle = (kind: CompletionKind, payload: string): void => {
       if (running.settled) return
       running.settled = true
-      batch.running.delete(slot)
+      batch.running[slot] = undefined
       this.#complete(batchId, slot, token, kind, payload)
     }
     const onUpdate =
@@ -578,7 +578,7 @@ export class Driver {
   /** An internal fault: every open dispatch rejects with it, and their tools are aborted. */
   #fail(error: unknown): void {
     for (const [id, batch] of this.#batches) {
-      for (const slot of [...batch.running.keys()]) abortRunning(batch, slot, 'cancelled')
+      for (let slot = 0; slot < batch.running.length; slot++) abortRunning(batch, slot, 'cancelled')
       this.#closeBatch(id, batch)
       batch.reject(error)
     }

@@ -5,7 +5,7 @@
 import nodePath from 'node:path'
 
 import { AuditLog, auditOption } from './audit.js'
-import type { Batch, RegisteredTool } from './batch.js'
+import type { Batch, RegisteredTool, Running } from './batch.js'
 import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
 import { freshId } from './ids.js'
@@ -395,7 +395,7 @@ export class ToolRuntime {
       results: new Array<ToolResult | undefined>(calls.length),
       args: new Array<unknown>(calls.length),
       values: new Array<unknown>(calls.length),
-      running: new Map(),
+      running: new Array<Running | undefined>(calls.length),
       resolve,
       reject,
       onAbort: undefined,
@@ -451,7 +451,7 @@ export class ToolRuntime {
         results: new Array<ToolResult | undefined>(1),
         args: [call.arguments],
         values: new Array<unknown>(1),
-        running: new Map(),
+        running: [undefined],
         resolve: (results) => resolve(results[0]!),
         reject,
         onAbort: undefined,
