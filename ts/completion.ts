@@ -91,3 +91,35 @@ export function unserializable(error: unknown, value: unknown): CompletionOf {
   const overflow = error instanceof RangeError && /call stack/i.test(String(error.message))
   return overflow ? [Completion.TOO_DEEP, 'null'] : [Completion.UNSERIALIZABLE, JSON.stringify(serializeFailure(error, value))]
 }
+
+/** A string with ES2024's `isWellFormed` (Node 20 has it; the compiled library is ES2022). */
+interface CheckedString {
+  isWellFormed(): boolean
+}
+
+/**
+ * The text of a value that is exactly `{ content: [{ type: 'text', text }] }`: plain objects and
+ * array, no other key, no `toJSON`, a string with no lone surrogate. That is the commonest value
+ * a tool returns, and it crosses as its text alone (`Completion.RETURNED_TEXT`), neither
+ * serialized here nor parsed by the engine. Anything else is `undefined` and takes the general
+ * path, which names what is wrong with it; so does a value whose Proxy trap or getter throws.
+ */
+export function soleText(value: unknown): string | undefined {
+  try {
+    if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return undefined
+    const record = value as { content?: unknown; toJSON?: unknown }
+    const keys = Object.keys(record)
+    if (keys.length !== 1 || keys[0] !== 'content' || record.toJSON !== undefined) return undefined
+    const content = record.content
+    if (!Array.isArray(content) || content.length !== 1 || Object.getPrototypeOf(content) !== Array.prototype) return undefined
+    if ((content as { toJSON?: unknown }).toJSON !== undefined) return undefined
+    const block = content[0] as { type?: unknown; text?: unknown; toJSON?: unknown } | null
+    if (block === null || typeof block !== 'object' || Object.getPrototypeOf(block) !== Object.prototype || block.toJSON !== undefined) return undefined
+    const blockKeys = Object.keys(block)
+    if (blockKeys.length !== 2 || !blockKeys.includes('type') || !blockKeys.includes('text') || block.type !== 'text') return undefined
+    const text = block.text
+    return typeof text === 'string' && (text as unknown as CheckedString).isWellFormed() ? text : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -27,6 +27,7 @@ import {
   isPlainValue,
   messageJson,
   notRetryable,
+  soleText,
   thrown,
   unserializable,
   type CompletionKind,
@@ -188,6 +189,17 @@ export class Driver {
   #perform(actions: EngineAction[]): Keys {
     const keys: Keys = { heads: [], payloads: [] }
     this.#signalGroups = null
+    try {
+      this.#performAll(actions, keys)
+    } finally {
+      // (the groups hold their batches: none is kept past the answer)
+      this.#signalGroups = null
+    }
+    return keys
+  }
+
+  /** {@link Driver.#perform}'s loop. */
+  #performAll(actions: EngineAction[], keys: Keys): void {
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!
       if (action[0] === Action.TIMER) {
@@ -290,7 +302,6 @@ export class Driver {
           break
       }
     }
-    return keys
   }
 
   /** The key `concurrencyKey(args)` computed, or why it failed. */
@@ -373,6 +384,8 @@ export class Driver {
         if (returnedError) return settle(notRetryable(value) ? Completion.THREW_NOT_RETRYABLE : Completion.THREW, messageJson(value))
         batch.values[slot] = value
         if (value === undefined) return settle(Completion.RETURNED_NOTHING, 'null')
+        const text = soleText(value)
+        if (text !== undefined) return settle(Completion.RETURNED_TEXT, text)
         let json: string | undefined
         try {
           // A plain value (most are) is serialized without the replacer's per-key calls.

@@ -74,6 +74,7 @@ export const Completion = Object.freeze({
   TOO_DEEP: 17,
   BEFORE_PARAMS_NOT_FINITE: 18,
   OVER_LIMIT: 19,
+  RETURNED_TEXT: 20,
 } as const)
 
 /** How a result as returned is rebuilt from the tool's value. (toolwire_core::output::OutputShape) */

@@ -45,7 +45,7 @@
 //! [`parse_completions`]): what one tool or hook returned can fail that call only.
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
@@ -143,6 +143,9 @@ crate::codes! {
         BeforeParamsNotFinite = 18,
         /// What the tool sent was refused over a limit on the way: the message.
         OverLimit = 19,
+        /// The tool returned `{ content: [{ type: 'text', text }] }` and nothing else, the
+        /// commonest value: the payload is `text` itself, well-formed and not JSON text.
+        ReturnedText = 20,
     }
 }
 
@@ -937,6 +940,11 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
     // A sanitized value comes as `[value, report]`: one level of the engine's own.
     let wrappers = usize::from(kind == C::ReturnedSanitized);
     let parsed = match kind {
+        // (the value is built, not parsed: its text crossed as it is)
+        C::ReturnedText => Ok(Parsed {
+            value: sole_text_block(payload),
+            repaired: false,
+        }),
         // What a tool returned, a hook gave for its result, or beforeToolCall for the arguments.
         C::BeforeAnswered
         | C::Returned
@@ -965,7 +973,7 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
         }),
         (C::Key, Err(error)) => CompletionKind::KeyFailed(unreadable(&error)),
         (C::KeyFailed, parsed) => CompletionKind::KeyFailed(message(parsed)),
-        (C::Returned, Ok(Parsed { value, repaired })) => {
+        (C::Returned | C::ReturnedText, Ok(Parsed { value, repaired })) => {
             let outcome = ToolOutcome::Returned(value);
             if repaired {
                 CompletionKind::ToolRepaired(outcome)
@@ -973,7 +981,7 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
                 CompletionKind::Tool(outcome)
             }
         }
-        (C::Returned | C::ReturnedSanitized, Err(error)) => {
+        (C::Returned | C::ReturnedText | C::ReturnedSanitized, Err(error)) => {
             CompletionKind::Tool(unreadable_value(error))
         }
         (C::ReturnedNothing, _) => CompletionKind::Tool(ToolOutcome::ReturnedNothing),
@@ -1022,6 +1030,16 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
             )))
         }
     })
+}
+
+/// `{ content: [{ type: "text", text }] }`, the value a [`CompletionCode::ReturnedText`] stands for.
+fn sole_text_block(text: &str) -> Value {
+    let block = Map::from_iter([
+        ("type".to_owned(), Value::String("text".to_owned())),
+        ("text".to_owned(), Value::String(text.to_owned())),
+    ]);
+    let content = Value::Array(vec![Value::Object(block)]);
+    Value::Object(Map::from_iter([("content".to_owned(), content)]))
 }
 
 /// Parses a value handed over as a result (`wrappers` levels inside the driver's own arrays)
@@ -1249,6 +1267,7 @@ mod tests {
             (12, r#""bad""#),
             (17, "null"),
             (19, r#""too large""#),
+            (20, "a \"raw\" text\u{0}"),
         ])
         .unwrap();
         assert_eq!(
@@ -1264,6 +1283,9 @@ mod tests {
                 CompletionKind::PersistFailed("bad".into()),
                 CompletionKind::Tool(ToolOutcome::TooDeep),
                 CompletionKind::Tool(ToolOutcome::OverLimit("too large".into())),
+                CompletionKind::Tool(ToolOutcome::Returned(
+                    json!({"content": [{"type": "text", "text": "a \"raw\" text\u{0}"}]})
+                )),
             ]
         );
         assert!(completions(&[(99, "null")]).is_err());
