@@ -186,6 +186,21 @@ describe('arguments', () => {
     expect(result.error?.code).toBe('INVALID_JSON')
     expect(textOf(result)).toContain('could not be serialized')
   })
+  it('a raw lone surrogate in arguments text reaches the tool as U+FFFD, as the engine read it', async () => {
+    const { runtime, seen } = echoRuntime()
+    const events: ToolExecutionEvent[] = []
+    const [raw, escaped] = await runtime.dispatch(
+      [
+        { id: 'a', name: 'echo', arguments: '{"text":"a\ud800"}' },
+        { id: 'b', name: 'echo', arguments: '{"text":"a\\ud800"}' },
+      ],
+      { onEvent: (event) => events.push(event) },
+    )
+    expect(seen).toEqual([{ text: 'a\ufffd' }, { text: 'a\ufffd' }])
+    expect([raw!.args, escaped!.args]).toEqual([{ text: 'a\ufffd' }, { text: 'a\ufffd' }])
+    const starts = events.filter((e) => e.type === 'tool_execution_start') as { args: unknown }[]
+    expect(starts.map((e) => e.args)).toEqual([{ text: 'a\ufffd' }, { text: 'a\ufffd' }])
+  })
 })
 
 describe('what a tool returns', () => {

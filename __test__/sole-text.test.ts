@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
-import { generator } from './helpers.js'
+import { generator, sleep } from './helpers.js'
 
 type Rng = ReturnType<typeof generator>
 
@@ -107,5 +107,51 @@ describe('a value of one text block', () => {
     expect(results[3]!.content[0]).toEqual({ type: 'text', text: 'a\ufffd' })
     expect(results[4]!.content[0]).toMatchObject({ text: 'from a getter' })
     expect(JSON.stringify(results[5]!.content)).toContain('from toJSON')
+  })
+
+  it('a result is what the engine checked, never the object the tool may change or reuse after returning it', async () => {
+    const runtime = new ToolRuntime()
+    // one object reused for every call, as a tool may cache its result object: each call's value
+    // is read when its promise settles, before the next call (20 ms later) changes it
+    const reused = { content: [{ type: 'text', text: '' }] }
+    const reusedWithDetails = { content: [{ type: 'text', text: '' }], details: { n: 0 } }
+    const wait = (id: string) => sleep(Number(id[1]) * 20)
+    runtime.register({ name: 'reuse', parameters: { type: 'object' }, execute: async (id: string) => (await wait(id), (reused.content[0]!.text = id), reused) })
+    runtime.register({
+      name: 'reuseDetails',
+      parameters: { type: 'object' },
+      execute: async (id: string) => (await wait(id), (reusedWithDetails.content[0]!.text = id), (reusedWithDetails.details.n = id.length), reusedWithDetails),
+    })
+    // a getter that answers clean text on its first reads, a secret after: the result is what
+    // the engine read and scrubbed, whichever read that was
+    let reads = 0
+    const shifting = {
+      get content() {
+        return [{ type: 'text', text: ++reads > 3 ? 'AKIAIOSFODNN7EXAMPLE' : 'clean' }]
+      },
+    }
+    runtime.register({ name: 'shifting', parameters: { type: 'object' }, execute: () => shifting })
+    const ends: ToolResult[] = []
+    const results = await runtime.dispatch(
+      [
+        { id: 'a0', name: 'reuse', arguments: '{}' },
+        { id: 'a1', name: 'reuse', arguments: '{}' },
+        { id: 'b2', name: 'reuseDetails', arguments: '{}' },
+        { id: 'b33', name: 'reuseDetails', arguments: '{}' },
+        { id: 'c', name: 'shifting', arguments: '{}' },
+      ],
+      { onEvent: (event) => event.type === 'tool_execution_end' && ends.push((event as { result: ToolResult }).result) },
+    )
+    expect(results.slice(0, 4).map((r) => r.content[0])).toEqual(['a0', 'a1', 'b2', 'b33'].map((text) => ({ type: 'text', text })))
+    expect(results.slice(2, 4).map((r) => r.details)).toEqual([{ n: 2 }, { n: 3 }])
+    // (events withhold details by default: the content is what both show)
+    for (const result of results) expect(result.content).toEqual(ends.find((e) => e.callId === result.callId)!.content)
+    expect(JSON.stringify(results[4]!.content)).not.toContain('AKIAIOSFODNN7EXAMPLE')
+    // changed after the dispatch: the results stay as they were checked
+    reused.content[0]!.text = 'AKIAIOSFODNN7EXAMPLE'
+    reusedWithDetails.content[0]!.text = 'AKIAIOSFODNN7EXAMPLE'
+    reusedWithDetails.details.n = 99
+    expect(JSON.stringify(results)).not.toContain('AKIAIOSFODNN7EXAMPLE')
+    expect(results[3]!.details).toEqual({ n: 3 })
   })
 })

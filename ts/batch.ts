@@ -2,7 +2,7 @@
 // what is done per call with it: events, audit records, the tool's arguments and its signal.
 
 import type { AuditLog, RunAudit } from './audit.js'
-import { messageOf } from './common.js'
+import { messageOf, wellFormed } from './common.js'
 import { freshId } from './ids.js'
 import type { ReadCall } from './encode-calls.js'
 import type { ToolTracing } from './otel.js'
@@ -102,7 +102,8 @@ export function ownArgs(batch: Batch, slot: number): unknown {
   let args = batch.args[slot]
   if (args === undefined) {
     const given = batch.calls[slot]!.arguments
-    args = batch.args[slot] = typeof given === 'string' ? JSON.parse(given) : given
+    // (a raw lone surrogate reached the engine as U+FFFD: the tool gets the same)
+    args = batch.args[slot] = typeof given === 'string' ? JSON.parse(wellFormed(given)) : given
   }
   return args
 }

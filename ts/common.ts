@@ -541,3 +541,22 @@ export function nonFiniteNumber(value: unknown, text: string): [pointer: string,
  * error carries.
  */
 export const OVER_LIMIT_MARK = Symbol('toolwire.overLimit')
+
+/** A string with ES2024's `isWellFormed` and `toWellFormed` (Node 20 has them; the compiled library is ES2022). */
+interface CheckedString {
+  isWellFormed(): boolean
+  toWellFormed(): string
+}
+
+/** Whether `text` holds no lone surrogate. */
+export function isWellFormed(text: string): boolean {
+  return (text as unknown as CheckedString).isWellFormed()
+}
+
+/**
+ * `text` with each lone surrogate replaced by U+FFFD, as the engine receives every text (N-API
+ * converts it so): what JavaScript parses of a text the engine also reads must be that text.
+ */
+export function wellFormed(text: string): string {
+  return isWellFormed(text) ? text : (text as unknown as CheckedString).toWellFormed()
+}

@@ -3,7 +3,7 @@
 // (getters or toJSON that throw, cycles, BigInt, a Proxy, a stack-overflowing depth), the
 // conversion names why it failed and never throws past the call.
 
-import { OVER_LIMIT_MARK, keepingAll, messageOf, serializeFailure, stringifyChecked } from './common.js'
+import { OVER_LIMIT_MARK, isWellFormed, keepingAll, messageOf, serializeFailure, stringifyChecked } from './common.js'
 import { Completion } from './protocol.generated.js'
 
 /** A completion's kind: one of the engine's `Completion` codes. */
@@ -63,14 +63,6 @@ export function thrown(error: unknown): CompletionOf {
   return [kind, messageJson(error)]
 }
 
-/** A string, or an array or plain object without `toJSON`: its JSON form has its shape. */
-export function isPlainValue(value: unknown): boolean {
-  if (typeof value === 'string') return true
-  if (typeof value !== 'object' || value === null) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return (proto === Object.prototype || proto === Array.prototype || proto === null) && (value as { toJSON?: unknown }).toJSON === undefined
-}
-
 /**
  * JSON text of a hook's answer; `undefined` becomes null. A value JSON would carry as less than
  * it is (a Map in new params or details, a function, ...) throws, named at its path, as in a
@@ -90,11 +82,6 @@ export function answerJson(value: unknown): string {
 export function unserializable(error: unknown, value: unknown): CompletionOf {
   const overflow = error instanceof RangeError && /call stack/i.test(String(error.message))
   return overflow ? [Completion.TOO_DEEP, 'null'] : [Completion.UNSERIALIZABLE, JSON.stringify(serializeFailure(error, value))]
-}
-
-/** A string with ES2024's `isWellFormed` (Node 20 has it; the compiled library is ES2022). */
-interface CheckedString {
-  isWellFormed(): boolean
 }
 
 /**
@@ -118,7 +105,7 @@ export function soleText(value: unknown): string | undefined {
     const blockKeys = Object.keys(block)
     if (blockKeys.length !== 2 || !blockKeys.includes('type') || !blockKeys.includes('text') || block.type !== 'text') return undefined
     const text = block.text
-    return typeof text === 'string' && (text as unknown as CheckedString).isWellFormed() ? text : undefined
+    return typeof text === 'string' && isWellFormed(text) ? text : undefined
   } catch {
     return undefined
   }

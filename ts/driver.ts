@@ -24,7 +24,6 @@ import {
   PARTIAL_REPLACER,
   answerJson,
   bytesAsText,
-  isPlainValue,
   messageJson,
   notRetryable,
   soleText,
@@ -385,18 +384,24 @@ export class Driver {
         batch.values[slot] = value
         if (value === undefined) return settle(Completion.RETURNED_NOTHING, 'null')
         const text = soleText(value)
-        if (text !== undefined) return settle(Completion.RETURNED_TEXT, text)
+        if (text !== undefined) {
+          // the result is built from the text the engine checked, never from the tool's object,
+          // which the tool may change (or reuse for its next call) after returning it
+          batch.values[slot] = { content: [{ type: 'text', text }] }
+          return settle(Completion.RETURNED_TEXT, text)
+        }
         let json: string | undefined
         try {
           // A plain value (most are) is serialized without the replacer's per-key calls.
           const asIs = carriedAsIs(value)
           json = asIs ? JSON.stringify(value) : stringifyKeeping(value, KEEPING_ALL)
           // A result may be rebuilt from the value held (see resultAsReturned): hold what the
-          // engine reads when the value is not its own JSON form (a Date, a typed array, an
-          // object with toJSON, NaN, -0, an object whose JSON holds a null, which may be an
-          // Infinity or NaN inside), so the result, its events, the audit log and encodeResults
-          // all carry the value as JSON carries it (null for those numbers).
-          if (json !== undefined && !asIs && (!isPlainValue(value) || (typeof value === 'object' && json.includes('null')))) batch.values[slot] = JSON.parse(json)
+          // engine read, its JSON text parsed again, for anything but a string. So the result,
+          // its events, the audit log and encodeResults carry the value as the engine checked
+          // it: as JSON carries it (a Date as text, null for NaN or Infinity), and never the
+          // tool's own object, which the tool may change after returning it (or reuse for its
+          // next call), nor a getter or Proxy read again to another value.
+          if (json !== undefined && typeof value !== 'string') batch.values[slot] = JSON.parse(json)
         } catch (error) {
           return settle(...unserializable(error, value))
         }
