@@ -55,7 +55,7 @@ export interface Batch {
   results: (ToolResult | undefined)[]
   /** Per slot: the arguments the tool received (the call's own, parsed once). */
   args: unknown[]
-  /** Per slot: the value the tool returned, until its result is built. */
+  /** Per slot: the tool's value as the engine was handed it (a copy for an object), until its result is built. */
   values: unknown[]
   /** Per slot: the call's tool while it runs. */
   running: (Running | undefined)[]

@@ -45,7 +45,7 @@
 //! [`parse_completions`]): what one tool or hook returned can fail that call only.
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::envelope::{ToolCall, ToolResult};
 use crate::error::{Error, Result};
@@ -70,7 +70,7 @@ crate::codes! {
         BeforeHook = 1,
         /// Compute `concurrencyKey(args)`: batch, slot, token, args.
         ConcurrencyKey = 2,
-        /// Run the tool: batch, slot, token, tool id, args?.
+        /// Run the tool: batch, slot, token, tool id, running timeout (ms), args?.
         RunTool = 3,
         /// Abort the tool's signal: batch, slot, reason (`"timeout"` or `"cancelled"`).
         Abort = 4,
@@ -1034,12 +1034,7 @@ fn completion_kind(code: u8, payload: &str) -> Result<CompletionKind> {
 
 /// `{ content: [{ type: "text", text }] }`, the value a [`CompletionCode::ReturnedText`] stands for.
 fn sole_text_block(text: &str) -> Value {
-    let block = Map::from_iter([
-        ("type".to_owned(), Value::String("text".to_owned())),
-        ("text".to_owned(), Value::String(text.to_owned())),
-    ]);
-    let content = Value::Array(vec![Value::Object(block)]);
-    Value::Object(Map::from_iter([("content".to_owned(), content)]))
+    serde_json::json!({ "content": [{ "type": "text", "text": text }] })
 }
 
 /// Parses a value handed over as a result (`wrappers` levels inside the driver's own arrays)
