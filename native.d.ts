@@ -172,11 +172,12 @@ export declare class NativeRuntime {
   open(batch: number, calls: string, arguments: string, argumentLengths: Uint32Array, options: string, monotonicMs: number, epochMs: number): string
   /**
    * Feeds back completions: `heads` holds `[batch, slot, token, kind, payload length]` per
-   * completion and `payloads` their payloads (JSON text) joined (see
-   * `toolwire_core::joined`), parsed one by one so that a payload that cannot be read fails
-   * its own call only. Returns the next actions.
+   * completion, `readings` `[started, settled]` (`performance.now()` when a tool started and
+   * settled, `NaN` for anything but a tool) and `payloads` their payloads (JSON text) joined
+   * (see `toolwire_core::joined`), parsed one by one so that a payload that cannot be read
+   * fails its own call only. Returns the next actions.
    */
-  complete(heads: Uint32Array, payloads: string, monotonicMs: number, epochMs: number): string
+  complete(heads: Uint32Array, readings: Float64Array, payloads: string, monotonicMs: number, epochMs: number): string
   /** The timer fired; returns the next actions. */
   tick(monotonicMs: number, epochMs: number): string
   /**

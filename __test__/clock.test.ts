@@ -234,3 +234,124 @@ describe('vi.setSystemTime', () => {
     expect(result.durationMs).toBe(1_000)
   })
 })
+
+/** A tool that ends at once, needing no timer. */
+const instant = {
+  name: 'instant',
+  parameters: { type: 'object', properties: {} },
+  execute: async () => ({ content: [{ type: 'text' as const, text: 'done' }] }),
+}
+
+/** `dispatched`, or 'hung' when it has not ended after `ms` of real time. */
+const within = <T>(dispatched: Promise<T>, ms: number) => Promise.race([dispatched, new Promise<'hung'>((resolve) => realSetTimeout(() => resolve('hung'), ms))])
+
+describe('switching clocks', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.unstubAllGlobals()
+    vi.restoreAllMocks()
+  })
+
+  it('a deadline fires on real time after fake timers were used and uninstalled', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(instant)
+    runtime.register(sleeper('slow', 60_000, 30))
+    vi.useFakeTimers()
+    // the dispatch leaves the runtime's one timer set, a fake one, due early on the fake clock
+    expect((await runtime.dispatch([{ id: 'a', name: 'instant', arguments: '{}' }], { timeoutMs: 10 }))[0].status).toBe('ok')
+    vi.useRealTimers()
+    const results = await within(runtime.dispatch([{ id: 'b', name: 'slow', arguments: '{}' }]), 5_000)
+    expect(results === 'hung' ? 'hung' : results[0].status).toBe('timeout')
+  })
+
+  it('a deadline fires on fake time after real timers were used', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(instant)
+    runtime.register(sleeper('slow', 60_000, 1_000))
+    expect((await runtime.dispatch([{ id: 'a', name: 'instant', arguments: '{}' }]))[0].status).toBe('ok')
+    vi.useFakeTimers()
+    const [result] = await resultsAfter(runtime.dispatch([{ id: 'b', name: 'slow', arguments: '{}' }]), 1_000)
+    expect(result.status).toBe('timeout')
+  })
+
+  it('a faked queueMicrotask (sinon installs one) does not hold completions back', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(instant)
+    vi.stubGlobal('queueMicrotask', () => {})
+    const results = await within(runtime.dispatch([{ id: 'a', name: 'instant', arguments: '{}' }]), 5_000)
+    expect(results === 'hung' ? 'hung' : results[0].status).toBe('ok')
+  })
+
+  it('a performance.now() that reads as no time is refused by name; the runtime serves once it is mended', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(instant)
+    for (const reading of [Number.NaN, Number.POSITIVE_INFINITY, undefined, '12']) {
+      const now = vi.spyOn(performance, 'now').mockReturnValue(reading as number)
+      const failed = await runtime.dispatch([{ id: 'a', name: 'instant', arguments: '{}' }]).then(
+        () => undefined,
+        (error: { code?: string; message?: string }) => error,
+      )
+      now.mockRestore()
+      expect(failed?.code, String(reading)).toBe('PRECONDITION_FAILED')
+      expect(failed?.message).toMatch(/^performance\.now\(\) returned /)
+    }
+    expect((await runtime.dispatch([{ id: 'b', name: 'instant', arguments: '{}' }]))[0].status).toBe('ok')
+  })
+
+  it('a Date.now() that is no number only makes timestamps read 0', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register(instant)
+    vi.spyOn(Date, 'now').mockReturnValue(undefined as unknown as number)
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'instant', arguments: '{}' }])
+    expect([result.status, result.startedAt, result.endedAt]).toEqual(['ok', 0, 0])
+  })
+})
+
+describe("a result's times are its tool's own", () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  /** A runtime with `quick` (returns at once) and `busy` (holds JavaScript for 60 ms of fake time, `awaits` first or not). */
+  function runtimeWithBusy() {
+    const runtime = new ToolRuntime()
+    const block = () => {
+      // synchronous work: the fake clock moves, nothing else runs meanwhile
+      vi.advanceTimersByTime(60)
+      return 'busy done'
+    }
+    runtime.register({ name: 'quick', parameters: { type: 'object' }, execute: () => 'quick done' })
+    runtime.register({ name: 'busy', parameters: { type: 'object' }, execute: () => block() })
+    runtime.register({
+      name: 'busyLater',
+      parameters: { type: 'object' },
+      execute: async () => {
+        await null
+        return block()
+      },
+    })
+    return runtime
+  }
+
+  it('not the moment JavaScript was free again after another tool worked synchronously', async () => {
+    const start = Date.now()
+    for (const [order, quickStart] of [
+      [['quick', 'busy'], 0],
+      [['busy', 'quick'], 60],
+      [['quick', 'busyLater'], 0],
+    ] as const) {
+      const runtime = runtimeWithBusy()
+      const began = Date.now()
+      const results = await runtime.dispatch(order.map((name, i) => ({ id: `c${i}`, name, arguments: '{}' })))
+      const quick = results.find((r) => r.tool === 'quick')!
+      const busy = results.find((r) => r.tool !== 'quick')!
+      expect([quick.status, busy.status]).toEqual(['ok', 'ok'])
+      expect([quick.startedAt - began, quick.durationMs, quick.endedAt - began], order.join(',')).toEqual([quickStart, 0, quickStart])
+      expect(busy.durationMs, order.join(',')).toBe(60)
+    }
+    expect(Date.now() - start).toBe(180)
+  })
+})

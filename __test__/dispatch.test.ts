@@ -910,3 +910,56 @@ describe('the tools option', () => {
     expect((await runtime.dispatch(call, { tools: ['read'] }))[0].ok).toBe(true)
   })
 })
+
+describe('the arguments a tool gets are its own', () => {
+  /** A credential shape the built-in secret kinds catch. */
+  const KEY = 'sk-proj-' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6'
+
+  /** A runtime whose tool changes its arguments, and what it was handed. */
+  function mutatingRuntime() {
+    const runtime = new ToolRuntime()
+    const handed: unknown[] = []
+    runtime.register({
+      name: 'login',
+      parameters: { type: 'object', properties: { user: { type: 'string' } } },
+      execute: async (_id: string, params: Record<string, unknown>) => {
+        handed.push(JSON.stringify(params))
+        params.apiKey = KEY
+        params.self = params
+        return 'logged in'
+      },
+    })
+    return { runtime, handed }
+  }
+
+  it("a tool changing its arguments (a credential, a cycle) changes neither its result's nor its events'", async () => {
+    const { runtime, handed } = mutatingRuntime()
+    const events: ToolExecutionEvent[] = []
+    for (const args of ['{"user":"ann"}', { user: 'ann' }]) {
+      const [result] = await runtime.dispatch([{ id: 'a', name: 'login', arguments: args }], { onEvent: (event) => events.push(event) })
+      expect(result.status).toBe('ok')
+      expect(result.args).toEqual({ user: 'ann' })
+      expect(JSON.stringify(result)).not.toContain(KEY)
+    }
+    expect(handed).toEqual(['{"user":"ann"}', '{"user":"ann"}'])
+    const shown = events.flatMap((e) => (e.type === 'tool_execution_start' ? [e.args] : e.type === 'tool_execution_end' ? [e.result.args] : []))
+    expect(shown).toEqual(Array(4).fill({ user: 'ann' }))
+  })
+
+  it('a listener changing the arguments an event shows never changes what the tool gets', async () => {
+    const { runtime, handed } = mutatingRuntime()
+    const [result] = await runtime.dispatch([{ id: 'a', name: 'login', arguments: '{"user":"ann"}' }], {
+      onEvent: (event) => {
+        if (event.type === 'tool_execution_start') (event.args as { user: string }).user = '/etc/passwd'
+      },
+    })
+    expect(handed).toEqual(['{"user":"ann"}'])
+    expect(result.status).toBe('ok')
+  })
+
+  it('a plan step whose tool makes its arguments circular costs nothing else', async () => {
+    const { runtime } = mutatingRuntime()
+    const outcome = await runtime.executePlan({ steps: [{ id: 's', tool: 'login', args: { user: 'ann' } }] })
+    expect(outcome.status).toBe('ok')
+  })
+})

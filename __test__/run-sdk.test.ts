@@ -172,6 +172,12 @@ describe('the README shows the examples the strict type test compiles', () => {
     expect(readme).toContain(lines.join('\n'))
   })
 
+  it('the Use example, whole (__test__/consumer/use.mts)', () => {
+    const source = readFileSync(new URL('./consumer/use.mts', import.meta.url), 'utf8')
+    const block = /\/\/ --- README: Use ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
+    expect(readme).toContain(`## Use\n\n\`\`\`ts\n${block}\n\`\`\`\n`)
+  })
+
   it("the OpenAI SDK's model function (__test__/consumer/sdk-run.ts)", () => {
     const source = readFileSync(new URL('./consumer/sdk-run.ts', import.meta.url), 'utf8')
     const line = /\n\s*(model: \(request, \{ signal \}\) => openai\.chat\.completions\.create\(\{ \.\.\.request, model: 'gpt-4o-mini', stream: true \}, \{ signal \}\),)\n/.exec(source)![1]!

@@ -1,6 +1,6 @@
 //! `NativeRuntime`: the engine's runtime, driven by `ToolRuntime` in `index.js`.
 
-use napi::bindgen_prelude::{Uint32Array, Uint8Array};
+use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
 use toolwire_core::definitions::parse_definition_options;
 use toolwire_core::dispatch::protocol::{
@@ -152,19 +152,21 @@ impl NativeRuntime {
     }
 
     /// Feeds back completions: `heads` holds `[batch, slot, token, kind, payload length]` per
-    /// completion and `payloads` their payloads (JSON text) joined (see
-    /// `toolwire_core::joined`), parsed one by one so that a payload that cannot be read fails
-    /// its own call only. Returns the next actions.
+    /// completion, `readings` `[started, settled]` (`performance.now()` when a tool started and
+    /// settled, `NaN` for anything but a tool) and `payloads` their payloads (JSON text) joined
+    /// (see `toolwire_core::joined`), parsed one by one so that a payload that cannot be read
+    /// fails its own call only. Returns the next actions.
     #[napi]
     pub fn complete(
         &mut self,
         heads: Uint32Array,
+        readings: Float64Array,
         payloads: String,
         monotonic_ms: f64,
         epoch_ms: f64,
     ) -> crate::error::Result<String> {
         self.act(Now::from_millis(monotonic_ms, epoch_ms), |inner, now| {
-            Ok(inner.complete(parse_completions(&heads, &payloads)?, now))
+            Ok(inner.complete(parse_completions(&heads, &readings, &payloads)?, now))
         })
     }
 

@@ -11,6 +11,7 @@ import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } from './common.js'
+import { wallNow } from './clock.js'
 import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
 
 import { LogFile } from './protocol.generated.js'
@@ -155,7 +156,7 @@ export class AuditLog {
     const dir = canonicalRunDir(this.#options.dir, auditRunDir(this.#options.dir, runId))
     let entry = OPEN.get(dir)
     if (entry === undefined) {
-      const run = { runId, startedAt: Date.now(), ...this.#snapshot, ...info }
+      const run = { runId, startedAt: wallNow(), ...this.#snapshot, ...info }
       let handle: NativeAudit
       try {
         handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize, runId))
@@ -188,7 +189,7 @@ export class AuditLog {
     OPEN.delete(entry.dir)
     if (entry.timer !== null) clearTimeout(entry.timer)
     try {
-      native(() => handle.finish(jsonText('audit: run update', { endedAt: Date.now(), ...update })))
+      native(() => handle.finish(jsonText('audit: run update', { endedAt: wallNow(), ...update })))
     } catch (error) {
       warn(entry, error)
     }
@@ -281,9 +282,9 @@ class RunAudit {
         // A value the tool or hook handed over (a BigInt, a cycle, a throwing toJSON): the
         // record keeps its plain fields and says why the rest is missing.
         const reason = `the record cannot be serialized to JSON: ${serializeFailure(error, record)}`.slice(0, MAX_REASON)
-        native(() => handle.recordIncomplete(kind, headOf(record), reason, this.interval, Date.now()))
+        native(() => handle.recordIncomplete(kind, headOf(record), reason, this.interval, wallNow()))
       }
-      if (text !== undefined) native(() => handle.record(kind, text, this.interval, Date.now()))
+      if (text !== undefined) native(() => handle.record(kind, text, this.interval, wallNow()))
     } catch (error) {
       warn(entry, error)
       return

@@ -53,8 +53,14 @@ export interface Batch {
   userId: string | undefined
   threadAncestors: string[] | undefined
   results: (ToolResult | undefined)[]
-  /** Per slot: the arguments the tool received (the call's own, parsed once). */
+  /** Per slot: the arguments the tool received (the call's own, parsed for it). */
   args: unknown[]
+  /** Per slot: the JSON text of the call's own arguments (the model's, or an object's as the
+   * engine read it); undefined for arguments that are not JSON (refused unrun). */
+  argumentTexts: (string | undefined)[]
+  /** Per slot: the arguments as events and the result show them, parsed from that text apart
+   * from the tool's (see {@link recordArgs}). */
+  recorded: unknown[]
   /** Per slot: the tool's value as the engine was handed it (a copy for an object), until its result is built. */
   values: unknown[]
   /** Per slot: the call's tool while it runs. */
@@ -108,13 +114,24 @@ export function ownArgs(batch: Batch, slot: number): unknown {
   return args
 }
 
-/** {@link ownArgs}, or `null` for arguments that are not JSON. */
-export function ownArgsOrNull(batch: Batch, slot: number): unknown {
-  try {
-    return ownArgs(batch, slot)
-  } catch {
-    return null
+/**
+ * The call's own arguments as its events and its result show them (`null` for arguments that are
+ * not JSON): parsed from their JSON text apart from the object the tool gets, so that neither the
+ * tool (changing its arguments, writing a credential into them) nor an event listener (masking a
+ * field for its log) changes what the other sees, and a result never holds the tool's object.
+ */
+export function recordArgs(batch: Batch, slot: number): unknown {
+  let args = batch.recorded[slot]
+  if (args === undefined) {
+    const text = batch.argumentTexts[slot]
+    try {
+      args = text === undefined ? null : JSON.parse(wellFormed(text))
+    } catch {
+      args = null
+    }
+    batch.recorded[slot] = args
   }
+  return args
 }
 
 /** Aborts a running tool's signal; whatever it returns later is ignored. */

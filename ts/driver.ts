@@ -4,6 +4,7 @@
 // JSON text for many calls at once: completions are collected per microtask and sent as one
 // batch, with the clock JavaScript sees (`performance.now()`, `Date.now()`).
 
+import { types } from 'node:util'
 import type * as Native from '../native.js'
 import {
   abortRunning,
@@ -12,7 +13,7 @@ import {
   emit,
   executeTool,
   ownArgs,
-  ownArgsOrNull,
+  recordArgs,
   shownIds,
   type Batch,
   type RegisteredTool,
@@ -33,6 +34,7 @@ import {
   type CompletionOf,
 } from './completion.js'
 import type { EncodedCalls, ReadCall } from './encode-calls.js'
+import { monotonicNow, wallNow } from './clock.js'
 import { Numbers } from './numbers.js'
 import { endOpenToolSpans, endToolSpan, startToolSpan, withToolSpan } from './otel.js'
 import {
@@ -54,6 +56,13 @@ import type { ApprovalRequest, ToolResult } from './types.js'
 
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2147483647
+
+/** What schedules the flush of completions: a settled promise's reaction is a microtask no fake
+ * timer library replaces (sinon's default install fakes `queueMicrotask`). */
+const SETTLED = Promise.resolve()
+
+/** Whether a value is a native promise (read without running any code of the value's). */
+const isPromise = types.isPromise
 
 /** The `onUpdate` of a dispatch without an event listener. */
 const ignoreUpdate = (): void => {}
@@ -77,6 +86,8 @@ export interface DriverHost {
 interface TimerTarget {
   armed: Driver | null
   idle: WeakRef<Driver>
+  /** Which timer is the driver's: one that fires after another was set in its place is not */
+  generation: number
 }
 
 /** A Node timer: it can stop and start keeping the process alive. */
@@ -102,17 +113,23 @@ export class Driver {
   /** heads of the completions waiting for the next flush, COMPLETION_HEAD_LEN numbers each:
    * batch, slot, token, kind, payload length (UTF-16 units) */
   #queue = new Numbers()
+  /** their clock readings, COMPLETION_READINGS_LEN each: when a tool started and settled */
+  #readings = new Numbers((length) => new Float64Array(length))
   /** the numbers of any other crossing (argument lengths, concurrency-key heads) */
   #scratch = new Numbers()
+  /** the readings of the concurrency-key completions (none: NaN) */
+  #scratchReadings = new Numbers((length) => new Float64Array(length))
   /** their payloads (JSON text), in the same order */
   #payloads: string[] = []
   #flushScheduled = false
   /** The one timer (see {@link Driver.#arm}), or null */
   #timer: ReturnType<typeof setTimeout> | null = null
+  /** The `setTimeout` that set it: a timer of fake timers since uninstalled never fires */
+  #timerSetBy: typeof setTimeout | null = null
   /** When it fires, on `performance.now()`'s clock */
   #timerDue = 0
   /** What the timer holds (see {@link Driver.#arm}) */
-  #timerTarget: TimerTarget = { armed: null, idle: new WeakRef(this) }
+  #timerTarget: TimerTarget = { armed: null, idle: new WeakRef(this), generation: 0 }
   /** The signals of the calls started by the answer being performed (see {@link Driver.#signalFor}) */
   #signalGroups: Map<Batch, Map<number, AbortController>> | null = null
 
@@ -138,14 +155,14 @@ export class Driver {
     batch.audit?.watch(() => auditFailedLater(batch))
     const signal = batch.signal
     if (signal !== undefined && !signal.aborted) {
-      batch.onAbort = () => this.#drive(() => this.#native.cancel(id, performance.now(), Date.now()))
+      batch.onAbort = () => this.#drive(() => this.#native.cancel(id, monotonicNow(), wallNow()))
       signal.addEventListener('abort', batch.onAbort, { once: true })
     }
     let actions: string
     try {
       const lengths = this.#scratch
       for (const length of encoded.lengths) lengths.push(length)
-      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, lengths.take(), engineOptions, performance.now(), Date.now()))
+      actions = native(() => this.#native.open(id, encoded.meta, encoded.texts, lengths.take(), engineOptions, monotonicNow(), wallNow()))
     } catch (error) {
       this.#closeBatch(id, batch)
       throw error
@@ -179,8 +196,13 @@ export class Driver {
     }
     if (keys.payloads.length > 0) {
       const heads = this.#scratch
+      const readings = this.#scratchReadings
       for (const head of keys.heads) heads.push(head)
-      this.#drive(() => this.#native.complete(heads.take(), keys.payloads.join(JOINED_SEPARATOR), performance.now(), Date.now()))
+      for (let i = 0; i < keys.payloads.length; i++) {
+        readings.push(Number.NaN)
+        readings.push(Number.NaN)
+      }
+      this.#drive(() => this.#native.complete(heads.take(), readings.take(), keys.payloads.join(JOINED_SEPARATOR), monotonicNow(), wallNow()))
     }
   }
 
@@ -216,7 +238,7 @@ export class Driver {
       const call = batch.calls[slot]!
       switch (action[0]) {
         case Action.START_EVENT: {
-          const args = action.length > 3 ? action[3] : ownArgsOrNull(batch, slot)
+          const args = action.length > 3 ? action[3] : recordArgs(batch, slot)
           if (action[4] !== undefined && action[4] !== null) (batch.shownIds ??= [])[slot] = { toolCallId: action[4], toolName: action[5] as string }
           const shown = shownIds(batch, slot, call)
           // action[6]: the engine marks a call repeating an earlier call's id (refused unrun):
@@ -325,6 +347,8 @@ export class Driver {
     let args: unknown
     if (action.length > 6) {
       args = batch.args[slot] = action[6]
+      // (what the result and events show: a copy of their own)
+      batch.recorded[slot] = JSON.parse(JSON.stringify(args))
     } else {
       try {
         args = ownArgs(batch, slot)
@@ -336,11 +360,14 @@ export class Driver {
     const controller = registered.takesSignal ? this.#signalFor(batch, timeoutMs) : undefined
     const running: Running = { controller, settled: false }
     batch.running[slot] = running
+    // When the tool started, and when its value (or throw) was seen: the result's times
+    let startedAt = Number.NaN
+    let settledAt = Number.NaN
     const settle = (kind: CompletionKind, payload: string): void => {
       if (running.settled) return
       running.settled = true
       batch.running[slot] = undefined
-      this.#complete(batchId, slot, token, kind, payload)
+      this.#complete(batchId, slot, token, kind, payload, startedAt, settledAt)
     }
     const onUpdate =
       batch.hooks.onEvent === undefined
@@ -352,18 +379,28 @@ export class Driver {
             }
           }
     let returned: Promise<unknown>
+    // A value that is no promise (or a throw) is known when execute returns: its reaction runs
+    // only once JavaScript is free, after the tools started next have done their synchronous part.
+    let given: unknown
+    let givenAt = Number.NaN
+    let threwAt = Number.NaN
     try {
       const signal = controller === undefined ? undefined : controller.signal
-      returned = Promise.resolve(
+      startedAt = performance.now()
+      given =
         batch.otel === undefined
           ? executeTool(registered, call, args, signal, onUpdate, batch)
-          : withToolSpan(batch.otel, slot, executeTool, registered, call, args, signal, onUpdate, batch),
-      )
+          : withToolSpan(batch.otel, slot, executeTool, registered, call, args, signal, onUpdate, batch)
+      if (!isPromise(given)) givenAt = performance.now()
+      returned = Promise.resolve(given)
     } catch (error) {
+      threwAt = performance.now()
       returned = Promise.reject(error)
     }
     returned.then(
       (value) => {
+        // (a thenable given resolves later, to another value)
+        settledAt = value === given && !Number.isNaN(givenAt) ? givenAt : performance.now()
         // Whatever the value holds (getters or toJSON that throw, cycles, BigInt, a Proxy), the
         // call gets exactly one completion.
         let lane: number
@@ -408,7 +445,10 @@ export class Driver {
         if (json === undefined) return settle(Completion.UNSERIALIZABLE, JSON.stringify(`a ${typeof value} has no JSON form`))
         settle(Completion.RETURNED, json)
       },
-      (error: unknown) => settle(...thrown(error)),
+      (error: unknown) => {
+        settledAt = Number.isNaN(threwAt) ? performance.now() : threwAt
+        settle(...thrown(error))
+      },
     )
   }
 
@@ -511,17 +551,20 @@ export class Driver {
    * heads as numbers, their payloads (JSON text) joined, each read on its own by its length so
    * that one the engine cannot read fails its call only.
    */
-  #complete(batchId: number, slot: number, token: number, kind: CompletionKind, payload: string): void {
+  #complete(batchId: number, slot: number, token: number, kind: CompletionKind, payload: string, startedAt = Number.NaN, settledAt = Number.NaN): void {
     const queue = this.#queue
     queue.push(batchId)
     queue.push(slot)
     queue.push(token)
     queue.push(kind)
     queue.push(payload.length)
+    // a tool's: when it started and settled (its result's times, whenever the crossing comes)
+    this.#readings.push(startedAt)
+    this.#readings.push(Number.isNaN(startedAt) ? Number.NaN : Number.isNaN(settledAt) ? performance.now() : settledAt)
     this.#payloads.push(payload)
     if (!this.#flushScheduled) {
       this.#flushScheduled = true
-      queueMicrotask(this.#flush)
+      void SETTLED.then(this.#flush)
     }
   }
 
@@ -529,7 +572,7 @@ export class Driver {
     this.#flushScheduled = false
     const payloads = this.#payloads
     this.#payloads = []
-    this.#drive(() => this.#native.complete(this.#queue.take(), payloads.join(JOINED_SEPARATOR), performance.now(), Date.now()))
+    this.#drive(() => this.#native.complete(this.#queue.take(), this.#readings.take(), payloads.join(JOINED_SEPARATOR), monotonicNow(), wallNow()))
   }
 
   /**
@@ -557,28 +600,35 @@ export class Driver {
     const wait = Math.min(delayMs, MAX_TIMER_MS)
     const due = performance.now() + wait
     if (timer !== null) {
-      if (this.#timerDue <= due) {
+      // A timer kept from fake timers since uninstalled (or installed since) is of another clock:
+      // it may never fire. It is left to its clock, and replaced.
+      if (this.#timerSetBy !== setTimeout) {
+        this.#timer = null
+      } else if (this.#timerDue <= due) {
         // (a DOM timer, a number, is never left set unref'd: it needs no ref())
         ;(timer as Partial<Refable>).ref?.()
         return
+      } else {
+        clearTimeout(timer)
       }
-      clearTimeout(timer)
     }
     this.#timerDue = due
-    this.#timer = setTimeout(Driver.#fire, wait, this.#timerTarget)
+    this.#timerSetBy = setTimeout
+    this.#timer = setTimeout(Driver.#fire, wait, this.#timerTarget, ++this.#timerTarget.generation)
   }
 
-  /** The timer fired: the engine expires what is due (if the driver is still in use). */
-  static #fire(target: TimerTarget): void {
+  /** Timer `generation` fired: the engine expires what is due (if the driver is still in use). */
+  static #fire(target: TimerTarget, generation: number): void {
     const driver = target.armed ?? target.idle.deref()
     if (driver === undefined) return
-    driver.#timer = null
-    driver.#drive(() => driver.#native.tick(performance.now(), Date.now()))
+    // (a replaced timer firing late only ticks: the driver's own timer stays set)
+    if (generation === target.generation) driver.#timer = null
+    driver.#drive(() => driver.#native.tick(monotonicNow(), wallNow()))
   }
 
   /** Stops the timer for good (after an internal fault: nothing is pending). */
   #disarm(): void {
-    if (this.#timer !== null) clearTimeout(this.#timer)
+    if (this.#timer !== null && this.#timerSetBy === setTimeout) clearTimeout(this.#timer)
     this.#timer = null
     this.#timerTarget.armed = null
   }

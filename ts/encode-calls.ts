@@ -20,6 +20,8 @@ export interface EncodedCalls {
   texts: string
   /** Each one's length in UTF-16 units (`string.length`). */
   lengths: number[]
+  /** Each call's arguments as JSON text (TEXT and OBJECT kinds; undefined for the others). */
+  argumentTexts: (string | undefined)[]
 }
 
 /**
@@ -38,6 +40,7 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
   const rows = new Array<string>(read.length)
   const texts = new Array<string>(read.length)
   const lengths = new Array<number>(read.length)
+  const argumentTexts = new Array<string | undefined>(read.length)
   for (let i = 0; i < read.length; i++) {
     const call = read[i] as ReadCall
     const { id, name, arguments: args } = read[i]!
@@ -74,9 +77,10 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
     rows[i] = `[${JSON.stringify(id)},${JSON.stringify(name)},${kind}${stamp === undefined ? '' : `,${stamp}`}]`
     texts[i] = text as string
     lengths[i] = (text as string).length
+    if (kind === ArgumentKind.TEXT || kind === ArgumentKind.OBJECT) argumentTexts[i] = text
   }
   // (each call's id and name checked above: strings)
-  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts: texts.join(JOINED_SEPARATOR), lengths }
+  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts: texts.join(JOINED_SEPARATOR), lengths, argumentTexts }
 }
 
 /** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */

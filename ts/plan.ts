@@ -4,6 +4,7 @@
 
 import { NativePlan } from '../native.js'
 import { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } from './common.js'
+import { wallNow } from './clock.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
 import type { AuditLog } from './audit.js'
 import type {
@@ -141,7 +142,7 @@ interface Driving {
 
 /** A fresh run id: `plan_<time36>_<random>`. */
 function newRunId(): string {
-  return `plan_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+  return `plan_${wallNow().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
 }
 
 /** The level of a step event. */
@@ -212,7 +213,7 @@ export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: Acti
 
   const recorder = hooks.audit?.open(runId, { kind: 'plan', plan })
   const emit: Emit = (type, level, message, fields) => {
-    const event: PlanEvent = { type, runId, timestamp: Date.now(), level, message, ...fields }
+    const event: PlanEvent = { type, runId, timestamp: wallNow(), level, message, ...fields }
     if (recorder !== undefined) recorder.event(event)
     if (opts.onEvent === undefined) return
     try {

@@ -149,6 +149,9 @@ export const MAX_BATCH_ID = 4294967295
 /** The numbers of one completion's head: batch, slot, token, kind, and its payload's length. */
 export const COMPLETION_HEAD_LEN = 5
 
+/** The clock readings of one completion: performance.now() when its tool started and when it settled (NaN for anything but a tool). */
+export const COMPLETION_READINGS_LEN = 2
+
 /** What joins texts crossing as one string, each with its length beside it (toolwire_core::joined). */
 export const JOINED_SEPARATOR = "\u0000"
 
@@ -192,6 +195,11 @@ export const REQUEST_SHAPES = Object.freeze({
   gemini: Object.freeze({ history: 'contents', toolChoice: 'toolConfig', stream: false, streamUsage: false } as const),
   mistral: Object.freeze({ history: 'messages', toolChoice: 'tool_choice', stream: true, streamUsage: false } as const),
 } as const)
+/** The schema dialects normalizeSchema speaks, in the engine's order. `p0` changes nothing and reports what is not portable. */
+export const SCHEMA_TARGETS = Object.freeze(["openai","openai-strict","anthropic","gemini","xai","mistral","llamacpp","p0"] as const)
+/** A schema dialect normalizeSchema speaks. */
+export type SchemaTarget = (typeof SCHEMA_TARGETS)[number]
+
 
 /** Emit `tool_execution_start`. `args` is left out when they are the call's own; `id` and `name` are the ones events show when the engine scrubbed them (else null when `repeats` follows); `repeats`: the slot of the earlier call of the batch with this id. */
 export type StartEventAction = [code: typeof Action.START_EVENT, batch: number, slot: number, args?: unknown, id?: string | null, name?: string | null, repeats?: number]

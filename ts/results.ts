@@ -1,7 +1,8 @@
 // Results the driver builds or changes itself: a successful result rebuilt from the value the
 // tool returned (the engine sends only what it decided), the view events show, a cut further.
 
-import type { Batch } from './batch.js'
+import { recordArgs, type Batch } from './batch.js'
+import { wallNow } from './clock.js'
 import type { ReadCall } from './encode-calls.js'
 import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
 import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
@@ -33,7 +34,7 @@ export function callRecord(batch: Batch, call: ReadCall, args: unknown, shownId:
   record.callId = shownId
   record.attempt = call.attempt ?? 1
   record.args = args
-  record.createdAt = Date.now()
+  record.createdAt = wallNow()
   return record
 }
 
@@ -60,7 +61,7 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
       content = [{ type: 'text', text: NO_OUTPUT }]
   }
   const result = markedRecord(batch, call) as ToolResult
-  result.args = batch.args[slot]
+  result.args = recordArgs(batch, slot)
   result.attempt = call.attempt ?? 1
   result.status = 'ok'
   result.ok = true

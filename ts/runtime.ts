@@ -10,6 +10,7 @@ import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
 import { freshId } from './ids.js'
 import { AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, DISPATCH_OPTIONS, RUNTIME_OPTIONS, ToolwireError, checkOptionKeys, describe, jsonText, messageOf, native, registerAll } from './common.js'
+import { monotonicNow, wallNow } from './clock.js'
 import { StreamDecoder } from './decoder.js'
 import { Driver } from './driver.js'
 import { encodeCalls, type ReadCall } from './encode-calls.js'
@@ -394,6 +395,8 @@ export class ToolRuntime {
       threadAncestors: options.threadAncestors,
       results: new Array<ToolResult | undefined>(calls.length),
       args: new Array<unknown>(calls.length),
+      argumentTexts: encoded.argumentTexts,
+      recorded: new Array<unknown>(calls.length),
       values: new Array<unknown>(calls.length),
       running: new Array<Running | undefined>(calls.length),
       resolve,
@@ -428,7 +431,7 @@ export class ToolRuntime {
       const thread = this.#approvalThreads.get(approvalId)
       let resumed: string
       try {
-        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events, performance.now(), Date.now()))
+        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events, monotonicNow(), wallNow()))
       } catch (error) {
         // Unknown to the engine: it waits no more. (A bad decision leaves it waiting.)
         if ((error as { code?: unknown } | null)?.code === 'NOT_FOUND') this.#approvalThreads.delete(approvalId)
@@ -450,6 +453,8 @@ export class ToolRuntime {
         threadAncestors: thread?.threadAncestors,
         results: new Array<ToolResult | undefined>(1),
         args: [call.arguments],
+        argumentTexts: [JSON.stringify(call.arguments)],
+        recorded: [undefined],
         values: new Array<unknown>(1),
         running: [undefined],
         resolve: (results) => resolve(results[0]!),

@@ -2,10 +2,11 @@
 
 import { denormalizeStrict, normalizeSchema as nativeNormalizeSchema, validateToolName as nativeValidateToolName } from '../native.js'
 import { ToolwireError, WIRES, native, describe, jsonText, messageOf } from './common.js'
+import { SCHEMA_TARGETS } from './protocol.generated.js'
 import type { NormalizeSchemaOptions, NormalizedSchema, SchemaTarget, StrictNormalizedSchema, Wire } from './types.js'
 
-/** The schema dialects normalizeSchema speaks. */
-export const SCHEMA_TARGETS: SchemaTarget[] = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
+/** The schema dialects normalizeSchema speaks (generated from the engine's). */
+export { SCHEMA_TARGETS }
 
 /**
  * The schema in the target's dialect: `{ schema, removed, warnings }`. For `openai-strict` also

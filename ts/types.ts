@@ -3,7 +3,7 @@
 // audit records and request bodies still say `any` where the hand-written declarations did
 // (typed per wire in issue 21), each marked for the lint, which refuses any other.
 
-import type { DecodeErrorKind, REQUEST_SHAPES, Wire } from './protocol.generated.js'
+import type { DecodeErrorKind, REQUEST_SHAPES, SchemaTarget as GeneratedSchemaTarget, Wire } from './protocol.generated.js'
 
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'blocked' | 'pending'
@@ -845,7 +845,7 @@ export interface SchemaReport {
 }
 
 /** The provider schema dialects. `p0` changes nothing and reports what is not portable. */
-export type SchemaTarget = 'openai' | 'openai-strict' | 'anthropic' | 'gemini' | 'xai' | 'mistral' | 'llamacpp' | 'p0'
+export type SchemaTarget = GeneratedSchemaTarget
 
 /** A keyword dropped; `path` is a JSON pointer into the input schema. */
 export interface SchemaRemoval {

@@ -36,6 +36,11 @@ pub const CONSTANTS: &[(&str, Constant, &str)] = &[
         "The numbers of one completion's head: batch, slot, token, kind, and its payload's length.",
     ),
     (
+        "COMPLETION_READINGS_LEN",
+        Constant::Number(crate::dispatch::protocol::COMPLETION_READINGS_LEN as u64),
+        "The clock readings of one completion: performance.now() when its tool started and when it settled (NaN for anything but a tool).",
+    ),
+    (
         "JOINED_SEPARATOR",
         Constant::Text(crate::joined::SEPARATOR),
         "What joins texts crossing as one string, each with its length beside it (toolwire_core::joined).",
@@ -210,18 +215,13 @@ fn constant_ts(value: Constant) -> String {
 /// (`crate::provider::RequestShape`), keyed by the wire's name.
 fn request_shapes(ts: &mut String) {
     ts.push('\n');
-    ts.push_str(&jsdoc("", "The provider wire APIs, in the engine's order."));
-    let names: Vec<&str> = crate::provider::Wire::ALL
-        .iter()
-        .map(|wire| wire.as_str())
-        .collect();
-    let _ = writeln!(
+    let wires = crate::provider::Wire::ALL.map(crate::provider::Wire::as_str);
+    named_list(
         ts,
-        "export const WIRES = Object.freeze({} as const)",
-        texts_literal(&names)
+        ("WIRES", "The provider wire APIs, in the engine's order."),
+        ("Wire", "The provider wire APIs a StreamDecoder reads."),
+        &wires,
     );
-    ts.push_str(&jsdoc("", "The provider wire APIs a StreamDecoder reads."));
-    ts.push_str("export type Wire = (typeof WIRES)[number]\n\n");
     ts.push_str(&jsdoc(
         "",
         "Each wire's request body (toolwire_core::provider::RequestShape): the keys of the history and of the tool choice, whether it asks for a stream, and whether for the stream's usage.",
@@ -253,6 +253,33 @@ fn property_name(name: &str) -> String {
 
 fn texts_literal(texts: &[&str]) -> String {
     serde_json::to_string(texts).expect("strings serialize")
+}
+
+/// The schema dialects (`crate::schema::SchemaTarget::ALL`), and their type.
+fn schema_targets(ts: &mut String) {
+    let targets = crate::schema::SchemaTarget::ALL.map(crate::schema::SchemaTarget::as_str);
+    named_list(
+        ts,
+        (
+            "SCHEMA_TARGETS",
+            "The schema dialects normalizeSchema speaks, in the engine's order. `p0` changes nothing and reports what is not portable.",
+        ),
+        ("SchemaTarget", "A schema dialect normalizeSchema speaks."),
+        &targets,
+    );
+}
+
+/// A frozen list of `names` (`list`: its name and doc) and the type of one of them (`one`).
+fn named_list(ts: &mut String, list: (&str, &str), one: (&str, &str), names: &[&str]) {
+    ts.push_str(&jsdoc("", list.1));
+    let _ = writeln!(
+        ts,
+        "export const {} = Object.freeze({} as const)",
+        list.0,
+        texts_literal(names)
+    );
+    ts.push_str(&jsdoc("", one.1));
+    let _ = writeln!(ts, "export type {} = (typeof {})[number]\n", one.0, list.0);
 }
 
 /// Writes the TypeScript module (`ts/protocol.generated.ts`) from the code enums, the
@@ -289,6 +316,7 @@ pub fn typescript() -> String {
         let _ = writeln!(ts, "export const {name} = {}", constant_ts(*value));
     }
     request_shapes(&mut ts);
+    schema_targets(&mut ts);
     tuple_types(
         &mut ts,
         crate::dispatch::layout::ACTION_LAYOUTS,

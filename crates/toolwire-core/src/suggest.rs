@@ -34,8 +34,8 @@ pub(crate) fn assert_suggestions(
 }
 
 /// Up to `limit` of `candidates` closest to `name` (case-insensitive edit distance within a third
-/// of the longer name, or one containing the other), closest first: the "did you mean" of an
-/// unknown tool, wire or target name.
+/// of the longer name, at least 2, and at most half the shorter one; or one containing the other),
+/// closest first: the "did you mean" of an unknown tool, wire or target name.
 pub fn closest_names<'c>(
     name: &str,
     candidates: impl IntoIterator<Item = &'c str>,
@@ -62,7 +62,9 @@ pub fn closest_names<'c>(
             } else {
                 return None;
             };
-            (distance <= threshold || contains).then_some((distance, candidate))
+            // (and an edit of two in a three-letter name is another name: `gpt` is not `p0`)
+            let near = distance <= threshold && 2 * distance <= a.min(b);
+            (near || contains).then_some((distance, candidate))
         })
         .collect();
     scored.sort_by_key(|&(distance, candidate)| (distance, candidate));
@@ -94,6 +96,14 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_names_are_near_only_when_most_of_them_stays() {
+        let targets = ["openai", "anthropic", "gemini", "xai", "p0", "llamacpp"];
+        assert_eq!(closest_names("gpt", targets, 1), Vec::<&str>::new());
+        assert_eq!(closest_names("gemni", targets, 1), vec!["gemini"]);
+        assert_eq!(closest_names("raed", ["read", "write"], 1), vec!["read"]);
+    }
 
     #[test]
     fn edit_distance_counts_single_edits() {

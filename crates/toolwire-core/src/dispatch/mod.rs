@@ -49,7 +49,7 @@ use call_args::CallArgs;
 use keys::KeyLocks;
 pub use protocol::{
     AbortReason, Action, AllowedTools, BatchOptions, CallRef, CallRequest, Completion,
-    CompletionKind, Hooks, RawArguments, Resumed,
+    CompletionKind, Hooks, Ran, RawArguments, Resumed,
 };
 
 /// A moment on the driver's two clocks: the monotonic one for deadlines and durations, the wall
@@ -91,6 +91,21 @@ impl Now {
             monotonic: self.monotonic.saturating_add(Duration::from_millis(ms)),
             epoch_ms: self.epoch_ms.saturating_add(ms),
         }
+    }
+
+    /// The moment the monotonic reading `monotonic_ms` (a `performance.now()` taken no later
+    /// than this moment's) stands for, on both clocks: the wall clock goes back as far as the
+    /// monotonic one. `None` when the reading is no time or later than this moment.
+    pub fn back_to(self, monotonic_ms: f64) -> Option<Self> {
+        let at = Duration::try_from_secs_f64(monotonic_ms / 1000.0).ok()?;
+        let back = self.monotonic.checked_sub(at)?;
+        Some(Now {
+            monotonic: at,
+            // (whole milliseconds back: two readings keep their order on the wall clock)
+            epoch_ms: self
+                .epoch_ms
+                .saturating_sub(u64::try_from(back.as_millis()).unwrap_or(u64::MAX)),
+        })
     }
 }
 
@@ -916,7 +931,7 @@ impl Dispatcher {
             }
             let spec = c.spec.clone().expect("runnable calls have a tool");
             if !registry.is_current(&spec) {
-                self.settle(call, ToolOutcome::Missing, Settled::AsHeld, now);
+                self.settle(call, ToolOutcome::Missing, Settled::AsHeld, now, now);
                 continue;
             }
             let token = c.await_answer(Stage::Running);
@@ -980,14 +995,17 @@ impl Dispatcher {
                 self.admit_in_order(call.batch);
             }
             (Stage::Running, CompletionKind::Tool(outcome)) => {
-                self.settle(call, outcome, Settled::AsHeld, now)
+                let ended = self.ran(call, completion.ran, now);
+                self.settle(call, outcome, Settled::AsHeld, ended, now)
             }
             (Stage::Running, CompletionKind::ToolRepaired(outcome)) => {
-                self.settle(call, outcome, Settled::Repaired, now)
+                let ended = self.ran(call, completion.ran, now);
+                self.settle(call, outcome, Settled::Repaired, ended, now)
             }
             (Stage::Running, CompletionKind::ToolSanitized(value, report)) => {
+                let ended = self.ran(call, completion.ran, now);
                 let value = ToolOutcome::Returned(value);
-                self.settle(call, value, Settled::Presanitized(*report), now)
+                self.settle(call, value, Settled::Presanitized(*report), ended, now)
             }
             (Stage::After, CompletionKind::AfterAnswered(answer)) => {
                 self.mark_replaced(call, &answer);
@@ -1052,10 +1070,42 @@ impl Dispatcher {
         }
     }
 
+    /// When the call's tool ended, from the driver's readings `ran` (see [`Ran`]): the moment it
+    /// settled, and the moment it started kept as the call's start. The crossing that carries a
+    /// completion comes when JavaScript is free, which may be long after the tool settled (another
+    /// tool's synchronous work in between), and a tool starts after the tools started before it
+    /// in the same answer: the result's times are the tool's own. `now` without readings.
+    fn ran(&mut self, call: CallRef, ran: Option<Ran>, now: Now) -> Now {
+        let Some(ran) = ran else {
+            return now;
+        };
+        let ended = now.back_to(ran.settled_ms).unwrap_or(now);
+        let c = self.call_mut(call).expect("call exists");
+        let issued = c.started.unwrap_or(now);
+        // never before the answer that started it, never after its end
+        let started = match now.back_to(ran.started_ms) {
+            Some(started) if started.monotonic > issued.monotonic => started,
+            _ => issued,
+        };
+        c.started = Some(if started.monotonic > ended.monotonic {
+            ended
+        } else {
+            started
+        });
+        ended
+    }
+
     /// The tool ended (or was found missing): build its result, sanitize it and run the hooks
     /// after it. `presanitized`: the driver already sanitized the value's content (big text,
     /// bytes, images), with this report.
-    fn settle(&mut self, call: CallRef, outcome: ToolOutcome, settled: Settled, now: Now) {
+    fn settle(
+        &mut self,
+        call: CallRef,
+        outcome: ToolOutcome,
+        settled: Settled,
+        ended: Now,
+        now: Now,
+    ) {
         let held = matches!(settled, Settled::AsHeld);
         let presanitized = match settled {
             Settled::Presanitized(report) => Some(report),
@@ -1093,11 +1143,11 @@ impl Dispatcher {
                         text: json_text,
                         units,
                     };
-                    return self.finish_as_returned(call, &spec, returned, now);
+                    return self.finish_as_returned(call, &spec, returned, ended);
                 }
             }
         }
-        let mut result = self.result_for(call, now);
+        let mut result = self.result_for(call, ended);
         let content_done = presanitized.is_some();
         result.sanitization = presanitized.filter(|report| !report.is_empty());
         apply_verdict(&mut result, &spec, outcome, verdict);

@@ -258,6 +258,7 @@ fn a_call_that_needs_approval_waits_for_the_answer_or_the_fallback() {
         call,
         token,
         kind: CompletionKind::ApprovalAnswered(json!("allow-once")),
+        ran: None,
     }]);
     assert_eq!(started(&answered), vec![at(1, 1)]);
     // The third call's answer never comes: askFallback (deny) refuses it at the deadline.
@@ -271,6 +272,7 @@ fn a_call_that_needs_approval_waits_for_the_answer_or_the_fallback() {
         call: at(1, 2),
         token: token + 1,
         kind: CompletionKind::ApprovalAnswered(json!("allow-once")),
+        ran: None,
     }]);
     assert!(started(&late).is_empty());
 }

@@ -847,6 +847,20 @@ pub struct Completion {
     pub token: u32,
     /// What happened.
     pub kind: CompletionKind,
+    /// For a tool's completion: when the driver started the tool and saw it settle.
+    pub ran: Option<Ran>,
+}
+
+/// When the driver started a tool and when it saw the tool settle, as `performance.now()`
+/// readings (milliseconds) taken before the crossing that carries the completion. A crossing
+/// happens when JavaScript is free, which can be long after a tool settled (another tool's
+/// synchronous work in between): the result's times are these, not the crossing's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ran {
+    /// The reading just before the tool was called.
+    pub started_ms: f64,
+    /// The reading when its value (or throw) was seen.
+    pub settled_ms: f64,
 }
 
 /// The outcome of a hook, key or tool run.
@@ -892,6 +906,10 @@ pub enum CompletionKind {
 /// its payload in UTF-16 units (see [`crate::joined`]).
 pub const COMPLETION_HEAD_LEN: usize = 5;
 
+/// The clock readings of one completion, in order: when its tool started and when it settled
+/// ([`Ran`]); `NaN` for both in a completion of anything but a tool.
+pub const COMPLETION_READINGS_LEN: usize = 2;
+
 /// Parses the completions the driver collected, in the order they happened: `heads` holds
 /// [`COMPLETION_HEAD_LEN`] numbers per completion, written by the driver itself, and `payloads`
 /// each completion's payload as JSON text (which carries values from tools and hooks), joined as
@@ -900,7 +918,11 @@ pub const COMPLETION_HEAD_LEN: usize = 5;
 /// read fails its own call only: a tool's as `LIMIT_EXCEEDED` or `EXECUTION_ERROR`, a hook's as
 /// that hook failing. Only malformed heads or lengths, which the driver writes, are an internal
 /// error.
-pub fn parse_completions(heads: &[u32], payloads: &str) -> Result<Vec<Completion>> {
+pub fn parse_completions(
+    heads: &[u32],
+    readings: &[f64],
+    payloads: &str,
+) -> Result<Vec<Completion>> {
     let malformed =
         |what: String| Error::internal(format!("malformed completions from the driver: {what}"));
     if !heads.len().is_multiple_of(COMPLETION_HEAD_LEN) {
@@ -910,12 +932,24 @@ pub fn parse_completions(heads: &[u32], payloads: &str) -> Result<Vec<Completion
         )));
     }
     let heads = heads.chunks_exact(COMPLETION_HEAD_LEN);
+    if readings.len() != heads.len() * COMPLETION_READINGS_LEN {
+        return Err(malformed(format!(
+            "{} clock readings for {} completions",
+            readings.len(),
+            heads.len()
+        )));
+    }
     let lengths: Vec<u32> = heads.clone().map(|head| head[4]).collect();
     let payloads = crate::joined::split(payloads, &lengths).map_err(malformed)?;
     heads
+        .zip(readings.chunks_exact(COMPLETION_READINGS_LEN))
         .zip(payloads)
-        .map(|(head, payload)| {
+        .map(|((head, readings), payload)| {
             let code = u8::try_from(head[3]).map_err(|_| malformed(format!("kind {}", head[3])))?;
+            let ran = (readings[0].is_finite() && readings[1].is_finite()).then_some(Ran {
+                started_ms: readings[0],
+                settled_ms: readings[1],
+            });
             Ok(Completion {
                 call: CallRef {
                     batch: head[0],
@@ -923,6 +957,7 @@ pub fn parse_completions(heads: &[u32], payloads: &str) -> Result<Vec<Completion
                 },
                 token: head[2],
                 kind: completion_kind(code, payload)?,
+                ran,
             })
         })
         .collect()
@@ -1243,10 +1278,29 @@ mod tests {
             .collect();
         let payloads: Vec<&str> = rows.iter().map(|(_, p)| *p).collect();
         let joined = payloads.join(crate::joined::SEPARATOR);
-        Ok(parse_completions(&heads, &joined)?
+        let readings = vec![f64::NAN; rows.len() * COMPLETION_READINGS_LEN];
+        Ok(parse_completions(&heads, &readings, &joined)?
             .into_iter()
             .map(|c| c.kind)
             .collect())
+    }
+
+    #[test]
+    fn completions_carry_a_tools_readings_and_none_for_anything_else() {
+        let heads = [1, 0, 1, 5, 4, 1, 1, 2, 0, 4];
+        let readings = [10.5, 12.25, f64::NAN, f64::NAN];
+        let parsed = parse_completions(&heads, &readings, "null\u{0}null").unwrap();
+        assert_eq!(
+            parsed[0].ran,
+            Some(Ran {
+                started_ms: 10.5,
+                settled_ms: 12.25
+            })
+        );
+        assert_eq!(parsed[1].ran, None);
+        // a reading that is no time (a broken clock) leaves the crossing's time in force
+        let parsed = parse_completions(&heads[..5], &[f64::INFINITY, 3.0], "null").unwrap();
+        assert_eq!(parsed[0].ran, None);
     }
 
     #[test]
@@ -1286,9 +1340,13 @@ mod tests {
         assert!(completions(&[(99, "null")]).is_err());
         assert!(completions(&[(300, "null")]).is_err());
         // a head without its payload, a payload longer than said, heads cut short
-        assert!(parse_completions(&[1, 0, 1, 4, 4], "").is_err());
-        assert!(parse_completions(&[1, 0, 1, 4, 1], "null").is_err());
-        assert!(parse_completions(&[1, 0, 1, 4], "null").is_err());
+        let two = [f64::NAN; COMPLETION_READINGS_LEN];
+        assert!(parse_completions(&[1, 0, 1, 4, 4], &two, "").is_err());
+        assert!(parse_completions(&[1, 0, 1, 4, 1], &two, "null").is_err());
+        assert!(parse_completions(&[1, 0, 1, 4], &[], "null").is_err());
+        // readings of another number of completions than the heads
+        assert!(parse_completions(&[1, 0, 1, 5, 4], &[], "null").is_err());
+        assert!(parse_completions(&[1, 0, 1, 5, 4], &[1.0, 2.0, 3.0], "null").is_err());
         // a payload holding the separator raw (no JSON text does) is still read by its length
         let kinds = completions(&[(6, "\"a\u{0}b\""), (6, "\"c\"")]).unwrap();
         assert_eq!(kinds.len(), 2);

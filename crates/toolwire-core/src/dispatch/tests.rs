@@ -101,12 +101,18 @@ impl Harness {
             call,
             token,
             kind: CompletionKind::Tool(outcome),
+            ran: None,
         }])
     }
 
     pub(super) fn answer(&mut self, call: CallRef, kind: CompletionKind) -> Vec<Action> {
         let token = self.last_token(call);
-        self.complete(vec![Completion { call, token, kind }])
+        self.complete(vec![Completion {
+            call,
+            token,
+            kind,
+            ran: None,
+        }])
     }
 
     pub(super) fn advance(&mut self, ms: u64) -> Vec<Action> {
@@ -737,6 +743,61 @@ fn results_are_stamped_by_the_drivers_wall_clock_and_timed_by_its_monotonic_one(
     assert_eq!(result.duration_ms, 30.25);
 }
 
+/// Settles a started call with its value and the driver's readings of when it ran.
+fn settle_ran(h: &mut Harness, call: CallRef, started_ms: f64, settled_ms: f64) {
+    let token = h.token_of_start(call);
+    h.complete(vec![Completion {
+        call,
+        token,
+        kind: CompletionKind::Tool(ToolOutcome::Returned(json!("ok"))),
+        ran: Some(Ran {
+            started_ms,
+            settled_ms,
+        }),
+    }]);
+}
+
+#[test]
+fn a_results_times_are_the_tools_own_not_the_crossings() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    h.open(1, &[("a", "t", "{}"), ("b", "t", "{}")], events());
+    // Call a worked synchronously for 60 ms: b started after it, settled 1.5 ms later, and the
+    // crossing carrying both came at 100 ms.
+    h.now = h.now.plus_ms(100);
+    settle_ran(&mut h, at(1, 1), 60.0, 61.5);
+    let b = h.result(at(1, 1));
+    assert_eq!(b.duration_ms, 1.5);
+    assert_eq!(b.started_at, START_EPOCH_MS + 60);
+    // (the wall clock goes back whole milliseconds: 38.5 ms back from 100 is 62)
+    assert_eq!(b.ended_at, START_EPOCH_MS + 62);
+    settle_ran(&mut h, at(1, 0), 0.25, 60.0);
+    assert_eq!(h.result(at(1, 0)).duration_ms, 59.75);
+}
+
+#[test]
+fn readings_out_of_order_never_make_a_result_end_before_it_started() {
+    let mut h = Harness::new(16);
+    h.tool("t", json!({}));
+    h.open(
+        1,
+        &[("a", "t", "{}"), ("b", "t", "{}"), ("c", "t", "{}")],
+        events(),
+    );
+    h.now = h.now.plus_ms(10);
+    // settled before it started (a clock that went back): no time at all
+    settle_ran(&mut h, at(1, 0), 8.0, 5.0);
+    assert_eq!(h.result(at(1, 0)).duration_ms, 0.0);
+    // readings after the crossing's, or no time: the crossing's moment
+    settle_ran(&mut h, at(1, 1), 50.0, f64::NAN);
+    assert_eq!(h.result(at(1, 1)).duration_ms, 10.0);
+    // a start read before the answer that started the call counts from that answer
+    h.open(2, &[("d", "t", "{}")], events());
+    h.now = h.now.plus_ms(10);
+    settle_ran(&mut h, at(2, 0), 5.0, 15.0);
+    assert_eq!(h.result(at(2, 0)).duration_ms, 5.0);
+}
+
 #[test]
 fn a_clock_reading_that_is_no_time_counts_as_zero() {
     for (monotonic, epoch) in [
@@ -1051,6 +1112,7 @@ fn answers_with_a_stale_token_are_ignored() {
         call: at(1, 0),
         token: token + 7,
         kind: CompletionKind::Tool(ToolOutcome::ReturnedNothing),
+        ran: None,
     }]);
     assert!(actions.is_empty());
     assert!(h.ends(1).is_empty());
@@ -1151,7 +1213,12 @@ fn every_call_ends_exactly_once_whatever_the_order_of_events() {
                 }
                 _ => unreachable!(),
             };
-            let more = h.complete(vec![Completion { call, token, kind }]);
+            let more = h.complete(vec![Completion {
+                call,
+                token,
+                kind,
+                ran: None,
+            }]);
             pending.extend(more);
         }
         for slot in 0..8 {
