@@ -10,7 +10,7 @@
 import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
-import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys } from './common.js'
+import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
 import { wallNow } from './clock.js'
 import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
 
@@ -37,6 +37,9 @@ export interface RunInfo {
 /** Told why a run's log failed (see {@link RunAudit.watch}). */
 export type FailureListener = (failure: string) => void
 
+/** The keys of an `audit` option. */
+export const AUDIT_OPTIONS: readonly string[] = ['dir', 'flushIntervalMs']
+
 /** Checks an `audit` option: `{ dir, flushIntervalMs? }`; `undefined` when not given. */
 export function auditOption(where: string, audit: AuditOptions): CheckedAudit
 export function auditOption(where: string, audit: unknown): CheckedAudit | undefined
@@ -45,9 +48,9 @@ export function auditOption(where: string, audit: unknown): CheckedAudit | undef
   if (typeof audit !== 'object' || Array.isArray(audit)) {
     throw new TypeError(`${where} must be an object { dir, flushIntervalMs? }, got ${describe(audit)}`)
   }
-  checkOptionKeys(where, audit, ['dir', 'flushIntervalMs'])
-  // (an object whose keys are checked: these two, unchecked yet)
-  const option = audit as { dir?: unknown; flushIntervalMs?: unknown }
+  // (its own keys only, each read once: see ownOptions)
+  const option = ownOptions(audit) as { dir?: unknown; flushIntervalMs?: unknown }
+  checkOptionKeys(where, option, AUDIT_OPTIONS)
   if (typeof option.dir !== 'string' || option.dir === '') {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.dir must be a non-empty path, got ${describe(option.dir)}`)
   }

@@ -2,23 +2,27 @@
 // what is done per call with it: events, audit records, the tool's arguments and its signal.
 
 import type { AuditLog, RunAudit } from './audit.js'
-import { messageOf, wellFormed } from './common.js'
+import { messageOf, ownOrClass, wellFormed } from './common.js'
 import { freshId } from './ids.js'
 import type { ReadCall } from './encode-calls.js'
 import type { ToolTracing } from './otel.js'
 import type { Registrable } from './options.js'
 import type { DispatchContext } from './rap.js'
-import type { DispatchOptions, ToolExecutionEvent, ToolResult } from './types.js'
+import type { DispatchOptions, ModelToolCall, ToolExecutionEvent, ToolResult } from './types.js'
 
 /** A registered tool as the driver keeps it: its functions, and how to call them. */
 export interface RegisteredTool {
-  tool: Registrable & { [key: symbol]: unknown }
+  tool: Registrable
   /** Whether each call gets an AbortSignal (unless the tool says `signal: false`). */
   takesSignal: boolean
   /** `MEDIA:<path>` lines of its text are read as images. */
   trustedMedia: boolean
+  /** The tool's own `description` (OpenTelemetry spans carry it). */
+  description: unknown
   /** toolwire's own tools (remote ones, cancel_subscription) also get the dispatch context. */
   withContext: boolean
+  /** A remote tool: unregistering it frees its name in the transport too. */
+  remote: boolean
 }
 
 /** A tool call running: its signal's controller, and whether it has completed (or was aborted). */
@@ -43,7 +47,10 @@ export interface ShownIds {
 
 /** The driver's state of one dispatch. */
 export interface Batch {
+  /** The calls as dispatch reads them: their own keys, each read once (see readCall). */
   calls: ReadCall[]
+  /** The calls as the hooks are given them (`toolCall`): see EncodedCalls. */
+  toolCalls: ModelToolCall[]
   hooks: Hooks
   signal: AbortSignal | undefined
   runId: string | undefined
@@ -89,8 +96,10 @@ export function executeTool(
   onUpdate: (partialResult: unknown) => void,
   batch: Batch,
 ): unknown {
+  // (its own execute, or its class's: see ownOrClass)
+  const method = ownOrClass(registered.tool, 'execute')
   if (!registered.withContext) {
-    const execute = registered.tool.execute as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void) => unknown
+    const execute = method as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void) => unknown
     return execute.call(registered.tool, call.id, args, signal, onUpdate)
   }
   const context: DispatchContext = {
@@ -99,7 +108,7 @@ export function executeTool(
     userId: batch.userId,
     threadAncestors: batch.threadAncestors,
   }
-  const execute = registered.tool.execute as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void, context: DispatchContext) => unknown
+  const execute = method as (id: string, args: unknown, signal: AbortSignal | undefined, onUpdate: (partialResult: unknown) => void, context: DispatchContext) => unknown
   return execute.call(registered.tool, call.id, args, signal, onUpdate, context)
 }
 

@@ -2,7 +2,7 @@
 // callbacks, a model's answer): each is raced with the run's AbortSignal and, when given, a
 // deadline, so a callback that never answers can neither hang the driver nor outlive an abort.
 
-import { ToolwireError, describe } from './common.js'
+import { ONCE, ToolwireError, describe } from './common.js'
 
 /** How long a callback may take to answer by default: as long as an approval (120 s). */
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 120_000
@@ -45,7 +45,7 @@ export function untilAnswered<T>(where: string, call: () => T | PromiseLike<T>, 
       promise.catch(() => {})
       settle(resolve, ABORTED)
     }
-    signal?.addEventListener('abort', onAbort, { once: true })
+    signal?.addEventListener('abort', onAbort, ONCE)
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
         promise.catch(() => {})

@@ -2,7 +2,7 @@
 // call as a provider's SDK hands it over, read as that provider means it. Nothing of a call is
 // dropped silently: arguments under a key dispatch does not read are a TypeError naming the key.
 
-import { describe } from './common.js'
+import { describe, ownOptions } from './common.js'
 
 /**
  * A call as dispatch reads it: `{ id, name, arguments }`, not yet checked (dispatch checks the id
@@ -20,23 +20,23 @@ export interface CallRead {
  * `{ type: 'tool_use', id, name, input }`, Gemini's FunctionCall and LangChain's ToolCall
  * `{ id, name, args }`.
  */
-const ARGUMENT_KEYS = ['arguments', 'input', 'args']
+export const ARGUMENT_KEYS: readonly string[] = ['arguments', 'input', 'args']
 
 /** The keys of the nested shapes: OpenAI Chat's `function`, a Gemini part's `functionCall`. */
-const NESTED_KEYS = ['function', 'functionCall'] as const
+export const NESTED_KEYS = ['function', 'functionCall'] as const
 
 /** One of {@link NESTED_KEYS}. */
 type NestedKey = (typeof NESTED_KEYS)[number]
 
 /** What each nested object may hold, its arguments under the last key. */
-const NESTED_FIELDS: Record<NestedKey, readonly string[]> = { function: ['name', 'arguments'], functionCall: ['id', 'name', 'args'] }
+export const NESTED_FIELDS: Record<NestedKey, readonly string[]> = { function: ['name', 'arguments'], functionCall: ['id', 'name', 'args'] }
 
 /**
  * Keys a call carries besides its arguments, in toolwire's shapes (AssembledToolCall, plan marks)
  * and the providers' (type, index, status, call_id, ...): a call without arguments holding any
  * other key is refused, since that key may be the arguments under a name not read (`params`).
  */
-const CALL_KEYS = new Set([
+export const CALL_KEYS: ReadonlySet<string> = new Set([
   'id', 'name', 'complete', 'error', 'index', 'kind', 'providerMetadata', 'stepId', 'attempt', 'loopId', 'confirmationId',
   'type', 'status', 'call_id', 'thoughtSignature', 'cache_control', 'caller',
 ])
@@ -52,12 +52,17 @@ const CALL_KEYS = new Set([
  * - an OpenAI Responses item `{ type: 'function_call', id: 'fc_...', call_id, name, arguments }`,
  *   whose id is its `call_id` (what its output must name).
  * Throws a TypeError naming the key when the arguments are given twice, or not where any of these
- * shapes puts them.
+ * shapes puts them. `toolCalls[i]`, when given, gets the call as the hooks are given it: `raw`
+ * itself in the first shape, else the plain object read from the provider's.
  */
-export function readCall(call: unknown, i: number): CallRead {
-  if (!isObject(call)) {
-    throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
+export function readCall(raw: unknown, i: number, toolCalls?: unknown[]): CallRead {
+  if (!isObject(raw)) {
+    throw new TypeError(`dispatch: calls[${i}] must be an object { id, name, arguments }, got ${describe(raw)}`)
   }
+  // Its own keys only, each read once (a key inherited from a polluted Object.prototype, such as
+  // `arguments` or `complete`, is not the call's: see ownOptions). The call read is such a
+  // snapshot too, so what dispatch reads of it later is the call's own.
+  const call = ownOptions(raw)
   const nested = NESTED_KEYS.filter((key) => call[key] !== undefined)
   if (nested.length > 0) {
     // A nested call is read whole from its nested object: a second one, or a flat name or
@@ -70,7 +75,7 @@ export function readCall(call: unknown, i: number): CallRead {
       throw new TypeError(`dispatch: calls[${i}].${nested[0]} must be an object, got ${describe(call[nested[0]])}`)
     }
     refuseUnread(call, i, nested[0])
-    return nested[0] === 'function' ? openAiCall(call, i) : geminiPart(call, i)
+    return shown(nested[0] === 'function' ? openAiCall(call, i) : geminiPart(call, i), i, toolCalls)
   }
   const given = ARGUMENT_KEYS.filter((key) => call[key] !== undefined)
   if (given.length > 1) {
@@ -79,16 +84,29 @@ export function readCall(call: unknown, i: number): CallRead {
   if (given.length === 0) refuseUnread(call, i)
   const key = given.length === 0 ? 'arguments' : given[0]
   const responsesItem = call.type === 'function_call' && typeof call.call_id === 'string'
-  if (key === 'arguments' && !responsesItem) return call
+  if (key === 'arguments' && !responsesItem) {
+    if (toolCalls !== undefined) toolCalls[i] = raw
+    return call
+  }
   const { [key]: args, ...rest } = call
-  return { ...rest, id: responsesItem ? call.call_id : call.id, arguments: args }
+  return shown({ ...rest, id: responsesItem ? call.call_id : call.id, arguments: args }, i, toolCalls)
+}
+
+/**
+ * `read` (a call read from a provider's shape, a plain object) as dispatch reads it: its
+ * snapshot (see ownOptions); `toolCalls[i]` (the hooks' `toolCall`) gets the plain object, as it
+ * always did.
+ */
+function shown(read: CallRead, i: number, toolCalls: unknown[] | undefined): CallRead {
+  if (toolCalls !== undefined) toolCalls[i] = read
+  return ownOptions(read)
 }
 
 /** An OpenAI Chat tool call `{ id, type: 'function', function: { name, arguments } }`. */
 function openAiCall(call: Record<string, unknown>, i: number): CallRead {
   refuseNestedUnread(call, i, 'function')
-  // (an object: readCall checked it)
-  const { name, arguments: args } = call.function as Record<string, unknown>
+  // (an object: readCall checked it; its own keys, each read once)
+  const { name, arguments: args } = ownOptions(call.function as Record<string, unknown>)
   if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].function.name must be a string, got ${describe(name)}`)
   return { id: call.id, name, arguments: args }
 }
@@ -99,9 +117,9 @@ function openAiCall(call: Record<string, unknown>, i: number): CallRead {
  */
 function geminiPart(call: Record<string, unknown>, i: number): CallRead {
   refuseNestedUnread(call, i, 'functionCall')
-  // (an object: readCall checked it)
-  const { name, args } = call.functionCall as Record<string, unknown>
-  const id = (call.functionCall as Record<string, unknown>).id ?? call.id
+  // (an object: readCall checked it; its own keys, each read once)
+  const { id: ownId, name, args } = ownOptions(call.functionCall as Record<string, unknown>)
+  const id = ownId ?? call.id
   if (typeof id !== 'string') {
     throw new TypeError(
       `dispatch: calls[${i}].functionCall.id must be a string, got ${describe(id)}: Gemini often sends no id; decode the response with new StreamDecoder('gemini'), which generates them, or pass { id, name, arguments: part.functionCall.args }`,

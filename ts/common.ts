@@ -38,7 +38,8 @@ export function engineError<E>(error: E): E | ToolwireError {
   if (error instanceof ToolwireError || !(error instanceof Error)) return error
   let code: unknown
   try {
-    code = (error as Error & { code?: unknown }).code
+    // (its own code, or its class's: never one a polluted Object.prototype holds)
+    code = ownOrClass(error, 'code')
   } catch {
     return error
   }
@@ -181,7 +182,7 @@ function lostAs(item: unknown): [what: string, as: string] | undefined {
   if (typeof item === 'symbol') return ['a symbol', 'nothing (the key is dropped)']
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined
   const proto: unknown = Object.getPrototypeOf(item)
-  if (proto === Object.prototype || proto === null) return undefined
+  if (proto === Object.prototype || proto === null || proto === SNAPSHOT_PROTOTYPE) return undefined
   for (const [type, what] of LOSSY_CLASSES) if (item instanceof type) return [what === 'an Error object' ? `an Error object (${JSON.stringify(messageOf(item).slice(0, 80))})` : what, '{}']
   if (typeof (item as { then?: unknown }).then === 'function') return ['a thenable (not awaited)', '{}']
   if (ArrayBuffer.isView(item) && !(item instanceof DataView)) return undefined
@@ -292,7 +293,7 @@ function asIsAt(item: unknown, depth: number): boolean {
     }
     return true
   }
-  if (proto !== Object.prototype && proto !== null) return false
+  if (proto !== Object.prototype && proto !== null && proto !== SNAPSHOT_PROTOTYPE) return false
   const keys = Object.keys(item)
   const record = item as Record<string, unknown>
   for (let i = 0; i < keys.length; i++) if (!asIsAt(record[keys[i]], depth + 1)) return false
@@ -441,6 +442,84 @@ export function checkOptionKeys(where: string, options: unknown, known: readonly
     }
     native(() => (require('../native.js') as typeof Native).checkOptionKeys(where, key, [...known]))
   }
+}
+
+// What toolwire reads of an object a user hands over (options and their sub-options, a tool, a
+// call, a hook's or callback's answer, a tool's value) is what the object holds itself, never
+// what it inherits from the prototypes every object shares: after a prototype pollution elsewhere
+// in the process (a vulnerable deep merge of `{"__proto__": {"sanitize": ...}}` leaves
+// `Object.prototype.sanitize` set), an option the caller left out stays left out, and no
+// security setting (redaction, approvals, ownerOnly, a hook's block) changes (attack review
+// finding 05). Checks and use read the same snapshot, so a getter answers once.
+
+/** `Object.prototype.hasOwnProperty`, taken before any user code runs. */
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * A snapshot's class (see {@link ownOptions}): its prototype is an empty frozen object without a
+ * prototype, so a key a snapshot does not hold reads `undefined` whatever `Object.prototype`
+ * holds. (An object of `Object.create(null)` would do as well, but V8 keeps those as
+ * dictionaries: reading a call's snapshot cost about 250 ns more per call.)
+ */
+function OwnSnapshot(): void {}
+OwnSnapshot.prototype = Object.freeze(Object.create(null) as object)
+
+/** The prototype of every snapshot: what {@link carriedAsIs} and JSON checks count as a plain object's. */
+export const SNAPSHOT_PROTOTYPE: object = OwnSnapshot.prototype
+
+/**
+ * `value` as toolwire reads it: a copy of its own enumerable string keys (the keys `Object.keys`
+ * lists, which checkOptionKeys checks, and JSON carries to the engine), each read once, whose
+ * prototype chain holds nothing (see {@link SNAPSHOT_PROTOTYPE}). A key it does not hold is
+ * absent from the copy, so reading it gives `undefined` whatever `Object.prototype` holds.
+ * Anything that is not an object (undefined, null, a number) is returned as it is, for the
+ * caller to refuse naming it.
+ */
+export function ownOptions<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value
+  const copy = new (OwnSnapshot as unknown as new () => Record<string, unknown>)()
+  const keys = Object.keys(value)
+  for (let i = 0; i < keys.length; i++) copy[keys[i]!] = (value as Record<string, unknown>)[keys[i]!]
+  // (the same keys, each holding what the object held)
+  return copy as T
+}
+
+/**
+ * `value[key]` when `value` holds `key` itself (enumerable or not: a Zod schema's `_zod` is not),
+ * else `undefined`, never a value inherited from a prototype. For one read of an object
+ * toolwire takes no snapshot of (see {@link ownOptions}).
+ */
+export function own(value: object, key: PropertyKey): unknown {
+  return hasOwn.call(value, key) ? (value as Record<PropertyKey, unknown>)[key] : undefined
+}
+
+/** Whether `value` is a plain object (its prototype `Object.prototype`, or none): its snapshot ({@link ownOptions}) serializes as it does. */
+export function plainObject(value: unknown): value is object {
+  if (value === null || typeof value !== 'object') return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * The options of a listener called once (`addEventListener(type, listener, ONCE)`): without a
+ * prototype, so Node reads no `signal`, `capture` or `passive` a polluted Object.prototype holds
+ * (a polluted `signal` would make it throw, or drop the listener).
+ */
+export const ONCE: AddEventListenerOptions = Object.freeze(Object.assign(Object.create(null) as AddEventListenerOptions, { once: true }))
+
+/** The prototypes objects share (a pollution of one reaches every object of its kind). */
+const SHARED_PROTOTYPES: ReadonlySet<unknown> = new Set([Object.prototype, Array.prototype, Function.prototype])
+
+/**
+ * `value[key]` held by the object itself or declared by its class (a prototype of its own: a
+ * tool's `execute` method, an error class's `retryable`), never inherited from a prototype
+ * objects share (`Object.prototype`, where a pollution lands). `undefined` when there is none.
+ */
+export function ownOrClass(value: object, key: string): unknown {
+  for (let holder: object | null = value; holder !== null && !SHARED_PROTOTYPES.has(holder); holder = Object.getPrototypeOf(holder) as object | null) {
+    if (hasOwn.call(holder, key)) return (value as Record<string, unknown>)[key]
+  }
+  return undefined
 }
 
 /** The keys of the policy context (dispatch, run, executePlan and definitions options carry them). */

@@ -3,7 +3,7 @@
 // (getters or toJSON that throw, cycles, BigInt, a Proxy, a stack-overflowing depth), the
 // conversion names why it failed and never throws past the call.
 
-import { OVER_LIMIT_MARK, isWellFormed, keepingAll, messageOf, serializeFailure, stringifyChecked } from './common.js'
+import { OVER_LIMIT_MARK, isWellFormed, keepingAll, messageOf, ownOrClass, serializeFailure, stringifyChecked } from './common.js'
 import { Completion } from './protocol.generated.js'
 
 /** A completion's kind: one of the engine's `Completion` codes. */
@@ -42,7 +42,8 @@ export function messageJson(error: unknown): string {
 /** Whether what was thrown is an Error marked `retryable = false` (a throwing getter: no). */
 export function notRetryable(error: unknown): boolean {
   try {
-    return error instanceof Error && (error as Error & { retryable?: unknown }).retryable === false
+    // (its own `retryable`, or its class's: never one a polluted Object.prototype holds)
+    return error instanceof Error && ownOrClass(error, 'retryable') === false
   } catch {
     return false
   }

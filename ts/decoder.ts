@@ -4,7 +4,7 @@
 
 import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
-import { checkWire, describe, jsonText, native } from './common.js'
+import { checkWire, describe, jsonText, native, own, ownOptions } from './common.js'
 import type { AssembledTurn, DecoderOptions, StreamEvent, Wire } from './types.js'
 
 const { NativeDecoder }: typeof Native = loadBinding()
@@ -30,8 +30,10 @@ export class StreamDecoder {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
     }
-    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(options)))
-    this.#objects = options.partial === 'object' ? [] : null
+    // (its own keys only, each read once, as the engine reads their JSON: see ownOptions)
+    const given = ownOptions(options)
+    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(given)))
+    this.#objects = given.partial === 'object' ? [] : null
   }
 
   /** Raw response body, split anywhere (SSE, Gemini's JSON array, NDJSON, one whole JSON response): bytes (Uint8Array, Buffer, ArrayBuffer) or text. */
@@ -77,25 +79,35 @@ export class StreamDecoder {
   /** `partial: 'object'`: keeps each call's partial arguments up to date, in place. */
   #track(events: StreamEvent[], objects: unknown[]): StreamEvent[] {
     for (const event of events) {
-      if (event.type !== 'toolcall_delta' || event.partial === undefined) continue
-      const { path } = event.partial
-      const append = 'append' in event.partial ? event.partial.append : undefined
-      const value = 'value' in event.partial ? event.partial.value : undefined
+      const partial = event.type === 'toolcall_delta' ? (own(event, 'partial') as typeof event.partial) : undefined
+      if (event.type !== 'toolcall_delta' || partial === undefined) continue
+      const { path } = partial
+      // (the engine's own keys: `in` would find a key a polluted Object.prototype holds)
+      const append = own(partial, 'append') as string | undefined
+      const value = own(partial, 'value')
       if (path.length === 0) {
         objects[event.index] = append === undefined ? value : `${(objects[event.index] as string | undefined) ?? ''}${append}`
       } else {
         if (objects[event.index] === undefined) objects[event.index] = typeof path[0] === 'number' ? [] : {}
         let parent = objects[event.index] as Container
+        // The model writes the keys: each is an own key, as JSON.parse makes it (`__proto__`
+        // too), never one a prototype holds or a setter takes.
         for (let i = 0; i < path.length - 1; i++) {
           const step = path[i]!
-          if (parent[step] === undefined) parent[step] = typeof path[i + 1] === 'number' ? [] : {}
-          parent = parent[step] as Container
+          if (own(parent, step) === undefined) setOwn(parent, step, typeof path[i + 1] === 'number' ? [] : {})
+          parent = own(parent, step) as Container
         }
         const key = path[path.length - 1]!
-        parent[key] = append === undefined ? value : `${(parent[key] as string | undefined) ?? ''}${append}`
+        setOwn(parent, key, append === undefined ? value : `${(own(parent, key) as string | undefined) ?? ''}${append}`)
       }
       event.object = objects[event.index]
     }
     return events
   }
+}
+
+/** Sets `container[key]` as an own data property, as JSON.parse does (`__proto__` included). */
+function setOwn(container: Container, key: string | number, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true })
+  else container[key] = value
 }

@@ -19,7 +19,7 @@ import {
   type RegisteredTool,
   type Running,
 } from './batch.js'
-import { ToolwireError, engineError, messageOf, native, nonFiniteNumber, safeString, serializeFailure, stringifyChecked, stringifyKeeping, carriedAsIs } from './common.js'
+import { ONCE, ToolwireError, engineError, messageOf, ownOrClass, native, own, ownOptions, plainObject, nonFiniteNumber, safeString, serializeFailure, stringifyChecked, stringifyKeeping, carriedAsIs } from './common.js'
 import {
   KEEPING_ALL,
   PARTIAL_REPLACER,
@@ -156,7 +156,7 @@ export class Driver {
     const signal = batch.signal
     if (signal !== undefined && !signal.aborted) {
       batch.onAbort = () => this.#drive(() => this.#native.cancel(id, monotonicNow(), wallNow()))
-      signal.addEventListener('abort', batch.onAbort, { once: true })
+      signal.addEventListener('abort', batch.onAbort, ONCE)
     }
     let actions: string
     try {
@@ -245,7 +245,7 @@ export class Driver {
           // the audit log, which matches results to calls by id, records only the first
           if (batch.audit !== undefined && !batch.callRecorded && action[6] === undefined) batch.audit.call(callRecord(batch, call, args, shown.toolCallId))
           if (batch.otel !== undefined) {
-            const description = this.#host.registeredNamed(call.name)?.tool.description
+            const description = this.#host.registeredNamed(call.name)?.description
             startToolSpan(batch.otel, slot, { id: shown.toolCallId, name: shown.toolName }, description, batch.runId)
           }
           emit(batch, { type: 'tool_execution_start', ...shown, args })
@@ -253,7 +253,7 @@ export class Driver {
         }
         case Action.BEFORE_HOOK: {
           const [, , , , args, toolCall] = action
-          this.#hook(action, Completion.BEFORE_ANSWERED, Completion.BEFORE_FAILED, () => batch.hooks.beforeToolCall!({ toolCall: call, args, call: toolCall }))
+          this.#hook(action, Completion.BEFORE_ANSWERED, Completion.BEFORE_FAILED, () => batch.hooks.beforeToolCall!({ toolCall: batch.toolCalls[slot]!, args, call: toolCall }))
           break
         }
         case Action.CONCURRENCY_KEY: {
@@ -271,7 +271,7 @@ export class Driver {
         case Action.AFTER_HOOK: {
           const result = action[4]
           this.#hook(action, Completion.AFTER_ANSWERED, Completion.AFTER_FAILED, () =>
-            batch.hooks.afterToolCall!({ toolCall: call, args: result.args, result, isError: !result.ok }),
+            batch.hooks.afterToolCall!({ toolCall: batch.toolCalls[slot]!, args: result.args, result, isError: !result.ok }),
           )
           break
         }
@@ -283,7 +283,7 @@ export class Driver {
         case Action.END:
         case Action.END_AS_RETURNED: {
           const result = action[0] === Action.END ? action[3] : resultAsReturned(batch, call, action)
-          if (result.runId === undefined) result.runId = batch.runId
+          if (own(result, 'runId') === undefined) result.runId = batch.runId
           // the id exactly as sent (the engine's holds U+FFFD for a lone surrogate): the model
           // gets each result under the id it wrote
           if (result.callId !== call.id) result.callId = call.id
@@ -329,7 +329,8 @@ export class Driver {
   #concurrencyKey(call: ReadCall, args: unknown): CompletionOf {
     const registered = this.#host.registeredNamed(call.name)
     try {
-      const key = registered === undefined ? undefined : registered.tool.concurrencyKey!(args)
+      // (the engine asks only of a tool whose own or class's concurrencyKey was a function when registered)
+      const key = registered === undefined ? undefined : (ownOrClass(registered.tool, 'concurrencyKey') as (args: unknown) => unknown).call(registered.tool, args)
       return [Completion.KEY, key === undefined || key === null ? 'null' : JSON.stringify(safeString(key))]
     } catch (error) {
       return [Completion.KEY_FAILED, messageJson(error)]
@@ -531,10 +532,15 @@ export class Driver {
         let json: string
         let bad: unknown
         try {
-          json = answerJson(value)
+          // A plain answer is read once, by its own keys (`{ block, reason, params }`,
+          // `{ content, details, isError }`): what is checked is what the engine reads, and a
+          // key inherited from a polluted Object.prototype is not the answer's (see ownOptions).
+          // Any other value is serialized as it is, to be named when JSON would lose it.
+          const answer = plainObject(value) ? ownOptions(value) : value
+          json = answerJson(answer)
           // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
           // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
-          const params = answered === Completion.BEFORE_ANSWERED ? (value as { params?: unknown } | null | undefined)?.params : undefined
+          const params = answered === Completion.BEFORE_ANSWERED && answer !== null && typeof answer === 'object' ? own(answer, 'params') : undefined
           if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
         } catch (error) {
           return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${serializeFailure(error, value)}`))

@@ -2,7 +2,7 @@
 // arguments in one JSON text, and each call's arguments text on its own.
 
 import { readCall } from './calls.js'
-import { describe, nonFiniteNumber, serializeFailure, stringifyChecked } from './common.js'
+import { describe, nonFiniteNumber, own, serializeFailure, stringifyChecked } from './common.js'
 import { ArgumentKind, JOINED_SEPARATOR } from './protocol.generated.js'
 import { KEEPING_ALL } from './completion.js'
 import type { DispatchCall, ModelToolCall } from './types.js'
@@ -12,8 +12,13 @@ export type ReadCall = ModelToolCall & { error?: { code?: string } }
 
 /** The calls as the engine reads them. */
 export interface EncodedCalls {
-  /** `calls` as dispatch reads them. */
+  /** `calls` as dispatch reads them: their own keys, each read once (see readCall). */
   calls: ReadCall[]
+  /**
+   * The calls as the hooks are given them (`toolCall`): the call itself when it has the shape
+   * `{ id, name, arguments }`, else the call read from its provider's shape.
+   */
+  toolCalls: ModelToolCall[]
   /** One JSON text `[[id, name, kind, stamp?], ...]`. */
   meta: string
   /** The calls' arguments texts (each read as its `ArgumentKind` says), joined by JOINED_SEPARATOR. */
@@ -36,7 +41,10 @@ export interface EncodedCalls {
  */
 export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
   if (!Array.isArray(given)) throw new TypeError(`dispatch: calls must be an array, got ${describe(given)}`)
-  const read = Array.from(given, readCall)
+  const read = new Array<ReadCall>(given.length)
+  const toolCalls = new Array<ModelToolCall>(given.length)
+  // (each ReadCall: the engine's checks below make it one)
+  for (let i = 0; i < given.length; i++) read[i] = readCall(given[i], i, toolCalls) as ReadCall
   const rows = new Array<string>(read.length)
   const texts = new Array<string>(read.length)
   const lengths = new Array<number>(read.length)
@@ -48,7 +56,8 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
     if (typeof name !== 'string') throw new TypeError(`dispatch: calls[${i}].name must be a string, got ${describe(name)}`)
     let kind: number = ArgumentKind.TEXT
     let text = args as string | undefined
-    if (call.complete === false && !(call.error && call.error.code === 'INVALID_JSON')) {
+    // (the call read is its own keys: readCall; its error object, a StreamDecoder's, is read by its own key too)
+    if (call.complete === false && !(call.error && own(call.error, 'code') === 'INVALID_JSON')) {
       kind = ArgumentKind.INCOMPLETE
       text = ''
     } else if (typeof args !== 'string') {
@@ -80,7 +89,7 @@ export function encodeCalls(given: readonly DispatchCall[]): EncodedCalls {
     if (kind === ArgumentKind.TEXT || kind === ArgumentKind.OBJECT) argumentTexts[i] = text
   }
   // (each call's id and name checked above: strings)
-  return { calls: read as ReadCall[], meta: `[${rows.join(',')}]`, texts: texts.join(JOINED_SEPARATOR), lengths, argumentTexts }
+  return { calls: read, toolCalls, meta: `[${rows.join(',')}]`, texts: texts.join(JOINED_SEPARATOR), lengths, argumentTexts }
 }
 
 /** The JSON text of a call's plan marks (`stepId`, `attempt`, `loopId`, `confirmationId`), if any. */

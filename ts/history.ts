@@ -7,7 +7,7 @@ import {
   normalizeToolCallId as nativeNormalizeToolCallId,
   repairHistory as nativeRepairHistory,
 } from '../native.js'
-import { checkWire, native, describe, jsonText } from './common.js'
+import { checkWire, native, describe, jsonText, own } from './common.js'
 import { ENCODED_RESULT_KEYS } from './protocol.generated.js'
 import type { HistoryCall, HistoryRepairReport, HistoryTurn, ToolResult, ToolResultMessage, Wire } from './types.js'
 
@@ -47,15 +47,16 @@ function encodedPart(result: unknown): unknown {
   }
 }
 
-/** Checks what the engine needs of each call; the arguments go as they are (text or a value). */
+/** Checks what the engine needs of each call (its own keys, as the engine reads its JSON); the arguments go as they are (text or a value). */
 function checkCalls(calls: readonly unknown[]): void {
-  calls.forEach((item, i) => {
-    const call = item as { id?: unknown; name?: unknown } | null
+  calls.forEach((call, i) => {
     if (call === null || typeof call !== 'object') {
       throw new TypeError(`encodeToolCalls: calls[${i}] must be an object { id, name, arguments }, got ${describe(call)}`)
     }
-    if (typeof call.id !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].id must be a string, got ${describe(call.id)}`)
-    if (typeof call.name !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].name must be a string, got ${describe(call.name)}`)
+    const id = own(call, 'id')
+    const name = own(call, 'name')
+    if (typeof id !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].id must be a string, got ${describe(id)}`)
+    if (typeof name !== 'string') throw new TypeError(`encodeToolCalls: calls[${i}].name must be a string, got ${describe(name)}`)
   })
 }
 
@@ -69,8 +70,8 @@ export function encodeToolCalls(turn: HistoryCall[] | HistoryTurn, wire: Wire): 
   if (Array.isArray(turn)) {
     checkCalls(turn)
     shaped = { toolCalls: turn }
-  } else if (turn !== null && typeof turn === 'object' && Array.isArray(turn.toolCalls)) {
-    checkCalls(turn.toolCalls)
+  } else if (turn !== null && typeof turn === 'object' && Array.isArray(own(turn, 'toolCalls'))) {
+    checkCalls(own(turn, 'toolCalls') as unknown[])
     shaped = turn
   } else {
     throw new TypeError(`encodeToolCalls: expected an array of calls or a turn { text?, thinking?, toolCalls }, got ${describe(turn)}`)

@@ -3,7 +3,7 @@
 // emit a step event), feeds results back, asks for confirmation and reports plan events.
 
 import { NativePlan } from '../native.js'
-import { ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys } from './common.js'
+import { ONCE, ToolwireError, native, messageOf, describe, jsonText, nonFiniteNumber, checkOptionKeys, own, ownOptions } from './common.js'
 import { wallNow } from './clock.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
 import type { AuditLog } from './audit.js'
@@ -51,13 +51,18 @@ interface CheckedOptions {
   context: Pick<PlanOptions, ContextOption>
 }
 
+/** The keys of the options of `executePlan(plan, options)`. */
+export const PLAN_OPTIONS: readonly string[] = ['maxConcurrency', 'maxRetries', 'audit', 'signal', 'callbackTimeoutMs', ...FUNCTION_OPTIONS, ...CONTEXT_OPTIONS]
+
 /** The checked options of `executePlan`; a bad one throws a TypeError naming it. */
-function planOptions(options: PlanOptions | null | undefined): CheckedOptions {
-  if (options === undefined || options === null) options = {}
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`executePlan: options must be an object, got ${describe(options)}`)
+function planOptions(raw: PlanOptions | null | undefined): CheckedOptions {
+  if (raw === undefined || raw === null) raw = {}
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new TypeError(`executePlan: options must be an object, got ${describe(raw)}`)
   }
-  checkOptionKeys('executePlan: options', options, ['maxConcurrency', 'maxRetries', 'audit', 'signal', 'callbackTimeoutMs', ...FUNCTION_OPTIONS, ...CONTEXT_OPTIONS])
+  // (its own keys only, each read once: see ownOptions)
+  const options = ownOptions(raw)
+  checkOptionKeys('executePlan: options', options, PLAN_OPTIONS)
   const wholeIn = (key: 'maxConcurrency' | 'maxRetries', min: number, max: number, fallback: number): number => {
     const value = options[key]
     if (value === undefined) return fallback
@@ -189,7 +194,9 @@ export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: Acti
       `executePlan: the plan holds the number ${nonFinite[1]} at ${nonFinite[0]}, which JSON cannot carry (JSON.stringify writes it as null): use a finite number`,
     )
   }
-  const ownRunId = plan !== null && typeof plan === 'object' && typeof plan.runId === 'string' ? plan.runId : undefined
+  // (the plan's own keys, as the engine reads its JSON)
+  const planRunId = plan !== null && typeof plan === 'object' ? own(plan, 'runId') : undefined
+  const ownRunId = typeof planRunId === 'string' ? planRunId : undefined
   const engineOptions = JSON.stringify({
     maxConcurrency: opts.maxConcurrency,
     maxRetries: opts.maxRetries,
@@ -205,9 +212,10 @@ export async function executePlan(runtime: unknown, hooks: PlanHooks, plan: Acti
     )
   }
   const tools = new Map<string, string>()
-  if (Array.isArray(plan.steps)) {
-    for (const step of plan.steps) {
-      if (step !== null && typeof step === 'object') tools.set(step.id, step.tool)
+  const planSteps = plan !== null && typeof plan === 'object' ? own(plan, 'steps') : undefined
+  if (Array.isArray(planSteps)) {
+    for (const step of planSteps as unknown[]) {
+      if (step !== null && typeof step === 'object') tools.set(own(step, 'id') as string, own(step, 'tool') as string)
     }
   }
 
@@ -419,7 +427,8 @@ function drive({ dispatch, nativePlan, runId, opts, emit, confirmationId, cancel
       const steps: PlanOutcome['steps'] = {}
       for (const [id, summary] of Object.entries(summaries)) {
         const out: PlanOutcome['steps'][string] = { status: summary.status, results: summary.results.map((at) => results[at]) }
-        if (summary.error !== undefined) out.error = summary.error
+        const error = own(summary, 'error') as typeof summary.error | undefined
+        if (error !== undefined) out.error = error
         steps[id] = out
       }
       resolve({ runId, status, steps, results })
@@ -473,7 +482,7 @@ function drive({ dispatch, nativePlan, runId, opts, emit, confirmationId, cancel
     } else if (opts.signal !== undefined && opts.signal.aborted) {
       onAbort()
     } else {
-      if (opts.signal !== undefined) opts.signal.addEventListener('abort', onAbort, { once: true })
+      if (opts.signal !== undefined) opts.signal.addEventListener('abort', onAbort, ONCE)
       step(() => nativePlan.next())
     }
   })

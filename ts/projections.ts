@@ -1,8 +1,12 @@
 // A result seen as other libraries' shapes: a pi-agent-core tool result message, an invocation
 // record, the legacy JSON error envelope.
 
+import { own } from './common.js'
 import { scrubSecrets } from './sanitize.js'
 import type { ErrorEnvelope, ToolInvocationRecord, ToolResult, ToolResultMessage } from './types.js'
+
+// A result is read by its own keys (see ownOptions in common.ts): an optional one it does not hold
+// (`details`, `data`, `error`) is absent, whatever a polluted Object.prototype holds.
 
 /** The result as a pi-agent-core tool result message. */
 export function toToolResultMessage(result: ToolResult): ToolResultMessage {
@@ -11,7 +15,7 @@ export function toToolResultMessage(result: ToolResult): ToolResultMessage {
     toolCallId: result.callId,
     toolName: result.tool,
     content: result.content,
-    details: result.details,
+    details: own(result, 'details'),
     isError: !result.ok,
     timestamp: result.endedAt,
   }
@@ -23,12 +27,14 @@ export function toToolResultMessage(result: ToolResult): ToolResultMessage {
  * `[redacted:<kind>]` (built-in kinds), as in events and the audit log.
  */
 export function toInvocationRecord(result: ToolResult): ToolInvocationRecord {
+  const data = own(result, 'data')
+  const error = own(result, 'error') as ToolResult['error']
   return {
     toolCallId: scrubSecrets(result.callId, 'toInvocationRecord: result.callId') as string,
     name: scrubSecrets(result.tool, 'toInvocationRecord: result.tool') as string,
     args: scrubSecrets(result.args, 'toInvocationRecord: result.args'),
-    result: result.ok ? (result.data !== undefined ? result.data : { content: result.content, details: result.details }) : null,
-    error: result.ok ? null : (result.error?.message ?? null),
+    result: result.ok ? (data !== undefined ? data : { content: result.content, details: own(result, 'details') }) : null,
+    error: result.ok ? null : (error?.message ?? null),
     startedAtMs: result.startedAt,
     endedAtMs: result.endedAt,
   }
@@ -37,7 +43,8 @@ export function toInvocationRecord(result: ToolResult): ToolInvocationRecord {
 /** The legacy JSON error envelope of a failed result; `null` for a successful one. */
 export function toErrorEnvelope(result: ToolResult): ErrorEnvelope | null {
   if (result.ok) return null
-  const message = result.error ? result.error.message : 'failed'
+  const error = own(result, 'error') as ToolResult['error']
+  const message = error ? error.message : 'failed'
   if (result.status === 'blocked') return { status: 'blocked', tool: result.tool, reason: message }
   if (result.status === 'pending') return { status: 'pending', tool: result.tool, message }
   return { status: 'error', tool: result.tool, error: message }

@@ -10,7 +10,7 @@
 import binding = require('../native.js')
 import type { NativeRap } from '../native.js'
 import { featuresOf, requireFeature } from './binding.js'
-import { ToolwireError, native, messageOf, serializeFailure, describe, jsonText, OVER_LIMIT_MARK } from './common.js'
+import { ONCE, ToolwireError, native, messageOf, serializeFailure, describe, jsonText, own, ownOptions, OVER_LIMIT_MARK } from './common.js'
 import {
   RapMessage,
   type RapCancelledMessage,
@@ -168,13 +168,17 @@ interface Backlog {
   chars: number
 }
 
+/** The keys of the options of `addRapToolset(baseUrl, options)`. */
+export const TOOLSET_OPTIONS: readonly string[] = ['timeoutMs', 'retry', 'bind', 'publicUrl', 'maxCallbackBytes', 'prefix', 'headers']
+
 /** The callback server's options and the toolset's own, split and checked. */
 export function toolsetOptions(options: RapToolsetOptions | undefined): ToolsetSetup {
   if (options === undefined) options = {}
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`addRapToolset: options must be an object, got ${describe(options)}`)
   }
-  const { timeoutMs, retry, bind, publicUrl, maxCallbackBytes, prefix, headers } = options
+  // (its own keys only, each read once: see ownOptions; the engine names a key it does not know)
+  const { timeoutMs, retry, bind, publicUrl, maxCallbackBytes, prefix, headers } = ownOptions(options)
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new ToolwireError('VALIDATION_ERROR', `addRapToolset: options.timeoutMs must be a positive number, got ${describe(timeoutMs)}`)
   }
@@ -196,12 +200,18 @@ export function toolsetOptions(options: RapToolsetOptions | undefined): ToolsetS
   }
 }
 
-/** A tool's value from a RAP `tool_result`: text and image blocks; `display_as` kept in details. */
-function valueOf(result: RapToolResult): AgentToolResult<RemoteDetails> {
+/**
+ * A tool's value from a RAP `tool_result`: text and image blocks; `display_as` kept in details.
+ * What the server sent is read by its own keys (see ownOptions), never a polluted prototype's.
+ */
+function valueOf(sent: RapToolResult): AgentToolResult<RemoteDetails> {
+  const result = ownOptions(sent)
   let content: ContentBlock[]
   if (Array.isArray(result.content)) {
     content = result.content.map((item) =>
-      item.type === 'image' ? { type: 'image', data: item.data, mimeType: item.mediaType } : { type: 'text', text: item.text },
+      own(item, 'type') === 'image'
+        ? { type: 'image', data: own(item, 'data') as string, mimeType: own(item, 'mediaType') as string }
+        : { type: 'text', text: own(item, 'text') as string },
     )
   } else {
     content = [{ type: 'text', text: typeof result.text === 'string' ? result.text : '' }]
@@ -212,11 +222,12 @@ function valueOf(result: RapToolResult): AgentToolResult<RemoteDetails> {
   return Object.keys(details).length === 0 ? { content } : { content, details }
 }
 
-/** The text a `tool_result` reports an error with (its text, else its first text item). */
-function errorText(result: RapToolResult): string {
+/** The text a `tool_result` reports an error with (its text, else its first text item), by its own keys. */
+function errorText(sent: RapToolResult): string {
+  const result = ownOptions(sent)
   if (typeof result.text === 'string') return result.text
-  const item = Array.isArray(result.content) ? result.content.find((i): i is RapTextItem => i.type === 'text') : undefined
-  return item === undefined ? 'Error: the remote tool failed' : item.text
+  const item = Array.isArray(result.content) ? result.content.find((i): i is RapTextItem => own(i, 'type') === 'text') : undefined
+  return item === undefined ? 'Error: the remote tool failed' : (own(item, 'text') as string)
 }
 
 /** The text size of a queued subscription event. */
@@ -380,7 +391,7 @@ export class RapLink {
     if (signal !== undefined) {
       onAbort = () => transport.abort(ticket)
       if (signal.aborted) onAbort()
-      else signal.addEventListener('abort', onAbort, { once: true })
+      else signal.addEventListener('abort', onAbort, ONCE)
     }
     const ended = (): void => {
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
@@ -595,7 +606,7 @@ export class RapLink {
       // Recorded here, in order with the events of the same crossing: a final event after this
       // result ends the subscription, one before it (see #event) keeps it from opening.
       const { call } = pending
-      const subscribes = message[0] === RapMessage.RESULT && !message[2] && message[3]?.subscription === true
+      const subscribes = message[0] === RapMessage.RESULT && !message[2] && message[3] !== null && typeof message[3] === 'object' && own(message[3], 'subscription') === true
       if (call !== undefined && subscribes && !call.final) this.#subscriptions.set(call.key, { toolName: call.toolName, args: call.args })
       pending.resolve(message)
     }
@@ -621,7 +632,7 @@ export class RapLink {
       // Kept for a later run only while its call or subscription is known (not after its thread
       // closed).
       const known = subscription !== undefined
-      if (event.message.final === true) {
+      if (own(event.message, 'final') === true) {
         this.#subscriptions.delete(key)
         const inFlight = this.#calls.get(key)
         if (inFlight !== undefined) inFlight.final = true

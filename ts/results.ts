@@ -3,6 +3,7 @@
 
 import { recordArgs, type Batch } from './batch.js'
 import { wallNow } from './clock.js'
+import { own, ownOptions } from './common.js'
 import type { ReadCall } from './encode-calls.js'
 import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
 import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
@@ -45,10 +46,12 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
   let content: ContentBlock[]
   let details: unknown
   let data: unknown
+  // (the value as the engine read it, its JSON parsed again: its own keys only, never a key a
+  // polluted Object.prototype holds)
   switch (action[6]) {
     case OutputShape.AGENT_RESULT:
-      content = (value as AgentToolResult<unknown>).content
-      details = (value as AgentToolResult<unknown>).details
+      content = own(value as object, 'content') as AgentToolResult<unknown>['content']
+      details = own(value as object, 'details')
       break
     case OutputShape.TEXT:
       content = [{ type: 'text', text: value as string }]
@@ -69,9 +72,9 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
   if (details !== undefined) result.details = details
   if (data !== undefined) result.data = data
   if (action[6] === OutputShape.AGENT_RESULT) {
-    const returned = value as { effects?: ToolResult['effects'] | null; terminate?: unknown }
-    if (returned.effects !== undefined && returned.effects !== null) result.effects = returned.effects
-    if (returned.terminate === true) result.terminate = true
+    const effects = own(value as object, 'effects') as ToolResult['effects'] | null | undefined
+    if (effects !== undefined && effects !== null) result.effects = effects
+    if (own(value as object, 'terminate') === true) result.terminate = true
   }
   result.startedAt = action[3]
   result.endedAt = action[4]
@@ -82,12 +85,14 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
 /** The result as events carry it: `view` holds the fields that differ (see the engine's protocol). */
 export function viewOf(result: ToolResult, view: ResultView): ToolResult {
   const shown = { ...result }
-  if (view.content !== undefined) shown.content = view.content
-  if (view.details !== undefined) shown.details = view.details
-  if (view.detailsWithheld) delete shown.details
-  if (view.data !== undefined) shown.data = view.data
-  if (view.dataWithheld) delete shown.data
-  if (view.args !== undefined) shown.args = view.args
+  // (the view's own keys: one it does not hold is not read from a polluted Object.prototype)
+  const { content, details, detailsWithheld, data, dataWithheld, args } = ownOptions(view)
+  if (content !== undefined) shown.content = content
+  if (details !== undefined) shown.details = details
+  if (detailsWithheld) delete shown.details
+  if (data !== undefined) shown.data = data
+  if (dataWithheld) delete shown.data
+  if (args !== undefined) shown.args = args
   return shown
 }
 

@@ -3,7 +3,7 @@
 // and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
 // every result of a batch asks to terminate.
 
-import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText } from './common.js'
+import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, own, ownOptions } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
 import { REQUEST_SHAPES } from './protocol.generated.js'
 import type { InjectedEvent, SubscriptionWatch } from './rap.js'
@@ -148,20 +148,23 @@ function addUsage(total: RunOutcome['usage'], usage: AssembledTurn['usage'] | nu
   if (usage === undefined || usage === null) return total
   const sum = total ?? {}
   for (const key of ['inputTokens', 'outputTokens'] as const) {
-    if (typeof usage[key] === 'number') sum[key] = (sum[key] ?? 0) + usage[key]
+    const count = own(usage, key)
+    if (typeof count === 'number') sum[key] = (sum[key] ?? 0) + count
   }
   return sum
 }
 
 /** The keys of the options of `run(options)`. */
-const RUN_OPTIONS = [
+export const RUN_OPTIONS: readonly string[] = [
   'wire', 'model', 'messages', 'maxSteps', 'signal', 'runId', 'groupId', 'userId', 'threadAncestors', 'onEvent',
   'getSteeringMessages', 'getFollowUpMessages', 'toolChoice', 'audit', 'provider', 'agentId', 'sender', 'callbackTimeoutMs',
   'tools',
 ]
 
-function checkOptions<W extends Wire>(options: RunOptions<W>) {
-  if (options === null || typeof options !== 'object') throw new TypeError(`run: options must be an object, got ${describe(options)}`)
+/** The checked options of `run`, and `given`: their own keys, each read once (see ownOptions), for the rest. */
+function checkOptions<W extends Wire>(raw: RunOptions<W>) {
+  if (raw === null || typeof raw !== 'object') throw new TypeError(`run: options must be an object, got ${describe(raw)}`)
+  const options = ownOptions(raw)
   checkOptionKeys('run: options', options, RUN_OPTIONS)
   const { wire, model, messages = [], maxSteps = DEFAULT_MAX_STEPS, signal, onEvent } = options
   checkWire('run', wire)
@@ -181,7 +184,7 @@ function checkOptions<W extends Wire>(options: RunOptions<W>) {
     }
   }
   const callbackTimeoutMs = callbackTimeout('run', options.callbackTimeoutMs)
-  return { wire, model, messages, maxSteps, signal, onEvent, callbackTimeoutMs }
+  return { wire, model, messages, maxSteps, signal, onEvent, callbackTimeoutMs, given: options }
 }
 
 /**
@@ -216,9 +219,9 @@ const AUDITED: ReadonlySet<string> = new Set(['turn_start', 'turn_end', 'done'])
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
-export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, options: RunOptions<W>): Promise<RunOutcome> {
+export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome> {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
-  const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given } = checkOptions(options)
+  const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given, given: options } = checkOptions(raw)
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
     throw new TypeError(`run: options.runId must be a non-empty string, got ${describe(options.runId)}`)
   }
@@ -308,7 +311,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         stopReason = 'aborted'
         break
       }
-      if (results.every((result) => result.terminate === true)) {
+      if (results.every((result) => own(result, 'terminate') === true)) {
         stopReason = 'terminated'
         break
       }

@@ -9,13 +9,13 @@ import type { Batch, RegisteredTool, Running } from './batch.js'
 import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
 import { freshId } from './ids.js'
-import { AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, DISPATCH_OPTIONS, RUNTIME_OPTIONS, ToolwireError, checkOptionKeys, describe, jsonText, messageOf, native, registerAll } from './common.js'
+import { AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, DISPATCH_OPTIONS, RUNTIME_OPTIONS, ToolwireError, checkOptionKeys, describe, jsonText, messageOf, native, own, ownOptions, registerAll } from './common.js'
 import { monotonicNow, wallNow } from './clock.js'
 import { StreamDecoder } from './decoder.js'
 import { Driver } from './driver.js'
 import { encodeCalls, type ReadCall } from './encode-calls.js'
 import { encodeResults, encodeToolCalls } from './history.js'
-import { DEFINITION_OPTIONS, type Registrable, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
+import { DEFINITION_OPTIONS, type Declaration, type Registrable, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
 import { tracing } from './otel.js'
 import { executePlan, type PlanHooks } from './plan.js'
 import { MAX_BATCH_ID, type EngineAction } from './protocol.generated.js'
@@ -107,16 +107,18 @@ export class ToolRuntime {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`ToolRuntime: options must be an object, got ${describe(options)}`)
     }
-    checkOptionKeys('ToolRuntime: options', options, RUNTIME_OPTIONS, [AS_DISPATCH_OPTION])
-    const concurrency = finiteOption('ToolRuntime: options.concurrency', options.concurrency)
-    const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', options.timeoutMs)
-    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
-      throw new TypeError(`ToolRuntime: options.onEvent must be a function, got ${describe(options.onEvent)}`)
+    // Its own keys only, each read once (a polluted Object.prototype sets no option: see ownOptions).
+    const given = ownOptions(options)
+    checkOptionKeys('ToolRuntime: options', given, RUNTIME_OPTIONS, [AS_DISPATCH_OPTION])
+    const concurrency = finiteOption('ToolRuntime: options.concurrency', given.concurrency)
+    const timeoutMs = finiteOption('ToolRuntime: options.timeoutMs', given.timeoutMs)
+    if (given.onEvent !== undefined && typeof given.onEvent !== 'function') {
+      throw new TypeError(`ToolRuntime: options.onEvent must be a function, got ${describe(given.onEvent)}`)
     }
-    const { coerce, sanitize, limits, redaction, policy, loopDetection } = options
+    const { coerce, sanitize, limits, redaction, policy, loopDetection } = given
     // A relative workspaceRoot is resolved against process.cwd() now, as analyzeCommand's `cwd` is.
-    const workspaceRoot = typeof options.workspaceRoot === 'string' && options.workspaceRoot !== '' ? nodePath.resolve(options.workspaceRoot) : options.workspaceRoot
-    const approvals = approvalsOption(options.approvals)
+    const workspaceRoot = typeof given.workspaceRoot === 'string' && given.workspaceRoot !== '' ? nodePath.resolve(given.workspaceRoot) : given.workspaceRoot
+    const approvals = approvalsOption(given.approvals)
     const text = jsonText('ToolRuntime: options', {
       approvals: approvals.engine,
       concurrency,
@@ -131,10 +133,10 @@ export class ToolRuntime {
     })
     this.#native = native(() => new NativeRuntime(text))
     this.#sanitize = sanitize
-    this.#onEvent = options.onEvent
+    this.#onEvent = given.onEvent
     this.#onApproval = approvals.onApproval
     this.#snapshot = { policy: policy ?? null, workspaceRoot: workspaceRoot ?? null, loopDetection: loopDetection ?? null, approvals: approvals.engine ?? null }
-    const audit = auditOption('ToolRuntime: options.audit', options.audit)
+    const audit = auditOption('ToolRuntime: options.audit', given.audit)
     this.#audit = audit === undefined ? undefined : new AuditLog(audit, this.#snapshot, sanitize)
     this.#driver = new Driver(this.#native, {
       registered: (id) => this.#tools.get(id),
@@ -162,7 +164,7 @@ export class ToolRuntime {
   #register(tool: Registrable): void {
     const declaration = declarationOf(tool, 'register')
     const id = native(() => this.#native.register(JSON.stringify(declaration)))
-    this.#keep(id, tool)
+    this.#keep(id, tool, declaration)
   }
 
   /**
@@ -175,7 +177,7 @@ export class ToolRuntime {
     if (!Array.isArray(tools)) throw new TypeError(`registerPlugin: tools must be an array, got ${describe(tools)}`)
     const declarations = tools.map((tool) => declarationOf(tool, `registerPlugin("${id}")`))
     const ids: number[] = native(() => this.#native.registerPlugin(id, JSON.stringify(declarations)))
-    ids.forEach((registration, i) => this.#keep(registration, tools[i]!))
+    ids.forEach((registration, i) => this.#keep(registration, tools[i]!, declarations[i]!))
   }
 
   /**
@@ -186,21 +188,23 @@ export class ToolRuntime {
     if (typeof toolName !== 'string') throw new TypeError(`explainPolicy: toolName must be a string, got ${describe(toolName)}`)
     const text = context === undefined ? '' : jsonText('explainPolicy: context', context)
     const decision = JSON.parse(native(() => this.#native.explainPolicy(toolName, text))) as PolicyDecision
-    return { allowed: decision.allowed, layer: decision.layer ?? null, rule: decision.rule ?? null }
+    return { allowed: decision.allowed, layer: (own(decision, 'layer') as PolicyDecision['layer'] | undefined) ?? null, rule: (own(decision, 'rule') as PolicyDecision['rule'] | undefined) ?? null }
   }
 
-  #keep(id: number, tool: Registrable): void {
-    const own: RegisteredTool['tool'] = tool
+  /** Keeps a registered tool: its functions, and how to call them as its `declaration` (its own keys, read once) says. */
+  #keep(id: number, tool: Registrable, declaration: Declaration): void {
     // Every call gets an AbortSignal unless the tool opts out with `signal: false`. (Guessing from
     // `execute.length` missed `(id, args = {}, signal) => ...`, whose length is 1.)
     this.#tools.set(id, {
-      tool: own,
-      takesSignal: tool.signal !== false,
-      trustedMedia: tool.trustedMedia === true,
+      tool,
+      takesSignal: declaration.signal !== false,
+      trustedMedia: declaration.trustedMedia === true,
+      description: declaration.description,
       // toolwire's own tools (remote ones, cancel_subscription) also get the dispatch context
-      withContext: own[DISPATCH_CONTEXT] === true,
+      withContext: own(tool, DISPATCH_CONTEXT) === true,
+      remote: own(tool, REMOTE) === true,
     })
-    this.#ids.set(tool.name, id)
+    this.#ids.set(declaration.name, id)
   }
 
   /**
@@ -282,7 +286,7 @@ export class ToolRuntime {
     const removed = native(() => this.#native.unregister(name))
     if (removed) {
       const id = this.#ids.get(name)!
-      if (this.#tools.get(id)?.tool[REMOTE] === true) this.#rap.unloadTool(name)
+      if (this.#tools.get(id)?.remote === true) this.#rap.unloadTool(name)
       this.#tools.delete(id)
       this.#ids.delete(name)
     }
@@ -305,10 +309,12 @@ export class ToolRuntime {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new TypeError(`definitions: options must be an object, got ${describe(options)}`)
     }
-    checkOptionKeys('definitions: options', options, DEFINITION_OPTIONS)
     if (options === undefined) return JSON.parse(native(() => this.#native.definitions(target, '', ''))) as { tools: object[]; reports: SchemaReport[] }
-    const { provider: _provider, agentId: _agentId, sender: _sender, ...format } = options
-    const context = contextOf(options)
+    // (its own keys only, each read once: see ownOptions)
+    const given = ownOptions(options)
+    checkOptionKeys('definitions: options', given, DEFINITION_OPTIONS)
+    const { provider: _provider, agentId: _agentId, sender: _sender, ...format } = given
+    const context = contextOf(given)
     const text = jsonText('definitions: options', format)
     const contextText = context === undefined ? '' : jsonText('definitions: options', context)
     return JSON.parse(native(() => this.#native.definitions(target, text, contextText))) as { tools: object[]; reports: SchemaReport[] }
@@ -334,12 +340,18 @@ export class ToolRuntime {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`dispatch: options must be an object, got ${describe(options)}`)
       }
-      checkOptionKeys('dispatch: options', options, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
-      this.#dispatch(calls, options, this.#auditLog('dispatch: options.audit', options.audit), resolve, reject)
+      // (its own keys only, each read once: see ownOptions)
+      const given = ownOptions(options)
+      checkOptionKeys('dispatch: options', given, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
+      this.#dispatch(calls, given, this.#auditLog('dispatch: options.audit', given.audit), resolve, reject)
     })
   }
 
-  /** `dispatch`, recording into `auditLog` (a run's, when the run dispatches). */
+  /**
+   * `dispatch`, recording into `auditLog` (a run's, when the run dispatches). `options`: a
+   * snapshot of the options' own keys ({@link ownOptions}), never an object a key may be
+   * inherited from.
+   */
   #dispatch(calls: DispatchCall[], options: DispatchOptions, auditLog: AuditLog | undefined, resolve: (results: ToolResult[]) => void, reject: (error: unknown) => void): void {
     const encoded = encodeCalls(calls)
     const hooks = {
@@ -387,6 +399,7 @@ export class ToolRuntime {
     const runId = options.runId ?? freshId('dispatch')
     const batch: Batch = {
       calls: encoded.calls,
+      toolCalls: encoded.toolCalls,
       hooks,
       signal,
       runId,
@@ -444,7 +457,9 @@ export class ToolRuntime {
       const runId = call.runId ?? thread?.runId
       const joined = runId !== undefined && runId !== null
       const batch: Batch = {
-        calls: [call],
+        // (what the engine sent, read by its own keys as a call given to dispatch is)
+        calls: [ownOptions(call)],
+        toolCalls: [call],
         hooks: { onEvent: this.#onEvent },
         signal: undefined,
         runId: runId ?? undefined,
@@ -472,7 +487,8 @@ export class ToolRuntime {
 
   /** Keeps the thread of a call left waiting for resolveApproval (see #approvalThreads). */
   #rememberThread(batch: Batch, result: ToolResult): void {
-    const approvalId = (result.details as { approvalId?: unknown } | undefined)?.approvalId
+    const details = own(result, 'details')
+    const approvalId = details !== null && typeof details === 'object' ? own(details, 'approvalId') : undefined
     if (typeof approvalId !== 'string') return
     const { groupId, userId, threadAncestors, runId } = batch
     this.#approvalThreads.set(approvalId, { groupId, userId, threadAncestors, runId })
@@ -486,8 +502,10 @@ export class ToolRuntime {
    */
   run<W extends Wire>(options: RunOptions<W>): Promise<RunOutcome> {
     return new Promise((resolve) => {
-      const auditLog = this.#auditLog('run: options.audit', options?.audit)
-      resolve(runLoop(this, this.#runHooks(auditLog), options) as Promise<RunOutcome>)
+      // (its own keys only, each read once: see ownOptions; runLoop names what is not an object)
+      const given = ownOptions(options)
+      const auditLog = this.#auditLog('run: options.audit', given === null || typeof given !== 'object' ? undefined : given.audit)
+      resolve(runLoop(this, this.#runHooks(auditLog), given) as Promise<RunOutcome>)
     })
   }
 
@@ -497,8 +515,10 @@ export class ToolRuntime {
    */
   executePlan(plan: ActionPlan, options?: PlanOptions): Promise<PlanOutcome> {
     return new Promise((resolve) => {
-      const auditLog = this.#auditLog('executePlan: options.audit', options?.audit)
-      resolve(executePlan(this, this.#runHooks(auditLog), plan, options) as Promise<PlanOutcome>)
+      // (its own keys only, each read once: see ownOptions; executePlan names what is not an object)
+      const given = ownOptions(options)
+      const auditLog = this.#auditLog('executePlan: options.audit', given === null || typeof given !== 'object' ? undefined : given.audit)
+      resolve(executePlan(this, this.#runHooks(auditLog), plan, given) as Promise<PlanOutcome>)
     })
   }
 
@@ -510,7 +530,7 @@ export class ToolRuntime {
       newRunId: () => freshId('run'),
       audit: auditLog,
       dispatch: (calls: DispatchCall[], options: DispatchOptions) =>
-        new Promise<ToolResult[]>((done, failed) => this.#dispatch(calls, options, auditLog, done, failed)),
+        new Promise<ToolResult[]>((done, failed) => this.#dispatch(calls, ownOptions(options), auditLog, done, failed)),
       watchEvents: (groupId: string) => this.#rap.watch(groupId),
       closeThread: (groupId: string) => this.#rap.closeThread(groupId),
       injectedMessages: (wire: Wire, events: InjectedEvent[]) => injectedMessages(this, wire, events, () => freshId('call_rap_event')),
@@ -540,8 +560,9 @@ interface EngineOptions {
  * nothing is set, as in most dispatches: every one of them pays for this.
  */
 function engineOptionsText(options: EngineOptions): string {
-  for (const key in options) {
-    const value = options[key as keyof EngineOptions]
+  // (its own keys: `for in` would visit keys a polluted Object.prototype holds)
+  for (const key of Object.keys(options) as (keyof EngineOptions)[]) {
+    const value = options[key]
     if (value !== undefined && value !== false) return jsonText('dispatch: options', options)
   }
   return '{}'

@@ -2,7 +2,7 @@
 // strings or bytes, and `sanitizeResult` for standalone use.
 
 import { sanitizeResult as nativeSanitizeResult, scrubSecrets as nativeScrubSecrets } from '../native.js'
-import { ToolwireError, native, describe, jsonText } from './common.js'
+import { ToolwireError, native, describe, jsonText, own, ownOptions } from './common.js'
 // The per-result budget when none is given (README: maxResultChars), and how far past a cut
 // secrets are searched for: the engine's (toolwire_core::sanitize).
 import { DEFAULT_MAX_RESULT_CHARS, DescribedBlock, SECRET_WINDOW, type BlockDescription } from './protocol.generated.js'
@@ -13,9 +13,6 @@ import type { ImageContent, SanitizeInput, SanitizeOptions, SanitizeReport, Text
  * over it send long text to the libuv pool.
  */
 const LONG_CHARS = 1 << 18
-
-/** A content block as a tool or caller gave it, before it is checked. */
-type UncheckedBlock = { type?: unknown; data?: unknown; mimeType?: unknown; text?: unknown } | null
 
 /**
  * Content blocks described for the engine ({@link describeContent}): each block a tuple as
@@ -38,21 +35,24 @@ export function describeContent(content: readonly unknown[], maxChars: number, w
   const buffers: Uint8Array[] = []
   const edge = maxChars + SECRET_WINDOW
   const blocks = content.map((item, index): BlockDescription => {
-    const block = item as UncheckedBlock
-    if (block === null || typeof block !== 'object') {
-      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] must be a block object, got ${describe(block)}`)
+    if (item === null || typeof item !== 'object') {
+      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] must be a block object, got ${describe(item)}`)
     }
-    if (block.type === 'image') {
-      if (typeof block.data !== 'string' || typeof block.mimeType !== 'string') {
+    // (a block's own keys, as the engine reads a block of JSON)
+    const type = own(item, 'type')
+    if (type === 'image') {
+      const data = own(item, 'data')
+      const mimeType = own(item, 'mimeType')
+      if (typeof data !== 'string' || typeof mimeType !== 'string') {
         throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] is an image block without string data and mimeType`)
       }
-      texts.push(block.data)
-      return [DescribedBlock.IMAGE, texts.length - 1, block.mimeType]
+      texts.push(data)
+      return [DescribedBlock.IMAGE, texts.length - 1, mimeType]
     }
-    if (block.type !== 'text') {
-      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] has type ${describe(block.type)}; only "text" and "image" blocks are supported`)
+    if (type !== 'text') {
+      throw new ToolwireError('VALIDATION_ERROR', `${where}: content[${index}] has type ${describe(type)}; only "text" and "image" blocks are supported`)
     }
-    return describeText(block.text, edge, texts, buffers, `${where}: content[${index}].text`)
+    return describeText(own(item, 'text'), edge, texts, buffers, `${where}: content[${index}].text`)
   })
   return { blocks, texts, buffers }
 }
@@ -77,10 +77,11 @@ function describeText(text: unknown, edge: number, texts: string[], buffers: Uin
   return [DescribedBlock.WHOLE, texts.length - 1]
 }
 
-/** The effective per-result budget of a `sanitize` object (validated by the engine). */
+/** The effective per-result budget of a `sanitize` object (validated by the engine), its own key as JSON carries it. */
 export function maxCharsOf(...sanitizes: (SanitizeOptions | null | undefined)[]): number {
   for (const sanitize of sanitizes) {
-    if (sanitize && typeof sanitize.maxResultChars === 'number') return sanitize.maxResultChars
+    const max = sanitize !== null && typeof sanitize === 'object' ? own(sanitize, 'maxResultChars') : undefined
+    if (typeof max === 'number') return max
   }
   return DEFAULT_MAX_RESULT_CHARS
 }
@@ -103,14 +104,14 @@ export function sanitizeLane(value: unknown, trustedMedia: boolean | undefined, 
   const long = maxChars > LONG_CHARS ? LANE_POOL : LANE_ENDS
   if (typeof value === 'string') return stringLane(value, trustedMedia, long)
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) return long
-  const holder = value as { content?: unknown } | null
-  if (holder === null || typeof holder !== 'object' || !Array.isArray(holder.content)) return LANE_INLINE
+  // (the value's own keys, as the engine reads its JSON)
+  const content = value !== null && typeof value === 'object' ? own(value, 'content') : undefined
+  if (!Array.isArray(content)) return LANE_INLINE
   let lane: number = LANE_INLINE
-  for (const item of holder.content as unknown[]) {
-    const block = item as UncheckedBlock
+  for (const block of content as unknown[]) {
     if (block === null || typeof block !== 'object') return LANE_INLINE
-    if (block.type === 'image') return LANE_POOL
-    const text = block.text
+    if (own(block, 'type') === 'image') return LANE_POOL
+    const text = own(block, 'text')
     if (text instanceof Uint8Array || text instanceof ArrayBuffer) lane = Math.max(lane, long)
     else if (typeof text === 'string') lane = Math.max(lane, stringLane(text, trustedMedia, long))
     if (lane === LANE_POOL) return lane
@@ -134,8 +135,9 @@ export function heavyContent(value: string | Uint8Array | ArrayBuffer | { conten
   if (typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) {
     return { content: [{ type: 'text', text: value }], rest: undefined }
   }
-  const { content, ...rest } = value
-  return { content, rest }
+  // (its own content, which sanitizeLane found; the rest are its own keys too)
+  const { content: _content, ...rest } = value
+  return { content: own(value, 'content') as unknown[], rest }
 }
 
 /**
@@ -146,17 +148,21 @@ export function sanitizeResult(
   result: SanitizeInput,
   options: SanitizeOptions = {},
 ): { result: { content: (TextContent | ImageContent)[]; details?: unknown }; report: SanitizeReport } {
-  if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
+  // (the result's and the options' own keys, each read once: see ownOptions)
+  const content = result !== null && typeof result === 'object' ? own(result, 'content') : undefined
+  if (!Array.isArray(content)) {
     throw new ToolwireError('VALIDATION_ERROR', `sanitizeResult: result must be { content: [...], details? }, got ${describe(result)}`)
   }
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`sanitizeResult: options must be an object, got ${describe(options)}`)
   }
-  const { blocks, texts, buffers } = describeContent(result.content, maxCharsOf(options), 'sanitizeResult')
+  const given = Array.isArray(options) ? options : ownOptions(options)
+  const { blocks, texts, buffers } = describeContent(content, maxCharsOf(given), 'sanitizeResult')
   const description: { blocks: BlockDescription[]; details?: unknown } = { blocks }
-  if (result.details !== undefined) description.details = result.details
+  const details = own(result, 'details')
+  if (details !== undefined) description.details = details
   const json = native(() =>
-    nativeSanitizeResult(jsonText('sanitizeResult: result', description), texts, buffers, jsonText('sanitizeResult: options', options)),
+    nativeSanitizeResult(jsonText('sanitizeResult: result', description), texts, buffers, jsonText('sanitizeResult: options', given)),
   )
   return JSON.parse(json) as { result: { content: (TextContent | ImageContent)[]; details?: unknown }; report: SanitizeReport }
 }

@@ -1,7 +1,7 @@
 // Schemas for each provider: normalizeSchema (run in Rust) and the tool-name rules.
 
 import { denormalizeStrict, normalizeSchema as nativeNormalizeSchema, validateToolName as nativeValidateToolName } from '../native.js'
-import { ToolwireError, WIRES, native, describe, jsonText, messageOf } from './common.js'
+import { ToolwireError, WIRES, native, describe, jsonText, messageOf, own } from './common.js'
 import { SCHEMA_TARGETS } from './protocol.generated.js'
 import type { NormalizeSchemaOptions, NormalizedSchema, SchemaTarget, StrictNormalizedSchema, Wire } from './types.js'
 
@@ -63,15 +63,12 @@ export function validateToolName(name: string, target: Wire | SchemaTarget): { o
  * `_zod.def` internals: zod itself is never loaded for this.
  */
 function isZodSchema(value: unknown): value is ZodSchema {
-  const zod = value as { _zod?: { def?: unknown } | null } | null
-  return (
-    zod !== null &&
-    typeof zod === 'object' &&
-    zod._zod !== null &&
-    typeof zod._zod === 'object' &&
-    zod._zod.def !== null &&
-    typeof zod._zod.def === 'object'
-  )
+  if (value === null || typeof value !== 'object') return false
+  // (its own `_zod`, as Zod sets it, never one a polluted Object.prototype holds)
+  const internals = own(value, '_zod')
+  if (internals === null || typeof internals !== 'object') return false
+  const def = own(internals, 'def')
+  return def !== null && typeof def === 'object'
 }
 
 /** What of a Zod 4 schema {@link jsonSchemaOf} uses (zod's own types are not needed for it). */
@@ -88,7 +85,8 @@ interface ZodJsonSchemaParams {
 /** A Zod 3 schema: `_def` and `safeParse`, no `_zod`. */
 function isZod3Schema(value: unknown): boolean {
   const zod = value as { _def?: unknown; safeParse?: unknown } | null
-  return zod !== null && typeof zod === 'object' && !('_zod' in zod) && typeof zod._def === 'object' && typeof zod.safeParse === 'function'
+  // (its own `_def`; `safeParse` is a method of its class)
+  return zod !== null && typeof zod === 'object' && own(zod, '_zod') === undefined && typeof own(zod, '_def') === 'object' && typeof zod.safeParse === 'function'
 }
 
 /**

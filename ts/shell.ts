@@ -4,7 +4,7 @@
 import { resolve } from 'node:path'
 
 import { analyzeCommand as nativeAnalyzeCommand } from '../native.js'
-import { native, describe, jsonText } from './common.js'
+import { native, describe, jsonText, own, ownOptions } from './common.js'
 import type { AnalyzeOptions, CommandAnalysis } from './types.js'
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -21,7 +21,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function pathOf(options: { env?: unknown }): unknown {
   if (options.env === undefined) return process.env.PATH ?? ''
   if (!isPlainObject(options.env)) return undefined
-  const path = options.env.PATH
+  // (its own PATH, as the engine reads the JSON of `env`)
+  const path = own(options.env, 'PATH')
   return path === undefined || path === null ? '' : path
 }
 
@@ -50,7 +51,8 @@ export function analyzeCommand(command: string, options?: AnalyzeOptions): Comma
   if (options !== undefined && !isPlainObject(options)) {
     throw new TypeError(`analyzeCommand: options must be a plain object, got ${describe(options)}`)
   }
-  const given: AnalyzeOptions = options ?? {}
+  // (its own keys only, each read once: see ownOptions)
+  const given: AnalyzeOptions = ownOptions(options ?? {})
   const path = pathOf(given)
   const engineOptions = {
     ...given,

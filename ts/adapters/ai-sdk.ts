@@ -6,7 +6,7 @@ import type { JSONSchema7, Tool } from 'ai'
 import type { ToolRuntime } from '../index.js'
 import type { DispatchOptions, ModelToolCall, ToolResult } from '../types.js'
 import { CallBatcher } from './batch.js'
-import { toolsOf, dispatchOptionsOf, modelFacingErrorOf, peer } from './common.js'
+import { adapterOptions, toolsOf, dispatchOptionsOf, modelFacingErrorOf, peer } from './common.js'
 
 export type { ToolwireToolError } from './common.js'
 
@@ -48,8 +48,9 @@ export function aiSdkModelOutput(result: ToolResult): AiSdkModelOutput {
  * one dispatch (CallBatcher): each still gets its own result and errors.
  */
 export function toAiSdkTools(runtime: ToolRuntime, options: AiSdkAdapterOptions = {}): Record<string, ToolwireAiSdkTool> {
-  const dispatchOptions = dispatchOptionsOf(options, 'toAiSdkTools')
-  const selected = toolsOf(runtime, options.tools, 'toAiSdkTools')
+  const given = adapterOptions(options, 'toAiSdkTools')
+  const dispatchOptions = dispatchOptionsOf(given, 'toAiSdkTools')
+  const selected = toolsOf(runtime, given.tools, 'toAiSdkTools')
   const { tool, jsonSchema } = peer('ai', 'ai-sdk') as typeof Ai
   const batcher = new CallBatcher(runtime, dispatchOptions)
   const set: Record<string, ToolwireAiSdkTool> = {}

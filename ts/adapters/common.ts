@@ -2,7 +2,7 @@
 // turning a failed result into the Error those libraries expect a failing tool to throw.
 
 import * as native_ from '../../native.js'
-import { describe, checkOptionKeys, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } from '../common.js'
+import { describe, checkOptionKeys, own, ownOptions, DISPATCH_OPTIONS, AS_RUNTIME_OPTION } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, ErrorCode, TextContent, ToolExecutionEvent, ToolInfo, ToolResult, ToolStatus } from '../types.js'
 import { routingUpdates } from './batch.js'
@@ -50,14 +50,25 @@ export function offeredTools(runtime: ToolRuntime, names: string[] | undefined):
   return names.filter((name) => registered.has(name))
 }
 
-/** The adapter options' `dispatch` (DispatchOptions without `signal`), checked. */
+/**
+ * An adapter's options as it reads them: their own keys only, each read once (a key inherited
+ * from a polluted Object.prototype, such as `tools` or `dispatch`, is not an option: see
+ * ownOptions); anything but an object is a TypeError naming it.
+ */
+export function adapterOptions<O extends object>(options: O, where: string): O {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object, got ${describe(options)}`)
+  return ownOptions(options)
+}
+
+/** The adapter options' `dispatch` (DispatchOptions without `signal`), checked: its own keys, each read once. */
 export function dispatchOptionsOf(options: { dispatch?: AdapterDispatchOptions }, where: string): AdapterDispatchOptions {
   if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object, got ${describe(options)}`)
-  const given = options.dispatch
+  const given = own(options, 'dispatch') as AdapterDispatchOptions | undefined
   if (given === undefined) return {}
   if (given === null || typeof given !== 'object') throw new TypeError(`${where}: options.dispatch must be an object, got ${describe(given)}`)
-  checkOptionKeys(`${where}: options.dispatch`, given, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
-  return given
+  const dispatch = ownOptions(given)
+  checkOptionKeys(`${where}: options.dispatch`, dispatch, DISPATCH_OPTIONS, [AS_RUNTIME_OPTION])
+  return dispatch
 }
 
 /**

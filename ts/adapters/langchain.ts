@@ -8,11 +8,11 @@ import type * as Tools from '@langchain/core/tools'
 import type { DynamicStructuredTool, ToolRunnableConfig } from '@langchain/core/tools'
 import type { JsonSchema7Type } from '@langchain/core/utils/json_schema'
 
-import { describe } from '../common.js'
+import { describe, ownOptions } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, DispatchOptions, ModelToolCall, ToolResult } from '../types.js'
 import { CallBatcher } from './batch.js'
-import { toolsOf, offeredTools, dispatchOptionsOf, errorOf, markedErrorContent, peer } from './common.js'
+import { adapterOptions, toolsOf, offeredTools, dispatchOptionsOf, errorOf, markedErrorContent, peer } from './common.js'
 import { freshId } from '../ids.js'
 
 export type { ToolwireToolError } from './common.js'
@@ -71,8 +71,9 @@ function toolMessageOf(ToolMessage: typeof Messages.ToolMessage, result: ToolRes
  * started together (LangGraph's ToolNode runs a message's calls at once) share one dispatch.
  */
 export function toLangChainTools(runtime: ToolRuntime, options: LangChainAdapterOptions = {}): DynamicStructuredTool[] {
-  const dispatchOptions = dispatchOptionsOf(options, 'toLangChainTools')
-  const selected = toolsOf(runtime, options.tools, 'toLangChainTools')
+  const given = adapterOptions(options, 'toLangChainTools')
+  const dispatchOptions = dispatchOptionsOf(given, 'toLangChainTools')
+  const selected = toolsOf(runtime, given.tools, 'toLangChainTools')
   const { tool } = tools()
   const { ToolMessage } = messages()
   // The calls a framework starts together (a ToolNode runs a message's calls at once) share one
@@ -114,11 +115,15 @@ function callsOfMessage(message: AIMessage): ModelToolCall[] {
     const rank = (entry: (typeof all)[number]): number => (typeof entry.call.id === 'string' && position.has(entry.call.id) ? position.get(entry.call.id)! : Infinity)
     all.sort((a, b) => rank(a) - rank(b))
   }
-  return all.map(({ call, raw }) => ({
-    id: typeof call.id === 'string' && call.id !== '' ? call.id : freshId('langchain'),
-    name: typeof call.name === 'string' ? call.name : '',
-    arguments: raw ? (typeof call.args === 'string' ? call.args : call.args ?? null) : call.args ?? {},
-  }))
+  return all.map(({ call, raw }) => {
+    // (a call's own keys: see ownOptions)
+    const { id, name, args } = ownOptions(call as { id?: unknown; name?: unknown; args?: unknown })
+    return {
+      id: typeof id === 'string' && id !== '' ? id : freshId('langchain'),
+      name: typeof name === 'string' ? name : '',
+      arguments: (raw ? (typeof args === 'string' ? args : args ?? null) : args ?? {}) as ModelToolCall['arguments'],
+    }
+  })
 }
 
 /**
@@ -131,8 +136,9 @@ function callsOfMessage(message: AIMessage): ModelToolCall[] {
  * dispatch's `tools` option: its text names the listed tools only) and never runs.
  */
 export function createToolNode(runtime: ToolRuntime, options: LangChainAdapterOptions = {}): ToolwireToolNode {
-  const dispatchOptions = dispatchOptionsOf(options, 'createToolNode')
-  toolsOf(runtime, options.tools, 'createToolNode')
+  const given = adapterOptions(options, 'createToolNode')
+  const dispatchOptions = dispatchOptionsOf(given, 'createToolNode')
+  toolsOf(runtime, given.tools, 'createToolNode')
   function toolwireToolNode(state: BaseMessage[], config?: RunnableConfig): Promise<ToolMessage[]>
   function toolwireToolNode(state: { messages: BaseMessage[] }, config?: RunnableConfig): Promise<{ messages: ToolMessage[] }>
   async function toolwireToolNode(state: BaseMessage[] | { messages: BaseMessage[] }, config?: RunnableConfig): Promise<ToolMessage[] | { messages: ToolMessage[] }> {
@@ -143,7 +149,7 @@ export function createToolNode(runtime: ToolRuntime, options: LangChainAdapterOp
     if (!AIMessage.isInstance(last)) throw new TypeError('createToolNode: the last message must be an AIMessage (with tool_calls)')
     const calls = callsOfMessage(last)
     const signal = config && config.signal ? config.signal : undefined
-    const tools = offeredTools(runtime, options.tools)
+    const tools = offeredTools(runtime, given.tools)
     const dispatchWith: DispatchOptions = { ...dispatchOptions, ...(signal ? { signal } : {}), ...(tools === undefined ? {} : { tools }) }
     const results: ToolResult[] = calls.length === 0 ? [] : await runtime.dispatch(calls, dispatchWith)
     const out = results.map((result, i) => toolMessageOf(ToolMessage, result, calls[i].id))

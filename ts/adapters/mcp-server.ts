@@ -8,7 +8,8 @@ import type { CallToolRequestSchema, CallToolResult, ListToolsRequestSchema, Too
 
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, DispatchOptions, ToolInfo, ToolResult } from '../types.js'
-import { toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } from './common.js'
+import { own } from '../common.js'
+import { adapterOptions, toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } from './common.js'
 
 export interface ServeMcpOptions {
   /** The server's name (default 'toolwire') and version. */
@@ -47,17 +48,18 @@ function objectSchema(schema: unknown): Tool['inputSchema'] {
  * an ESM user gets the McpServer class they import themselves.
  */
 export function serveMcpWith(sdk: McpSdk, runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
+  const given = adapterOptions(options, 'serveMcp')
   const { McpServer, ListToolsRequestSchema, CallToolRequestSchema } = sdk
-  const dispatchOptions = dispatchOptionsOf(options, 'serveMcp')
-  toolsOf(runtime, options.tools, 'serveMcp')
-  const serverOptions: ServerOptions = { ...options.serverOptions }
-  if (options.instructions !== undefined) serverOptions.instructions = options.instructions
-  const server = new McpServer({ name: options.name ?? 'toolwire', version: options.version ?? '0.1.0' }, serverOptions)
+  const dispatchOptions = dispatchOptionsOf(given, 'serveMcp')
+  toolsOf(runtime, given.tools, 'serveMcp')
+  const serverOptions: ServerOptions = { ...given.serverOptions }
+  if (given.instructions !== undefined) serverOptions.instructions = given.instructions
+  const server = new McpServer({ name: given.name ?? 'toolwire', version: given.version ?? '0.1.0' }, serverOptions)
   const low = server.server
   low.registerCapabilities({ tools: {} })
   const exposed = (): ToolInfo[] => {
     const all: ToolInfo[] = runtime.list()
-    const names = options.tools
+    const names = given.tools
     return names === undefined ? all : all.filter((tool) => names.includes(tool.name))
   }
   low.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -86,7 +88,7 @@ export function serveMcpWith(sdk: McpSdk, runtime: ToolRuntime, options: ServeMc
             if (message !== '') params.message = message
             extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {})
           })
-    const tools = offeredTools(runtime, options.tools)
+    const tools = offeredTools(runtime, given.tools)
     const [result]: ToolResult[] = await runtime.dispatch([{ id, name: String(name), arguments: request.params.arguments ?? {} }], {
       ...dispatchOptions,
       ...(tools === undefined ? {} : { tools }),
@@ -96,7 +98,9 @@ export function serveMcpWith(sdk: McpSdk, runtime: ToolRuntime, options: ServeMc
     const response: CallToolResult = { content: result.content.map(blockToMcp) }
     if (!result.ok) response.isError = true
     else if (info !== undefined && isObjectSchema(info.outputSchema)) {
-      const structured = result.details !== undefined ? result.details : result.data
+      // (the result's own keys: see ownOptions)
+      const details = own(result, 'details')
+      const structured = details !== undefined ? details : own(result, 'data')
       // The tool's outputSchema is an object schema, which the runtime checked its details (or data) against.
       if (structured !== undefined) response.structuredContent = structured as Record<string, unknown>
     }

@@ -9,10 +9,10 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type * as McpTypes from '@modelcontextprotocol/sdk/types.js'
 import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 
-import { ToolwireError, describe, registerAll } from '../common.js'
+import { ToolwireError, describe, own, registerAll } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { AgentToolResult, ContentBlock, ToolDefinition } from '../types.js'
-import { checkRuntime, textOfContent, peer } from './common.js'
+import { adapterOptions, checkRuntime, textOfContent, peer } from './common.js'
 import { serveMcpWith } from './mcp-server.js'
 import type { ServeMcpOptions } from './mcp-server.js'
 
@@ -94,22 +94,23 @@ export async function addMcpServer(runtime: ToolRuntime, client: Client, options
   if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
     throw new TypeError(`addMcpServer: client must be a connected @modelcontextprotocol/sdk Client, got ${describe(client)}`)
   }
-  if (options === null || typeof options !== 'object') throw new TypeError(`addMcpServer: options must be an object, got ${describe(options)}`)
-  const prefix = options.prefix ?? ''
+  const given = adapterOptions(options, 'addMcpServer')
+  const prefix = given.prefix ?? ''
   if (typeof prefix !== 'string') throw new TypeError(`addMcpServer: options.prefix must be a string, got ${describe(prefix)}`)
   const listed = await listAllTools(client)
   let selected = listed
-  if (options.tools !== undefined) {
-    if (!Array.isArray(options.tools)) throw new TypeError(`addMcpServer: options.tools must be an array of tool names, got ${describe(options.tools)}`)
-    selected = options.tools.map((name) => {
+  const names = given.tools
+  if (names !== undefined) {
+    if (!Array.isArray(names)) throw new TypeError(`addMcpServer: options.tools must be an array of tool names, got ${describe(names)}`)
+    selected = names.map((name) => {
       const tool = listed.find((t) => t.name === name)
       if (tool === undefined) throw new ToolwireError('NOT_FOUND', `addMcpServer: the server has no tool "${name}"`)
       return tool
     })
   }
-  const definitions = selected.map((mcpTool) => definitionOf(client, mcpTool, prefix, options))
-  if (options.plugin !== undefined) {
-    runtime.registerPlugin(options.plugin, definitions)
+  const definitions = selected.map((mcpTool) => definitionOf(client, mcpTool, prefix, given))
+  if (given.plugin !== undefined) {
+    runtime.registerPlugin(given.plugin, definitions)
   } else {
     registerAll(runtime, definitions)
   }
@@ -135,9 +136,10 @@ function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options:
           if (typeof onUpdate === 'function') onUpdate(progressUpdate(progress))
         },
       })) as CallToolResult
-      const content = (result.content ?? []).map(blockFromMcp)
-      const structured = result.structuredContent
-      if (result.isError === true) {
+      // (what the server sent, by its own keys: see ownOptions)
+      const content = ((own(result, 'content') as CallToolResult['content'] | undefined) ?? []).map(blockFromMcp)
+      const structured = own(result, 'structuredContent') as CallToolResult['structuredContent']
+      if (own(result, 'isError') === true) {
         // With an outputSchema the runtime would check an error's (missing) details: say the error instead.
         if (outputSchema !== undefined) throw new Error(textOfContent(content) || `MCP tool "${mcpTool.name}" returned an error`)
         return { content, isError: true }

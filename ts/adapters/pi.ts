@@ -6,12 +6,12 @@
 // (pi-agent-core is an ES module: a CommonJS project with node16 resolution types it as `import` does)
 import type { AgentContext, AgentEvent, AgentTool, AgentToolResult } from '@mariozechner/pi-agent-core' with { 'resolution-mode': 'import' }
 
-import { describe, registerAll } from '../common.js'
+import { describe, own, registerAll } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { DispatchOptions, ToolExecutionEvent } from '../types.js'
 import { CallBatcher } from './batch.js'
 import type { UpdateListener } from './batch.js'
-import { toolsOf, dispatchOptionsOf, errorOf } from './common.js'
+import { adapterOptions, toolsOf, dispatchOptionsOf, errorOf } from './common.js'
 
 export type { ToolwireToolError } from './common.js'
 
@@ -57,8 +57,9 @@ export function registerPiTools(runtime: ToolRuntime, agentTools: readonly PiAge
  * and errors.
  */
 export function toPiTools(runtime: ToolRuntime, options: PiAdapterOptions = {}): ToolwireAgentTool[] {
-  const dispatchOptions = dispatchOptionsOf(options, 'toPiTools')
-  const selected = toolsOf(runtime, options.tools, 'toPiTools')
+  const given = adapterOptions(options, 'toPiTools')
+  const dispatchOptions = dispatchOptionsOf(given, 'toPiTools')
+  const selected = toolsOf(runtime, given.tools, 'toPiTools')
   const batcher = new CallBatcher(runtime, dispatchOptions)
   return selected.map((info) => {
     const tool: ToolwireAgentTool = {
@@ -74,8 +75,9 @@ export function toPiTools(runtime: ToolRuntime, options: PiAdapterOptions = {}):
           typeof onUpdate === 'function' ? (onUpdate as UpdateListener) : undefined,
         )
         if (!result.ok) throw errorOf(result)
-        const output: AgentToolResult<unknown> = { content: result.content, details: result.details !== undefined ? result.details : result.data }
-        if (result.terminate === true) output.terminate = true
+        // (the result's own keys: see ownOptions)
+        const output = piResultOf(result)
+        if (own(result, 'terminate') === true) output.terminate = true
         return output
       },
     }
@@ -87,8 +89,10 @@ export function toPiTools(runtime: ToolRuntime, options: PiAdapterOptions = {}):
 /** The pi-agent-core AgentToolResult an event's ToolResult (or partial result) stands for. */
 function piResultOf(given: unknown): AgentToolResult<unknown> {
   if (given === null || typeof given !== 'object') return { content: [], details: undefined }
-  const result: { content?: unknown; details?: unknown; data?: unknown } = given
-  return { content: Array.isArray(result.content) ? result.content : [], details: result.details !== undefined ? result.details : result.data }
+  // (its own keys: see ownOptions)
+  const content = own(given, 'content')
+  const details = own(given, 'details')
+  return { content: Array.isArray(content) ? content : [], details: details !== undefined ? details : own(given, 'data') }
 }
 
 /**
