@@ -13,6 +13,12 @@ const { NativeDecoder }: typeof Native = loadBinding()
 type Container = Record<string | number, unknown>
 
 /**
+ * The options objects of decoders made by {@link scrubbingDecoder}, with the `sanitize`
+ * settings (JSON text) their events are scrubbed with; not an option users can give.
+ */
+const scrubbing = new WeakMap<DecoderOptions, string>()
+
+/**
  * Decodes one streamed provider response into assembled tool calls, text, thinking and a stop
  * reason, reporting each change as an event.
  */
@@ -30,7 +36,8 @@ export class StreamDecoder {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`StreamDecoder: options must be an object, got ${describe(options)}`)
     }
-    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(options)))
+    const scrub = scrubbing.get(options)
+    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(options), scrub))
     this.#objects = options.partial === 'object' ? [] : null
   }
 
@@ -98,4 +105,17 @@ export class StreamDecoder {
     }
     return events
   }
+}
+
+/**
+ * A decoder whose events are scrubbed of secrets with the `sanitize` settings given (a
+ * runtime's; the defaults when undefined), as the agent loop hands them to `onEvent`: whole
+ * events as the audit log scrubs records, the deltas of each text (the answer, the thinking, a
+ * call's arguments) as the text they add to, so a secret split across deltas is never handed on
+ * in part (see `toolwire_core::wire::scrubbed`). The turn `finish()` returns is the model's own.
+ */
+export function scrubbingDecoder(wire: Wire, options: DecoderOptions, sanitize: unknown): StreamDecoder {
+  const own: DecoderOptions = { ...options }
+  scrubbing.set(own, sanitize === undefined || sanitize === null ? '' : jsonText('sanitize', sanitize))
+  return new StreamDecoder(wire, own)
 }

@@ -655,7 +655,11 @@ export interface RunOptions<W extends Wire = Wire> extends PolicyContext {
   audit?: AuditOptions
 }
 
-/** A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools' events, and one final `done`. */
+/**
+ * A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools'
+ * events, and one final `done`; all scrubbed of secrets, the deltas as the text they add to (a
+ * secret split across deltas is never handed on in part; see the README's agent loop).
+ */
 export type RunEvent =
   | { type: 'turn_start'; runId: string; step: number }
   | Exclude<StreamEvent, { type: 'done' }>
@@ -680,11 +684,19 @@ export interface RunStep {
   errorKinds?: DecodeErrorKindName[]
 }
 
+/**
+ * What a run ends with. Its `steps`, `error` and `auditFailed` are scrubbed of secrets (the
+ * runtime's `sanitize.secrets` settings), as its events are; `messages` is the history the model
+ * is sent, its own text and calls in it as it wrote them.
+ */
 export interface RunOutcome {
+  /** The run's id as given (or generated): it names the run's audit directory. */
   runId: string
   /**
    * The whole history in the wire's own shape (items of `messages`, `input` or `contents`, as
    * {@link ModelRequests} types them), so `outcome.messages.at(-1)?.content` reads the last one.
+   * The next request's body: the model's own messages are kept as it wrote them (it gets its own
+   * call arguments back exactly; secrets in them are not scrubbed), the tools' results scrubbed.
    */
   // oxlint-disable-next-line typescript/no-explicit-any
   messages: any[]
