@@ -23,6 +23,8 @@ import {
   KEEPING_ALL,
   PARTIAL_REPLACER,
   answerJson,
+  beforeAnswerJson,
+  blockOf,
   bytesAsText,
   messageJson,
   notRetryable,
@@ -490,12 +492,22 @@ export class Driver {
       (value) => {
         let json: string
         let bad: unknown
+        // beforeToolCall: whether it blocks is decided here, by JavaScript's truthiness (blockOf)
+        let block: unknown
         try {
-          json = answerJson(value)
-          // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
-          // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
-          const params = answered === Completion.BEFORE_ANSWERED ? (value as { params?: unknown } | null | undefined)?.params : undefined
-          if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
+          if (answered === Completion.BEFORE_ANSWERED) block = blockOf(value)
+        } catch (error) {
+          return this.#complete(batchId, slot, token, failed, messageJson(error))
+        }
+        try {
+          if (answered !== Completion.BEFORE_ANSWERED) json = answerJson(value)
+          else {
+            json = beforeAnswerJson(value, block)
+            // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
+            // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
+            const params = block ? undefined : (value as { params?: unknown } | null | undefined)?.params
+            if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
+          }
         } catch (error) {
           return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${serializeFailure(error, value)}`))
         }
