@@ -52,7 +52,7 @@ import {
 } from './protocol.generated.js'
 import { callRecord, resultAsReturned, trimResult, viewOf } from './results.js'
 import { LANE_INLINE, LANE_POOL, describeContent, heavyContent, sanitizeLane } from './sanitize.js'
-import type { ApprovalRequest, ToolResult } from './types.js'
+import type { ApprovalRequest, ShownToolResult, ToolResult } from './types.js'
 
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2147483647
@@ -272,7 +272,8 @@ export class Driver {
           batch.values[slot] = undefined
           if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = action[0] === Action.END ? action[4] : action[8]
-            const viewed = view === undefined || view === null ? result : viewOf(result, view)
+            // (without a view the content is text alone: the engine sends one for any image)
+            const viewed = view === undefined || view === null ? (result as ShownToolResult) : viewOf(result, view)
             const ids = batch.shownIds?.[slot]
             const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
             // a repeated id's refusal (marked by the engine, action[5]) is in its events only

@@ -4,7 +4,7 @@
 import type { Batch } from './batch.js'
 import type { ReadCall } from './encode-calls.js'
 import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
-import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
+import type { AgentToolResult, ContentBlock, ShownToolResult, ToolCall, ToolResult } from './types.js'
 import type { ResultView } from './view.js'
 
 /** The head of a result or a call record. */
@@ -79,8 +79,9 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
 }
 
 /** The result as events carry it: `view` holds the fields that differ (see the engine's protocol). */
-export function viewOf(result: ToolResult, view: ResultView): ToolResult {
-  const shown = { ...result }
+export function viewOf(result: ToolResult, view: ResultView): ShownToolResult {
+  // (the engine sends a view's content for any result holding an image)
+  const shown = { ...result } as ShownToolResult
   if (view.content !== undefined) shown.content = view.content
   if (view.details !== undefined) shown.details = view.details
   if (view.detailsWithheld) delete shown.details

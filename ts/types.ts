@@ -328,6 +328,29 @@ export interface ParameterNormalization {
   coerced: { path: string; from: string; to: string }[]
 }
 
+/** An image block as events show it: its metadata, its data left out. */
+export interface OmittedImageContent {
+  type: 'image'
+  mimeType: string
+  /** Bytes of the image's data. */
+  bytes: number
+  /** Width and height in pixels, when the sanitizer read them. */
+  width?: number
+  height?: number
+  omitted: true
+}
+
+/** A block of a result's content as events show it: text (cut at `eventTextChars`), or an image's metadata. */
+export type ShownContentBlock = TextContent | OmittedImageContent
+
+/**
+ * A result as events show it (`tool_execution_end`): its content as {@link ShownContentBlock}s,
+ * details and data reduced to the tool's redaction allowlist or left out.
+ */
+export interface ShownToolResult extends Omit<ToolResult, 'content'> {
+  content: ShownContentBlock[]
+}
+
 /**
  * Events carry results as the UI and audit records may see them: secrets scrubbed (arguments
  * too), image data replaced by `{ type: 'image', mimeType, bytes, width?, height?, omitted: true }`,
@@ -336,7 +359,7 @@ export interface ParameterNormalization {
 export type ToolExecutionEvent =
   | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: unknown }
   | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
-  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
+  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ShownToolResult; isError: boolean }
   | { type: 'redaction_failed'; toolCallId: string; toolName: string; code: 'REDACTION_FAILED' }
   /**
    * The dispatch's audit log could not be written: once per dispatch, with the first call whose
