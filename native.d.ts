@@ -43,8 +43,13 @@ export declare class NativeAudit {
 
 /** Decodes one streamed provider response. */
 export declare class NativeDecoder {
-  /** `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults). */
-  constructor(wire: string, options: string)
+  /**
+   * `wire`: a wire name; `options`: the decoder options as JSON text (empty for defaults).
+   * `scrub`: when given, the events are scrubbed of secrets with these `sanitize` settings
+   * (JSON text, empty for the defaults; see `toolwire_core::wire::scrubbed`), the assembled
+   * turn left as the model wrote it.
+   */
+  constructor(wire: string, options: string, scrub?: string | undefined | null)
   /** Raw body bytes; returns the events as a JSON array. */
   pushBytes(chunk: Uint8Array): string
   /** Raw body text; returns the events as a JSON array. */

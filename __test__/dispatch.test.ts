@@ -721,6 +721,110 @@ describe('hooks', () => {
     expect(seen).toEqual([{ path: 'sandbox/replace' }, { path: 'pass' }])
   })
 
+  // attack review, finding 07: `block` was honored only when exactly `true`, so `block: 1` ran
+  // the call silently. pi-agent-core blocks on any truthy `block` (`beforeResult?.block`), and so
+  // does toolwire now, by JavaScript's truthiness exactly: fail closed.
+  describe('beforeToolCall blocks on any truthy block, as pi-agent-core does', () => {
+    const blocking: [string, () => unknown][] = [
+      ['true', () => true],
+      ['a number (1)', () => 1],
+      ['a negative number (-1)', () => -1],
+      ['Infinity', () => Infinity],
+      ["the string 'true'", () => 'true'],
+      ["the string 'false' (a non-empty string)", () => 'false'],
+      ['an object', () => ({ reason: 'policy' })],
+      ['an empty object', () => ({})],
+      ['an empty array', () => []],
+      ['a function (no JSON form)', () => () => false],
+      ['a symbol (no JSON form)', () => Symbol('block')],
+      ['a BigInt (1n, no JSON form)', () => 1n],
+      ['a Boolean object holding false', () => new Boolean(false)],
+    ]
+    const proceeding: [string, () => unknown][] = [
+      ['false', () => false],
+      ['0', () => 0],
+      ['-0', () => -0],
+      ['0n (no JSON form)', () => 0n],
+      ["''", () => ''],
+      ['NaN', () => NaN],
+      ['null', () => null],
+      ['undefined', () => undefined],
+    ]
+
+    async function withBlock(block: unknown, answer: (block: unknown) => unknown = (b) => ({ block: b, reason: 'not allowed' })) {
+      const runtime = new ToolRuntime()
+      const ran: string[] = []
+      runtime.register({ name: 'delete_all', parameters: { type: 'object' }, execute: async (id: string) => (ran.push(id), 'deleted') })
+      const [result] = await runtime.dispatch([{ id: 'c1', name: 'delete_all', arguments: '{}' }], { beforeToolCall: () => answer(block) as never })
+      return { result: result!, ran }
+    }
+
+    it.each(blocking)('block: %s blocks the call, with the reason', async (_name, block) => {
+      const { result, ran } = await withBlock(block())
+      expect(ran).toEqual([])
+      expect(result).toMatchObject({ status: 'blocked', error: { code: 'BLOCKED' } })
+      expect(textOf(result)).toContain('not allowed')
+    })
+
+    it.each(proceeding)('block: %s does not block: the call runs', async (_name, block) => {
+      const { result, ran } = await withBlock(block())
+      expect(ran).toEqual(['c1'])
+      expect(result.status).toBe('ok')
+    })
+
+    it('a falsy block with new params runs the call with them (0n has no JSON form and is left out)', async () => {
+      const runtime = new ToolRuntime()
+      const seen: unknown[] = []
+      runtime.register({ name: 'write', parameters: stringsSchema('path'), execute: async (_id: string, params: unknown) => (seen.push(params), 'ok') })
+      const results = await runtime.dispatch(
+        [0n, 0, ''].map((_, i) => ({ id: `c${i}`, name: 'write', arguments: { path: 'a' } })),
+        { beforeToolCall: ({ toolCall }) => ({ block: [0n, 0, ''][Number(toolCall.id.slice(1))], params: { path: 'b' } }) },
+      )
+      expect(results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok'])
+      expect(seen).toEqual([{ path: 'b' }, { path: 'b' }, { path: 'b' }])
+    })
+
+    it('a reason that is not a string gives the default one; the rest of a blocking answer is not read', async () => {
+      const { result } = await withBlock(1, (block) => ({ block, reason: 42, params: new Map() }))
+      expect(result).toMatchObject({ status: 'blocked', error: { code: 'BLOCKED' } })
+      expect(textOf(result)).toContain('blocked by the beforeToolCall hook')
+    })
+
+    it('block is read once: a getter answering true, then false, blocks', async () => {
+      let reads = 0
+      const answer = {
+        get block() {
+          reads += 1
+          return reads === 1
+        },
+      }
+      const { result, ran } = await withBlock(undefined, () => answer)
+      expect(ran).toEqual([])
+      expect(result.status).toBe('blocked')
+      expect(reads).toBe(1)
+    })
+
+    it('a block getter that throws fails the call closed', async () => {
+      const answer = {
+        get block(): boolean {
+          throw new Error('policy store down')
+        },
+      }
+      const { result, ran } = await withBlock(undefined, () => answer)
+      expect(ran).toEqual([])
+      expect(result.status).toBe('blocked')
+      expect(textOf(result)).toContain('policy store down')
+    })
+
+    it('an answer that is not an object proceeds, as pi-agent-core reads it (`"x"?.block` is undefined)', async () => {
+      for (const answer of ['block', 1, true]) {
+        const { result, ran } = await withBlock(undefined, () => answer)
+        expect(ran, String(answer)).toEqual(['c1'])
+        expect(result.status).toBe('ok')
+      }
+    })
+  })
+
   it('afterToolCall replaces content, details and isError without merging', async () => {
     const runtime = new ToolRuntime()
     runtime.register({

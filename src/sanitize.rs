@@ -18,7 +18,8 @@ use crate::error::{caught, guard, rejection};
 /// sanitizing a small result, and callers reuse the same options.
 static LAST: Mutex<Option<(String, Arc<Sanitizer>)>> = Mutex::new(None);
 
-fn sanitizer_for(options: &str) -> toolwire_core::Result<Arc<Sanitizer>> {
+/// The sanitizer of the `sanitize` option given as JSON text (empty for the defaults).
+pub(crate) fn sanitizer_for(options: &str) -> toolwire_core::Result<Arc<Sanitizer>> {
     let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((text, sanitizer)) = last.as_ref() {
         if text == options {

@@ -75,6 +75,42 @@ export function answerJson(value: unknown): string {
 }
 
 /**
+ * A beforeToolCall answer's `block`, read once (a getter answering differently on a second read
+ * cannot unblock the call); throws when reading it throws (a getter, a Proxy): the hook failed,
+ * and its call with it. `undefined` for an answer that is not an object (`"x"?.block`).
+ *
+ * Whether the answer blocks is this value's truthiness, as JavaScript reads it and pi-agent-core
+ * decides (`beforeResult?.block`), whose hooks run here unchanged: `true`, `1`, `'true'`,
+ * `'false'`, an object, an array, a function, a symbol block; `false`, `0`, `-0`, `0n`, `''`,
+ * `NaN`, `null` and `undefined` do not. Decided here, once, before the answer crosses
+ * ({@link beforeAnswerJson}): JSON cannot carry every truthy value (a function, a symbol).
+ */
+export function blockOf(answer: unknown): unknown {
+  return answer === null || answer === undefined ? undefined : (answer as { block?: unknown }).block
+}
+
+/**
+ * A beforeToolCall answer as it crosses to the engine, which blocks on `block: true` alone
+ * (`toolwire_core::output::before_decision`); `block` is the answer's, read by {@link blockOf}.
+ * A blocking answer crosses as `{ block: true, reason }` (its `reason` when a string; nothing
+ * else of it is read), any other as {@link answerJson} writes it, without a `block` of no JSON
+ * form (`0n`).
+ */
+export function beforeAnswerJson(value: unknown, block: unknown): string {
+  if (block) {
+    const reason = (value as { reason?: unknown }).reason
+    return answerJson(typeof reason === 'string' ? { block: true, reason } : { block: true })
+  }
+  if (typeof block === 'bigint') {
+    const json = stringifyChecked(value, keepingAll(function (this: unknown, key: string, item: unknown) {
+      return this === value && key === 'block' ? undefined : item
+    }))
+    return json === undefined ? 'null' : json
+  }
+  return answerJson(value)
+}
+
+/**
  * The completion of a tool value JavaScript could not walk or serialize: one nested so deep that
  * walking it overflowed the stack (thousands of levels, far past the engine's value depth limit)
  * is that limit's LIMIT_EXCEEDED like any other too-deep value; anything else (a cycle, a BigInt,

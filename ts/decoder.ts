@@ -13,6 +13,12 @@ const { NativeDecoder }: typeof Native = loadBinding()
 type Container = Record<string | number, unknown>
 
 /**
+ * The options objects of decoders made by {@link scrubbingDecoder}, with the `sanitize`
+ * settings (JSON text) their events are scrubbed with; not an option users can give.
+ */
+const scrubbing = new WeakMap<DecoderOptions, string>()
+
+/**
  * Decodes one streamed provider response into assembled tool calls, text, thinking and a stop
  * reason, reporting each change as an event.
  */
@@ -32,7 +38,8 @@ export class StreamDecoder {
     }
     // (its own keys only, each read once, as the engine reads their JSON: see ownOptions)
     const given = ownOptions(options)
-    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(given)))
+    const scrub = scrubbing.get(options)
+    this.#native = native(() => new NativeDecoder(wire, JSON.stringify(given), scrub))
     this.#objects = given.partial === 'object' ? [] : null
   }
 
@@ -110,4 +117,17 @@ export class StreamDecoder {
 function setOwn(container: Container, key: string | number, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true })
   else container[key] = value
+}
+
+/**
+ * A decoder whose events are scrubbed of secrets with the `sanitize` settings given (a
+ * runtime's; the defaults when undefined), as the agent loop hands them to `onEvent`: whole
+ * events as the audit log scrubs records, the deltas of each text (the answer, the thinking, a
+ * call's arguments) as the text they add to, so a secret split across deltas is never handed on
+ * in part (see `toolwire_core::wire::scrubbed`). The turn `finish()` returns is the model's own.
+ */
+export function scrubbingDecoder(wire: Wire, options: DecoderOptions, sanitize: unknown): StreamDecoder {
+  const given: DecoderOptions = { ...options }
+  scrubbing.set(given, sanitize === undefined || sanitize === null ? '' : jsonText('sanitize', sanitize))
+  return new StreamDecoder(wire, given)
 }

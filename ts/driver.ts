@@ -24,6 +24,8 @@ import {
   KEEPING_ALL,
   PARTIAL_REPLACER,
   answerJson,
+  beforeAnswerJson,
+  blockOf,
   bytesAsText,
   messageJson,
   notRetryable,
@@ -52,7 +54,7 @@ import {
 } from './protocol.generated.js'
 import { callRecord, resultAsReturned, trimResult, viewOf } from './results.js'
 import { LANE_INLINE, LANE_POOL, describeContent, heavyContent, sanitizeLane } from './sanitize.js'
-import type { ApprovalRequest, ToolResult } from './types.js'
+import type { ApprovalRequest, ShownToolResult, ToolResult } from './types.js'
 
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2147483647
@@ -292,7 +294,8 @@ export class Driver {
           batch.values[slot] = undefined
           if (batch.hooks.onEvent !== undefined || batch.audit !== undefined) {
             const view = action[0] === Action.END ? action[4] : action[8]
-            const viewed = view === undefined || view === null ? result : viewOf(result, view)
+            // (without a view the content is text alone: the engine sends one for any image)
+            const viewed = view === undefined || view === null ? (result as ShownToolResult) : viewOf(result, view)
             const ids = batch.shownIds?.[slot]
             const shown = ids === undefined ? viewed : { ...viewed, callId: ids.toolCallId, tool: ids.toolName }
             // a repeated id's refusal (marked by the engine, action[5]) is in its events only
@@ -531,17 +534,28 @@ export class Driver {
       (value) => {
         let json: string
         let bad: unknown
+        // beforeToolCall: whether it blocks is decided here, by JavaScript's truthiness (blockOf)
+        let block: unknown
+        let given: unknown
         try {
           // A plain answer is read once, by its own keys (`{ block, reason, params }`,
           // `{ content, details, isError }`): what is checked is what the engine reads, and a
           // key inherited from a polluted Object.prototype is not the answer's (see ownOptions).
           // Any other value is serialized as it is, to be named when JSON would lose it.
-          const answer = plainObject(value) ? ownOptions(value) : value
-          json = answerJson(answer)
-          // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
-          // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
-          const params = answered === Completion.BEFORE_ANSWERED && answer !== null && typeof answer === 'object' ? own(answer, 'params') : undefined
-          if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
+          given = plainObject(value) ? ownOptions(value) : value
+          if (answered === Completion.BEFORE_ANSWERED) block = blockOf(given)
+        } catch (error) {
+          return this.#complete(batchId, slot, token, failed, messageJson(error))
+        }
+        try {
+          if (answered !== Completion.BEFORE_ANSWERED) json = answerJson(given)
+          else {
+            json = beforeAnswerJson(given, block)
+            // beforeToolCall's new arguments are arguments: a number JSON cannot carry in them is
+            // refused at its path, as in arguments given to dispatch (see nonFiniteNumber)
+            const params = block || given === null || typeof given !== 'object' ? undefined : own(given, 'params')
+            if (params !== undefined) bad = nonFiniteNumber(params, JSON.stringify(params) ?? '')
+          }
         } catch (error) {
           return this.#complete(batchId, slot, token, failed, JSON.stringify(`its answer cannot be serialized: ${serializeFailure(error, value)}`))
         }

@@ -6,7 +6,7 @@ import { wallNow } from './clock.js'
 import { own, ownOptions } from './common.js'
 import type { ReadCall } from './encode-calls.js'
 import { NO_OUTPUT, OutputShape, type EndAsReturnedAction, type TrimAction } from './protocol.generated.js'
-import type { AgentToolResult, ContentBlock, ToolCall, ToolResult } from './types.js'
+import type { AgentToolResult, ContentBlock, ShownToolResult, ToolCall, ToolResult } from './types.js'
 import type { ResultView } from './view.js'
 
 /** The head of a result or a call record. */
@@ -83,8 +83,9 @@ export function resultAsReturned(batch: Batch, call: ReadCall, action: EndAsRetu
 }
 
 /** The result as events carry it: `view` holds the fields that differ (see the engine's protocol). */
-export function viewOf(result: ToolResult, view: ResultView): ToolResult {
-  const shown = { ...result }
+export function viewOf(result: ToolResult, view: ResultView): ShownToolResult {
+  // (the engine sends a view's content for any result holding an image)
+  const shown = { ...result } as ShownToolResult
   // (the view's own keys: one it does not hold is not read from a polluted Object.prototype)
   const { content, details, detailsWithheld, data, dataWithheld, args } = ownOptions(view)
   if (content !== undefined) shown.content = content

@@ -63,7 +63,10 @@ export interface RunAuditLog {
 
 /** What {@link runLoop} drives the runtime with (see there). */
 export interface RunHooks {
+  /** A decoder whose events are scrubbed of secrets (its turn is the model's own). */
   decoderOf: (wire: Wire, options: DecoderOptions) => TurnDecoder
+  /** `value` with its secrets replaced, with the runtime's `sanitize` settings (`scrubSecrets`). */
+  scrub: <T>(value: T, where: string) => T
   dispatch: (calls: AssembledToolCall[], options: DispatchOptions) => Promise<ToolResult[]>
   audit: RunAuditLog | undefined
   newRunId: () => string
@@ -210,6 +213,17 @@ async function messagesFrom(
 const AUDITED: ReadonlySet<string> = new Set(['turn_start', 'turn_end', 'done'])
 
 /**
+ * The events scrubbed of secrets where they are made: the decoder's (a scrubbing decoder, see
+ * `scrubbingDecoder`: its deltas scrubbed as the text they add to) and the engine's events of a
+ * call. Every other event (the run's own, the driver's `audit_failed`, any added later) is
+ * scrubbed as it is emitted.
+ */
+const SCRUBBED_AT_SOURCE: ReadonlySet<string> = new Set([
+  'toolcall_start', 'toolcall_delta', 'toolcall_end', 'text_delta', 'thinking_delta', 'error', 'turn_end',
+  'tool_execution_start', 'tool_execution_update', 'tool_execution_end', 'redaction_failed', 'loop_warning',
+])
+
+/**
  * Runs the agent loop on `runtime` (see ToolRuntime.run). `hooks`: `decoderOf(wire, options)` makes
  * a StreamDecoder, `dispatch(calls, options)` runs a batch into the run's audit log, `audit` is that
  * log (or undefined), `newRunId()` names a run, `endRun(runId)` forgets its loop counts,
@@ -236,7 +250,11 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   const events = hooks.watchEvents?.(groupId)
   const recorder = audit?.open(runId, { kind: 'run', wire, maxSteps })
   const context = { provider: options.provider, agentId: options.agentId, sender: options.sender }
-  const emit = (event: RunEvent): void => {
+  // Every value the run hands out is scrubbed of secrets with the runtime's settings, as the
+  // audit log's copy is: events, steps, the error. The history (`messages`) is the exception:
+  // the model gets its own calls back exactly (see the README's agent loop).
+  const emit = (given: RunEvent): void => {
+    const event = SCRUBBED_AT_SOURCE.has(given.type) ? given : hooks.scrub(given, 'run: an event')
     if (recorder !== undefined && AUDITED.has(event.type)) recorder.event(event)
     if (onEvent === undefined) return
     try {
@@ -283,7 +301,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       }
       if (turn.toolCalls.length === 0) {
         if (turn.text !== '') messages.push(textMessage(wire, turn.text))
-        steps.push(stepOf(turn, [], []))
+        steps.push(hooks.scrub(stepOf(turn, [], []), 'run: a step'))
         if (turn.stopReason === 'error') {
           stopReason = 'error'
           failure = turn.errors.join('; ') || 'the model stream ended with an error'
@@ -306,7 +324,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       messages.push(...runtime.encodeToolCalls(turn, wire))
       const results = await dispatch(calls, { ...context, tools: options.tools, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
       messages.push(...runtime.encodeResults(results, wire))
-      steps.push(stepOf(turn, turn.toolCalls, results))
+      steps.push(hooks.scrub(stepOf(turn, turn.toolCalls, results), 'run: a step'))
       if (signal?.aborted) {
         stopReason = 'aborted'
         break
@@ -338,12 +356,15 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       }
     }
   }
+  // (a provider's error text may quote the request, its key included)
+  if (failure !== undefined) failure = hooks.scrub(failure, 'run: its error')
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
   if (recorder !== undefined) audit?.release(recorder, { stopReason })
+  // `runId` is the caller's (or generated): kept exact, as it names the run's audit directory
   const outcome: RunOutcome = { runId, messages, steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
   // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
-  if (recorder?.failure !== undefined) outcome.auditFailed = recorder.failure
+  if (recorder?.failure !== undefined) outcome.auditFailed = hooks.scrub(recorder.failure, 'run: auditFailed')
   return outcome
 }
 

@@ -11,7 +11,7 @@ import { loadBinding } from './binding.js'
 import { freshId } from './ids.js'
 import { AS_DISPATCH_OPTION, AS_RUNTIME_OPTION, DISPATCH_OPTIONS, RUNTIME_OPTIONS, ToolwireError, checkOptionKeys, describe, jsonText, messageOf, native, own, ownOptions, registerAll } from './common.js'
 import { monotonicNow, wallNow } from './clock.js'
-import { StreamDecoder } from './decoder.js'
+import { scrubbingDecoder } from './decoder.js'
 import { Driver } from './driver.js'
 import { encodeCalls, type ReadCall } from './encode-calls.js'
 import { encodeResults, encodeToolCalls } from './history.js'
@@ -525,7 +525,8 @@ export class ToolRuntime {
   /** What run() and executePlan() drive the runtime with: dispatches into their audit log. */
   #runHooks(auditLog: AuditLog | undefined): RunHooks & PlanHooks {
     return {
-      decoderOf: (wire: Wire, options: DecoderOptions) => new StreamDecoder(wire, options),
+      decoderOf: (wire: Wire, options: DecoderOptions) => scrubbingDecoder(wire, options, this.#sanitize),
+      scrub: <T>(value: T, where: string): T => scrubSecrets(value, where, this.#sanitize),
       endRun: (runId: string) => this.#native.endRun(runId),
       newRunId: () => freshId('run'),
       audit: auditLog,

@@ -328,6 +328,29 @@ export interface ParameterNormalization {
   coerced: { path: string; from: string; to: string }[]
 }
 
+/** An image block as events show it: its metadata, its data left out. */
+export interface OmittedImageContent {
+  type: 'image'
+  mimeType: string
+  /** Bytes of the image's data. */
+  bytes: number
+  /** Width and height in pixels, when the sanitizer read them. */
+  width?: number
+  height?: number
+  omitted: true
+}
+
+/** A block of a result's content as events show it: text (cut at `eventTextChars`), or an image's metadata. */
+export type ShownContentBlock = TextContent | OmittedImageContent
+
+/**
+ * A result as events show it (`tool_execution_end`): its content as {@link ShownContentBlock}s,
+ * details and data reduced to the tool's redaction allowlist or left out.
+ */
+export interface ShownToolResult extends Omit<ToolResult, 'content'> {
+  content: ShownContentBlock[]
+}
+
 /**
  * Events carry results as the UI and audit records may see them: secrets scrubbed (arguments
  * too), image data replaced by `{ type: 'image', mimeType, bytes, width?, height?, omitted: true }`,
@@ -336,7 +359,7 @@ export interface ParameterNormalization {
 export type ToolExecutionEvent =
   | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: unknown }
   | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partialResult: unknown }
-  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
+  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: ShownToolResult; isError: boolean }
   | { type: 'redaction_failed'; toolCallId: string; toolName: string; code: 'REDACTION_FAILED' }
   /**
    * The dispatch's audit log could not be written: once per dispatch, with the first call whose
@@ -655,7 +678,11 @@ export interface RunOptions<W extends Wire = Wire> extends PolicyContext {
   audit?: AuditOptions
 }
 
-/** A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools' events, and one final `done`. */
+/**
+ * A run's events: each turn's start, the decoder's events (its `done` as `turn_end`), the tools'
+ * events, and one final `done`; all scrubbed of secrets, the deltas as the text they add to (a
+ * secret split across deltas is never handed on in part; see the README's agent loop).
+ */
 export type RunEvent =
   | { type: 'turn_start'; runId: string; step: number }
   | Exclude<StreamEvent, { type: 'done' }>
@@ -680,11 +707,19 @@ export interface RunStep {
   errorKinds?: DecodeErrorKindName[]
 }
 
+/**
+ * What a run ends with. Its `steps`, `error` and `auditFailed` are scrubbed of secrets (the
+ * runtime's `sanitize.secrets` settings), as its events are; `messages` is the history the model
+ * is sent, its own text and calls in it as it wrote them.
+ */
 export interface RunOutcome {
+  /** The run's id as given (or generated): it names the run's audit directory. */
   runId: string
   /**
    * The whole history in the wire's own shape (items of `messages`, `input` or `contents`, as
    * {@link ModelRequests} types them), so `outcome.messages.at(-1)?.content` reads the last one.
+   * The next request's body: the model's own messages are kept as it wrote them (it gets its own
+   * call arguments back exactly; secrets in them are not scrubbed), the tools' results scrubbed.
    */
   // oxlint-disable-next-line typescript/no-explicit-any
   messages: any[]

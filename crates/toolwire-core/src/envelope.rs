@@ -2,11 +2,13 @@
 //! of a call's execution. Everything else (provider messages, invocation records) is a projection
 //! of these.
 
-use schemars::JsonSchema;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::content::ContentBlock;
+pub use crate::content::{ContentBlock, ShownBlock};
 use crate::error::ErrorCode;
 pub use crate::error::ToolError;
 use crate::params::Normalization;
@@ -148,6 +150,11 @@ pub struct ToolResult {
     /// The tool asked the agent loop to stop after this batch (`{ content, terminate: true }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminate: Option<bool>,
+    /// Why the audit log this result belongs to could not be written (its directory could not
+    /// be opened, or a write failed), when it could not; an `audit_failed` event says so too.
+    /// Set by the driver, which writes the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_failed: Option<String>,
 }
 
 /// What a tool changed on disk (or elsewhere), as it reports it.
@@ -203,6 +210,7 @@ impl ToolResult {
             sanitization: None,
             effects: None,
             terminate: None,
+            audit_failed: None,
         }
     }
 
@@ -247,7 +255,8 @@ pub enum ToolExecutionEvent {
         tool_call_id: String,
         /// The tool name the model asked for.
         tool_name: String,
-        /// The final result.
+        /// The final result, as events show it ([`ShownResult`]).
+        #[schemars(with = "ShownResult")]
         result: Box<ToolResult>,
         /// `!result.ok`.
         is_error: bool,
@@ -260,7 +269,21 @@ pub enum ToolExecutionEvent {
         /// The tool name.
         tool_name: String,
         /// Always `REDACTION_FAILED`.
+        #[schemars(schema_with = "redaction_failed_code")]
         code: ErrorCode,
+    },
+    /// The dispatch's audit log could not be written: once per dispatch, with the first call
+    /// whose record did not reach it (every such result carries `auditFailed`). Emitted by the
+    /// driver, which writes the log.
+    AuditFailed {
+        /// The model's id for the call.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// The dispatch's run id (`null` when it has none).
+        run_id: Option<String>,
+        /// Why the log could not be written.
+        message: String,
     },
     /// The run made this call (same tool, same canonical arguments) `count` times; at the
     /// `loopDetection.blockAt` count it is blocked.
@@ -272,6 +295,47 @@ pub enum ToolExecutionEvent {
         /// How many times the run made the call, this one included.
         count: u32,
     },
+}
+
+/// The schema of a `redaction_failed` event's `code`: always `REDACTION_FAILED`.
+fn redaction_failed_code(_: &mut SchemaGenerator) -> Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "const": ErrorCode::RedactionFailed.to_string(),
+        "description": "Always `REDACTION_FAILED`.",
+    })
+}
+
+/// A result as events and audit records show it (see [`crate::dispatch::view`]): a
+/// [`ToolResult`] whose content is [`ShownBlock`]s (text cut at `eventTextChars`, an image's
+/// metadata in place of its data), with details and data reduced to the tool's redaction
+/// allowlist or left out. Declares the schema of a `tool_execution_end` event's `result`.
+pub struct ShownResult;
+
+impl JsonSchema for ShownResult {
+    fn schema_name() -> Cow<'static, str> {
+        "ShownToolResult".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = ToolResult::json_schema(generator);
+        let items = generator.subschema_for::<ShownBlock>();
+        if let Some(content) = schema
+            .get_mut("properties")
+            .and_then(|properties| properties.get_mut("content"))
+        {
+            *content = serde_json::json!({
+                "type": "array",
+                "items": items,
+                "description": "What the model reads, as events show it: text cut at `eventTextChars`, an image's metadata in place of its data.",
+            });
+        }
+        schema.insert(
+            "description".into(),
+            "A result as events show it: its content as ShownBlocks, details and data reduced to the tool's redaction allowlist or left out.".into(),
+        );
+        schema
+    }
 }
 
 /// `argsHash`: the SHA-256 of a value's canonical JSON (object keys sorted at every level, no

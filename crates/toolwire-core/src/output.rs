@@ -313,6 +313,12 @@ pub enum BeforeDecision {
 
 /// Reads a `beforeToolCall` answer: `{ block: true, reason }`, `{ params }`, or anything else to
 /// proceed.
+///
+/// Only `block: true` blocks here: whether a hook's answer blocks is decided by the JavaScript
+/// driver, by JavaScript's truthiness as pi-agent-core decides it (`ts/completion.ts`,
+/// `beforeAnswer`), before the answer crosses, since JSON cannot carry every truthy value (a
+/// function, a symbol). Every blocking answer crosses as `{ block: true, reason? }`; a `block`
+/// that reaches this function as anything but `true` is one JavaScript reads as false.
 pub fn before_decision(answer: Value) -> BeforeDecision {
     let Value::Object(mut map) = answer else {
         return BeforeDecision::Proceed;

@@ -1,8 +1,9 @@
 //! What events, the UI and audit records may carry of a result: details reduced to the tool's
 //! redaction allowlist (or withheld), image data replaced by its metadata, text cut shorter.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use crate::content::ShownBlock;
 use crate::envelope::{ContentBlock, ToolResult};
 use crate::sanitize::options::RedactionMode;
 use crate::sanitize::text::{recut, utf16_len, BudgetUnit, Kept};
@@ -121,27 +122,26 @@ pub fn content_view(
                     cut: None,
                     ansi: 0,
                 };
-                json!({"type": "text", "text": recut(&kept, text_chars, head_ratio).text})
+                ShownBlock::Text {
+                    text: recut(&kept, text_chars, head_ratio).text,
+                }
             }
-            ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+            ContentBlock::Text { text } => ShownBlock::Text { text: text.clone() },
             ContentBlock::Image { data, mime_type } => {
-                let mut meta = json!({
-                    "type": "image",
-                    "mimeType": mime_type,
-                    "bytes": base64_len(data),
-                    "omitted": true,
-                });
                 let report = images
                     .iter()
                     .find(|image| image.get("block").and_then(Value::as_i64) == Some(index as i64));
-                for key in ["width", "height"] {
-                    if let Some(value) = report.and_then(|r| r.get(key)).filter(|v| !v.is_null()) {
-                        meta[key] = value.clone();
-                    }
+                let size = |key: &str| report.and_then(|r| r.get(key)).and_then(Value::as_u64);
+                ShownBlock::Image {
+                    mime_type: mime_type.clone(),
+                    bytes: base64_len(data) as u64,
+                    width: size("width"),
+                    height: size("height"),
+                    omitted: true,
                 }
-                meta
             }
         })
+        .map(|block| serde_json::to_value(block).unwrap_or(Value::Null))
         .collect();
     Some(blocks)
 }
@@ -188,6 +188,7 @@ pub fn result_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn allow(fields: &[&str]) -> Vec<String> {
         fields.iter().map(|f| f.to_string()).collect()

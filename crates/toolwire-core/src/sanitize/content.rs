@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::images::{encode_base64, fit_base64_image, fit_image_bytes, FittedImage, ImageReport};
 use super::joined::scrub_across_blocks;
 use super::media::{expand_media, Piece};
-use super::report::{CutScope, SanitizeReport, Truncation};
+use super::report::{CutScope, ImageEntry, SanitizeReport, Truncation};
 use super::text::{keep_text, kept_again, BudgetUnit, Kept, TextSource};
 use super::Sanitizer;
 use crate::content::ContentBlock;
@@ -243,11 +243,13 @@ impl Sanitizer {
                 *declared = bounded_to(declared, MAX_DECLARED_MIME_BYTES);
             }
         }
-        let mut entry = serde_json::to_value(&image).unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut entry {
-            map.insert("block".into(), index.into());
-        }
-        report.images.push(entry);
+        let entry = ImageEntry {
+            block: index,
+            image,
+        };
+        report
+            .images
+            .push(serde_json::to_value(&entry).unwrap_or(Value::Null));
         match fitted {
             FittedImage::Kept { mime_type } => SanitizedBlock::Image {
                 data: data.to_owned(),

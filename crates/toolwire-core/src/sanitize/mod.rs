@@ -10,6 +10,7 @@
 //! - [`crate::dispatch::view`]: what events and audit records may carry (redaction allowlists,
 //!   image metadata);
 //! - [`options`]: the settings and their defaults; [`report`]: what was changed;
+//! - [`stream`]: secrets scrubbed from text arriving in pieces (a model's streamed answer);
 //! - [`blocks`]: content as the driver describes it, its blocks laid out as [`layout`] declares.
 
 pub mod blocks;
@@ -20,6 +21,7 @@ pub mod layout;
 pub mod media;
 pub mod options;
 pub mod report;
+pub mod stream;
 pub mod text;
 pub mod values;
 
@@ -63,6 +65,11 @@ impl Sanitizer {
     /// The secret scanner, when scrubbing is on.
     pub fn scanner(&self) -> Option<&SecretScanner> {
         self.scanner.as_deref()
+    }
+
+    /// The secret scanner, shared, when scrubbing is on.
+    pub fn shared_scanner(&self) -> Option<Arc<SecretScanner>> {
+        self.scanner.clone()
     }
 
     /// The rules for text.

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::images::ImageReport;
 use super::text::CutUnit;
 
 /// Which budget cut a text.
@@ -46,12 +47,24 @@ pub struct SanitizeReport {
     #[serde(default)]
     pub scrubbed: BTreeMap<String, u64>,
     /// What happened to each image: `{ block, action: 'kept' | 'resized' | 'omitted', mimeType,
-    /// width, height, bytes, original?, quality?, reason?, declaredMimeType? }`.
+    /// width, height, bytes, original?, quality?, reason?, declaredMimeType? }` (an
+    /// [`ImageEntry`], kept as the JSON it wrote).
     #[serde(default)]
+    #[schemars(with = "Vec<ImageEntry>")]
     pub images: Vec<Value>,
     /// ANSI escape sequences removed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub ansi: u64,
+}
+
+/// One image of a [`SanitizeReport`]: its block's index and what happened to it.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct ImageEntry {
+    /// The content block's index.
+    pub block: i64,
+    /// What happened to it.
+    #[serde(flatten)]
+    pub image: ImageReport,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -64,7 +64,7 @@ const MAX_CUSTOM_PATTERNS: usize = 256;
 /// How much of the end of a secret taken is searched again for a token reaching past it: more
 /// than the longest bounded value (256 bytes), so a token starting anywhere in a value cut at its
 /// bound is seen.
-const STRADDLE_WINDOW: usize = 320;
+pub(crate) const STRADDLE_WINDOW: usize = 320;
 
 /// Compiled-size limit of the combined search regex.
 const SEARCH_SIZE_LIMIT: usize = 16 << 20;

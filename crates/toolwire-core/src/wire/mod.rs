@@ -6,6 +6,7 @@
 //! [`gemini`]; Mistral uses the Chat Completions decoder), and each decoder drives the shared
 //! [`turn::Turn`], which owns the rules common to every wire (completeness, stop reasons,
 //! events) and feeds argument fragments to the incremental parser ([`partial_json`]).
+//! [`scrubbed`] scrubs a decoder's events of secrets for the agent loop, deltas split anywhere.
 //!
 //! Which decoder and which encoders ([`encode`]) a wire uses is said by its provider
 //! ([`crate::provider`]): a decoder for a wire is `Provider::of(wire).stream_decoder(options)`.
@@ -23,6 +24,7 @@ pub mod json_seq;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod partial_json;
+pub mod scrubbed;
 pub mod sse;
 pub mod turn;
 

@@ -63,7 +63,7 @@ impl Default for ImageLimits {
 }
 
 /// What was done with an image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ImageAction {
     /// Sent as it came (the data unchanged, the MIME type the sniffed one).
@@ -75,7 +75,7 @@ pub enum ImageAction {
 }
 
 /// Dimensions and encoded size of an image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageSize {
     /// Width in pixels.
@@ -87,7 +87,7 @@ pub struct ImageSize {
 }
 
 /// What happened to one image; serializes (camelCase) into the result's report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageReport {
     /// Kept, resized or omitted.
