@@ -136,6 +136,9 @@ describe('toolwire replay', () => {
     const [response] = spliced.json.responses
     expect(response.errors.map((e: any) => e.kind)).toEqual(['spliced-stream'])
     expect(response.quirks.find((q: any) => q.id === 'spliced-stream')).toMatchObject({ severity: 'error' })
+    // The first message's tool_use block was never closed: the decoder reports it (a second
+    // message reusing the block's index does not close it).
+    expect(response.quirks.map((q: any) => q.id)).toEqual(['spliced-stream', 'block-not-closed', 'cut-off-arguments'])
     expect(response.toolCalls[0]).toMatchObject({ id: 'toolu_first', complete: false })
 
     const duplicate = cliJson('replay', fixture('anthropic/duplicate-message-start.chunks.txt'), '--wire', 'anthropic')
@@ -278,6 +281,23 @@ describe('toolwire replay', () => {
     })
   })
 
+  it("names quirks from the decoder's typed repairs, reading no provider field itself", () => {
+    // Each provider's wire is known in the engine only: the CLI presents turn.repairs.
+    const source = readFileSync(join(ROOT, 'ts', 'cli', 'quirks.ts'), 'utf8')
+    expect(source).not.toMatch(/\.(choices|delta|tool_calls|function|finish_reason|candidates|functionCall|partialArgs|content_block|partial_json|item_id|output_index|call_id|prompt_filter_results)\b/)
+    const body = chatSse([
+      toolCalls({ id: 'call_a', type: 'function', function: { name: 'get_wea', arguments: '' } }),
+      toolCalls({ function: { name: 'ther', arguments: '{}' } }),
+      chunk({}, 'tool_calls'),
+    ])
+    const { json } = cliJson('replay', write('split-name.sse', body), '--wire', 'mistral')
+    expect(json.responses[0].toolCalls[0]).toMatchObject({ name: 'get_weather', complete: true })
+    expect(json.responses[0].quirks).toEqual([
+      expect.objectContaining({ id: 'missing-index', severity: 'warning' }),
+      expect.objectContaining({ id: 'name-split', severity: 'warning', detail: '"get_wea" + "ther"' }),
+    ])
+  })
+
   it('tells the quirks of streams written here: a reused index, cumulative arguments, finish_reason stop', () => {
     const reused = write(
       'ollama.sse',
@@ -342,7 +362,8 @@ describe('toolwire replay', () => {
     const [response] = json.responses
     expect(response.toolCalls[0]).toMatchObject({ complete: false, error: { code: 'INCOMPLETE_ARGUMENTS' } })
     expect(response.errors.map((e: any) => e.kind)).toEqual(['stream-truncated'])
-    expect(response.quirks.map((q: any) => q.id)).toEqual(['no-finish-reason', 'cut-off-arguments', 'stream-truncated'])
+    // (the decoder's stream-truncated error says the finish_reason never came)
+    expect(response.quirks.map((q: any) => q.id)).toEqual(['cut-off-arguments', 'stream-truncated'])
   })
 
   it('decodes a whole chat.completion (a server that ignored stream: true) to its calls, and names a body that is not the wire', () => {

@@ -52,6 +52,7 @@ describe('strict consumer', () => {
     expect(summary.streamEvents.at(-1)).toBe('done toolUse')
     expect(summary.turn.toolCalls).toEqual([expect.objectContaining({ id: 'call_x', name: 'add', arguments: '{"a":1,"b":2}', complete: true })])
     expect(summary.turn.serverToolCalls.map((call) => call.name)).toEqual(['add'])
+    expect(summary.repairs).toEqual([{ kind: 'missing-id', callIndex: 0 }])
   })
 
   it('normalizes schemas and ids, analyzes commands, sanitizes', () => {

@@ -8,14 +8,14 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { DecodeErrorKind, ERROR_CODES, StreamDecoder, ToolRuntime, ToolwireError, normalizeToolCallId } from '../dist/index.js'
+import { DecodeErrorKind, ERROR_CODES, RepairKind, StreamDecoder, ToolRuntime, ToolwireError, normalizeToolCallId } from '../dist/index.js'
 
 const require = createRequire(import.meta.url)
 const root = path.join(__dirname, '..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 const generated = require('../dist/protocol.generated.js')
 const native = require('../native.js')
-const { describeError, turnErrors, ERROR_TITLES } = await import('../dist/cli/quirks.js')
+const { describeError, turnErrors, ERROR_TITLES, REPAIR_VIEWS } = await import('../dist/cli/quirks.js')
 
 /** The sources of the package's driver (ts/, the generated module aside). */
 const driverFiles = readdirSync(path.join(root, 'ts'))
@@ -160,5 +160,10 @@ describe('decoder errors are named by kind', () => {
   it('every kind the engine declares has a title in the CLI', () => {
     for (const kind of Object.values(DecodeErrorKind)) expect(ERROR_TITLES[kind], kind).toEqual(expect.any(String))
     expect(Object.keys(ERROR_TITLES).sort()).toEqual([...Object.values(DecodeErrorKind)].sort())
+  })
+
+  it('every repair kind the engine declares is presented by the CLI, and no other', () => {
+    for (const kind of Object.values(RepairKind)) expect(REPAIR_VIEWS[kind]?.title, kind).toEqual(expect.any(String))
+    expect(Object.keys(REPAIR_VIEWS).sort()).toEqual([...Object.values(RepairKind)].sort())
   })
 })

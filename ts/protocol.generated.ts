@@ -123,6 +123,36 @@ export const DecodeErrorKind = Object.freeze({
   INPUT_AFTER_FINISH: "input-after-finish",
 } as const)
 
+/** What a decoder repaired of a provider quirk: a `repair` event's `kind`, the `kind` of each of an AssembledTurn's `repairs`. (toolwire_core::wire::repair::RepairKind) */
+export const RepairKind = Object.freeze({
+  WHOLE_RESPONSE: "whole-response",
+  FILTER_ONLY_CHUNK: "filter-only-chunk",
+  TRAILING_EMPTY_FRAGMENT: "trailing-empty-fragment",
+  MISSING_INDEX: "missing-index",
+  EMPTY_STRING_FIELDS: "empty-string-fields",
+  INDEX_OFFSET: "index-offset",
+  INDEX_REUSED: "index-reused",
+  UNSTABLE_ID: "unstable-id",
+  NAME_REPEATED: "name-repeated",
+  NAME_SPLIT: "name-split",
+  NAME_AFTER_ARGUMENTS: "name-after-arguments",
+  ARGUMENTS_RESENT: "arguments-resent",
+  CUMULATIVE_ARGUMENTS: "cumulative-arguments",
+  MISSING_ID: "missing-id",
+  DUPLICATE_CALL_ID: "duplicate-call-id",
+  FINISH_STOP_WITH_CALLS: "finish-stop-with-calls",
+  ITEM_ID_ROTATION: "item-id-rotation",
+  NO_ARGUMENT_DELTAS: "no-argument-deltas",
+  ARGUMENTS_CORRECTED: "arguments-corrected",
+  DUPLICATE_MESSAGE_START: "duplicate-message-start",
+  TOOL_USE_IN_MESSAGE_START: "tool-use-in-message-start",
+  EMPTY_TOOL_INPUT: "empty-tool-input",
+  WHOLE_INPUT_IN_BLOCK_START: "whole-input-in-block-start",
+  BLOCK_NOT_CLOSED: "block-not-closed",
+  PARTIAL_ARGS_STREAMING: "partial-args-streaming",
+  MISSING_TERMINAL_FUNCTION_CALL: "missing-terminal-function-call",
+} as const)
+
 /** The codes a thrown ToolwireError and a failed result carry (toolwire_core::ErrorCode). */
 export const ERROR_CODES = Object.freeze([
   'VALIDATION_ERROR',

@@ -3,7 +3,7 @@
 // audit records and request bodies still say `any` where the hand-written declarations did
 // (typed per wire in issue 21), each marked for the lint, which refuses any other.
 
-import type { DecodeErrorKind, REQUEST_SHAPES, SchemaTarget as GeneratedSchemaTarget, Wire } from './protocol.generated.js'
+import type { DecodeErrorKind, RepairKind, REQUEST_SHAPES, SchemaTarget as GeneratedSchemaTarget, Wire } from './protocol.generated.js'
 
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'blocked' | 'pending'
@@ -1040,6 +1040,11 @@ export interface AssembledTurn {
   errors: string[]
   /** Each error's kind, in the order of `errors`: a stable name to tell errors apart by (their messages are prose and may change). */
   errorKinds: DecodeErrorKindName[]
+  /**
+   * The provider quirks the decoder repaired to assemble this turn, each kind once per call it
+   * concerns, in the order it first met them (see `RepairKind`). Empty for a clean stream.
+   */
+  repairs: DecoderRepair[]
   /** The events that `finish()` itself caused (cut-off calls ending, an error, `done`). */
   events: StreamEvent[]
 }
@@ -1060,9 +1065,24 @@ export type StreamEvent =
   | { type: 'thinking_delta'; delta: string }
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; kind: DecodeErrorKindName; message: string }
+  | ({ type: 'repair' } & DecoderRepair)
 
 /** What a decoder error is about (the values of `DecodeErrorKind`, generated from the engine). */
 export type DecodeErrorKindName = (typeof DecodeErrorKind)[keyof typeof DecodeErrorKind]
+
+/** A provider quirk the decoder repaired (the values of `RepairKind`, generated from the engine). */
+export type RepairKindName = (typeof RepairKind)[keyof typeof RepairKind]
+
+/**
+ * A repair the decoder made: its kind, the call it concerns (its `index` in `toolCalls`) where
+ * there is one, and a few words on what was seen (e.g. `"get_wea" + "ther"`). Also reported as a
+ * `repair` event the first time it is made.
+ */
+export interface DecoderRepair {
+  kind: RepairKindName
+  callIndex?: number
+  detail?: string
+}
 
 // Shell command analysis
 

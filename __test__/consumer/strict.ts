@@ -33,6 +33,7 @@ import type {
   AssembledTurn,
   CommandAnalysis,
   DecoderOptions,
+  DecoderRepair,
   DispatchOptions,
   ErrorCode,
   ErrorEnvelope,
@@ -43,6 +44,7 @@ import type {
   PlanOutcome,
   RapEvent,
   RapToolsetOptions,
+  RepairKindName,
   RunEvent,
   RunOptions,
   RunOutcome,
@@ -86,6 +88,10 @@ export function describeStreamEvent(event: StreamEvent): string {
       return `done ${event.stopReason}`
     case 'error':
       return `error ${event.message}`
+    case 'repair': {
+      const kind: RepairKindName = event.kind
+      return `repair ${kind}${event.callIndex === undefined ? '' : ` ${event.callIndex}`}`
+    }
     default:
       return unreachable(event)
   }
@@ -138,6 +144,7 @@ export function describeRunEvent(event: RunEvent): string {
     case 'text_delta':
     case 'thinking_delta':
     case 'error':
+    case 'repair':
       return describeStreamEvent(event)
     case 'tool_execution_start':
     case 'tool_execution_update':
@@ -215,6 +222,7 @@ export interface Summary {
   repaired: string[]
   turn: AssembledTurn
   streamEvents: string[]
+  repairs: DecoderRepair[]
   strictArgs: unknown
   schemaRemoved: string[]
   schemaWarnings: string[]
@@ -327,7 +335,10 @@ export async function exerciseEverything(rapBaseUrl?: string): Promise<Summary> 
     streamEvents.push(...turn.events.map(describeStreamEvent))
     const replayed = new StreamDecoder('gemini')
     replayed.pushEvent({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'add', args: { a: 1, b: 1 } } }] }, finishReason: 'STOP' }] })
-    turn.serverToolCalls.push(...replayed.finish().toolCalls)
+    const replayedTurn = replayed.finish()
+    turn.serverToolCalls.push(...replayedTurn.toolCalls)
+    // (a Gemini call without an id: the decoder generated one and says so)
+    const repairs: DecoderRepair[] = replayedTurn.repairs
 
     // Schemas, ids and names.
     const strict: StrictNormalizedSchema = normalizeSchema({ type: 'object', properties: { n: { type: 'integer' } } }, 'openai-strict')
@@ -428,6 +439,7 @@ export async function exerciseEverything(rapBaseUrl?: string): Promise<Summary> 
       repaired: repairReport.synthesized,
       turn,
       streamEvents,
+      repairs,
       strictArgs,
       schemaRemoved: gemini.removed.map((removal) => `${removal.path} ${removal.keyword}`),
       schemaWarnings: gemini.warnings,

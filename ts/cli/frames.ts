@@ -1,7 +1,8 @@
 // Reads a captured response body into its JSON events, with where each one is in the body, so
-// `replay` can split a capture holding several responses and notice provider quirks in the raw
-// events. Decoding itself is the engine's StreamDecoder, fed the original bytes; this is only
-// the observer's view. Shapes: SSE, NDJSON (one JSON payload per line), a Gemini JSON array
+// `replay` can split a capture holding several responses and tell what the framing shows
+// (unreadable events, SSE field order, padding). Decoding itself, and naming the provider quirks
+// repaired, is the engine's StreamDecoder, fed the original bytes; this is only the observer's
+// view. Shapes: SSE, NDJSON (one JSON payload per line), a Gemini JSON array
 // stream, one JSON object (a non-streamed response).
 
 import type { Wire } from '../types.js'

@@ -1,13 +1,14 @@
-// The provider quirks `replay` names: what the raw events of one response show (the decoder
-// copes with these silently), and what the decoder's errors and refused calls mean, each with a
-// readable name. Severity: `info` (harmless, handled), `warning` (handled here, breaks naive
-// clients or needs care when sending results back), `error` (a call or the turn is broken).
+// The provider quirks `replay` names: the repairs the decoder reports having made (`turn.repairs`,
+// each of a `RepairKind` generated from the engine, which alone knows each wire), what the
+// framing of the body shows, and what the decoder's errors and refused calls mean, each with a
+// readable name. Nothing here reads a provider's fields. Severity: `info` (harmless, handled),
+// `warning` (handled, breaks naive clients or needs care when sending results back), `error` (a
+// call or the turn is broken).
 
-import { isObject } from './input.js'
 import { paddedBeforeBrace } from './frames.js'
 import type { BodyFormat, FramedEvent } from './frames.js'
-import { DecodeErrorKind } from '../protocol.generated.js'
-import type { AssembledTurn, DecodeErrorKindName, Wire } from '../types.js'
+import { DecodeErrorKind, RepairKind } from '../protocol.generated.js'
+import type { AssembledTurn, DecodeErrorKindName, DecoderRepair, RepairKindName, Wire } from '../types.js'
 
 /** How bad a quirk is: harmless and handled, handled but needing care, or a broken call or turn. */
 export type QuirkSeverity = 'info' | 'warning' | 'error'
@@ -55,6 +56,7 @@ export const ERROR_TITLES: Readonly<Record<DecodeErrorKindName, string>> = {
 /** The kinds of decoder error `replay` lists among a response's quirks, each with its severity. */
 const QUIRK_SEVERITY: Readonly<Partial<Record<DecodeErrorKindName, QuirkSeverity>>> = {
   [DecodeErrorKind.SPLICED_STREAM]: 'error',
+  [DecodeErrorKind.PROVIDER_ERROR]: 'error',
   [DecodeErrorKind.STREAM_TRUNCATED]: 'error',
   [DecodeErrorKind.SEVERAL_RESPONSES]: 'warning',
   [DecodeErrorKind.FRAGMENT_AFTER_FINISH]: 'warning',
@@ -79,6 +81,214 @@ function isKind(kind: unknown): kind is DecodeErrorKindName {
   return typeof kind === 'string' && Object.hasOwn(ERROR_TITLES, kind)
 }
 
+/** What `replay` is told of the repairs of one kind: how many calls, their names, the decoder's details. */
+interface Seen {
+  count: number
+  names: string[]
+  details: string[]
+}
+
+/** How `replay` presents a repair: its severity, a title, and what it means (given what was seen). */
+interface RepairView {
+  severity: QuirkSeverity | ((wire: Wire, turn: AssembledTurn, repairs: DecoderRepair[]) => QuirkSeverity)
+  title: string
+  detail: (seen: Seen) => string
+}
+
+/** `"a", "b": text`, or the text alone when no call is named. */
+function named(seen: Seen, text: string): string {
+  return seen.names.length > 0 ? `${seen.names.join(', ')}: ${text}` : text
+}
+
+/** The decoder's details, then `text`. */
+function told(seen: Seen, text: string): string {
+  return seen.details.length > 0 ? `${seen.details.join('; ')}: ${text}` : text
+}
+
+/**
+ * How `replay` presents each repair the decoder reports (`RepairKind`, generated from the
+ * engine): every kind has an entry.
+ */
+export const REPAIR_VIEWS: Readonly<Record<RepairKindName, RepairView>> = {
+  [RepairKind.WHOLE_RESPONSE]: {
+    severity: 'info',
+    title: 'a whole (non-streamed) response',
+    detail: () => 'the server answered one JSON response, not a stream (it ignored `stream: true`); decoded as its stream would be',
+  },
+  [RepairKind.FILTER_ONLY_CHUNK]: {
+    severity: 'warning',
+    title: 'chunk with no choices, only content-filter results',
+    detail: () => 'Azure sends `choices: []` with `prompt_filter_results`, or a choice with content-filter data and no `delta`; code reading choices[0] crashes',
+  },
+  [RepairKind.TRAILING_EMPTY_FRAGMENT]: {
+    severity: 'info',
+    title: 'empty tool call fragment after the call ended',
+    detail: () => 'a no-op, not a new call',
+  },
+  [RepairKind.MISSING_INDEX]: {
+    severity: 'warning',
+    title: 'tool call without `index`',
+    detail: () => "Mistral, old Ollama and Gemini's OpenAI endpoint omit it; calls are keyed by position instead",
+  },
+  [RepairKind.EMPTY_STRING_FIELDS]: {
+    severity: 'warning',
+    title: 'empty-string `id` or `name` in a fragment',
+    detail: () => 'treated as absent (Qwen/DashScope, GLM); naive clients overwrite the real value',
+  },
+  [RepairKind.INDEX_OFFSET]: {
+    severity: 'warning',
+    title: 'tool call index is not the call\'s position',
+    detail: (seen) => told(seen, "array-by-index clients leave a hole (Anthropic's OpenAI-compatible endpoint starts at 1)"),
+  },
+  [RepairKind.INDEX_REUSED]: {
+    severity: 'warning',
+    title: 'parallel calls share one index',
+    detail: (seen) => told(seen, 'a new id on an occupied index starts a new call (Ollama 0.20); keying by index alone merges them'),
+  },
+  [RepairKind.UNSTABLE_ID]: {
+    severity: 'warning',
+    title: 'call id changes between fragments of one call',
+    detail: (seen) => told(seen, 'kept as one call (Poolside, LM Studio)'),
+  },
+  [RepairKind.NAME_REPEATED]: {
+    severity: 'warning',
+    title: 'tool name repeated in every fragment',
+    detail: (seen) => named(seen, 'not doubled (MiniMax via NVIDIA NIM)'),
+  },
+  [RepairKind.NAME_SPLIT]: {
+    severity: 'warning',
+    title: 'tool name split across fragments',
+    detail: (seen) => seen.details.join('; '),
+  },
+  [RepairKind.NAME_AFTER_ARGUMENTS]: {
+    severity: 'warning',
+    title: 'tool name fragment after the arguments began',
+    detail: (seen) => told(seen, 'the call was already announced with its name'),
+  },
+  [RepairKind.ARGUMENTS_RESENT]: {
+    severity: 'warning',
+    title: 'full arguments re-sent after the deltas',
+    detail: () => 'not duplicated',
+  },
+  [RepairKind.CUMULATIVE_ARGUMENTS]: {
+    severity: 'warning',
+    title: 'each fragment resends the arguments so far',
+    detail: () => 'cumulative resend (DeepSeek, Qianfan): replaced, not appended',
+  },
+  [RepairKind.ITEM_ID_ROTATION]: {
+    severity: 'warning',
+    title: 'item_id changes from event to event',
+    detail: () => 'correlated by output_index instead (GitHub Copilot); code keyed by item_id loses deltas',
+  },
+  [RepairKind.NO_ARGUMENT_DELTAS]: {
+    severity: 'info',
+    title: 'no argument deltas',
+    detail: (seen) => named(seen, 'arguments taken from the .done events (LM Studio)'),
+  },
+  [RepairKind.ARGUMENTS_CORRECTED]: {
+    severity: 'warning',
+    title: 'final arguments contradict the streamed deltas',
+    detail: (seen) => named(seen, 'the .done text was kept; previews built from the deltas were wrong'),
+  },
+  [RepairKind.DUPLICATE_MESSAGE_START]: {
+    severity: 'warning',
+    title: 'message_start sent twice',
+    detail: (seen) => told(seen, 'the duplicate was ignored'),
+  },
+  [RepairKind.TOOL_USE_IN_MESSAGE_START]: {
+    severity: 'info',
+    title: 'tool_use inside message_start',
+    detail: () => 'a whole call with no block events (programmatic tool calling)',
+  },
+  [RepairKind.EMPTY_TOOL_INPUT]: {
+    severity: 'info',
+    title: 'tool input streamed as only `""`',
+    detail: (seen) => named(seen, 'treated as {} (JSON.parse("") throws)'),
+  },
+  [RepairKind.WHOLE_INPUT_IN_BLOCK_START]: {
+    severity: 'info',
+    title: 'input whole in content_block_start',
+    detail: (seen) => named(seen, 'no input_json_delta'),
+  },
+  [RepairKind.BLOCK_NOT_CLOSED]: {
+    // Ended by the message's end, a call is whole; cut off, it is broken.
+    severity: (_wire, turn, repairs) => (repairs.some((r) => r.callIndex === undefined || !turn.toolCalls[r.callIndex]?.complete) ? 'error' : 'warning'),
+    title: 'tool_use block never closed',
+    detail: (seen) => named(seen, "no content_block_stop: the message's end ended it, or cut it off (max_tokens, an error, the stream's end)"),
+  },
+  [RepairKind.PARTIAL_ARGS_STREAMING]: {
+    severity: 'info',
+    title: 'arguments streamed as partialArgs',
+    detail: () => 'nameless continuation parts are not calls (Gemini 3 streamFunctionCallArguments)',
+  },
+  [RepairKind.MISSING_TERMINAL_FUNCTION_CALL]: {
+    severity: 'warning',
+    title: 'streamed call never closed by an empty functionCall',
+    detail: (seen) => named(seen, 'ended by what followed it'),
+  },
+  [RepairKind.MISSING_ID]: {
+    // Gemini pairs a result with its call by name as well; the other wires only by the id.
+    severity: (wire) => (wire === 'gemini' ? 'info' : 'warning'),
+    title: 'tool call without an id',
+    detail: (seen) => `${seen.count} call(s); an id was generated (the result must reference it)`,
+  },
+  [RepairKind.DUPLICATE_CALL_ID]: {
+    severity: 'warning',
+    title: 'two calls with one id',
+    detail: (seen) => told(seen, 'the later call got a generated id'),
+  },
+  [RepairKind.FINISH_STOP_WITH_CALLS]: {
+    severity: 'warning',
+    title: 'finish_reason "stop" although tool calls were sent',
+    detail: () => 'OpenAI with a named tool_choice and several servers; gate on complete calls, not finish_reason',
+  },
+}
+
+/**
+ * The order `replay` prints quirks in, whatever the order they were met: what the body is, then
+ * the repairs and errors of each wire, then what the turn shows. Others follow, as found.
+ */
+const ORDER: readonly string[] = [
+  'unreadable-event',
+  'sse-data-before-event',
+  'json-array-stream',
+  RepairKind.WHOLE_RESPONSE,
+  RepairKind.FILTER_ONLY_CHUNK,
+  RepairKind.TRAILING_EMPTY_FRAGMENT,
+  DecodeErrorKind.FRAGMENT_AFTER_FINISH,
+  RepairKind.MISSING_INDEX,
+  RepairKind.EMPTY_STRING_FIELDS,
+  RepairKind.INDEX_OFFSET,
+  RepairKind.INDEX_REUSED,
+  RepairKind.UNSTABLE_ID,
+  RepairKind.NAME_REPEATED,
+  RepairKind.NAME_SPLIT,
+  RepairKind.NAME_AFTER_ARGUMENTS,
+  RepairKind.ARGUMENTS_RESENT,
+  RepairKind.CUMULATIVE_ARGUMENTS,
+  RepairKind.ITEM_ID_ROTATION,
+  RepairKind.NO_ARGUMENT_DELTAS,
+  RepairKind.ARGUMENTS_CORRECTED,
+  RepairKind.DUPLICATE_MESSAGE_START,
+  DecodeErrorKind.SPLICED_STREAM,
+  RepairKind.TOOL_USE_IN_MESSAGE_START,
+  DecodeErrorKind.PROVIDER_ERROR,
+  'json-padding',
+  RepairKind.EMPTY_TOOL_INPUT,
+  RepairKind.WHOLE_INPUT_IN_BLOCK_START,
+  RepairKind.BLOCK_NOT_CLOSED,
+  RepairKind.PARTIAL_ARGS_STREAMING,
+  RepairKind.MISSING_TERMINAL_FUNCTION_CALL,
+  'thought-signature-first-only',
+  RepairKind.MISSING_ID,
+  RepairKind.DUPLICATE_CALL_ID,
+  RepairKind.FINISH_STOP_WITH_CALLS,
+  'no-done-sentinel',
+  'cut-off-arguments',
+  'invalid-json-arguments',
+  'output-limit-cut',
+]
+
 class Quirks {
   list: Quirk[]
   seen: Set<string>
@@ -97,19 +307,31 @@ class Quirks {
     this.seen.add(id)
     this.list.push({ id, severity, title, detail: detail ?? '' })
   }
-}
 
-function jsonObjectText(text: string): boolean {
-  try {
-    return isObject(JSON.parse(text))
-  } catch {
-    return false
+  /** The quirks in the order `replay` prints them ({@link ORDER}). */
+  ordered(): Quirk[] {
+    const rank = (q: Quirk) => {
+      const at = ORDER.indexOf(q.id)
+      return at === -1 ? ORDER.length : at
+    }
+    return this.list.map((q, i) => ({ q, i })).sort((a, b) => rank(a.q) - rank(b.q) || a.i - b.i).map(({ q }) => q)
   }
 }
 
-/** Quirks seen in the raw events of one response, then those the decoded turn shows. */
+/**
+ * The quirks of one response: what its framing shows, the repairs the decoder reports, then
+ * what the decoded turn shows. `wire` only chooses how a quirk is presented.
+ */
 export function findQuirks(wire: Wire, format: BodyFormat, events: FramedEvent[], turn: AssembledTurn): Quirk[] {
   const q = new Quirks()
+  framing(q, wire, format, events, turn)
+  repairs(q, wire, turn)
+  fromTurn(q, turn)
+  return q.ordered()
+}
+
+/** What the body's framing shows (no provider field is read): unreadable events, SSE field order, the body's shape, padding. */
+function framing(q: Quirks, wire: Wire, format: BodyFormat, events: FramedEvent[], turn: AssembledTurn): void {
   if (events.some((e) => e.data === null && !e.done && e.raw.trim() !== '')) {
     const count = events.filter((e) => e.data === null && !e.done).length
     q.add('unreadable-event', 'error', 'events that are not valid JSON', `${count} event(s) could not be parsed; the decoder skipped them`)
@@ -120,252 +342,42 @@ export function findQuirks(wire: Wire, format: BodyFormat, events: FramedEvent[]
   if (format === 'json-array') {
     q.add('json-array-stream', 'info', 'JSON array stream instead of SSE', 'Gemini without ?alt=sse streams one JSON array')
   }
-  if (format === 'json' && events.length === 1 && isWholeResponse(wire, events[0].data)) {
-    q.add('whole-response', 'info', 'a whole (non-streamed) response', 'the server answered one JSON response, not a stream (it ignored `stream: true`); decoded as its stream would be')
+  if (events.some((e) => paddedBeforeBrace(e.raw))) {
+    q.add('json-padding', 'info', 'JSON padded with blanks before its final brace', 'harmless for a JSON parser')
   }
-  if (wire === 'anthropic') anthropic(q, events)
-  else if (wire === 'openai-responses') responses(q, events)
-  else if (wire === 'gemini') gemini(q, events)
-  else chat(q, events, format)
-  fromTurn(q, turn)
-  return q.list
-}
-
-/** Whether a JSON body is the wire's whole (non-streamed) response rather than one event. */
-function isWholeResponse(wire: Wire, body: unknown): boolean {
-  if (!isObject(body)) return false
-  switch (wire) {
-    case 'anthropic':
-      return body.type === 'message'
-    case 'openai-responses':
-      return body.object === 'response'
-    case 'gemini':
-      return Array.isArray(body.candidates)
-    default:
-      return body.object === 'chat.completion' || (Array.isArray(body.choices) && body.choices.some((c) => isObject(c) && isObject(c.message)))
-  }
-}
-
-/** A call of the chat wire as its fragments build it up. */
-interface ChatCall {
-  id: string | null
-  name: string
-  args: string
-}
-
-function chat(q: Quirks, events: FramedEvent[], format: BodyFormat): void {
-  let finish: unknown = null
-  let finished = false
-  const calls: ChatCall[] = []
-  const byKey = new Map<unknown, ChatCall>()
-  let firstIndex: number | undefined
-  let sawDone = false
-  for (const event of events) {
-    if (event.done) {
-      sawDone = true
-      continue
-    }
-    const chunk = event.data
-    if (!isObject(chunk)) continue
-    if (Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.prompt_filter_results !== undefined) {
-      q.add('filter-only-chunk', 'warning', 'chunk with no choices, only content-filter results', 'Azure sends `choices: []` with `prompt_filter_results`; code reading choices[0] crashes')
-    }
-    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
-      if (!isObject(choice)) continue
-      if (choice.delta === undefined && (choice.content_filter_offsets !== undefined || choice.content_filter_results !== undefined)) {
-        q.add('filter-only-chunk', 'warning', 'chunk with no choices, only content-filter results', 'a choice with content-filter data and no `delta` (Azure)')
-      }
-      const list = isObject(choice.delta) && Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : []
-      list.forEach((fragment, position) => {
-        if (!isObject(fragment)) return
-        const fn: Record<string, unknown> = isObject(fragment.function) ? fragment.function : {}
-        const id = fragment.id
-        const name = fn.name
-        const args = typeof fn.arguments === 'string' ? fn.arguments : ''
-        if (finished) {
-          const empty = (id === undefined || id === '') && !name && args === ''
-          if (empty) q.add('trailing-empty-fragment', 'info', 'empty tool call fragment after the call ended', 'a no-op, not a new call')
-          else q.add('fragment-after-finish', 'warning', 'tool call fragment after finish_reason', 'ignored by the decoder')
-          return
-        }
-        if (fragment.index === undefined || fragment.index === null) {
-          q.add('missing-index', 'warning', 'tool call without `index`', 'Mistral, old Ollama and Gemini\'s OpenAI endpoint omit it; calls are keyed by position instead')
-        }
-        if (id === '' || name === '') {
-          q.add('empty-string-fields', 'warning', 'empty-string `id` or `name` in a fragment', 'treated as absent (Qwen/DashScope, GLM); naive clients overwrite the real value')
-        }
-        const key = isInteger(fragment.index) ? fragment.index : `p${position}`
-        if (firstIndex === undefined && isInteger(fragment.index)) {
-          firstIndex = fragment.index
-          if (firstIndex !== 0) q.add('index-offset', 'warning', `tool call index starts at ${firstIndex}`, 'array-by-index clients leave a hole (Anthropic\'s OpenAI-compatible endpoint)')
-        }
-        let call = byKey.get(key)
-        const newId = typeof id === 'string' && id !== '' ? id : null
-        const newName = typeof name === 'string' && name !== '' ? name : null
-        if (call !== undefined && newId !== null && call.id !== null && newId !== call.id) {
-          if (newName !== null) {
-            q.add('index-reused', 'warning', `parallel calls share index ${fragment.index ?? '(none)'}`, 'a new id on an occupied index starts a new call (Ollama 0.20); keying by index alone merges them')
-            call = undefined
-          } else {
-            q.add('unstable-id', 'warning', 'call id changes between fragments of one call', 'kept as one call (Poolside, LM Studio)')
-          }
-        }
-        if (call === undefined) {
-          call = { id: newId, name: newName ?? '', args: '' }
-          byKey.set(key, call)
-          calls.push(call)
-        } else {
-          if (call.id === null && newId !== null) call.id = newId
-          if (newName !== null) {
-            if (call.name === '') call.name = newName
-            else if (newName === call.name) q.add('name-repeated', 'warning', 'tool name repeated in every fragment', `"${newName}" is not doubled (MiniMax via NVIDIA NIM)`)
-            else {
-              q.add('name-split', 'warning', 'tool name split across fragments', `"${call.name}" + "${newName}"`)
-              call.name += newName
-            }
-          }
-        }
-        if (args !== '') {
-          if (call.args !== '' && args === call.args && jsonObjectText(call.args)) {
-            q.add('arguments-resent', 'warning', 'full arguments re-sent after the deltas', 'not duplicated')
-          } else if (call.args.length >= 2 && args.length > call.args.length && args.startsWith(call.args)) {
-            q.add('cumulative-arguments', 'warning', 'each fragment resends the arguments so far', 'cumulative resend (DeepSeek, Qianfan): replaced, not appended')
-            call.args = args
-          } else call.args += args
-        }
-      })
-      if (choice.finish_reason) {
-        finish = choice.finish_reason
-        finished = true
-      }
-    }
-  }
-  const noId = calls.filter((c) => c.id === null)
-  if (noId.length > 0) q.add('missing-id', 'warning', 'tool call without an id', `${noId.length} call(s); an id was generated (the result must reference it)`)
-  if (finish === 'stop' && calls.length > 0) {
-    q.add('finish-stop-with-calls', 'warning', 'finish_reason "stop" although tool calls were sent', 'OpenAI with a named tool_choice and several servers; gate on complete calls, not finish_reason')
-  }
-  if (!finished && calls.length > 0) q.add('no-finish-reason', 'error', 'stream ended without a finish_reason', 'the calls were never signalled complete')
-  if (format === 'sse' && finished && !sawDone && events.length > 0) {
+  // The Chat Completions servers end an SSE stream with `data: [DONE]`; the turn ended at its stop reason.
+  const chat = wire === 'openai-chat' || wire === 'mistral'
+  if (chat && format === 'sse' && turn.rawStopReason !== null && events.length > 0 && !events.some((e) => e.done)) {
     q.add('no-done-sentinel', 'info', 'no `data: [DONE]` at the end', 'most OpenAI-compatible servers send it; the finish_reason chunk ended the turn')
   }
 }
 
-function responses(q: Quirks, events: FramedEvent[]): void {
-  const items = new Map<unknown, { id: unknown; name: unknown; deltas: number }>()
-  const anyItem = new Map<number, unknown>()
-  const callIds = new Map<string, boolean>()
-  for (const event of events) {
-    const e = event.data
-    if (!isObject(e) || typeof e.type !== 'string') continue
-    if (typeof e.item_id === 'string' && isInteger(e.output_index)) {
-      const id = anyItem.get(e.output_index)
-      if (typeof id === 'string' && e.item_id !== id) {
-        q.add('item-id-rotation', 'warning', 'item_id changes from event to event', 'correlated by output_index instead (GitHub Copilot); code keyed by item_id loses deltas')
-      }
-    }
-    if (e.type === 'response.output_item.added' && isObject(e.item)) {
-      const item = e.item
-      if (isInteger(e.output_index) && typeof item.id === 'string') anyItem.set(e.output_index, item.id)
-      if (item.type === 'function_call' || item.type === 'custom_tool_call') {
-        items.set(e.output_index, { id: item.id, name: item.name, deltas: 0 })
-        if (typeof item.call_id === 'string') {
-          if (callIds.has(item.call_id)) q.add('duplicate-call-id', 'warning', 'two calls with one call_id', `"${item.call_id}": the second got a generated id`)
-          callIds.set(item.call_id, true)
-        }
-      }
-    } else if (/^response\.(function_call_arguments|custom_tool_call_input)\.(delta|done)$/.test(e.type)) {
-      const item = items.get(e.output_index)
-      if (item === undefined) continue
-      if (e.type.endsWith('.delta')) item.deltas += 1
-    }
+/** The repairs the decoder reports, one quirk per kind (its calls named in the detail). */
+function repairs(q: Quirks, wire: Wire, turn: AssembledTurn): void {
+  const byKind = new Map<RepairKindName, DecoderRepair[]>()
+  for (const repair of turn.repairs) {
+    const list = byKind.get(repair.kind)
+    if (list) list.push(repair)
+    else byKind.set(repair.kind, [repair])
   }
-  const noDeltas = [...items.values()].filter((i) => i.deltas === 0)
-  if (noDeltas.length > 0) {
-    q.add('no-argument-deltas', 'info', 'no argument deltas', `${noDeltas.map((i) => i.name).join(', ')}: arguments taken from the .done events (LM Studio)`)
+  for (const [kind, list] of byKind) {
+    const view: RepairView | undefined = REPAIR_VIEWS[kind]
+    if (view === undefined) {
+      // A kind this CLI was not built with (a newer engine): named as the decoder gives it.
+      q.add(kind, 'warning', kind, list.flatMap((r) => (r.detail ? [r.detail] : [])).join('; '))
+      continue
+    }
+    const names = list.flatMap((r) => {
+      const call = r.callIndex === undefined ? undefined : turn.toolCalls[r.callIndex]
+      return call ? [call.name || `#${call.index}`] : []
+    })
+    const seen: Seen = { count: list.length, names: [...new Set(names)], details: list.flatMap((r) => (r.detail ? [r.detail] : [])) }
+    const severity = typeof view.severity === 'function' ? view.severity(wire, turn, list) : view.severity
+    q.add(kind, severity, view.title, view.detail(seen))
   }
 }
 
-function anthropic(q: Quirks, events: FramedEvent[]): void {
-  const blocks = new Map<unknown, { name: unknown; input: unknown; partial: string; deltas: number; stopped: boolean }>()
-  let open: unknown = null
-  let padded = false
-  for (const event of events) {
-    const e = event.data
-    if (!isObject(e)) continue
-    if (!padded && paddedBeforeBrace(event.raw)) padded = true
-    if (e.type === 'message_start') {
-      const id = isObject(e.message) ? e.message.id : undefined
-      if (open !== null) {
-        if (id === open) q.add('duplicate-message-start', 'warning', 'message_start sent twice', `"${id}": the duplicate was ignored`)
-        else q.add('spliced-stream', 'error', 'two generations spliced into one stream', `message_start "${id}" while "${open}" was open`)
-      } else open = id ?? '(no id)'
-      const content = isObject(e.message) && Array.isArray(e.message.content) ? e.message.content : []
-      if (content.some((b) => isObject(b) && b.type === 'tool_use')) {
-        q.add('tool-use-in-message-start', 'info', 'tool_use inside message_start', 'a whole call with no block events (programmatic tool calling)')
-      }
-    } else if (e.type === 'message_stop') open = null
-    else if (e.type === 'content_block_start' && isObject(e.content_block)) {
-      const b = e.content_block
-      if (b.type === 'tool_use' || b.type === 'server_tool_use') {
-        blocks.set(e.index, { name: b.name, input: b.input, partial: '', deltas: 0, stopped: false })
-      }
-    } else if (e.type === 'content_block_delta' && isObject(e.delta) && e.delta.type === 'input_json_delta') {
-      const b = blocks.get(e.index)
-      if (b !== undefined) {
-        b.deltas += 1
-        b.partial += typeof e.delta.partial_json === 'string' ? e.delta.partial_json : ''
-      }
-    } else if (e.type === 'content_block_stop') {
-      const b = blocks.get(e.index)
-      if (b !== undefined) b.stopped = true
-    } else if (e.type === 'error') {
-      const detail = isObject(e.error) ? `${e.error.type ?? ''}: ${e.error.message ?? ''}` : ''
-      q.add('provider-error', 'error', 'the provider reported an error mid-stream', detail)
-    }
-  }
-  if (padded) q.add('json-padding', 'info', 'JSON padded with blanks before its final brace', 'harmless for a JSON parser')
-  for (const b of blocks.values()) {
-    if (b.deltas > 0 && b.partial === '') q.add('empty-tool-input', 'info', 'tool input streamed as only `""`', `${b.name}: treated as {} (JSON.parse("") throws)`)
-    if (b.deltas === 0 && isObject(b.input) && Object.keys(b.input).length > 0) {
-      q.add('whole-input-in-block-start', 'info', 'input whole in content_block_start', `${b.name}: no input_json_delta`)
-    }
-    if (!b.stopped) q.add('block-not-closed', 'error', 'tool_use block never closed', `${b.name}: no content_block_stop (cut off by max_tokens or the stream's end)`)
-  }
-}
-
-function gemini(q: Quirks, events: FramedEvent[]): void {
-  let open = false
-  const calls: { name: unknown; id: unknown; signed: boolean }[] = []
-  for (const event of events) {
-    const e = event.data
-    if (!isObject(e) || !Array.isArray(e.candidates)) continue
-    for (const candidate of e.candidates) {
-      const parts = isObject(candidate) && isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : []
-      for (const part of parts) {
-        if (!isObject(part) || !isObject(part.functionCall)) continue
-        const fc = part.functionCall
-        const named = typeof fc.name === 'string' && fc.name !== ''
-        if (Array.isArray(fc.partialArgs) || fc.willContinue === true) {
-          q.add('partial-args-streaming', 'info', 'arguments streamed as partialArgs', 'nameless continuation parts are not calls (Gemini 3 streamFunctionCallArguments)')
-        }
-        if (named) {
-          calls.push({ name: fc.name, id: fc.id, signed: typeof part.thoughtSignature === 'string' })
-          open = fc.willContinue === true
-        } else if (Object.keys(fc).length === 0) open = false
-      }
-    }
-  }
-  if (open) q.add('missing-terminal-function-call', 'warning', 'streamed call never closed by an empty functionCall', 'finalized at the end of the stream')
-  const signed = calls.filter((c) => c.signed)
-  if (calls.length > 1 && signed.length > 0 && signed.length < calls.length) {
-    q.add('thought-signature-first-only', 'warning', 'only the first parallel call carries thoughtSignature', 'send the calls back together, the signature on the same part, or Gemini answers 400')
-  }
-  const noId = calls.filter((c) => typeof c.id !== 'string' || c.id === '')
-  if (noId.length > 0) q.add('missing-id', 'info', 'functionCall without an id', `${noId.length} call(s); an id was generated`)
-}
-
-/** What the decoded turn shows: broken calls, errors with a provider cause, a cut stop. */
+/** What the decoded turn shows: broken calls, a signature round trip to keep, errors with a provider cause, a cut stop. */
 function fromTurn(q: Quirks, turn: AssembledTurn): void {
   for (const call of [...turn.toolCalls, ...turn.serverToolCalls]) {
     if (call.error?.code === 'INCOMPLETE_ARGUMENTS') {
@@ -373,6 +385,10 @@ function fromTurn(q: Quirks, turn: AssembledTurn): void {
     } else if (call.error?.code === 'INVALID_JSON') {
       q.add('invalid-json-arguments', 'error', 'arguments are not one JSON object', `${call.name} (${call.id}): ${call.error.message}`)
     }
+  }
+  const signed = turn.toolCalls.filter((c) => typeof c.providerMetadata?.thoughtSignature === 'string')
+  if (turn.toolCalls.length > 1 && signed.length > 0 && signed.length < turn.toolCalls.length) {
+    q.add('thought-signature-first-only', 'warning', 'only the first parallel call carries thoughtSignature', 'send the calls back together, the signature on the same part, or Gemini answers 400')
   }
   if (turn.stopReason === 'length' && turn.toolCalls.some((c) => !c.complete)) {
     q.add('output-limit-cut', 'error', 'the output limit cut a tool call', `stop reason ${turn.rawStopReason ?? 'length'}`)
@@ -382,9 +398,4 @@ function fromTurn(q: Quirks, turn: AssembledTurn): void {
     if (q.seen.has(kind) || severity === undefined) continue
     q.add(kind, severity, title, message)
   }
-}
-
-/** Number.isInteger, telling TypeScript the value is a number. */
-function isInteger(value: unknown): value is number {
-  return Number.isInteger(value)
 }

@@ -193,6 +193,11 @@ fn groups() -> Vec<Group> {
             "toolwire_core::wire::decode_error::DecodeErrorKind",
             "What a decoder error is about: an `error` event's `kind`, an AssembledTurn's `errorKinds`.",
         ),
+        named_group::<crate::wire::repair::RepairKind>(
+            "RepairKind",
+            "toolwire_core::wire::repair::RepairKind",
+            "What a decoder repaired of a provider quirk: a `repair` event's `kind`, the `kind` of each of an AssembledTurn's `repairs`.",
+        ),
     ]
 }
 

@@ -11,6 +11,8 @@
 //! A whole (non-streamed) response, `{type: "message", content, stop_reason, usage}`, is read as
 //! the `message_start` of a message holding every block, followed by its `message_stop`: it
 //! decodes to the turn its stream would give.
+//!
+//! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
 use std::borrow::Cow;
 
@@ -19,8 +21,9 @@ use serde_json::value::RawValue;
 
 use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
+use super::repair::RepairKind;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
-use crate::json_text::compact;
+use crate::json_text::{compact, json_string};
 
 #[derive(Deserialize)]
 struct Event<'a> {
@@ -143,7 +146,8 @@ impl AnthropicDecoder {
             .map(|(_, state)| *state)
     }
 
-    fn message_start(&mut self, turn: &mut Turn, message: Message<'_>) {
+    /// A `message_start`, or the message of a whole response (`whole`: its blocks are no quirk).
+    fn message_start(&mut self, turn: &mut Turn, message: Message<'_>, whole: bool) {
         let id = message.id.as_deref().unwrap_or("");
         if self.message_id.is_none() && turn.is_terminated() {
             // The first message_start was lost (unreadable) and its message already ended.
@@ -152,6 +156,9 @@ impl AnthropicDecoder {
         if let Some(open) = &self.message_id {
             if open == id && !self.has_blocks && message.content.is_empty() {
                 // The same message_start twice (vercel/ai#18402): ignore the repeat.
+                turn.repair_with(RepairKind::DuplicateMessageStart, None, || {
+                    format!("message {}", json_string(id))
+                });
                 return;
             }
             let (kind, message) = if turn.is_terminated() {
@@ -175,12 +182,15 @@ impl AnthropicDecoder {
             turn.error(kind, message);
             if !turn.is_terminated() {
                 turn.set_stop(None, StopReason::Error);
-                turn.terminate();
+                self.terminate(turn);
             }
             self.broken = true;
             return;
         }
         self.message_id = Some(id.to_owned());
+        if whole {
+            turn.repair(RepairKind::WholeResponse, None);
+        }
         if let Some(usage) = message.usage {
             self.usage(turn, usage);
         }
@@ -188,8 +198,10 @@ impl AnthropicDecoder {
             // Whole blocks inside message_start (programmatic tool calling): they end with the
             // message.
             self.has_blocks = true;
-            if let Some(call) = self.open_block(turn, &block) {
-                let _ = call;
+            if let Some(call) = self.open_block(turn, &block, None) {
+                if !whole {
+                    turn.repair(RepairKind::ToolUseInMessageStart, Some(call));
+                }
             }
         }
         if let Some(reason) = message.stop_reason.as_deref() {
@@ -197,8 +209,14 @@ impl AnthropicDecoder {
         }
     }
 
-    /// Opens the state of a block; returns the call for tool blocks.
-    fn open_block(&mut self, turn: &mut Turn, block: &Block<'_>) -> Option<CallHandle> {
+    /// Opens the state of a block; returns the call for tool blocks. `whole_input`: the repair
+    /// to record if the call's input, given whole in the block, is what it ends with.
+    fn open_block(
+        &mut self,
+        turn: &mut Turn,
+        block: &Block<'_>,
+        whole_input: Option<RepairKind>,
+    ) -> Option<CallHandle> {
         match block.kind.as_ref() {
             "tool_use" | "server_tool_use" => {
                 let executor = if block.kind == "tool_use" {
@@ -215,7 +233,7 @@ impl AnthropicDecoder {
                 if let Some(input) = block.input {
                     let input = compact(input.get());
                     if input != "{}" {
-                        turn.set_initial_arguments(call, input);
+                        turn.set_initial_arguments(call, input, whole_input);
                     }
                 }
                 if executor == Executor::Server {
@@ -247,6 +265,23 @@ impl AnthropicDecoder {
                 None
             }
             _ => None,
+        }
+    }
+
+    /// Ends the message: a tool block still open never got its `content_block_stop`, and the
+    /// turn's end ends it (or cuts it, after a length stop or an error).
+    fn terminate(&mut self, turn: &mut Turn) {
+        self.unclosed_blocks(turn);
+        turn.terminate();
+    }
+
+    fn unclosed_blocks(&self, turn: &mut Turn) {
+        for (_, state) in &self.blocks {
+            if let BlockState::Call(call) = *state {
+                if !turn.is_ended(call) {
+                    turn.repair(RepairKind::BlockNotClosed, Some(call));
+                }
+            }
         }
     }
 
@@ -313,9 +348,9 @@ impl WireDecoder for AnthropicDecoder {
                 match serde_json::from_str::<Message>(data) {
                     Ok(message) => {
                         let ended = message.stop_reason.is_some();
-                        self.message_start(turn, message);
+                        self.message_start(turn, message, true);
                         if ended && !self.broken {
-                            turn.terminate();
+                            self.terminate(turn);
                         }
                     }
                     Err(error) => turn.error(
@@ -330,7 +365,7 @@ impl WireDecoder for AnthropicDecoder {
             }
             "message_start" => {
                 if let Some(message) = event.message {
-                    self.message_start(turn, message);
+                    self.message_start(turn, message, false);
                 }
             }
             "content_block_start" => {
@@ -341,7 +376,8 @@ impl WireDecoder for AnthropicDecoder {
                     return;
                 };
                 self.has_blocks = true;
-                let state = match self.open_block(turn, &block) {
+                let whole_input = Some(RepairKind::WholeInputInBlockStart);
+                let state = match self.open_block(turn, &block, whole_input) {
                     Some(call) => BlockState::Call(call),
                     None => match block.kind.as_ref() {
                         "text" => BlockState::Text,
@@ -399,7 +435,7 @@ impl WireDecoder for AnthropicDecoder {
                     self.usage(turn, usage);
                 }
             }
-            "message_stop" => turn.terminate(),
+            "message_stop" => self.terminate(turn),
             "error" => {
                 let detail = event.error.map(|e| compact(e.get())).unwrap_or_default();
                 turn.error(
@@ -407,9 +443,15 @@ impl WireDecoder for AnthropicDecoder {
                     format!("the provider reported an error: {detail}"),
                 );
                 turn.set_stop(None, StopReason::Error);
-                turn.terminate();
+                self.terminate(turn);
             }
             _ => {}
+        }
+    }
+
+    fn end_of_body(&mut self, turn: &mut Turn) {
+        if !turn.is_terminated() {
+            self.unclosed_blocks(turn);
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::json_input::repair_surrogates;
 use super::decode_error::DecodeErrorKind;
 
 use super::json_seq::JsonSeqFramer;
+use super::repair::RepairKind;
 use super::sse::{SseEvent, SseFramer};
 use super::turn::{CumulativeArguments, DecoderOptions, PartialMode, Turn};
 use crate::json_text::{json_string, quoted_name, utf8_lossy};
@@ -50,6 +51,8 @@ pub struct StreamDecoder {
     turn: Turn,
     sse_events: Vec<SseEvent>,
     json_values: Vec<String>,
+    /// How many JSON values the body held (outside an array).
+    json_count: usize,
     finished: bool,
 }
 
@@ -71,6 +74,7 @@ impl StreamDecoder {
             turn: Turn::new(options),
             sse_events: Vec::new(),
             json_values: Vec::new(),
+            json_count: 0,
             finished: false,
         }
     }
@@ -132,9 +136,12 @@ impl StreamDecoder {
     pub fn finish(&mut self) -> String {
         if !self.finished {
             self.finished = true;
+            let mut json_values = false;
             match &mut self.framing {
                 Framing::Sse(framer) => framer.finish(&mut self.sse_events),
                 Framing::Json(framer) => {
+                    // (asked first: finishing readies the framer for a new body)
+                    json_values = !framer.is_array();
                     if let Some(leftover) = framer.finish() {
                         self.json_values.push(leftover);
                     }
@@ -142,6 +149,11 @@ impl StreamDecoder {
                 Framing::Undecided => {}
             }
             self.drain_framed();
+            if json_values && self.json_count == 1 && self.turn.is_terminated() {
+                // One JSON value that is a whole response (a server that ignored `stream: true`,
+                // Gemini's unary body): decoded as its stream would be.
+                self.turn.repair(RepairKind::WholeResponse, None);
+            }
             self.decoder.end_of_body(&mut self.turn);
             if self.turn.is_terminated() || self.decoder.recognized() {
                 self.turn.end_of_body();
@@ -204,6 +216,7 @@ impl StreamDecoder {
                 &event.data,
             );
         }
+        self.json_count += self.json_values.len();
         for value in self.json_values.drain(..) {
             feed(&mut *self.decoder, &mut self.turn, None, &value);
         }

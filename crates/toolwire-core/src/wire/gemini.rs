@@ -22,6 +22,8 @@
 //! - `finishReason` ends the turn: `STOP` (also for tool turns), `MAX_TOKENS` (length: open calls
 //!   are cut), anything else is an error; `promptFeedback.blockReason` and a top-level `error`
 //!   object end it with an error.
+//!
+//! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
 use std::borrow::Cow;
 
@@ -33,7 +35,8 @@ use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::gemini_args::{parse_path, place, Node, Object};
 use super::partial_json::{PartialOp, PathSegment};
-use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
+use super::repair::RepairKind;
+use super::turn::{generate_call_id, CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
 #[derive(Deserialize)]
@@ -177,9 +180,25 @@ struct Streaming {
     conflict_reported: bool,
 }
 
+/// How a streamed call ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Close {
+    /// By its own end: the empty `functionCall` terminator, or whole in one part.
+    Terminator,
+    /// By its last `partialArgs` part (no `willContinue`): the terminator should still follow.
+    LastPart,
+    /// Ended by what followed (the next call, the finish) without its terminator.
+    Implicit,
+    /// Not ended: the turn cuts it (an error, a length stop, the end of the body).
+    Cut,
+}
+
 /// The Gemini decoder.
 pub struct GeminiDecoder {
     streaming: Option<Streaming>,
+    /// A streamed call ended by its last `partialArgs` part, whose empty `functionCall` has not
+    /// come yet: if anything else comes first, the terminator is missing.
+    unterminated: Option<CallHandle>,
     /// Call ids the provider sent, to replace duplicates.
     used_ids: Vec<String>,
     /// Whether the current thinking block is still receiving thought text.
@@ -199,6 +218,7 @@ impl GeminiDecoder {
     pub fn new() -> Self {
         GeminiDecoder {
             streaming: None,
+            unterminated: None,
             used_ids: Vec::new(),
             in_thought: false,
             block_signed: false,
@@ -222,7 +242,7 @@ impl GeminiDecoder {
                 DecodeErrorKind::ProviderError,
                 format!("the provider reported an error: {}", error_text(error)),
             );
-            self.flush(turn, false);
+            self.flush(turn, Close::Cut);
             turn.set_stop(None, StopReason::Error);
             turn.terminate();
             return;
@@ -265,7 +285,7 @@ impl GeminiDecoder {
                         DecodeErrorKind::PromptBlocked,
                         format!("the prompt was blocked ({reason}){detail}"),
                     );
-                    self.flush(turn, false);
+                    self.flush(turn, Close::Cut);
                     turn.set_stop(Some(reason), StopReason::Error);
                     turn.terminate();
                 }
@@ -309,7 +329,12 @@ impl GeminiDecoder {
                     format!("the model stopped with {reason}{detail}"),
                 );
             }
-            self.flush(turn, stop == StopReason::Stop);
+            let close = if stop == StopReason::Stop {
+                Close::Implicit
+            } else {
+                Close::Cut
+            };
+            self.flush(turn, close);
             turn.set_stop(Some(reason), stop);
             turn.terminate();
         }
@@ -349,6 +374,10 @@ impl GeminiDecoder {
         let Some(name) = non_empty(&call.name) else {
             // QUIRK 27: a nameless part continues or closes the streamed call; never a call.
             let Some(streaming) = &self.streaming else {
+                if call.partial_args.is_none() && call.args.is_none() {
+                    // The terminator of a call its last part already ended.
+                    self.unterminated = None;
+                }
                 if call.partial_args.as_ref().is_some_and(|a| !a.is_empty()) || call.args.is_some()
                 {
                     turn.error(
@@ -366,25 +395,48 @@ impl GeminiDecoder {
             if let Some(signature) = signature {
                 turn.set_metadata(handle, "thoughtSignature", json_string(signature));
             }
+            // The empty `{}` is the terminator; after a last part with arguments it should follow.
+            let close = if call.partial_args.is_some() || call.args.is_some() {
+                Close::LastPart
+            } else {
+                Close::Terminator
+            };
             if let Some(args) = call.partial_args {
                 self.partial_args(turn, args);
             }
             if call.will_continue != Some(true) {
-                self.flush(turn, true);
+                self.flush(turn, close);
             }
             return;
         };
         // A new call: a streamed one still open ended without its terminator.
-        self.flush(turn, true);
-        let id = non_empty(&call.id).filter(|id| !self.used_ids.iter().any(|used| used == id));
-        if let Some(id) = id {
-            self.used_ids.push(id.to_owned());
+        self.flush(turn, Close::Implicit);
+        let sent = non_empty(&call.id);
+        let duplicate = sent.filter(|id| self.used_ids.iter().any(|used| used == id));
+        let generated;
+        let id = match (sent, duplicate) {
+            (Some(id), None) => {
+                self.used_ids.push(id.to_owned());
+                id
+            }
+            (_, Some(_)) => {
+                generated = generate_call_id();
+                &generated
+            }
+            (None, None) => "",
+        };
+        let handle = turn.open_call(Executor::Client, CallKind::Function, id, name);
+        if let Some(duplicate) = duplicate {
+            turn.repair_with(RepairKind::DuplicateCallId, Some(handle), || {
+                format!("{} was an earlier call's id", json_string(duplicate))
+            });
         }
-        let handle = turn.open_call(Executor::Client, CallKind::Function, id.unwrap_or(""), name);
         if let Some(signature) = signature {
             turn.set_metadata(handle, "thoughtSignature", json_string(signature));
         }
         if call.will_continue == Some(true) || call.partial_args.is_some() {
+            // Vertex `streamFunctionCallArguments` (Gemini 3): nameless parts follow.
+            turn.repair(RepairKind::PartialArgsStreaming, Some(handle));
             self.streaming = Some(Streaming {
                 call: handle,
                 root: Node::Object(Object::default()),
@@ -395,7 +447,7 @@ impl GeminiDecoder {
                 self.partial_args(turn, args);
             }
             if call.will_continue != Some(true) {
-                self.flush(turn, true);
+                self.flush(turn, Close::Terminator);
             }
         } else {
             if let Some(args) = call.args.filter(|a| a.get() != "null") {
@@ -475,9 +527,13 @@ impl GeminiDecoder {
         }
     }
 
-    /// Writes the arguments of the streamed call, and ends it when `end` (else a terminal event
-    /// that follows cuts it).
-    fn flush(&mut self, turn: &mut Turn, end: bool) {
+    /// Writes the arguments of the streamed call, and ends it unless `close` is `Cut` (then a
+    /// terminal event that follows cuts it).
+    fn flush(&mut self, turn: &mut Turn, close: Close) {
+        // Something other than the terminator followed the call its last part ended.
+        if let Some(call) = self.unterminated.take() {
+            turn.repair(RepairKind::MissingTerminalFunctionCall, Some(call));
+        }
         let Some(mut streaming) = self.streaming.take() else {
             return;
         };
@@ -489,7 +545,15 @@ impl GeminiDecoder {
         let mut arguments = String::new();
         streaming.root.write(&mut arguments);
         turn.set_final_arguments(streaming.call, arguments);
-        if end {
+        match close {
+            Close::Implicit => turn.repair(
+                RepairKind::MissingTerminalFunctionCall,
+                Some(streaming.call),
+            ),
+            Close::LastPart => self.unterminated = Some(streaming.call),
+            Close::Terminator | Close::Cut => {}
+        }
+        if close != Close::Cut {
             turn.end_call(streaming.call);
         }
     }
@@ -628,7 +692,7 @@ impl WireDecoder for GeminiDecoder {
 
     fn end_of_body(&mut self, turn: &mut Turn) {
         // A streamed call still open: write what arrived (the turn then cuts the call).
-        self.flush(turn, false);
+        self.flush(turn, Close::Cut);
     }
 }
 

@@ -125,6 +125,11 @@ impl JsonSeqFramer {
         }
     }
 
+    /// Whether the body is one JSON array whose elements are the events (Gemini's stream).
+    pub fn is_array(&self) -> bool {
+        matches!(self.mode, Mode::Array | Mode::Closed)
+    }
+
     /// Appends the text of each top-level element (array mode) or top-level value (sequence mode) completed by these bytes.
     ///
     /// A bare number or literal at the top level is complete only once the byte after it is

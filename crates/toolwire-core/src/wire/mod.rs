@@ -11,7 +11,8 @@
 //! Which decoder and which encoders ([`encode`]) a wire uses is said by its provider
 //! ([`crate::provider`]): a decoder for a wire is `Provider::of(wire).stream_decoder(options)`.
 //! Nothing here matches on a wire. The framers, the parser and the HTML entity table are leaves
-//! of this module that need nothing of the rest of it but the decode error kinds.
+//! of this module that need nothing of the rest of it but the decode error kinds. What a decoder
+//! repaired is said by a [`repair::RepairKind`], recorded on the turn where the repair is made.
 
 pub mod anthropic;
 pub mod decode_error;
@@ -24,11 +25,14 @@ pub mod json_seq;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod partial_json;
+pub mod repair;
 pub mod scrubbed;
 pub mod sse;
 pub mod turn;
 
 #[cfg(test)]
 mod quirk_tests;
+#[cfg(test)]
+mod repair_tests;
 #[cfg(test)]
 mod test_support;

@@ -20,16 +20,20 @@
 //!   a chunk with another id that carries choices is a second response (reported, and the rest
 //!   of the stream ignored); a chunk without choices (the usage trailer of `include_usage`) is
 //!   this response's, whatever its id.
+//!
+//! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
 use std::borrow::Cow;
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
+use super::repair::RepairKind;
 use super::turn::{CallHandle, CallKind, CumulativeArguments, Executor, StopReason, Turn};
-use crate::json_text::{is_json_object, non_empty};
+use crate::json_text::{is_json_object, json_string, non_empty};
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -41,6 +45,9 @@ struct Chunk<'a> {
     usage: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+    /// Azure's content-filter results of the prompt (on a chunk with no choices).
+    #[serde(default)]
+    prompt_filter_results: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -54,6 +61,11 @@ struct Choice<'a> {
     message: Option<Delta<'a>>,
     #[serde(borrow, default)]
     finish_reason: Option<Cow<'a, str>>,
+    /// Azure's content-filter data (on a choice with no delta).
+    #[serde(default)]
+    content_filter_results: Option<IgnoredAny>,
+    #[serde(default)]
+    content_filter_offsets: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -208,13 +220,17 @@ impl ChatDecoder {
         };
         let id = non_empty(&delta.id);
         let custom = delta.kind.as_deref() == Some("custom") || delta.custom.is_some();
-        let (name, arguments) = match (&delta.function, &delta.custom) {
-            (Some(f), _) => (non_empty(&f.name), non_empty(&f.arguments)),
-            (None, Some(c)) => (non_empty(&c.name), non_empty(&c.input)),
-            (None, None) => (None, None),
+        let (name, arguments, raw_name) = match (&delta.function, &delta.custom) {
+            (Some(f), _) => (
+                non_empty(&f.name),
+                non_empty(&f.arguments),
+                f.name.as_deref(),
+            ),
+            (None, Some(c)) => (non_empty(&c.name), non_empty(&c.input), c.name.as_deref()),
+            (None, None) => (None, None, None),
         };
-        let slot = self.slots.iter().position(|s| s.key == key);
-        let slot = match slot {
+        let occupied = self.slots.iter().position(|s| s.key == key);
+        let slot = match occupied {
             Some(i) if !starts_new_call(turn, self.slots[i].call, id, name, arguments) => i,
             _ => {
                 let kind = if custom {
@@ -230,11 +246,40 @@ impl ChatDecoder {
                     call,
                     cumulative,
                 });
+                let position = turn.call_index(call);
+                match key {
+                    // Ollama 0.20: parallel calls on one index, each with a new id.
+                    _ if occupied.is_some() => {
+                        turn.repair_with(RepairKind::IndexReused, Some(call), || match key {
+                            SlotKey::Index(index) => format!("index {index}"),
+                            SlotKey::Position(at) => format!("position {at} without index"),
+                        })
+                    }
+                    // Anthropic's OpenAI-compatible endpoint starts at 1.
+                    SlotKey::Index(index) if index != position as i64 => {
+                        turn.repair_with(RepairKind::IndexOffset, Some(call), || {
+                            format!("index {index} is call {position}")
+                        })
+                    }
+                    _ => {}
+                }
                 self.slots.len() - 1
             }
         };
         let call = self.slots[slot].call;
+        if let SlotKey::Position(_) = key {
+            turn.repair(RepairKind::MissingIndex, Some(call));
+        }
+        if delta.id.as_deref() == Some("") || raw_name == Some("") {
+            turn.repair(RepairKind::EmptyStringFields, Some(call));
+        }
         if let Some(id) = id {
+            let kept = turn.id(call);
+            if !kept.is_empty() && kept != id {
+                // Poolside, LM Studio: one call, a new id on its later fragments.
+                let detail = format!("{} kept, {} ignored", json_string(kept), json_string(id));
+                turn.repair_with(RepairKind::UnstableId, Some(call), || detail);
+            }
             turn.set_id(call, id);
         }
         if let Some(name) = name {
@@ -258,17 +303,20 @@ impl ChatDecoder {
                 // Cumulative resend (DeepSeek, Baidu Qianfan): the fragment holds everything.
                 self.slots[slot].cumulative = true;
                 turn.replace_arguments(call, fragment);
+                turn.repair(RepairKind::CumulativeArguments, Some(call));
                 return;
             }
             if turn.arguments_look_whole(call) {
                 if fragment == current {
                     // The whole arguments sent again after the fragments: a no-op.
+                    turn.repair(RepairKind::ArgumentsResent, Some(call));
                     return;
                 }
                 if is_json_object(fragment) {
                     // A consolidated final chunk that differs only in spacing: nothing may
                     // follow a whole JSON value, so it replaces rather than appends.
                     turn.replace_arguments(call, fragment);
+                    turn.repair(RepairKind::ArgumentsResent, Some(call));
                     return;
                 }
             }
@@ -377,6 +425,10 @@ impl WireDecoder for ChatDecoder {
         let Some(choices) = chunk.choices else {
             return;
         };
+        if choices.is_empty() && chunk.prompt_filter_results.is_some() {
+            // Azure: a first chunk with `choices: []` and the prompt's filter results.
+            turn.repair(RepairKind::FilterOnlyChunk, None);
+        }
         for choice in choices {
             if choice.index.unwrap_or(0) != 0 {
                 // `n` > 1: one turn is one choice; the others are said to be left, never dropped
@@ -389,6 +441,18 @@ impl WireDecoder for ChatDecoder {
                     ));
                 }
                 continue;
+            }
+            if choice.delta.is_none()
+                && choice.message.is_none()
+                && (choice.content_filter_results.is_some()
+                    || choice.content_filter_offsets.is_some())
+            {
+                // Azure: a late choice holding only content-filter data, no delta.
+                turn.repair(RepairKind::FilterOnlyChunk, None);
+            }
+            if choice.delta.is_none() && choice.message.is_some() {
+                // A whole `chat.completion`: its message is read as the stream's deltas.
+                turn.repair(RepairKind::WholeResponse, None);
             }
             if let Some(delta) = choice.delta.or(choice.message) {
                 if turn.is_terminated() {
@@ -404,6 +468,9 @@ impl WireDecoder for ChatDecoder {
                             DecodeErrorKind::FragmentAfterFinish,
                             "a tool call fragment arrived after the turn finished and was ignored",
                         );
+                    } else if delta.tool_calls.as_ref().is_some_and(|c| !c.is_empty()) {
+                        // `arguments: ""` (or a repeated `id: ""`) after the end: a no-op.
+                        turn.repair(RepairKind::TrailingEmptyFragment, None);
                     }
                     continue;
                 }
@@ -423,8 +490,15 @@ impl WireDecoder for ChatDecoder {
             }
             if let Some(reason) = non_empty(&choice.finish_reason) {
                 if !turn.is_terminated() {
-                    turn.set_stop(Some(reason), stop_reason(reason));
+                    let stop = stop_reason(reason);
+                    turn.set_stop(Some(reason), stop);
                     turn.terminate();
+                    if stop == StopReason::Stop && turn.final_stop() == StopReason::ToolUse {
+                        // OpenAI with a named tool_choice, vLLM, SGLang: the calls decide.
+                        turn.repair_with(RepairKind::FinishStopWithCalls, None, || {
+                            format!("finish_reason {}", json_string(reason))
+                        });
+                    }
                 }
             }
         }

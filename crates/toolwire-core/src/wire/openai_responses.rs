@@ -23,6 +23,8 @@
 //!   error;
 //! - one decoder decodes one response: a second `response.created` after the end (recordings
 //!   that concatenate several responses) is reported and everything after it is ignored.
+//!
+//! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
 use std::borrow::Cow;
 
@@ -32,6 +34,7 @@ use serde_json::value::RawValue;
 
 use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
+use super::repair::RepairKind;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
@@ -226,6 +229,56 @@ impl ResponsesDecoder {
         }
     }
 
+    /// GitHub Copilot: the event names its item by another id than the item's own; it is
+    /// matched by `output_index` all the same (the lookups of [`ItemKey::matches`]).
+    fn note_rotation(&self, turn: &mut Turn, key: &Option<ItemKey>) {
+        let Some(ItemKey {
+            index: Some(index),
+            id: Some(id),
+        }) = key
+        else {
+            return;
+        };
+        let stored = self
+            .items
+            .iter()
+            .rev()
+            .find(|(k, _)| k.index == Some(*index));
+        if let Some((
+            ItemKey {
+                id: Some(stored), ..
+            },
+            state,
+        )) = stored
+        {
+            if stored != id {
+                let call = match state {
+                    ItemState::Call(call) => Some(*call),
+                    _ => None,
+                };
+                turn.repair(RepairKind::ItemIdRotation, call);
+            }
+        }
+    }
+
+    /// Sets a client call's arguments to the whole text of a `.done` event (authoritative);
+    /// `announced`: the call was opened by its `output_item.added`.
+    fn final_arguments(turn: &mut Turn, call: CallHandle, full: &str, announced: bool) {
+        if turn.is_ended(call) {
+            return;
+        }
+        let current = turn.arguments(call);
+        if current.is_empty() {
+            if announced && !full.is_empty() {
+                // LM Studio: no deltas at all, only the `.done` events.
+                turn.repair(RepairKind::NoArgumentDeltas, Some(call));
+            }
+        } else if !full.starts_with(current) {
+            turn.repair(RepairKind::ArgumentsCorrected, Some(call));
+        }
+        turn.replace_arguments(call, full);
+    }
+
     fn call(&self, key: &Option<ItemKey>) -> Option<CallHandle> {
         match self.state(key) {
             Some(ItemState::Call(call)) => Some(call),
@@ -262,7 +315,7 @@ impl ResponsesDecoder {
                     CallKind::Custom => item.input.clone(),
                 };
                 if let Some(initial) = initial.filter(|s| !s.is_empty()) {
-                    turn.set_initial_arguments(call, initial.into_owned());
+                    turn.set_initial_arguments(call, initial.into_owned(), None);
                 }
                 ItemState::Call(call)
             }
@@ -316,11 +369,13 @@ impl ResponsesDecoder {
             return;
         };
         let key = Self::item_key(output_index, &item);
+        self.note_rotation(turn, &key);
         let state = match self.state(&key) {
             // The same item finished twice: the first one stands.
             Some(ItemState::Call(call)) if turn.is_ended(call) => return,
             other => other,
         };
+        let announced = state.is_some();
         let state = match state {
             Some(state) => state,
             None => {
@@ -338,10 +393,13 @@ impl ResponsesDecoder {
                 let full = match kind {
                     "function_call" => item.arguments.and_then(string_value),
                     "custom_tool_call" => item.input.clone(),
-                    _ => Some(Cow::Owned(server_arguments(raw))),
+                    _ => {
+                        turn.replace_arguments(call, &server_arguments(raw));
+                        None
+                    }
                 };
                 if let Some(full) = full {
-                    turn.replace_arguments(call, &full);
+                    Self::final_arguments(turn, call, &full, announced);
                 }
                 turn.end_call(call);
             }
@@ -391,6 +449,7 @@ impl ResponsesDecoder {
 
     fn arguments_event(&mut self, turn: &mut Turn, event: &Event<'_>, full: Option<&str>) {
         let key = Self::key(event);
+        self.note_rotation(turn, &key);
         let Some(call) = self.call(&key) else {
             turn.error(
                 DecodeErrorKind::ArgumentsForUnknownItem,
@@ -403,7 +462,7 @@ impl ResponsesDecoder {
             return;
         };
         match full {
-            Some(full) => turn.replace_arguments(call, full),
+            Some(full) => Self::final_arguments(turn, call, full, true),
             None => {
                 if let Some(delta) = event.delta.as_deref() {
                     turn.append_arguments(call, delta);
@@ -537,6 +596,7 @@ impl ResponsesDecoder {
         }
         self.recognized = true;
         self.response_id = Some(response.id.as_deref().unwrap_or("").to_owned());
+        turn.repair(RepairKind::WholeResponse, None);
         self.end(turn, kind, Some(&response));
         true
     }
@@ -558,8 +618,9 @@ impl ResponsesDecoder {
         turn.terminate();
     }
 
-    fn mark_text_seen(&mut self, event: &Event<'_>) {
+    fn mark_text_seen(&mut self, turn: &mut Turn, event: &Event<'_>) {
         let key = Self::key(event);
+        self.note_rotation(turn, &key);
         match self.state(&key) {
             Some(ItemState::Reasoning { .. }) => {
                 self.set_state(&key, ItemState::Reasoning { text_seen: true })
@@ -654,13 +715,13 @@ impl WireDecoder for ResponsesDecoder {
                 }
             }
             "response.output_text.delta" => {
-                self.mark_text_seen(&event);
+                self.mark_text_seen(turn, &event);
                 if let Some(delta) = event.delta.as_deref() {
                     turn.text(delta);
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                self.mark_text_seen(&event);
+                self.mark_text_seen(turn, &event);
                 if let Some(delta) = event.delta.as_deref() {
                     turn.thinking(delta);
                 }

@@ -13,12 +13,17 @@
 //! - a body that ends before its terminal event is cut off: its open calls are incomplete.
 //!
 //! Events are written as JSON text into a buffer the caller drains after each push.
+//!
+//! A decoder that copes with a provider quirk says so with [`Turn::repair`], where it makes the
+//! repair: the turn keeps each kind once per call (`repairs`) and reports it as a `repair` event
+//! the first time.
 
 use crate::error::ErrorCode;
 
 use super::decode_error::DecodeErrorKind;
 use super::partial_json::{ParseState, PartialJson, PartialOp};
-use crate::json_text::{object_problem, push_json_string};
+use super::repair::RepairKind;
+use crate::json_text::{json_string, object_problem, push_json_string};
 
 /// How much of the partially streamed arguments the decoder reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,8 +128,11 @@ struct Call {
     id: String,
     name: String,
     arguments: String,
-    /// Arguments that arrived whole before any fragment (Anthropic `content_block_start.input`).
-    initial_arguments: Option<String>,
+    /// Arguments that arrived whole before any fragment (Anthropic `content_block_start.input`),
+    /// and the repair to record if they are used.
+    initial_arguments: Option<(String, Option<RepairKind>)>,
+    /// An argument fragment arrived (an empty one too).
+    had_fragment: bool,
     started: bool,
     ended: bool,
     complete: bool,
@@ -142,6 +150,14 @@ struct Thinking {
     redacted: Option<String>,
     /// The provider's id of the block (a Responses reasoning item's `rs_` id).
     id: Option<String>,
+}
+
+/// A repair a decoder made: its kind, the call it concerns, what it was about.
+#[derive(Debug)]
+struct Repair {
+    kind: RepairKind,
+    call: Option<CallHandle>,
+    detail: Option<String>,
 }
 
 /// Token usage as the provider reported it.
@@ -169,6 +185,7 @@ pub struct Turn {
     usage: Usage,
     errors: Vec<String>,
     error_kinds: Vec<DecodeErrorKind>,
+    repairs: Vec<Repair>,
     terminated: bool,
     events: String,
     ops: Vec<PartialOp>,
@@ -189,6 +206,7 @@ impl Turn {
             usage: Usage::default(),
             errors: Vec::new(),
             error_kinds: Vec::new(),
+            repairs: Vec::new(),
             terminated: false,
             events: String::new(),
             ops: Vec::new(),
@@ -233,6 +251,7 @@ impl Turn {
             name: name.to_owned(),
             arguments: String::new(),
             initial_arguments: None,
+            had_fragment: false,
             started: false,
             ended: false,
             complete: false,
@@ -246,6 +265,11 @@ impl Turn {
     /// The call's id so far (may be empty).
     pub fn id(&self, call: CallHandle) -> &str {
         &self.calls[call.0].id
+    }
+
+    /// The call's position among the turn's calls of its executor (`index` in `toolCalls`).
+    pub fn call_index(&self, call: CallHandle) -> usize {
+        self.calls[call.0].index
     }
 
     /// The call's name so far.
@@ -289,10 +313,29 @@ impl Turn {
         }
     }
 
-    /// Adds to the name: a fragment equal to the whole name so far is a resend and ignored.
-    pub fn add_name(&mut self, call: CallHandle, fragment: &str) {
-        let call = &mut self.calls[call.0];
-        if fragment.is_empty() || fragment == call.name || call.started {
+    /// Adds to the name: a fragment equal to the whole name so far is a resend and ignored, and
+    /// so is one after the arguments began (the call was announced with its name).
+    pub fn add_name(&mut self, handle: CallHandle, fragment: &str) {
+        let call = &mut self.calls[handle.0];
+        if fragment.is_empty() {
+            return;
+        }
+        if fragment == call.name {
+            self.repair(RepairKind::NameRepeated, Some(handle));
+            return;
+        }
+        if call.started {
+            self.repair_with(RepairKind::NameAfterArguments, Some(handle), || {
+                format!("{} ignored", json_string(fragment))
+            });
+            return;
+        }
+        if !call.name.is_empty() {
+            let before = json_string(&call.name);
+            call.name.push_str(fragment);
+            self.repair_with(RepairKind::NameSplit, Some(handle), || {
+                format!("{before} + {}", json_string(fragment))
+            });
             return;
         }
         call.name.push_str(fragment);
@@ -307,14 +350,24 @@ impl Turn {
         }
     }
 
-    /// Arguments that arrived whole when the call opened; used only if no fragment follows.
-    pub fn set_initial_arguments(&mut self, call: CallHandle, arguments: String) {
-        self.calls[call.0].initial_arguments = Some(arguments);
+    /// Arguments that arrived whole when the call opened; used only if no fragment follows, and
+    /// then `repair` (if any) is recorded.
+    pub fn set_initial_arguments(
+        &mut self,
+        call: CallHandle,
+        arguments: String,
+        repair: Option<RepairKind>,
+    ) {
+        self.calls[call.0].initial_arguments = Some((arguments, repair));
     }
 
     /// Appends an argument fragment and reports it.
     pub fn append_arguments(&mut self, call: CallHandle, fragment: &str) {
-        if fragment.is_empty() || self.calls[call.0].ended {
+        if self.calls[call.0].ended {
+            return;
+        }
+        self.calls[call.0].had_fragment = true;
+        if fragment.is_empty() {
             return;
         }
         self.ensure_started(call);
@@ -382,13 +435,16 @@ impl Turn {
         }
         let c = &mut self.calls[call.0];
         if c.arguments.is_empty() {
-            if let Some(initial) = c.initial_arguments.take() {
+            if let Some((initial, repair)) = c.initial_arguments.take() {
                 let initial = if initial.trim().is_empty() {
                     "{}".to_owned()
                 } else {
                     initial
                 };
                 self.append_arguments(call, &initial);
+                if let Some(kind) = repair {
+                    self.repair(kind, Some(call));
+                }
             }
         }
         self.ensure_started(call);
@@ -400,8 +456,13 @@ impl Turn {
         } else {
             if c.arguments.trim().is_empty() {
                 // A call that ended with no argument text takes no arguments.
+                let blank_fragments = c.had_fragment;
                 c.arguments = "{}".to_owned();
+                if blank_fragments {
+                    self.repair(RepairKind::EmptyToolInput, Some(call));
+                }
             }
+            let c = &mut self.calls[call.0];
             if decode {
                 let decoded =
                     super::html_entities::decode_entities_in_json(&c.arguments).into_owned();
@@ -513,6 +574,76 @@ impl Turn {
     /// The usage record, for the decoder to fill.
     pub fn usage_mut(&mut self) -> &mut Usage {
         &mut self.usage
+    }
+
+    /// Records a repair of `kind`, about `call` if it concerns one: kept once per kind and call,
+    /// and reported as a `repair` event the first time. A decoder calls it where it makes the
+    /// repair.
+    pub fn repair(&mut self, kind: RepairKind, call: Option<CallHandle>) {
+        self.record_repair(kind, call, None::<fn() -> String>);
+    }
+
+    /// As [`Turn::repair`], with what it was about (`detail`, computed only the first time).
+    pub fn repair_with(
+        &mut self,
+        kind: RepairKind,
+        call: Option<CallHandle>,
+        detail: impl FnOnce() -> String,
+    ) {
+        self.record_repair(kind, call, Some(detail));
+    }
+
+    fn record_repair(
+        &mut self,
+        kind: RepairKind,
+        call: Option<CallHandle>,
+        detail: Option<impl FnOnce() -> String>,
+    ) {
+        if self
+            .repairs
+            .iter()
+            .any(|r| r.kind == kind && r.call == call)
+        {
+            return;
+        }
+        let detail = match (detail, call) {
+            (Some(detail), _) => Some(detail()),
+            // A call the provider runs has no place in `toolCalls`: it is named in the detail.
+            (None, Some(handle)) if self.calls[handle.0].executor == Executor::Server => {
+                let c = &self.calls[handle.0];
+                Some(format!(
+                    "provider-run call {} ({})",
+                    c.index,
+                    json_string(&c.name)
+                ))
+            }
+            (None, _) => None,
+        };
+        let repair = Repair { kind, call, detail };
+        let mut events = std::mem::take(&mut self.events);
+        events.push_str(",{\"type\":\"repair\",");
+        self.write_repair_fields(&mut events, &repair);
+        events.push('}');
+        self.events = events;
+        self.repairs.push(repair);
+    }
+
+    /// `"kind":…` and, when there are some, `"callIndex":…` and `"detail":…`.
+    fn write_repair_fields(&self, out: &mut String, repair: &Repair) {
+        out.push_str("\"kind\":\"");
+        out.push_str(repair.kind.as_str());
+        out.push('"');
+        if let Some(handle) = repair.call {
+            let c = &self.calls[handle.0];
+            if c.executor == Executor::Client {
+                out.push_str(",\"callIndex\":");
+                push_number(out, c.index);
+            }
+        }
+        if let Some(detail) = &repair.detail {
+            out.push_str(",\"detail\":");
+            push_json_string(out, detail);
+        }
     }
 
     /// Reports an error in the stream, of `kind` (the turn goes on unless the decoder
@@ -674,6 +805,15 @@ impl Turn {
             out.push_str(kind.as_str());
             out.push('"');
         }
+        out.push_str("],\"repairs\":[");
+        for (i, repair) in self.repairs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('{');
+            self.write_repair_fields(&mut out, repair);
+            out.push('}');
+        }
         out.push_str("]}");
         out
     }
@@ -703,10 +843,14 @@ impl Turn {
             return;
         }
         c.started = true;
-        if c.id.is_empty() {
+        let generated = c.id.is_empty();
+        if generated {
             c.id = generate_call_id();
         }
         if c.executor == Executor::Server {
+            if generated {
+                self.repair(RepairKind::MissingId, Some(call));
+            }
             return;
         }
         self.events
@@ -720,6 +864,9 @@ impl Turn {
             self.events.push_str(",\"kind\":\"custom\"");
         }
         self.events.push('}');
+        if generated {
+            self.repair(RepairKind::MissingId, Some(call));
+        }
     }
 
     fn write_delta(&mut self, index: usize, fragment: &str) {
