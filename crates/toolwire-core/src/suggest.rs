@@ -33,8 +33,9 @@ pub(crate) fn assert_suggestions(
     assert!(message_of(&"x".repeat(1 << 20)).len() < 400);
 }
 
-/// Up to `limit` of `candidates` closest to `name` (case-insensitive edit distance within a third
-/// of the longer name, at least 2, and at most half the shorter one; or one containing the other),
+/// Up to `limit` of `candidates` closest to `name` (case-insensitive edit distance, a swap of
+/// neighbours counting once, within a third of the longer name, at least 2, and at most half the
+/// shorter one; or one containing the other),
 /// closest first: the "did you mean" of an unknown tool, wire or target name.
 pub fn closest_names<'c>(
     name: &str,
@@ -58,7 +59,7 @@ pub fn closest_names<'c>(
             let distance = if contains {
                 a.abs_diff(b)
             } else if a.abs_diff(b) <= threshold {
-                edit_distance(&wanted, &lower)
+                swap_distance(&wanted, &lower)
             } else {
                 return None;
             };
@@ -73,6 +74,31 @@ pub fn closest_names<'c>(
         .take(limit)
         .map(|(_, candidate)| candidate)
         .collect()
+}
+
+/// [`edit_distance`] where swapping two neighbours is one edit, not two (optimal string
+/// alignment): the commonest slip in a typed name (`dri` for `dir`).
+fn swap_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // three rows: the one before the previous, the previous, and the one being filled
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let mut distance = (previous[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(previous[j - 1] + usize::from(a[i - 1] != b[j - 1]));
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                distance = distance.min(before[j - 2] + 1);
+            }
+            row[j] = distance;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut row);
+    }
+    previous[b.len()]
 }
 
 /// Levenshtein distance over chars; names are short, so O(n*m) is fine.
@@ -103,6 +129,20 @@ mod tests {
         assert_eq!(closest_names("gpt", targets, 1), Vec::<&str>::new());
         assert_eq!(closest_names("gemni", targets, 1), vec!["gemini"]);
         assert_eq!(closest_names("raed", ["read", "write"], 1), vec!["read"]);
+        assert_eq!(
+            closest_names("dri", ["dir", "flushIntervalMs"], 1),
+            vec!["dir"]
+        );
+        assert_eq!(closest_names("xia", targets, 1), vec!["xai"]);
+    }
+
+    #[test]
+    fn swap_distance_counts_a_swap_of_neighbours_once() {
+        assert_eq!(swap_distance("dri", "dir"), 1);
+        assert_eq!(swap_distance("kitten", "sitting"), 3);
+        assert_eq!(swap_distance("", "abc"), 3);
+        assert_eq!(swap_distance("ca", "abc"), 3);
+        assert_eq!(swap_distance("same", "same"), 0);
     }
 
     #[test]
