@@ -112,26 +112,43 @@ export function executeTool(
   return execute.call(registered.tool, call.id, args, signal, onUpdate, context)
 }
 
-/** The call's own arguments as an object: its JSON text parsed once, or the object passed. */
+/**
+ * The call's own arguments as an object: its JSON text parsed for the tool, or the object passed.
+ * Arguments of one level (what most tools take) get their record copy (see {@link recordArgs})
+ * from the same parse, before anyone holds either: copying one level costs a fraction of parsing
+ * the text again.
+ */
 export function ownArgs(batch: Batch, slot: number): unknown {
   let args = batch.args[slot]
   if (args === undefined) {
     const given = batch.calls[slot]!.arguments
+    if (typeof given !== 'string') return (batch.args[slot] = given)
     // (a raw lone surrogate reached the engine as U+FFFD: the tool gets the same)
-    args = batch.args[slot] = typeof given === 'string' ? JSON.parse(wellFormed(given)) : given
+    args = batch.args[slot] = JSON.parse(wellFormed(given))
+    if (batch.recorded[slot] === undefined) batch.recorded[slot] = oneLevelCopy(args)
   }
   return args
 }
 
 /**
  * The call's own arguments as its events and its result show them (`null` for arguments that are
- * not JSON): parsed from their JSON text apart from the object the tool gets, so that neither the
- * tool (changing its arguments, writing a credential into them) nor an event listener (masking a
- * field for its log) changes what the other sees, and a result never holds the tool's object.
+ * not JSON): a copy apart from the object the tool gets, so that neither the tool (changing its
+ * arguments, writing a credential into them) nor an event listener (masking a field for its log)
+ * changes what the other sees, and a result never holds the tool's object.
  */
 export function recordArgs(batch: Batch, slot: number): unknown {
   let args = batch.recorded[slot]
   if (args === undefined) {
+    // the model's text: parsed for the tool and copied at once (see ownArgs), unless it is deeper
+    if (batch.args[slot] === undefined && typeof batch.calls[slot]!.arguments === 'string') {
+      try {
+        ownArgs(batch, slot)
+      } catch {
+        // (not JSON: the record is null)
+      }
+      args = batch.recorded[slot]
+      if (args !== undefined) return args
+    }
     const text = batch.argumentTexts[slot]
     try {
       args = text === undefined ? null : JSON.parse(wellFormed(text))
@@ -141,6 +158,19 @@ export function recordArgs(batch: Batch, slot: number): unknown {
     batch.recorded[slot] = args
   }
   return args
+}
+
+/** A copy of `args` when copying one level copies all of it (a primitive is its own), else undefined. */
+function oneLevelCopy(args: unknown): unknown {
+  if (args === null || typeof args !== 'object') return args
+  if (Array.isArray(args)) return undefined
+  const keys = Object.keys(args)
+  for (let i = 0; i < keys.length; i++) {
+    const value = (args as Record<string, unknown>)[keys[i]!]
+    if (value !== null && typeof value === 'object') return undefined
+  }
+  // (a JSON.parse result: own data properties only; spreading defines `__proto__` as one too)
+  return { ...args }
 }
 
 /** Aborts a running tool's signal; whatever it returns later is ignored. */
