@@ -6,13 +6,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
 
 import Ajv2020 from 'ajv/dist/2020.js'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolCall, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
+import { png } from './helpers.js'
 
 const root = join(__dirname, '..')
 type Schema = Record<string, any>
@@ -199,29 +199,6 @@ describe('the shipped schemas and the TypeScript declarations', () => {
     expect(differences(checker, exported('ToolResult'), requiring, result)).toEqual(['.auditFailed: optional in TypeScript, required in the schema'])
   })
 })
-
-/** A PNG of the given size, encoded here so no binary file is committed. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-    const out = Buffer.alloc(body.length + 8)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4)
-    return out
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header[8] = 8
-  header[9] = 2
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.alloc((width * 3 + 1) * height))),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 /** A dispatch making every field and event of the envelopes: each kind of result, sanitization and event. */
 async function everything(): Promise<{ results: ToolResult[]; events: ToolExecutionEvent[]; calls: ToolCall[] }> {

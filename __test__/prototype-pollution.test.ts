@@ -130,29 +130,24 @@ function scriptedModel() {
   }
 }
 
+/** A tool `name` that records in `ran` that it ran (the scenarios refuse it: it never must). */
+function mustNotRun(name: string, ran: string[]): ToolDefinition {
+  return {
+    name,
+    parameters: EMPTY,
+    execute: async () => {
+      ran.push(name)
+      return `${name} ran`
+    },
+  }
+}
+
 /** The tools of a scenario's runtime; `ran` records tools that must never run. */
 function toolsOf(ran: string[]): ToolDefinition[] {
   return [
     { name: 'env', description: 'Prints the environment', parameters: EMPTY, execute: async () => `OPENAI_API_KEY=${SECRET}` },
-    {
-      name: 'admin',
-      description: 'For the owner only',
-      ownerOnly: true,
-      parameters: EMPTY,
-      execute: async () => {
-        ran.push('admin')
-        return 'admin ran'
-      },
-    },
-    {
-      name: 'denied',
-      description: 'Denied by the policy',
-      parameters: EMPTY,
-      execute: async () => {
-        ran.push('denied')
-        return 'denied ran'
-      },
-    },
+    { ...mustNotRun('admin', ran), description: 'For the owner only', ownerOnly: true },
+    { ...mustNotRun('denied', ran), description: 'Denied by the policy' },
     {
       name: 'echo',
       description: 'Returns its arguments',

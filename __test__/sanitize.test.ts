@@ -3,44 +3,16 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
+import { crc32 } from 'node:zlib'
 import { ToolRuntime, ToolwireError, sanitizeResult, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
 import { DescribedBlock, SECRET_WINDOW } from '../dist/protocol.generated.js'
 import { describeContent } from '../dist/sanitize.js'
-import { textOf } from './helpers.js'
+import { png, textOf } from './helpers.js'
 
 // Fake secrets made up for these tests.
 const GITHUB = 'ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVc'
 const AWS = 'AKIAQ3EXAMPLE7XYZ4AB'
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/** A PNG of the given size (one colour per row), encoded here so no binary file is committed. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-    const out = Buffer.alloc(body.length + 8)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4)
-    return out
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header[8] = 8 // bit depth
-  header[9] = 2 // RGB
-  const raw = Buffer.alloc((width * 3 + 1) * height)
-  for (let y = 0; y < height; y++) {
-    const row = y * (width * 3 + 1)
-    for (let x = 0; x < width; x++) raw.fill(y % 251, row + 1 + x * 3, row + 4 + x * 3)
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 function runtimeWith(tools: Record<string, (args: any) => unknown>, options: ConstructorParameters<typeof ToolRuntime>[0] = {}) {
   const runtime = new ToolRuntime(options)

@@ -4,7 +4,7 @@
 import { wallNow } from './clock.js'
 
 let counter = 0
-/** The last `Date.now()` read, and its base-36 text (most ids of a millisecond share it) */
+/** The last wall-clock reading (`wallNow`), and its base-36 text (most ids of a millisecond share it) */
 let lastTime = Number.NaN
 let lastTimeText = ''
 

@@ -69,6 +69,22 @@ pub trait Named: Copy + 'static {
     fn rust_name(self) -> &'static str;
 }
 
+/// Checks a [`Named`] enum: its names are distinct, and each variant serializes as its name.
+#[cfg(test)]
+pub(crate) fn assert_names_distinct_and_serialized<
+    K: Named + serde::Serialize + std::fmt::Debug,
+>() {
+    let names: std::collections::HashSet<&str> = K::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(names.len(), K::ALL.len(), "a name given twice");
+    for kind in K::ALL {
+        assert_eq!(
+            serde_json::to_value(kind).unwrap(),
+            serde_json::json!(kind.as_str()),
+            "{kind:?}"
+        );
+    }
+}
+
 /// Declares an enum whose variants cross the boundary as the names given
 /// (`Variant => "name",`), each with a doc comment; implements [`Named`] and `Serialize` (as
 /// the name) for it.

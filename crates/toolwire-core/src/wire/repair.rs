@@ -67,19 +67,10 @@ crate::named! {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
-
-    use serde_json::json;
-
     use super::RepairKind as K;
-    use crate::boundary_enums::Named;
 
     #[test]
     fn kinds_serialize_as_their_names() {
-        let names: HashSet<&str> = K::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(names.len(), K::ALL.len());
-        for kind in K::ALL {
-            assert_eq!(serde_json::to_value(kind).unwrap(), json!(kind.as_str()));
-        }
+        crate::boundary_enums::assert_names_distinct_and_serialized::<K>();
     }
 }
