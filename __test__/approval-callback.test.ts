@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ApprovalCallback, type ApprovalDecision, type ApprovalRequest, type RuntimeOptions } from '../dist/index.js'
 
-declare function askTheUser(request: ApprovalRequest): Promise<boolean>
+/** A person who says yes to `write`. */
+const askTheUser = async (request: ApprovalRequest): Promise<boolean> => request.toolName === 'write'
 const seen: string[] = []
 const log = (request: ApprovalRequest) => seen.push(request.toolName)
 const stored: ApprovalDecision = 'deny'
@@ -22,6 +23,10 @@ const forms: [string, RuntimeOptions['approvals'], ApprovalDecision][] = [
   ['plain ternary', { ask: 'always', onApproval: (r) => (r.toolName === 'write' ? 'allow-once' : 'deny') }, 'allow-once'],
   ['a variable of the type', { ask: 'always', onApproval: () => stored }, 'deny'],
   ['a promise built by hand', { ask: 'always', onApproval: () => Promise.resolve('allow-once' as const) }, 'allow-once'],
+  ['async boolean: true allows once', { ask: 'always', onApproval: async () => true }, 'allow-once'],
+  ['plain boolean: false denies', { ask: 'always', onApproval: () => false }, 'deny'],
+  ['async predicate', { ask: 'always', onApproval: async (r) => r.toolName === 'write' }, 'allow-once'],
+  ['the README form, a boolean from the user', { ask: 'always', onApproval: async (r) => askTheUser(r) }, 'allow-once'],
 ]
 
 // Type level only: what must not compile.
@@ -30,8 +35,8 @@ export const refused: ApprovalCallback[] = [
   async (r) => { log(r); return 'allow-twice' },
   // @ts-expect-error a misspelt decision in a plain function
   (r) => { log(r); return 'allow-twice' },
-  // @ts-expect-error a boolean is no decision
-  async () => true,
+  // @ts-expect-error a string that is no decision
+  async () => 'yes',
   // @ts-expect-error a number is no decision
   (r) => r.toolName.length,
 ]
@@ -55,5 +60,21 @@ describe('approvals.onApproval: every form that type-checks is one the runtime t
     const [result] = await runtime.dispatch([{ id: 'c1', name: 'write', arguments: '{}' }])
     expect(result!.ok).toBe(false)
     expect(JSON.stringify(result!.content)).toContain('allow-twice')
+  })
+  it('resolveApproval takes a boolean as onApproval does: true runs the call once, false refuses it', async () => {
+    const runtime = new ToolRuntime({ approvals: { ask: 'always' } })
+    runtime.register({ name: 'write', parameters: { type: 'object' }, execute: async () => 'written' })
+    const [first, second] = await runtime.dispatch([
+      { id: 'c1', name: 'write', arguments: '{}' },
+      { id: 'c2', name: 'write', arguments: '{}' },
+    ])
+    expect([first!.status, second!.status]).toEqual(['pending', 'pending'])
+    const idOf = (result: typeof first) => (result!.error?.details as { approvalId: string }).approvalId
+    const allowed = await runtime.resolveApproval(idOf(first), true)
+    const denied = await runtime.resolveApproval(idOf(second), false)
+    expect([allowed.status, allowed.content]).toEqual(['ok', [{ type: 'text', text: 'written' }]])
+    expect([denied.status, denied.error?.code]).toEqual(['blocked', 'POLICY_DENIED'])
+    // @ts-expect-error a number is no decision
+    await expect(runtime.resolveApproval('x', 1)).rejects.toThrow(/^resolveApproval: decision must be a string or a boolean, got .*1/)
   })
 })

@@ -17,7 +17,7 @@ function runtimeIn(dir: string, extra: object = {}) {
   const runtime = new ToolRuntime({ audit: { dir }, policy: { deny: ['forbidden'] }, ...extra })
   runtime.register({
     name: 'login',
-    parameters: { type: 'object', properties: { token: { type: 'string' } } },
+    parameters: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
     execute: async (_id, { token }: { token: string }) => ({ content: [{ type: 'text', text: `used ${token}` }], details: { secret: token } }),
   })
   runtime.register({ name: 'forbidden', parameters: { type: 'object' }, execute: async () => 'never' })

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, ToolRuntime, type ToolResult } from '../dist/index.js'
+import { untyped } from './helpers.js'
 
 /** `{ a: { b: [0, <the a object>] } }`: the cycle closes at $.a.b[1]. */
 function nested() {
@@ -65,7 +66,7 @@ describe('a cycle a tool hands over', () => {
     toJSON: [() => ({ wrapped: { toJSON: () => nested() } }), '$.wrapped.a.b[1]'],
   }
   for (const [name, [value]] of Object.entries(returns)) {
-    runtime.register({ name, parameters: { type: 'object' }, execute: () => value() })
+    runtime.register({ name, parameters: { type: 'object' }, execute: untyped(() => value()) })
   }
   for (const [name, [, path]] of Object.entries(returns)) {
     it(`${name}: EXECUTION_ERROR naming ${path}`, async () => {

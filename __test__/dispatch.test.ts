@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, replayRun, verifyRun, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
-import { overlapTool, sleep, stringsSchema, textOf } from './helpers.js'
+import { overlapTool, sleep, stringsSchema, textOf, untyped } from './helpers.js'
 
 function echoRuntime(options = {}) {
   const runtime = new ToolRuntime(options)
@@ -228,7 +228,7 @@ describe('what a tool returns', () => {
     badBlock: () => ({ content: [{ type: 'video', url: 'x' }] }),
   }
   for (const [name, fn] of Object.entries(returns)) {
-    runtime.register({ name, parameters: { type: 'object' }, execute: fn })
+    runtime.register({ name, parameters: { type: 'object' }, execute: untyped(fn) })
   }
   const run = async (name: string) => (await runtime.dispatch([{ id: name, name, arguments: '{}' }]))[0]
 
@@ -313,7 +313,7 @@ describe('scheduling', () => {
     const runtime = new ToolRuntime()
     runtime.register({
       name: 'wait',
-      parameters: { type: 'object', properties: { ms: { type: 'number' } } },
+      parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
       execute: async (_id: string, params: { ms: number }) => {
         await sleep(params.ms)
         return String(params.ms)
@@ -445,7 +445,7 @@ describe('deadlines and cancellation', () => {
       ['optedOut', (_id: string, _args: unknown, signal?: AbortSignal) => record('optedOut', signal), false],
     ]
     for (const [name, execute, signal] of tools) {
-      runtime.register({ name, parameters: { type: 'object' }, execute, ...(signal === undefined ? {} : { signal }) })
+      runtime.register({ name, parameters: { type: 'object' }, execute: untyped(execute), ...(signal === undefined ? {} : { signal }) })
     }
     await runtime.dispatch(tools.map(([name]) => ({ id: name, name, arguments: '{}' })))
     expect(seen).toEqual({ defaults: 'signal', destructured: 'signal', rest: 'signal', two: 'signal', optedOut: 'undefined' })
@@ -459,8 +459,8 @@ describe('deadlines and cancellation', () => {
     let heard = 0
     const hang = (_id: string, _args: unknown = {}, signal?: AbortSignal) =>
       new Promise(() => signal?.addEventListener('abort', () => (heard += 1)))
-    runtime.register({ name: 'heeds', parameters: { type: 'object' }, execute: hang })
-    runtime.register({ name: 'deaf', parameters: { type: 'object' }, signal: false, execute: hang })
+    runtime.register({ name: 'heeds', parameters: { type: 'object' }, execute: untyped(hang) })
+    runtime.register({ name: 'deaf', parameters: { type: 'object' }, signal: false, execute: untyped(hang) })
     const timedOut = await runtime.dispatch([
       { id: 'a', name: 'heeds', arguments: '{}' },
       { id: 'b', name: 'deaf', arguments: '{}' },
@@ -489,8 +489,8 @@ describe('deadlines and cancellation', () => {
   it('takes the tool deadline first, then the dispatch one, then the runtime one', async () => {
     const runtime = new ToolRuntime({ timeoutMs: 5_000 })
     const hang = () => new Promise(() => {})
-    runtime.register({ name: 'own', parameters: { type: 'object' }, timeoutMs: 20, execute: hang })
-    runtime.register({ name: 'plain', parameters: { type: 'object' }, execute: hang })
+    runtime.register({ name: 'own', parameters: { type: 'object' }, timeoutMs: 20, execute: untyped(hang) })
+    runtime.register({ name: 'plain', parameters: { type: 'object' }, execute: untyped(hang) })
     const results = await runtime.dispatch(
       [
         { id: 'a', name: 'own', arguments: '{}' },

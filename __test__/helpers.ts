@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { afterAll } from 'vitest'
-import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type Wire } from '../dist/index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type ToolReturn, type Wire } from '../dist/index.js'
 
 /** The text of a result's first block. */
 export function textOf(result: ToolResult): string {
@@ -85,7 +85,7 @@ export function expectNoLeak(name: string, material: string[], where: Record<str
  */
 export async function showing(dir: string, value: unknown): Promise<Record<string, string>> {
   const runtime = new ToolRuntime({ audit: { dir } })
-  runtime.register({ name: 'show', parameters: { type: 'object' }, execute: async () => value })
+  runtime.register({ name: 'show', parameters: { type: 'object' }, execute: untyped(async () => value) })
   const events: unknown[] = []
   const results = await runtime.dispatch([{ id: 'c1', name: 'show', arguments: '{}' }], {
     runId: 'r',
@@ -159,4 +159,14 @@ export function png(width: number, height: number): Buffer {
     chunk('IDAT', deflateSync(raw)),
     chunk('IEND', Buffer.alloc(0)),
   ])
+}
+
+/**
+ * `execute` typed as returning a ToolReturn whatever it returns: for tools that hand the runtime
+ * values the types refuse (hostile, unknown or deliberately wrong), whose run-time handling is
+ * what a test checks.
+ */
+// oxlint-disable-next-line typescript/no-explicit-any
+export function untyped(execute: (...args: any[]) => unknown): (...args: any[]) => ToolReturn | Promise<ToolReturn> {
+  return execute as (...args: unknown[]) => ToolReturn
 }

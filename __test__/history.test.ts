@@ -16,6 +16,7 @@ import {
 } from '../dist/index.js'
 import { describeWithFixtures, loadFixtures } from './fixtures.js'
 import { scriptedModel } from './scripted.js'
+import { untyped } from './helpers.js'
 
 const PNG = 'iVBORw0KGgo='
 
@@ -136,10 +137,10 @@ describe('a failed result reads as a failure on every wire (r9 user review, 17-e
     runtime.register({ name: 'calc', parameters: { type: 'object' }, execute: async () => { throw new Error('42') } })
     runtime.register({ name: 'already', parameters: { type: 'object' }, execute: async () => { throw new Error('Error: disk full') } })
     runtime.register({ name: 'typed', parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, execute: async () => 'never' })
-    runtime.register({ name: 'slow', parameters: { type: 'object' }, timeoutMs: 20, execute: hang })
+    runtime.register({ name: 'slow', parameters: { type: 'object' }, timeoutMs: 20, execute: untyped(hang) })
     runtime.register({ name: 'forbidden', parameters: { type: 'object' }, execute: async () => 'never' })
     runtime.register({ name: 'guarded', parameters: { type: 'object' }, approval: { ask: 'always' }, execute: async () => 'never' })
-    runtime.register({ name: 'deep', parameters: { type: 'object' }, execute: async () => deep })
+    runtime.register({ name: 'deep', parameters: { type: 'object' }, execute: untyped(async () => deep) })
     runtime.register({ name: 'hooked', parameters: { type: 'object' }, execute: async () => 'never' })
     const batch = [
       { id: 'c1', name: 'calc', arguments: '{}' },

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolResult } from '../dist/index.js'
-import { generator } from './helpers.js'
+import { generator, untyped } from './helpers.js'
 
 /** MAX_VALUE_DEPTH of the engine (crates/toolwire-core/src/json_input.rs; README "Limits"). */
 const LIMIT = 64
@@ -151,9 +151,7 @@ function hostileRuntime() {
   runtime.register({
     name: 'hostile',
     parameters: { type: 'object' },
-    async execute(id: string) {
-      return plan.get(id)!()
-    },
+    execute: untyped(async (id: string) => plan.get(id)!()),
   })
   const seen: unknown[] = []
   runtime.register({

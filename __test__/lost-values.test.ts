@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolResult } from '../dist/index.js'
+import { untyped } from './helpers.js'
 
 class Secret {
   #key = 'hidden'
@@ -76,11 +77,11 @@ function runtimeReturning(values: Map<string, () => unknown>, updates: unknown[]
   runtime.register({
     name: 'give',
     parameters: { type: 'object' },
-    execute: async (id: string, _args: unknown, _signal?: AbortSignal, onUpdate?: (partial: any) => void) => {
+    execute: untyped(async (id: string, _args: unknown, _signal?: AbortSignal, onUpdate?: (partial: any) => void) => {
       const value = values.get(id)!()
       if (updates.length > 0 || id.startsWith('u')) onUpdate?.(value as any)
       return id.startsWith('u') ? 'done' : value
-    },
+    }),
   })
   return runtime
 }

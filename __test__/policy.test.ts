@@ -644,7 +644,7 @@ describe('approvals', () => {
     const confused = make('full', 'sure')
     const [bad] = await confused.runtime.dispatch([call('c', 'write')])
     expect(bad.error?.code).toBe('POLICY_DENIED')
-    expect(bad.error?.message).toContain('"allow-once", "allow-always" or "deny", got "sure"')
+    expect(bad.error?.message).toContain('"allow-once", "allow-always", "deny", true (allow once) or false (deny), got "sure"')
     expect(confused.tool.ran).toEqual([])
   })
 
@@ -717,7 +717,7 @@ describe('approvals', () => {
     await expect(runtime.resolveApproval(firstId, 'allow-once')).rejects.toMatchObject({ code: 'NOT_FOUND' })
     const [third] = await runtime.dispatch([call('c', 'write')])
     await expect(runtime.resolveApproval((third.details as any).approvalId, 'maybe' as any)).rejects.toThrow(
-      /resolveApproval: decision must be "allow-once", "allow-always" or "deny", got "maybe"/,
+      /resolveApproval: decision must be "allow-once", "allow-always", "deny", true \(allow once\) or false \(deny\), got "maybe"/,
     )
   })
 

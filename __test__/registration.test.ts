@@ -54,6 +54,7 @@ describe('register', () => {
     expect(() => runtime.register({ ...piReadTool, parameters: schema })).toThrow(/\/properties\/count\/type/)
     const remote = { type: 'object', properties: { x: { $ref: 'https://example.invalid/schema.json' } } }
     expect(() => runtime.register({ ...piReadTool, parameters: remote })).toThrow(/\/properties\/x\/\$ref/)
+    // @ts-expect-error 'strin' is no JSON type, so no value matches: its details do not type-check either
     expect(() => runtime.register({ ...piReadTool, outputSchema: { type: 'strin' } })).toThrow(/outputSchema schema does not compile at \/type/)
   })
 
@@ -106,6 +107,7 @@ describe('register', () => {
 
   it('checks structured output against outputSchema', async () => {
     const runtime = new ToolRuntime()
+    // @ts-expect-error the tool returns what outputSchema refuses, on purpose (the run-time check is tested)
     runtime.register({
       name: 'count',
       parameters: { type: 'object' },

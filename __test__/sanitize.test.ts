@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib'
 import { ToolRuntime, ToolwireError, sanitizeResult, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
 import { DescribedBlock, SECRET_WINDOW } from '../dist/protocol.generated.js'
 import { describeContent } from '../dist/sanitize.js'
-import { png, textOf } from './helpers.js'
+import { png, textOf, untyped } from './helpers.js'
 
 // Fake secrets made up for these tests.
 const GITHUB = 'ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVc'
@@ -17,7 +17,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function runtimeWith(tools: Record<string, (args: any) => unknown>, options: ConstructorParameters<typeof ToolRuntime>[0] = {}) {
   const runtime = new ToolRuntime(options)
   for (const [name, execute] of Object.entries(tools)) {
-    runtime.register({ name, parameters: { type: 'object' }, execute: async (_id: string, args: unknown) => execute(args) })
+    runtime.register({ name, parameters: { type: 'object' }, execute: untyped(async (_id: string, args: unknown) => execute(args)) })
   }
   return runtime
 }
@@ -179,7 +179,7 @@ describe('secrets', () => {
     const runtime = new ToolRuntime({ redaction: 'permissive' })
     runtime.register({
       name: 'echo',
-      parameters: { type: 'object' },
+      parameters: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
       execute: async (_id: string, args: { token: string }) => {
         received = args
         return { content: [{ type: 'text', text: `token ${args.token}` }], details: { token: args.token } }

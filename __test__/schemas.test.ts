@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 
 import { normalizeSchema, ToolRuntime, ToolwireError, validateToolName } from '../dist/index.js'
 import type { SchemaTarget } from '../dist/index.js'
+import { untyped } from './helpers.js'
 
 const TARGETS: SchemaTarget[] = ['openai', 'openai-strict', 'anthropic', 'gemini', 'xai', 'mistral', 'llamacpp', 'p0']
 
@@ -154,7 +155,7 @@ function runtimeWithTools() {
     name: 'edit',
     description: 'Edit a file',
     parameters: editSchema,
-    execute: (_id: string, params: unknown) => params,
+    execute: untyped((_id: string, params: unknown) => params),
   })
   runtime.register({ name: 'ping', execute: () => 'pong' })
   return runtime

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type ToolExecutionEvent, type ToolResult } from '../dist/index.js'
-import { generator, sleep } from './helpers.js'
+import { generator, sleep, untyped } from './helpers.js'
 
 type Rng = ReturnType<typeof generator>
 
@@ -62,7 +62,7 @@ describe('a value of one text block', () => {
     const runtime = new ToolRuntime({ sanitize: { maxResultChars: 30_000 } })
     const texts = new Map<string, string>()
     runtime.register({ name: 'short', parameters: { type: 'object' }, execute: (id: string) => ({ content: [{ type: 'text', text: texts.get(id)! }] }) })
-    runtime.register({ name: 'general', parameters: { type: 'object' }, execute: (id: string) => withoutPrototypes(texts.get(id)!) })
+    runtime.register({ name: 'general', parameters: { type: 'object' }, execute: untyped((id: string) => withoutPrototypes(texts.get(id)!)) })
     const r = generator(20261127)
     for (let round = 0; round < 12; round++) {
       const calls = []
@@ -99,7 +99,7 @@ describe('a value of one text block', () => {
       { content: [{ type: 'text', get text() { return 'from a getter' } }] },
       { content: [{ type: 'text', text: 'a', toJSON: () => ({ type: 'text', text: 'from toJSON' }) }] },
     ]
-    values.forEach((value, i) => runtime.register({ name: `t${i}`, parameters: { type: 'object' }, execute: () => value }))
+    values.forEach((value, i) => runtime.register({ name: `t${i}`, parameters: { type: 'object' }, execute: untyped(() => value) }))
     const results = await runtime.dispatch(values.map((_, i) => ({ id: `c${i}`, name: `t${i}`, arguments: '{}' })))
     expect(results.map((r) => r.status)).toEqual(values.map(() => 'ok'))
     expect(results[0]!.details).toEqual({ n: 1 })
@@ -116,11 +116,11 @@ describe('a value of one text block', () => {
     const reused = { content: [{ type: 'text', text: '' }] }
     const reusedWithDetails = { content: [{ type: 'text', text: '' }], details: { n: 0 } }
     const wait = (id: string) => sleep(Number(id[1]) * 20)
-    runtime.register({ name: 'reuse', parameters: { type: 'object' }, execute: async (id: string) => (await wait(id), (reused.content[0]!.text = id), reused) })
+    runtime.register({ name: 'reuse', parameters: { type: 'object' }, execute: untyped(async (id: string) => (await wait(id), (reused.content[0]!.text = id), reused)) })
     runtime.register({
       name: 'reuseDetails',
       parameters: { type: 'object' },
-      execute: async (id: string) => (await wait(id), (reusedWithDetails.content[0]!.text = id), (reusedWithDetails.details.n = id.length), reusedWithDetails),
+      execute: untyped(async (id: string) => (await wait(id), (reusedWithDetails.content[0]!.text = id), (reusedWithDetails.details.n = id.length), reusedWithDetails)),
     })
     // a getter that answers clean text on its first reads, a secret after: the result is what
     // the engine read and scrubbed, whichever read that was
@@ -130,7 +130,7 @@ describe('a value of one text block', () => {
         return [{ type: 'text', text: ++reads > 3 ? 'AKIAIOSFODNN7EXAMPLE' : 'clean' }]
       },
     }
-    runtime.register({ name: 'shifting', parameters: { type: 'object' }, execute: () => shifting })
+    runtime.register({ name: 'shifting', parameters: { type: 'object' }, execute: untyped(() => shifting) })
     const ends: ToolResult[] = []
     const results = await runtime.dispatch(
       [

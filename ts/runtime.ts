@@ -17,6 +17,7 @@ import { encodeCalls, type ReadCall } from './encode-calls.js'
 import { encodeResults, encodeToolCalls } from './history.js'
 import { DEFINITION_OPTIONS, type Declaration, type Registrable, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
 import { tracing } from './otel.js'
+import type { AnyTypedTool, TypedTool, WithOutput } from './typed.js'
 import { executePlan, type PlanHooks } from './plan.js'
 import { MAX_BATCH_ID, type EngineAction } from './protocol.generated.js'
 import { type InjectedEvent, CANCEL_TOOL, DISPATCH_CONTEXT, REMOTE, RESERVED, RapLink, cancelSubscriptionTool, injectedMessages, remoteTool, toolsetOptions } from './rap.js'
@@ -155,9 +156,16 @@ export class ToolRuntime {
     return own === undefined ? this.#audit : new AuditLog(own, this.#snapshot, this.#sanitize)
   }
 
-  /** Registers a tool (a pi-agent-core AgentTool works unchanged); throws a ToolwireError for a duplicate or invalid name, a schema that does not compile, a missing execute. */
-  register(tool: ToolDefinition): void {
-    this.#register(tool)
+  /**
+   * Registers a tool (a pi-agent-core AgentTool works unchanged); throws a ToolwireError for a
+   * duplicate or invalid name, a schema that does not compile, a missing execute. Typed as
+   * {@link defineTool} types a tool: `execute`'s `params` are what `parameters` describes.
+   */
+  register<const S = undefined>(tool: TypedTool<S>): void
+  register<const S = undefined, const O = undefined>(tool: WithOutput<S, O>): void
+  register(tool: AnyTypedTool): void
+  register(tool: unknown): void {
+    this.#register(tool as Registrable)
   }
 
   /** `register`, for toolwire's own tools too (remote ones take the dispatch context). */
@@ -429,13 +437,15 @@ export class ToolRuntime {
    * `onEvent`. `allow-always` is remembered as for `onApproval`. An unknown or already resolved
    * approval id rejects with NOT_FOUND.
    */
-  resolveApproval(approvalId: string, decision: ApprovalDecision): Promise<ToolResult> {
+  resolveApproval(approvalId: string, decision: ApprovalDecision | boolean): Promise<ToolResult> {
     return new Promise((resolve, reject) => {
       if (typeof approvalId !== 'string') {
         throw new TypeError(`resolveApproval: approvalId must be a string, got ${describe(approvalId)}`)
       }
-      if (typeof decision !== 'string') {
-        throw new TypeError(`resolveApproval: decision must be a string, got ${describe(decision)}`)
+      // (as onApproval's answer: true allows once, false denies)
+      const decided: unknown = typeof decision === 'boolean' ? (decision ? 'allow-once' : 'deny') : decision
+      if (typeof decided !== 'string') {
+        throw new TypeError(`resolveApproval: decision must be a string or a boolean, got ${describe(decision)}`)
       }
       const id = this.#driver.nextBatchId()
       const auditLog = this.#audit
@@ -444,7 +454,7 @@ export class ToolRuntime {
       const thread = this.#approvalThreads.get(approvalId)
       let resumed: string
       try {
-        resumed = native(() => this.#native.resumeApproval(id, approvalId, decision, events, monotonicNow(), wallNow()))
+        resumed = native(() => this.#native.resumeApproval(id, approvalId, decided, events, monotonicNow(), wallNow()))
       } catch (error) {
         // Unknown to the engine: it waits no more. (A bad decision leaves it waiting.)
         if ((error as { code?: unknown } | null)?.code === 'NOT_FOUND') this.#approvalThreads.delete(approvalId)

@@ -89,6 +89,37 @@ function isZod3Schema(value: unknown): boolean {
   return zod !== null && typeof zod === 'object' && own(zod, '_zod') === undefined && typeof own(zod, '_def') === 'object' && typeof zod.safeParse === 'function'
 }
 
+/** What of `zod-to-json-schema` {@link zod3JsonSchema} uses. */
+interface Zod3Converter {
+  zodToJsonSchema(schema: unknown, options: { $refStrategy: 'none'; effectStrategy: 'input' | 'any'; target: 'jsonSchema7' }): Record<string, unknown>
+}
+
+/**
+ * A Zod 3 schema as JSON Schema, converted by `zod-to-json-schema` (an optional peer, loaded only
+ * for such a schema: Zod 3 has no converter of its own). References are inlined; a transform's
+ * input is what a tool receives (`io` 'input'), while what it outputs has no JSON Schema (any
+ * value, for 'output'). The `$schema` key it adds is dropped, as Zod 4's conversion has none.
+ */
+function zod3JsonSchema(schema: unknown, io: 'input' | 'output', where: string): unknown {
+  let converter: Zod3Converter
+  try {
+    converter = require('zod-to-json-schema') as Zod3Converter
+  } catch (error) {
+    throw new ToolwireError(
+      'VALIDATION_ERROR',
+      `${where} is a Zod 3 schema, which needs the package zod-to-json-schema to convert it (npm install zod-to-json-schema), or use a Zod 4 schema ('zod' 4, or 'zod/v4' of zod 3.25): ${messageOf(error)}`,
+    )
+  }
+  let converted: Record<string, unknown>
+  try {
+    converted = converter.zodToJsonSchema(schema, { $refStrategy: 'none', effectStrategy: io === 'input' ? 'input' : 'any', target: 'jsonSchema7' })
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema with no JSON Schema form: ${messageOf(error)}`)
+  }
+  const { $schema: _dialect, ...rest } = converted
+  return rest
+}
+
 /**
  * A schema option (`parameters`, `outputSchema`) as JSON Schema: a Zod 4 schema is converted with
  * Zod's own export (its `toJSONSchema` method, else `toJSONSchema` of the installed `zod/v4/core`),
@@ -96,9 +127,7 @@ function isZod3Schema(value: unknown): boolean {
  * returned as given. `where` names the option in errors.
  */
 export function jsonSchemaOf(schema: unknown, io: 'input' | 'output', where: string): unknown {
-  if (isZod3Schema(schema)) {
-    throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema: use a Zod 4 schema (zod 4, or 'zod/v4' of zod 3.25)`)
-  }
+  if (isZod3Schema(schema)) return zod3JsonSchema(schema, io, where)
   if (!isZodSchema(schema)) return schema
   let convert: (params: ZodJsonSchemaParams) => unknown
   if (typeof schema.toJSONSchema === 'function') {

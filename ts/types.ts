@@ -62,6 +62,31 @@ export interface AgentToolResult<TDetails = unknown> {
 export type AgentToolUpdateCallback<T = unknown> = (partialResult: T) => void
 
 /**
+ * What a tool's `execute` may return (or resolve to): an {@link AgentToolResult} whose blocks are
+ * text or images, a string (one text block), UTF-8 bytes, nothing, or any other JSON value (a
+ * JSON text block, and the value as `data`) that is no object holding `content`: an object with
+ * `content` is read as a result, so its blocks must be blocks (`{ type: 'txt' }` fails `tsc`).
+ */
+export type ToolReturn<TDetails = unknown> =
+  | AgentToolResult<TDetails>
+  | string
+  | Uint8Array
+  | number
+  | boolean
+  | null
+  | undefined
+  | void
+  | readonly unknown[]
+  | JsonRecord
+
+/**
+ * An object returned as the tool's JSON value: any object without `content` (and no thenable:
+ * an `async` execute's promise is not its value). Written as an object literal's type and as any
+ * other object's (an interface's or a class's), which TypeScript reads differently.
+ */
+export type JsonRecord = { readonly content?: never; readonly [key: string]: unknown } | (object & { readonly content?: never; readonly then?: never })
+
+/**
  * A tool: a pi-agent-core `AgentTool` works unchanged. `execute` may return an AgentToolResult, a
  * string (one text block) or any JSON value (a JSON text block, and the value as `data`), or a
  * Promise of one. Every call gets an `AbortSignal` unless the tool declares `signal: false`.
@@ -158,7 +183,7 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
     params: TParams,
     signal?: AbortSignal,
     onUpdate?: AgentToolUpdateCallback,
-  ): AgentToolResult<TDetails> | string | unknown | Promise<AgentToolResult<TDetails> | string | unknown>
+  ): ToolReturn<TDetails> | Promise<ToolReturn<TDetails>>
 }
 
 /** One required-parameter group: names that stand for one another, optionally with options. */
@@ -551,9 +576,12 @@ export type ApprovalAsk = 'off' | 'on-miss' | 'always'
 
 export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'
 
+/** What `onApproval` may answer: a decision, or a boolean (`true` allows once, `false` denies). */
+export type ApprovalAnswer = ApprovalDecision | boolean
+
 /**
- * `approvals.onApproval`: answers a request with an ApprovalDecision, directly or as a promise
- * (`async (r) => { log(r); return 'allow-once' }`, `() => 'deny'`).
+ * `approvals.onApproval`: answers a request with an {@link ApprovalAnswer}, directly or as a
+ * promise (`async (r) => { log(r); return 'allow-once' }`, `() => 'deny'`, `async (r) => r.toolName === 'read'`).
  *
  * Written as two forms rather than `(r) => ApprovalDecision | Promise<ApprovalDecision>`: for
  * that union TypeScript (5.x and 7) widens a literal returned alone from an async function to
@@ -563,8 +591,8 @@ export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'
  * overloads TypeScript does not type a function by, takes plain functions.
  */
 export type ApprovalCallback =
-  | ((request: ApprovalRequest) => Promise<ApprovalDecision> | (ApprovalDecision & { then: Promise<ApprovalDecision>['then'] }))
-  | { <_Plain>(request: ApprovalRequest): ApprovalDecision; (request: ApprovalRequest): ApprovalDecision }
+  | ((request: ApprovalRequest) => Promise<ApprovalAnswer> | (ApprovalDecision & { then: Promise<ApprovalAnswer>['then'] }))
+  | { <_Plain>(request: ApprovalRequest): ApprovalAnswer; (request: ApprovalRequest): ApprovalAnswer }
 
 export interface ApprovalSettings {
   security?: ApprovalSecurity

@@ -4,7 +4,7 @@ import * as zm from 'zod/mini'
 import { z as z3 } from 'zod/v3'
 
 import { ToolRuntime, ToolwireError } from '../../dist/index.js'
-import { textOf } from '../helpers.js'
+import { textOf, untyped } from '../helpers.js'
 
 const weather = z.object({
   city: z.string().describe('The city'),
@@ -15,7 +15,7 @@ const weather = z.object({
 describe('Zod 4 schemas as parameters', () => {
   it('register converts a Zod schema with z.toJSONSchema (input side) and dispatch validates against it', async () => {
     const runtime = new ToolRuntime()
-    runtime.register({ name: 'weather', parameters: weather, execute: (_id: string, params: unknown) => params })
+    runtime.register({ name: 'weather', parameters: weather, execute: untyped((_id: string, params: unknown) => params) })
     const [info] = runtime.list()
     expect(info.parameters).toEqual(z.toJSONSchema(weather, { io: 'input' }))
     expect(info.parameters).toMatchObject({ type: 'object', required: ['city'], properties: { city: { description: 'The city' } } })
@@ -47,6 +47,7 @@ describe('Zod 4 schemas as parameters', () => {
 
   it('outputSchema may be a Zod schema too (output side)', async () => {
     const runtime = new ToolRuntime()
+    // @ts-expect-error the value { n: 'one' } is not what outputSchema says (checked at run time too, below)
     runtime.register({
       name: 'count',
       parameters: z.object({ good: z.boolean() }),
@@ -85,11 +86,33 @@ describe('Zod 4 schemas as parameters', () => {
     expect(runtime.list()).toEqual([])
   })
 
-  it('a Zod 3 schema is refused with a clear message instead of being read as JSON Schema', () => {
+  it('a Zod 3 schema is converted by zod-to-json-schema (input side) and dispatch validates against it', async () => {
     const runtime = new ToolRuntime()
-    expect(() => runtime.register({ name: 'old', parameters: z3.object({ a: z3.string() }), execute: () => 'x' })).toThrow(
-      /parameters is a Zod 3 schema: use a Zod 4 schema/,
-    )
+    const seen: unknown[] = []
+    runtime.register({
+      name: 'legacy',
+      parameters: z3.object({ a: z3.string(), n: z3.number().int().default(2), tag: z3.enum(['x', 'y']).optional() }).strict(),
+      execute: (_id, params) => {
+        seen.push(params)
+        // (typed from the Zod 3 schema's input side: n may be absent, as Zod's default is not filled in)
+        return `${params.a.toUpperCase()} ${params.n ?? 'none'} ${params.tag ?? '-'}`
+      },
+    })
+    expect(runtime.list()[0].parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, n: { type: 'integer', default: 2 }, tag: { type: 'string', enum: ['x', 'y'] } },
+      required: ['a'],
+      additionalProperties: false,
+    })
+    const [ok, wrongType, extra] = await runtime.dispatch([
+      { id: 'a', name: 'legacy', arguments: { a: 'hi', tag: 'y' } },
+      { id: 'b', name: 'legacy', arguments: { a: 'hi', n: 1.5 } },
+      { id: 'c', name: 'legacy', arguments: { a: 'hi', other: true } },
+    ])
+    expect(textOf(ok)).toBe('HI none y')
+    expect(seen).toEqual([{ a: 'hi', tag: 'y' }])
+    expect(wrongType.error?.code).toBe('VALIDATION_ERROR')
+    expect(extra.error?.code).toBe('VALIDATION_ERROR')
   })
 
   it('registerPlugin converts Zod schemas as well', async () => {

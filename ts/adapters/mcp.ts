@@ -112,7 +112,7 @@ export async function addMcpServer(runtime: ToolRuntime, client: Client, options
   if (given.plugin !== undefined) {
     runtime.registerPlugin(given.plugin, definitions)
   } else {
-    registerAll(runtime, definitions)
+    registerAll<McpToolDefinition>(runtime, definitions)
   }
   return definitions.map((definition) => definition.name)
 }

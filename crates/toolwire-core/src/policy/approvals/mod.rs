@@ -123,17 +123,20 @@ pub enum ApprovalDecision {
 }
 
 impl ApprovalDecision {
-    /// Reads `"allow-once" | "allow-always" | "deny"`; anything else is the caller's error,
-    /// naming the value and where it came from.
+    /// Reads `"allow-once" | "allow-always" | "deny"`, or a boolean (`true` allows once,
+    /// `false` denies); anything else is the caller's error, naming the value and where it came
+    /// from.
     pub fn from_json(value: &Value, at: &str) -> Result<ApprovalDecision> {
-        match value.as_str() {
-            Some("allow-once") => Ok(ApprovalDecision::AllowOnce),
-            Some("allow-always") => Ok(ApprovalDecision::AllowAlways),
-            Some("deny") => Ok(ApprovalDecision::Deny),
+        match value {
+            Value::String(s) if s == "allow-once" => Ok(ApprovalDecision::AllowOnce),
+            Value::String(s) if s == "allow-always" => Ok(ApprovalDecision::AllowAlways),
+            Value::String(s) if s == "deny" => Ok(ApprovalDecision::Deny),
+            Value::Bool(true) => Ok(ApprovalDecision::AllowOnce),
+            Value::Bool(false) => Ok(ApprovalDecision::Deny),
             _ => Err(Error::caller(
                 ErrorCode::ValidationError,
                 format!(
-                    "{at} must be \"allow-once\", \"allow-always\" or \"deny\", got {}",
+                    "{at} must be \"allow-once\", \"allow-always\", \"deny\", true (allow once) or false (deny), got {}",
                     crate::policy::tools::config::describe(value)
                 ),
             )),
@@ -241,11 +244,25 @@ mod tests {
             ApprovalDecision::from_json(&json!("allow-always"), "d").unwrap(),
             ApprovalDecision::AllowAlways
         );
-        for bad in [json!("Allow-once"), json!(true), json!(null), json!({})] {
+        assert_eq!(
+            ApprovalDecision::from_json(&json!(true), "d").unwrap(),
+            ApprovalDecision::AllowOnce
+        );
+        assert_eq!(
+            ApprovalDecision::from_json(&json!(false), "d").unwrap(),
+            ApprovalDecision::Deny
+        );
+        for bad in [
+            json!("Allow-once"),
+            json!(1),
+            json!("true"),
+            json!(null),
+            json!({}),
+        ] {
             let error = ApprovalDecision::from_json(&bad, "onApproval: the answer").unwrap_err();
             assert!(
                 error.message.starts_with(
-                    "onApproval: the answer must be \"allow-once\", \"allow-always\" or \"deny\", got"
+                    "onApproval: the answer must be \"allow-once\", \"allow-always\", \"deny\", true (allow once) or false (deny), got"
                 ),
                 "{}",
                 error.message
