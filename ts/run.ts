@@ -13,6 +13,7 @@ import type {
   DecoderOptions,
   DefinitionOptions,
   DispatchOptions,
+  HistoryMessage,
   HistoryTurn,
   ModelRequest,
   RunEvent,
@@ -233,7 +234,7 @@ const SCRUBBED_AT_SOURCE: ReadonlySet<string> = new Set([
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
-export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome> {
+export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome<W>> {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
   const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given, given: options } = checkOptions(raw)
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
@@ -263,7 +264,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       process.emitWarning(`toolwire: run onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
     }
   }
-  const messages = given.slice()
+  const messages: object[] = given.slice()
   const steps: RunStep[] = []
   let usage: RunOutcome['usage']
   let stopReason: RunStopReason
@@ -361,7 +362,8 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
   if (recorder !== undefined) audit?.release(recorder, { stopReason })
   // `runId` is the caller's (or generated): kept exact, as it names the run's audit directory
-  const outcome: RunOutcome = { runId, messages, steps, stopReason, usage }
+  // (the caller's items and those the engine encoded in the wire's own shape: the wire's history)
+  const outcome: RunOutcome<W> = { runId, messages: messages as HistoryMessage<W>[], steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
   // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
   if (recorder?.failure !== undefined) outcome.auditFailed = hooks.scrub(recorder.failure, 'run: auditFailed')
