@@ -160,3 +160,13 @@ export function png(width: number, height: number): Buffer {
     chunk('IEND', Buffer.alloc(0)),
   ])
 }
+
+/** What `promise` rejected with; a promise that resolves fails the test. */
+export async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
