@@ -11,6 +11,8 @@ loadBinding()
 export type * from './types.js'
 export { ToolRuntime } from './runtime.js'
 export { StreamDecoder } from './decoder.js'
+/** The provider presets: `models.anthropic({ model })` and the others make `run()`'s `model` (see ts/models/). */
+export * as models from './models/index.js'
 export { ToolwireError } from './common.js'
 export { normalizeSchema, validateToolName } from './schema.js'
 export { encodeResults, encodeToolCalls, normalizeToolCallId, repairHistory } from './history.js'

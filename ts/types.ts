@@ -754,13 +754,23 @@ type ToolsOf<W extends Wire> = { tools?: any[] } & { [K in ShapeOf<W>['toolChoic
 type StreamOf<W extends Wire> = (ShapeOf<W>['stream'] extends true ? { stream: true } : unknown) &
   (ShapeOf<W>['streamUsage'] extends true ? { stream_options: { include_usage: true } } : unknown)
 
+/** A key of types only: no request holds it (see {@link WireMark}). */
+declare const wireMark: unique symbol
+
+/**
+ * Which wire a request is of, for the type checker only (no body holds the key): the requests of
+ * wires sharing their keys (Chat Completions', Anthropic's and Mistral's `messages`) differ by it,
+ * so a model of one wire (`models.anthropic(...)`) is refused for a run on another.
+ */
+export type WireMark<W extends Wire> = { readonly [wireMark]?: W }
+
 /**
  * The request body `run()` hands `model` for each wire, typed so it spreads into the provider
  * SDK's streaming call (`openai.chat.completions.create({ ...request, model, stream: true })`
  * picks the streaming overload). Messages are the history in the wire's own shape. Derived from
  * the engine's request shapes, as `run()` builds the bodies.
  */
-export type ModelRequests = { [W in Wire]: HistoryOf<W> & ToolsOf<W> & StreamOf<W> }
+export type ModelRequests = { [W in Wire]: HistoryOf<W> & ToolsOf<W> & StreamOf<W> & WireMark<W> }
 
 /** The request body of a model call on wire `W` (for `Wire` itself, the union of every wire's). */
 export type ModelRequest<W extends Wire = Wire> = W extends Wire ? ModelRequests[W] : never
@@ -864,6 +874,63 @@ export interface RunOutcome<W extends Wire = Wire> {
    */
   auditFailed?: string
 }
+
+/** A fetch function: the global `fetch`, or one of your own with its signature (undici's, a wrapper). */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>
+
+/**
+ * How a provider preset retries: a 408, 409, 429 or 5xx answer and a network error thrown by
+ * `fetch` are tried again up to `maxRetries` times, after a wait that doubles from
+ * `initialDelayMs` up to `maxDelayMs` (less up to a quarter, at random), or as long as the
+ * answer's `retry-after-ms` or `retry-after` header asks (at most 60 s). Never after the signal
+ * aborted: an abort ends the wait at once.
+ */
+export interface ModelRetryOptions {
+  /** Default 2 (3 attempts in all); 0 never retries. */
+  maxRetries?: number
+  /** Default 500. */
+  initialDelayMs?: number
+  /** Default 8000. */
+  maxDelayMs?: number
+}
+
+/** The options of a provider preset (`models.openaiChat({ model })`, ...). */
+export interface ModelPresetOptions {
+  /** The provider's model name (`gpt-4o-mini`, `claude-sonnet-4-5`, `gemini-2.5-flash`). */
+  model: string
+  /** The API key; default: the provider's environment variable, read at each request. */
+  apiKey?: string
+  /** Where the provider's API is (a proxy, a gateway): default, the provider's own. */
+  baseURL?: string
+  /** Headers sent with each request, over the preset's own (names in any case). */
+  headers?: Record<string, string>
+  /** The fetch to send with (default: `globalThis.fetch`, read at each request). */
+  fetch?: FetchFunction
+  /** Fields added to each request body (`temperature`, ...), over what the preset and `run()` put there. */
+  body?: Record<string, unknown>
+  retry?: ModelRetryOptions
+}
+
+/** The options of `models.anthropic`. */
+export interface AnthropicPresetOptions extends ModelPresetOptions {
+  /** Sent as `max_tokens`, which Anthropic requires. Default 4096. */
+  maxTokens?: number
+  /** Sent as the request's `system` prompt. */
+  system?: string | AnthropicContentBlock[]
+}
+
+/** The options of `models.openaiCompatible`: a server speaking Chat Completions (llama.cpp, vLLM, Ollama, a gateway). */
+export interface OpenAICompatibleOptions extends ModelPresetOptions {
+  /** The server's API root, the one `/chat/completions` is under (`http://127.0.0.1:8080/v1`). */
+  baseURL: string
+}
+
+/**
+ * What a provider preset returns: `run()`'s `model` for wire `W`, which sends each request to the
+ * provider and resolves with its streamed Response (or rejects: a ToolwireError naming the
+ * provider, the status and the start of the body, or the signal's reason on abort).
+ */
+export type ModelFunction<W extends Wire> = (request: ModelRequest<W>, options?: { signal?: AbortSignal }) => Promise<Response>
 
 /** What `onApproval` is asked. */
 export interface ApprovalRequest {
