@@ -170,3 +170,13 @@ export function png(width: number, height: number): Buffer {
 export function untyped(execute: (...args: any[]) => unknown): (...args: any[]) => ToolReturn | Promise<ToolReturn> {
   return execute as (...args: unknown[]) => ToolReturn
 }
+
+/** What `promise` rejected with; a promise that resolves fails the test. */
+export async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}

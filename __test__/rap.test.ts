@@ -14,7 +14,7 @@ import { ToolRuntime, repairHistory, replayRun, verifyRun } from '../dist/index.
 import type { RapEvent, RuntimeOptions, ToolResult, Wire } from '../dist/index.js'
 import { manifest, PIXEL, ToolServer } from './rap-server.js'
 import { scriptedModel } from './scripted.js'
-import { textOf } from './helpers.js'
+import { rejection, textOf } from './helpers.js'
 
 const servers: ToolServer[] = []
 afterAll(async () => {
@@ -50,15 +50,6 @@ async function eventually<T>(events: T[], test: (event: T) => boolean): Promise<
     if (found !== undefined) return found
     await new Promise((resolve) => setImmediate(resolve))
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('addRapToolset', () => {

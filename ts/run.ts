@@ -13,6 +13,7 @@ import type {
   DecoderOptions,
   DefinitionOptions,
   DispatchOptions,
+  HistoryMessage,
   HistoryTurn,
   ModelRequest,
   RunEvent,
@@ -114,19 +115,9 @@ function hasMethod(value: object, key: PropertyKey): boolean {
 async function bodyOf(answer: unknown, signal: AbortSignal | undefined): Promise<Body> {
   if (isResponse(answer)) {
     if (answer.ok === false) {
-      let text = ''
-      let more = false
-      try {
-        // Raced with the signal: an error body that stalls cannot hold the run past an abort.
-        const got = await untilAnswered("run: the model's error body", () => errorBodyHead(answer), { signal })
-        if (got === ABORTED) throw new RunAborted("run: the signal aborted while the model's error body was read")
-        ;({ text, more } = got)
-      } catch (error) {
-        if (signal?.aborted) throw error
-      }
+      // (an abort while it is read rejects: the run's catch reads the aborted signal)
+      const head = await quotedErrorBody(answer, signal)
       const type = contentTypeOf(answer)
-      const size = more ? `over ${ERROR_BODY_BYTES} bytes, not read further` : `${text.length} characters`
-      const head = JSON.stringify(text.slice(0, 300)) + (more || text.length > 300 ? `… (${size})` : '')
       throw new ToolwireError(
         'EXECUTION_ERROR',
         `the model answered HTTP ${answer.status}${type === undefined ? '' : ` (content type ${JSON.stringify(type.slice(0, 100))})`}: ${head}`,
@@ -233,7 +224,7 @@ const SCRUBBED_AT_SOURCE: ReadonlySet<string> = new Set([
  * with `{ runId, messages, steps, stopReason, usage, error? }`; only misuse of the options
  * rejects.
  */
-export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome> {
+export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome<W>> {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
   const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given, given: options } = checkOptions(raw)
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
@@ -263,7 +254,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       process.emitWarning(`toolwire: run onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
     }
   }
-  const messages = given.slice()
+  const messages: object[] = given.slice()
   const steps: RunStep[] = []
   let usage: RunOutcome['usage']
   let stopReason: RunStopReason
@@ -361,7 +352,8 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   emit(failure === undefined ? { type: 'done', runId, stopReason } : { type: 'done', runId, stopReason, error: failure })
   if (recorder !== undefined) audit?.release(recorder, { stopReason })
   // `runId` is the caller's (or generated): kept exact, as it names the run's audit directory
-  const outcome: RunOutcome = { runId, messages, steps, stopReason, usage }
+  // (the caller's items and those the engine encoded in the wire's own shape: the wire's history)
+  const outcome: RunOutcome<W> = { runId, messages: messages as HistoryMessage<W>[], steps, stopReason, usage }
   if (failure !== undefined) outcome.error = failure
   // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
   if (recorder?.failure !== undefined) outcome.auditFailed = hooks.scrub(recorder.failure, 'run: auditFailed')
@@ -437,6 +429,31 @@ async function decodeTurn(
 
 /** How much of a model's error body is read: its first 64 KiB (the error quotes 300 characters). */
 const ERROR_BODY_BYTES = 64 << 10
+
+/** How many characters of a model's error body an error quotes. */
+const QUOTED_BODY_CHARS = 300
+
+/**
+ * The start of a failed answer's body as an error quotes it: its first 300 characters as JSON,
+ * saying how much more there was (only the first 64 KiB are read, the rest is cancelled); a body
+ * that cannot be read is quoted empty. Raced with `signal`: a body that stalls cannot hold the
+ * caller past an abort (it rejects with the signal's reason). `scrub` replaces what may not be
+ * quoted (a key the request sent) in the text read, before it is cut, so no part of it is quoted.
+ */
+export async function quotedErrorBody(answer: Response, signal: AbortSignal | undefined, scrub?: (text: string) => string): Promise<string> {
+  let text = ''
+  let more = false
+  try {
+    const got = await untilAnswered("the model's error body", () => errorBodyHead(answer), { signal })
+    if (got === ABORTED) throw signal?.reason
+    ;({ text, more } = got)
+  } catch (error) {
+    if (signal?.aborted) throw error
+  }
+  if (scrub !== undefined) text = scrub(text)
+  const size = more ? `over ${ERROR_BODY_BYTES} bytes, not read further` : `${text.length} characters`
+  return JSON.stringify(text.slice(0, QUOTED_BODY_CHARS)) + (more || text.length > QUOTED_BODY_CHARS ? `… (${size})` : '')
+}
 
 /**
  * The first ERROR_BODY_BYTES of a failed answer's body as text, and whether there was more: the

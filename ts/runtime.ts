@@ -510,12 +510,12 @@ export class ToolRuntime {
    * `maxSteps` model calls were made, the signal aborts, or every result of a batch asks to
    * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
    */
-  run<W extends Wire>(options: RunOptions<W>): Promise<RunOutcome> {
+  run<W extends Wire>(options: RunOptions<W>): Promise<RunOutcome<W>> {
     return new Promise((resolve) => {
       // (its own keys only, each read once: see ownOptions; runLoop names what is not an object)
       const given = ownOptions(options)
       const auditLog = this.#auditLog('run: options.audit', given === null || typeof given !== 'object' ? undefined : given.audit)
-      resolve(runLoop(this, this.#runHooks(auditLog), given) as Promise<RunOutcome>)
+      resolve(runLoop(this, this.#runHooks(auditLog), given))
     })
   }
 
