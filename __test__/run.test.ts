@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime } from '../dist/index.js'
-import type { ToolDefinition, Wire } from '../dist/index.js'
+import type { Wire } from '../dist/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
-import { sleep, stringsSchema } from './helpers.js'
+import { runtimeWithRead, sleep, stringsSchema } from './helpers.js'
 
 const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
-
-function runtimeWithRead() {
-  const runtime = new ToolRuntime()
-  const ran: string[] = []
-  const read: ToolDefinition = {
-    name: 'read',
-    description: 'Read a file',
-    parameters: stringsSchema('path'),
-    async execute(id: string, params: { path: string }) {
-      ran.push(params.path)
-      return `contents of ${params.path}`
-    },
-  }
-  runtime.register(read)
-  return { runtime, ran }
-}
 
 /** Every event type the run emitted, in order, with tool events collapsed to their type. */
 function typesOf(events: any[]) {

@@ -5,21 +5,9 @@ import { expect } from 'vitest'
 
 import type { AssembledTurn, Wire } from '../dist/index.js'
 import type { AnswerFormat, ScriptedTurn } from '../dist/testing/index.js'
+import { generator } from './helpers.js'
 
-export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 export const FORMATS: AnswerFormat[] = ['sse', 'ndjson', 'json-array', 'whole']
-
-/** A deterministic generator of numbers in [0, 1) from `seed` (mulberry32). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Words with what streams must carry intact: accents, an emoji (a surrogate pair), quotes, escapes, new lines. */
 const WORDS = ['read', 'the', 'file', 'café', 'naïve', '😀', '"quoted"', 'back\\slash', 'line\nbreak', 'tab\t', '<b>', '{', '}', '日本語', 'ok.']
@@ -43,9 +31,7 @@ function limits(wire: Wire, format: AnswerFormat): Limits {
 
 /** A generator of turns for `wire` in `format`, from `seed`. */
 export function turnGenerator(seed: number, wire: Wire, format: AnswerFormat) {
-  const next = random(seed)
-  const below = (n: number) => Math.floor(next() * n)
-  const pick = <T>(items: readonly T[]): T => items[below(items.length)]!
+  const { int: below, pick } = generator(seed)
   const sentence = (max: number) => Array.from({ length: 1 + below(max) }, () => pick(WORDS)).join(' ')
   const value = (depth: number): unknown => {
     switch (below(depth > 1 ? 4 : 6)) {

@@ -4,28 +4,12 @@
 
 import { describe, expect, it } from 'vitest'
 
-import { StreamDecoder, ToolRuntime, ToolwireError } from '../dist/index.js'
-import type { ToolDefinition, Wire } from '../dist/index.js'
+import { StreamDecoder, ToolwireError } from '../dist/index.js'
+import type { Wire } from '../dist/index.js'
 import { scriptedBody, scriptedModel } from '../dist/testing/index.js'
 import type { ScriptedTurn } from '../dist/testing/index.js'
-import { FORMATS, WIRES, expectDecodedAsWritten, turnGenerator } from './scripted-turns.js'
-
-/** A runtime with a `read` tool that records the paths it read. */
-function runtimeWithRead() {
-  const runtime = new ToolRuntime()
-  const ran: string[] = []
-  const read: ToolDefinition = {
-    name: 'read',
-    description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-    async execute(_id: string, params: { path: string }) {
-      ran.push(params.path)
-      return `contents of ${params.path}`
-    },
-  }
-  runtime.register(read)
-  return { runtime, ran }
-}
+import { WIRES, runtimeWithRead } from './helpers.js'
+import { FORMATS, expectDecodedAsWritten, turnGenerator } from './scripted-turns.js'
 
 function userMessage(wire: Wire, text: string): object {
   return wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }
@@ -164,7 +148,7 @@ describe('the bytes are the provider’s own', () => {
   it('answers with the content type of each format, one event per body chunk', async () => {
     const types: Record<string, string> = {}
     for (const format of FORMATS) {
-      const response = await scriptedModel('anthropic', [turn], { format })({ messages: [] })
+      const response = await scriptedModel('anthropic', [turn], { format })({ messages: [], stream: true })
       types[format] = response.headers.get('content-type')!
       let chunks = 0
       for await (const _ of response.body as unknown as AsyncIterable<Uint8Array>) chunks++

@@ -6,4 +6,5 @@
 export type { ScriptedCall, ScriptedThinking, ScriptedTurn } from './turns.js'
 export type { AnswerFormat } from './framing.js'
 export { scriptedBody, scriptedModel } from './scripted.js'
+export { seededRandom } from './random.js'
 export type { ScriptedModel, ScriptedOptions } from './scripted.js'
