@@ -2,6 +2,8 @@
 // property that every scripted turn decodes back to what it was written with (every wire, every
 // answer format), the bytes each provider's own framing has, and the errors of misuse.
 
+import { readFileSync } from 'node:fs'
+
 import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, ToolwireError } from '../dist/index.js'
@@ -215,5 +217,14 @@ describe('misuse is a clear error naming the value', () => {
       code: 'LIMIT_EXCEEDED',
       message: expect.stringMatching(/^scriptedModel: the script has 1 turn, and this is model call 3: /),
     })
+  })
+})
+
+describe('the README', () => {
+  it('shows the example the strict type test compiles (__test__/consumer/testing.mts)', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const source = readFileSync(new URL('./consumer/testing.mts', import.meta.url), 'utf8')
+    const block = /\/\/ --- README: toolwire\/testing ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
+    expect(readme).toContain(`### Testing an agent: \`toolwire/testing\`\n\nA model that answers with each provider's real bytes, the faults a network adds to them, and\ncassettes that record a run once and replay it offline:\n\n\`\`\`ts\n${block}\n\`\`\`\n`)
   })
 })
