@@ -166,16 +166,21 @@ function chunksOf(bytes: Uint8Array, faults: ReturnType<typeof checkFaults>, eve
   return chunks
 }
 
-/** The bytes of `body` with its faults, and the byte lengths of its events as sent (for `split: 'event'`). */
-function faultedBytes(bytes: Uint8Array, faults: ReturnType<typeof checkFaults>): { bytes: Uint8Array; eventLengths: number[] } {
+/** The byte lengths of the events of `bytes` as framed (a JSON array's brackets with its first and last element). */
+function eventLengthsOf(bytes: Uint8Array): number[] {
   const encoder = new TextEncoder()
-  let out = bytes
-  if (changesEvents(faults)) out = encoder.encode(faultedText(parseBody(new TextDecoder().decode(bytes)), faults))
-  const parsed = parseBody(new TextDecoder().decode(out))
+  const parsed = parseBody(new TextDecoder().decode(bytes))
   const pieces = parsed.framing === 'json-array'
     ? [parsed.head + (parsed.events[0]?.text ?? ''), ...parsed.events.slice(1).map((event) => parsed.separator + event.text), parsed.tail]
     : [parsed.head, ...parsed.events.map((event) => event.text), parsed.tail]
-  const eventLengths = pieces.filter((piece) => piece !== '').map((piece) => encoder.encode(piece).length)
+  return pieces.filter((piece) => piece !== '').map((piece) => encoder.encode(piece).length)
+}
+
+/** The bytes of `body` with its faults, and the byte lengths of its events as sent (for `split: 'event'`). */
+function faultedBytes(bytes: Uint8Array, faults: ReturnType<typeof checkFaults>): { bytes: Uint8Array; eventLengths: number[] } {
+  let out = bytes
+  if (changesEvents(faults)) out = new TextEncoder().encode(faultedText(parseBody(new TextDecoder().decode(bytes)), faults))
+  const eventLengths = faults.split === 'event' ? eventLengthsOf(out) : []
   if (faults.cutAtByte !== undefined) {
     if (faults.cutAtByte > out.length) refuse(`faults.cutAtByte is ${faults.cutAtByte}, but the body has ${out.length} bytes`)
     out = out.subarray(0, faults.cutAtByte)
