@@ -5,24 +5,13 @@ import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, type AssembledTurn } from '../dist/index.js'
 import { project, projectExpected, type ExpectedResponse } from './fixtures.js'
+import { generator } from './helpers.js'
 
 
 function decode(expected: ExpectedResponse, pieces: Buffer[]): AssembledTurn {
   const decoder = new StreamDecoder(expected.wire)
   for (const piece of pieces) decoder.push(piece)
   return decoder.finish()
-}
-
-/** A small deterministic generator, so a failure names a split that can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 function label(r: ExpectedResponse, all: ExpectedResponse[]) {
@@ -63,7 +52,7 @@ export function conformance(title: string, responses: ExpectedResponse[]) {
 
         it('gives the same calls split at 200 random places', () => {
           const { body } = expected
-          const next = random(body.length * 31 + expected.part)
+          const { next } = generator(body.length * 31 + expected.part)
           for (let round = 0; round < 3; round++) {
             const cuts = [...new Set(Array.from({ length: 200 }, () => Math.floor(next() * body.length)))].sort((a, b) => a - b)
             const pieces = [0, ...cuts].map((from, i) => body.subarray(from, cuts[i] ?? body.length))

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { afterAll } from 'vitest'
+import { seededRandom } from '../dist/testing/index.js'
 import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type ToolReturn, type Wire } from '../dist/index.js'
 
 /** The text of a result's first block. */
@@ -52,6 +53,23 @@ export function filesUnder(dir: string): string {
     text += statSync(path).isDirectory() ? filesUnder(path) : readFileSync(path, 'utf8')
   }
   return text
+}
+
+/** A runtime with one tool, `read`, that answers `contents of <path>` and records each path it read in `ran`. */
+export function runtimeWithRead() {
+  const runtime = new ToolRuntime()
+  const ran: string[] = []
+  const read: ToolDefinition = {
+    name: 'read',
+    description: 'Read a file',
+    parameters: stringsSchema('path'),
+    async execute(id: string, params: { path: string }) {
+      ran.push(params.path)
+      return `contents of ${params.path}`
+    },
+  }
+  runtime.register(read)
+  return { runtime, ran }
 }
 
 export const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
@@ -118,16 +136,9 @@ export function showingEach(name: string): (value: unknown) => Promise<Record<st
   return (value) => showing(join(root, `run-${(runs += 1)}`), value)
 }
 
-/** mulberry32: a small seeded generator, so a failure names a case that reproduces. */
+/** A small seeded generator (toolwire/testing's seededRandom), so a failure names a case that reproduces. */
 export function generator(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(seed)
   const int = (n: number) => Math.floor(next() * n)
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]
   return { next, int, pick }

@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime } from '../dist/index.js'
-import type { ToolDefinition, Wire } from '../dist/index.js'
+import type { Wire } from '../dist/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
-import { sleep, stringsSchema } from './helpers.js'
+import { runtimeWithRead, sleep, stringsSchema } from './helpers.js'
 
 const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
-
-function runtimeWithRead() {
-  const runtime = new ToolRuntime()
-  const ran: string[] = []
-  const read: ToolDefinition = {
-    name: 'read',
-    description: 'Read a file',
-    parameters: stringsSchema('path'),
-    async execute(id: string, params: { path: string }) {
-      ran.push(params.path)
-      return `contents of ${params.path}`
-    },
-  }
-  runtime.register(read)
-  return { runtime, ran }
-}
 
 /** Every event type the run emitted, in order, with tool events collapsed to their type. */
 function typesOf(events: any[]) {
@@ -347,7 +331,8 @@ describe('run: more ways to stop, or not', () => {
 })
 
 describe('run: a model body that stalls', () => {
-  const firstChunk = body('openai-chat', { text: 'thinking' }).split('\n\n')[0] + '\n\n'
+  // The events up to the text's last delta: all but the finish chunk, the usage chunk and [DONE].
+  const firstChunk = body('openai-chat', { text: 'thinking' }).split('\n\n').slice(0, -4).join('\n\n') + '\n\n'
 
   it('an async iterable that yields one chunk then never resolves: abort ends the run', async () => {
     const { runtime } = runtimeWithRead()

@@ -99,12 +99,12 @@ export function requestBody<W extends Wire>(wire: W, messages: object[], tools: 
 type Body = ReadableStream<unknown> | AsyncIterable<unknown> | Iterable<unknown>
 
 /** Whether `answer` is a fetch Response (it has `arrayBuffer()` and a `body`). */
-function isResponse(answer: unknown): answer is Response {
+export function isResponse(answer: unknown): answer is Response {
   return answer !== null && typeof answer === 'object' && typeof (answer as Partial<Response>).arrayBuffer === 'function' && 'body' in answer
 }
 
 /** Whether `value` has a method under `key`. */
-function hasMethod(value: object, key: PropertyKey): boolean {
+export function hasMethod(value: object, key: PropertyKey): boolean {
   return typeof (value as Record<PropertyKey, unknown>)[key] === 'function'
 }
 

@@ -1,0 +1,208 @@
+// A scripted model's turns: what a test writes (text, thinking, calls, a stop, usage), checked and
+// made ready for a wire's encoder, each misuse a ToolwireError naming the turn and the value.
+
+import { ToolwireError, checkOptionKeys, describe, jsonText, ownOptions } from '../common.js'
+import type { Wire } from '../types.js'
+
+/** One tool call of a scripted turn. */
+export interface ScriptedCall {
+  /**
+   * The call's id. Default: one in the wire's own style, numbered through the script (`call_1`,
+   * `toolu_1`, Mistral's nine characters `call00001`); on Gemini none, as Gemini 2 sends none
+   * (the decoder then makes one).
+   */
+  id?: string
+  /** The tool's name. */
+  name: string
+  /**
+   * The arguments: an object (sent as its JSON text) or the JSON text as the model writes it,
+   * which may be invalid or cut off (on a wire that carries arguments as text: every stream but
+   * Gemini's, and the whole responses of OpenAI Chat, Responses and Mistral). Default `{}`.
+   */
+  arguments?: object | string
+}
+
+/** A turn's thinking (reasoning) with the signature its provider sends with it. */
+export interface ScriptedThinking {
+  text: string
+  /**
+   * Anthropic's `signature` (default: a fixed one, as Anthropic signs every thinking block),
+   * the Responses reasoning item's `encrypted_content`, Gemini's `thoughtSignature` (on the
+   * first call's part when the turn has calls, as Gemini sends it, else on the thought part).
+   * OpenAI Chat's `reasoning_content` has none.
+   */
+  signature?: string
+}
+
+/** What one model call answers. */
+export interface ScriptedTurn {
+  /** The answer's text. */
+  text?: string
+  /**
+   * Thinking before the answer, in the wire's own form: an Anthropic `thinking` block, a
+   * Responses `reasoning` item's summary, Gemini `thought` parts, OpenAI Chat's
+   * `reasoning_content` (as DeepSeek, vLLM and xAI send it). Mistral has none toolwire reads.
+   */
+  thinking?: string | ScriptedThinking
+  /** The calls, in order (parallel calls of one turn). */
+  calls?: ScriptedCall[]
+  /**
+   * `'length'`: the turn was cut at the token limit, with the wire's own stop reason
+   * (`length`, `max_tokens`, `MAX_TOKENS`, Responses `incomplete`); the last call is left open
+   * where the wire streams calls in fragments. Default: the wire's stop for a turn with or
+   * without calls.
+   */
+  stop?: 'stop' | 'length'
+  /** The tokens reported. Default `{ inputTokens: 10, outputTokens: 5 }`. */
+  usage?: { inputTokens?: number; outputTokens?: number }
+}
+
+/** A call as the encoders write it. */
+export interface PlannedCall {
+  /** The id sent; undefined for none (Gemini's default). */
+  id: string | undefined
+  name: string
+  /** The arguments' JSON text as written. */
+  text: string
+  /** The arguments as one JSON object, when `text` is one (wires that carry objects need it). */
+  value: object | undefined
+}
+
+/** A turn as the encoders write it: every default filled in. */
+export interface PlannedTurn {
+  /** Its place in the script (0 for the first turn). */
+  number: number
+  text: string
+  thinking: { text: string; signature: string | undefined } | undefined
+  calls: PlannedCall[]
+  /** Cut at the token limit. */
+  length: boolean
+  inputTokens: number
+  outputTokens: number
+}
+
+/** The keys of a scripted turn, a call and usage. */
+const TURN_KEYS = ['text', 'thinking', 'calls', 'stop', 'usage']
+const CALL_KEYS = ['id', 'name', 'arguments']
+const THINKING_KEYS = ['text', 'signature']
+const USAGE_KEYS = ['inputTokens', 'outputTokens']
+
+/** Wires whose arguments are a JSON object in every form (Gemini's `functionCall.args`). */
+const OBJECT_ARGUMENTS: ReadonlySet<Wire> = new Set(['gemini'])
+
+/** The default id of the `count`-th call of a script (1 for the first) on `wire`. */
+function defaultId(wire: Wire, count: number): string | undefined {
+  switch (wire) {
+    case 'anthropic':
+      return `toolu_${count}`
+    case 'mistral':
+      // Mistral's ids are nine letters and digits.
+      return `call${String(count).padStart(5, '0')}`
+    case 'gemini':
+      return undefined
+    default:
+      return `call_${count}`
+  }
+}
+
+/** Throws a VALIDATION_ERROR at `where`. */
+function refuse(where: string, message: string): never {
+  throw new ToolwireError('VALIDATION_ERROR', `${where}: ${message}`)
+}
+
+/** A whole number of at least 0 at `where`, or the default. */
+function tokens(where: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) refuse(where, `must be a whole number of at least 0, got ${describe(value)}`)
+  return value
+}
+
+/** The call `raw` at `where` (number `count` of the script) checked for `wire`. */
+function planCall(where: string, wire: Wire, raw: unknown, count: number, whole: boolean): PlannedCall {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) refuse(where, `must be an object { id?, name, arguments? }, got ${describe(raw)}`)
+  const call = ownOptions(raw as ScriptedCall)
+  checkOptionKeys(where, call, CALL_KEYS)
+  if (typeof call.name !== 'string' || call.name === '') refuse(`${where}.name`, `must be a non-empty string, got ${describe(call.name)}`)
+  if (call.id !== undefined && (typeof call.id !== 'string' || call.id === '')) refuse(`${where}.id`, `must be a non-empty string, got ${describe(call.id)}`)
+  const given: unknown = call.arguments ?? {}
+  let text: string
+  if (typeof given === 'string') text = given
+  else if (typeof given === 'object' && given !== null && !Array.isArray(given)) text = jsonText(`${where}.arguments`, given)
+  else refuse(`${where}.arguments`, `must be an object or JSON text, got ${describe(given)}`)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    value = undefined
+  }
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined
+  if (object === undefined && (OBJECT_ARGUMENTS.has(wire) || (whole && wire === 'anthropic'))) {
+    const form = wire === 'gemini' ? 'gemini sends arguments as a JSON object (functionCall.args)' : "anthropic's whole response holds arguments as a JSON object (tool_use.input)"
+    refuse(`${where}.arguments`, `${form}, so it cannot carry the text ${JSON.stringify(text.slice(0, 100))}: give an object, or JSON text of one`)
+  }
+  return { id: call.id ?? defaultId(wire, count), name: call.name, text, value: object }
+}
+
+/** The thinking `raw` of `where` checked for `wire`. */
+function planThinking(where: string, wire: Wire, raw: unknown): PlannedTurn['thinking'] {
+  if (raw === undefined) return undefined
+  let text: unknown = raw
+  let signature: unknown
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const thinking = ownOptions(raw as ScriptedThinking)
+    checkOptionKeys(where, thinking, THINKING_KEYS)
+    ;({ text, signature } = thinking)
+  }
+  if (typeof text !== 'string') refuse(where, `must be a string or { text, signature? }, got ${describe(raw)}`)
+  if (signature !== undefined && typeof signature !== 'string') refuse(`${where}.signature`, `must be a string, got ${describe(signature)}`)
+  if (wire === 'mistral') refuse(where, 'the mistral wire has no thinking toolwire reads (Magistral sends it as content chunks): leave it out')
+  if (wire === 'openai-chat' && signature !== undefined) refuse(`${where}.signature`, "openai-chat's reasoning_content has no signature: leave it out")
+  return { text, signature }
+}
+
+/**
+ * `turns` checked for `wire` and made ready for its encoders, in `where`'s words; `whole` when
+ * they are answered as whole responses (where Anthropic needs arguments as objects). Throws a
+ * ToolwireError VALIDATION_ERROR naming the turn, the key and the value at fault.
+ */
+export function planTurns(where: string, wire: Wire, turns: unknown, whole: boolean): PlannedTurn[] {
+  if (!Array.isArray(turns)) refuse(where, `turns must be an array of turns, got ${describe(turns)}`)
+  let count = 0
+  return turns.map((raw: unknown, number) => {
+    const at = `${where}: turns[${number}]`
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) refuse(at, `must be an object { text?, thinking?, calls?, stop?, usage? }, got ${describe(raw)}`)
+    const turn = ownOptions(raw as ScriptedTurn)
+    checkOptionKeys(at, turn, TURN_KEYS)
+    if (turn.text !== undefined && typeof turn.text !== 'string') refuse(`${at}.text`, `must be a string, got ${describe(turn.text)}`)
+    if (turn.stop !== undefined && turn.stop !== 'stop' && turn.stop !== 'length') refuse(`${at}.stop`, `must be 'stop' or 'length', got ${describe(turn.stop)}`)
+    const calls: unknown = turn.calls ?? []
+    if (!Array.isArray(calls)) refuse(`${at}.calls`, `must be an array of calls, got ${describe(calls)}`)
+    let usage: { inputTokens?: unknown; outputTokens?: unknown } = {}
+    if (turn.usage !== undefined) {
+      if (turn.usage === null || typeof turn.usage !== 'object') refuse(`${at}.usage`, `must be an object { inputTokens?, outputTokens? }, got ${describe(turn.usage)}`)
+      usage = ownOptions(turn.usage)
+      checkOptionKeys(`${at}.usage`, usage, USAGE_KEYS)
+    }
+    return {
+      number,
+      text: turn.text ?? '',
+      thinking: planThinking(`${at}.thinking`, wire, turn.thinking),
+      calls: calls.map((call: unknown, index) => planCall(`${at}.calls[${index}]`, wire, call, ++count, whole)),
+      length: turn.stop === 'length',
+      inputTokens: tokens(`${at}.usage.inputTokens`, usage.inputTokens, 10),
+      outputTokens: tokens(`${at}.usage.outputTokens`, usage.outputTokens, 5),
+    }
+  })
+}
+
+/**
+ * `text` in the pieces a provider streams it in: runs of up to `size` characters (code points,
+ * so a surrogate pair is never split), at least one piece (`''` for an empty text).
+ */
+export function pieces(text: string, size: number): string[] {
+  const points = Array.from(text)
+  if (points.length === 0) return ['']
+  const out: string[] = []
+  for (let i = 0; i < points.length; i += size) out.push(points.slice(i, i + size).join(''))
+  return out
+}
