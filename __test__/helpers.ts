@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { afterAll } from 'vitest'
 import { seededRandom } from '../dist/testing/index.js'
-import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type ToolReturn, type Wire } from '../dist/index.js'
+import { ToolRuntime, encodeResults, toInvocationRecord, toToolResultMessage, type ToolDefinition, type ToolResult, type HistoryMessage, type ToolReturn, type Wire } from '../dist/index.js'
 
 /** The text of a result's first block. */
 export function textOf(result: ToolResult): string {
@@ -190,4 +190,9 @@ export async function rejection(promise: Promise<unknown>): Promise<any> {
     return error
   }
   throw new Error('expected a rejection')
+}
+
+/** The first user message of a history on `wire`, in the wire's own shape. */
+export function userMessage<W extends Wire>(wire: W, text: string): HistoryMessage<W> {
+  return (wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }) as HistoryMessage<W>
 }

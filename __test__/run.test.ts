@@ -4,7 +4,7 @@ import { ToolRuntime } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
-import { runtimeWithRead, sleep, stringsSchema } from './helpers.js'
+import { runtimeWithRead, sleep, stringsSchema, userMessage } from './helpers.js'
 
 const WIRES: Wire[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mistral']
 
@@ -192,10 +192,6 @@ describe('run: steering, follow-ups and SDK chunks', () => {
   })
 })
 
-/** The first user message on `wire`. */
-function userMessage(wire: Wire, text: string) {
-  return wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }
-}
 
 describe('run: the forms of a model answer', () => {
   const forms: AnswerForm[] = ['stream', 'strings', 'chunks', 'whole']

@@ -11,7 +11,7 @@ import { ToolwireError } from '../dist/index.js'
 import type { RunOutcome, Wire } from '../dist/index.js'
 import { recordModel, replayModel, scriptedBody, scriptedModel } from '../dist/testing/index.js'
 import type { Recording, ScriptedTurn } from '../dist/testing/index.js'
-import { WIRES, runtimeWithRead } from './helpers.js'
+import { WIRES, runtimeWithRead, userMessage } from './helpers.js'
 
 let dir: string
 beforeEach(() => {
@@ -19,9 +19,6 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-function userMessage(wire: Wire, text: string): object {
-  return wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }
-}
 
 /** The recordings in `dir`, by file name. */
 function recordings(): Record<string, Recording> {
@@ -88,7 +85,7 @@ describe('record, then replay with a fresh runtime', () => {
     const whole = JSON.parse(scriptedBody('anthropic', { text: 'Whole.' }, { format: 'whole' }))
     const answers = [sdkStream(), whole, new Response('{"error":"overloaded"}', { status: 529, headers: { 'content-type': 'application/json' } })]
     const model = recordModel(() => answers.shift()!, dir)
-    const request = (n: number) => ({ messages: [{ role: 'user', content: `call ${n}` }], stream: true as const })
+    const request = (n: number) => ({ messages: [userMessage('openai-chat', `call ${n}`)], stream: true as const, stream_options: { include_usage: true as const } })
 
     const streamed = await model(request(1))
     expect(streamed.headers.get('content-type')).toBe('application/x-ndjson')

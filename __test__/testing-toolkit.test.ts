@@ -10,12 +10,9 @@ import { StreamDecoder, ToolwireError } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
 import { scriptedBody, scriptedModel } from '../dist/testing/index.js'
 import type { ScriptedTurn } from '../dist/testing/index.js'
-import { WIRES, runtimeWithRead } from './helpers.js'
+import { WIRES, runtimeWithRead, userMessage } from './helpers.js'
 import { FORMATS, expectDecodedAsWritten, turnGenerator } from './scripted-turns.js'
 
-function userMessage(wire: Wire, text: string): object {
-  return wire === 'gemini' ? { role: 'user', parts: [{ text }] } : { role: 'user', content: text }
-}
 
 /** The history of a request body, whatever the wire calls it. */
 function historyOf(request: any): any[] {

@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ToolRuntime } from 'toolwire'
+import { ToolRuntime, type AnthropicMessage } from 'toolwire'
 import { faultyStream, recordModel, replayModel, scriptedBody, scriptedModel } from 'toolwire/testing'
 
 const runtime = new ToolRuntime()
@@ -13,7 +13,7 @@ runtime.register({
   parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
   execute: async (_id, { path }) => `contents of ${path}`,
 })
-const messages = [{ role: 'user', content: 'Read a.txt and b.txt' }]
+const messages: AnthropicMessage[] = [{ role: 'user', content: 'Read a.txt and b.txt' }]
 
 // Two turns as Anthropic streams them: thinking and two parallel calls, then the answer.
 const model = scriptedModel('anthropic', [
