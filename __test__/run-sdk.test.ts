@@ -172,10 +172,20 @@ describe('the README shows the examples the strict type test compiles', () => {
     expect(readme).toContain(lines.join('\n'))
   })
 
-  it('the Use example, whole (__test__/consumer/use.mts)', () => {
+  it('the Use examples, whole (__test__/consumer/use.mts): the agent the section opens with, then dispatch', () => {
     const source = readFileSync(new URL('./consumer/use.mts', import.meta.url), 'utf8')
-    const block = /\/\/ --- README: Use ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
-    expect(readme).toContain(`## Use\n\n\`\`\`ts\n${block}\n\`\`\`\n`)
+    const agent = /\/\/ --- README: Use ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
+    const dispatch = /\/\/ --- README: Use, dispatch ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
+    expect(readme).toContain(`## Use\n\n\`\`\`ts\n${agent}\n\`\`\`\n`)
+    // the issue's measure: an agent in fifteen lines of code (imports and blank lines aside)
+    expect(agent.split('\n').filter((line) => line !== '' && !line.startsWith('import ')).length).toBeLessThanOrEqual(15)
+    expect(readme).toContain(`\`\`\`ts\n${dispatch}\n\`\`\`\n`)
+  })
+
+  it('the Vitest file for an agent, whole (__test__/readme-agent.test.ts)', () => {
+    const source = readFileSync(new URL('./readme-agent.test.ts', import.meta.url), 'utf8')
+    const file = /\/\/ --- README: Vitest ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
+    expect(readme).toContain(`\`\`\`ts\n${file}\n\`\`\`\n`)
   })
 
   it("the OpenAI SDK's model function (__test__/consumer/sdk-run.ts)", () => {

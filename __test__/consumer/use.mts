@@ -1,21 +1,28 @@
-// The README's "Use" example, whole, type-checked under strict nodenext by tsconfig.strict.json
-// (a user review found it did not compile: `readFile` and `signal` came from nowhere).
+// The README's "Use" examples, whole, type-checked under strict nodenext by tsconfig.strict.json
+// (a user review found one did not compile: `readFile` and `signal` came from nowhere): the agent
+// the section opens with, and the same tool dispatched by hand. Not run (the agent calls Anthropic).
 // --- README: Use ---
 import { readFile } from 'node:fs/promises'
-import { ToolRuntime } from 'toolwire'
+import { ToolRuntime, defineTool, models } from 'toolwire'
+import { z } from 'zod'
 
-const runtime = new ToolRuntime({ concurrency: 16, timeoutMs: 120_000 })
-
-// A pi-agent-core AgentTool works unchanged.
-runtime.register({
+const readFileTool = defineTool({
   name: 'read_file',
   description: 'Read a text file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  async execute(toolCallId, { path }, signal, onUpdate) {
-    return { content: [{ type: 'text', text: await readFile(path, { encoding: 'utf8', signal }) }] }
-  },
+  parameters: z.object({ path: z.string() }),
+  execute: (_id, { path }, signal) => readFile(path, { encoding: 'utf8', signal }),
 })
+const runtime = new ToolRuntime({ timeoutMs: 120_000 })
+runtime.register(readFileTool)
+const outcome = await runtime.run({
+  wire: 'anthropic',
+  model: models.anthropic({ model: 'claude-sonnet-4-5' }),
+  messages: [{ role: 'user', content: 'What does README.md say?' }],
+})
+console.log(outcome.messages.at(-1)?.content)
+// --- end ---
 
+// --- README: Use, dispatch ---
 const controller = new AbortController()
 const results = await runtime.dispatch(
   [{ id: 'call_1', name: 'read_file', arguments: '{"path":"README.md"}' }],
