@@ -119,12 +119,21 @@ export function markedErrorContent(content: ContentBlock[]): ContentBlock[] {
 }
 
 /**
- * The Error a failed result becomes for a library that hands the thrown message to the model as
- * the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
- * with its message marked as encodeResults marks it.
+ * The Error a failed result becomes for a library that hands the thrown error's text to the model
+ * as the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
+ * with its message marked as encodeResults marks it, and that message its string form too (the
+ * AI SDK 6 reads `error.message`, the AI SDK 7 `error.toString()`, which would otherwise be
+ * `ToolwireToolError: Error: ...`).
  */
 export function modelFacingErrorOf(result: ToolResult): ToolwireToolError {
   const error = errorOf(result)
   error.message = native_.markedErrorText(error.message)
+  Object.defineProperty(error, 'toString', {
+    value: function toString(this: Error) {
+      return this.message
+    },
+    writable: true,
+    configurable: true,
+  })
   return error
 }
