@@ -4,6 +4,7 @@
 // that version and not to this repository's devDependencies. Used by the tests of the peer
 // versions the package declares (the AI SDK 7, older MCP SDKs) and to fetch Node 22.
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -17,13 +18,16 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^
 /** A directory whose node_modules holds `packages` (specs such as `ai@7.0.173`), or why npm could not install them. */
 export type PeerProject = { dir: string } | { dir: undefined; failure: string }
 
+/** Where this checkout's peer projects are: apart from those of another checkout on the machine, which copies its own toolwire in. */
+const projects = join(tmpdir(), 'toolwire-peer-projects', createHash('sha256').update(root).digest('hex').slice(0, 12))
+
 /**
  * A project under the system's temporary directory holding `packages`, installed once (kept for
- * later runs, keyed by the specs) and, with `withToolwire`, this package's files copied in anew
- * (its dist as last built). Install scripts are not run.
+ * later runs, keyed by this checkout and the specs) and, with `withToolwire`, this package's files
+ * copied in anew (its dist as last built). Install scripts are not run.
  */
 export function peerProject(packages: string[], withToolwire = true): PeerProject {
-  const dir = join(tmpdir(), 'toolwire-peer-projects', packages.join('+').replace(/[^a-zA-Z0-9@.+_-]/g, '_'))
+  const dir = join(projects, packages.join('+').replace(/[^a-zA-Z0-9@.+_-]/g, '_'))
   const marker = join(dir, 'installed')
   if (!existsSync(marker)) {
     rmSync(dir, { recursive: true, force: true })
