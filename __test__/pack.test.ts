@@ -3,7 +3,7 @@
 // dependencies are not published from here), then used there from CommonJS, ESM, TypeScript
 // (node16 resolution) and the `toolwire` bin.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -188,6 +188,49 @@ console.log(JSON.stringify([typeof addMcpServer, message]))`
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/mcp-default\.mts\(1,8\): error TS1192: Module '"[^"]*mcp"' has no default export/)
   })
+
+  it('types each adapter with its library for import (.mts) and require (.cts) under nodenext: new ToolNode(toLangChainTools(runtime)) compiles as ESM', () => {
+    // A second project from the same tarball, the libraries linked from this repository's
+    // node_modules (the first project must stay without the MCP SDK).
+    const peersApp = join(dir, 'peers-app')
+    mkdirSync(peersApp)
+    writeFileSync(join(peersApp, 'package.json'), JSON.stringify({ name: 'toolwire-pack-peers', version: '1.0.0', private: true }))
+    npm(['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', join(dir, packed.filename)], peersApp)
+    for (const name of ['@langchain', '@mariozechner', '@modelcontextprotocol', 'ai']) {
+      symlinkSync(join(root, 'node_modules', name), join(peersApp, 'node_modules', name), process.platform === 'win32' ? 'junction' : 'dir')
+    }
+    const code = (entry: 'import' | 'require') => `${entry === 'import' ? "import { ToolNode } from '@langchain/langgraph/prebuilt'\nimport { MessagesAnnotation, StateGraph } from '@langchain/langgraph'" : "import { ToolNode } from '@langchain/langgraph/prebuilt'"}
+import { streamText, type LanguageModel } from 'ai'
+import { ToolRuntime } from 'toolwire'
+import { createToolNode, toLangChainTools } from 'toolwire/langchain'
+import { toAiSdkTools } from 'toolwire/ai-sdk'
+import { toPiTools, piEvents } from 'toolwire/pi'
+import { addMcpServer, serveMcp } from 'toolwire/mcp'
+const runtime = new ToolRuntime()
+export const prebuilt = new ToolNode(toLangChainTools(runtime))
+${entry === 'import' ? "export const graph = new StateGraph(MessagesAnnotation).addNode('tools', createToolNode(runtime))" : 'export const node = createToolNode(runtime).invoke({ messages: [] })'}
+export const run = (model: LanguageModel) => streamText({ model, tools: toAiSdkTools(runtime, { preliminaryResults: true }), prompt: 'x' })
+export const pi = [toPiTools(runtime), piEvents(() => {})]
+export const mcp = [addMcpServer, serveMcp(runtime)]
+`
+    writeFileSync(join(peersApp, 'esm.mts'), code('import'))
+    writeFileSync(join(peersApp, 'cjs.cts'), code('require'))
+    // What an ESM user got before the ESM entries: the CommonJS declarations' tools, which
+    // LangGraph's ESM ToolNode refuses.
+    writeFileSync(
+      join(peersApp, 'wrong.mts'),
+      `import { ToolNode } from '@langchain/langgraph/prebuilt'\nimport type { toLangChainTools } from 'toolwire/langchain' with { 'resolution-mode': 'require' }\ndeclare const tools: ReturnType<typeof toLangChainTools>\nexport const node = new ToolNode(tools)\n`,
+    )
+    // skipLibCheck: pi-ai's own declarations do not compile without it (see tsconfig.pi.json).
+    const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
+    writeFileSync(join(peersApp, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
+    writeFileSync(join(peersApp, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
+    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: peersApp, env, encoding: 'utf8' })
+    expect(ok.stdout).toBe('')
+    expect(ok.status).toBe(0)
+    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: peersApp, env, encoding: 'utf8' })
+    expect(wrong.stdout).toMatch(/wrong\.mts\(4,\d+\): error TS2345/)
+  }, 180_000)
 
   it('runs the toolwire bin', () => {
     writeFileSync(join(app, 'schema.json'), JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }))
