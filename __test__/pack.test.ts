@@ -24,6 +24,11 @@ function npm(args: string[], cwd: string): string {
   return result.stdout
 }
 
+/** tsc run on the project `config` (a tsconfig file) in `cwd`: its exit status and what it printed. */
+function tscIn(cwd: string, config: string): { status: number | null; stdout: string } {
+  return spawnSync(process.execPath, [tsc, '-p', config], { cwd, env, encoding: 'utf8' })
+}
+
 function node(args: string[], cwd: string): string {
   return execFileSync(process.execPath, args, { cwd, env, encoding: 'utf8' }).trim()
 }
@@ -151,11 +156,11 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
     const options = { compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
     writeFileSync(join(app, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
-    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, env, encoding: 'utf8' })
+    const ok = tscIn(app, 'tsconfig.json')
     expect(ok.stdout).toBe('')
     expect(ok.status).toBe(0)
     // The declarations are really in use: a call without its id does not compile.
-    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app, env, encoding: 'utf8' })
+    const wrong = tscIn(app, 'tsconfig.wrong.json')
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'DispatchCall'/)
   })
@@ -181,10 +186,10 @@ console.log(JSON.stringify([typeof addMcpServer, message]))`
     const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
     writeFileSync(join(app, 'tsconfig.mcp.json'), JSON.stringify({ ...options, files: ['mcp-named.mts', 'mcp-require.cts'] }))
     writeFileSync(join(app, 'tsconfig.mcp-default.json'), JSON.stringify({ ...options, files: ['mcp-default.mts'] }))
-    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp.json'], { cwd: app, env, encoding: 'utf8' })
+    const ok = tscIn(app, 'tsconfig.mcp.json')
     expect(ok.stdout).toBe('')
     expect(ok.status).toBe(0)
-    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp-default.json'], { cwd: app, env, encoding: 'utf8' })
+    const wrong = tscIn(app, 'tsconfig.mcp-default.json')
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/mcp-default\.mts\(1,8\): error TS1192: Module '"[^"]*mcp"' has no default export/)
   })
@@ -225,10 +230,10 @@ export const mcp = [addMcpServer, serveMcp(runtime)]
     const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
     writeFileSync(join(peersApp, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
     writeFileSync(join(peersApp, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
-    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: peersApp, env, encoding: 'utf8' })
+    const ok = tscIn(peersApp, 'tsconfig.json')
     expect(ok.stdout).toBe('')
     expect(ok.status).toBe(0)
-    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: peersApp, env, encoding: 'utf8' })
+    const wrong = tscIn(peersApp, 'tsconfig.wrong.json')
     expect(wrong.stdout).toMatch(/wrong\.mts\(4,\d+\): error TS2345/)
   }, 180_000)
 
