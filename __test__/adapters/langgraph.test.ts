@@ -164,5 +164,8 @@ describe('toolwire/langchain createToolNode as a Runnable', () => {
     expect(texts((await named.invoke(state('w1', 0))) as { messages: ToolMessage[] })).toEqual(['w1=1'])
     expect(texts(await node(state('d1', 2)))).toEqual(['d1=3'])
     expect((await node([callsOf([{ id: 'd2', name: 'add', args: { a: 1, b: 1 } }])])).map((m) => m.content)).toEqual(['2'])
+    // Still a function to code that calls it through Function.prototype's methods.
+    expect(texts(await node.call(undefined, state('d3', 3)))).toEqual(['d3=4'])
+    expect(texts(await node.apply(undefined, [state('d4', 4)]))).toEqual(['d4=5'])
   })
 })

@@ -70,16 +70,22 @@ function messageKind(message: unknown): string {
   return typeof getType === 'function' ? `a ${String(getType.call(message))} message` : describe(message)
 }
 
+/** The methods a function has from Function.prototype, kept on the node (its prototype is a Runnable). */
+const FUNCTION_METHODS = ['call', 'apply', 'bind', 'toString'] as const
+
 /**
  * `run` as a function that is also a Runnable: its prototype is a RunnableLambda over `run`, so
  * its Runnable methods (`invoke`, `stream`, `batch`, `pipe`, `withConfig`...) are that
  * RunnableLambda's, and LangGraph's addNode and LangChain's composition take it as a Runnable.
- * Called directly, it runs `run`.
+ * Called directly (or through `call`, `apply`, `bind`), it runs `run`.
  */
 function callableRunnable(RunnableLambda: typeof Runnables.RunnableLambda, run: (input: ToolNodeInput, config?: RunnableConfig) => Promise<ToolNodeOutput>): ToolwireToolNode {
   const runnable = new RunnableLambda({ func: run })
   const toolwireToolNode = (input: ToolNodeInput, config?: RunnableConfig) => run(input, config)
   Object.setPrototypeOf(toolwireToolNode, runnable)
+  for (const name of FUNCTION_METHODS) {
+    Object.defineProperty(toolwireToolNode, name, { value: Function.prototype[name], writable: true, configurable: true })
+  }
   // Called with either input form, the node answers in that form (see ToolwireToolNode's signatures).
   return toolwireToolNode as unknown as ToolwireToolNode
 }
