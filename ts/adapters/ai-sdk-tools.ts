@@ -13,6 +13,7 @@ import type { PeerLoader } from './peer.js'
 import { updateEvent, type ToolUpdateEvent } from './update-event.js'
 import { updatesThen } from './updates-then.js'
 
+/** Options of toAiSdkTools. */
 export interface AiSdkAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]

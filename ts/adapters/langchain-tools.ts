@@ -17,6 +17,7 @@ import { writerOf } from './langchain-stream.js'
 import type { PeerLoader } from './peer.js'
 import { updateEvent } from './update-event.js'
 
+/** Options of toLangChainTools and createToolNode. */
 export interface LangChainAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]

@@ -14,6 +14,7 @@ import { own } from '../common.js'
 import { adapterOptions, toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } from './common.js'
 import type { PeerLoader } from './peer.js'
 
+/** Options of serveMcp. */
 export interface ServeMcpOptions {
   /** The server's name (default 'toolwire') and version. */
   name?: string

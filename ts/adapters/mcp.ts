@@ -17,6 +17,7 @@ import type { ServeMcpOptions } from './mcp-server.js'
 
 export type { ServeMcpOptions }
 
+/** Options of addMcpServer. */
 export interface AddMcpServerOptions {
   /** Prepended to each MCP tool name to form the registered name. */
   prefix?: string
