@@ -3,7 +3,7 @@
 // dependencies are not published from here), then used there from CommonJS, ESM, TypeScript
 // (node16 resolution) and the `toolwire` bin.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +22,11 @@ function npm(args: string[], cwd: string): string {
   const result = spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 120_000, shell: process.platform === 'win32' })
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${result.status}):\n${result.stderr}`)
   return result.stdout
+}
+
+/** tsc run on the project `config` (a tsconfig file) in `cwd`: its exit status and what it printed. */
+function tscIn(cwd: string, config: string): { status: number | null; stdout: string } {
+  return spawnSync(process.execPath, [tsc, '-p', config], { cwd, env, encoding: 'utf8' })
 }
 
 function node(args: string[], cwd: string): string {
@@ -151,11 +156,11 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
     const options = { compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
     writeFileSync(join(app, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
-    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, env, encoding: 'utf8' })
+    const ok = tscIn(app, 'tsconfig.json')
     expect(ok.stdout).toBe('')
     expect(ok.status).toBe(0)
     // The declarations are really in use: a call without its id does not compile.
-    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app, env, encoding: 'utf8' })
+    const wrong = tscIn(app, 'tsconfig.wrong.json')
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'DispatchCall'/)
   })
@@ -181,13 +186,56 @@ console.log(JSON.stringify([typeof addMcpServer, message]))`
     const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
     writeFileSync(join(app, 'tsconfig.mcp.json'), JSON.stringify({ ...options, files: ['mcp-named.mts', 'mcp-require.cts'] }))
     writeFileSync(join(app, 'tsconfig.mcp-default.json'), JSON.stringify({ ...options, files: ['mcp-default.mts'] }))
-    const ok = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp.json'], { cwd: app, env, encoding: 'utf8' })
+    const ok = tscIn(app, 'tsconfig.mcp.json')
     expect(ok.stdout).toBe('')
     expect(ok.status).toBe(0)
-    const wrong = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.mcp-default.json'], { cwd: app, env, encoding: 'utf8' })
+    const wrong = tscIn(app, 'tsconfig.mcp-default.json')
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout).toMatch(/mcp-default\.mts\(1,8\): error TS1192: Module '"[^"]*mcp"' has no default export/)
   })
+
+  it('types each adapter with its library for import (.mts) and require (.cts) under nodenext: new ToolNode(toLangChainTools(runtime)) compiles as ESM', () => {
+    // A second project from the same tarball, the libraries linked from this repository's
+    // node_modules (the first project must stay without the MCP SDK).
+    const peersApp = join(dir, 'peers-app')
+    mkdirSync(peersApp)
+    writeFileSync(join(peersApp, 'package.json'), JSON.stringify({ name: 'toolwire-pack-peers', version: '1.0.0', private: true }))
+    npm(['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', join(dir, packed.filename)], peersApp)
+    for (const name of ['@langchain', '@mariozechner', '@modelcontextprotocol', 'ai']) {
+      symlinkSync(join(root, 'node_modules', name), join(peersApp, 'node_modules', name), process.platform === 'win32' ? 'junction' : 'dir')
+    }
+    const code = (entry: 'import' | 'require') => `${entry === 'import' ? "import { ToolNode } from '@langchain/langgraph/prebuilt'\nimport { MessagesAnnotation, StateGraph } from '@langchain/langgraph'" : "import { ToolNode } from '@langchain/langgraph/prebuilt'"}
+import { streamText, type LanguageModel } from 'ai'
+import { ToolRuntime } from 'toolwire'
+import { createToolNode, toLangChainTools } from 'toolwire/langchain'
+import { toAiSdkTools } from 'toolwire/ai-sdk'
+import { toPiTools, piEvents } from 'toolwire/pi'
+import { addMcpServer, serveMcp } from 'toolwire/mcp'
+const runtime = new ToolRuntime()
+export const prebuilt = new ToolNode(toLangChainTools(runtime))
+${entry === 'import' ? "export const graph = new StateGraph(MessagesAnnotation).addNode('tools', createToolNode(runtime))" : 'export const node = createToolNode(runtime).invoke({ messages: [] })'}
+export const run = (model: LanguageModel) => streamText({ model, tools: toAiSdkTools(runtime, { preliminaryResults: true }), prompt: 'x' })
+export const pi = [toPiTools(runtime), piEvents(() => {})]
+export const mcp = [addMcpServer, serveMcp(runtime)]
+`
+    writeFileSync(join(peersApp, 'esm.mts'), code('import'))
+    writeFileSync(join(peersApp, 'cjs.cts'), code('require'))
+    // What an ESM user got before the ESM entries: the CommonJS declarations' tools, which
+    // LangGraph's ESM ToolNode refuses.
+    writeFileSync(
+      join(peersApp, 'wrong.mts'),
+      `import { ToolNode } from '@langchain/langgraph/prebuilt'\nimport type { toLangChainTools } from 'toolwire/langchain' with { 'resolution-mode': 'require' }\ndeclare const tools: ReturnType<typeof toLangChainTools>\nexport const node = new ToolNode(tools)\n`,
+    )
+    // skipLibCheck: pi-ai's own declarations do not compile without it (see tsconfig.pi.json).
+    const options = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] } }
+    writeFileSync(join(peersApp, 'tsconfig.json'), JSON.stringify({ ...options, files: ['esm.mts', 'cjs.cts'] }))
+    writeFileSync(join(peersApp, 'tsconfig.wrong.json'), JSON.stringify({ ...options, files: ['wrong.mts'] }))
+    const ok = tscIn(peersApp, 'tsconfig.json')
+    expect(ok.stdout).toBe('')
+    expect(ok.status).toBe(0)
+    const wrong = tscIn(peersApp, 'tsconfig.wrong.json')
+    expect(wrong.stdout).toMatch(/wrong\.mts\(4,\d+\): error TS2345/)
+  }, 180_000)
 
   it('runs the toolwire bin', () => {
     writeFileSync(join(app, 'schema.json'), JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }))

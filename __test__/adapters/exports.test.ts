@@ -58,6 +58,54 @@ describe('package exports', () => {
     expect(JSON.parse(out)).toEqual([true, 'function', 'function', true, Array(7).fill('function'), true, ['addMcpServer', 'serveMcp']])
   })
 
+  it("ESM: toolwire/langchain and toolwire/ai-sdk use the libraries' ESM builds the user imports, one copy of each in the process", () => {
+    const out = node([
+      '--input-type=module',
+      '-e',
+      `import { createRequire } from 'node:module'
+       import { AIMessage, ToolMessage } from '@langchain/core/messages'
+       import { Runnable } from '@langchain/core/runnables'
+       import { DynamicStructuredTool, StructuredTool } from '@langchain/core/tools'
+       import { ToolNode } from '@langchain/langgraph/prebuilt'
+       import { generateText } from 'ai'
+       import { MockLanguageModelV3 } from 'ai/test'
+       import { ToolRuntime } from 'toolwire'
+       import { toAiSdkTools } from 'toolwire/ai-sdk'
+       import { createToolNode, toLangChainTools } from 'toolwire/langchain'
+       const rt = new ToolRuntime()
+       rt.register({ name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, execute: (_id, p) => String(p.a + p.b) })
+       const tools = toLangChainTools(rt)
+       const call = () => new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }] })
+       const viaToolNode = await new ToolNode(tools).invoke({ messages: [call()] })
+       const node = createToolNode(rt)
+       const viaNode = await node.invoke({ messages: [call()] })
+       const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+       const model = new MockLanguageModelV3({ doGenerate: [
+         { content: [{ type: 'tool-call', toolCallId: 'g1', toolName: 'add', input: '{"a":2,"b":2}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] },
+       ] })
+       const generated = await generateText({ model, tools: toAiSdkTools(rt), prompt: 'add' })
+       // CommonJS builds in require's cache: @langchain/core's are .cjs files, ai's is dist/index.js.
+       const cjs = Object.keys(createRequire(import.meta.url).cache).filter((p) => /[\\/]@langchain[\\/]core[\\/].*\.cjs$|[\\/]node_modules[\\/]ai[\\/]dist[\\/]index\.js$/.test(p))
+       console.log(JSON.stringify([tools[0] instanceof StructuredTool, tools[0] instanceof DynamicStructuredTool, node instanceof Runnable,
+         viaToolNode.messages.map((m) => [m instanceof ToolMessage, m.tool_call_id, m.content]), viaNode.messages.map((m) => [m instanceof ToolMessage, m.content]),
+         generated.toolResults.map((r) => [r.toolCallId, r.output.content[0].text]), cjs]))`,
+    ])
+    expect(JSON.parse(out)).toEqual([true, true, true, [[true, 'c1', '3']], [[true, '3']], [['g1', '4']], []])
+  })
+
+  it('CommonJS: toolwire/langchain gives the classes require gives', () => {
+    const out = node([
+      '-e',
+      `const { StructuredTool } = require('@langchain/core/tools')
+       const { Runnable } = require('@langchain/core/runnables')
+       const { ToolRuntime } = require('toolwire')
+       const { createToolNode, toLangChainTools } = require('toolwire/langchain')
+       const rt = new ToolRuntime(); rt.register({ name: 'a', execute: () => 'x' })
+       console.log(JSON.stringify([toLangChainTools(rt)[0] instanceof StructuredTool, createToolNode(rt) instanceof Runnable]))`,
+    ])
+    expect(JSON.parse(out)).toEqual([true, true])
+  })
+
   it('the main entry loads none of the peer packages', () => {
     const out = node([
       '-e',

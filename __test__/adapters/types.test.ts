@@ -9,7 +9,7 @@ import type { Tool, ToolSet } from 'ai'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 
 import { ToolRuntime, type ToolResult } from 'toolwire'
-import { aiSdkModelOutput, toAiSdkTools, type AiSdkModelOutput } from 'toolwire/ai-sdk'
+import { aiSdkModelOutput, toAiSdkTools, type AiSdkModelOutput, type ToolUpdateEvent } from 'toolwire/ai-sdk'
 import { createToolNode, toLangChainTools } from 'toolwire/langchain'
 import { addMcpServer, serveMcp, type AddMcpServerOptions } from 'toolwire/mcp'
 
@@ -35,6 +35,11 @@ describe('adapter types', () => {
     expectTypeOf(tools).toEqualTypeOf<Record<string, Tool<unknown, ToolResult>>>()
     expectTypeOf(aiSdkModelOutput).returns.toEqualTypeOf<AiSdkModelOutput>()
     expectTypeOf<AiSdkModelOutput>().not.toBeAny()
+    // With preliminary results, the tools' output is also the update events streamed before the result.
+    const streaming = toAiSdkTools(new ToolRuntime(), { preliminaryResults: true })
+    expectTypeOf(streaming).toEqualTypeOf<Record<string, Tool<unknown, ToolResult | ToolUpdateEvent>>>()
+    expectTypeOf(streaming).toMatchTypeOf<ToolSet>()
+    expectTypeOf(toAiSdkTools(new ToolRuntime(), { preliminaryResults: false })).toEqualTypeOf<Record<string, Tool<unknown, ToolResult>>>()
   })
 
   it('mcp: takes the SDK Client, returns the SDK McpServer', () => {

@@ -119,44 +119,21 @@ export function markedErrorContent(content: ContentBlock[]): ContentBlock[] {
 }
 
 /**
- * The Error a failed result becomes for a library that hands the thrown message to the model as
- * the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
- * with its message marked as encodeResults marks it.
+ * The Error a failed result becomes for a library that hands the thrown error's text to the model
+ * as the tool's output (the AI SDK's error-text, sent to OpenAI and Mistral without a flag): errorOf
+ * with its message marked as encodeResults marks it, and that message its string form too (the
+ * AI SDK 6 reads `error.message`, the AI SDK 7 `error.toString()`, which would otherwise be
+ * `ToolwireToolError: Error: ...`).
  */
 export function modelFacingErrorOf(result: ToolResult): ToolwireToolError {
   const error = errorOf(result)
   error.message = native_.markedErrorText(error.message)
+  Object.defineProperty(error, 'toString', {
+    value: function toString(this: Error) {
+      return this.message
+    },
+    writable: true,
+    configurable: true,
+  })
   return error
-}
-
-/**
- * Loads an adapter's peer package, saying which to install when it is missing. The caller knows
- * its type (`typeof import(name)`, a type-only import: nothing is loaded before this call).
- */
-export function peer(name: string, adapter: string): unknown {
-  try {
-    return require(name)
-  } catch (error) {
-    throw missingPeer(name, adapter, error) ?? error
-  }
-}
-
-/**
- * The Error saying which package to install when `error` is the failure to load the peer package
- * `name` (from require or import), else undefined.
- */
-export function missingPeer(name: string, adapter: string, error: unknown): Error | undefined {
-  const failure = error !== null && typeof error === 'object' ? (error as { code?: unknown; message?: unknown }) : undefined
-  const code = failure !== undefined ? failure.code : undefined
-  if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(failure?.message).includes(`'${packageOf(name)}`)) {
-    const wrapped: Error & { code?: string } = new Error(`toolwire/${adapter} needs the package "${packageOf(name)}": install it next to toolwire`)
-    wrapped.code = 'MODULE_NOT_FOUND'
-    wrapped.cause = error
-    return wrapped
-  }
-  return undefined
-}
-
-function packageOf(name: string): string {
-  return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
 }

@@ -1,16 +1,20 @@
-// The MCP server side of toolwire/mcp: a runtime's tools served through an SDK McpServer whose
-// classes are given (mcp.js passes the SDK's CommonJS build, mcp.mjs its ESM build). Internal:
-// not one of the package's exports.
+// The MCP server side of toolwire/mcp: a runtime's tools served through an SDK McpServer, the SDK
+// loaded by the entry's PeerLoader (mcp.js requires the SDK's CommonJS build, mcp.mjs takes its ESM
+// build). Internal: not one of the package's exports.
 
 import type { ServerOptions } from '@modelcontextprotocol/sdk/server/index.js'
+import type * as McpServerModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolRequestSchema, CallToolResult, ListToolsRequestSchema, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type * as McpTypes from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 
 import type { ToolRuntime } from '../index.js'
 import type { ContentBlock, DispatchOptions, ToolInfo, ToolResult } from '../types.js'
 import { own } from '../common.js'
 import { adapterOptions, toolsOf, offeredTools, dispatchOptionsOf, onEventWithUpdates, textOfContent } from './common.js'
+import type { PeerLoader } from './peer.js'
 
+/** Options of serveMcp. */
 export interface ServeMcpOptions {
   /** The server's name (default 'toolwire') and version. */
   name?: string
@@ -24,12 +28,6 @@ export interface ServeMcpOptions {
   serverOptions?: ServerOptions
 }
 
-/** The SDK classes serveMcp uses: those of the SDK's CommonJS build (mcp.js) or of its ESM build (mcp.mjs). */
-export interface McpSdk {
-  McpServer: typeof McpServer
-  ListToolsRequestSchema: typeof ListToolsRequestSchema
-  CallToolRequestSchema: typeof CallToolRequestSchema
-}
 
 /** A toolwire content block as an MCP content block. */
 function blockToMcp(block: ContentBlock): CallToolResult['content'][number] {
@@ -44,12 +42,13 @@ function objectSchema(schema: unknown): Tool['inputSchema'] {
 }
 
 /**
- * serveMcp with the SDK's classes given: the ESM entry (mcp.mjs) passes the SDK's ESM build, so
+ * serveMcp with the SDK loaded by `load`: the ESM entry (mcp.mjs) loads the SDK's ESM build, so
  * an ESM user gets the McpServer class they import themselves.
  */
-export function serveMcpWith(sdk: McpSdk, runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
+export function serveMcpWith(load: PeerLoader, runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
   const given = adapterOptions(options, 'serveMcp')
-  const { McpServer, ListToolsRequestSchema, CallToolRequestSchema } = sdk
+  const { McpServer } = load('@modelcontextprotocol/sdk/server/mcp.js') as typeof McpServerModule
+  const { ListToolsRequestSchema, CallToolRequestSchema } = load('@modelcontextprotocol/sdk/types.js') as typeof McpTypes
   const dispatchOptions = dispatchOptionsOf(given, 'serveMcp')
   toolsOf(runtime, given.tools, 'serveMcp')
   const serverOptions: ServerOptions = { ...given.serverOptions }

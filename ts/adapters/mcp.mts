@@ -4,47 +4,18 @@
 // loads no SDK: serveMcp loads it on its first call (synchronously, as it returns the server),
 // and addMcpServer needs no SDK of its own (it uses the Client it is given). serveMcp says which
 // package to install when @modelcontextprotocol/sdk is missing. Named exports only.
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
-
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 
 import type { ToolRuntime } from '../runtime.js'
-import { missingPeer } from './common.js'
+import { importPeer } from './import-peer.mjs'
 import { addMcpServer as addMcpServerCjs, type AddMcpServerOptions } from './mcp.js'
-import { serveMcpWith, type McpSdk, type ServeMcpOptions } from './mcp-server.js'
+import { serveMcpWith, type ServeMcpOptions } from './mcp-server.js'
 
 export type { AddMcpServerOptions, ServeMcpOptions }
 
-const require = createRequire(import.meta.url)
-
-/**
- * The module `specifier` resolves to for `import`, loaded now: Node's require of an ES module
- * shares the module instances `import` gets. Where Node cannot require an ES module (before 20.19
- * and 22.12), the package's CommonJS build is loaded instead.
- */
-function importNow(specifier: string): unknown {
-  if (typeof import.meta.resolve === 'function' && (process.features as { require_module?: boolean }).require_module === true) {
-    return require(fileURLToPath(import.meta.resolve(specifier)))
-  }
-  return require(specifier)
-}
-
-let sdk: McpSdk | undefined
-
-/** The SDK classes serveMcp needs, loaded on first use. */
-function loadSdk(): McpSdk {
-  if (sdk !== undefined) return sdk
-  try {
-    const { McpServer } = importNow('@modelcontextprotocol/sdk/server/mcp.js') as Pick<McpSdk, 'McpServer'>
-    const { CallToolRequestSchema, ListToolsRequestSchema } = importNow('@modelcontextprotocol/sdk/types.js') as Omit<McpSdk, 'McpServer'>
-    sdk = { McpServer, ListToolsRequestSchema, CallToolRequestSchema }
-    return sdk
-  } catch (error) {
-    throw missingPeer('@modelcontextprotocol/sdk', 'mcp', error) ?? error
-  }
-}
+/** The SDK's ESM build, loaded when serveMcp is first called. */
+const importSdk = importPeer('mcp')
 
 /**
  * Registers the tools the connected `client`'s server lists and returns the registered names.
@@ -63,6 +34,6 @@ export function addMcpServer(runtime: ToolRuntime, client: Client, options?: Add
  * Throws, naming the package to install, when @modelcontextprotocol/sdk is missing.
  */
 export function serveMcp(runtime: ToolRuntime, options?: ServeMcpOptions): McpServer {
-  // (the instance is of the ESM build's class, loaded above through `import`'s resolution)
-  return serveMcpWith(loadSdk(), runtime, options) as unknown as McpServer
+  // (the instance is of the ESM build's class, loaded through `import`'s resolution)
+  return serveMcpWith(importSdk, runtime, options) as unknown as McpServer
 }

@@ -4,20 +4,20 @@
 // Client it is given.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type * as McpServerModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type * as McpTypes from '@modelcontextprotocol/sdk/types.js'
 import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 
 import { ToolwireError, describe, own, registerAll } from '../common.js'
 import type { ToolRuntime } from '../index.js'
 import type { AgentToolResult, ContentBlock, ToolDefinition } from '../types.js'
-import { adapterOptions, checkRuntime, textOfContent, peer } from './common.js'
+import { adapterOptions, checkRuntime, textOfContent } from './common.js'
 import { serveMcpWith } from './mcp-server.js'
+import { requirePeer } from './peer.js'
 import type { ServeMcpOptions } from './mcp-server.js'
 
 export type { ServeMcpOptions }
 
+/** Options of addMcpServer. */
 export interface AddMcpServerOptions {
   /** Prepended to each MCP tool name to form the registered name. */
   prefix?: string
@@ -155,6 +155,9 @@ function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options:
   return definition
 }
 
+/** The SDK's CommonJS build, loaded when serveMcp is first called. */
+const requireSdk = requirePeer('mcp')
+
 /**
  * An SDK McpServer exposing the runtime's tools (those registered when a client lists them, or
  * those named in `options.tools`): `tools/list` from `runtime.list()`, `tools/call` through
@@ -166,7 +169,5 @@ function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options:
  * package to install, when @modelcontextprotocol/sdk is missing.
  */
 export function serveMcp(runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
-  const { McpServer } = peer('@modelcontextprotocol/sdk/server/mcp.js', 'mcp') as typeof McpServerModule
-  const { ListToolsRequestSchema, CallToolRequestSchema } = peer('@modelcontextprotocol/sdk/types.js', 'mcp') as typeof McpTypes
-  return serveMcpWith({ McpServer, ListToolsRequestSchema, CallToolRequestSchema }, runtime, options)
+  return serveMcpWith(requireSdk, runtime, options)
 }

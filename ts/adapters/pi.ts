@@ -15,6 +15,7 @@ import { adapterOptions, toolsOf, dispatchOptionsOf, errorOf } from './common.js
 
 export type { ToolwireToolError } from './common.js'
 
+/** Options of toPiTools. */
 export interface PiAdapterOptions {
   /** The tools to expose, by name (each must be registered); default all registered tools; `[]` is no tool (not all: unlike a policy allow list, where an empty list allows all). */
   tools?: string[]
