@@ -935,10 +935,14 @@ describe('what the CLI shares with the library', () => {
     expect(require('../dist/cli/replay.js').WIRES).toBe(require('../dist/common.js').WIRES)
     expect(require('../dist/cli/schema.js').TARGETS).toBe(require('../dist/schema.js').SCHEMA_TARGETS)
     expect(Object.keys(require('../dist/schema.js'))).not.toContain('isZodSchema')
-    for (const args of [['replay', work, '--wire', 'anthropic'], ['schema', work, '--target', 'openai']]) {
+    // (replay reads a directory as a run directory of the audit log: this one is none)
+    for (const [args, after] of [
+      [['replay', work, '--wire', 'anthropic'], ', and no run directory of the audit log \\(it has no run\\.json\\)'],
+      [['schema', work, '--target', 'openai'], ''],
+    ] as const) {
       const run = cli(...args)
       expect(run.code).toBe(1)
-      expectOneLineError(run, new RegExp(`cannot read ${work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a directory$`))
+      expectOneLineError(run, new RegExp(`cannot read ${work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a directory${after}$`))
     }
   })
 })

@@ -11,6 +11,7 @@ import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
+import { AnswerCapture } from './capture.js'
 import { wallNow } from './clock.js'
 import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
 
@@ -26,6 +27,8 @@ type LogKind = (typeof LogFile)[keyof typeof LogFile]
 export interface CheckedAudit {
   dir: string
   flushIntervalMs: number
+  /** The model's answers of a run are kept beside its log (see capture.ts). */
+  captureBodies: boolean
 }
 
 /** What run.json records of a run when it opens: its kind, and what its kind adds (a plan, a wire...). */
@@ -38,18 +41,18 @@ export interface RunInfo {
 export type FailureListener = (failure: string) => void
 
 /** The keys of an `audit` option. */
-export const AUDIT_OPTIONS: readonly string[] = ['dir', 'flushIntervalMs']
+export const AUDIT_OPTIONS: readonly string[] = ['dir', 'flushIntervalMs', 'captureBodies']
 
-/** Checks an `audit` option: `{ dir, flushIntervalMs? }`; `undefined` when not given. */
+/** Checks an `audit` option: `{ dir, flushIntervalMs?, captureBodies? }`; `undefined` when not given. */
 export function auditOption(where: string, audit: AuditOptions): CheckedAudit
 export function auditOption(where: string, audit: unknown): CheckedAudit | undefined
 export function auditOption(where: string, audit: unknown): CheckedAudit | undefined {
   if (audit === undefined || audit === null) return undefined
   if (typeof audit !== 'object' || Array.isArray(audit)) {
-    throw new TypeError(`${where} must be an object { dir, flushIntervalMs? }, got ${describe(audit)}`)
+    throw new TypeError(`${where} must be an object { dir, flushIntervalMs?, captureBodies? }, got ${describe(audit)}`)
   }
   // (its own keys only, each read once: see ownOptions)
-  const option = ownOptions(audit) as { dir?: unknown; flushIntervalMs?: unknown }
+  const option = ownOptions(audit) as { dir?: unknown; flushIntervalMs?: unknown; captureBodies?: unknown }
   checkOptionKeys(where, option, AUDIT_OPTIONS)
   if (typeof option.dir !== 'string' || option.dir === '') {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.dir must be a non-empty path, got ${describe(option.dir)}`)
@@ -58,9 +61,13 @@ export function auditOption(where: string, audit: unknown): CheckedAudit | undef
   if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {
     throw new ToolwireError('VALIDATION_ERROR', `${where}.flushIntervalMs must be a number of milliseconds >= 0, got ${describe(interval)}`)
   }
+  const captureBodies = option.captureBodies ?? false
+  if (typeof captureBodies !== 'boolean') {
+    throw new ToolwireError('VALIDATION_ERROR', `${where}.captureBodies must be a boolean, got ${describe(captureBodies)}`)
+  }
   const dir = path.resolve(option.dir)
   checkWritableDir(where, dir)
-  return { dir, flushIntervalMs: interval }
+  return { dir, flushIntervalMs: interval, captureBodies }
 }
 
 /**
@@ -166,13 +173,13 @@ export class AuditLog {
       } catch (error) {
         const failure = `the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`
         process.emitWarning(`toolwire: ${failure}`, 'ToolwireWarning')
-        return new RunAudit({ native: null, refs: 1, timer: null, failed: true, failure, runId, dir, listeners: new Set() }, this.#options.flushIntervalMs)
+        return new RunAudit({ native: null, refs: 1, timer: null, failed: true, failure, runId, dir, listeners: new Set() }, this.#options)
       }
       entry = { native: handle, refs: 0, timer: null, failed: false, runId, dir, listeners: new Set() }
       OPEN.set(dir, entry)
     }
     entry.refs += 1
-    return new RunAudit(entry, this.#options.flushIntervalMs)
+    return new RunAudit(entry, this.#options)
   }
 
   /**
@@ -225,12 +232,24 @@ class RunAudit {
   declare readonly entry: RunEntry
   /** how long records may stay buffered, in milliseconds */
   declare readonly interval: number
+  /** whether the model's answers of a run are kept (`audit.captureBodies`) */
+  declare readonly captureBodies: boolean
   /** the listener given to `watch`, until released */
   declare listener?: FailureListener
 
-  constructor(entry: RunEntry, flushIntervalMs: number) {
+  constructor(entry: RunEntry, options: CheckedAudit) {
     this.entry = entry
-    this.interval = flushIntervalMs
+    this.interval = options.flushIntervalMs
+    this.captureBodies = options.captureBodies
+  }
+
+  /**
+   * Starts keeping the answer to model call `call` of the run, when `audit.captureBodies` is set
+   * and the run's log is being written; else undefined.
+   */
+  captureAnswer(call: number, answer: { contentType?: string; status?: number }): AnswerCapture | undefined {
+    if (!this.captureBodies || this.entry.failed) return undefined
+    return AnswerCapture.open(this.entry.dir, call, answer)
   }
 
   /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */

@@ -285,7 +285,9 @@ export class Driver {
         case Action.END:
         case Action.END_AS_RETURNED: {
           const result = action[0] === Action.END ? action[3] : resultAsReturned(batch, call, action)
-          if (own(result, 'runId') === undefined) result.runId = batch.runId
+          // the run id exactly as given, as the call's id below (the engine's, on a result it
+          // built, holds U+FFFD for a lone surrogate: a refused call's result named another run)
+          if (batch.runId !== undefined ? result.runId !== batch.runId : own(result, 'runId') === undefined) result.runId = batch.runId
           // the id exactly as sent (the engine's holds U+FFFD for a lone surrogate): the model
           // gets each result under the id it wrote
           if (result.callId !== call.id) result.callId = call.id

@@ -5,6 +5,7 @@
 
 import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, own, ownOptions } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
+import type { AnswerCapture } from './capture.js'
 import { REQUEST_SHAPES } from './protocol.generated.js'
 import type { InjectedEvent, SubscriptionWatch } from './rap.js'
 import type {
@@ -52,6 +53,8 @@ export interface TurnDecoder {
 /** What a run records its events into: a recorder of its audit log (ts/audit.js). */
 export interface RunRecorder {
   event(record: RunEvent): void
+  /** Starts keeping the answer to model call `call` (`audit.captureBodies`), else undefined. */
+  captureAnswer(call: number, answer: { contentType?: string; status?: number }): AnswerCapture | undefined
   /** why the run's log is not being written, else undefined */
   readonly failure: string | undefined
 }
@@ -284,7 +287,8 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         stopReason = 'aborted'
         break
       }
-      const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, signal, emit)
+      const capture = recorder === undefined ? undefined : (answered: { contentType?: string; status?: number }) => recorder.captureAnswer(modelCalls, answered)
+      const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, signal, emit, capture)
       usage = addUsage(usage, turn.usage)
       if (signal?.aborted) {
         stopReason = 'aborted'
@@ -389,13 +393,15 @@ function contentTypeOf(answer: unknown): string | undefined {
  * chunks. `newDecoder(options)` makes the decoder, told the answer's content type (named by the
  * error of a body that is not the wire, such as an HTML login page). The decoder's events are
  * forwarded, its `done` as `turn_end`. An abort stops reading at once, even while the body
- * stalls; what arrived is decoded.
+ * stalls; what arrived is decoded. `capture`, when given, starts keeping the answer (see
+ * capture.ts): each item is kept as it is pushed.
  */
 async function decodeTurn(
   newDecoder: (options: DecoderOptions) => TurnDecoder,
   answer: unknown,
   signal: AbortSignal | undefined,
   emit: (event: RunEvent) => void,
+  capture?: (answer: { contentType?: string; status?: number }) => AnswerCapture | undefined,
 ): Promise<AssembledTurn> {
   const forward = (events: StreamEvent[]): void => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
@@ -403,6 +409,7 @@ async function decodeTurn(
   const body = await bodyOf(answer, signal)
   const contentType = contentTypeOf(answer)
   const decoder = newDecoder(contentType === undefined ? {} : { contentType })
+  const kept = capture?.({ ...(contentType === undefined ? {} : { contentType }), ...(isResponse(answer) ? { status: answer.status } : {}) })
   const items = itemsOf(body)
   let ended = false
   try {
@@ -415,12 +422,14 @@ async function decodeTurn(
         break
       }
       const item = next.value
+      kept?.add(item)
       if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
       else forward(decoder.pushEvent(item))
     }
   } finally {
     // Stopped early (an abort, a decoder error): the body is given up, never awaited.
     if (!ended) items.stop()
+    kept?.close(ended)
   }
   const turn = decoder.finish()
   forward(turn.events)

@@ -501,6 +501,13 @@ export interface AuditOptions {
   dir: string
   /** Buffered records are written at least this often. Default 1000. */
   flushIntervalMs?: number
+  /**
+   * A run also keeps each model answer as it was read (`model-001.ndjson`, ... in its directory),
+   * so `toolwire replay <run dir>` decodes exactly what the run received. These files are not
+   * scrubbed (exact replay needs the bytes): keep them where the model's output may be kept.
+   * Default false.
+   */
+  captureBodies?: boolean
 }
 
 /** A run directory read back; a final line cut by a crash is counted, never thrown. */

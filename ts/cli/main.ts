@@ -35,6 +35,8 @@ Commands:
                                 complete, errors, and the provider quirks noticed
                                 (wire: openai-chat, openai-responses, anthropic, gemini, mistral;
                                 --full prints whole arguments)
+  replay <run dir>              the same for each model answer a run kept (audit: { dir,
+                                captureBodies: true }), decoded as the run decoded it
   schema <file> --target <t>    a JSON Schema (or a tool definition) normalized for a provider,
                                 and what was removed (t: openai, openai-strict, anthropic, gemini,
                                 xai, mistral, llamacpp, p0; --json-schema: gemini's full form)
