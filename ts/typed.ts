@@ -13,16 +13,11 @@ import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolRetu
  * - a TypeBox 0.3x schema: its `Static` type;
  * - a TypeBox 1.x schema or a JSON Schema literal (`as const`): read from the schema's own shape
  *   ({@link FromJsonSchema});
- * - no schema: any object; a schema whose type TypeScript only knows loosely (a JSON Schema not
- *   written `as const`, typed `object`): `any`, as for an untyped tool.
+ * - no schema, or one whose type TypeScript only knows loosely (a JSON Schema built at run time,
+ *   typed `object`): `any`, as for an untyped tool (an annotation of `params` is taken as given).
  */
-export type InferParameters<S> = 0 extends 1 & S
-  ? // oxlint-disable-next-line typescript/no-explicit-any
-    any
-  : [S] extends [undefined]
-    ? Record<string, unknown>
-    : // oxlint-disable-next-line typescript/no-explicit-any
-      SchemaType<S, 'input', any>
+// oxlint-disable-next-line typescript/no-explicit-any
+export type InferParameters<S> = [S] extends [undefined] ? any : SchemaType<S, 'input', any>
 
 /**
  * What an `outputSchema` describes: the output side of a Zod schema (`z.output`), a TypeBox

@@ -89,8 +89,9 @@ expectTypeOf<InferParameters<typeof searchSchema>>().toEqualTypeOf<{ query: stri
 /** A schema TypeScript only knows loosely (not `as const`, typed `object`) types params as any. */
 const loose: object = { type: 'object' }
 expectTypeOf<InferParameters<typeof loose>>().toBeAny()
-/** No schema: any object. */
-expectTypeOf<InferParameters<undefined>>().toEqualTypeOf<Record<string, unknown>>()
+/** No schema: any, so an annotation is taken as given. */
+expectTypeOf<InferParameters<undefined>>().toBeAny()
+export const annotated = defineTool({ name: 'add', execute: (_id: string, p: { a: number; b: number }) => String(p.a + p.b) })
 
 /** A 1x1 PNG. */
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
