@@ -177,13 +177,17 @@ export interface TypedTool<S = undefined, O = undefined>
   execute: (toolCallId: string, params: InferParameters<S>, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback) => Returned<O> | Promise<Returned<O>>
 }
 
-/** What `execute` returns for output schema `O`: any {@link ToolReturn}, or one matching `O`. */
-type Returned<O> = [O] extends [undefined] ? ToolReturn : AgentToolResult<InferOutput<O>> | InferOutput<O>
+/**
+ * What `execute` returns for output schema `O`: any {@link ToolReturn}, or a result whose details
+ * (or a value) match `O`. A union whose first member is a result, whatever `O` is, so that
+ * `content: [{ type: 'text' }]` keeps its literal while `O` is still being inferred.
+ */
+type Returned<O> = AgentToolResult<[O] extends [undefined] ? unknown : InferOutput<O>> | ([O] extends [undefined] ? Exclude<ToolReturn, AgentToolResult> : InferOutput<O>)
 
 /**
  * A tool, typed: `execute`'s `params` are what `parameters` describes and what it returns is
- * checked (see {@link TypedTool}). Returns `tool` itself, to register with `runtime.register` or
- * `registerAll`, or to hand to an adapter.
+ * checked (see {@link TypedTool}). Returns `tool` itself, to register with `runtime.register` (a
+ * list of them one by one, whatever their schemas) or `registerPlugin`, or to hand to an adapter.
  *
  * ```ts
  * const readFile = defineTool({

@@ -81,11 +81,18 @@ export type ToolReturn<TDetails = unknown> =
   | JsonRecord
 
 /**
- * An object returned as the tool's JSON value: any object without `content` (and no thenable:
- * an `async` execute's promise is not its value). Written as an object literal's type and as any
- * other object's (an interface's or a class's), which TypeScript reads differently.
+ * An object returned as the tool's JSON value: any object whose `content` (if any) is no list (a
+ * list of `content` is read as a result's blocks, so its blocks must be blocks), and no thenable
+ * (an `async` execute's promise is not its value). A file tool's `{ path, content: 'text' }` is
+ * one. Written as an object literal's type and as any other object's (an interface's or a
+ * class's), which TypeScript reads differently.
  */
-export type JsonRecord = { readonly content?: never; readonly [key: string]: unknown } | (object & { readonly content?: never; readonly then?: never })
+export type JsonRecord =
+  | { readonly content?: ContentNotBlocks; readonly [key: string]: unknown }
+  | (object & { readonly content?: ContentNotBlocks; readonly then?: never })
+
+/** A `content` that makes no result: anything but a list. */
+export type ContentNotBlocks = string | number | boolean | null | { readonly length?: never; readonly [key: string]: unknown }
 
 /**
  * A tool: a pi-agent-core `AgentTool` works unchanged. `execute` may return an AgentToolResult, a

@@ -104,8 +104,11 @@ export const returns = [
   defineTool({ name: 'nothing', execute: async () => {} }),
   // @ts-expect-error a block type that does not exist
   defineTool({ name: 'bad_block', execute: async () => ({ content: [{ type: 'txt', text: 'a' }] }) }),
-  // @ts-expect-error content that is not a list of blocks
+  // a content that is no list is a JSON value (a file tool's { path, content }), as at run time
   defineTool({ name: 'bad_content', execute: () => ({ content: 'a' }) }),
+  defineTool({ name: 'file', execute: (_id: string, p: { path: string }) => ({ path: p.path, content: 'hello' }) }),
+  // @ts-expect-error a list of content is blocks, and 'txt' is none
+  defineTool({ name: 'bad_blocks_value', execute: () => ({ path: 'a', content: [{ type: 'txt', text: 'a' }] }) }),
   defineTool({
     name: 'measured',
     outputSchema: z.object({ size: z.number() }),

@@ -19,7 +19,8 @@ const outcome = await runtime.run({
   model: models.anthropic({ model: 'claude-sonnet-4-5' }),
   messages: [{ role: 'user', content: 'What does README.md say?' }],
 })
-console.log(outcome.messages.at(-1)?.content)
+if (outcome.stopReason !== 'stop') throw new Error(`the run ended ${outcome.stopReason}: ${outcome.error}`)
+console.log(outcome.steps.at(-1)?.text)
 // --- end ---
 
 // --- README: Use, dispatch ---
