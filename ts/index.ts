@@ -10,7 +10,7 @@ import { loadBinding } from './binding.js'
 loadBinding()
 
 export type * from './types.js'
-export type { AnyTypedTool, DefinedTool, FromJsonSchema, InferOutput, InferParameters, TypedTool, WithOutput } from './typed.js'
+export type { AnyTypedTool, DefinedTool, FromJsonSchema, InferOutput, InferParameters, TypedTool } from './typed.js'
 export { defineTool } from './typed.js'
 export { ToolRuntime } from './runtime.js'
 export { StreamDecoder } from './decoder.js'

@@ -17,7 +17,7 @@ import { encodeCalls, type ReadCall } from './encode-calls.js'
 import { encodeResults, encodeToolCalls } from './history.js'
 import { DEFINITION_OPTIONS, type Declaration, type Registrable, approvalsOption, bothListeners, contextOf, declarationOf, finiteOption, optionalFunction } from './options.js'
 import { tracing } from './otel.js'
-import type { AnyTypedTool, TypedTool, WithOutput } from './typed.js'
+import type { AnyTypedTool, TypedTool } from './typed.js'
 import { executePlan, type PlanHooks } from './plan.js'
 import { MAX_BATCH_ID, type EngineAction } from './protocol.generated.js'
 import { type InjectedEvent, CANCEL_TOOL, DISPATCH_CONTEXT, REMOTE, RESERVED, RapLink, cancelSubscriptionTool, injectedMessages, remoteTool, toolsetOptions } from './rap.js'
@@ -161,8 +161,7 @@ export class ToolRuntime {
    * duplicate or invalid name, a schema that does not compile, a missing execute. Typed as
    * {@link defineTool} types a tool: `execute`'s `params` are what `parameters` describes.
    */
-  register<const S = undefined>(tool: TypedTool<S>): void
-  register<const S = undefined, const O = undefined>(tool: WithOutput<S, O>): void
+  register<const S = undefined, const O = undefined>(tool: TypedTool<S, O>): void
   register(tool: AnyTypedTool): void
   register(tool: unknown): void {
     this.#register(tool as Registrable)

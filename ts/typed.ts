@@ -197,18 +197,9 @@ type Returned<O> = AgentToolResult<[O] extends [undefined] ? unknown : InferOutp
  * })
  * ```
  */
-export function defineTool<const S = undefined>(tool: TypedTool<S>): DefinedTool<S>
-export function defineTool<const S = undefined, const O = undefined>(tool: WithOutput<S, O>): DefinedTool<S, O>
-export function defineTool(tool: unknown): unknown {
-  return tool
+export function defineTool<const S = undefined, const O = undefined>(tool: TypedTool<S, O>): DefinedTool<S, O> {
+  return tool as DefinedTool<S, O>
 }
-
-/**
- * The second form of {@link defineTool} and `register`: a tool that may declare an
- * `outputSchema` (the first form takes a tool without one, so that its returned literals are
- * typed at once: `{ type: 'text' }` stays `'text'`), or one typed as a ToolDefinition.
- */
-export type WithOutput<S, O> = TypedTool<S, O>
 
 /** The mark {@link defineTool} gives its tools' type (only their type: nothing is added to the object). */
 declare const definedByDefineTool: unique symbol
@@ -217,10 +208,10 @@ declare const definedByDefineTool: unique symbol
 export type DefinedTool<S = undefined, O = undefined> = TypedTool<S, O> & { readonly [definedByDefineTool]: true }
 
 /**
- * The last form of `register`: a tool {@link defineTool} returned (and so checked), of whatever
+ * The second form of `register`: a tool {@link defineTool} returned (and so checked), of whatever
  * schema, so that a list of tools of different schemas registers one by one
  * (`for (const tool of tools) runtime.register(tool)`). A tool written in place has no mark and is
- * typed by the forms before it.
+ * typed by the first form.
  */
 // oxlint-disable-next-line typescript/no-explicit-any
 export type AnyTypedTool = DefinedTool<any, any>

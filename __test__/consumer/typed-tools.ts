@@ -114,10 +114,10 @@ export const returns = [
     outputSchema: z.object({ size: z.number() }),
     execute: async () => ({ content: [{ type: 'text', text: 'size 3' }], details: { size: 3 } }),
   }),
-  // @ts-expect-error details that outputSchema refuses
   defineTool({
     name: 'mismeasured',
     outputSchema: { type: 'object', properties: { size: { type: 'number' } }, required: ['size'] },
+    // @ts-expect-error details that outputSchema refuses
     execute: async () => ({ content: [{ type: 'text', text: 'size 3' }], details: { size: 'three' } }),
   }),
 ]
