@@ -11,7 +11,7 @@ import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
-import { AnswerCapture } from './capture.js'
+import { AnswerCapture, type AnswerInfo } from './capture.js'
 import { wallNow } from './clock.js'
 import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
 
@@ -247,7 +247,7 @@ class RunAudit {
    * Starts keeping the answer to model call `call` of the run, when `audit.captureBodies` is set
    * and the run's log is being written; else undefined.
    */
-  captureAnswer(call: number, answer: { contentType?: string; status?: number }): AnswerCapture | undefined {
+  captureAnswer(call: number, answer: AnswerInfo): AnswerCapture | undefined {
     if (!this.captureBodies || this.entry.failed) return undefined
     return AnswerCapture.open(this.entry.dir, call, answer)
   }

@@ -20,6 +20,12 @@ export function captureFileName(call: number): string {
   return `model-${String(call).padStart(3, '0')}.ndjson`
 }
 
+/** What the decoder is told of a model answer, kept first in its capture file. */
+export interface AnswerInfo {
+  contentType?: string
+  status?: number
+}
+
 /** One model answer being kept: its records, written as the run reads them. */
 export class AnswerCapture {
   #fd: number | null
@@ -34,7 +40,7 @@ export class AnswerCapture {
    * Starts keeping the answer to model call `call` (1 for the first) in run directory `dir`, with
    * what the decoder is told of it; undefined (and a warning) when the file cannot be made.
    */
-  static open(dir: string, call: number, answer: { contentType?: string; status?: number }): AnswerCapture | undefined {
+  static open(dir: string, call: number, answer: AnswerInfo): AnswerCapture | undefined {
     const file = path.join(dir, captureFileName(call))
     let fd: number
     try {
@@ -93,7 +99,7 @@ function warn(file: string, error: unknown): void {
 
 /** One record of a capture file, as {@link AnswerCapture} writes it. */
 export type CaptureRecord =
-  | { answer: { contentType?: string; status?: number } }
+  | { answer: AnswerInfo }
   | { text: string }
   | { bytes: string }
   | { event: unknown }

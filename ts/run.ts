@@ -5,7 +5,7 @@
 
 import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, own, ownOptions } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
-import type { AnswerCapture } from './capture.js'
+import type { AnswerCapture, AnswerInfo } from './capture.js'
 import { REQUEST_SHAPES } from './protocol.generated.js'
 import type { InjectedEvent, SubscriptionWatch } from './rap.js'
 import type {
@@ -54,7 +54,7 @@ export interface TurnDecoder {
 export interface RunRecorder {
   event(record: RunEvent): void
   /** Starts keeping the answer to model call `call` (`audit.captureBodies`), else undefined. */
-  captureAnswer(call: number, answer: { contentType?: string; status?: number }): AnswerCapture | undefined
+  captureAnswer(call: number, answer: AnswerInfo): AnswerCapture | undefined
   /** why the run's log is not being written, else undefined */
   readonly failure: string | undefined
 }
@@ -287,7 +287,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         stopReason = 'aborted'
         break
       }
-      const capture = recorder === undefined ? undefined : (answered: { contentType?: string; status?: number }) => recorder.captureAnswer(modelCalls, answered)
+      const capture = recorder === undefined ? undefined : (answered: AnswerInfo) => recorder.captureAnswer(modelCalls, answered)
       const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, signal, emit, capture)
       usage = addUsage(usage, turn.usage)
       if (signal?.aborted) {
@@ -401,7 +401,7 @@ async function decodeTurn(
   answer: unknown,
   signal: AbortSignal | undefined,
   emit: (event: RunEvent) => void,
-  capture?: (answer: { contentType?: string; status?: number }) => AnswerCapture | undefined,
+  capture?: (answer: AnswerInfo) => AnswerCapture | undefined,
 ): Promise<AssembledTurn> {
   const forward = (events: StreamEvent[]): void => {
     for (const event of events) emit(event.type === 'done' ? { ...event, type: 'turn_end' } : event)
