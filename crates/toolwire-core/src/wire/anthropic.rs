@@ -10,7 +10,13 @@
 //!
 //! A whole (non-streamed) response, `{type: "message", content, stop_reason, usage}`, is read as
 //! the `message_start` of a message holding every block, followed by its `message_stop`: it
-//! decodes to the turn its stream would give.
+//! decodes to the turn its stream would give. Every `tool_use` keeps its `input` as its
+//! arguments. Each block followed by another is ended (its stream closed it before the next
+//! began: `content_block_stop`); the last block ends with the message. So under `max_tokens` the
+//! calls before the last block are complete and a `tool_use` that is the last block is cut
+//! (`INCOMPLETE_ARGUMENTS`, its input kept to read), as a streamed `max_tokens` cut leaves the
+//! block it cut without its `content_block_stop` (fixture incomplete_partial_json_response): the
+//! limit may have cut that input mid-way, and nothing in the message says it did not.
 //!
 //! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
@@ -194,13 +200,17 @@ impl AnthropicDecoder {
         if let Some(usage) = message.usage {
             self.usage(turn, usage);
         }
-        for block in message.content {
+        let blocks = message.content.len();
+        for (at, block) in message.content.iter().enumerate() {
             // Whole blocks inside message_start (programmatic tool calling): they end with the
             // message.
             self.has_blocks = true;
-            if let Some(call) = self.open_block(turn, &block, None) {
+            if let Some(call) = self.open_block(turn, block, None) {
                 if !whole {
                     turn.repair(RepairKind::ToolUseInMessageStart, Some(call));
+                } else if at + 1 < blocks {
+                    // A whole message's block followed by another: its stream closed it.
+                    turn.end_call(call);
                 }
             }
         }
@@ -464,3 +474,6 @@ fn stop_reason(raw: &str) -> StopReason {
         _ => StopReason::Stop,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1399,6 +1399,22 @@ mod tests {
     }
 
     #[test]
+    fn responses_incomplete_keeps_the_arguments_an_item_was_announced_with() {
+        // A cut call shows what arrived, the arguments of its `output_item.added` too.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f",
+                    "arguments":"{\"a\":1}","status":"in_progress"}}),
+            json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete",
+                "incomplete_details":{"reason":"max_output_tokens"}}}),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"a\":1}");
+        assert_eq!(turn["toolCalls"][0]["complete"], false);
+        assert_eq!(turn["stopReason"], "length");
+    }
+
+    #[test]
     fn responses_stream_without_terminal_event_is_an_error() {
         let (_, turn) = run(&[
             created("r"),

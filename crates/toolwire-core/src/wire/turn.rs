@@ -10,7 +10,9 @@
 //! - `stopReason` is `toolUse` whenever a complete call is present, whatever the provider said;
 //! - a turn whose stop reason says tool calls (`tool_calls`, `tool_use`) but that holds none is
 //!   an error: the calls were lost on the way, and an empty `stop` would hide it;
-//! - a body that ends before its terminal event is cut off: its open calls are incomplete.
+//! - a body that ends before its terminal event is cut off: its open calls are incomplete;
+//! - a cut call keeps what arrived of its arguments (the whole input its start carried too), for
+//!   the reader: it is never run.
 //!
 //! Events are written as JSON text into a buffer the caller drains after each push.
 //!
@@ -433,20 +435,7 @@ impl Turn {
         if self.calls[call.0].ended {
             return;
         }
-        let c = &mut self.calls[call.0];
-        if c.arguments.is_empty() {
-            if let Some((initial, repair)) = c.initial_arguments.take() {
-                let initial = if initial.trim().is_empty() {
-                    "{}".to_owned()
-                } else {
-                    initial
-                };
-                self.append_arguments(call, &initial);
-                if let Some(kind) = repair {
-                    self.repair(kind, Some(call));
-                }
-            }
-        }
+        self.take_initial_arguments(call);
         self.ensure_started(call);
         let decode = self.options.decode_html_entities;
         let c = &mut self.calls[call.0];
@@ -488,11 +477,33 @@ impl Turn {
         self.write_end(call);
     }
 
-    /// Leaves a call cut off: not complete, with `INCOMPLETE_ARGUMENTS`.
+    /// Arguments that arrived whole when the call opened, and no fragment after them: they are
+    /// the call's arguments, whether it ends or is cut (a cut call shows what arrived).
+    fn take_initial_arguments(&mut self, call: CallHandle) {
+        let c = &mut self.calls[call.0];
+        if !c.arguments.is_empty() {
+            return;
+        }
+        if let Some((initial, repair)) = c.initial_arguments.take() {
+            let initial = if initial.trim().is_empty() {
+                "{}".to_owned()
+            } else {
+                initial
+            };
+            self.append_arguments(call, &initial);
+            if let Some(kind) = repair {
+                self.repair(kind, Some(call));
+            }
+        }
+    }
+
+    /// Leaves a call cut off: not complete, with `INCOMPLETE_ARGUMENTS`. What arrived of its
+    /// arguments stays, for the reader (the call is never run).
     pub fn cut_call(&mut self, call: CallHandle, why: &str) {
         if self.calls[call.0].ended {
             return;
         }
+        self.take_initial_arguments(call);
         self.ensure_started(call);
         let c = &mut self.calls[call.0];
         c.ended = true;

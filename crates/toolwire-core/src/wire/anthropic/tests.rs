@@ -1,0 +1,127 @@
+//! The Anthropic decoder's own rules: a whole message cut by `max_tokens`. (The provider quirks
+//! have their named tests in `quirk_tests/anthropic.rs`, the repairs in
+//! `repair_tests/anthropic.rs`.)
+
+use serde_json::{json, Value};
+
+use crate::provider::Wire;
+use crate::wire::test_support::{decode_body, decode_values, Decoded};
+use crate::wire::turn::DecoderOptions;
+
+fn decode(events: &[Value]) -> Decoded {
+    decode_values(Wire::Anthropic, DecoderOptions::default(), events)
+}
+
+fn message_start() -> Value {
+    json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+        "content": [], "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}})
+}
+
+fn message_end(stop: &str) -> [Value; 2] {
+    [
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+            "usage": {"output_tokens": 20}}),
+        json!({"type": "message_stop"}),
+    ]
+}
+
+/// The events, then the message's end with `stop`.
+fn stream(events: &[Value], stop: &str) -> Vec<Value> {
+    let mut all = vec![message_start()];
+    all.extend_from_slice(events);
+    all.extend(message_end(stop));
+    all
+}
+
+fn repair_kinds(decoded: &Decoded) -> Vec<(String, Option<u64>)> {
+    decoded.turn["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap().to_owned(),
+                r["callIndex"].as_u64(),
+            )
+        })
+        .collect()
+}
+
+fn repair(kind: &str, call: Option<u64>) -> (String, Option<u64>) {
+    (kind.to_owned(), call)
+}
+
+// --- A whole message stopped by max_tokens ---------------------------------------------------
+
+#[test]
+fn a_whole_max_tokens_message_keeps_every_tool_use_input_and_cuts_only_the_last_block() {
+    // A non-streamed message is read as its stream: every block but the last was followed by
+    // another, so its stream closed it (content_block_stop); the last one the limit may have cut
+    // mid-input, as a streamed max_tokens cut does (fixture incomplete_partial_json_response).
+    let message = json!({"id": "msg_1", "type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Writing both."},
+        {"type": "tool_use", "id": "toolu_1", "name": "write", "input": {"path": "a", "text": "x"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "write", "input": {"path": "b"}}],
+        "stop_reason": "max_tokens", "usage": {"input_tokens": 5, "output_tokens": 100}});
+    let d = decode_body(Wire::Anthropic, &[message.to_string().as_bytes()]);
+    let calls = d.calls();
+    assert_eq!(calls[0]["arguments"], r#"{"path":"a","text":"x"}"#);
+    assert_eq!(calls[0]["complete"], true);
+    assert_eq!(
+        calls[1]["arguments"], r#"{"path":"b"}"#,
+        "the input is kept"
+    );
+    assert_eq!(calls[1]["complete"], false);
+    assert_eq!(calls[1]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+    assert_eq!(d.stop(), "length");
+    assert_eq!(d.turn["rawStopReason"], "max_tokens");
+    assert_eq!(d.turn["text"], "Writing both.");
+    assert_eq!(repair_kinds(&d), vec![repair("whole-response", None)]);
+}
+
+#[test]
+fn a_whole_max_tokens_message_ending_in_text_keeps_its_calls_complete() {
+    let message = json!({"id": "msg_1", "type": "message", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a"}},
+        {"type": "text", "text": "and then I"}],
+        "stop_reason": "max_tokens"});
+    let d = decode_body(Wire::Anthropic, &[message.to_string().as_bytes()]);
+    assert_eq!(
+        d.summary(),
+        vec![(
+            "toolu_1".into(),
+            "read".into(),
+            r#"{"path":"a"}"#.into(),
+            true
+        )]
+    );
+    assert_eq!(d.stop(), "length");
+}
+
+#[test]
+fn a_whole_message_with_another_stop_keeps_every_input_complete() {
+    let message = json!({"id": "msg_1", "type": "message", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {}}],
+        "stop_reason": "tool_use"});
+    let d = decode_body(Wire::Anthropic, &[message.to_string().as_bytes()]);
+    let args: Vec<(&str, bool)> = d
+        .calls()
+        .iter()
+        .map(|c| (c["arguments"].as_str().unwrap(), c["complete"] == true))
+        .collect();
+    assert_eq!(args, vec![(r#"{"path":"a"}"#, true), ("{}", true)]);
+    assert_eq!(d.stop(), "toolUse");
+}
+
+#[test]
+fn a_streamed_call_cut_by_max_tokens_keeps_the_input_its_start_carried() {
+    // Programmatic tool calling puts the input whole in content_block_start; a max_tokens stop
+    // before its content_block_stop cuts the call, and what arrived is still shown.
+    let start = json!({"type": "content_block_start", "index": 0, "content_block":
+        {"type": "tool_use", "id": "toolu_1", "name": "roll", "input": {"player": "p1"}}});
+    let d = decode(&stream(&[start], "max_tokens"));
+    assert_eq!(d.calls()[0]["arguments"], r#"{"player":"p1"}"#);
+    assert_eq!(d.calls()[0]["complete"], false);
+    assert_eq!(d.calls()[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+}
