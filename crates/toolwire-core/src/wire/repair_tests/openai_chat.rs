@@ -274,9 +274,15 @@ fn trailing_empty_fragment() -> Case {
 }
 
 fn whole_response() -> Case {
-    // A server that ignores `stream: true` answers one `chat.completion` (issue 19).
+    // A server that ignores `stream: true` answers one `chat.completion` (issue 19). Its message's
+    // tool calls carry no `index`, as OpenAI's do: that is no missing index.
+    let call = |id: &str, path: &str| {
+        json!({"id": id, "type": "function",
+            "function": {"name": "read", "arguments": format!("{{\"path\":\"{path}\"}}")}})
+    };
     let completion = json!({"id": "c1", "object": "chat.completion", "choices": [{"index": 0,
-        "message": {"role": "assistant", "tool_calls": [fragment(0, Some("call_1"), Some("read"), "{}")]},
+        "message": {"role": "assistant", "content": null,
+            "tool_calls": [call("call_1", "a"), call("call_2", "b")]},
         "finish_reason": "tool_calls"}]});
     Case {
         kind: K::WholeResponse,
@@ -412,6 +418,15 @@ fn trailing_empty_fragment_is_reported() {
 #[test]
 fn whole_response_is_reported() {
     check(&whole_response());
+}
+
+#[test]
+fn a_whole_mistral_response_reports_no_missing_index() {
+    // The same whole `chat.completion` on the Mistral wire, whose streams do lack `index`.
+    check(&Case {
+        wire: Wire::Mistral,
+        ..whole_response()
+    });
 }
 
 #[test]
