@@ -38,7 +38,8 @@ crate::named! {
         CumulativeArguments => "cumulative-arguments",
         /// The call came without an id; one was generated (results must reference it).
         MissingId => "missing-id",
-        /// The provider sent an id an earlier call of the turn has; a new one was generated.
+        /// The provider sent an id an earlier call of the turn has; a new one was generated (the
+        /// same on every wire: ids are unique within a turn, results are matched by them).
         DuplicateCallId => "duplicate-call-id",
         /// The stop reason said `stop` while the turn holds complete calls; the turn is `toolUse`.
         FinishStopWithCalls => "finish-stop-with-calls",

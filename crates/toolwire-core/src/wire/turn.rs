@@ -12,13 +12,18 @@
 //!   an error: the calls were lost on the way, and an empty `stop` would hide it;
 //! - a body that ends before its terminal event is cut off: its open calls are incomplete;
 //! - a cut call keeps what arrived of its arguments (the whole input its start carried too), for
-//!   the reader: it is never run.
+//!   the reader: it is never run;
+//! - ids are unique within a turn: a call sent without an id, or under the id of a call that
+//!   started before it, gets a generated one (`missing-id`, `duplicate-call-id`), fixed when the
+//!   call starts (its `toolcall_start`), for every wire alike.
 //!
 //! Events are written as JSON text into a buffer the caller drains after each push.
 //!
 //! A decoder that copes with a provider quirk says so with [`Turn::repair`], where it makes the
 //! repair: the turn keeps each kind once per call (`repairs`) and reports it as a `repair` event
 //! the first time.
+
+use std::collections::HashSet;
 
 use crate::error::ErrorCode;
 
@@ -127,7 +132,12 @@ struct Call {
     index: usize,
     executor: Executor,
     kind: CallKind,
+    /// The id the call is known by (`toolCalls[i].id`): the provider's, or one generated when it
+    /// sent none or one an earlier call of the turn has.
     id: String,
+    /// The provider's id when a generated one replaced it (a duplicate): what its later
+    /// fragments still carry, so the decoder matches them to the call.
+    sent_id: Option<String>,
     name: String,
     arguments: String,
     /// Arguments that arrived whole before any fragment (Anthropic `content_block_start.input`),
@@ -188,6 +198,8 @@ pub struct Turn {
     errors: Vec<String>,
     error_kinds: Vec<DecodeErrorKind>,
     repairs: Vec<Repair>,
+    /// The ids of the calls that started (were announced): no two calls share one.
+    started_ids: HashSet<String>,
     terminated: bool,
     events: String,
     ops: Vec<PartialOp>,
@@ -209,6 +221,7 @@ impl Turn {
             errors: Vec::new(),
             error_kinds: Vec::new(),
             repairs: Vec::new(),
+            started_ids: HashSet::new(),
             terminated: false,
             events: String::new(),
             ops: Vec::new(),
@@ -250,6 +263,7 @@ impl Turn {
             executor,
             kind,
             id: id.to_owned(),
+            sent_id: None,
             name: name.to_owned(),
             arguments: String::new(),
             initial_arguments: None,
@@ -264,9 +278,11 @@ impl Turn {
         CallHandle(self.calls.len() - 1)
     }
 
-    /// The call's id so far (may be empty).
+    /// The call's id so far as the provider sent it (may be empty): a duplicate the turn replaced
+    /// with a generated id is still the provider's id here, so fragments carrying it match.
     pub fn id(&self, call: CallHandle) -> &str {
-        &self.calls[call.0].id
+        let c = &self.calls[call.0];
+        c.sent_id.as_deref().unwrap_or(&c.id)
     }
 
     /// The call's position among the turn's calls of its executor (`index` in `toolCalls`).
@@ -858,10 +874,18 @@ impl Turn {
         if generated {
             c.id = generate_call_id();
         }
+        // Ids are unique within a turn: results are matched to calls by id. A call under the id
+        // of an earlier one gets a generated id (the provider's is kept for matching fragments).
+        let mut duplicate = None;
+        if !self.started_ids.insert(c.id.clone()) {
+            let sent = std::mem::replace(&mut c.id, generate_call_id());
+            self.started_ids.insert(c.id.clone());
+            duplicate = Some(json_string(&sent));
+            c.sent_id = Some(sent);
+        }
+        let c = &self.calls[call.0];
         if c.executor == Executor::Server {
-            if generated {
-                self.repair(RepairKind::MissingId, Some(call));
-            }
+            self.started_repairs(call, generated, duplicate);
             return;
         }
         self.events
@@ -875,8 +899,19 @@ impl Turn {
             self.events.push_str(",\"kind\":\"custom\"");
         }
         self.events.push('}');
+        self.started_repairs(call, generated, duplicate);
+    }
+
+    /// The repairs of a call's id, once it started: `generated` for a call sent without one,
+    /// `duplicate` (the provider's id, as JSON) for one sent under an earlier call's id.
+    fn started_repairs(&mut self, call: CallHandle, generated: bool, duplicate: Option<String>) {
         if generated {
             self.repair(RepairKind::MissingId, Some(call));
+        }
+        if let Some(sent) = duplicate {
+            self.repair_with(RepairKind::DuplicateCallId, Some(call), || {
+                format!("{sent} was an earlier call's id")
+            });
         }
     }
 

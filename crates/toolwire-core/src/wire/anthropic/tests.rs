@@ -1,5 +1,5 @@
-//! The Anthropic decoder's own rules: a whole message cut by `max_tokens`. (The provider quirks
-//! have their named tests in `quirk_tests/anthropic.rs`, the repairs in
+//! The Anthropic decoder's own rules: a whole message cut by `max_tokens`, calls under one id.
+//! (The provider quirks have their named tests in `quirk_tests/anthropic.rs`, the repairs in
 //! `repair_tests/anthropic.rs`.)
 
 use serde_json::{json, Value};
@@ -15,6 +15,47 @@ fn decode(events: &[Value]) -> Decoded {
 fn message_start() -> Value {
     json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
         "content": [], "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}})
+}
+
+fn tool_start(index: Option<u64>, id: &str, name: &str) -> Value {
+    with_index(
+        json!({"type": "content_block_start",
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+        index,
+    )
+}
+
+fn input_delta(index: Option<u64>, partial: &str) -> Value {
+    with_index(
+        json!({"type": "content_block_delta",
+            "delta": {"type": "input_json_delta", "partial_json": partial}}),
+        index,
+    )
+}
+
+fn block_stop(index: Option<u64>) -> Value {
+    with_index(json!({"type": "content_block_stop"}), index)
+}
+
+/// A whole `tool_use` block at `index`: its start, its arguments in one fragment, its stop.
+fn call_block(index: u64, id: &str, name: &str, arguments: &str) -> [Value; 3] {
+    [
+        tool_start(Some(index), id, name),
+        input_delta(Some(index), arguments),
+        block_stop(Some(index)),
+    ]
+}
+
+/// The blocks, one after the other.
+fn blocks<const N: usize>(blocks: &[[Value; N]]) -> Vec<Value> {
+    blocks.iter().flatten().cloned().collect()
+}
+
+fn with_index(mut event: Value, index: Option<u64>) -> Value {
+    if let Some(index) = index {
+        event["index"] = json!(index);
+    }
+    event
 }
 
 fn message_end(stop: &str) -> [Value; 2] {
@@ -124,4 +165,33 @@ fn a_streamed_call_cut_by_max_tokens_keeps_the_input_its_start_carried() {
     assert_eq!(d.calls()[0]["arguments"], r#"{"player":"p1"}"#);
     assert_eq!(d.calls()[0]["complete"], false);
     assert_eq!(d.calls()[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+}
+
+// --- Calls under one id ------------------------------------------------------------------------
+
+#[test]
+fn a_later_block_under_an_earlier_calls_id_gets_a_generated_id() {
+    // Two calls under one id: results are matched to calls by id, so the second gets a new one
+    // (as Gemini's, Responses' and OpenAI Chat's duplicate ids do).
+    let d = decode(&stream(
+        &blocks(&[
+            call_block(0, "toolu_1", "read", "{\"path\":\"a\"}"),
+            call_block(1, "toolu_1", "read", "{\"path\":\"b\"}"),
+        ]),
+        "tool_use",
+    ));
+    let calls = d.calls();
+    assert_eq!(calls[0]["id"], "toolu_1");
+    let second = calls[1]["id"].as_str().unwrap();
+    assert!(
+        second.starts_with("call_") && second.len() == 29,
+        "{second}"
+    );
+    assert_eq!(calls[1]["arguments"], "{\"path\":\"b\"}");
+    assert!(calls.iter().all(|c| c["complete"] == true));
+    assert_eq!(
+        d.turn["repairs"],
+        json!([{"kind": "duplicate-call-id", "callIndex": 1,
+            "detail": "\"toolu_1\" was an earlier call's id"}])
+    );
 }

@@ -120,6 +120,32 @@ fn whole_response() -> Case {
     }
 }
 
+/// The clean call at `index`, under `id`.
+fn call_at(index: u64, id: &str, path: &str) -> Vec<Value> {
+    let at = |mut event: Value| {
+        event["index"] = json!(index);
+        event
+    };
+    let mut start = block_start(json!({}));
+    start["content_block"]["id"] = json!(id);
+    vec![
+        at(start),
+        at(input_delta(&format!("{{\"path\":\"{path}\"}}"))),
+        at(block_stop()),
+    ]
+}
+
+fn duplicate_call_id() -> Case {
+    // Two blocks under one id: the second call gets a generated id.
+    let mut events = call_at(0, "toolu_1", "a");
+    events.extend(call_at(1, "toolu_1", "b"));
+    case(
+        K::DuplicateCallId,
+        &events,
+        &[(K::DuplicateCallId, Some(1))],
+    )
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -129,6 +155,7 @@ pub(super) fn cases() -> Vec<Case> {
         whole_input_in_block_start(),
         block_not_closed(),
         whole_response(),
+        duplicate_call_id(),
     ]
 }
 
@@ -181,4 +208,13 @@ fn a_block_cut_by_the_end_of_the_body_is_reported_not_closed() {
 #[test]
 fn whole_response_is_reported() {
     check(&whole_response());
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    let got = check(&duplicate_call_id());
+    assert_eq!(
+        got[0].2.as_deref(),
+        Some("\"toolu_1\" was an earlier call's id")
+    );
 }

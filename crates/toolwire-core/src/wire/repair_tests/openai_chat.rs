@@ -292,6 +292,28 @@ fn whole_response() -> Case {
     }
 }
 
+fn duplicate_call_id() -> Case {
+    // Two calls under one id (as Gemini sends them): the second gets a generated id.
+    case(
+        K::DuplicateCallId,
+        &[
+            calls(json!([fragment(
+                0,
+                Some("call_1"),
+                Some("read"),
+                "{\"path\":\"a\"}"
+            )])),
+            calls(json!([fragment(
+                1,
+                Some("call_1"),
+                Some("read"),
+                "{\"path\":\"b\"}"
+            )])),
+        ],
+        &[(K::DuplicateCallId, Some(1))],
+    )
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -312,6 +334,7 @@ pub(super) fn cases() -> Vec<Case> {
         filter_only_choice(),
         trailing_empty_fragment(),
         whole_response(),
+        duplicate_call_id(),
     ]
 }
 
@@ -453,4 +476,9 @@ fn each_kind_is_reported_once_per_call() {
         &chunks,
         &[(K::NameRepeated, Some(0)), (K::NameRepeated, Some(1))],
     ));
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    check(&duplicate_call_id());
 }

@@ -128,6 +128,30 @@ fn whole_response() -> Case {
     }
 }
 
+fn duplicate_call_id() -> Case {
+    // Two function call items under one call_id: the second gets a generated id.
+    let second = |event: Value| {
+        let mut event = event;
+        event["output_index"] = json!(1);
+        event["item"]["id"] = json!("fc_2");
+        event
+    };
+    case(
+        K::DuplicateCallId,
+        &[
+            added(Some("call_1")),
+            item_done(Some("call_1")),
+            second(added(Some("call_1"))),
+            second(item_done(Some("call_1"))),
+        ],
+        &[
+            (K::NoArgumentDeltas, Some(0)),
+            (K::NoArgumentDeltas, Some(1)),
+            (K::DuplicateCallId, Some(1)),
+        ],
+    )
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -136,6 +160,7 @@ pub(super) fn cases() -> Vec<Case> {
         arguments_corrected(),
         missing_id(),
         whole_response(),
+        duplicate_call_id(),
     ]
 }
 
@@ -173,4 +198,9 @@ fn missing_id_is_reported() {
 #[test]
 fn whole_response_is_reported() {
     check(&whole_response());
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    check(&duplicate_call_id());
 }
