@@ -233,6 +233,17 @@ describe('duplicated events, as the decoders document them', () => {
     expect(got.repairs.map((repair) => repair.kind)).toEqual(['duplicate-message-start'])
   })
 
+  it('Anthropic and Responses: a call whose start is repeated is one call (repeated-start), never a second one run with arguments it never got', async () => {
+    const anthropic = scriptedBody('anthropic', TURN)
+    const got = await decode('anthropic', anthropic, { duplicate: [place('anthropic', '"id":"c2aaaaaaa"')] })
+    expect(essence(got).calls).toEqual(essence(await decode('anthropic', anthropic)).calls)
+    expect(got.repairs).toEqual([{ kind: 'repeated-start', callIndex: 1, detail: 'content_block_start at index 2' }])
+    const responses = scriptedBody('openai-responses', TURN).replace(/"sequence_number":\d+,?/g, '')
+    const again = await decode('openai-responses', responses, { duplicate: [place('openai-responses', '"call_id":"c2aaaaaaa"', responses)] })
+    expect(essence(again).calls).toEqual(essence(await decode('openai-responses', responses)).calls)
+    expect(again.repairs).toEqual([{ kind: 'repeated-start', callIndex: 1 }])
+  })
+
   it('Gemini and Mistral: a repeated last chunk is reported and ignored (fragment-after-finish), its calls not run twice', async () => {
     for (const wire of ['gemini', 'mistral'] as const) {
       const body = scriptedBody(wire, TURN)
@@ -287,10 +298,14 @@ describe('interleaved calls, removed ids and indexes', () => {
     }
   })
 
-  it('removed indexes: OpenAI Chat places fragments by position (missing-index), Responses by item id', async () => {
-    const chat = await decode('openai-chat', scriptedBody('openai-chat', TURN), { removeIndexes: true })
-    expect(essence(chat).calls).toEqual(essence(await decode('openai-chat', scriptedBody('openai-chat', TURN))).calls)
-    expect(chat.repairs.map((repair) => repair.kind)).toContain('missing-index')
+  it('removed indexes: OpenAI Chat places fragments by position, Anthropic block events in the one open block (missing-index), Responses by item id', async () => {
+    for (const wire of ['openai-chat', 'anthropic'] as const) {
+      const got = await decode(wire, scriptedBody(wire, TURN), { removeIndexes: true })
+      const { repairs, ...rest } = essence(got)
+      const { repairs: _, ...clean } = essence(await decode(wire, scriptedBody(wire, TURN)))
+      expect(rest, wire).toEqual(clean)
+      expect(repairs.map(([kind]) => kind), wire).toContain('missing-index')
+    }
     const responses = await decode('openai-responses', scriptedBody('openai-responses', TURN), { removeIndexes: true })
     expect(essence(responses)).toEqual(essence(await decode('openai-responses', scriptedBody('openai-responses', TURN))))
   })

@@ -22,7 +22,10 @@
 //!   `content_filter`) and cuts open calls, `response.failed` and `error` events end it with an
 //!   error;
 //! - one decoder decodes one response: a second `response.created` after the end (recordings
-//!   that concatenate several responses) is reported and everything after it is ignored.
+//!   that concatenate several responses) is reported and everything after it is ignored;
+//! - an output index holds one item: an item announced again at it is its repeat (one item,
+//!   `repeated-start`), another call announced there while the first is open cuts the first
+//!   (`block-index-reused`).
 //!
 //! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
@@ -355,13 +358,40 @@ impl ResponsesDecoder {
             return;
         };
         let key = Self::item_key(output_index, &item);
-        if let Some(ItemState::Call(call)) = self.state(&key) {
-            if !turn.is_ended(call) {
-                // The same item announced twice: the first one stands.
+        // An output index holds one item: an item announced where one is, is its repeat (one
+        // item, as an Anthropic block started twice), unless it is another call.
+        let mut reused = None;
+        match (self.state(&key), item.kind.as_deref().unwrap_or("")) {
+            (Some(ItemState::Call(call)), _) if same_call(turn, call, &item) => {
+                turn.repair(RepairKind::RepeatedStart, Some(call));
                 return;
             }
+            (Some(ItemState::Call(call)), _) if !turn.is_ended(call) => {
+                turn.error(
+                    DecodeErrorKind::BlockIndexReused,
+                    format!(
+                        "Responses event {}: another output item was announced at the output \
+                         index of call {}, which was still open",
+                        self.events,
+                        turn.call_index(call)
+                    ),
+                );
+                turn.cut_call(call, "another item was announced at its output index");
+            }
+            (Some(ItemState::Call(_)), _) => reused = output_index,
+            (Some(ItemState::Reasoning { .. }), "reasoning")
+            | (Some(ItemState::Message { .. }), "message") => {
+                turn.repair(RepairKind::RepeatedStart, None);
+                return;
+            }
+            _ => {}
         }
-        self.open_item(turn, key, &item);
+        self.open_item(turn, key.clone(), &item);
+        if let (Some(index), Some(ItemState::Call(call))) = (reused, self.state(&key)) {
+            turn.repair_with(RepairKind::IndexReused, Some(call), || {
+                format!("output_index {index}")
+            });
+        }
     }
 
     fn output_item_done(&mut self, turn: &mut Turn, output_index: Option<u64>, raw: &str) {
@@ -732,6 +762,15 @@ impl WireDecoder for ResponsesDecoder {
             "error" => self.error_event(turn, &event),
             _ => {}
         }
+    }
+}
+
+/// Whether `item` is the call `call` announced again: the same `call_id`, or (sent without
+/// one) the same name.
+fn same_call(turn: &Turn, call: CallHandle, item: &OutputItem<'_>) -> bool {
+    match non_empty(&item.call_id) {
+        Some(id) => turn.id(call) == id,
+        None => turn.name(call) == non_empty(&item.name).unwrap_or(""),
     }
 }
 
@@ -1396,6 +1435,70 @@ mod tests {
         assert_eq!(turn["toolCalls"][0]["name"], "f");
         assert_eq!(turn["toolCalls"][0]["complete"], true);
         assert_eq!(turn["stopReason"], "toolUse");
+    }
+
+    fn text_item(index: u64) -> [Value; 3] {
+        [
+            json!({"type":"response.output_item.added","output_index":index,
+                "item":{"type":"message","id":"msg_1","content":[]}}),
+            json!({"type":"response.output_text.delta","output_index":index,"item_id":"msg_1","delta":"Hello"}),
+            json!({"type":"response.output_item.done","output_index":index,
+                "item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hello"}]}}),
+        ]
+    }
+
+    fn call_stream() -> Vec<Value> {
+        let mut events = vec![created("r")];
+        events.extend(text_item(0));
+        events.extend([
+            fc_added(1, "fc_1", "call_1", "read"),
+            fc_delta(1, "fc_1", "{\"path\":"),
+            fc_delta(1, "fc_1", "\"a\"}"),
+            fc_done(1, "fc_1", "call_1", "read", "{\"path\":\"a\"}"),
+            completed("r"),
+        ]);
+        events
+    }
+
+    #[test]
+    fn responses_an_item_announced_again_is_one_call() {
+        // Unnumbered, an `output_item.added` repeated before or after the item's end: one call,
+        // never a second one that would run with arguments it never received.
+        for place in [5, 8] {
+            let mut events = call_stream();
+            events.insert(place, fc_added(1, "fc_1", "call_1", "read"));
+            let (_, turn) = run(&events);
+            let calls = turn["toolCalls"].as_array().unwrap();
+            assert_eq!(calls.len(), 1, "{turn}");
+            assert_eq!(calls[0]["arguments"], "{\"path\":\"a\"}");
+            assert_eq!(calls[0]["complete"], true);
+            assert_eq!(
+                turn["repairs"],
+                json!([{"kind": "repeated-start", "callIndex": 0}])
+            );
+        }
+        // A repeated message item keeps its text once.
+        let mut events = call_stream();
+        events.insert(2, text_item(0)[0].clone());
+        assert_eq!(run(&events).1["text"], "Hello");
+    }
+
+    #[test]
+    fn responses_another_call_at_an_open_calls_index_cuts_it() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "read"),
+            fc_delta(0, "fc_1", "{\"path\":"),
+            fc_added(0, "fc_2", "call_2", "list"),
+            fc_done(0, "fc_2", "call_2", "list", "{}"),
+            completed("r"),
+        ]);
+        let calls = turn["toolCalls"].as_array().unwrap();
+        assert_eq!(calls[0]["complete"], false);
+        assert_eq!(calls[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+        assert_eq!(calls[1]["id"], "call_2");
+        assert_eq!(calls[1]["complete"], true);
+        assert_eq!(turn["errorKinds"], json!(["block-index-reused"]));
     }
 
     #[test]

@@ -120,6 +120,25 @@ fn whole_response() -> Case {
     }
 }
 
+fn repeated_start() -> Case {
+    // A content_block_start sent twice: one block, one call.
+    let mut events = clean();
+    events.insert(1, block_start(json!({})));
+    case(K::RepeatedStart, &events, &[(K::RepeatedStart, Some(0))])
+}
+
+fn missing_index() -> Case {
+    // Block events without `index`: each belongs to the one open block.
+    let events: Vec<Value> = clean()
+        .into_iter()
+        .map(|mut event| {
+            event.as_object_mut().unwrap().remove("index");
+            event
+        })
+        .collect();
+    case(K::MissingIndex, &events, &[(K::MissingIndex, Some(0))])
+}
+
 /// The clean call at `index`, under `id`.
 fn call_at(index: u64, id: &str, path: &str) -> Vec<Value> {
     let at = |mut event: Value| {
@@ -146,6 +165,13 @@ fn duplicate_call_id() -> Case {
     )
 }
 
+fn index_reused() -> Case {
+    // A new block at the index of a closed one: a call of its own.
+    let mut events = call_at(0, "toolu_1", "a");
+    events.extend(call_at(0, "toolu_2", "b"));
+    case(K::IndexReused, &events, &[(K::IndexReused, Some(1))])
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -155,7 +181,10 @@ pub(super) fn cases() -> Vec<Case> {
         whole_input_in_block_start(),
         block_not_closed(),
         whole_response(),
+        repeated_start(),
+        missing_index(),
         duplicate_call_id(),
+        index_reused(),
     ]
 }
 
@@ -211,10 +240,25 @@ fn whole_response_is_reported() {
 }
 
 #[test]
+fn repeated_start_is_reported() {
+    check(&repeated_start());
+}
+
+#[test]
+fn missing_index_is_reported() {
+    check(&missing_index());
+}
+
+#[test]
 fn duplicate_call_id_is_reported() {
     let got = check(&duplicate_call_id());
     assert_eq!(
         got[0].2.as_deref(),
         Some("\"toolu_1\" was an earlier call's id")
     );
+}
+
+#[test]
+fn index_reused_is_reported() {
+    check(&index_reused());
 }

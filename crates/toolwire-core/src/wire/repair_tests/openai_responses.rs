@@ -152,6 +152,13 @@ fn duplicate_call_id() -> Case {
     )
 }
 
+fn repeated_start() -> Case {
+    // An `output_item.added` sent twice (a stream without sequence numbers): one call.
+    let mut events = clean();
+    events.insert(1, added(Some("call_1")));
+    case(K::RepeatedStart, &events, &[(K::RepeatedStart, Some(0))])
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -161,6 +168,7 @@ pub(super) fn cases() -> Vec<Case> {
         missing_id(),
         whole_response(),
         duplicate_call_id(),
+        repeated_start(),
     ]
 }
 
@@ -203,4 +211,9 @@ fn whole_response_is_reported() {
 #[test]
 fn duplicate_call_id_is_reported() {
     check(&duplicate_call_id());
+}
+
+#[test]
+fn repeated_start_is_reported() {
+    check(&repeated_start());
 }
