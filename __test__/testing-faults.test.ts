@@ -209,7 +209,12 @@ describe('duplicated events, as the decoders document them', () => {
     for (const [wire, markers] of repeated) {
       const body = scriptedBody(wire, TURN)
       const whole = essence(await decode(wire, body))
-      for (const marker of markers) expect(essence(await decode(wire, body, { duplicate: [place(wire, marker)] })), `${wire} ${marker}`).toEqual(whole)
+      for (const marker of markers) {
+        const got = essence(await decode(wire, body, { duplicate: [place(wire, marker)] }))
+        // (Responses numbers its events: the repeat is found by its number, and said)
+        const repairs = wire === 'openai-responses' ? [['repeated-event', undefined]] : whole.repairs
+        expect(got, `${wire} ${marker}`).toEqual({ ...whole, repairs })
+      }
     }
   })
 
@@ -220,9 +225,18 @@ describe('duplicated events, as the decoders document them', () => {
     expect(got.repairs).toEqual([{ kind: 'name-repeated', callIndex: 1 }])
   })
 
-  it('Responses: a repeated argument delta is corrected by the arguments the item ends with (arguments-corrected)', async () => {
+  it('Responses: a repeated event is found by its sequence_number and ignored (repeated-event)', async () => {
     const body = scriptedBody('openai-responses', TURN)
-    const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', 'response.function_call_arguments.delta')] })
+    for (const marker of ['response.function_call_arguments.delta', 'response.output_text.delta', 'response.output_item.added']) {
+      const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', marker)] })
+      expect(essence(got), marker).toEqual({ ...essence(await decode('openai-responses', body)), repairs: [['repeated-event', undefined]] })
+      expect(got.repairs[0].detail, marker).toMatch(new RegExp(`^sequence_number \\d+ \\(${marker.replaceAll('.', '\\.')}\\)$`))
+    }
+  })
+
+  it('Responses without sequence numbers: a repeated argument delta is corrected by the arguments the item ends with (arguments-corrected)', async () => {
+    const body = scriptedBody('openai-responses', TURN).replace(/"sequence_number":\d+,?/g, '')
+    const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', 'response.function_call_arguments.delta', body)] })
     expect(got.toolCalls.map((call) => call.arguments)).toEqual(['{"path":"a.txt"}', '{"dir":"/tmp/x"}'])
     expect(got.repairs).toEqual([{ kind: 'arguments-corrected', callIndex: 0 }])
   })
@@ -253,7 +267,7 @@ describe('duplicated events, as the decoders document them', () => {
     }
   })
 
-  it('a repeated text delta repeats its text: nothing in the stream tells it from new text', async () => {
+  it('a repeated text delta repeats its text where nothing in the stream tells it from new text', async () => {
     for (const wire of ['openai-chat', 'anthropic', 'mistral'] as const) {
       const body = scriptedBody(wire, { text: 'abcdefghij' })
       const got = await decode(wire, body, { duplicate: [place(wire, '"abcdef"', body)] })

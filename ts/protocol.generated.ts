@@ -143,6 +143,7 @@ export const RepairKind = Object.freeze({
   MISSING_ID: "missing-id",
   DUPLICATE_CALL_ID: "duplicate-call-id",
   REPEATED_START: "repeated-start",
+  REPEATED_EVENT: "repeated-event",
   FINISH_STOP_WITH_CALLS: "finish-stop-with-calls",
   ITEM_ID_ROTATION: "item-id-rotation",
   NO_ARGUMENT_DELTAS: "no-argument-deltas",

@@ -246,6 +246,11 @@ export const REPAIR_VIEWS: Readonly<Record<RepairKindName, RepairView>> = {
     title: 'a call or block announced twice',
     detail: (seen) => named(seen, 'the repeated start was ignored: one call, not two (a second would run with arguments it never received)'),
   },
+  [RepairKind.REPEATED_EVENT]: {
+    severity: 'warning',
+    title: 'an event sent twice',
+    detail: (seen) => told(seen, 'its sequence_number was already seen: the repeat was ignored (text and arguments not doubled)'),
+  },
   [RepairKind.FINISH_STOP_WITH_CALLS]: {
     severity: 'warning',
     title: 'finish_reason "stop" although tool calls were sent',
@@ -263,6 +268,7 @@ const ORDER: readonly string[] = [
   'json-array-stream',
   RepairKind.WHOLE_RESPONSE,
   RepairKind.FILTER_ONLY_CHUNK,
+  RepairKind.REPEATED_EVENT,
   RepairKind.TRAILING_EMPTY_FRAGMENT,
   DecodeErrorKind.FRAGMENT_AFTER_FINISH,
   RepairKind.MISSING_INDEX,

@@ -23,6 +23,12 @@
 //!   error;
 //! - one decoder decodes one response: a second `response.created` after the end (recordings
 //!   that concatenate several responses) is reported and everything after it is ignored;
+//! - an event whose `sequence_number` its response already had is a repeat, and ignored
+//!   (`repeated-event`): a number names one event of the response. Every real stream here
+//!   numbers its events up by one from its `response.created`, never twice (several responses
+//!   in one recording each start again from 0, so the numbers are kept per response); an event
+//!   arriving out of order under a number not seen yet is new ([`SequenceNumbers`]); events
+//!   without a number are all read;
 //! - an output index holds one item: an item announced again at it is its repeat (one item,
 //!   `repeated-start`), another call announced there while the first is open cuts the first
 //!   (`block-index-reused`).
@@ -38,6 +44,7 @@ use serde_json::value::RawValue;
 use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::repair::RepairKind;
+use super::sequence::SequenceNumbers;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
@@ -65,6 +72,10 @@ struct Event<'a> {
     code: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<Cow<'a, str>>,
+    /// The event's number in its response's stream (read leniently: a server that numbers
+    /// its events otherwise loses nothing).
+    #[serde(borrow, default)]
+    sequence_number: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -189,6 +200,8 @@ pub struct ResponsesDecoder {
     response_id: Option<String>,
     /// A second response followed: everything after is ignored.
     ignoring: bool,
+    /// The `sequence_number`s of the response so far: an event under one of them is a repeat.
+    sequence: SequenceNumbers,
     /// An event of this wire was read (for telling a body that is not the wire at all).
     recognized: bool,
     events: usize,
@@ -201,6 +214,7 @@ impl ResponsesDecoder {
             items: Vec::new(),
             response_id: None,
             ignoring: false,
+            sequence: SequenceNumbers::new(),
             recognized: false,
             events: 0,
         }
@@ -541,6 +555,12 @@ impl ResponsesDecoder {
         false
     }
 
+    /// Whether `event` (a `response.created`) names the response being decoded, still open.
+    fn is_open(&self, turn: &Turn, event: &Event<'_>) -> bool {
+        let id = event.response.as_ref().and_then(|r| r.id.as_deref());
+        !turn.is_terminated() && self.response_id.as_deref() == Some(id.unwrap_or(""))
+    }
+
     fn usage(&mut self, turn: &mut Turn, response: Option<&ResponseObject<'_>>) {
         let Some(raw) = response.and_then(|r| r.usage) else {
             return;
@@ -713,8 +733,30 @@ impl WireDecoder for ResponsesDecoder {
         if kind.starts_with("response.") || kind == "error" {
             self.recognized = true;
         }
+        let sequence = event
+            .sequence_number
+            .and_then(|n| n.get().parse::<u64>().ok());
+        if kind == "response.created" && !self.is_open(turn, &event) {
+            // A response begins (or a second one, reported): its numbering starts again.
+            if self.response_created(turn, &event) {
+                self.sequence = SequenceNumbers::new();
+                if let Some(number) = sequence {
+                    self.sequence.insert(number);
+                }
+            }
+            return;
+        }
+        if let Some(number) = sequence {
+            if !self.sequence.insert(number) {
+                // A number is one event of the response: seen before, this is that event again.
+                turn.repair_with(RepairKind::RepeatedEvent, None, || {
+                    format!("sequence_number {number} ({kind})")
+                });
+                return;
+            }
+        }
         if kind == "response.created" {
-            self.response_created(turn, &event);
+            // The open response announced again, under a new number: nothing to do.
             return;
         }
         if turn.is_terminated() {
@@ -1437,6 +1479,26 @@ mod tests {
         assert_eq!(turn["stopReason"], "toolUse");
     }
 
+    /// The events numbered from 0 by `sequence_number`, as real streams number them.
+    fn numbered(events: &[Value]) -> Vec<Value> {
+        events
+            .iter()
+            .enumerate()
+            .map(|(n, event)| {
+                let mut event = event.clone();
+                event["sequence_number"] = json!(n);
+                event
+            })
+            .collect()
+    }
+
+    /// `events` with the one at `place` sent twice in a row.
+    fn repeated(mut events: Vec<Value>, place: usize) -> Vec<Value> {
+        let again = events[place].clone();
+        events.insert(place + 1, again);
+        events
+    }
+
     fn text_item(index: u64) -> [Value; 3] {
         [
             json!({"type":"response.output_item.added","output_index":index,
@@ -1458,6 +1520,84 @@ mod tests {
             completed("r"),
         ]);
         events
+    }
+
+    #[test]
+    fn responses_a_repeated_event_is_dropped_by_its_sequence_number() {
+        // A relay that sends an event twice: its number says it is the same event. Without
+        // the number a repeated text delta would repeat its text, and a repeated argument delta
+        // would corrupt the arguments of a stream that ends before its `.done` events.
+        let stream = numbered(&call_stream());
+        let clean = run(&stream).1;
+        for place in 1..stream.len() {
+            let (_, turn) = run(&repeated(stream.clone(), place));
+            assert_eq!(turn["text"], clean["text"], "event {place}");
+            assert_eq!(turn["toolCalls"], clean["toolCalls"], "event {place}");
+            assert_eq!(turn["stopReason"], "toolUse", "event {place}");
+            assert_eq!(turn["errors"], json!([]), "event {place}");
+            let kind = stream[place]["type"].as_str().unwrap();
+            assert_eq!(
+                turn["repairs"],
+                json!([{"kind": "repeated-event", "detail": format!("sequence_number {place} ({kind})")}]),
+                "event {place}"
+            );
+        }
+        // Cut after a repeated argument delta: the arguments are still what was sent once.
+        let cut: Vec<Value> = repeated(stream.clone(), 5).into_iter().take(8).collect();
+        let (_, turn) = run(&cut);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"path\":\"a\"}");
+        assert_eq!(turn["toolCalls"][0]["complete"], false);
+    }
+
+    #[test]
+    fn responses_events_out_of_order_are_not_repeats() {
+        // Parallel calls whose events a relay interleaved, keeping their numbers: each number
+        // is new once, so nothing is dropped (the done events carry the arguments).
+        let mut events = vec![created("r")];
+        events.extend([
+            fc_added(0, "fc_1", "call_1", "read"),
+            fc_delta(0, "fc_1", "{\"path\":\"a\"}"),
+            fc_done(0, "fc_1", "call_1", "read", "{\"path\":\"a\"}"),
+            fc_added(1, "fc_2", "call_2", "list"),
+            fc_delta(1, "fc_2", "{\"dir\":\"b\"}"),
+            fc_done(1, "fc_2", "call_2", "list", "{\"dir\":\"b\"}"),
+            completed("r"),
+        ]);
+        let events = numbered(&events);
+        let clean = run(&events).1;
+        let mixed: Vec<Value> = [0, 1, 4, 2, 5, 3, 6, 7]
+            .iter()
+            .map(|&i| events[i].clone())
+            .collect();
+        let (_, turn) = run(&mixed);
+        assert_eq!(turn["toolCalls"], clean["toolCalls"]);
+        assert_eq!(turn["repairs"], json!([]));
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_numbering_restarts_with_each_response() {
+        // openai-reasoning-encrypted-content.1 holds several responses, each numbered from 0:
+        // the second is still found and reported, not taken for repeats.
+        let mut events = numbered(&call_stream());
+        let mut second = call_stream();
+        second[0] = created("r2");
+        events.extend(numbered(&second));
+        let (_, turn) = run(&events);
+        assert_eq!(turn["toolCalls"].as_array().unwrap().len(), 1);
+        assert_eq!(turn["repairs"], json!([]));
+        assert_eq!(turn["errorKinds"], json!(["several-responses"]));
+    }
+
+    #[test]
+    fn responses_events_without_numbers_are_all_read() {
+        // pydantic-openai-responses-stream, openai-custom-tool: no sequence_number at all.
+        let (_, turn) = run(&repeated(call_stream(), 2));
+        assert_eq!(
+            turn["text"], "HelloHello",
+            "nothing tells a repeated delta from new text"
+        );
+        assert_eq!(turn["repairs"], json!([]));
     }
 
     #[test]

@@ -49,6 +49,9 @@ crate::named! {
         /// `content_block_start`, Responses `output_item.added`: the same index, the same id);
         /// the repeat was ignored, so it is one call.
         RepeatedStart => "repeated-start",
+        /// Responses: an event whose `sequence_number` the response already had (a repeated
+        /// event); the repeat was ignored.
+        RepeatedEvent => "repeated-event",
         /// The stop reason said `stop` while the turn holds complete calls; the turn is `toolUse`.
         FinishStopWithCalls => "finish-stop-with-calls",
         /// Responses: an event's `item_id` differs from its item's; matched by `output_index`.

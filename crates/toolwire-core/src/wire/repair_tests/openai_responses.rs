@@ -159,6 +159,29 @@ fn repeated_start() -> Case {
     case(K::RepeatedStart, &events, &[(K::RepeatedStart, Some(0))])
 }
 
+fn repeated_event() -> Case {
+    // An argument delta sent twice under its sequence_number (a relay repeating an event).
+    let numbered = |event: Value, n: u64| {
+        let mut event = event;
+        event["sequence_number"] = json!(n);
+        event
+    };
+    let mut all = vec![numbered(created(), 0)];
+    for (n, event) in clean().into_iter().enumerate() {
+        all.push(numbered(event.clone(), n as u64 + 1));
+        if n == 1 {
+            all.push(numbered(event, n as u64 + 1));
+        }
+    }
+    all.push(numbered(completed(), 6));
+    Case {
+        kind: K::RepeatedEvent,
+        wire: Wire::OpenAiResponses,
+        body: named_sse(&all),
+        expected: vec![(K::RepeatedEvent, None)],
+    }
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -169,6 +192,7 @@ pub(super) fn cases() -> Vec<Case> {
         whole_response(),
         duplicate_call_id(),
         repeated_start(),
+        repeated_event(),
     ]
 }
 
@@ -216,4 +240,9 @@ fn duplicate_call_id_is_reported() {
 #[test]
 fn repeated_start_is_reported() {
     check(&repeated_start());
+}
+
+#[test]
+fn repeated_event_is_reported() {
+    check(&repeated_event());
 }
