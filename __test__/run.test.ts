@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 
-import { ToolRuntime } from '../dist/index.js'
+import { StreamDecoder, ToolRuntime } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
+import { faultyStream, scriptedBody } from '../dist/testing/index.js'
+import type { ScriptedTurn as ScriptedToolkitTurn } from '../dist/testing/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
 import { runtimeWithRead, sleep, stringsSchema, userMessage } from './helpers.js'
@@ -421,6 +423,83 @@ describe('run: loop detection', () => {
     expect(outcome.steps[0].results[9].error?.code).toBe('BLOCKED')
     expect(ran).toHaveLength(9)
     expect(events.filter((e) => e.type === 'loop_warning').map((e) => [e.toolName, e.count])).toEqual([['read', 5]])
+  })
+})
+
+// A turn whose stream broke (truncated, the provider's error event) may already hold a call the
+// wire sealed (Anthropic's content_block_stop, a Responses output_item.done, a whole Gemini part):
+// it was run and the loop went on, the break seen only in step.errors. A turn that did not end
+// runs none of its calls, as a turn cut for length does, and the run stops with the error.
+describe('run: a turn whose stream broke runs none of its calls', () => {
+  const TURN: ScriptedToolkitTurn = {
+    text: 'Reading both.',
+    calls: [
+      { id: 'c1aaaaaaa', name: 'read', arguments: { path: 'a.txt' } },
+      { id: 'c2aaaaaaa', name: 'read', arguments: { path: 'b.txt' } },
+    ],
+  }
+
+  /** The fewest events of `body` that decode to a broken turn holding a complete call. */
+  const sealedCut = (wire: Wire, body: string): number => {
+    for (let events = 1; ; events++) {
+      const text = cutText(body, wire, events)
+      if (text === undefined) throw new Error(`${wire}: no cut of the body holds a sealed call`)
+      const decoder = new StreamDecoder(wire)
+      decoder.push(text)
+      const turn = decoder.finish()
+      if (turn.stopReason === 'error' && turn.toolCalls.some((call) => call.complete)) return events
+    }
+  }
+
+  /** The first `events` events of an SSE `body` (undefined past its end). */
+  const cutText = (body: string, wire: Wire, events: number): string | undefined => {
+    const separator = wire === 'gemini' ? '\r\n\r\n' : '\n\n'
+    const parts = body.split(separator).filter((part) => part.trim() !== '')
+    return events > parts.length ? undefined : parts.slice(0, events).map((part) => part + separator).join('')
+  }
+
+  for (const wire of ['anthropic', 'openai-responses', 'gemini'] as const) {
+    it(`${wire}: a stream cut after a sealed call stops the run with the truncation, the call not run`, async () => {
+      const { runtime, ran } = runtimeWithRead()
+      // (Gemini sends each call whole, here in the last chunk with the finishReason: a stream
+      // that breaks before it is the chunk without it)
+      const body = scriptedBody(wire, TURN).replace('"finishReason": "STOP",', '')
+      const head = cutText(body, wire, sealedCut(wire, body))!
+      let calls = 0
+      const outcome = await runtime.run({
+        wire,
+        messages: [userMessage(wire, 'read them')],
+        model: () => {
+          calls += 1
+          return faultyStream(head, { split: 'byte' })
+        },
+      })
+      expect(ran, wire).toEqual([])
+      expect(calls, wire).toBe(1)
+      expect(outcome.stopReason, wire).toBe('error')
+      expect(outcome.error, wire).toContain('the stream ended before its terminal event')
+      expect(outcome.error, wire).toContain('(its tool calls were not run)')
+      const [step] = outcome.steps
+      expect(step.stopReason, wire).toBe('error')
+      expect(step.errorKinds, wire).toContain('stream-truncated')
+      expect(step.calls.some((call) => call.complete), wire).toBe(true)
+      expect(step.results.map((result) => result.error?.code), wire).toEqual(step.calls.map(() => 'INCOMPLETE_ARGUMENTS'))
+      // The history holds the broken turn with a result for each of its calls: it can go on.
+      const { repairHistory } = await import('../dist/index.js')
+      expect(repairHistory(outcome.messages, wire).report, wire).toEqual({ renamed: [], synthesized: [], removed: [] })
+    })
+  }
+
+  it("anthropic: the provider's error event after a sealed call stops the run, naming the error", async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const body = scriptedBody('anthropic', TURN)
+    const head = cutText(body, 'anthropic', sealedCut('anthropic', body))!
+    const overloaded = 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    const outcome = await runtime.run({ wire: 'anthropic', messages: [userMessage('anthropic', 'go')], model: () => faultyStream(head + overloaded) })
+    expect(ran).toEqual([])
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toContain('overloaded_error')
+    expect(outcome.steps[0].results.every((result) => result.error?.code === 'INCOMPLETE_ARGUMENTS')).toBe(true)
   })
 })
 

@@ -209,7 +209,12 @@ describe('duplicated events, as the decoders document them', () => {
     for (const [wire, markers] of repeated) {
       const body = scriptedBody(wire, TURN)
       const whole = essence(await decode(wire, body))
-      for (const marker of markers) expect(essence(await decode(wire, body, { duplicate: [place(wire, marker)] })), `${wire} ${marker}`).toEqual(whole)
+      for (const marker of markers) {
+        const got = essence(await decode(wire, body, { duplicate: [place(wire, marker)] }))
+        // (Responses numbers its events: the repeat is found by its number, and said)
+        const repairs = wire === 'openai-responses' ? [['repeated-event', undefined]] : whole.repairs
+        expect(got, `${wire} ${marker}`).toEqual({ ...whole, repairs })
+      }
     }
   })
 
@@ -220,9 +225,18 @@ describe('duplicated events, as the decoders document them', () => {
     expect(got.repairs).toEqual([{ kind: 'name-repeated', callIndex: 1 }])
   })
 
-  it('Responses: a repeated argument delta is corrected by the arguments the item ends with (arguments-corrected)', async () => {
+  it('Responses: a repeated event is found by its sequence_number and ignored (repeated-event)', async () => {
     const body = scriptedBody('openai-responses', TURN)
-    const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', 'response.function_call_arguments.delta')] })
+    for (const marker of ['response.function_call_arguments.delta', 'response.output_text.delta', 'response.output_item.added']) {
+      const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', marker)] })
+      expect(essence(got), marker).toEqual({ ...essence(await decode('openai-responses', body)), repairs: [['repeated-event', undefined]] })
+      expect(got.repairs[0].detail, marker).toMatch(new RegExp(`^sequence_number \\d+ \\(${marker.replaceAll('.', '\\.')}\\)$`))
+    }
+  })
+
+  it('Responses without sequence numbers: a repeated argument delta is corrected by the arguments the item ends with (arguments-corrected)', async () => {
+    const body = scriptedBody('openai-responses', TURN).replace(/"sequence_number":\d+,?/g, '')
+    const got = await decode('openai-responses', body, { duplicate: [place('openai-responses', 'response.function_call_arguments.delta', body)] })
     expect(got.toolCalls.map((call) => call.arguments)).toEqual(['{"path":"a.txt"}', '{"dir":"/tmp/x"}'])
     expect(got.repairs).toEqual([{ kind: 'arguments-corrected', callIndex: 0 }])
   })
@@ -231,6 +245,17 @@ describe('duplicated events, as the decoders document them', () => {
     const got = await decode('anthropic', scriptedBody('anthropic', TURN), { duplicate: [0] })
     expect(got.toolCalls.map((call) => call.arguments)).toEqual(['{"path":"a.txt"}', '{"dir":"/tmp/x"}'])
     expect(got.repairs.map((repair) => repair.kind)).toEqual(['duplicate-message-start'])
+  })
+
+  it('Anthropic and Responses: a call whose start is repeated is one call (repeated-start), never a second one run with arguments it never got', async () => {
+    const anthropic = scriptedBody('anthropic', TURN)
+    const got = await decode('anthropic', anthropic, { duplicate: [place('anthropic', '"id":"c2aaaaaaa"')] })
+    expect(essence(got).calls).toEqual(essence(await decode('anthropic', anthropic)).calls)
+    expect(got.repairs).toEqual([{ kind: 'repeated-start', callIndex: 1, detail: 'content_block_start at index 2' }])
+    const responses = scriptedBody('openai-responses', TURN).replace(/"sequence_number":\d+,?/g, '')
+    const again = await decode('openai-responses', responses, { duplicate: [place('openai-responses', '"call_id":"c2aaaaaaa"', responses)] })
+    expect(essence(again).calls).toEqual(essence(await decode('openai-responses', responses)).calls)
+    expect(again.repairs).toEqual([{ kind: 'repeated-start', callIndex: 1 }])
   })
 
   it('Gemini and Mistral: a repeated last chunk is reported and ignored (fragment-after-finish), its calls not run twice', async () => {
@@ -242,7 +267,7 @@ describe('duplicated events, as the decoders document them', () => {
     }
   })
 
-  it('a repeated text delta repeats its text: nothing in the stream tells it from new text', async () => {
+  it('a repeated text delta repeats its text where nothing in the stream tells it from new text', async () => {
     for (const wire of ['openai-chat', 'anthropic', 'mistral'] as const) {
       const body = scriptedBody(wire, { text: 'abcdefghij' })
       const got = await decode(wire, body, { duplicate: [place(wire, '"abcdef"', body)] })
@@ -287,10 +312,14 @@ describe('interleaved calls, removed ids and indexes', () => {
     }
   })
 
-  it('removed indexes: OpenAI Chat places fragments by position (missing-index), Responses by item id', async () => {
-    const chat = await decode('openai-chat', scriptedBody('openai-chat', TURN), { removeIndexes: true })
-    expect(essence(chat).calls).toEqual(essence(await decode('openai-chat', scriptedBody('openai-chat', TURN))).calls)
-    expect(chat.repairs.map((repair) => repair.kind)).toContain('missing-index')
+  it('removed indexes: OpenAI Chat places fragments by position, Anthropic block events in the one open block (missing-index), Responses by item id', async () => {
+    for (const wire of ['openai-chat', 'anthropic'] as const) {
+      const got = await decode(wire, scriptedBody(wire, TURN), { removeIndexes: true })
+      const { repairs, ...rest } = essence(got)
+      const { repairs: _, ...clean } = essence(await decode(wire, scriptedBody(wire, TURN)))
+      expect(rest, wire).toEqual(clean)
+      expect(repairs.map(([kind]) => kind), wire).toContain('missing-index')
+    }
     const responses = await decode('openai-responses', scriptedBody('openai-responses', TURN), { removeIndexes: true })
     expect(essence(responses)).toEqual(essence(await decode('openai-responses', scriptedBody('openai-responses', TURN))))
   })

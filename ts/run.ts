@@ -1,7 +1,7 @@
 // The agent loop: call the model with the history and the tool definitions, decode its streamed
 // answer, run the calls through the runtime, append both to the history in the wire's own shape,
-// and go again until a turn has no calls, maxSteps model calls were made, the signal aborts, or
-// every result of a batch asks to terminate.
+// and go again until a turn has no calls, maxSteps model calls were made, the signal aborts,
+// every result of a batch asks to terminate, or a turn ended with an error (its calls not run).
 
 import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, own, ownOptions } from './common.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
@@ -299,7 +299,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         steps.push(hooks.scrub(stepOf(turn, [], []), 'run: a step'))
         if (turn.stopReason === 'error') {
           stopReason = 'error'
-          failure = turn.errors.join('; ') || 'the model stream ended with an error'
+          failure = turnFailure(turn)
           break
         }
         const followUps = await messagesFrom('getFollowUpMessages()', options.getFollowUpMessages, signal, callbackTimeoutMs)
@@ -312,9 +312,15 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         stopReason = 'stop'
         break
       }
-      // A turn cut for length may hold calls whose arguments look whole but are not what the
-      // model meant: none is run, each asks to be re-issued.
-      const truncated = turn.stopReason === 'length'
+      // A turn that did not end as the model meant runs none of its calls, even those the
+      // wire sealed before the end (their arguments whole): cut for length, the calls may not
+      // be what the model meant; broken by an error (the stream truncated, the provider's error
+      // event, a refusal), the turn is not the model's whole answer. Side effects wait for a
+      // turn that ended. Each call gets INCOMPLETE_ARGUMENTS (asking to be re-issued), so the
+      // history stays whole; a length cut goes on (the model sends its calls again), an error
+      // ends the run with `error` naming what broke, as an error turn without calls does.
+      const failed = turn.stopReason === 'error'
+      const truncated = failed || turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls
       messages.push(...runtime.encodeToolCalls(turn, wire))
       const results = await dispatch(calls, { ...context, tools: options.tools, runId, groupId, userId: options.userId, threadAncestors: options.threadAncestors, signal, onEvent: emit })
@@ -322,6 +328,11 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       steps.push(hooks.scrub(stepOf(turn, turn.toolCalls, results), 'run: a step'))
       if (signal?.aborted) {
         stopReason = 'aborted'
+        break
+      }
+      if (failed) {
+        stopReason = 'error'
+        failure = `${turnFailure(turn)} (its tool calls were not run)`
         break
       }
       if (results.every((result) => own(result, 'terminate') === true)) {
@@ -362,6 +373,13 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   // the run's log failed, whenever (a dispatch's results and audit_failed say so where it was one of theirs)
   if (recorder?.failure !== undefined) outcome.auditFailed = hooks.scrub(recorder.failure, 'run: auditFailed')
   return outcome
+}
+
+/** What broke a turn that ended with an error: the decoder's errors, else its stop reason. */
+function turnFailure(turn: AssembledTurn): string {
+  if (turn.errors.length > 0) return turn.errors.join('; ')
+  const raw = turn.rawStopReason
+  return typeof raw === 'string' ? `the model's turn ended with stop reason ${JSON.stringify(raw)}` : 'the model stream ended with an error'
 }
 
 /** The assistant message of a turn without calls (its text), for history. */
@@ -521,8 +539,9 @@ function itemsOf(body: Body): Items {
 
 /**
  * A run's step for a decoded turn: its text, stop reason, calls and results, and the errors the
- * decoder reported without ending the turn (a second response after the first, a fragment after
- * the end, choices other than the first), so none is lost in silence.
+ * decoder reported: what broke the turn, or what it reported without ending it (a second
+ * response after the first, a fragment after the end, choices other than the first), so none is
+ * lost in silence.
  */
 function stepOf(turn: AssembledTurn, calls: AssembledToolCall[], results: ToolResult[]): RunStep {
   const step: RunStep = { text: turn.text, stopReason: turn.stopReason, calls, results }

@@ -507,7 +507,9 @@ export class ToolRuntime {
    * The agent loop: the model is called with the history and the tool definitions, its streamed
    * answer decoded, the calls run and both appended to the history, until a turn has no calls,
    * `maxSteps` model calls were made, the signal aborts, or every result of a batch asks to
-   * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`.
+   * terminate. Rejects only for misuse; a failing model ends the run with `stopReason: 'error'`,
+   * and so does a turn whose stream broke (truncated, an error event): none of its calls is run,
+   * as none of a turn cut for length is.
    */
   run<W extends Wire>(options: RunOptions<W>): Promise<RunOutcome<W>> {
     return new Promise((resolve) => {

@@ -882,7 +882,8 @@ export interface RunStep {
   calls: AssembledToolCall[]
   results: ToolResult[]
   /**
-   * What the decoder reported about this turn without ending it (a second response after the
+   * What the decoder reported about this turn: what broke it (its stop reason then `error`, and
+   * none of its calls run), or what it reported without ending it (a second response after the
    * first, a fragment after the end, choices other than the first of an `n` > 1 response).
    */
   errors?: string[]

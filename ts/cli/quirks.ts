@@ -42,10 +42,12 @@ export const ERROR_TITLES: Readonly<Record<DecodeErrorKindName, string>> = {
   [DecodeErrorKind.RESPONSE_FAILED]: 'the response failed',
   [DecodeErrorKind.PROMPT_BLOCKED]: 'the prompt was blocked',
   [DecodeErrorKind.ABNORMAL_FINISH]: 'the model stopped abnormally',
-  [DecodeErrorKind.FRAGMENT_AFTER_FINISH]: 'a tool call fragment after the turn finished',
+  [DecodeErrorKind.FRAGMENT_AFTER_FINISH]: 'a tool call fragment after its call or the turn finished',
   [DecodeErrorKind.SEVERAL_RESPONSES]: 'a second response in the same body',
   [DecodeErrorKind.SEVERAL_CHOICES]: 'more than one choice in the response; only the first was read',
-  [DecodeErrorKind.ARGUMENTS_FOR_UNKNOWN_ITEM]: 'arguments for an output item never announced',
+  [DecodeErrorKind.ARGUMENTS_FOR_UNKNOWN_ITEM]: 'arguments for an output item (or block) never announced',
+  [DecodeErrorKind.MISSING_BLOCK_INDEX]: 'a block event without `index` that could belong to several open blocks, or none',
+  [DecodeErrorKind.BLOCK_INDEX_REUSED]: 'another block or call began at the index of one still open',
   [DecodeErrorKind.NAMELESS_FUNCTION_CALL]: 'a functionCall part without a name',
   [DecodeErrorKind.BAD_PARTIAL_ARGUMENTS]: 'streamed partial arguments that contradict each other',
   [DecodeErrorKind.OVERSIZED_EVENT]: 'an event too large, dropped',
@@ -63,6 +65,8 @@ const QUIRK_SEVERITY: Readonly<Partial<Record<DecodeErrorKindName, QuirkSeverity
   [DecodeErrorKind.NAMELESS_FUNCTION_CALL]: 'error',
   [DecodeErrorKind.OVERSIZED_EVENT]: 'error',
   [DecodeErrorKind.CONTENT_FILTER]: 'error',
+  [DecodeErrorKind.MISSING_BLOCK_INDEX]: 'error',
+  [DecodeErrorKind.BLOCK_INDEX_REUSED]: 'error',
 }
 
 /** A decoder error as `replay` names it: `{ kind, title, message }`, named by its kind alone. */
@@ -128,7 +132,7 @@ export const REPAIR_VIEWS: Readonly<Record<RepairKindName, RepairView>> = {
   [RepairKind.MISSING_INDEX]: {
     severity: 'warning',
     title: 'tool call without `index`',
-    detail: () => "Mistral, old Ollama and Gemini's OpenAI endpoint omit it; calls are keyed by position instead",
+    detail: () => "Mistral, old Ollama and Gemini's OpenAI endpoint omit it (calls are keyed by position instead); Anthropic block events without one go to the one block they can belong to",
   },
   [RepairKind.EMPTY_STRING_FIELDS]: {
     severity: 'warning',
@@ -143,7 +147,7 @@ export const REPAIR_VIEWS: Readonly<Record<RepairKindName, RepairView>> = {
   [RepairKind.INDEX_REUSED]: {
     severity: 'warning',
     title: 'parallel calls share one index',
-    detail: (seen) => told(seen, 'a new id on an occupied index starts a new call (Ollama 0.20); keying by index alone merges them'),
+    detail: (seen) => told(seen, 'a new call on the index of a finished one is a call of its own (Ollama 0.20); keying by index alone merges them'),
   },
   [RepairKind.UNSTABLE_ID]: {
     severity: 'warning',
@@ -237,6 +241,16 @@ export const REPAIR_VIEWS: Readonly<Record<RepairKindName, RepairView>> = {
     title: 'two calls with one id',
     detail: (seen) => told(seen, 'the later call got a generated id'),
   },
+  [RepairKind.REPEATED_START]: {
+    severity: 'warning',
+    title: 'a call or block announced twice',
+    detail: (seen) => named(seen, 'the repeated start was ignored: one call, not two (a second would run with arguments it never received)'),
+  },
+  [RepairKind.REPEATED_EVENT]: {
+    severity: 'warning',
+    title: 'an event sent twice',
+    detail: (seen) => told(seen, 'its sequence_number was already seen: the repeat was ignored (text and arguments not doubled)'),
+  },
   [RepairKind.FINISH_STOP_WITH_CALLS]: {
     severity: 'warning',
     title: 'finish_reason "stop" although tool calls were sent',
@@ -254,12 +268,16 @@ const ORDER: readonly string[] = [
   'json-array-stream',
   RepairKind.WHOLE_RESPONSE,
   RepairKind.FILTER_ONLY_CHUNK,
+  RepairKind.REPEATED_EVENT,
   RepairKind.TRAILING_EMPTY_FRAGMENT,
   DecodeErrorKind.FRAGMENT_AFTER_FINISH,
   RepairKind.MISSING_INDEX,
+  DecodeErrorKind.MISSING_BLOCK_INDEX,
   RepairKind.EMPTY_STRING_FIELDS,
   RepairKind.INDEX_OFFSET,
   RepairKind.INDEX_REUSED,
+  DecodeErrorKind.BLOCK_INDEX_REUSED,
+  RepairKind.REPEATED_START,
   RepairKind.UNSTABLE_ID,
   RepairKind.NAME_REPEATED,
   RepairKind.NAME_SPLIT,

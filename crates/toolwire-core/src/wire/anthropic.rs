@@ -10,7 +10,24 @@
 //!
 //! A whole (non-streamed) response, `{type: "message", content, stop_reason, usage}`, is read as
 //! the `message_start` of a message holding every block, followed by its `message_stop`: it
-//! decodes to the turn its stream would give.
+//! decodes to the turn its stream would give. Every `tool_use` keeps its `input` as its
+//! arguments. Each block followed by another is ended (its stream closed it before the next
+//! began: `content_block_stop`); the last block ends with the message. So under `max_tokens` the
+//! calls before the last block are complete and a `tool_use` that is the last block is cut
+//! (`INCOMPLETE_ARGUMENTS`, its input kept to read), as a streamed `max_tokens` cut leaves the
+//! block it cut without its `content_block_stop` (fixture incomplete_partial_json_response): the
+//! limit may have cut that input mid-way, and nothing in the message says it did not.
+//!
+//! Blocks are placed by their `index`. An event without one is placed where that is not in
+//! doubt (`missing-index`): a block start takes the next index; a text, thinking or signature
+//! delta is taken as it comes (the turn's text is one string); an argument fragment goes to the
+//! one open `tool_use` block, a block stop to the one open block. Where it is in doubt (several
+//! open, or none) it is a `missing-block-index` error naming the event, and every open call the
+//! fragment could have been part of is cut: no call runs with arguments it may not have received.
+//! A block start repeated while the block is open (the same index and id) is one block
+//! (`repeated-start`), as a Responses item announced twice is; a call under the id of an earlier
+//! call gets a generated id (`duplicate-call-id`, by the turn, as on every wire); another block
+//! started at the index of an open one cuts the open block's call (`block-index-reused`).
 //!
 //! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
@@ -109,6 +126,24 @@ enum BlockState {
     Other,
 }
 
+/// A block the stream started: where it is, what it is, whether its stop came.
+struct BlockEntry {
+    index: u64,
+    /// The block's `type` (a repeat of its start has the same).
+    kind: String,
+    state: BlockState,
+    open: bool,
+}
+
+impl BlockEntry {
+    fn call(&self) -> Option<CallHandle> {
+        match self.state {
+            BlockState::Call(call) => Some(call),
+            _ => None,
+        }
+    }
+}
+
 /// The Anthropic Messages decoder.
 pub struct AnthropicDecoder {
     /// The open message's id, once `message_start` came.
@@ -116,7 +151,9 @@ pub struct AnthropicDecoder {
     /// Whether any block of the open message began (a repeated `message_start` after that is a
     /// splice, not a duplicate).
     has_blocks: bool,
-    blocks: Vec<(u64, BlockState)>,
+    blocks: Vec<BlockEntry>,
+    /// The index a block start without one takes: one past the highest seen.
+    next_index: u64,
     /// A spliced second message broke the stream: everything after is ignored.
     broken: bool,
     /// An event of this wire was read (for telling a body that is not the wire at all).
@@ -131,19 +168,246 @@ impl AnthropicDecoder {
             message_id: None,
             has_blocks: false,
             blocks: Vec::new(),
+            next_index: 0,
             broken: false,
             recognized: false,
             events: 0,
         }
     }
 
-    fn block(&self, index: Option<u64>) -> Option<BlockState> {
-        let index = index?;
-        self.blocks
-            .iter()
-            .rev()
-            .find(|(i, _)| *i == index)
-            .map(|(_, state)| *state)
+    /// The latest block started at `index`.
+    fn block(&self, index: u64) -> Option<&BlockEntry> {
+        self.blocks.iter().rev().find(|b| b.index == index)
+    }
+
+    /// The position in `blocks` of the open block at `index`.
+    fn open_at(&self, index: u64) -> Option<usize> {
+        self.blocks.iter().rposition(|b| b.index == index && b.open)
+    }
+
+    /// The positions in `blocks` of the open blocks, of calls only when `calls`.
+    fn open_blocks(&self, turn: &Turn, calls: bool) -> Vec<usize> {
+        (0..self.blocks.len())
+            .filter(|&i| {
+                let block = &self.blocks[i];
+                match block.call() {
+                    Some(call) => block.open && !turn.is_ended(call),
+                    None => block.open && !calls,
+                }
+            })
+            .collect()
+    }
+
+    /// `content_block_start`.
+    fn block_start(&mut self, turn: &mut Turn, index: Option<u64>, block: &Block<'_>) {
+        self.has_blocks = true;
+        let at = index.unwrap_or(self.next_index);
+        let open = match index {
+            Some(index) => self.open_at(index),
+            // Without an index, only a tool_use under the open one's id is its repeat.
+            None => self.blocks.iter().rposition(|b| b.open),
+        };
+        if let Some(open) = open {
+            let entry = &self.blocks[open];
+            // (sent without an id, a call is told by its name, at its index only)
+            let same_call = entry.call().map(|call| {
+                let id = block.id.as_deref().unwrap_or("");
+                let same_name = turn.name(call) == block.name.as_deref().unwrap_or("");
+                same_name
+                    && if id.is_empty() {
+                        index.is_some()
+                    } else {
+                        turn.id(call) == id
+                    }
+            });
+            if entry.kind == block.kind && same_call.unwrap_or(index.is_some()) {
+                // The same start sent again while its block is open: one block.
+                let (call, at) = (entry.call(), entry.index);
+                turn.repair_with(RepairKind::RepeatedStart, call, || {
+                    format!("content_block_start at index {at}")
+                });
+                return;
+            }
+            if index.is_some() {
+                turn.error(
+                    DecodeErrorKind::BlockIndexReused,
+                    format!(
+                        "Anthropic event {}: a {} block began at index {at}, where a {} block \
+                         was still open",
+                        self.events,
+                        json_string(&block.kind),
+                        json_string(&entry.kind),
+                    ),
+                );
+                if let Some(call) = entry.call() {
+                    turn.cut_call(
+                        call,
+                        "another block began at its index before it was closed",
+                    );
+                }
+                self.blocks[open].open = false;
+            }
+        }
+        let reused = self.blocks.iter().any(|b| b.index == at);
+        self.next_index = self.next_index.max(at.saturating_add(1));
+        let whole_input = Some(RepairKind::WholeInputInBlockStart);
+        let state = match self.open_block(turn, block, whole_input) {
+            Some(call) => BlockState::Call(call),
+            None => match block.kind.as_ref() {
+                "text" => BlockState::Text,
+                "thinking" => BlockState::Thinking,
+                _ => BlockState::Other,
+            },
+        };
+        let call = match state {
+            BlockState::Call(call) => Some(call),
+            _ => None,
+        };
+        if index.is_none() {
+            turn.repair(RepairKind::MissingIndex, call);
+        }
+        if reused {
+            if let Some(call) = call {
+                turn.repair_with(RepairKind::IndexReused, Some(call), || {
+                    format!("index {at}")
+                });
+            }
+        }
+        self.blocks.push(BlockEntry {
+            index: at,
+            kind: block.kind.clone().into_owned(),
+            state,
+            open: true,
+        });
+    }
+
+    /// An `input_json_delta`: to its block's call, or without an index to the one open call.
+    fn arguments_delta(&mut self, turn: &mut Turn, index: Option<u64>, fragment: &str) {
+        let call = match index {
+            Some(index) => match self.block(index) {
+                Some(BlockEntry {
+                    state: BlockState::Call(call),
+                    open: false,
+                    ..
+                }) if !fragment.trim().is_empty() => {
+                    // After its content_block_stop: the call ended as it stood (a whole object,
+                    // or refused as not one), so nothing can be added to it.
+                    let call = turn.call_index(*call);
+                    turn.error(
+                        DecodeErrorKind::FragmentAfterFinish,
+                        format!(
+                            "Anthropic event {}: an argument fragment for call {call} (index \
+                             {index}) arrived after its block was closed and was ignored",
+                            self.events
+                        ),
+                    );
+                    return;
+                }
+                Some(BlockEntry {
+                    state: BlockState::Call(call),
+                    ..
+                }) => *call,
+                found => {
+                    let what = match found {
+                        Some(block) => format!("a {} block", json_string(&block.kind)),
+                        None => "where no block began".to_owned(),
+                    };
+                    turn.error(
+                        DecodeErrorKind::ArgumentsForUnknownItem,
+                        format!(
+                            "Anthropic event {} carries arguments for index {index}, {what}; \
+                             they were ignored",
+                            self.events
+                        ),
+                    );
+                    return;
+                }
+            },
+            None => {
+                let open = self.open_blocks(turn, true);
+                match open.as_slice() {
+                    [one] => {
+                        let call = self.blocks[*one].call().expect("a call block");
+                        turn.repair(RepairKind::MissingIndex, Some(call));
+                        call
+                    }
+                    [] => {
+                        turn.error(
+                            DecodeErrorKind::MissingBlockIndex,
+                            format!(
+                                "Anthropic event {} (content_block_delta) carries arguments \
+                                 without an index while no tool_use block is open; they were \
+                                 ignored",
+                                self.events
+                            ),
+                        );
+                        return;
+                    }
+                    several => {
+                        turn.error(
+                            DecodeErrorKind::MissingBlockIndex,
+                            format!(
+                                "Anthropic event {} (content_block_delta) carries arguments \
+                                 without an index while {} tool_use blocks are open: which call \
+                                 they belong to cannot be told, so they were ignored and each of \
+                                 those calls was cut",
+                                self.events,
+                                several.len()
+                            ),
+                        );
+                        for &i in several {
+                            if let Some(call) = self.blocks[i].call() {
+                                turn.cut_call(
+                                    call,
+                                    "a fragment without an index may have been part of it",
+                                );
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+        };
+        turn.append_arguments(call, fragment);
+    }
+
+    /// `content_block_stop`: ends its block, or without an index the one open block.
+    fn block_stop(&mut self, turn: &mut Turn, index: Option<u64>) {
+        let position = match index {
+            Some(index) => self.open_at(index),
+            None => {
+                let open = self.open_blocks(turn, false);
+                match open.as_slice() {
+                    [one] => {
+                        turn.repair(RepairKind::MissingIndex, self.blocks[*one].call());
+                        Some(*one)
+                    }
+                    [] => None,
+                    several => {
+                        turn.error(
+                            DecodeErrorKind::MissingBlockIndex,
+                            format!(
+                                "Anthropic event {} (content_block_stop) has no index while {} \
+                                 blocks are open: none was closed by it (the message's end ends \
+                                 them)",
+                                self.events,
+                                several.len()
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        let Some(position) = position else {
+            return;
+        };
+        self.blocks[position].open = false;
+        if let Some(call) = self.blocks[position].call() {
+            if !turn.is_terminated() {
+                turn.end_call(call);
+            }
+        }
     }
 
     /// A `message_start`, or the message of a whole response (`whole`: its blocks are no quirk).
@@ -194,13 +458,18 @@ impl AnthropicDecoder {
         if let Some(usage) = message.usage {
             self.usage(turn, usage);
         }
-        for block in message.content {
+        let blocks = message.content.len();
+        self.next_index = blocks as u64;
+        for (at, block) in message.content.iter().enumerate() {
             // Whole blocks inside message_start (programmatic tool calling): they end with the
             // message.
             self.has_blocks = true;
-            if let Some(call) = self.open_block(turn, &block, None) {
+            if let Some(call) = self.open_block(turn, block, None) {
                 if !whole {
                     turn.repair(RepairKind::ToolUseInMessageStart, Some(call));
+                } else if at + 1 < blocks {
+                    // A whole message's block followed by another: its stream closed it.
+                    turn.end_call(call);
                 }
             }
         }
@@ -276,13 +545,24 @@ impl AnthropicDecoder {
     }
 
     fn unclosed_blocks(&self, turn: &mut Turn) {
-        for (_, state) in &self.blocks {
-            if let BlockState::Call(call) = *state {
+        for block in &self.blocks {
+            if let Some(call) = block.call() {
                 if !turn.is_ended(call) {
                     turn.repair(RepairKind::BlockNotClosed, Some(call));
                 }
             }
         }
+    }
+
+    /// An event of `kind` without its `field`: reported, and skipped.
+    fn unreadable(&self, turn: &mut Turn, kind: &str, field: &str) {
+        turn.error(
+            DecodeErrorKind::UnreadableEvent,
+            format!(
+                "Anthropic event {} ({kind}) has no {field}; it was skipped",
+                self.events
+            ),
+        );
     }
 
     fn usage(&mut self, turn: &mut Turn, raw: &RawValue) {
@@ -372,47 +652,44 @@ impl WireDecoder for AnthropicDecoder {
                 if turn.is_terminated() {
                     return;
                 }
-                let Some(block) = event.content_block else {
-                    return;
-                };
-                self.has_blocks = true;
-                let whole_input = Some(RepairKind::WholeInputInBlockStart);
-                let state = match self.open_block(turn, &block, whole_input) {
-                    Some(call) => BlockState::Call(call),
-                    None => match block.kind.as_ref() {
-                        "text" => BlockState::Text,
-                        "thinking" => BlockState::Thinking,
-                        _ => BlockState::Other,
-                    },
-                };
-                if let Some(index) = event.index {
-                    self.blocks.push((index, state));
+                match event.content_block {
+                    Some(block) => self.block_start(turn, event.index, &block),
+                    None => self.unreadable(turn, "content_block_start", "content_block"),
                 }
             }
             "content_block_delta" => {
                 if turn.is_terminated() {
                     return;
                 }
-                let (Some(delta), Some(state)) = (event.delta, self.block(event.index)) else {
+                let Some(delta) = event.delta else {
+                    self.unreadable(turn, "content_block_delta", "delta");
                     return;
                 };
-                match (delta.kind.as_deref(), state) {
-                    (Some("input_json_delta"), BlockState::Call(call)) => {
+                let text_like = matches!(
+                    delta.kind.as_deref(),
+                    Some("text_delta" | "thinking_delta" | "signature_delta")
+                );
+                if text_like && event.index.is_none() {
+                    // Text and thinking mean the same whichever block they belong to.
+                    turn.repair(RepairKind::MissingIndex, None);
+                }
+                match delta.kind.as_deref() {
+                    Some("input_json_delta") => {
                         if let Some(fragment) = delta.partial_json.as_deref() {
-                            turn.append_arguments(call, fragment);
+                            self.arguments_delta(turn, event.index, fragment);
                         }
                     }
-                    (Some("text_delta"), _) => {
+                    Some("text_delta") => {
                         if let Some(text) = delta.text.as_deref() {
                             turn.text(text);
                         }
                     }
-                    (Some("thinking_delta"), _) => {
+                    Some("thinking_delta") => {
                         if let Some(text) = delta.thinking.as_deref() {
                             turn.thinking(text);
                         }
                     }
-                    (Some("signature_delta"), _) => {
+                    Some("signature_delta") => {
                         if let Some(signature) = delta.signature.as_deref() {
                             turn.thinking_signature(signature);
                         }
@@ -420,13 +697,7 @@ impl WireDecoder for AnthropicDecoder {
                     _ => {}
                 }
             }
-            "content_block_stop" => {
-                if let Some(BlockState::Call(call)) = self.block(event.index) {
-                    if !turn.is_terminated() {
-                        turn.end_call(call);
-                    }
-                }
-            }
+            "content_block_stop" => self.block_stop(turn, event.index),
             "message_delta" => {
                 if let Some(reason) = event.delta.as_ref().and_then(|d| d.stop_reason.as_deref()) {
                     turn.set_stop(Some(reason), stop_reason(reason));
@@ -464,3 +735,6 @@ fn stop_reason(raw: &str) -> StopReason {
         _ => StopReason::Stop,
     }
 }
+
+#[cfg(test)]
+mod tests;

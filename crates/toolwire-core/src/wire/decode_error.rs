@@ -25,14 +25,22 @@ crate::named! {
         PromptBlocked => "prompt-blocked",
         /// The model stopped abnormally (a finish reason that is an error).
         AbnormalFinish => "abnormal-finish",
-        /// A tool call fragment arrived after the turn finished; ignored.
+        /// A tool call fragment arrived after the turn finished (Anthropic: after its block's
+        /// `content_block_stop`); ignored.
         FragmentAfterFinish => "fragment-after-finish",
         /// A second response followed the finished one in the same body; ignored.
         SeveralResponses => "several-responses",
         /// The response holds more than one choice; only the first was read.
         SeveralChoices => "several-choices",
-        /// Arguments arrived for an output item never announced; ignored.
+        /// Arguments arrived for an output item (Anthropic: a block) never announced; ignored.
         ArgumentsForUnknownItem => "arguments-for-unknown-item",
+        /// Anthropic: a block event without `index` that could belong to several open blocks, or
+        /// to none; what it carried was ignored, and every open call it could have been part of
+        /// was cut (none runs with arguments it may not have received).
+        MissingBlockIndex => "missing-block-index",
+        /// Another block (Anthropic) or call item (Responses) began at the index of one still
+        /// open; the open one's call was cut.
+        BlockIndexReused => "block-index-reused",
         /// A function call part without a name (and no call streaming); ignored.
         NamelessFunctionCall => "nameless-function-call",
         /// Streamed partial arguments that contradict each other; the later value won or was ignored.
@@ -75,6 +83,16 @@ mod tests {
 
     fn created(id: &str) -> Value {
         json!({"type": "response.created", "response": {"id": id, "status": "in_progress", "output": []}})
+    }
+
+    fn anthropic_start() -> Value {
+        json!({"type": "message_start", "message": {"id": "m", "content": []}})
+    }
+
+    /// A `tool_use` block start at `index`.
+    fn anthropic_tool(index: u64, id: &str) -> Value {
+        json!({"type": "content_block_start", "index": index, "content_block":
+            {"type": "tool_use", "id": id, "name": "f", "input": {}}})
     }
 
     fn corpus() -> Vec<(K, Decoded)> {
@@ -198,6 +216,30 @@ mod tests {
                         created("r"),
                         json!({"type": "response.function_call_arguments.delta", "item_id": "fc_x",
                             "output_index": 0, "delta": "{}"}),
+                    ],
+                ),
+            ),
+            (
+                K::MissingBlockIndex,
+                values(
+                    Wire::Anthropic,
+                    &[
+                        anthropic_start(),
+                        anthropic_tool(0, "toolu_a"),
+                        anthropic_tool(1, "toolu_b"),
+                        json!({"type": "content_block_delta",
+                            "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+                    ],
+                ),
+            ),
+            (
+                K::BlockIndexReused,
+                values(
+                    Wire::Anthropic,
+                    &[
+                        anthropic_start(),
+                        anthropic_tool(0, "toolu_a"),
+                        anthropic_tool(0, "toolu_b"),
                     ],
                 ),
             ),

@@ -36,7 +36,7 @@ use super::decoder::WireDecoder;
 use super::gemini_args::{parse_path, place, Node, Object};
 use super::partial_json::{PartialOp, PathSegment};
 use super::repair::RepairKind;
-use super::turn::{generate_call_id, CallHandle, CallKind, Executor, StopReason, Turn};
+use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
 #[derive(Deserialize)]
@@ -199,8 +199,6 @@ pub struct GeminiDecoder {
     /// A streamed call ended by its last `partialArgs` part, whose empty `functionCall` has not
     /// come yet: if anything else comes first, the terminator is missing.
     unterminated: Option<CallHandle>,
-    /// Call ids the provider sent, to replace duplicates.
-    used_ids: Vec<String>,
     /// Whether the current thinking block is still receiving thought text.
     in_thought: bool,
     /// Whether the current thinking block already holds a signature.
@@ -219,7 +217,6 @@ impl GeminiDecoder {
         GeminiDecoder {
             streaming: None,
             unterminated: None,
-            used_ids: Vec::new(),
             in_thought: false,
             block_signed: false,
             response_id: None,
@@ -411,26 +408,9 @@ impl GeminiDecoder {
         };
         // A new call: a streamed one still open ended without its terminator.
         self.flush(turn, Close::Implicit);
-        let sent = non_empty(&call.id);
-        let duplicate = sent.filter(|id| self.used_ids.iter().any(|used| used == id));
-        let generated;
-        let id = match (sent, duplicate) {
-            (Some(id), None) => {
-                self.used_ids.push(id.to_owned());
-                id
-            }
-            (_, Some(_)) => {
-                generated = generate_call_id();
-                &generated
-            }
-            (None, None) => "",
-        };
+        // (an id an earlier call has is replaced by the turn, which says so: duplicate-call-id)
+        let id = non_empty(&call.id).unwrap_or("");
         let handle = turn.open_call(Executor::Client, CallKind::Function, id, name);
-        if let Some(duplicate) = duplicate {
-            turn.repair_with(RepairKind::DuplicateCallId, Some(handle), || {
-                format!("{} was an earlier call's id", json_string(duplicate))
-            });
-        }
         if let Some(signature) = signature {
             turn.set_metadata(handle, "thoughtSignature", json_string(signature));
         }

@@ -6,7 +6,8 @@
 //! [`gemini`]; Mistral uses the Chat Completions decoder), and each decoder drives the shared
 //! [`turn::Turn`], which owns the rules common to every wire (completeness, stop reasons,
 //! events) and feeds argument fragments to the incremental parser ([`partial_json`]).
-//! [`scrubbed`] scrubs a decoder's events of secrets for the agent loop, deltas split anywhere.
+//! [`scrubbed`] scrubs a decoder's events of secrets for the agent loop, deltas split anywhere;
+//! [`sequence`] tells a repeated event by its sequence number (Responses).
 //!
 //! Which decoder and which encoders ([`encode`]) a wire uses is said by its provider
 //! ([`crate::provider`]): a decoder for a wire is `Provider::of(wire).stream_decoder(options)`.
@@ -27,6 +28,7 @@ pub mod openai_responses;
 pub mod partial_json;
 pub mod repair;
 pub mod scrubbed;
+pub mod sequence;
 pub mod sse;
 pub mod turn;
 

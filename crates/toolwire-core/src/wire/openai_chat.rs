@@ -13,7 +13,9 @@
 //!   duplicated ([`CumulativeArguments`]);
 //! - `finish_reason` (whatever its value) or `[DONE]` ends the turn; `length` cuts its calls;
 //! - a whole (non-streamed) `chat.completion` carries `choices[].message` where a chunk carries
-//!   `delta`: it is read the same way, so it decodes to the turn its stream would give;
+//!   `delta`: it is read the same way, so it decodes to the turn its stream would give; its
+//!   `tool_calls` have no `index` (a message is no fragment), so each is keyed by its position
+//!   without a `missing-index` repair;
 //! - one decoder decodes one response. A relay may change the chunk `id` mid-stream (seen in a
 //!   real recording: the role chunk with one id, every later chunk with another), so the id of
 //!   the chunk that finished the turn is what a later chunk is compared with: after the finish,
@@ -213,7 +215,15 @@ impl ChatDecoder {
         }
     }
 
-    fn tool_call(&mut self, turn: &mut Turn, position: usize, delta: ToolCallDelta<'_>) {
+    /// One tool call fragment, at `position` in its delta; `whole`: a whole response's message,
+    /// whose calls carry no `index` by design (so keying them by position is no repair).
+    fn tool_call(
+        &mut self,
+        turn: &mut Turn,
+        position: usize,
+        delta: ToolCallDelta<'_>,
+        whole: bool,
+    ) {
         let key = match delta.index {
             Some(index) => SlotKey::Index(index),
             None => SlotKey::Position(position),
@@ -267,7 +277,7 @@ impl ChatDecoder {
             }
         };
         let call = self.slots[slot].call;
-        if let SlotKey::Position(_) = key {
+        if let (SlotKey::Position(_), false) = (key, whole) {
             turn.repair(RepairKind::MissingIndex, Some(call));
         }
         if delta.id.as_deref() == Some("") || raw_name == Some("") {
@@ -450,7 +460,8 @@ impl WireDecoder for ChatDecoder {
                 // Azure: a late choice holding only content-filter data, no delta.
                 turn.repair(RepairKind::FilterOnlyChunk, None);
             }
-            if choice.delta.is_none() && choice.message.is_some() {
+            let whole = choice.delta.is_none() && choice.message.is_some();
+            if whole {
                 // A whole `chat.completion`: its message is read as the stream's deltas.
                 turn.repair(RepairKind::WholeResponse, None);
             }
@@ -484,7 +495,7 @@ impl WireDecoder for ChatDecoder {
                 }
                 if let Some(calls) = delta.tool_calls {
                     for (position, call) in calls.into_iter().enumerate() {
-                        self.tool_call(turn, position, call);
+                        self.tool_call(turn, position, call, whole);
                     }
                 }
             }

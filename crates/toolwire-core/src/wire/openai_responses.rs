@@ -22,7 +22,16 @@
 //!   `content_filter`) and cuts open calls, `response.failed` and `error` events end it with an
 //!   error;
 //! - one decoder decodes one response: a second `response.created` after the end (recordings
-//!   that concatenate several responses) is reported and everything after it is ignored.
+//!   that concatenate several responses) is reported and everything after it is ignored;
+//! - an event whose `sequence_number` its response already had is a repeat, and ignored
+//!   (`repeated-event`): a number names one event of the response. Every real stream here
+//!   numbers its events up by one from its `response.created`, never twice (several responses
+//!   in one recording each start again from 0, so the numbers are kept per response); an event
+//!   arriving out of order under a number not seen yet is new ([`SequenceNumbers`]); events
+//!   without a number are all read;
+//! - an output index holds one item: an item announced again at it is its repeat (one item,
+//!   `repeated-start`), another call announced there while the first is open cuts the first
+//!   (`block-index-reused`).
 //!
 //! Each of these repairs is recorded on the turn ([`RepairKind`]) where it is made.
 
@@ -35,6 +44,7 @@ use serde_json::value::RawValue;
 use super::decode_error::DecodeErrorKind;
 use super::decoder::WireDecoder;
 use super::repair::RepairKind;
+use super::sequence::SequenceNumbers;
 use super::turn::{CallHandle, CallKind, Executor, StopReason, Turn};
 use crate::json_text::{compact, json_string, non_empty, push_json_string};
 
@@ -62,6 +72,10 @@ struct Event<'a> {
     code: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<Cow<'a, str>>,
+    /// The event's number in its response's stream (read leniently: a server that numbers
+    /// its events otherwise loses nothing).
+    #[serde(borrow, default)]
+    sequence_number: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -186,6 +200,8 @@ pub struct ResponsesDecoder {
     response_id: Option<String>,
     /// A second response followed: everything after is ignored.
     ignoring: bool,
+    /// The `sequence_number`s of the response so far: an event under one of them is a repeat.
+    sequence: SequenceNumbers,
     /// An event of this wire was read (for telling a body that is not the wire at all).
     recognized: bool,
     events: usize,
@@ -198,6 +214,7 @@ impl ResponsesDecoder {
             items: Vec::new(),
             response_id: None,
             ignoring: false,
+            sequence: SequenceNumbers::new(),
             recognized: false,
             events: 0,
         }
@@ -355,13 +372,40 @@ impl ResponsesDecoder {
             return;
         };
         let key = Self::item_key(output_index, &item);
-        if let Some(ItemState::Call(call)) = self.state(&key) {
-            if !turn.is_ended(call) {
-                // The same item announced twice: the first one stands.
+        // An output index holds one item: an item announced where one is, is its repeat (one
+        // item, as an Anthropic block started twice), unless it is another call.
+        let mut reused = None;
+        match (self.state(&key), item.kind.as_deref().unwrap_or("")) {
+            (Some(ItemState::Call(call)), _) if same_call(turn, call, &item) => {
+                turn.repair(RepairKind::RepeatedStart, Some(call));
                 return;
             }
+            (Some(ItemState::Call(call)), _) if !turn.is_ended(call) => {
+                turn.error(
+                    DecodeErrorKind::BlockIndexReused,
+                    format!(
+                        "Responses event {}: another output item was announced at the output \
+                         index of call {}, which was still open",
+                        self.events,
+                        turn.call_index(call)
+                    ),
+                );
+                turn.cut_call(call, "another item was announced at its output index");
+            }
+            (Some(ItemState::Call(_)), _) => reused = output_index,
+            (Some(ItemState::Reasoning { .. }), "reasoning")
+            | (Some(ItemState::Message { .. }), "message") => {
+                turn.repair(RepairKind::RepeatedStart, None);
+                return;
+            }
+            _ => {}
         }
-        self.open_item(turn, key, &item);
+        self.open_item(turn, key.clone(), &item);
+        if let (Some(index), Some(ItemState::Call(call))) = (reused, self.state(&key)) {
+            turn.repair_with(RepairKind::IndexReused, Some(call), || {
+                format!("output_index {index}")
+            });
+        }
     }
 
     fn output_item_done(&mut self, turn: &mut Turn, output_index: Option<u64>, raw: &str) {
@@ -509,6 +553,12 @@ impl ResponsesDecoder {
         }
         self.ignoring = true;
         false
+    }
+
+    /// Whether `event` (a `response.created`) names the response being decoded, still open.
+    fn is_open(&self, turn: &Turn, event: &Event<'_>) -> bool {
+        let id = event.response.as_ref().and_then(|r| r.id.as_deref());
+        !turn.is_terminated() && self.response_id.as_deref() == Some(id.unwrap_or(""))
     }
 
     fn usage(&mut self, turn: &mut Turn, response: Option<&ResponseObject<'_>>) {
@@ -683,8 +733,30 @@ impl WireDecoder for ResponsesDecoder {
         if kind.starts_with("response.") || kind == "error" {
             self.recognized = true;
         }
+        let sequence = event
+            .sequence_number
+            .and_then(|n| n.get().parse::<u64>().ok());
+        if kind == "response.created" && !self.is_open(turn, &event) {
+            // A response begins (or a second one, reported): its numbering starts again.
+            if self.response_created(turn, &event) {
+                self.sequence = SequenceNumbers::new();
+                if let Some(number) = sequence {
+                    self.sequence.insert(number);
+                }
+            }
+            return;
+        }
+        if let Some(number) = sequence {
+            if !self.sequence.insert(number) {
+                // A number is one event of the response: seen before, this is that event again.
+                turn.repair_with(RepairKind::RepeatedEvent, None, || {
+                    format!("sequence_number {number} ({kind})")
+                });
+                return;
+            }
+        }
         if kind == "response.created" {
-            self.response_created(turn, &event);
+            // The open response announced again, under a new number: nothing to do.
             return;
         }
         if turn.is_terminated() {
@@ -732,6 +804,15 @@ impl WireDecoder for ResponsesDecoder {
             "error" => self.error_event(turn, &event),
             _ => {}
         }
+    }
+}
+
+/// Whether `item` is the call `call` announced again: the same `call_id`, or (sent without
+/// one) the same name.
+fn same_call(turn: &Turn, call: CallHandle, item: &OutputItem<'_>) -> bool {
+    match non_empty(&item.call_id) {
+        Some(id) => turn.id(call) == id,
+        None => turn.name(call) == non_empty(&item.name).unwrap_or(""),
     }
 }
 
@@ -1396,6 +1477,184 @@ mod tests {
         assert_eq!(turn["toolCalls"][0]["name"], "f");
         assert_eq!(turn["toolCalls"][0]["complete"], true);
         assert_eq!(turn["stopReason"], "toolUse");
+    }
+
+    /// The events numbered from 0 by `sequence_number`, as real streams number them.
+    fn numbered(events: &[Value]) -> Vec<Value> {
+        events
+            .iter()
+            .enumerate()
+            .map(|(n, event)| {
+                let mut event = event.clone();
+                event["sequence_number"] = json!(n);
+                event
+            })
+            .collect()
+    }
+
+    /// `events` with the one at `place` sent twice in a row.
+    fn repeated(mut events: Vec<Value>, place: usize) -> Vec<Value> {
+        let again = events[place].clone();
+        events.insert(place + 1, again);
+        events
+    }
+
+    fn text_item(index: u64) -> [Value; 3] {
+        [
+            json!({"type":"response.output_item.added","output_index":index,
+                "item":{"type":"message","id":"msg_1","content":[]}}),
+            json!({"type":"response.output_text.delta","output_index":index,"item_id":"msg_1","delta":"Hello"}),
+            json!({"type":"response.output_item.done","output_index":index,
+                "item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hello"}]}}),
+        ]
+    }
+
+    fn call_stream() -> Vec<Value> {
+        let mut events = vec![created("r")];
+        events.extend(text_item(0));
+        events.extend([
+            fc_added(1, "fc_1", "call_1", "read"),
+            fc_delta(1, "fc_1", "{\"path\":"),
+            fc_delta(1, "fc_1", "\"a\"}"),
+            fc_done(1, "fc_1", "call_1", "read", "{\"path\":\"a\"}"),
+            completed("r"),
+        ]);
+        events
+    }
+
+    #[test]
+    fn responses_a_repeated_event_is_dropped_by_its_sequence_number() {
+        // A relay that sends an event twice: its number says it is the same event. Without
+        // the number a repeated text delta would repeat its text, and a repeated argument delta
+        // would corrupt the arguments of a stream that ends before its `.done` events.
+        let stream = numbered(&call_stream());
+        let clean = run(&stream).1;
+        for place in 1..stream.len() {
+            let (_, turn) = run(&repeated(stream.clone(), place));
+            assert_eq!(turn["text"], clean["text"], "event {place}");
+            assert_eq!(turn["toolCalls"], clean["toolCalls"], "event {place}");
+            assert_eq!(turn["stopReason"], "toolUse", "event {place}");
+            assert_eq!(turn["errors"], json!([]), "event {place}");
+            let kind = stream[place]["type"].as_str().unwrap();
+            assert_eq!(
+                turn["repairs"],
+                json!([{"kind": "repeated-event", "detail": format!("sequence_number {place} ({kind})")}]),
+                "event {place}"
+            );
+        }
+        // Cut after a repeated argument delta: the arguments are still what was sent once.
+        let cut: Vec<Value> = repeated(stream.clone(), 5).into_iter().take(8).collect();
+        let (_, turn) = run(&cut);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"path\":\"a\"}");
+        assert_eq!(turn["toolCalls"][0]["complete"], false);
+    }
+
+    #[test]
+    fn responses_events_out_of_order_are_not_repeats() {
+        // Parallel calls whose events a relay interleaved, keeping their numbers: each number
+        // is new once, so nothing is dropped (the done events carry the arguments).
+        let mut events = vec![created("r")];
+        events.extend([
+            fc_added(0, "fc_1", "call_1", "read"),
+            fc_delta(0, "fc_1", "{\"path\":\"a\"}"),
+            fc_done(0, "fc_1", "call_1", "read", "{\"path\":\"a\"}"),
+            fc_added(1, "fc_2", "call_2", "list"),
+            fc_delta(1, "fc_2", "{\"dir\":\"b\"}"),
+            fc_done(1, "fc_2", "call_2", "list", "{\"dir\":\"b\"}"),
+            completed("r"),
+        ]);
+        let events = numbered(&events);
+        let clean = run(&events).1;
+        let mixed: Vec<Value> = [0, 1, 4, 2, 5, 3, 6, 7]
+            .iter()
+            .map(|&i| events[i].clone())
+            .collect();
+        let (_, turn) = run(&mixed);
+        assert_eq!(turn["toolCalls"], clean["toolCalls"]);
+        assert_eq!(turn["repairs"], json!([]));
+        assert_eq!(turn["errors"], json!([]));
+    }
+
+    #[test]
+    fn responses_numbering_restarts_with_each_response() {
+        // openai-reasoning-encrypted-content.1 holds several responses, each numbered from 0:
+        // the second is still found and reported, not taken for repeats.
+        let mut events = numbered(&call_stream());
+        let mut second = call_stream();
+        second[0] = created("r2");
+        events.extend(numbered(&second));
+        let (_, turn) = run(&events);
+        assert_eq!(turn["toolCalls"].as_array().unwrap().len(), 1);
+        assert_eq!(turn["repairs"], json!([]));
+        assert_eq!(turn["errorKinds"], json!(["several-responses"]));
+    }
+
+    #[test]
+    fn responses_events_without_numbers_are_all_read() {
+        // pydantic-openai-responses-stream, openai-custom-tool: no sequence_number at all.
+        let (_, turn) = run(&repeated(call_stream(), 2));
+        assert_eq!(
+            turn["text"], "HelloHello",
+            "nothing tells a repeated delta from new text"
+        );
+        assert_eq!(turn["repairs"], json!([]));
+    }
+
+    #[test]
+    fn responses_an_item_announced_again_is_one_call() {
+        // Unnumbered, an `output_item.added` repeated before or after the item's end: one call,
+        // never a second one that would run with arguments it never received.
+        for place in [5, 8] {
+            let mut events = call_stream();
+            events.insert(place, fc_added(1, "fc_1", "call_1", "read"));
+            let (_, turn) = run(&events);
+            let calls = turn["toolCalls"].as_array().unwrap();
+            assert_eq!(calls.len(), 1, "{turn}");
+            assert_eq!(calls[0]["arguments"], "{\"path\":\"a\"}");
+            assert_eq!(calls[0]["complete"], true);
+            assert_eq!(
+                turn["repairs"],
+                json!([{"kind": "repeated-start", "callIndex": 0}])
+            );
+        }
+        // A repeated message item keeps its text once.
+        let mut events = call_stream();
+        events.insert(2, text_item(0)[0].clone());
+        assert_eq!(run(&events).1["text"], "Hello");
+    }
+
+    #[test]
+    fn responses_another_call_at_an_open_calls_index_cuts_it() {
+        let (_, turn) = run(&[
+            created("r"),
+            fc_added(0, "fc_1", "call_1", "read"),
+            fc_delta(0, "fc_1", "{\"path\":"),
+            fc_added(0, "fc_2", "call_2", "list"),
+            fc_done(0, "fc_2", "call_2", "list", "{}"),
+            completed("r"),
+        ]);
+        let calls = turn["toolCalls"].as_array().unwrap();
+        assert_eq!(calls[0]["complete"], false);
+        assert_eq!(calls[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
+        assert_eq!(calls[1]["id"], "call_2");
+        assert_eq!(calls[1]["complete"], true);
+        assert_eq!(turn["errorKinds"], json!(["block-index-reused"]));
+    }
+
+    #[test]
+    fn responses_incomplete_keeps_the_arguments_an_item_was_announced_with() {
+        // A cut call shows what arrived, the arguments of its `output_item.added` too.
+        let (_, turn) = run(&[
+            created("r"),
+            json!({"type":"response.output_item.added","output_index":0,
+                "item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f",
+                    "arguments":"{\"a\":1}","status":"in_progress"}}),
+            json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete",
+                "incomplete_details":{"reason":"max_output_tokens"}}}),
+        ]);
+        assert_eq!(turn["toolCalls"][0]["arguments"], "{\"a\":1}");
+        assert_eq!(turn["toolCalls"][0]["complete"], false);
+        assert_eq!(turn["stopReason"], "length");
     }
 
     #[test]

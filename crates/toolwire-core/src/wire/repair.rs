@@ -16,13 +16,17 @@ crate::named! {
         FilterOnlyChunk => "filter-only-chunk",
         /// Chat Completions: an empty tool call fragment after the turn finished; a no-op.
         TrailingEmptyFragment => "trailing-empty-fragment",
-        /// Chat Completions: a tool call fragment without `index`; keyed by its position instead.
+        /// An event without the `index` that places it, where its place is not in doubt: Chat
+        /// Completions, a tool call fragment keyed by its position in the delta instead;
+        /// Anthropic, a block start taking the next index, a delta or stop going to the one open
+        /// block it can belong to, a text or thinking delta taken as it comes.
         MissingIndex => "missing-index",
         /// Chat Completions: `""` as a fragment's `id` or `name`; taken as absent.
         EmptyStringFields => "empty-string-fields",
         /// Chat Completions: the provider's `index` is not the call's position; renumbered.
         IndexOffset => "index-offset",
-        /// Chat Completions: a new call on an index a finished call holds; a call of its own.
+        /// A new call on an index a finished call (Anthropic: a closed block) holds; a call of its
+        /// own.
         IndexReused => "index-reused",
         /// Chat Completions: the call's id changed between its fragments; the first was kept.
         UnstableId => "unstable-id",
@@ -38,8 +42,16 @@ crate::named! {
         CumulativeArguments => "cumulative-arguments",
         /// The call came without an id; one was generated (results must reference it).
         MissingId => "missing-id",
-        /// The provider sent an id an earlier call of the turn has; a new one was generated.
+        /// The provider sent an id an earlier call of the turn has; a new one was generated (the
+        /// same on every wire: ids are unique within a turn, results are matched by them).
         DuplicateCallId => "duplicate-call-id",
+        /// The start of a call or block sent again while it was open (Anthropic
+        /// `content_block_start`, Responses `output_item.added`: the same index, the same id);
+        /// the repeat was ignored, so it is one call.
+        RepeatedStart => "repeated-start",
+        /// Responses: an event whose `sequence_number` the response already had (a repeated
+        /// event); the repeat was ignored.
+        RepeatedEvent => "repeated-event",
         /// The stop reason said `stop` while the turn holds complete calls; the turn is `toolUse`.
         FinishStopWithCalls => "finish-stop-with-calls",
         /// Responses: an event's `item_id` differs from its item's; matched by `output_index`.

@@ -10,13 +10,20 @@
 //! - `stopReason` is `toolUse` whenever a complete call is present, whatever the provider said;
 //! - a turn whose stop reason says tool calls (`tool_calls`, `tool_use`) but that holds none is
 //!   an error: the calls were lost on the way, and an empty `stop` would hide it;
-//! - a body that ends before its terminal event is cut off: its open calls are incomplete.
+//! - a body that ends before its terminal event is cut off: its open calls are incomplete;
+//! - a cut call keeps what arrived of its arguments (the whole input its start carried too), for
+//!   the reader: it is never run;
+//! - ids are unique within a turn: a call sent without an id, or under the id of a call that
+//!   started before it, gets a generated one (`missing-id`, `duplicate-call-id`), fixed when the
+//!   call starts (its `toolcall_start`), for every wire alike.
 //!
 //! Events are written as JSON text into a buffer the caller drains after each push.
 //!
 //! A decoder that copes with a provider quirk says so with [`Turn::repair`], where it makes the
 //! repair: the turn keeps each kind once per call (`repairs`) and reports it as a `repair` event
 //! the first time.
+
+use std::collections::HashSet;
 
 use crate::error::ErrorCode;
 
@@ -125,7 +132,12 @@ struct Call {
     index: usize,
     executor: Executor,
     kind: CallKind,
+    /// The id the call is known by (`toolCalls[i].id`): the provider's, or one generated when it
+    /// sent none or one an earlier call of the turn has.
     id: String,
+    /// The provider's id when a generated one replaced it (a duplicate): what its later
+    /// fragments still carry, so the decoder matches them to the call.
+    sent_id: Option<String>,
     name: String,
     arguments: String,
     /// Arguments that arrived whole before any fragment (Anthropic `content_block_start.input`),
@@ -186,6 +198,8 @@ pub struct Turn {
     errors: Vec<String>,
     error_kinds: Vec<DecodeErrorKind>,
     repairs: Vec<Repair>,
+    /// The ids of the calls that started (were announced): no two calls share one.
+    started_ids: HashSet<String>,
     terminated: bool,
     events: String,
     ops: Vec<PartialOp>,
@@ -207,6 +221,7 @@ impl Turn {
             errors: Vec::new(),
             error_kinds: Vec::new(),
             repairs: Vec::new(),
+            started_ids: HashSet::new(),
             terminated: false,
             events: String::new(),
             ops: Vec::new(),
@@ -248,6 +263,7 @@ impl Turn {
             executor,
             kind,
             id: id.to_owned(),
+            sent_id: None,
             name: name.to_owned(),
             arguments: String::new(),
             initial_arguments: None,
@@ -262,9 +278,11 @@ impl Turn {
         CallHandle(self.calls.len() - 1)
     }
 
-    /// The call's id so far (may be empty).
+    /// The call's id so far as the provider sent it (may be empty): a duplicate the turn replaced
+    /// with a generated id is still the provider's id here, so fragments carrying it match.
     pub fn id(&self, call: CallHandle) -> &str {
-        &self.calls[call.0].id
+        let c = &self.calls[call.0];
+        c.sent_id.as_deref().unwrap_or(&c.id)
     }
 
     /// The call's position among the turn's calls of its executor (`index` in `toolCalls`).
@@ -433,20 +451,7 @@ impl Turn {
         if self.calls[call.0].ended {
             return;
         }
-        let c = &mut self.calls[call.0];
-        if c.arguments.is_empty() {
-            if let Some((initial, repair)) = c.initial_arguments.take() {
-                let initial = if initial.trim().is_empty() {
-                    "{}".to_owned()
-                } else {
-                    initial
-                };
-                self.append_arguments(call, &initial);
-                if let Some(kind) = repair {
-                    self.repair(kind, Some(call));
-                }
-            }
-        }
+        self.take_initial_arguments(call);
         self.ensure_started(call);
         let decode = self.options.decode_html_entities;
         let c = &mut self.calls[call.0];
@@ -488,11 +493,33 @@ impl Turn {
         self.write_end(call);
     }
 
-    /// Leaves a call cut off: not complete, with `INCOMPLETE_ARGUMENTS`.
+    /// Arguments that arrived whole when the call opened, and no fragment after them: they are
+    /// the call's arguments, whether it ends or is cut (a cut call shows what arrived).
+    fn take_initial_arguments(&mut self, call: CallHandle) {
+        let c = &mut self.calls[call.0];
+        if !c.arguments.is_empty() {
+            return;
+        }
+        if let Some((initial, repair)) = c.initial_arguments.take() {
+            let initial = if initial.trim().is_empty() {
+                "{}".to_owned()
+            } else {
+                initial
+            };
+            self.append_arguments(call, &initial);
+            if let Some(kind) = repair {
+                self.repair(kind, Some(call));
+            }
+        }
+    }
+
+    /// Leaves a call cut off: not complete, with `INCOMPLETE_ARGUMENTS`. What arrived of its
+    /// arguments stays, for the reader (the call is never run).
     pub fn cut_call(&mut self, call: CallHandle, why: &str) {
         if self.calls[call.0].ended {
             return;
         }
+        self.take_initial_arguments(call);
         self.ensure_started(call);
         let c = &mut self.calls[call.0];
         c.ended = true;
@@ -847,10 +874,18 @@ impl Turn {
         if generated {
             c.id = generate_call_id();
         }
+        // Ids are unique within a turn: results are matched to calls by id. A call under the id
+        // of an earlier one gets a generated id (the provider's is kept for matching fragments).
+        let mut duplicate = None;
+        if !self.started_ids.insert(c.id.clone()) {
+            let sent = std::mem::replace(&mut c.id, generate_call_id());
+            self.started_ids.insert(c.id.clone());
+            duplicate = Some(json_string(&sent));
+            c.sent_id = Some(sent);
+        }
+        let c = &self.calls[call.0];
         if c.executor == Executor::Server {
-            if generated {
-                self.repair(RepairKind::MissingId, Some(call));
-            }
+            self.started_repairs(call, generated, duplicate);
             return;
         }
         self.events
@@ -864,8 +899,19 @@ impl Turn {
             self.events.push_str(",\"kind\":\"custom\"");
         }
         self.events.push('}');
+        self.started_repairs(call, generated, duplicate);
+    }
+
+    /// The repairs of a call's id, once it started: `generated` for a call sent without one,
+    /// `duplicate` (the provider's id, as JSON) for one sent under an earlier call's id.
+    fn started_repairs(&mut self, call: CallHandle, generated: bool, duplicate: Option<String>) {
         if generated {
             self.repair(RepairKind::MissingId, Some(call));
+        }
+        if let Some(sent) = duplicate {
+            self.repair_with(RepairKind::DuplicateCallId, Some(call), || {
+                format!("{sent} was an earlier call's id")
+            });
         }
     }
 

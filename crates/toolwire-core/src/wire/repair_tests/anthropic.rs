@@ -120,6 +120,58 @@ fn whole_response() -> Case {
     }
 }
 
+fn repeated_start() -> Case {
+    // A content_block_start sent twice: one block, one call.
+    let mut events = clean();
+    events.insert(1, block_start(json!({})));
+    case(K::RepeatedStart, &events, &[(K::RepeatedStart, Some(0))])
+}
+
+fn missing_index() -> Case {
+    // Block events without `index`: each belongs to the one open block.
+    let events: Vec<Value> = clean()
+        .into_iter()
+        .map(|mut event| {
+            event.as_object_mut().unwrap().remove("index");
+            event
+        })
+        .collect();
+    case(K::MissingIndex, &events, &[(K::MissingIndex, Some(0))])
+}
+
+/// The clean call at `index`, under `id`.
+fn call_at(index: u64, id: &str, path: &str) -> Vec<Value> {
+    let at = |mut event: Value| {
+        event["index"] = json!(index);
+        event
+    };
+    let mut start = block_start(json!({}));
+    start["content_block"]["id"] = json!(id);
+    vec![
+        at(start),
+        at(input_delta(&format!("{{\"path\":\"{path}\"}}"))),
+        at(block_stop()),
+    ]
+}
+
+fn duplicate_call_id() -> Case {
+    // Two blocks under one id: the second call gets a generated id.
+    let mut events = call_at(0, "toolu_1", "a");
+    events.extend(call_at(1, "toolu_1", "b"));
+    case(
+        K::DuplicateCallId,
+        &events,
+        &[(K::DuplicateCallId, Some(1))],
+    )
+}
+
+fn index_reused() -> Case {
+    // A new block at the index of a closed one: a call of its own.
+    let mut events = call_at(0, "toolu_1", "a");
+    events.extend(call_at(0, "toolu_2", "b"));
+    case(K::IndexReused, &events, &[(K::IndexReused, Some(1))])
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -129,6 +181,10 @@ pub(super) fn cases() -> Vec<Case> {
         whole_input_in_block_start(),
         block_not_closed(),
         whole_response(),
+        repeated_start(),
+        missing_index(),
+        duplicate_call_id(),
+        index_reused(),
     ]
 }
 
@@ -181,4 +237,28 @@ fn a_block_cut_by_the_end_of_the_body_is_reported_not_closed() {
 #[test]
 fn whole_response_is_reported() {
     check(&whole_response());
+}
+
+#[test]
+fn repeated_start_is_reported() {
+    check(&repeated_start());
+}
+
+#[test]
+fn missing_index_is_reported() {
+    check(&missing_index());
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    let got = check(&duplicate_call_id());
+    assert_eq!(
+        got[0].2.as_deref(),
+        Some("\"toolu_1\" was an earlier call's id")
+    );
+}
+
+#[test]
+fn index_reused_is_reported() {
+    check(&index_reused());
 }

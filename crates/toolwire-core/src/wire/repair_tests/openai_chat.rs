@@ -274,9 +274,15 @@ fn trailing_empty_fragment() -> Case {
 }
 
 fn whole_response() -> Case {
-    // A server that ignores `stream: true` answers one `chat.completion` (issue 19).
+    // A server that ignores `stream: true` answers one `chat.completion` (issue 19). Its message's
+    // tool calls carry no `index`, as OpenAI's do: that is no missing index.
+    let call = |id: &str, path: &str| {
+        json!({"id": id, "type": "function",
+            "function": {"name": "read", "arguments": format!("{{\"path\":\"{path}\"}}")}})
+    };
     let completion = json!({"id": "c1", "object": "chat.completion", "choices": [{"index": 0,
-        "message": {"role": "assistant", "tool_calls": [fragment(0, Some("call_1"), Some("read"), "{}")]},
+        "message": {"role": "assistant", "content": null,
+            "tool_calls": [call("call_1", "a"), call("call_2", "b")]},
         "finish_reason": "tool_calls"}]});
     Case {
         kind: K::WholeResponse,
@@ -284,6 +290,28 @@ fn whole_response() -> Case {
         body: completion.to_string(),
         expected: vec![(K::WholeResponse, None)],
     }
+}
+
+fn duplicate_call_id() -> Case {
+    // Two calls under one id (as Gemini sends them): the second gets a generated id.
+    case(
+        K::DuplicateCallId,
+        &[
+            calls(json!([fragment(
+                0,
+                Some("call_1"),
+                Some("read"),
+                "{\"path\":\"a\"}"
+            )])),
+            calls(json!([fragment(
+                1,
+                Some("call_1"),
+                Some("read"),
+                "{\"path\":\"b\"}"
+            )])),
+        ],
+        &[(K::DuplicateCallId, Some(1))],
+    )
 }
 
 /// Every stream of this wire.
@@ -306,6 +334,7 @@ pub(super) fn cases() -> Vec<Case> {
         filter_only_choice(),
         trailing_empty_fragment(),
         whole_response(),
+        duplicate_call_id(),
     ]
 }
 
@@ -415,6 +444,15 @@ fn whole_response_is_reported() {
 }
 
 #[test]
+fn a_whole_mistral_response_reports_no_missing_index() {
+    // The same whole `chat.completion` on the Mistral wire, whose streams do lack `index`.
+    check(&Case {
+        wire: Wire::Mistral,
+        ..whole_response()
+    });
+}
+
+#[test]
 fn each_kind_is_reported_once_per_call() {
     // MiniMax repeats the name in every one of many fragments: one repair for the call.
     let mut chunks = vec![calls(json!([fragment(
@@ -438,4 +476,9 @@ fn each_kind_is_reported_once_per_call() {
         &chunks,
         &[(K::NameRepeated, Some(0)), (K::NameRepeated, Some(1))],
     ));
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    check(&duplicate_call_id());
 }

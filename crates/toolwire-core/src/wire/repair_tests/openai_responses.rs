@@ -128,6 +128,60 @@ fn whole_response() -> Case {
     }
 }
 
+fn duplicate_call_id() -> Case {
+    // Two function call items under one call_id: the second gets a generated id.
+    let second = |event: Value| {
+        let mut event = event;
+        event["output_index"] = json!(1);
+        event["item"]["id"] = json!("fc_2");
+        event
+    };
+    case(
+        K::DuplicateCallId,
+        &[
+            added(Some("call_1")),
+            item_done(Some("call_1")),
+            second(added(Some("call_1"))),
+            second(item_done(Some("call_1"))),
+        ],
+        &[
+            (K::NoArgumentDeltas, Some(0)),
+            (K::NoArgumentDeltas, Some(1)),
+            (K::DuplicateCallId, Some(1)),
+        ],
+    )
+}
+
+fn repeated_start() -> Case {
+    // An `output_item.added` sent twice (a stream without sequence numbers): one call.
+    let mut events = clean();
+    events.insert(1, added(Some("call_1")));
+    case(K::RepeatedStart, &events, &[(K::RepeatedStart, Some(0))])
+}
+
+fn repeated_event() -> Case {
+    // An argument delta sent twice under its sequence_number (a relay repeating an event).
+    let numbered = |event: Value, n: u64| {
+        let mut event = event;
+        event["sequence_number"] = json!(n);
+        event
+    };
+    let mut all = vec![numbered(created(), 0)];
+    for (n, event) in clean().into_iter().enumerate() {
+        all.push(numbered(event.clone(), n as u64 + 1));
+        if n == 1 {
+            all.push(numbered(event, n as u64 + 1));
+        }
+    }
+    all.push(numbered(completed(), 6));
+    Case {
+        kind: K::RepeatedEvent,
+        wire: Wire::OpenAiResponses,
+        body: named_sse(&all),
+        expected: vec![(K::RepeatedEvent, None)],
+    }
+}
+
 /// Every stream of this wire.
 pub(super) fn cases() -> Vec<Case> {
     vec![
@@ -136,6 +190,9 @@ pub(super) fn cases() -> Vec<Case> {
         arguments_corrected(),
         missing_id(),
         whole_response(),
+        duplicate_call_id(),
+        repeated_start(),
+        repeated_event(),
     ]
 }
 
@@ -173,4 +230,19 @@ fn missing_id_is_reported() {
 #[test]
 fn whole_response_is_reported() {
     check(&whole_response());
+}
+
+#[test]
+fn duplicate_call_id_is_reported() {
+    check(&duplicate_call_id());
+}
+
+#[test]
+fn repeated_start_is_reported() {
+    check(&repeated_start());
+}
+
+#[test]
+fn repeated_event_is_reported() {
+    check(&repeated_event());
 }
