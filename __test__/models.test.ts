@@ -15,7 +15,7 @@ import {
   models,
   type FetchFunction,
   type HistoryMessage,
-  type ModelFunction,
+  type ResponseModel,
   type ModelRequest,
   type RunOutcome,
   type Wire,
@@ -131,7 +131,7 @@ const HISTORY_KEY: Record<Wire, string> = { 'openai-chat': 'messages', 'openai-r
 const KEY_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key']
 
 /** Runs `model` on `wire` with `add` registered, from the question. */
-function runAdd<W extends Wire>(wire: W, model: ModelFunction<W>, signal?: AbortSignal): Promise<RunOutcome<W>> {
+function runAdd<W extends Wire>(wire: W, model: ResponseModel<W>, signal?: AbortSignal): Promise<RunOutcome<W>> {
   return addRuntime().run({ wire, model, messages: [ask(wire)], signal })
 }
 
@@ -406,6 +406,44 @@ describe('how long a retry waits', () => {
       expect(late).toBeGreaterThanOrEqual(750)
       expect(late).toBeLessThanOrEqual(1000)
     }
+  })
+})
+
+describe('the base URL', () => {
+  it("left out, is the variable the provider's SDK reads, when the preset is made", async () => {
+    const server = await providerServer(twoTurns('openai-chat'))
+    const anthropic = await providerServer(twoTurns('anthropic'))
+    const gemini = await providerServer(twoTurns('gemini'))
+    const env = { OPENAI_BASE_URL: `${server.url}/v1/`, ANTHROPIC_BASE_URL: anthropic.url, GOOGLE_GEMINI_BASE_URL: gemini.url }
+    const [chat, claude, flash] = await withEnv(env, async () => [
+      models.openaiChat({ model: 'gpt-4o-mini', apiKey: KEY }),
+      models.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY }),
+      models.gemini({ model: 'gemini-2.5-flash', apiKey: KEY }),
+    ] as const)
+    await chat(CHAT_REQUEST)
+    await claude({ messages: [ask('anthropic')], stream: true })
+    await flash({ contents: [ask('gemini')] })
+    expect(server.seen.map((seen) => seen.path)).toEqual(['/v1/chat/completions'])
+    expect(anthropic.seen.map((seen) => seen.path)).toEqual(['/v1/messages'])
+    expect(gemini.seen.map((seen) => seen.path)).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent'])
+  })
+
+  it('given, wins over the variable; a variable that is no URL is refused naming it', async () => {
+    const server = await providerServer(twoTurns('openai-chat'))
+    const model = await withEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/never' }, async () => models.openaiChat({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.url }))
+    await model(CHAT_REQUEST)
+    expect(server.seen).toHaveLength(1)
+    await withEnv({ ANTHROPIC_BASE_URL: 'api.anthropic.com' }, async () => {
+      expect(() => models.anthropic({ model: 'claude-sonnet-4-5' })).toThrow(
+        new TypeError("models.anthropic: the environment's ANTHROPIC_BASE_URL must be an absolute URL (http://host/...), got string api.anthropic.com"),
+      )
+    })
+  })
+
+  it('of a server of your own is never read from the environment', async () => {
+    await withEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, async () => {
+      expect(() => models.openaiCompatible({ model: 'qwen3-8b' } as never)).toThrow(/^models\.openaiCompatible: options\.baseURL \(the server's API root/)
+    })
   })
 })
 

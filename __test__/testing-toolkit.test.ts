@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, ToolwireError } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
-import { scriptedBody, scriptedModel } from '../dist/testing/index.js'
+import { scriptedBodies, scriptedBody, scriptedModel } from '../dist/testing/index.js'
 import type { ScriptedTurn } from '../dist/testing/index.js'
 import { WIRES, runtimeWithRead, userMessage } from './helpers.js'
 import { FORMATS, expectDecodedAsWritten, turnGenerator } from './scripted-turns.js'
@@ -99,6 +99,28 @@ describe('every scripted turn decodes to what it was written with', () => {
       })
     }
   }
+})
+
+describe('scriptedBodies', () => {
+  const turns: ScriptedTurn[] = [{ calls: [{ name: 'read', arguments: { path: 'a' } }] }, { calls: [{ name: 'read', arguments: { path: 'b' } }] }, { text: 'done' }]
+
+  it.each(['openai-chat', 'openai-responses', 'anthropic', 'mistral'] as const)('%s: the bodies of one conversation share no response id and no call id, as scriptedModel answers them', async (wire) => {
+    const bodies = scriptedBodies(wire, turns)
+    const model = scriptedModel(wire, turns)
+    const answered = []
+    for (const _ of turns) answered.push(await (await model({} as never)).text())
+    expect(bodies).toEqual(answered)
+    const responseIds = bodies.map((body) => /"id":"([^"]+)"/.exec(body)![1])
+    expect(new Set(responseIds).size).toBe(3)
+    // (each call's id, once a body, however often its events repeat it)
+    const callIds = bodies.flatMap((body) => [...new Set([...body.matchAll(/"(?:call_)?id":"((?:call|toolu)[^"]*)"/g)].map((match) => match[1]))])
+    expect(callIds).toHaveLength(2)
+    expect(new Set(callIds).size).toBe(callIds.length)
+  })
+
+  it('names itself in its errors', () => {
+    expect(() => scriptedBodies('anthropic', [{ stop: 'end' as never }])).toThrow(/^scriptedBodies: turns\[0\]\.stop: must be 'stop' or 'length'/)
+  })
 })
 
 describe('the bytes are the provider’s own', () => {

@@ -830,7 +830,7 @@ export interface RunOptions<W extends Wire = Wire> extends PolicyContext {
    * `tool_choice`/`toolConfig`, `stream`, typed per wire: {@link ModelRequests}) and the run's
    * signal; returns the model's answer ({@link ModelAnswer}).
    */
-  model: (request: ModelRequest<W>, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
+  model: ModelFunction<W>
   /** The history so far, in the wire's own message shape ({@link HistoryMessages}). */
   messages?: HistoryMessage<W>[]
   /** The most model calls. Default 20. */
@@ -943,7 +943,7 @@ export interface ModelPresetOptions {
   model: string
   /** The API key; default: the provider's environment variable, read at each request. */
   apiKey?: string
-  /** Where the provider's API is (a proxy, a gateway): default, the provider's own. */
+  /** Where the provider's API is (a proxy, a gateway): default, the variable its SDK reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`; read when the preset is made), else the provider's own. */
   baseURL?: string
   /** Headers sent with each request, over the preset's own (names in any case). */
   headers?: Record<string, string>
@@ -969,11 +969,18 @@ export interface OpenAICompatibleOptions extends ModelPresetOptions {
 }
 
 /**
- * What a provider preset returns: `run()`'s `model` for wire `W`, which sends each request to the
- * provider and resolves with its streamed Response (or rejects: a ToolwireError naming the
- * provider, the status and the start of the body, or the signal's reason on abort).
+ * A model as `run()` takes it: given the request body for wire `W` and the run's signal, it
+ * returns the model's answer ({@link ModelAnswer}).
  */
-export type ModelFunction<W extends Wire> = (request: ModelRequest<W>, options?: { signal?: AbortSignal }) => Promise<Response>
+export type ModelFunction<W extends Wire = Wire> = (request: ModelRequest<W>, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
+
+/**
+ * A model answering with a fetch Response: what a provider preset returns (it sends each request
+ * to the provider and resolves with its streamed Response, or rejects: a ToolwireError naming the
+ * provider, the status and the start of the body, or the signal's reason on abort), and what
+ * `toolwire/testing`'s `recordModel` and `replayModel` return. A {@link ModelFunction} for `run()`.
+ */
+export type ResponseModel<W extends Wire = Wire> = (request: ModelRequest<W>, options?: { signal?: AbortSignal }) => Promise<Response>
 
 /** What `onApproval` is asked. */
 export interface ApprovalRequest {

@@ -1,7 +1,7 @@
 // The Anthropic preset: the Messages API, with the version header and the `max_tokens` it requires.
 
 import { ToolwireError, describe, jsonText } from '../common.js'
-import type { AnthropicPresetOptions, ModelFunction } from '../types.js'
+import type { AnthropicPresetOptions, ResponseModel } from '../types.js'
 import { presetModel, type Provider } from './preset.js'
 
 /** The `max_tokens` of a request when `maxTokens` is not given. */
@@ -29,6 +29,7 @@ const ANTHROPIC: Provider<'anthropic', AnthropicPresetOptions> = {
   label: 'Anthropic',
   wire: 'anthropic',
   defaultBaseURL: 'https://api.anthropic.com',
+  baseURLEnv: 'ANTHROPIC_BASE_URL',
   keyEnv: ['ANTHROPIC_API_KEY'],
   keyHeader: 'x-api-key',
   headers: { 'anthropic-version': ANTHROPIC_VERSION },
@@ -39,10 +40,10 @@ const ANTHROPIC: Provider<'anthropic', AnthropicPresetOptions> = {
 
 /**
  * A model for `run({ wire: 'anthropic' })` on Anthropic's Messages API: `POST
- * {baseURL}/v1/messages` (default `https://api.anthropic.com`, as the Anthropic SDK's),
+ * {baseURL}/v1/messages` (default `ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`, as the Anthropic SDK's),
  * `x-api-key` with `apiKey` or `ANTHROPIC_API_KEY`, `anthropic-version: 2023-06-01`, the body's
  * `model`, `max_tokens` (`maxTokens`, default 4096), `system` when given, and `stream: true`.
  */
-export function anthropic(options: AnthropicPresetOptions): ModelFunction<'anthropic'> {
+export function anthropic(options: AnthropicPresetOptions): ResponseModel<'anthropic'> {
   return presetModel(ANTHROPIC, options)
 }

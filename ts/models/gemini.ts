@@ -1,6 +1,6 @@
 // The Gemini preset: the Gemini API's streaming endpoint, the model in its path, the key in a header.
 
-import type { ModelFunction, ModelPresetOptions } from '../types.js'
+import type { ResponseModel, ModelPresetOptions } from '../types.js'
 import { presetModel, type Provider } from './preset.js'
 
 /**
@@ -19,6 +19,7 @@ const GEMINI: Provider<'gemini'> = {
   label: 'Gemini',
   wire: 'gemini',
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
+  baseURLEnv: 'GOOGLE_GEMINI_BASE_URL',
   keyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
   keyHeader: 'x-goog-api-key',
   url: streamURL,
@@ -27,10 +28,10 @@ const GEMINI: Provider<'gemini'> = {
 
 /**
  * A model for `run({ wire: 'gemini' })` on the Gemini API: `POST
- * {baseURL}/v1beta/models/{model}:streamGenerateContent?alt=sse` (default
- * `https://generativelanguage.googleapis.com`), the key (`apiKey`, else `GEMINI_API_KEY`, else
- * `GOOGLE_API_KEY`) in the `x-goog-api-key` header, never in the URL.
+ * {baseURL}/v1beta/models/{model}:streamGenerateContent?alt=sse` (default `GOOGLE_GEMINI_BASE_URL`,
+ * else `https://generativelanguage.googleapis.com`, as Google's SDK's), the key (`apiKey`, else
+ * `GEMINI_API_KEY`, else `GOOGLE_API_KEY`) in the `x-goog-api-key` header, never in the URL.
  */
-export function gemini(options: ModelPresetOptions): ModelFunction<'gemini'> {
+export function gemini(options: ModelPresetOptions): ResponseModel<'gemini'> {
   return presetModel(GEMINI, options)
 }

@@ -1,6 +1,6 @@
 // The Mistral preset: Mistral's Chat Completions.
 
-import type { ModelFunction, ModelPresetOptions } from '../types.js'
+import type { ResponseModel, ModelPresetOptions } from '../types.js'
 import { bearer } from './openai.js'
 import { presetModel, type Provider } from './preset.js'
 
@@ -22,6 +22,6 @@ const MISTRAL: Provider<'mistral'> = {
  * (default `https://api.mistral.ai`, as Mistral's SDK's), `Authorization: Bearer` with `apiKey` or
  * `MISTRAL_API_KEY`, the body's `model` and `stream: true`.
  */
-export function mistral(options: ModelPresetOptions): ModelFunction<'mistral'> {
+export function mistral(options: ModelPresetOptions): ResponseModel<'mistral'> {
   return presetModel(MISTRAL, options)
 }

@@ -1,7 +1,7 @@
 // The OpenAI presets: Chat Completions and Responses on OpenAI's API, and Chat Completions on any
 // server that speaks it (llama.cpp, vLLM, Ollama, a gateway).
 
-import type { ModelFunction, ModelPresetOptions, OpenAICompatibleOptions } from '../types.js'
+import type { ResponseModel, ModelPresetOptions, OpenAICompatibleOptions } from '../types.js'
 import { presetModel, type Provider } from './preset.js'
 
 /** OpenAI's API root (the OpenAI SDK's default `baseURL`). */
@@ -16,6 +16,7 @@ const OPENAI_CHAT: Provider<'openai-chat'> = {
   label: 'OpenAI',
   wire: 'openai-chat',
   defaultBaseURL: OPENAI_BASE_URL,
+  baseURLEnv: 'OPENAI_BASE_URL',
   keyEnv: ['OPENAI_API_KEY'],
   keyHeader: 'authorization',
   keyValue: bearer,
@@ -37,24 +38,25 @@ const OPENAI_COMPATIBLE: Provider<'openai-chat'> = {
   preset: 'models.openaiCompatible',
   label: undefined,
   defaultBaseURL: undefined,
+  baseURLEnv: undefined,
   keyEnv: [],
 }
 
 /**
  * A model for `run({ wire: 'openai-chat' })` on OpenAI's Chat Completions: `POST
- * {baseURL}/chat/completions` (default `https://api.openai.com/v1`), `Authorization: Bearer` with
+ * {baseURL}/chat/completions` (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`, as the OpenAI SDK's), `Authorization: Bearer` with
  * `apiKey` or `OPENAI_API_KEY`, the body's `model`, `stream: true` and the stream's usage.
  */
-export function openaiChat(options: ModelPresetOptions): ModelFunction<'openai-chat'> {
+export function openaiChat(options: ModelPresetOptions): ResponseModel<'openai-chat'> {
   return presetModel(OPENAI_CHAT, options)
 }
 
 /**
  * A model for `run({ wire: 'openai-responses' })` on OpenAI's Responses API: `POST
- * {baseURL}/responses` (default `https://api.openai.com/v1`), `Authorization: Bearer` with
+ * {baseURL}/responses` (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`, as the OpenAI SDK's), `Authorization: Bearer` with
  * `apiKey` or `OPENAI_API_KEY`, the body's `model` and `stream: true`.
  */
-export function openaiResponses(options: ModelPresetOptions): ModelFunction<'openai-responses'> {
+export function openaiResponses(options: ModelPresetOptions): ResponseModel<'openai-responses'> {
   return presetModel(OPENAI_RESPONSES, options)
 }
 
@@ -64,6 +66,6 @@ export function openaiResponses(options: ModelPresetOptions): ModelFunction<'ope
  * only with `apiKey` (no environment variable is read: your OpenAI key never goes to another
  * server by default). Errors name the server by its origin.
  */
-export function openaiCompatible(options: OpenAICompatibleOptions): ModelFunction<'openai-chat'> {
+export function openaiCompatible(options: OpenAICompatibleOptions): ResponseModel<'openai-chat'> {
   return presetModel(OPENAI_COMPATIBLE, options)
 }

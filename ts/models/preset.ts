@@ -6,7 +6,7 @@
 
 import { ToolwireError, checkOptionKeys, describe, jsonText, messageOf, own, ownOptions } from '../common.js'
 import { quotedErrorBody } from '../run.js'
-import type { FetchFunction, ModelFunction, ModelPresetOptions, ModelRequest, Wire } from '../types.js'
+import type { FetchFunction, ResponseModel, ModelPresetOptions, ModelRequest, Wire } from '../types.js'
 import { retryPolicy, retryWaitMs, retryableStatus, waitUnlessAborted, type RetryPolicy } from './retry.js'
 
 /** The keys every preset's options may hold (a provider may add its own). */
@@ -22,6 +22,8 @@ export interface Provider<W extends Wire, O extends ModelPresetOptions = ModelPr
   wire: W
   /** The API's root when no `baseURL` is given; undefined makes `baseURL` required. */
   defaultBaseURL?: string
+  /** The environment variable the provider's own SDK reads the base URL from (`OPENAI_BASE_URL`): over the default, under the option. */
+  baseURLEnv?: string
   /** The environment variables the key is read from, in order; none: no key is needed. */
   keyEnv: readonly string[]
   /** The header the key is sent in (lower case); a caller's own `headers` holding it stand for the key. */
@@ -64,7 +66,7 @@ interface Settings {
  * The model function of `provider` with `options`: the options are checked now (a TypeError or a
  * VALIDATION_ERROR naming the one at fault); the key is looked up at each request.
  */
-export function presetModel<W extends Wire, O extends ModelPresetOptions>(provider: Provider<W, O>, options: O): ModelFunction<W> {
+export function presetModel<W extends Wire, O extends ModelPresetOptions>(provider: Provider<W, O>, options: O): ResponseModel<W> {
   const settings = settingsOf(provider, options)
   return (request, callOptions) => send(provider, settings, request, callOptions)
 }
@@ -87,7 +89,7 @@ function settingsOf<W extends Wire, O extends ModelPresetOptions>(provider: Prov
   if (fetch !== undefined && typeof fetch !== 'function') {
     throw new TypeError(`${where}: options.fetch must be a function (url, init) => Promise<Response>, got ${describe(fetch)}`)
   }
-  const baseURL = baseURLOf(where, options.baseURL, provider.defaultBaseURL)
+  const baseURL = baseURLOf(where, options.baseURL, provider)
   return {
     where,
     label: provider.label ?? new URL(baseURL).origin,
@@ -102,15 +104,26 @@ function settingsOf<W extends Wire, O extends ModelPresetOptions>(provider: Prov
   }
 }
 
-/** The base URL given (a URL, its trailing slashes dropped), or the provider's; one that is neither is refused naming it. */
-function baseURLOf(where: string, given: unknown, fallback: string | undefined): string {
-  if (given === undefined && fallback !== undefined) return fallback
+/**
+ * The base URL: the option's, else the provider's environment variable's (read when the preset is
+ * made), else the provider's default; trailing slashes dropped. One that is no absolute URL is
+ * refused naming where it came from.
+ */
+function baseURLOf<W extends Wire, O extends ModelPresetOptions>(where: string, given: unknown, provider: Provider<W, O>): string {
+  const fromEnv = provider.baseURLEnv === undefined ? undefined : own(process.env, provider.baseURLEnv)
+  if (given === undefined && typeof fromEnv === 'string' && fromEnv !== '') return absoluteURL(`${where}: the environment's ${provider.baseURLEnv}`, fromEnv)
+  if (given === undefined && provider.defaultBaseURL !== undefined) return provider.defaultBaseURL
   if (typeof given !== 'string') {
-    const what = fallback === undefined ? "options.baseURL (the server's API root, such as http://127.0.0.1:8080/v1) is required" : 'options.baseURL must be a URL'
+    const what = provider.defaultBaseURL === undefined ? "options.baseURL (the server's API root, such as http://127.0.0.1:8080/v1) is required" : 'options.baseURL must be a URL'
     throw new TypeError(`${where}: ${what}, got ${describe(given)}`)
   }
-  if (!URL.canParse(given)) throw new TypeError(`${where}: options.baseURL must be an absolute URL (http://host/...), got ${describe(given)}`)
-  return given.replace(/\/+$/, '')
+  return absoluteURL(`${where}: options.baseURL`, given)
+}
+
+/** `url` without its trailing slashes, when it is an absolute URL; else a TypeError naming `what`. */
+function absoluteURL(what: string, url: string): string {
+  if (!URL.canParse(url)) throw new TypeError(`${what} must be an absolute URL (http://host/...), got ${describe(url)}`)
+  return url.replace(/\/+$/, '')
 }
 
 /** The `headers` option as a map of lower-case names to values; one that is not a string is refused naming it. */

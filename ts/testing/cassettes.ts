@@ -7,15 +7,9 @@ import { join } from 'node:path'
 
 import { ToolwireError, describe, messageOf } from '../common.js'
 import { hasMethod, isResponse } from '../run.js'
-import type { ModelAnswer, ModelRequest, Wire } from '../types.js'
+import type { ModelAnswer, ResponseModel, Wire } from '../types.js'
 import { canonicalHash, firstDifference, jsonValue, likeness, sortedKeys } from './canonical.js'
 
-/** A model function as `run()` takes it (its request typed by the model: a wire's `ModelRequest`, or anything). */
-// oxlint-disable-next-line typescript/no-explicit-any
-export type ModelFunction<Request = any> = (request: Request, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer
-
-/** A model that answers with a fetch Response: what {@link recordModel} and {@link replayModel} give. */
-export type RecordedModel<W extends Wire = Wire> = (request: ModelRequest<W>, options?: { signal?: AbortSignal }) => Promise<Response>
 
 /** One recorded exchange, as its file holds it. */
 export interface Recording {
@@ -144,7 +138,7 @@ function checkDir(where: string, dir: unknown): string {
  * Response of the same bytes, after the model's whole body arrived. A request made again is
  * recorded again (the last answer kept).
  */
-export function recordModel<Request>(model: ModelFunction<Request>, dir: string): (request: Request, options?: { signal?: AbortSignal }) => Promise<Response> {
+export function recordModel<Request>(model: (request: Request, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer, dir: string): (request: Request, options?: { signal?: AbortSignal }) => Promise<Response> {
   if (typeof model !== 'function') throw new TypeError(`recordModel: model must be a function, got ${describe(model)}`)
   const folder = checkDir('recordModel', dir)
   return async (request, options = {}) => {
@@ -201,7 +195,7 @@ async function missing(dir: string, hash: string, request: Json): Promise<Toolwi
  * recording (the one sharing the most of the request's values, path by path) and the first JSON
  * path where the two differ, with what each holds there.
  */
-export function replayModel<W extends Wire = Wire>(dir: string): RecordedModel<W> {
+export function replayModel<W extends Wire = Wire>(dir: string): ResponseModel<W> {
   const folder = checkDir('replayModel', dir)
   return async (request) => {
     const value = requestKey(jsonValue('replayModel: the request', request))

@@ -5,10 +5,10 @@
 
 export type { ScriptedCall, ScriptedThinking, ScriptedTurn } from './turns.js'
 export type { AnswerFormat } from './framing.js'
-export { scriptedBody, scriptedModel } from './scripted.js'
+export { scriptedBodies, scriptedBody, scriptedModel } from './scripted.js'
 export { seededRandom } from './random.js'
 export { faultyStream } from './faults.js'
 export type { Faults, FaultyBody, FaultyStream } from './faults.js'
 export { recordModel, replayModel } from './cassettes.js'
-export type { ModelFunction, RecordedModel, Recording } from './cassettes.js'
+export type { Recording } from './cassettes.js'
 export type { ScriptedModel, ScriptedOptions } from './scripted.js'

@@ -52,14 +52,29 @@ function bodyPieces(wire: Wire, turn: PlannedTurn, format: AnswerFormat, model: 
 /**
  * The response body of `turn` on `wire`, as the provider sends it (SSE unless
  * `options.format` says otherwise): for a StreamDecoder, a fault ({@link faultyStream}) or a
- * server of your own. Throws a ToolwireError VALIDATION_ERROR naming an unknown wire, a bad
- * option or what is wrong in the turn.
+ * server of your own. It is the first turn of a script (ids numbered from 1): for the turns of one
+ * conversation, {@link scriptedBodies} numbers them through. Throws a ToolwireError
+ * VALIDATION_ERROR naming an unknown wire, a bad option or what is wrong in the turn.
  */
 export function scriptedBody(wire: Wire, turn: ScriptedTurn, options?: ScriptedOptions): string {
-  checkWire('scriptedBody', wire)
-  const { format, model } = checkOptions('scriptedBody', wire, options)
-  const [planned] = planTurns('scriptedBody', wire, [turn], format === 'whole')
-  return bodyPieces(wire, planned!, format, model).join('')
+  const [body] = bodiesOf('scriptedBody', wire, [turn], options)
+  return body!
+}
+
+/**
+ * The response bodies of `turns` on `wire`, each as {@link scriptedModel} answers that turn: the
+ * responses' ids and the calls' default ids numbered through the script, so no two bodies share
+ * one (a framework merging messages by id keeps them apart). Errors as {@link scriptedBody}'s.
+ */
+export function scriptedBodies(wire: Wire, turns: ScriptedTurn[], options?: ScriptedOptions): string[] {
+  return bodiesOf('scriptedBodies', wire, turns, options)
+}
+
+/** The bodies of `turns`, errors naming `where`. */
+function bodiesOf(where: string, wire: Wire, turns: ScriptedTurn[], options: ScriptedOptions | undefined): string[] {
+  checkWire(where, wire)
+  const { format, model } = checkOptions(where, wire, options)
+  return planTurns(where, wire, turns, format === 'whole').map((planned) => bodyPieces(wire, planned, format, model).join(''))
 }
 
 /** A Response streaming `pieces` (one chunk each), with `contentType`. */
