@@ -392,6 +392,8 @@ describe('how long a retry waits', () => {
     expect(wait({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' })).toBe(5000)
     expect(wait({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' })).toBe(0)
     expect(wait({ 'retry-after': 'soon', 'retry-after-ms': '-5' })).toBeUndefined()
+    // what Date.parse reads as a date is none unless it is an HTTP date (V8 reads "5, 10" as 2001)
+    for (const junk of ['5, 10', 'x 2050', '2026-01-01T00:00:05Z', 'Thu Jan 01 2026 00:00:05 GMT']) expect(wait({ 'retry-after': junk })).toBeUndefined()
     expect(wait({})).toBeUndefined()
   })
 
@@ -560,6 +562,31 @@ describe('options', () => {
     expect(() => models.openaiChat({ model: 'm', retry: { retries: 3 } as never })).toThrow(/options\.retry has unknown key "retries"/)
     expect(() => models.openaiChat({ model: 'm', fetch: 'fetch' as never })).toThrow(/options\.fetch must be a function/)
     expect(() => models.openaiChat({ model: 'm', body: { n: 10n } })).toThrow(/options\.body cannot be serialized to JSON/)
+  })
+
+  it('refuses, before anything is sent, what fetch would refuse: credentials in the URL, header values it cannot carry (never quoting a secret)', async () => {
+    expect(() => models.openaiCompatible({ model: 'm', baseURL: 'http://admin:hunter2pass@127.0.0.1:8080/v1' })).toThrow(
+      new TypeError('models.openaiCompatible: options.baseURL must not hold credentials (user:password@ before 127.0.0.1:8080): send them in options.headers (authorization)'),
+    )
+    expect(() => models.openaiChat({ model: 'm', apiKey: 'sk-proj-abc\u200bdef1234567890' })).toThrow(
+      new TypeError('models.openaiChat: options.apiKey holds U+200B at 11, which no HTTP header may carry'),
+    )
+    expect(() => models.openaiChat({ model: 'm', headers: { 'x-trace': 'a\r\nx-injected: 1' } })).toThrow(
+      new TypeError('models.openaiChat: options.headers["x-trace"] holds U+000D at 1, which no HTTP header may carry: "a\\r\\nx-injected: 1"'),
+    )
+    expect(() => models.openaiChat({ model: 'm', headers: { 'x-api-token': 'secret\nvalue' } })).toThrow(/^models\.openaiChat: options\.headers\["x-api-token"\] holds U\+000A at 6, which no HTTP header may carry$/)
+    expect(() => models.openaiChat({ model: 'm', headers: { 'bad name': 'v' } })).toThrow(/"bad name" is no header name/)
+    const sent: unknown[] = []
+    const fetch = async (url: unknown) => {
+      sent.push(url)
+      return new Response('')
+    }
+    const error = await withEnv({ OPENAI_API_KEY: 'sk-pasted\u200b' }, () => rejection(models.openaiChat({ model: 'm', fetch })(CHAT_REQUEST)))
+    expect(error).toMatchObject({ code: 'PRECONDITION_FAILED', message: "models.openaiChat: the environment's OPENAI_API_KEY holds U+200B at 9, which no HTTP header may carry" })
+    expect(sent).toEqual([])
+    await withEnv({ ANTHROPIC_BASE_URL: 'https://user:pw-secret@proxy.example' }, async () => {
+      expect(() => models.anthropic({ model: 'c' })).toThrow(/^models\.anthropic: the environment's ANTHROPIC_BASE_URL must not hold credentials \(user:password@ before proxy\.example\)/)
+    })
   })
 
   it('a Gemini model named as the API names it (models/...) is sent in the path once', async () => {

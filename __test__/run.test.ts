@@ -394,6 +394,86 @@ describe('run: a model body that stalls', () => {
   })
 })
 
+describe('run: a model answer without end', () => {
+  /** A body that sends `first`, then `each` forever (a macrotask apart), counting what was sent; cancelled, it stops. */
+  function endless(first: string, each: string) {
+    const sent = { chunks: 0, cancelled: false }
+    const encoder = new TextEncoder()
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(first))
+      },
+      async pull(controller) {
+        await new Promise((resolve) => setImmediate(resolve))
+        sent.chunks += 1
+        controller.enqueue(encoder.encode(each))
+      },
+      cancel() {
+        sent.cancelled = true
+      },
+    })
+    return { stream, sent }
+  }
+  const chunk = (delta: object) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta }] })}\n\n`
+
+  it('keep-alive comments only: answerTimeoutMs ends the run with an error naming it; the model saw the signal abort', async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const { stream, sent } = endless(': ping\n\n', ': ping\n\n')
+    let modelSignal: AbortSignal | undefined
+    const events: any[] = []
+    const outcome = await runtime.run({
+      wire: 'openai-chat',
+      model: (_request, { signal }) => {
+        modelSignal = signal
+        return new Response(stream)
+      },
+      answerTimeoutMs: 100,
+      onEvent: (event) => events.push(event),
+    })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^run: the model's answer did not end within answerTimeoutMs \(100 ms\)/)
+    expect(modelSignal?.aborted).toBe(true)
+    expect(sent.cancelled).toBe(true)
+    expect(ran).toEqual([])
+    expect(events.filter((event) => event.type === 'done')).toEqual([{ type: 'done', runId: outcome.runId, stopReason: 'error', error: outcome.error }])
+  })
+
+  it("a tool call's arguments without end: maxAnswerBytes stops the reading and the run, running nothing", async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const open = chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"' } }] })
+    const { stream, sent } = endless(open, chunk({ tool_calls: [{ index: 0, function: { arguments: 'x'.repeat(1000) } }] }))
+    const outcome = await runtime.run({ wire: 'openai-chat', model: () => new Response(stream), maxAnswerBytes: 64 * 1024 })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^run: the model's answer passed maxAnswerBytes \(65536 bytes; its reading was stopped\)/)
+    expect(sent.cancelled).toBe(true)
+    expect(sent.chunks).toBeLessThan(70)
+    expect(ran).toEqual([])
+  })
+
+  it('the deadline is per answer: a run of quick answers outlasting it ends as the model meant', async () => {
+    const { runtime } = runtimeWithRead()
+    const turns: ScriptedToolkitTurn[] = [{ calls: [{ name: 'read', arguments: { path: 'a' } }] }, { calls: [{ name: 'read', arguments: { path: 'b' } }] }, { text: 'done' }]
+    const bodies = turns.map((turn) => scriptedBody('openai-chat', turn))
+    let call = 0
+    const model = async () => {
+      await sleep(60)
+      return new Response(bodies[call++])
+    }
+    const outcome = await runtime.run({ wire: 'openai-chat', model, answerTimeoutMs: 150 })
+    expect(outcome.stopReason).toBe('stop')
+    expect(outcome.steps.at(-1)!.text).toBe('done')
+  })
+
+  it('refuses limits that are not whole numbers from 1, naming them', async () => {
+    const { runtime } = runtimeWithRead()
+    const model = async () => new Response('')
+    await expect(runtime.run({ wire: 'openai-chat', model, answerTimeoutMs: 0 })).rejects.toThrow(
+      new TypeError('run: options.answerTimeoutMs must be a whole number of milliseconds from 1 to 2147483647, got number 0'),
+    )
+    await expect(runtime.run({ wire: 'openai-chat', model, maxAnswerBytes: 1.5 })).rejects.toThrow(/^run: options\.maxAnswerBytes must be a whole number of bytes from 1 to 9007199254740991, got number 1\.5$/)
+  })
+})
+
 describe('run: loop detection', () => {
   const same = (id: string) => ({ id, name: 'read', args: '{"path":"same.txt"}' })
 

@@ -4,6 +4,7 @@
 // every result of a batch asks to terminate, or a turn ended with an error (its calls not run).
 
 import { ToolwireError, checkWire, describe, messageOf, checkOptionKeys, jsonText, own, ownOptions } from './common.js'
+import { AnswerSize, answerDeadline, answerLimits, type AnswerLimits } from './answer-limits.js'
 import { ABORTED, untilAnswered, callbackTimeout } from './callback.js'
 import type { AnswerCapture, AnswerInfo } from './capture.js'
 import { REQUEST_SHAPES } from './protocol.generated.js'
@@ -155,7 +156,7 @@ function addUsage(total: RunOutcome['usage'], usage: AssembledTurn['usage'] | nu
 export const RUN_OPTIONS: readonly string[] = [
   'wire', 'model', 'messages', 'maxSteps', 'signal', 'runId', 'groupId', 'userId', 'threadAncestors', 'onEvent',
   'getSteeringMessages', 'getFollowUpMessages', 'toolChoice', 'audit', 'provider', 'agentId', 'sender', 'callbackTimeoutMs',
-  'tools',
+  'tools', 'answerTimeoutMs', 'maxAnswerBytes',
 ]
 
 /** The checked options of `run`, and `given`: their own keys, each read once (see ownOptions), for the rest. */
@@ -181,7 +182,8 @@ function checkOptions<W extends Wire>(raw: RunOptions<W>) {
     }
   }
   const callbackTimeoutMs = callbackTimeout('run', options.callbackTimeoutMs)
-  return { wire, model, messages, maxSteps, signal, onEvent, callbackTimeoutMs, given: options }
+  const limits = answerLimits(options.answerTimeoutMs, options.maxAnswerBytes)
+  return { wire, model, messages, maxSteps, signal, onEvent, callbackTimeoutMs, limits, given: options }
 }
 
 /**
@@ -229,7 +231,7 @@ const SCRUBBED_AT_SOURCE: ReadonlySet<string> = new Set([
  */
 export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHooks, raw: RunOptions<W>): Promise<RunOutcome<W>> {
   const { decoderOf, dispatch, audit, newRunId, endRun } = hooks
-  const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, messages: given, given: options } = checkOptions(raw)
+  const { wire, model, maxSteps, signal, onEvent, callbackTimeoutMs, limits, messages: given, given: options } = checkOptions(raw)
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
     throw new TypeError(`run: options.runId must be a non-empty string, got ${describe(options.runId)}`)
   }
@@ -282,13 +284,12 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       // `tools`: the request offers only these, and each dispatch runs only these.
       const tools = runtime.definitions(wire, { ...context, tools: options.tools }).tools
       const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
-      const answer = await untilAnswered('run: the model', () => model(request, { signal }), { signal })
-      if (answer === ABORTED) {
+      const capture = recorder === undefined ? undefined : (answered: AnswerInfo) => recorder.captureAnswer(modelCalls, answered)
+      const turn = await answerOf(wire, request, { model, decoderOf, signal, limits, emit, capture })
+      if (turn === ABORTED) {
         stopReason = 'aborted'
         break
       }
-      const capture = recorder === undefined ? undefined : (answered: AnswerInfo) => recorder.captureAnswer(modelCalls, answered)
-      const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, signal, emit, capture)
       usage = addUsage(usage, turn.usage)
       if (signal?.aborted) {
         stopReason = 'aborted'
@@ -375,6 +376,37 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   return outcome
 }
 
+/** What {@link answerOf} needs besides the request: the run's model, decoder, signal, limits and event sink. */
+interface AnswerContext<W extends Wire> {
+  model: RunOptions<W>['model']
+  decoderOf: RunHooks['decoderOf']
+  signal: AbortSignal | undefined
+  limits: AnswerLimits
+  emit: (event: RunEvent) => void
+  capture: ((answer: AnswerInfo) => AnswerCapture | undefined) | undefined
+}
+
+/**
+ * Asks the model with `request` and decodes its answer into a turn, under the answer's limits:
+ * the model call and its body's reading stop when the run's signal aborts (ABORTED) or when
+ * `answerTimeoutMs` pass (a ToolwireError TIMEOUT naming it); a body past `maxAnswerBytes` stops
+ * being read (a ToolwireError LIMIT_EXCEEDED naming it). The model gets the answer's signal, so
+ * a fetch is cancelled at either.
+ */
+async function answerOf<W extends Wire>(wire: W, request: ModelRequest<W>, context: AnswerContext<W>): Promise<AssembledTurn | typeof ABORTED> {
+  const { model, decoderOf, signal, limits, emit, capture } = context
+  const deadline = answerDeadline(signal, limits.timeoutMs)
+  try {
+    const answer = await untilAnswered('run: the model', () => model(request, { signal: deadline.signal }), { signal: deadline.signal })
+    const turn = answer === ABORTED ? ABORTED : await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, deadline.signal, emit, limits.maxBytes, capture)
+    const expired = deadline.expired()
+    if (expired !== undefined) throw expired
+    return signal?.aborted ? ABORTED : turn
+  } finally {
+    deadline.clear()
+  }
+}
+
 /** What broke a turn that ended with an error: the decoder's errors, else its stop reason. */
 function turnFailure(turn: AssembledTurn): string {
   if (turn.errors.length > 0) return turn.errors.join('; ')
@@ -419,6 +451,7 @@ async function decodeTurn(
   answer: unknown,
   signal: AbortSignal | undefined,
   emit: (event: RunEvent) => void,
+  maxBytes: number,
   capture?: (answer: AnswerInfo) => AnswerCapture | undefined,
 ): Promise<AssembledTurn> {
   const forward = (events: StreamEvent[]): void => {
@@ -429,6 +462,7 @@ async function decodeTurn(
   const decoder = newDecoder(contentType === undefined ? {} : { contentType })
   const kept = capture?.({ ...(contentType === undefined ? {} : { contentType }), ...(isResponse(answer) ? { status: answer.status } : {}) })
   const items = itemsOf(body)
+  const size = new AnswerSize(maxBytes)
   let ended = false
   try {
     // A body that stalls must not hold the run past an abort: each read races the signal.
@@ -441,6 +475,7 @@ async function decodeTurn(
       }
       const item = next.value
       kept?.add(item)
+      size.add(item)
       if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
       else forward(decoder.pushEvent(item))
     }

@@ -839,6 +839,18 @@ export interface RunOptions<W extends Wire = Wire> extends PolicyContext {
   signal?: AbortSignal
   /** How long getSteeringMessages and getFollowUpMessages may take to answer, in ms (default 120000): past it the run stops with an error naming the callback. */
   callbackTimeoutMs?: number
+  /**
+   * How long one model answer may take, from the request to its body's end, in ms (default
+   * 600000, the OpenAI and Anthropic SDKs' timeout): past it the model's signal aborts (a fetch is
+   * cancelled) and the run stops with `error` naming this option.
+   */
+  answerTimeoutMs?: number
+  /**
+   * The most bytes one model answer's body may hold (default 64 MiB; text counts its UTF-8
+   * length, an SDK's chunk objects are bounded by `answerTimeoutMs` only): past it the body stops
+   * being read and the run stops with `error` naming this option.
+   */
+  maxAnswerBytes?: number
   /** Names the run: its calls' `runId`, one run for loop detection. Default: generated. */
   runId?: string
   /**

@@ -86,6 +86,7 @@ function settingsOf<W extends Wire, O extends ModelPresetOptions>(provider: Prov
   if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) {
     throw new TypeError(`${where}: options.apiKey must be a non-empty string, got ${describe(apiKey)}`)
   }
+  if (apiKey !== undefined) checkHeaderValue(`${where}: options.apiKey`, apiKey, true)
   if (fetch !== undefined && typeof fetch !== 'function') {
     throw new TypeError(`${where}: options.fetch must be a function (url, init) => Promise<Response>, got ${describe(fetch)}`)
   }
@@ -120,9 +121,17 @@ function baseURLOf<W extends Wire, O extends ModelPresetOptions>(where: string, 
   return absoluteURL(`${where}: options.baseURL`, given)
 }
 
-/** `url` without its trailing slashes, when it is an absolute URL; else a TypeError naming `what`. */
+/**
+ * `url` without its trailing slashes, when it is an absolute URL without credentials; else a
+ * TypeError naming `what` (a URL's password is never quoted: fetch refuses such a URL, and errors
+ * would carry it).
+ */
 function absoluteURL(what: string, url: string): string {
   if (!URL.canParse(url)) throw new TypeError(`${what} must be an absolute URL (http://host/...), got ${describe(url)}`)
+  const parsed = new URL(url)
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new TypeError(`${what} must not hold credentials (user:password@ before ${parsed.host}): send them in options.headers (authorization)`)
+  }
   return url.replace(/\/+$/, '')
 }
 
@@ -136,10 +145,30 @@ function headersOf(where: string, given: unknown): Map<string, string> {
   const own = ownOptions(given as Record<string, unknown>)
   for (const name of Object.keys(own)) {
     const value = own[name]
-    if (typeof value !== 'string') throw new TypeError(`${where}: options.headers[${JSON.stringify(name)}] must be a string, got ${describe(value)}`)
+    const at = `${where}: options.headers[${JSON.stringify(name)}]`
+    if (typeof value !== 'string') throw new TypeError(`${at} must be a string, got ${describe(value)}`)
+    if (!HEADER_NAME.test(name)) throw new TypeError(`${at}: ${JSON.stringify(name)} is no header name (letters, digits and !#$%&'*+-.^_\`|~ only)`)
+    checkHeaderValue(at, value, CREDENTIAL_HEADER.test(name))
     headers.set(name.toLowerCase(), value)
   }
   return headers
+}
+
+/** A header name as HTTP has it (a token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/**
+ * Refuses, naming `where`, a header value fetch would refuse (a line break, a NUL, a character
+ * past U+00FF such as a pasted zero-width space): sent, it would fail before reaching the network,
+ * never worth a retry. The character and its place are named, the value only when it is no
+ * credential.
+ */
+function checkHeaderValue(where: string, value: string, secret: boolean): void {
+  const bad = /[\0\r\n]|[^\0-\u00ff]/u.exec(value)
+  if (bad === null) return
+  const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
+  const quoted = secret ? '' : `: ${JSON.stringify(value.slice(0, 100))}`
+  throw new TypeError(`${where} holds U+${code} at ${bad.index}, which no HTTP header may carry${quoted}`)
 }
 
 /** The `body` option: an object whose fields go into each request body (checked to have a JSON form now). */
@@ -173,7 +202,13 @@ function apiKeyOf<W extends Wire, O extends ModelPresetOptions>(provider: Provid
   if (provider.keyEnv.length === 0 || settings.headers.has(provider.keyHeader)) return undefined
   for (const name of provider.keyEnv) {
     const value = own(process.env, name)
-    if (typeof value === 'string' && value !== '') return value
+    if (typeof value !== 'string' || value === '') continue
+    try {
+      checkHeaderValue(`${settings.where}: the environment's ${name}`, value, true)
+    } catch (error) {
+      throw new ToolwireError('PRECONDITION_FAILED', messageOf(error))
+    }
+    return value
   }
   throw new ToolwireError('PRECONDITION_FAILED', `${settings.where}: no API key: pass options.apiKey or set ${provider.keyEnv.join(' or ')}`)
 }

@@ -86,9 +86,16 @@ export function requestedWaitMs(headers: HeaderReader, now: number = Date.now())
   let wait: number | undefined
   if (millis !== undefined) wait = millis
   else if (seconds !== undefined) wait = seconds * 1000
-  else if (after !== null && !Number.isNaN(Date.parse(after))) wait = Math.max(0, Date.parse(after) - now)
+  else if (after !== null && HTTP_DATE.test(after.trim())) wait = Math.max(0, Date.parse(after) - now)
   return wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS)
 }
+
+/**
+ * An HTTP date as `retry-after` carries one (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37
+ * GMT`): anything else is no date, whatever `Date.parse` would make of it (`"5, 10"` is a date in
+ * 2001 to V8).
+ */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/
 
 /** A header's value as a number of 0 or more (`"1.5"`), else undefined (absent, a date, garbage). */
 function numberOf(text: string | null): number | undefined {
