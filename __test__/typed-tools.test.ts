@@ -1,7 +1,8 @@
 // Typed tools at run time: the tools of __test__/consumer/typed-tools.ts (whose types and expected
 // type errors tsconfig.strict.json checks) registered and dispatched, each receiving the arguments
 // its schema's type says, and refusing what the schema refuses, whatever kind of schema it is.
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { z as z3 } from 'zod/v3'
 
 import { ToolRuntime, defineTool } from '../dist/index.js'
 import { jsonSchema, registerTyped, returns, typebox034, typebox1, zod3, zod4 } from './consumer/typed-tools.js'
@@ -71,5 +72,46 @@ describe('typed tools', () => {
     expect(textOf(concat!)).toBe('x')
     // (the annotation said token is always there; the schema let it be absent)
     expect(token!.ok).toBe(true)
+  })
+
+  it('a Zod 3 type JSON cannot carry is refused at register naming its place, as Zod 4 refuses it', () => {
+    const runtime = new ToolRuntime()
+    const refused = (shape: Record<string, z3.ZodTypeAny>) => {
+      try {
+        runtime.register({ name: 'probe', parameters: z3.object(shape), execute: () => 'ran' })
+      } catch (error) {
+        return (error as Error).message
+      }
+      return 'registered'
+    }
+    expect(refused({ when: z3.date() })).toBe(
+      'register: tool "probe": parameters is a Zod 3 schema with no JSON Schema form: z.date() at when holds values JSON cannot carry, and a model sends only JSON (a date as an ISO string is z.string().datetime())',
+    )
+    expect(refused({ cb: z3.function() })).toMatch(/: z\.function\(\) at cb holds values JSON cannot carry, and a model sends only JSON$/)
+    expect(refused({ s: z3.symbol().optional() })).toMatch(/: z\.symbol\(\) at s holds/)
+    expect(refused({ rows: z3.array(z3.object({ n: z3.bigint() })) })).toMatch(/: z\.bigint\(\) at rows\[\]\.n holds/)
+    expect(refused({ m: z3.map(z3.string(), z3.number()) })).toMatch(/: z\.map\(\) at m holds/)
+    expect(refused({ u: z3.union([z3.string(), z3.set(z3.string())]) })).toMatch(/: z\.set\(\) at u\[\] holds/)
+    expect(runtime.definitions('openai-chat').tools).toEqual([])
+  })
+
+  it('a recursive Zod 3 schema registers without a console warning and checks its arguments at every depth', async () => {
+    type Node = { id: string; kids: Node[] }
+    const node: z3.ZodType<Node> = z3.lazy(() => z3.object({ id: z3.string(), kids: z3.array(node) }))
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const runtime = new ToolRuntime()
+    try {
+      runtime.register({ name: 'tree', parameters: z3.object({ root: node }), execute: (_id, { root }) => root.kids.length })
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      warn.mockRestore()
+    }
+    const [good, bad] = await runtime.dispatch([
+      { id: 'a', name: 'tree', arguments: { root: { id: 'a', kids: [{ id: 'b', kids: [] }] } } },
+      { id: 'b', name: 'tree', arguments: { root: { id: 'a', kids: [{ id: 'b', kids: [{ id: 3, kids: [] }] }] } } },
+    ])
+    expect(textOf(good!)).toBe('1')
+    expect(bad!.error?.code).toBe('VALIDATION_ERROR')
+    expect(textOf(bad!)).toContain('/root/kids/0/kids/0/id')
   })
 })

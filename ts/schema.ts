@@ -91,16 +91,72 @@ function isZod3Schema(value: unknown): boolean {
 
 /** What of `zod-to-json-schema` {@link zod3JsonSchema} uses. */
 interface Zod3Converter {
-  zodToJsonSchema(schema: unknown, options: { $refStrategy: 'none'; effectStrategy: 'input' | 'any'; target: 'jsonSchema7' }): Record<string, unknown>
+  zodToJsonSchema(schema: unknown, options: { $refStrategy: 'root'; effectStrategy: 'input' | 'any'; target: 'jsonSchema7' }): Record<string, unknown>
+}
+
+/**
+ * The Zod 3 types whose values JSON cannot carry (those Zod 4's own conversion refuses): a model
+ * can never send one, and `zod-to-json-schema` would drop the field or describe a string instead.
+ */
+const ZOD3_NO_JSON_FORM: ReadonlyMap<string, string> = new Map([
+  ['ZodDate', 'z.date()'], ['ZodBigInt', 'z.bigint()'], ['ZodSymbol', 'z.symbol()'], ['ZodFunction', 'z.function()'],
+  ['ZodMap', 'z.map()'], ['ZodSet', 'z.set()'], ['ZodPromise', 'z.promise()'], ['ZodUndefined', 'z.undefined()'],
+  ['ZodVoid', 'z.void()'], ['ZodNaN', 'z.nan()'],
+])
+
+/** A Zod 3 schema's `_def` (its type's name and its parts), as {@link zod3TypeWithoutJson} walks it. */
+type Zod3Def = Record<string, unknown> & { typeName?: unknown }
+
+/**
+ * The first type in Zod 3 `schema` that has no JSON form, as `{ path, type }` (the path in the
+ * schema's properties, such as `.when` or `.items[]`), or undefined. Every schema a `_def` holds
+ * is walked (object shapes, array items, unions, wrappers, lazy schemas once each).
+ */
+function zod3TypeWithoutJson(schema: unknown): { path: string; type: string } | undefined {
+  const seen = new Set<unknown>()
+  const walk = (node: unknown, path: string): { path: string; type: string } | undefined => {
+    if (!isZod3Schema(node) || seen.has(node)) return undefined
+    seen.add(node)
+    const def = own(node as object, '_def') as Zod3Def
+    const type = typeof def.typeName === 'string' ? ZOD3_NO_JSON_FORM.get(def.typeName) : undefined
+    if (type !== undefined) return { path, type }
+    for (const key of Object.keys(def)) {
+      const part = def[key]
+      let found: { path: string; type: string } | undefined
+      if (key === 'shape' && typeof part === 'function') {
+        const shape = (part as () => Record<string, unknown>)()
+        for (const name of Object.keys(shape)) if ((found = walk(shape[name], `${path}.${name}`))) return found
+      } else if (key === 'getter' && typeof part === 'function') {
+        found = walk((part as () => unknown)(), path)
+      } else if (Array.isArray(part)) {
+        for (const item of part) if ((found = walk(item, `${path}[]`))) return found
+      } else {
+        found = walk(part, key === 'type' || key === 'valueType' ? `${path}[]` : path)
+      }
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return walk(schema, '')
 }
 
 /**
  * A Zod 3 schema as JSON Schema, converted by `zod-to-json-schema` (an optional peer, loaded only
- * for such a schema: Zod 3 has no converter of its own). References are inlined; a transform's
- * input is what a tool receives (`io` 'input'), while what it outputs has no JSON Schema (any
- * value, for 'output'). The `$schema` key it adds is dropped, as Zod 4's conversion has none.
+ * for such a schema: Zod 3 has no converter of its own). A type JSON cannot carry (`z.date()`,
+ * `z.bigint()`, `z.function()`, ...) is refused naming its place, as Zod 4's conversion refuses it.
+ * A schema used twice or recursively (`z.lazy`) becomes a local `$ref` (validated as it is; the
+ * definitions sent inline it). A transform's input is what a tool receives (`io` 'input'), while
+ * what it outputs has no JSON Schema (any value, for 'output'). The `$schema` key it adds is
+ * dropped, as Zod 4's conversion has none.
  */
 function zod3JsonSchema(schema: unknown, io: 'input' | 'output', where: string): unknown {
+  const unsendable = zod3TypeWithoutJson(schema)
+  if (unsendable !== undefined) {
+    throw new ToolwireError(
+      'VALIDATION_ERROR',
+      `${where} is a Zod 3 schema with no JSON Schema form: ${unsendable.type}${unsendable.path === '' ? '' : ` at ${unsendable.path.replace(/^\./, '')}`} holds values JSON cannot carry, and a model sends only JSON${unsendable.type === 'z.date()' ? ' (a date as an ISO string is z.string().datetime())' : ''}`,
+    )
+  }
   let converter: Zod3Converter
   try {
     converter = require('zod-to-json-schema') as Zod3Converter
@@ -112,7 +168,7 @@ function zod3JsonSchema(schema: unknown, io: 'input' | 'output', where: string):
   }
   let converted: Record<string, unknown>
   try {
-    converted = converter.zodToJsonSchema(schema, { $refStrategy: 'none', effectStrategy: io === 'input' ? 'input' : 'any', target: 'jsonSchema7' })
+    converted = converter.zodToJsonSchema(schema, { $refStrategy: 'root', effectStrategy: io === 'input' ? 'input' : 'any', target: 'jsonSchema7' })
   } catch (error) {
     throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema with no JSON Schema form: ${messageOf(error)}`)
   }
