@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 
 import { StreamDecoder, ToolRuntime } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
-import { faultyStream, scriptedBody } from '../dist/testing/index.js'
+import { faultyStream, scriptedBody, scriptedModel as scriptedToolkitModel } from '../dist/testing/index.js'
 import type { ScriptedTurn as ScriptedToolkitTurn } from '../dist/testing/index.js'
 import { body, scriptedModel } from './scripted.js'
 import type { AnswerForm, ScriptedTurn } from './scripted.js'
@@ -391,6 +391,40 @@ describe('run: a model body that stalls', () => {
     const outcome = await runtime.run({ wire: 'anthropic', model: () => new Promise(() => {}), signal: controller.signal, onEvent: (e) => events.push(e.type) })
     expect(outcome.stopReason).toBe('aborted')
     expect(events.filter((t) => t === 'done')).toHaveLength(1)
+  })
+})
+
+describe('run: turns cut for length, and repairs', () => {
+  const cut: ScriptedToolkitTurn = { calls: [{ name: 'read', arguments: '{"path":"very-long' }], stop: 'length' }
+
+  it.each(WIRES.filter((wire) => wire !== 'gemini'))('%s: a second cut in a row ends the run with an error saying what to raise, after two model calls, running nothing', async (wire) => {
+    const { runtime, ran } = runtimeWithRead()
+    const model = scriptedToolkitModel(wire, [cut, cut, cut, { text: 'never asked' }])
+    const outcome = await runtime.run({ wire, model, messages: [userMessage(wire, 'read it')] })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toBe(
+      "run: the model's turn was cut at its output token limit inside its tool calls twice in a row (their calls were not run): raise the limit (max_tokens; models.anthropic's maxTokens) or ask for smaller arguments",
+    )
+    expect(model.requests).toHaveLength(2)
+    expect(ran).toEqual([])
+    expect(outcome.steps.map((step) => step.results.map((result) => result.error?.code))).toEqual([['INCOMPLETE_ARGUMENTS'], ['INCOMPLETE_ARGUMENTS']])
+  })
+
+  it('one cut, then a whole call: the run goes on as the model meant', async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const model = scriptedToolkitModel('anthropic', [cut, { calls: [{ name: 'read', arguments: { path: 'a' } }] }, cut, { text: 'done' }])
+    const outcome = await runtime.run({ wire: 'anthropic', model, messages: [userMessage('anthropic', 'read it')] })
+    expect(outcome.stopReason).toBe('stop')
+    expect(ran).toEqual(['a'])
+  })
+
+  it("a step keeps the provider quirks the decoder repaired for its turn, and none when it repaired none", async () => {
+    const { runtime } = runtimeWithRead()
+    // Mistral's calls come without an index: the decoder numbers them (missing-index)
+    const model = scriptedToolkitModel('mistral', [{ calls: [{ name: 'read', arguments: { path: 'a' } }] }, { text: 'done' }])
+    const outcome = await runtime.run({ wire: 'mistral', model, messages: [userMessage('mistral', 'read it')] })
+    expect(outcome.steps[0]!.repairs?.map((repair) => repair.kind)).toContain('missing-index')
+    expect(outcome.steps[1]).not.toHaveProperty('repairs')
   })
 })
 

@@ -265,6 +265,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
   let stopReason: RunStopReason
   let failure: string | undefined
   let modelCalls = 0
+  let lengthCutsInARow = 0
   try {
     for (;;) {
       if (signal?.aborted) {
@@ -296,6 +297,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
         break
       }
       if (turn.toolCalls.length === 0) {
+        lengthCutsInARow = 0
         if (turn.text !== '') messages.push(textMessage(wire, turn.text))
         steps.push(hooks.scrub(stepOf(turn, [], []), 'run: a step'))
         if (turn.stopReason === 'error') {
@@ -334,6 +336,14 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       if (failed) {
         stopReason = 'error'
         failure = `${turnFailure(turn)} (its tool calls were not run)`
+        break
+      }
+      // Cut for length inside its calls twice in a row: the model's output limit is too small for
+      // what it means to send, and asking again would only pay for the same cut up to maxSteps.
+      lengthCutsInARow = truncated ? lengthCutsInARow + 1 : 0
+      if (lengthCutsInARow === 2) {
+        stopReason = 'error'
+        failure = `run: the model's turn was cut at its output token limit inside its tool calls twice in a row (their calls were not run): raise the limit (max_tokens; models.anthropic's maxTokens) or ask for smaller arguments`
         break
       }
       if (results.every((result) => own(result, 'terminate') === true)) {
@@ -576,7 +586,7 @@ function itemsOf(body: Body): Items {
  * A run's step for a decoded turn: its text, stop reason, calls and results, and the errors the
  * decoder reported: what broke the turn, or what it reported without ending it (a second
  * response after the first, a fragment after the end, choices other than the first), so none is
- * lost in silence.
+ * lost in silence; and the provider quirks it repaired, when any.
  */
 function stepOf(turn: AssembledTurn, calls: AssembledToolCall[], results: ToolResult[]): RunStep {
   const step: RunStep = { text: turn.text, stopReason: turn.stopReason, calls, results }
@@ -584,6 +594,7 @@ function stepOf(turn: AssembledTurn, calls: AssembledToolCall[], results: ToolRe
     step.errors = turn.errors
     step.errorKinds = turn.errorKinds
   }
+  if (turn.repairs.length > 0) step.repairs = turn.repairs
   return step
 }
 

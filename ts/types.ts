@@ -901,6 +901,8 @@ export interface RunStep {
   errors?: string[]
   /** The kind of each of `errors`, in order (see `DecodeErrorKind`). */
   errorKinds?: DecodeErrorKindName[]
+  /** The provider quirks the decoder repaired to assemble this turn (see `AssembledTurn.repairs`), when there were any. */
+  repairs?: DecoderRepair[]
 }
 
 /**
