@@ -88,7 +88,7 @@ export type ToolReturn<TDetails = unknown> =
  * class's), which TypeScript reads differently.
  */
 export type JsonRecord =
-  | { readonly content?: ContentNotBlocks; readonly [key: string]: unknown }
+  | { readonly content?: ContentNotBlocks; readonly then?: never; readonly [key: string]: unknown }
   | (object & { readonly content?: ContentNotBlocks; readonly then?: never })
 
 /** A `content` that makes no result: anything but a list. */
