@@ -185,6 +185,54 @@ describe('the bytes are the provider’s own', () => {
   })
 })
 
+describe('a long text streams in a bounded number of pieces', () => {
+  /** The text deltas of an OpenAI Chat body, in order. */
+  function chatDeltas(body: string): string[] {
+    return body.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)).choices[0]?.delta?.content).filter((text) => typeof text === 'string' && text !== '')
+  }
+
+  it('a short text keeps its 6-character deltas; past 1000 pieces the pieces grow, never splitting a surrogate pair', () => {
+    expect(chatDeltas(scriptedBody('openai-chat', { text: 'Hello there, world' }))).toEqual(['Hello ', 'there,', ' world'])
+    // 6000 code points are 1000 pieces of 6; one more and the pieces are 7 long (858 of them).
+    expect(chatDeltas(scriptedBody('openai-chat', { text: 'x'.repeat(6000) })).map((piece) => piece.length)).toEqual(Array(1000).fill(6))
+    const grown = chatDeltas(scriptedBody('openai-chat', { text: 'x'.repeat(6001) }))
+    expect([grown.length, grown[0]!.length, grown.at(-1)!.length]).toEqual([858, 7, 6001 - 857 * 7])
+    // 9000 emoji (18000 UTF-16 units): 1000 pieces of 9 code points, each a whole character.
+    const emoji = chatDeltas(scriptedBody('openai-chat', { text: '🙂'.repeat(9000) }))
+    expect(emoji).toHaveLength(1000)
+    expect(emoji.every((piece) => piece === '🙂'.repeat(9))).toBe(true)
+  })
+
+  it('a 5 MB text on every wire: a body near its size, in at most 1000 deltas, that decodes back exactly', () => {
+    const text = 'Grüße, 世界 🙂 and a plain run of words. '.repeat(125_000).slice(0, 5_000_000)
+    for (const wire of WIRES) {
+      const body = scriptedBody(wire, { text })
+      // The deltas' events are the constant. Responses sends the text again whole in four events
+      // (output_text.done, content_part.done, output_item.done, response.completed), as OpenAI does.
+      const copies = wire === 'openai-responses' ? 5 : 1
+      expect(body.length, wire).toBeLessThan(copies * 1.2 * text.length + 400_000)
+      expect(body.split(/\r?\n\r?\n/).length, wire).toBeLessThan(1010)
+      const decoder = new StreamDecoder(wire)
+      decoder.push(body)
+      const decoded = decoder.finish()
+      expect(decoded.text === text, wire).toBe(true)
+      expect([decoded.stopReason, decoded.errors], wire).toEqual(['stop', []])
+    }
+  })
+
+  it('long thinking and arguments too: each in at most 1000 pieces, decoding back exactly', () => {
+    const long = JSON.stringify({ path: 'ä/b\\c "🙂" '.repeat(30_000) })
+    for (const wire of WIRES) {
+      const turn: ScriptedTurn = { ...(wire === 'mistral' ? {} : { thinking: long }), calls: [{ name: 'read', arguments: long }] }
+      const body = scriptedBody(wire, turn)
+      expect(body.split(/\r?\n\r?\n/).length, wire).toBeLessThan(2020)
+      const decoder = new StreamDecoder(wire)
+      decoder.push(body)
+      expectDecodedAsWritten(decoder.finish(), turn, wire, 'sse', wire)
+    }
+  })
+})
+
 describe('misuse is a clear error naming the value', () => {
   /** The ToolwireError `run` throws: its code and message. */
   function thrown(run: () => unknown): { code: string; message: string } {

@@ -196,13 +196,42 @@ export function planTurns(where: string, wire: Wire, turns: unknown, whole: bool
 }
 
 /**
- * `text` in the pieces a provider streams it in: runs of up to `size` characters (code points,
- * so a surrogate pair is never split), at least one piece (`''` for an empty text).
+ * The most pieces one text (a text, a thinking, a call's arguments) is streamed in: a longer text
+ * streams in longer pieces, so its body stays near the text's size (a 5 MB text in 6-character
+ * deltas would be a body 40 times that, and near a million events).
+ */
+export const MOST_PIECES = 1000
+
+/** Whether the UTF-16 unit at `i` of `text` starts a surrogate pair (the pair is one code point). */
+function pairAt(text: string, i: number): boolean {
+  const unit = text.charCodeAt(i)
+  if (unit < 0xd800 || unit > 0xdbff) return false
+  const next = text.charCodeAt(i + 1)
+  return next >= 0xdc00 && next <= 0xdfff
+}
+
+/**
+ * `text` in the pieces a provider streams it in: runs of `size` characters (code points, so a
+ * surrogate pair is never split; the last run may be shorter), at least one piece (`''` for an
+ * empty text). A text of more than {@link MOST_PIECES} times `size` code points is cut in
+ * MOST_PIECES runs (the last shorter), each as long as it takes.
  */
 export function pieces(text: string, size: number): string[] {
-  const points = Array.from(text)
-  if (points.length === 0) return ['']
+  if (text === '') return ['']
+  let points = 0
+  for (let i = 0; i < text.length; i += pairAt(text, i) ? 2 : 1) points++
+  const run = Math.max(size, Math.ceil(points / MOST_PIECES))
   const out: string[] = []
-  for (let i = 0; i < points.length; i += size) out.push(points.slice(i, i + size).join(''))
+  let start = 0
+  let count = 0
+  for (let i = 0; i < text.length; ) {
+    i += pairAt(text, i) ? 2 : 1
+    if (++count === run) {
+      out.push(text.slice(start, i))
+      start = i
+      count = 0
+    }
+  }
+  if (start < text.length) out.push(text.slice(start))
   return out
 }
