@@ -11,9 +11,9 @@ import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
-import { AnswerCapture, type AnswerInfo } from './capture.js'
+import { AnswerCapture, nextCaptureNumber, type AnswerInfo } from './capture.js'
 import { wallNow } from './clock.js'
-import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
+import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions, Wire } from './types.js'
 
 import { LogFile } from './protocol.generated.js'
 
@@ -130,6 +130,8 @@ interface RunEntry {
   runId: string
   dir: string
   listeners: Set<FailureListener>
+  /** the number the next model answer kept here gets (see capture.ts), once one was kept */
+  nextCapture?: number
 }
 
 /**
@@ -244,12 +246,18 @@ class RunAudit {
   }
 
   /**
-   * Starts keeping the answer to model call `call` of the run, when `audit.captureBodies` is set
-   * and the run's log is being written; else undefined.
+   * Starts keeping a model answer of the run (on `wire`), when `audit.captureBodies` is set and
+   * the run's log is being written; else undefined. Answers are numbered in the order they come,
+   * on after the capture files its directory holds (a run id used again appends to its
+   * log: its answers are appended too, never replacing the earlier run's).
    */
-  captureAnswer(call: number, answer: AnswerInfo): AnswerCapture | undefined {
-    if (!this.captureBodies || this.entry.failed) return undefined
-    return AnswerCapture.open(this.entry.dir, call, answer)
+  captureAnswer(wire: Wire, answer: AnswerInfo): AnswerCapture | undefined {
+    const entry = this.entry
+    if (!this.captureBodies || entry.failed) return undefined
+    entry.nextCapture ??= nextCaptureNumber(entry.dir)
+    const capture = AnswerCapture.open(entry.dir, entry.nextCapture, wire, answer)
+    if (capture !== undefined) entry.nextCapture = capture.number + 1
+    return capture
   }
 
   /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */
