@@ -13,12 +13,16 @@ import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as v
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
 import { AnswerCapture, nextCaptureNumber, type AnswerInfo } from './capture.js'
 import { wallNow } from './clock.js'
+import { notARunFile } from './run-files.js'
 import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions, Wire } from './types.js'
 
 import { LogFile } from './protocol.generated.js'
 
 const { CALLS: CALL, RESULTS: RESULT, EVENTS: EVENT } = LogFile
 const DEFAULT_FLUSH_INTERVAL_MS = 1000
+
+/** The files the engine's writer opens in a run directory (run.json is only ever replaced by a rename). */
+const LOG_FILES = ['calls.jsonl', 'results.jsonl', 'events.jsonl'] as const
 
 /** The file a record goes to: a `LogFile` code. */
 type LogKind = (typeof LogFile)[keyof typeof LogFile]
@@ -171,6 +175,9 @@ export class AuditLog {
       const run = { runId, startedAt: wallNow(), ...this.#snapshot, ...info }
       let handle: NativeAudit
       try {
+        // A link planted where a log file goes: the engine's writer would open its target for append.
+        const planted = LOG_FILES.map((name) => notARunFile(dir, name)).find((why) => why !== undefined)
+        if (planted !== undefined) throw new Error(planted)
         handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize, runId))
       } catch (error) {
         const failure = `the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`

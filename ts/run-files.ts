@@ -9,6 +9,7 @@
 // Where the platform has no O_NOFOLLOW (Windows), the path is checked with lstat first.
 
 import fs from 'node:fs'
+import path from 'node:path'
 
 import { messageOf } from './common.js'
 
@@ -87,6 +88,24 @@ export function readRunFile(file: string): Buffer {
   } finally {
     fs.closeSync(fd)
   }
+}
+
+/**
+ * Why file `name` of run directory `dir` cannot be opened by a writer that follows links (the
+ * engine's audit writer opens its logs for append): it is a symlink, or not a regular file;
+ * undefined when it is a regular file or is not there. Checked before the writer opens them, so
+ * a link planted in a run directory never has its target appended to or cut.
+ */
+export function notARunFile(dir: string, name: string): string | undefined {
+  const file = path.join(dir, name)
+  let stat: fs.Stats | undefined
+  try {
+    stat = fs.lstatSync(file, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (stat === undefined || stat.isFile()) return undefined
+  return stat.isSymbolicLink() ? `${file} is a symlink: refused (a log file is never written through a link)` : `${file} is ${kindOf(stat)}, not a log file: refused`
 }
 
 /** Refuses a symlink at `file` where O_NOFOLLOW cannot (the platform has none). */
