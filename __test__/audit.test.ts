@@ -268,6 +268,33 @@ describe('audit log: a directory that cannot be written is never silent', () => 
     expect(statSync(join(base, 'made', 'here')).isDirectory()).toBe(true)
   })
 
+  // Attack review 21 (c1, beside it): the engine's writer opens its logs for append, following a
+  // link planted where one goes, and cut the target's partial last line (or added a newline) before
+  // its check of what the file is failed the flush. The run's files are checked first.
+  it('a link or a directory planted where a log file goes turns the log off, naming it, and its target is untouched', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'audit-planted-'))
+    for (const name of ['calls.jsonl', 'results.jsonl', 'events.jsonl']) {
+      const dir = auditRunDir(base, `planted-${name}`)
+      mkdirSync(dir, { recursive: true })
+      const victim = join(base, `victim-${name}`)
+      writeFileSync(victim, 'IMPORTANT, no newline at the end {"partial')
+      symlinkSync(victim, join(dir, name))
+      const runtime = runtimeIn(base)
+      const warnings = await warningsDuring(async () => {
+        const [result] = await runtime.dispatch([{ id: 'p', name: 'login', arguments: { token: 't' } }], { runId: `planted-${name}` })
+        expect(result.status).toBe('ok')
+        expect(result.auditFailed).toContain(`${join(dir, name)} is a symlink: refused`)
+      })
+      expect(warnings.some((w) => w.includes(`${join(dir, name)} is a symlink: refused`))).toBe(true)
+      expect(readFileSync(victim, 'utf8')).toBe('IMPORTANT, no newline at the end {"partial')
+      expect(existsSync(join(dir, 'run.json'))).toBe(false)
+    }
+    const dir = auditRunDir(base, 'a-directory')
+    mkdirSync(join(dir, 'events.jsonl'), { recursive: true })
+    const [result] = await runtimeIn(base).dispatch([{ id: 'p', name: 'login', arguments: { token: 't' } }], { runId: 'a-directory' })
+    expect(result.auditFailed).toContain(`${join(dir, 'events.jsonl')} is a directory, not a log file: refused`)
+  })
+
   it('a root that stops being writable later flags every result and emits audit_failed', async () => {
     const base = mkdtempSync(join(tmpdir(), 'audit-later-'))
     const dir = join(base, 'log')

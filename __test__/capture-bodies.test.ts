@@ -2,7 +2,7 @@
 // `toolwire replay <run dir>` decodes exactly what the run received (the same items in the same
 // pieces, the same content type): its calls, text and errors are the run's.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -81,7 +81,7 @@ describe('audit.captureBodies', () => {
       // owner-only: the bodies are not scrubbed
       expect(statSync(join(dir, kept[0]!)).mode & 0o777).toBe(0o600)
       const lines = readFileSync(join(dir, kept[0]!), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))
-      expect(lines[0]).toEqual({ answer: { contentType: expect.any(String), status: 200 } })
+      expect(lines[0]).toEqual({ answer: { contentType: expect.any(String), status: 200 }, wire })
       expect(lines.at(-1)).toEqual({ end: true })
       expectReplayed(outcome, wire)
     })
@@ -139,5 +139,161 @@ describe('audit.captureBodies', () => {
     const { code, stderr } = replay(auditRunDir(root, outcome.runId), '--wire', 'anthropic')
     expect(code).not.toBe(0)
     expect(stderr).toContain('is on wire openai-chat, not anthropic')
+  })
+
+  // Attack review 21, c1: the capture file was opened with 'w', so a symlink planted at its name
+  // was followed (its target truncated and overwritten with raw model bytes), a file already there
+  // kept its mode 644, and a run id used again truncated the earlier run's answers.
+  describe('its files are made as the audit log makes its own', () => {
+    const hi = (runtime: ToolRuntime, runId: string, text: string, wire: Wire = 'openai-chat') =>
+      runtime.run({ wire, runId, model: scriptedModel(wire, [{ text }]), messages: [userMessage(wire, 'hi')] })
+    const kept = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('model-')).sort()
+    const mode = (file: string) => statSync(file).mode & 0o777
+
+    it('never writes through a symlink planted at its name, nor into a file already there: the answer goes to the next free name, owner-only', async () => {
+      const dir = auditRunDir(root, 'planted')
+      mkdirSync(dir, { recursive: true })
+      const victim = join(root, 'victim.txt')
+      writeFileSync(victim, 'IMPORTANT DATA\n')
+      symlinkSync(victim, join(dir, 'model-001.ndjson'))
+      writeFileSync(join(dir, 'model-002.ndjson'), 'left here\n', { mode: 0o644 })
+      chmodSync(join(dir, 'model-002.ndjson'), 0o644)
+      const outcome = await hi(runtimeKeeping(), 'planted', 'the answer')
+      expect(outcome.stopReason).toBe('stop')
+      expect(readFileSync(victim, 'utf8')).toBe('IMPORTANT DATA\n')
+      expect(readFileSync(join(dir, 'model-002.ndjson'), 'utf8')).toBe('left here\n')
+      expect(kept(dir)).toEqual(['model-001.ndjson', 'model-002.ndjson', 'model-003.ndjson'])
+      expect(mode(join(dir, 'model-003.ndjson'))).toBe(0o600)
+      expect(readFileSync(join(dir, 'model-003.ndjson'), 'utf8').split('\n')[0]).toBe('{"answer":{"contentType":"text/event-stream; charset=utf-8","status":200},"wire":"openai-chat"}')
+      // replay refuses the planted symlink by name, and shows nothing of what it points to
+      const { code, stderr } = replay(dir)
+      expect(code).toBe(1)
+      expect(stderr).toContain(`${join(dir, 'model-001.ndjson')} is a symlink: refused`)
+      expect(stderr).not.toContain('IMPORTANT')
+    })
+
+    it('owner-only whatever the umask', async () => {
+      const umask = process.umask(0)
+      try {
+        const outcome = await hi(runtimeKeeping(), 'umask', 'x')
+        expect(mode(join(auditRunDir(root, outcome.runId), 'model-001.ndjson'))).toBe(0o600)
+      } finally {
+        process.umask(umask)
+      }
+    })
+
+    it('a run id used again keeps the earlier answers and numbers on, as its audit log appends; replay decodes each on its own wire', async () => {
+      const runtime = runtimeKeeping()
+      await hi(runtime, 'again', 'FIRST RUN ANSWER')
+      await hi(runtime, 'again', 'SECOND RUN ANSWER')
+      await hi(runtime, 'again', 'THIRD, ON ANTHROPIC', 'anthropic')
+      const dir = auditRunDir(root, 'again')
+      expect(kept(dir)).toEqual(['model-001.ndjson', 'model-002.ndjson', 'model-003.ndjson'])
+      const { code, report, stderr } = replay(dir)
+      expect(stderr).toBe('')
+      expect(code).toBe(0)
+      // (run.json is the last run's)
+      expect(report.wire).toBe('anthropic')
+      expect(report.responses.map((r: { text: string; wire?: string }) => [r.text, r.wire])).toEqual([
+        ['FIRST RUN ANSWER', 'openai-chat'],
+        ['SECOND RUN ANSWER', 'openai-chat'],
+        ['THIRD, ON ANTHROPIC', undefined],
+      ])
+      expect(replay(dir, '--wire', 'anthropic').stderr).toContain(`${join(dir, 'model-001.ndjson')} is an answer on wire openai-chat, not anthropic`)
+    })
+
+    it('a capture file replaced while the answer is read is said (a warning), as the audit log says it', async () => {
+      const warnings: string[] = []
+      const listen = (warning: Error) => warnings.push(warning.message)
+      process.on('warning', listen)
+      try {
+        const body = scriptedBody('openai-chat', { text: 'moved away' })
+        const runtime = runtimeKeeping()
+        const outcome = await runtime.run({
+          wire: 'openai-chat',
+          runId: 'moved',
+          messages: [userMessage('openai-chat', 'go')],
+          model: () =>
+            (async function* () {
+              yield body.slice(0, 20)
+              const file = join(auditRunDir(root, 'moved'), 'model-001.ndjson')
+              renameSync(file, `${file}.old`)
+              writeFileSync(file, '')
+              yield body.slice(20)
+            })(),
+        })
+        expect(outcome.stopReason).toBe('stop')
+        await new Promise((resolve) => setImmediate(resolve))
+        expect(warnings.some((w) => w.includes('model-001.ndjson') && w.includes('it was replaced while the run was open'))).toBe(true)
+      } finally {
+        process.off('warning', listen)
+      }
+    })
+  })
+
+  // Attack review 21, c2: hostile records gave "internal error: Cannot use 'in' operator...", and a
+  // symlinked capture file was followed and its target's first 80 characters printed.
+  describe('replay of a run directory checks what it reads', () => {
+    const GHP = `ghp_${'A1b2C3d4E5'.repeat(3)}F6g7H8`
+    const hostile: [string, string, string][] = [
+      ['null', 'null\n', 'model-001.ndjson:1: not a capture record: a record is a JSON object, got null'],
+      ['an array', '[1]\n', 'model-001.ndjson:1: not a capture record: a record is a JSON object, got an array [1]'],
+      ['text a number', '{"answer":{}}\n{"text":123}\n', 'model-001.ndjson:2: not a capture record: "text" is a string, got a number 123'],
+      ['bytes an object', '{"answer":{}}\n{"bytes":{}}\n', 'model-001.ndjson:2: not a capture record: "bytes" is a base64 string, got an object {}'],
+      ['bytes not base64', '{"answer":{}}\n{"bytes":"no!"}\n', 'model-001.ndjson:2: not a capture record: "bytes" is not base64 (3 characters)'],
+      ['answer null', '{"answer":null}\n', 'model-001.ndjson:1: not a capture record: "answer" is an object { contentType?, status? }, got null'],
+      ['contentType a number', '{"answer":{"contentType":5}}\n', 'model-001.ndjson:1: not a capture record: "answer.contentType" is a string, got a number 5'],
+      ['status out of range', '{"answer":{"status":7}}\n', '"answer.status" is an HTTP status (an integer 100-599), got a number 7'],
+      ['an unknown wire', '{"answer":{},"wire":"telnet"}\n', '"wire" is one of openai-chat'],
+      ['no answer first', '{"text":"data: [DONE]"}\n', 'model-001.ndjson:1: not a capture record: the first record is the answer\'s ({"answer": {...}}), got "text"'],
+      ['a second answer', '{"answer":{}}\n{"answer":{}}\n', 'model-001.ndjson:2: not a capture record: an answer record comes first, and once'],
+      ['two keys', '{"answer":{}}\n{"text":"a","bytes":"YQ=="}\n', 'model-001.ndjson:2: not a capture record: it holds text and bytes, where a record holds one'],
+      ['an unknown key', '{"answer":{}}\n{"texts":"a"}\n', 'model-001.ndjson:2: not a capture record: unknown key "texts"'],
+      ['end not last', '{"answer":{}}\n{"end":true}\n{"text":"x"}\n', 'model-001.ndjson:2: not a capture record: {"end": true} is the last record, and 1 follow it'],
+      ['end false', '{"answer":{}}\n{"end":false}\n', '"end" is true, got a boolean false'],
+      ['empty', '', 'model-001.ndjson is empty: a capture file begins with its answer record'],
+      ['a partial line', '{"answer":{}}\n{"text":"da', 'model-001.ndjson:2: not a capture record (a run cut while writing it ends with a partial line): '],
+      ['a secret where a string is due', `{"answer":{}}\n{"text":{"token":"${GHP}"}}\n`, '"text" is a string, got an object {"token":"[redacted:github-token]"}'],
+    ]
+    for (const [what, content, error] of hostile) {
+      it(`refuses ${what}, naming the file and line`, () => {
+        const dir = join(root, 'hostile')
+        mkdirSync(dir)
+        writeFileSync(join(dir, 'run.json'), '{"kind":"run","wire":"openai-chat"}\n')
+        writeFileSync(join(dir, 'model-001.ndjson'), content)
+        const { code, stderr } = replay(dir)
+        expect(code).toBe(1)
+        expect(stderr).toContain(error)
+        expect(stderr).not.toContain('internal error')
+        expect(stderr).not.toContain(GHP)
+      })
+    }
+
+    it('refuses a symlinked capture file or run.json by name, showing nothing of its target', () => {
+      const dir = join(root, 'linked')
+      mkdirSync(dir)
+      const secret = join(root, 'secret.txt')
+      writeFileSync(secret, `root:x:0:0 ${GHP}\n`)
+      writeFileSync(join(dir, 'run.json'), '{"kind":"run","wire":"openai-chat"}\n')
+      writeFileSync(join(dir, 'model-001.ndjson'), '{"answer":{}}\n{"text":"data: [DONE]\\n\\n"}\n')
+      symlinkSync(secret, join(dir, 'model-002.ndjson'))
+      let out = replay(dir)
+      expect(out.code).toBe(1)
+      expect(out.stderr).toContain(`${join(dir, 'model-002.ndjson')} is a symlink: refused`)
+      expect(out.stderr).not.toContain('root:x')
+      rmSync(join(dir, 'model-002.ndjson'))
+      rmSync(join(dir, 'run.json'))
+      symlinkSync(secret, join(dir, 'run.json'))
+      out = replay(dir)
+      expect(out.code).toBe(1)
+      expect(out.stderr).toContain(`${join(dir, 'run.json')} is a symlink: refused`)
+      expect(out.stderr).not.toContain('root:x')
+      // a directory where a capture file is due
+      rmSync(join(dir, 'run.json'))
+      writeFileSync(join(dir, 'run.json'), '{"kind":"run","wire":"openai-chat"}\n')
+      mkdirSync(join(dir, 'model-002.ndjson'))
+      expect(replay(dir).stderr).toContain(`${join(dir, 'model-002.ndjson')} is a directory, not a file the run wrote: refused`)
+      expect(lstatSync(secret).isFile()).toBe(true)
+    })
   })
 })

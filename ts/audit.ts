@@ -11,14 +11,18 @@ import * as path from 'node:path'
 import * as fs from 'node:fs'
 import { NativeAudit, auditDirName, replayRun as replayRunNative, verifyRun as verifyRunNative } from '../native.js'
 import { ToolwireError, describe, native, jsonText, messageOf, serializeFailure, checkOptionKeys, ownOptions } from './common.js'
-import { AnswerCapture, type AnswerInfo } from './capture.js'
+import { AnswerCapture, nextCaptureNumber, type AnswerInfo } from './capture.js'
 import { wallNow } from './clock.js'
-import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions } from './types.js'
+import { notARunFile } from './run-files.js'
+import type { AuditOptions, AuditReplay, AuditVerification, SanitizeOptions, Wire } from './types.js'
 
 import { LogFile } from './protocol.generated.js'
 
 const { CALLS: CALL, RESULTS: RESULT, EVENTS: EVENT } = LogFile
 const DEFAULT_FLUSH_INTERVAL_MS = 1000
+
+/** The files the engine's writer opens in a run directory (run.json is only ever replaced by a rename). */
+const LOG_FILES = ['calls.jsonl', 'results.jsonl', 'events.jsonl'] as const
 
 /** The file a record goes to: a `LogFile` code. */
 type LogKind = (typeof LogFile)[keyof typeof LogFile]
@@ -130,6 +134,8 @@ interface RunEntry {
   runId: string
   dir: string
   listeners: Set<FailureListener>
+  /** the number the next model answer kept here gets (see capture.ts), once one was kept */
+  nextCapture?: number
 }
 
 /**
@@ -169,6 +175,9 @@ export class AuditLog {
       const run = { runId, startedAt: wallNow(), ...this.#snapshot, ...info }
       let handle: NativeAudit
       try {
+        // A link planted where a log file goes: the engine's writer would open its target for append.
+        const planted = LOG_FILES.map((name) => notARunFile(dir, name)).find((why) => why !== undefined)
+        if (planted !== undefined) throw new Error(planted)
         handle = native(() => new NativeAudit(dir, jsonText('audit: run.json', run), this.#sanitize, runId))
       } catch (error) {
         const failure = `the audit log of run "${runId}" cannot be written, so it is off: ${messageOf(error)}`
@@ -244,12 +253,18 @@ class RunAudit {
   }
 
   /**
-   * Starts keeping the answer to model call `call` of the run, when `audit.captureBodies` is set
-   * and the run's log is being written; else undefined.
+   * Starts keeping a model answer of the run (on `wire`), when `audit.captureBodies` is set and
+   * the run's log is being written; else undefined. Answers are numbered in the order they come,
+   * on after the capture files its directory holds (a run id used again appends to its
+   * log: its answers are appended too, never replacing the earlier run's).
    */
-  captureAnswer(call: number, answer: AnswerInfo): AnswerCapture | undefined {
-    if (!this.captureBodies || this.entry.failed) return undefined
-    return AnswerCapture.open(this.entry.dir, call, answer)
+  captureAnswer(wire: Wire, answer: AnswerInfo): AnswerCapture | undefined {
+    const entry = this.entry
+    if (!this.captureBodies || entry.failed) return undefined
+    entry.nextCapture ??= nextCaptureNumber(entry.dir)
+    const capture = AnswerCapture.open(entry.dir, entry.nextCapture, wire, answer)
+    if (capture !== undefined) entry.nextCapture = capture.number + 1
+    return capture
   }
 
   /** Why this run's log is not being written (it could not be opened, or a write failed), else undefined. */

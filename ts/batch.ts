@@ -37,6 +37,32 @@ export interface Hooks {
   afterToolCall?: DispatchOptions['afterToolCall']
   onPersist?: DispatchOptions['onPersist']
   onEvent?: (event: ToolExecutionEvent) => void
+  /** The partial results of the call at `slot`, for an adapter's own listeners (see {@link updatesBySlot}). */
+  onUpdateAt?: SlotUpdates
+}
+
+/** Receives the partial result (as its `tool_execution_update` event shows it) of the call at `slot` of a dispatch. */
+export type SlotUpdates = (slot: number, partialResult: unknown) => void
+
+/**
+ * The adapters' channel for routing partial results by the call's position in the dispatch: an
+ * adapter's `onEvent` registered here (by {@link withSlotUpdates}) brings the dispatch a listener
+ * told each update with the slot of its call. Events show an id with a secret replaced and one
+ * with a lone surrogate repaired, each marked with a digest (see `shownIds`), so an event's
+ * `toolCallId` cannot be matched to the adapter's call; its position always can. Internal: a
+ * WeakMap keyed by the listener, so no option a caller can see or set carries it.
+ */
+const slotUpdates = new WeakMap<object, SlotUpdates>()
+
+/** Registers `bySlot` as the slot listener of the dispatches given `onEvent`; returns `onEvent`. */
+export function withSlotUpdates<T extends object>(onEvent: T, bySlot: SlotUpdates): T {
+  slotUpdates.set(onEvent, bySlot)
+  return onEvent
+}
+
+/** The slot listener registered with the `onEvent` a dispatch was given, if any (see {@link withSlotUpdates}). */
+export function updatesBySlot(onEvent: unknown): SlotUpdates | undefined {
+  return typeof onEvent === 'function' ? slotUpdates.get(onEvent) : undefined
 }
 
 /** The call's id and tool name as events, spans and the audit log carry them. */
@@ -220,6 +246,22 @@ export function auditFailedLater(batch: Batch): void {
   for (let slot = 0; slot < batch.results.length; slot++) {
     const result = batch.results[slot]
     if (result !== undefined) auditFailure(batch, slot, batch.calls[slot]!, result)
+  }
+}
+
+/**
+ * Delivers a `tool_execution_update` event of the call at `slot`: to `onEvent`, then to the
+ * adapter's listener of that slot, if any; a listener that throws is reported, never allowed to
+ * break dispatch.
+ */
+export function emitUpdate(batch: Batch, slot: number, event: ToolExecutionEvent & { type: 'tool_execution_update' }): void {
+  emit(batch, event)
+  const onUpdateAt = batch.hooks.onUpdateAt
+  if (onUpdateAt === undefined) return
+  try {
+    onUpdateAt(slot, event.partialResult)
+  } catch (error) {
+    process.emitWarning(`toolwire: onEvent listener threw on ${event.type}: ${messageOf(error)}`, 'ToolwireWarning')
   }
 }
 

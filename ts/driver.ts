@@ -11,6 +11,7 @@ import {
   auditFailedLater,
   auditFailure,
   emit,
+  emitUpdate,
   executeTool,
   ownArgs,
   recordArgs,
@@ -381,7 +382,7 @@ export class Driver {
         : (partialResult: unknown) => {
             if (!running.settled) {
               const view = this.#updateView(batchId, call.name, partialResult)
-              emit(batch, { type: 'tool_execution_update', ...shownIds(batch, slot, call), partialResult: view })
+              emitUpdate(batch, slot, { type: 'tool_execution_update', ...shownIds(batch, slot, call), partialResult: view })
             }
           }
     let returned: Promise<unknown>

@@ -54,8 +54,8 @@ export interface TurnDecoder {
 /** What a run records its events into: a recorder of its audit log (ts/audit.js). */
 export interface RunRecorder {
   event(record: RunEvent): void
-  /** Starts keeping the answer to model call `call` (`audit.captureBodies`), else undefined. */
-  captureAnswer(call: number, answer: AnswerInfo): AnswerCapture | undefined
+  /** Starts keeping a model answer of the run on `wire` (`audit.captureBodies`), else undefined. */
+  captureAnswer(wire: Wire, answer: AnswerInfo): AnswerCapture | undefined
   /** why the run's log is not being written, else undefined */
   readonly failure: string | undefined
 }
@@ -285,7 +285,7 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       // `tools`: the request offers only these, and each dispatch runs only these.
       const tools = runtime.definitions(wire, { ...context, tools: options.tools }).tools
       const request = requestBody(wire, messages.slice(), tools, options.toolChoice)
-      const capture = recorder === undefined ? undefined : (answered: AnswerInfo) => recorder.captureAnswer(modelCalls, answered)
+      const capture = recorder === undefined ? undefined : (answered: AnswerInfo) => recorder.captureAnswer(wire, answered)
       const turn = await answerOf(wire, request, { model, decoderOf, signal, limits, emit, capture })
       if (turn === ABORTED) {
         stopReason = 'aborted'

@@ -5,7 +5,7 @@
 import nodePath from 'node:path'
 
 import { AuditLog, auditOption } from './audit.js'
-import type { Batch, RegisteredTool, Running } from './batch.js'
+import { updatesBySlot, type Batch, type RegisteredTool, type Running } from './batch.js'
 import type * as Native from '../native.js'
 import { loadBinding } from './binding.js'
 import { freshId } from './ids.js'
@@ -366,6 +366,8 @@ export class ToolRuntime {
       afterToolCall: optionalFunction(options, 'afterToolCall'),
       onPersist: optionalFunction(options, 'onPersist'),
       onEvent: bothListeners(optionalFunction(options, 'onEvent'), this.#onEvent),
+      // (an adapter's listeners of its calls' partial results, by position: see updatesBySlot)
+      onUpdateAt: updatesBySlot(options.onEvent),
     }
     const signal: unknown = options.signal
     if (signal !== undefined && !(signal instanceof AbortSignal)) {

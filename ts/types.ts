@@ -512,7 +512,8 @@ export interface AuditOptions {
    * A run also keeps each model answer as it was read (`model-001.ndjson`, ... in its directory),
    * so `toolwire replay <run dir>` decodes exactly what the run received. These files are not
    * scrubbed (exact replay needs the bytes): keep them where the model's output may be kept.
-   * Default false.
+   * Each is a new owner-only file, never one written through a symlink; a run id used again numbers
+   * its answers on after the earlier run's. Default false.
    */
   captureBodies?: boolean
 }

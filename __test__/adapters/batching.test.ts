@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 
 import { ToolRuntime, type DispatchOptions, type ModelToolCall, type ToolResult } from '../../dist/index.js'
 import { toAiSdkTools } from 'toolwire/ai-sdk'
-import { toLangChainTools } from 'toolwire/langchain'
+import { createToolNode, toLangChainTools, type ToolUpdateEvent } from 'toolwire/langchain'
 import { toPiTools } from 'toolwire/pi'
 import { aborted, sleep } from './fixtures.js'
 
@@ -264,5 +264,80 @@ describe('toLangChainTools: calls invoked together share one dispatch, each keep
     const out = await Promise.all([0, 1, 2].map((i) => echo.invoke({ n: i }, { toolCall: { id: `t${i}`, name: 'echo', args: { n: i }, type: 'tool_call' } }) as Promise<ToolMessage>))
     expect(dispatches).toEqual([['t0', 't1', 't2']])
     expect(out.map((m) => m.content)).toEqual(['t0:0', 't1:2', 't2:4'])
+  })
+})
+
+// Events show a call id holding a secret with the secret replaced, and one with a lone surrogate
+// repaired, each marked with a digest (`[redacted:github-token]~3f0c...`): partial results routed
+// by the event's toolCallId never reached such a call (attack review 21, a1). They are routed by
+// the call's position in the dispatch.
+describe('partial results reach their own call whatever its id', () => {
+  const IDS = ['call_plain', `ghp_${'A1b2C3d4E5'.repeat(3)}F6g7H8`, `sk-proj-${'abcdefghij'.repeat(3)}ABCDEF0123`, 'toolu_\ud800x']
+  expect(IDS.map((id) => id.length)).toEqual([10, 40, 48, 8])
+
+  /** A runtime whose `step` sends one partial result naming its `n` (the id may be redacted in it), then answers. */
+  function stepRuntime(seen?: string[]): ToolRuntime {
+    const runtime = new ToolRuntime({ onEvent: (event) => 'toolCallId' in event && seen?.push(event.toolCallId) })
+    runtime.register({
+      name: 'step',
+      parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      async execute(_id: string, { n }: { n: number }, _signal?: AbortSignal, onUpdate?: (partial: unknown) => void) {
+        onUpdate?.({ content: [{ type: 'text', text: `half of ${n}` }] })
+        await sleep(1)
+        return `done ${n}`
+      },
+    })
+    return runtime
+  }
+  const partialText = (partial: unknown) => (partial as { content: { text: string }[] }).content[0]!.text
+
+  it('toPiTools: each onUpdate gets its call\'s one partial result, the calls in one dispatch or alone', async () => {
+    const seen: string[] = []
+    const step = toPiTools(stepRuntime(seen))[0]!
+    for (const together of [true, false]) {
+      const updates = IDS.map(() => [] as string[])
+      const run = (id: string, n: number) => step.execute(id, { n } as never, undefined, ((partial: unknown) => updates[n]!.push(partialText(partial))) as never)
+      const results = together ? await Promise.all(IDS.map(run)) : await IDS.reduce<Promise<unknown[]>>(async (done, id, n) => [...(await done), await run(id, n)], Promise.resolve([]))
+      expect((results as { content: { text: string }[] }[]).map((r) => r.content[0]!.text)).toEqual(['done 0', 'done 1', 'done 2', 'done 3'])
+      expect(updates).toEqual([['half of 0'], ['half of 1'], ['half of 2'], ['half of 3']])
+    }
+    // (the events did show three of the ids changed: what made routing by them lose the updates)
+    expect(seen.filter((id) => IDS.includes(id)).length).toBeLessThan(seen.length)
+    expect(seen.some((id) => id.startsWith('[redacted:github-token]~'))).toBe(true)
+  })
+
+  it('toAiSdkTools with preliminaryResults: each call streams its own partial result, with its own id', async () => {
+    const step = toAiSdkTools(stepRuntime(), { preliminaryResults: true }).step
+    const streams = IDS.map((id, n) => step.execute!({ n }, { toolCallId: id, messages: [] }) as AsyncIterable<ToolUpdateEvent | ToolResult>)
+    const outputs = await Promise.all(
+      streams.map(async (stream) => {
+        const all: (ToolUpdateEvent | ToolResult)[] = []
+        for await (const value of stream) all.push(value)
+        return all
+      }),
+    )
+    outputs.forEach((all, n) => {
+      const updates = all.filter((value): value is ToolUpdateEvent => 'type' in value && value.type === 'tool_execution_update')
+      expect(updates.map((u) => [u.toolCallId, partialText(u.partialResult)])).toEqual([[IDS[n], `half of ${n}`]])
+      expect((all.at(-1) as ToolResult).callId).toBe(IDS[n])
+    })
+  })
+
+  it('toLangChainTools and createToolNode: each call writes its own partial result to the custom stream, with its own id', async () => {
+    const runtime = stepRuntime()
+    const step = toLangChainTools(runtime)[0]!
+    const written: ToolUpdateEvent[] = []
+    const writer = (chunk: ToolUpdateEvent) => written.push(chunk)
+    const messages = (await Promise.all(
+      IDS.map((id, n) => step.invoke({ n }, { toolCall: { id, name: 'step', args: { n }, type: 'tool_call' }, writer } as never)),
+    )) as ToolMessage[]
+    expect(messages.map((m) => [m.tool_call_id, m.content])).toEqual(IDS.map((id, n) => [id, `done ${n}`]))
+    expect(written.map((u) => [u.toolCallId, partialText(u.partialResult)]).sort()).toEqual(IDS.map((id, n) => [id, `half of ${n}`]).sort())
+
+    written.length = 0
+    const node = createToolNode(runtime)
+    const out = await node([new AIMessage({ content: '', tool_calls: IDS.map((id, n) => ({ id, name: 'step', args: { n }, type: 'tool_call' as const })) })], { writer } as never)
+    expect(out.map((m) => m.tool_call_id)).toEqual(IDS)
+    expect(written.map((u) => [u.toolCallId, u.toolName, partialText(u.partialResult)]).sort()).toEqual(IDS.map((id, n) => [id, 'step', `half of ${n}`]).sort())
   })
 })

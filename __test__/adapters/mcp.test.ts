@@ -162,6 +162,57 @@ describe('toolwire/mcp addMcpServer', () => {
     const client = await connect(server)
     await expect(addMcpServer(new ToolRuntime(), client, { tools: ['nope'] })).rejects.toThrow(/no tool "nope"/)
   })
+
+  /** A low-level server named `evil` whose tools/list answers page i (from 0) with `page(i)`; `requests` counts them. */
+  async function paginated(page: (i: number) => { tools: { name: string; inputSchema: { type: 'object' } }[]; nextCursor?: string }) {
+    const server = new Server({ name: 'evil', version: '1' }, { capabilities: { tools: {} } })
+    const requests: (string | undefined)[] = []
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      requests.push(request.params?.cursor)
+      return page(requests.length - 1)
+    })
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [] }))
+    return { client: await connect(server), requests }
+  }
+  const tool = (i: number) => ({ name: `t${i}`, inputSchema: { type: 'object' as const } })
+
+  it('follows nextCursor through every page', async () => {
+    const { client, requests } = await paginated((i) => (i < 2 ? { tools: [tool(i)], nextCursor: `page-${i + 1}` } : { tools: [tool(i)] }))
+    expect(await addMcpServer(new ToolRuntime(), client)).toEqual(['t0', 't1', 't2'])
+    expect(requests).toEqual([undefined, 'page-1', 'page-2'])
+  })
+
+  it('refuses a nextCursor the server gave before, naming the server and the cursor, and registers nothing', async () => {
+    // (attack review 21, m1: the same cursor forever made 20,000 requests in 1.5 s and never settled)
+    for (const [page, cursor, asked] of [
+      [() => ({ tools: [tool(0)], nextCursor: 'again' }), '"again"', 2],
+      [(i: number) => ({ tools: [tool(i)], nextCursor: `c${i % 3}` }), '"c0"', 4],
+    ] as const) {
+      const { client, requests } = await paginated(page)
+      const runtime = new ToolRuntime()
+      await expect(addMcpServer(runtime, client)).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringContaining(`MCP server "evil" answered tools/list page ${asked} with nextCursor ${cursor}, a cursor it gave before`),
+      })
+      expect(requests).toHaveLength(asked)
+      expect(runtime.list()).toEqual([])
+    }
+  })
+
+  it('refuses a server still paging after 1000 pages, and lets timers run while it reads them', async () => {
+    const { client, requests } = await paginated((i) => ({ tools: [tool(i)], nextCursor: `${'sk-proj-' + 'a'.repeat(40)}-${i + 1}` }))
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 1)
+    const error = await addMcpServer(new ToolRuntime(), client).catch((e: Error & { code?: string }) => e)
+    clearInterval(timer)
+    expect(error).toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('MCP server "evil" still answered tools/list with a nextCursor') })
+    expect((error as Error).message).toContain('after 1000 pages (1000 tools); at most 1000 pages are read')
+    // the cursor is named with its secret replaced
+    expect((error as Error).message).toContain('[redacted:openai-key]')
+    expect((error as Error).message).not.toContain('sk-proj-')
+    expect(requests).toHaveLength(1000)
+    expect(ticks).toBeGreaterThan(0)
+  })
 })
 
 describe('toolwire/mcp serveMcp', () => {

@@ -4,6 +4,7 @@
 // collects the calls started within the same run of microtasks and hands them to one
 // `runtime.dispatch`, each caller still getting its own result, updates and errors.
 
+import { withSlotUpdates } from '../batch.js'
 import type { ToolRuntime } from '../index.js'
 import type { DispatchOptions, ModelToolCall, ToolExecutionEvent, ToolResult } from '../types.js'
 
@@ -25,7 +26,8 @@ interface Batch {
   calls: ModelToolCall[]
   waiting: Waiting[]
   ids: Set<string>
-  updates: Map<string, UpdateListener>
+  /** each call's `onUpdate`, by its position in `calls` */
+  updates: (UpdateListener | undefined)[]
 }
 
 /**
@@ -48,8 +50,10 @@ const MAX_SETTLE_TURNS = 64
  *   never cancels another caller's call.
  * - A call whose id is already in the open batch starts a new one (the engine refuses a repeated
  *   id within one dispatch; separate dispatches run both, as they would have alone).
- * - `onUpdate` receives the partial results of that call's own `tool_execution_update` events; the
- *   dispatch options' `onEvent` still sees every event once.
+ * - `onUpdate` receives the partial results of that call's own `tool_execution_update` events,
+ *   routed by the call's position in the dispatch, never by the event's `toolCallId` (which shows
+ *   an id holding a secret or a lone surrogate changed); the dispatch options' `onEvent` still sees
+ *   every event once.
  * - A dispatch refused as a whole for a caller's mistake (a TypeError before any call ran, e.g.
  *   one call's id not a string) is retried call by call, so the mistake costs only the call that
  *   made it.
@@ -85,13 +89,13 @@ export class CallBatcher {
         batch = undefined
       }
       if (batch === undefined) {
-        batch = { signal: key, calls: [], waiting: [], ids: new Set(), updates: new Map() }
+        batch = { signal: key, calls: [], waiting: [], ids: new Set(), updates: [] }
         this.#open.set(key, batch)
       }
       batch.calls.push(call)
       batch.waiting.push({ resolve, reject })
       batch.ids.add(call.id)
-      if (onUpdate !== undefined) batch.updates.set(call.id, onUpdate)
+      batch.updates.push(onUpdate)
       this.#taken++
       this.#schedule()
     })
@@ -129,7 +133,7 @@ export class CallBatcher {
       },
       (error: unknown) => {
         if (batch.calls.length > 1 && refusedUnrun(error)) {
-          batch.calls.forEach((call, i) => this.#dispatchAlone(call, batch, batch.waiting[i]))
+          batch.calls.forEach((call, i) => this.#dispatchAlone(call, i, batch, batch.waiting[i]))
         } else {
           for (const waiting of batch.waiting) waiting.reject(error)
         }
@@ -138,38 +142,37 @@ export class CallBatcher {
   }
 
   /** One call of a refused batch, on its own: its error is its own. */
-  #dispatchAlone(call: ModelToolCall, batch: Batch, waiting: Waiting): void {
-    const onUpdate = batch.updates.get(call.id)
-    const updates = onUpdate === undefined ? new Map<string, UpdateListener>() : new Map([[call.id, onUpdate]])
-    this.#runtime.dispatch([call], this.#optionsFor(batch.signal, updates)).then((results: ToolResult[]) => waiting.resolve(results[0]), waiting.reject)
+  #dispatchAlone(call: ModelToolCall, slot: number, batch: Batch, waiting: Waiting): void {
+    this.#runtime.dispatch([call], this.#optionsFor(batch.signal, [batch.updates[slot]])).then((results: ToolResult[]) => waiting.resolve(results[0]), waiting.reject)
   }
 
-  #optionsFor(signal: AbortSignal | undefined, updates: Map<string, UpdateListener>): DispatchOptions {
+  #optionsFor(signal: AbortSignal | undefined, updates: (UpdateListener | undefined)[]): DispatchOptions {
     const options: DispatchOptions = { ...this.#options }
     if (signal !== undefined) options.signal = signal
-    if (updates.size > 0) options.onEvent = routingUpdates(this.#options.onEvent, updates)
+    if (updates.some((onUpdate) => onUpdate !== undefined)) options.onEvent = routingUpdates(this.#options.onEvent, updates)
     return options
   }
 }
 
 /**
- * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any), then
- * the partial result of a `tool_execution_update` event to the `onUpdate` of its call in `updates`.
+ * The `onEvent` of a dispatch of the calls whose `onUpdate` listeners are `updates` (by the call's
+ * position in the dispatch): every event goes to `own` (the dispatch options' own onEvent, if
+ * any), and the partial result of each `tool_execution_update` event to the `onUpdate` of its
+ * call, which the dispatch finds by position (see `withSlotUpdates` in ts/batch.ts): an event's
+ * `toolCallId` is the id as events show it (a secret replaced, a lone surrogate repaired, each
+ * marked with a digest), which cannot be matched to the call's own id.
  */
 export function routingUpdates(
   own: ((event: ToolExecutionEvent) => void) | undefined,
-  updates: Map<string, UpdateListener>,
+  updates: readonly (UpdateListener | undefined)[],
 ): (event: ToolExecutionEvent) => void {
-  return (event) => {
-    try {
-      if (own !== undefined) own(event)
-    } finally {
-      if (event.type === 'tool_execution_update') {
-        const onUpdate = updates.get(event.toolCallId)
-        if (onUpdate !== undefined) onUpdate(event.partialResult)
-      }
-    }
+  const onEvent = (event: ToolExecutionEvent): void => {
+    if (own !== undefined) own(event)
   }
+  return withSlotUpdates(onEvent, (slot, partialResult) => {
+    const onUpdate = updates[slot]
+    if (onUpdate !== undefined) onUpdate(partialResult)
+  })
 }
 
 /**

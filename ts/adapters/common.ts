@@ -72,15 +72,12 @@ export function dispatchOptionsOf(options: { dispatch?: AdapterDispatchOptions }
 }
 
 /**
- * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any) and
- * then the partial result of each `tool_execution_update` event of the call `callId` to `onUpdate`.
+ * The `onEvent` of a dispatch of one call: every event goes to `own` (the dispatch options' own
+ * onEvent, if any), and the partial result of each of the call's `tool_execution_update` events to
+ * `onUpdate` (routed by position, not by the event's id: see routingUpdates).
  */
-export function onEventWithUpdates(
-  own: ((event: ToolExecutionEvent) => void) | undefined,
-  callId: string,
-  onUpdate: UpdateListener,
-): (event: ToolExecutionEvent) => void {
-  return routingUpdates(own, new Map([[callId, onUpdate]]))
+export function onEventWithUpdates(own: ((event: ToolExecutionEvent) => void) | undefined, onUpdate: UpdateListener): (event: ToolExecutionEvent) => void {
+  return routingUpdates(own, [onUpdate])
 }
 
 /** The text blocks of a result's content, joined. */

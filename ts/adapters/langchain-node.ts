@@ -112,7 +112,7 @@ export function createToolNodeWith(load: PeerLoader, runtime: ToolRuntime, optio
     const tools = offeredTools(runtime, given.tools)
     const writer = writerOf(config)
     const dispatchWith: DispatchOptions = { ...dispatchOptions, ...(signal ? { signal } : {}), ...(tools === undefined ? {} : { tools }) }
-    if (writer !== undefined) dispatchWith.onEvent = writingUpdates(dispatchOptions.onEvent, writer)
+    if (writer !== undefined) dispatchWith.onEvent = writingUpdates(dispatchOptions.onEvent, writer, calls)
     const results: ToolResult[] = calls.length === 0 ? [] : await runtime.dispatch(calls, dispatchWith)
     const out = results.map((result, i) => toolMessageOf(ToolMessage, result, calls[i].id))
     return Array.isArray(state) ? out : { messages: out }

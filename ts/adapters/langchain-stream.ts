@@ -4,7 +4,8 @@
 
 import type { RunnableConfig } from '@langchain/core/runnables'
 
-import type { ToolExecutionEvent } from '../types.js'
+import type { ModelToolCall, ToolExecutionEvent } from '../types.js'
+import { routingUpdates } from './batch.js'
 import { updateEvent, type ToolUpdateEvent } from './update-event.js'
 
 /** LangGraph's custom stream writer: what it is given appears in `streamMode: 'custom'`. */
@@ -26,15 +27,14 @@ export function writerOf(config: RunnableConfig | undefined): StreamWriter | und
 }
 
 /**
- * An `onEvent` that passes every event to `own` (the dispatch options' own onEvent, if any), then
- * writes each `tool_execution_update` to `writer`.
+ * The `onEvent` of a dispatch of `calls`: every event goes to `own` (the dispatch options' own
+ * onEvent, if any), and each partial result is written to `writer` as the update event of its call,
+ * with the call's own id and name (the event's `toolCallId` shows an id holding a secret or a lone
+ * surrogate changed, which a reader of the stream could not pair with the call it knows).
  */
-export function writingUpdates(own: ((event: ToolExecutionEvent) => void) | undefined, writer: StreamWriter): (event: ToolExecutionEvent) => void {
-  return (event) => {
-    try {
-      if (own !== undefined) own(event)
-    } finally {
-      if (event.type === 'tool_execution_update') writer(updateEvent(event.toolCallId, event.toolName, event.partialResult))
-    }
-  }
+export function writingUpdates(own: ((event: ToolExecutionEvent) => void) | undefined, writer: StreamWriter, calls: readonly ModelToolCall[]): (event: ToolExecutionEvent) => void {
+  return routingUpdates(
+    own,
+    calls.map((call) => (partialResult: unknown) => writer(updateEvent(call.id, call.name, partialResult))),
+  )
 }

@@ -80,7 +80,7 @@ export function serveMcpWith(load: PeerLoader, runtime: ToolRuntime, options: Se
     const onEvent =
       progressToken === undefined
         ? dispatchOptions.onEvent
-        : onEventWithUpdates(dispatchOptions.onEvent, id, (partialResult) => {
+        : onEventWithUpdates(dispatchOptions.onEvent, (partialResult) => {
             progress += 1
             const message = textOfContent(partialResult !== null && typeof partialResult === 'object' && 'content' in partialResult ? partialResult.content : undefined)
             const params: { progressToken: string | number; progress: number; message?: string } = { progressToken, progress }

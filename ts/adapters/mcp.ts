@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 
 import { ToolwireError, describe, own, registerAll } from '../common.js'
+import { scrubSecrets } from '../sanitize.js'
 import type { ToolRuntime } from '../index.js'
 import type { AgentToolResult, ContentBlock, ToolDefinition } from '../types.js'
 import { adapterOptions, checkRuntime, textOfContent } from './common.js'
@@ -67,16 +68,57 @@ function progressUpdate(progress: Progress): AgentToolResult<{ progress: number;
   return { content: [{ type: 'text', text }], details: { progress: done, total, message } }
 }
 
-/** Every tool the server lists, following `nextCursor`. */
+/**
+ * The most pages of `tools/list` read from one server: a server that keeps answering a
+ * `nextCursor` is refused after this many (10,000 tools at 10 a page).
+ */
+const MAX_LIST_PAGES = 1000
+
+/** What the server calls itself, for an error: its `serverInfo.name`, else that it gave none. */
+function serverName(client: Client): string {
+  let name: unknown
+  try {
+    name = typeof client.getServerVersion === 'function' ? client.getServerVersion()?.name : undefined
+  } catch {
+    name = undefined
+  }
+  return typeof name === 'string' && name !== '' ? `MCP server ${quoted(name)}` : 'the MCP server (it gave no name)'
+}
+
+/** A server's string quoted for an error: JSON, cut at 80 characters, its secrets replaced. */
+function quoted(text: string): string {
+  const shown = JSON.stringify(scrubSecrets(text, 'addMcpServer: a value the server sent'))
+  return shown.length <= 82 ? shown : `${shown.slice(0, 80)}..." (${text.length} characters)`
+}
+
+/**
+ * Every tool the server lists, following `nextCursor`: a cursor already followed (a server
+ * answering the same one again would be listed forever) and more than MAX_LIST_PAGES pages are
+ * refused, naming the server and the cursor. Each page waits for the event loop to turn, so a
+ * server answering at once (an in-memory transport) cannot starve timers while it is read.
+ */
 async function listAllTools(client: Client): Promise<McpTool[]> {
   const tools: McpTool[] = []
+  const seen = new Set<string>()
   let cursor: string | undefined
-  do {
+  for (let pages = 0; ; pages++) {
+    if (pages > 0) await new Promise((resolve) => setImmediate(resolve))
     const page = await client.listTools(cursor === undefined ? undefined : { cursor })
     tools.push(...page.tools)
-    cursor = page.nextCursor
-  } while (cursor !== undefined && cursor !== null)
-  return tools
+    const next: unknown = page.nextCursor
+    if (next === undefined || next === null) return tools
+    if (typeof next !== 'string') {
+      throw new ToolwireError('VALIDATION_ERROR', `addMcpServer: ${serverName(client)} answered tools/list with a nextCursor that is no string (${describe(next)})`)
+    }
+    if (seen.has(next)) {
+      throw new ToolwireError('VALIDATION_ERROR', `addMcpServer: ${serverName(client)} answered tools/list page ${pages + 1} with nextCursor ${quoted(next)}, a cursor it gave before: following it would list the same pages forever`)
+    }
+    if (pages + 1 >= MAX_LIST_PAGES) {
+      throw new ToolwireError('LIMIT_EXCEEDED', `addMcpServer: ${serverName(client)} still answered tools/list with a nextCursor (${quoted(next)}) after ${MAX_LIST_PAGES} pages (${tools.length} tools); at most ${MAX_LIST_PAGES} pages are read`)
+    }
+    seen.add(next)
+    cursor = next
+  }
 }
 
 /**

@@ -10,8 +10,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { StreamDecoder } from '../index.js'
-import type { CaptureRecord } from '../capture.js'
+import { captureNumber, type AnswerInfo, type CaptureRecord } from '../capture.js'
 import { WIRES, checkWire } from '../common.js'
+import { RunFileError, readRunFile } from '../run-files.js'
+import { scrubSecrets } from '../sanitize.js'
 import type { AssembledToolCall, AssembledTurn, StopReason, Wire } from '../types.js'
 import type { CommandIo, ParsedArgs } from './args.js'
 import { frameBody, splitResponses } from './frames.js'
@@ -19,8 +21,8 @@ import type { BodyFormat, FramedEvent } from './frames.js'
 import type { Progress } from './progress.js'
 import { findQuirks, turnErrors } from './quirks.js'
 import type { DescribedError, Quirk } from './quirks.js'
-import { CliError, usageError, inputError, EXIT_OK, EXIT_PROBLEMS } from './errors.js'
-import { readInput } from './input.js'
+import { CliError, usageError, inputError, oneLine, EXIT_OK, EXIT_PROBLEMS } from './errors.js'
+import { isObject, readInput } from './input.js'
 
 export { WIRES }
 
@@ -78,6 +80,8 @@ export interface ResponseReport {
   errors: DescribedError[]
   quirks: Quirk[]
   ok: boolean
+  /** (a run directory's answer on a wire other than the run's, as run.json names it: a run id used again by a run on another wire) */
+  wire?: Wire
 }
 
 /** What `replay` reports of a file, or of a run directory's kept answers (format `run`). */
@@ -89,86 +93,193 @@ export interface ReplayReport {
   ok: boolean
 }
 
-/** The answers a run kept: its capture files (`model-001.ndjson`, ...), in the order of its model calls. */
+/** The answers a run kept: its capture files (`model-001.ndjson`, ...), in the order they were kept. */
 function captureFiles(dir: string): string[] {
-  return fs
-    .readdirSync(dir)
-    .filter((name) => /^model-\d+\.ndjson$/.test(name))
-    .sort((a, b) => Number(a.slice(6, -7)) - Number(b.slice(6, -7)))
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch (error) {
+    throw inputError(`cannot read ${dir}: ${oneLine(error)}`)
+  }
+  return names
+    .filter((name) => captureNumber(name) !== undefined)
+    .sort((a, b) => captureNumber(a)! - captureNumber(b)! || (a < b ? -1 : 1))
 }
 
-/** The wire of the run in `dir`, as its run.json records it. */
-function runWire(dir: string): Wire {
+/**
+ * The bytes of file `file` of a run directory: a regular file, never one reached through a
+ * symlink (whatever it points to, nothing of it is read or shown), a FIFO or a device.
+ */
+function runFile(file: string): Buffer {
+  try {
+    return readRunFile(file)
+  } catch (error) {
+    if (error instanceof RunFileError) throw inputError(error.message)
+    const code = (error as NodeJS.ErrnoException).code
+    throw inputError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : oneLine(error)}`)
+  }
+}
+
+/** The wire of the run in `dir`, as its run.json records it; undefined when it names none (the last run of its id was no run()). */
+function runWire(dir: string): Wire | undefined {
   const file = path.join(dir, 'run.json')
-  if (!fs.existsSync(file)) throw inputError(`cannot read ${dir}: it is a directory, and no run directory of the audit log (it has no run.json)`)
+  if (fs.lstatSync(file, { throwIfNoEntry: false }) === undefined) throw inputError(`cannot read ${dir}: it is a directory, and no run directory of the audit log (it has no run.json)`)
   let run: unknown
   try {
-    run = JSON.parse(readInput(file, 'utf8'))
+    run = JSON.parse(runFile(file).toString('utf8'))
   } catch (error) {
     if (error instanceof CliError) throw error
     throw inputError(`${file} is not JSON: ${(error as Error).message}`)
   }
-  const wire = (run as { wire?: unknown } | null)?.wire
-  if (typeof wire !== 'string' || !(WIRES as readonly string[]).includes(wire)) {
-    throw inputError(`${dir}/run.json names no wire (${JSON.stringify(wire)}): only a run() keeps model answers`)
-  }
+  const wire = isObject(run) ? run.wire : undefined
+  if (wire === undefined) return undefined
+  if (typeof wire !== 'string' || !(WIRES as readonly string[]).includes(wire)) throw inputError(`${file} names no wire the decoder knows: ${shown(wire)}`)
   return wire as Wire
 }
 
-/** The records of capture file `file`, each line read as written; a line that is none names its number. */
-function captureRecords(file: string): CaptureRecord[] {
-  const lines = readInput(file, 'utf8').split('\n')
-  if (lines.at(-1) === '') lines.pop()
-  return lines.map((line, i) => {
-    try {
-      return JSON.parse(line) as CaptureRecord
-    } catch {
-      throw inputError(`${file}:${i + 1} is not a capture record (a run cut while writing it ends with a partial line): ${line.slice(0, 80)}`)
+/** The keys a capture record holds one of (an answer record may name its wire too). */
+const RECORD_KEYS = ['answer', 'text', 'bytes', 'event', 'end'] as const
+
+/** Base64 as the capture writes it (Buffer's standard alphabet, padded). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/**
+ * A value of a capture file, for an error: its JSON, cut at 80 characters, its secrets replaced
+ * (the capture is the one file the audit log does not scrub, so it may hold what a model wrote).
+ */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  const text = JSON.stringify(scrubSecrets(value, 'replay: a capture value'))
+  return text.length <= 80 ? text : `${text.slice(0, 80)}... (${text.length} characters)`
+}
+
+/** A JSON value's kind, for an error: `null`, `a number`, `a string`, `an array`, `an object`... */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** A value a record holds where another was due, for an error: `null`, `a number 5`, `an object {"a":1}`. */
+function got(value: unknown): string {
+  return value === null ? 'null' : `${kindOf(value)} ${shown(value)}`
+}
+
+/** Checks one parsed line of a capture file (line `n` of `count`), as capture.ts writes it; throws an input error naming the file, the line and what is wrong. */
+function checkRecord(at: string, value: unknown, n: number, count: number): CaptureRecord {
+  const refuse = (what: string): never => {
+    throw inputError(`${at}: not a capture record: ${what}`)
+  }
+  if (!isObject(value)) return refuse(`a record is a JSON object, got ${got(value)}`)
+  const keys = Object.keys(value)
+  const known = keys.filter((key) => (RECORD_KEYS as readonly string[]).includes(key))
+  const unknown = keys.filter((key) => !(RECORD_KEYS as readonly string[]).includes(key) && !(key === 'wire' && 'answer' in value))
+  if (unknown.length > 0) refuse(`unknown key ${shown(unknown[0])} (a record holds one of ${RECORD_KEYS.join(', ')})`)
+  if (known.length !== 1) refuse(known.length === 0 ? `it holds none of ${RECORD_KEYS.join(', ')}` : `it holds ${known.join(' and ')}, where a record holds one`)
+  const key = known[0] as (typeof RECORD_KEYS)[number]
+  const field = value[key]
+  if (n === 1 && key !== 'answer') refuse(`the first record is the answer's ({"answer": {...}}), got ${shown(key)}`)
+  switch (key) {
+    case 'answer': {
+      if (n !== 1) refuse('an answer record comes first, and once')
+      if (!isObject(field)) refuse(`"answer" is an object { contentType?, status? }, got ${got(field)}`)
+      const answer = field as Record<string, unknown>
+      for (const inner of Object.keys(answer)) if (inner !== 'contentType' && inner !== 'status') refuse(`"answer" has unknown key ${shown(inner)} (it holds contentType and status)`)
+      if (answer.contentType !== undefined && typeof answer.contentType !== 'string') refuse(`"answer.contentType" is a string, got ${got(answer.contentType)}`)
+      if (answer.status !== undefined && !(Number.isInteger(answer.status) && (answer.status as number) >= 100 && (answer.status as number) <= 599)) refuse(`"answer.status" is an HTTP status (an integer 100-599), got ${got(answer.status)}`)
+      const wire = value.wire
+      if (wire !== undefined && (typeof wire !== 'string' || !(WIRES as readonly string[]).includes(wire))) refuse(`"wire" is one of ${WIRES.join(', ')}, got ${got(wire)}`)
+      break
     }
+    case 'text':
+      if (typeof field !== 'string') refuse(`"text" is a string, got ${got(field)}`)
+      break
+    case 'bytes':
+      if (typeof field !== 'string') refuse(`"bytes" is a base64 string, got ${got(field)}`)
+      if (!BASE64.test(field as string)) refuse(`"bytes" is not base64 (${(field as string).length} characters)`)
+      break
+    case 'event':
+      break
+    case 'end':
+      if (field !== true) refuse(`"end" is true, got ${got(field)}`)
+      if (n !== count) refuse(`{"end": true} is the last record, and ${count - n} follow it`)
+      break
+  }
+  return value as CaptureRecord
+}
+
+/** The records of capture file `file`, each line read and checked as written; a line that is none names its number and what is wrong. */
+function captureRecords(file: string): CaptureRecord[] {
+  const lines = runFile(file).toString('utf8').split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  if (lines.length === 0) throw inputError(`${file} is empty: a capture file begins with its answer record ({"answer": {...}})`)
+  return lines.map((line, i) => {
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch (error) {
+      throw inputError(`${file}:${i + 1}: not a capture record (a run cut while writing it ends with a partial line): ${oneLine(error)}`)
+    }
+    return checkRecord(`${file}:${i + 1}`, value, i + 1, lines.length)
   })
 }
 
-/** One kept answer decoded as its run decoded it. */
-function replayCapture(file: string, index: number, wire: Wire): ResponseReport {
+/** One kept answer decoded as its run decoded it, on the wire it names (else `runs`, the wire run.json names); `wire`, when given, must be its own. */
+function replayCapture(file: string, index: number, runs: Wire | undefined, wire: Wire | undefined): ResponseReport {
   const records = captureRecords(file)
-  const head = records[0]
-  const answer = head !== undefined && 'answer' in head ? head.answer : {}
-  const decoder = new StreamDecoder(wire, answer.contentType === undefined ? {} : { contentType: answer.contentType })
+  const head = records[0] as { answer: AnswerInfo; wire?: Wire }
+  const own = head.wire ?? runs
+  if (own === undefined) throw inputError(`${file} names no wire, and neither does run.json: only a run() keeps model answers`)
+  if (wire !== undefined && wire !== own) throw usageError(`replay: ${file} is an answer on wire ${own}, not ${wire} (leave --wire out for a run directory)`)
+  const answer = head.answer
   let items = 0
   let bytes = 0
-  for (const record of records) {
-    if ('text' in record) {
-      bytes += Buffer.byteLength(record.text)
-      decoder.push(record.text)
-    } else if ('bytes' in record) {
-      const chunk = Buffer.from(record.bytes, 'base64')
-      bytes += chunk.length
-      decoder.push(chunk)
-    } else if ('event' in record) {
-      decoder.pushEvent(record.event as object)
-    } else continue
-    items += 1
+  let at = 1
+  try {
+    const decoder = new StreamDecoder(own, answer.contentType === undefined ? {} : { contentType: answer.contentType })
+    for (const record of records) {
+      at += 1
+      if ('text' in record) {
+        bytes += Buffer.byteLength(record.text)
+        decoder.push(record.text)
+      } else if ('bytes' in record) {
+        const chunk = Buffer.from(record.bytes, 'base64')
+        bytes += chunk.length
+        decoder.push(chunk)
+      } else if ('event' in record) {
+        decoder.pushEvent(record.event as object)
+      } else continue
+      items += 1
+    }
+    at = records.length + 1
+    const report = reportOf(index, items, bytes, decoder.finish(), own, 'ndjson', [])
+    return own === runs ? report : { ...report, wire: own }
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw inputError(`${file}:${Math.max(1, Math.min(at - 1, records.length))}: the decoder refused the record: ${oneLine(error)}`)
   }
-  return reportOf(index, items, bytes, decoder.finish(), wire, 'ndjson', [])
 }
 
 /**
  * The report of run directory `dir`: each model answer it kept (`audit: { captureBodies: true }`)
- * decoded as the run decoded it; `wire` when given must be the run's.
+ * decoded as the run decoded it, on the wire its capture names (run.json's for a capture that
+ * names none); `wire` when given must be each one's.
  */
 export function replayRunDir(dir: string, wire: Wire | undefined, progress: Progress): ReplayReport {
   const runs = runWire(dir)
-  if (wire !== undefined && wire !== runs) throw usageError(`replay: the run in ${dir} is on wire ${runs}, not ${wire} (leave --wire out for a run directory)`)
   const files = captureFiles(dir)
   if (files.length === 0) {
+    if (runs === undefined) throw inputError(`${dir}/run.json names no wire: only a run() keeps model answers`)
+    if (wire !== undefined && wire !== runs) throw usageError(`replay: the run in ${dir} is on wire ${runs}, not ${wire} (leave --wire out for a run directory)`)
     throw inputError(`${dir} keeps no model answers: run with audit: { dir, captureBodies: true } to keep them`)
   }
+  if (wire !== undefined && runs !== undefined && wire !== runs) throw usageError(`replay: the run in ${dir} is on wire ${runs}, not ${wire} (leave --wire out for a run directory)`)
   const responses = files.map((name, i) => {
     progress.step(`decoding ${name} (${i + 1}/${files.length})`)
-    return replayCapture(path.join(dir, name), i, runs)
+    return replayCapture(path.join(dir, name), i, runs, wire)
   })
   progress.done()
-  return { file: dir, wire: runs, format: 'run', responses, ok: responses.every((r) => r.ok) }
+  return { file: dir, wire: runs ?? responses[0]!.wire!, format: 'run', responses, ok: responses.every((r) => r.ok) }
 }
 
 /** The report of one decoded response. */
@@ -235,7 +346,7 @@ export function formatReport(report: ReplayReport, { full = false }: { full?: bo
   )
   for (const r of report.responses) {
     out.push('')
-    out.push(`Response ${r.index + 1}/${n}: stop ${r.stopReason} (provider: ${r.rawStopReason ?? 'none'}), ${r.events} events, ${r.bytes} bytes — ${r.ok ? 'OK' : 'BROKEN'}`)
+    out.push(`Response ${r.index + 1}/${n}${r.wire === undefined ? '' : ` (wire ${r.wire})`}: stop ${r.stopReason} (provider: ${r.rawStopReason ?? 'none'}), ${r.events} events, ${r.bytes} bytes — ${r.ok ? 'OK' : 'BROKEN'}`)
     out.push(`  Calls (${r.toolCalls.length}):${r.toolCalls.length === 0 ? ' none' : ''}`)
     for (const call of r.toolCalls) out.push(...formatCall(call, full))
     if (r.serverToolCalls.length > 0) {
