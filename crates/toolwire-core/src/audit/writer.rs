@@ -68,6 +68,16 @@ pub struct AuditWriter {
 
 /// An error naming the file `path` and what failed.
 fn file_error(path: &Path, what: &str, e: io::Error) -> Error {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return Error::caller(
+            ErrorCode::ExecutionError,
+            format!(
+                "audit file {}: {what}: it is a symbolic link, and the log never writes through one",
+                path.display()
+            ),
+        );
+    }
     Error::caller(
         ErrorCode::ExecutionError,
         format!("audit file {}: {what}: {e}", path.display()),
@@ -461,11 +471,15 @@ fn create_dir(dir: &Path) -> Result<()> {
     })
 }
 
-/// Options opening a file of the log, owner-only on Unix when created.
+/// Options opening a file of the log, owner-only on Unix when created, never through a symlink
+/// (one planted where a log file goes fails the open, so its target is neither read nor cut).
 fn owner_only() -> OpenOptions {
     let mut open = OpenOptions::new();
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
     open
 }
 
@@ -522,11 +536,8 @@ fn write_run_atomically(dir: &Path, run: &Map<String, Value>) -> Result<()> {
         NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
     ));
     let written = (|| {
-        let mut out = owner_only()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
+        // (a new file: whatever holds the name already, a planted link included, fails it)
+        let mut out = owner_only().write(true).create_new(true).open(&temp)?;
         out.write_all(&text)?;
         out.sync_all()?;
         fs::rename(&temp, &path)
@@ -839,6 +850,30 @@ mod tests {
         assert_eq!(replay.run["dispatch"], 2);
         assert_eq!(replay.run[LAST_SEQ], 4);
         assert!(verify_run(&dir).ok);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_where_a_log_file_goes_is_refused_and_its_target_untouched() {
+        let scratch = Scratch::new("symlink");
+        let dir = scratch.path("run");
+        fs::create_dir_all(&dir).unwrap();
+        let victim = scratch.path("victim.txt");
+        // a partial last line: a log opened through the link would cut it
+        fs::write(&victim, "keep me\n{\"seq\":1,\"partial").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("calls.jsonl")).unwrap();
+        let error = AuditWriter::create(&dir, &json!({}))
+            .err()
+            .expect("refused");
+        assert!(
+            error.to_string().contains("calls.jsonl")
+                && error.to_string().contains("is a symbolic link"),
+            "{error}"
+        );
+        assert_eq!(
+            fs::read_to_string(&victim).unwrap(),
+            "keep me\n{\"seq\":1,\"partial"
+        );
     }
 
     #[test]
