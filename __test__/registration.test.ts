@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import TypeBox from 'typebox'
 import { describe, expect, it } from 'vitest'
 
 import { ToolRuntime, ToolwireError } from '../dist/index.js'
@@ -121,6 +122,58 @@ describe('register', () => {
     expect(good).toMatchObject({ ok: true, data: { n: 3 } })
     expect(bad.error?.code).toBe('EXECUTION_ERROR')
     expect(textOf(bad)).toContain('does not match its outputSchema')
+  })
+})
+
+describe('recursive schemas: a $ref to a $id of the same schema is local', () => {
+  // TypeBox 0.34 `Type.Recursive` refers to its root by its `$id` ({ $id: 'T0', ..., $ref: 'T0' }),
+  // 1.x `Type.Cyclic` to `$defs` entries by theirs: refused as remote before.
+  const tree = Type.Recursive((Self) => Type.Object({ id: Type.String(), kids: Type.Array(Self) }))
+  const cyclic = TypeBox.Cyclic(
+    {
+      Node: TypeBox.Object({ id: TypeBox.String(), kids: TypeBox.Array(TypeBox.Ref('Node')) }),
+    },
+    'Node',
+  )
+
+  for (const [label, parameters] of [
+    ['TypeBox 0.34 Type.Recursive', tree],
+    ['TypeBox 1.x Type.Cyclic', cyclic],
+  ] as const) {
+    it(`${label}: registers, and validates nested arguments`, async () => {
+      const runtime = new ToolRuntime()
+      const seen: unknown[] = []
+      runtime.register({
+        name: 'walk',
+        description: 'Walk a tree',
+        parameters: parameters as any,
+        execute: (_id: string, args: unknown) => {
+          seen.push(args)
+          return 'walked'
+        },
+      })
+      for (const wire of ['openai-chat', 'anthropic', 'gemini'] as const) expect(() => runtime.definitions(wire), wire).not.toThrow()
+      const valid = { id: 'root', kids: [{ id: 'a', kids: [{ id: 'b', kids: [] }] }] }
+      const invalid = { id: 'root', kids: [{ id: 'a', kids: [{ id: 7, kids: [] }] }] }
+      const missing = { id: 'root', kids: [{ id: 'a' }] }
+      const [ok, bad, absent] = await runtime.dispatch([
+        { id: 'c1', name: 'walk', arguments: valid },
+        { id: 'c2', name: 'walk', arguments: invalid },
+        { id: 'c3', name: 'walk', arguments: missing },
+      ])
+      expect(ok!.status).toBe('ok')
+      expect(seen).toEqual([valid])
+      expect(bad!.error?.code).toBe('VALIDATION_ERROR')
+      expect(textOf(bad!)).toContain('/kids/0/kids/0/id')
+      expect(absent!.error?.code).toBe('VALIDATION_ERROR')
+      expect(textOf(absent!)).toContain('kids')
+    })
+  }
+
+  it('still refuses a $ref to an id the schema does not declare, naming it', () => {
+    const runtime = new ToolRuntime()
+    const parameters = { $id: 'T0', type: 'object', properties: { next: { $ref: 'T1' } } }
+    expect(() => runtime.register({ ...piReadTool, parameters })).toThrow(/\/properties\/next\/\$ref: Resource 'T1' is not present/)
   })
 })
 

@@ -317,11 +317,12 @@ export async function runLoop<W extends Wire>(runtime: RunRuntime, hooks: RunHoo
       }
       // A turn that did not end as the model meant runs none of its calls, even those the
       // wire sealed before the end (their arguments whole): cut for length, the calls may not
-      // be what the model meant; broken by an error (the stream truncated, the provider's error
-      // event, a refusal), the turn is not the model's whole answer. Side effects wait for a
-      // turn that ended. Each call gets INCOMPLETE_ARGUMENTS (asking to be re-issued), so the
-      // history stays whole; a length cut goes on (the model sends its calls again), an error
-      // ends the run with `error` naming what broke, as an error turn without calls does.
+      // be what the model meant; broken by an error (the stream truncated, an event of it lost,
+      // the provider's error event, a refusal), the turn is not the model's whole answer. Side
+      // effects wait for a turn that ended. Each call gets INCOMPLETE_ARGUMENTS (asking to be
+      // re-issued), so the history stays whole; a length cut goes on (the model sends its calls
+      // again), an error ends the run with `error` naming what broke, as an error turn without
+      // calls does.
       const failed = turn.stopReason === 'error'
       const truncated = failed || turn.stopReason === 'length'
       const calls = truncated ? turn.toolCalls.map((call) => ({ ...call, complete: false })) : turn.toolCalls

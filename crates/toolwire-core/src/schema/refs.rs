@@ -1,13 +1,19 @@
-//! Local `$ref` inlining. Every `$ref` of the input is local (`#`, `#/json/pointer`, `#anchor`;
-//! anything else is refused, never fetched); each is replaced by a copy of its target with the
-//! `$ref`'s siblings merged over it, a reference back into a schema it is inside is cut (it
-//! becomes `{}`, reported), and `$defs`/`definitions` are dropped (reported). The output is
-//! capped by depth and by an estimate of its JSON size kept while it is built, so a schema that
-//! would blow up exponentially fails after at most `max_bytes` of work.
+//! Local `$ref` inlining. Every `$ref` of the input is local: a fragment (`#`, `#/json/pointer`,
+//! `#anchor`) of the schema resource it is in, or a URI that names a schema resource the
+//! document itself declares with `$id` (the root or a nested one; relative URIs resolved against
+//! the base URI of the resource the `$ref` is in, as JSON Schema resolves them: TypeBox's
+//! `Type.Recursive` and `Type.Cyclic` refer to their schemas so), with a fragment of that
+//! resource or none. Any other reference is remote and refused, never fetched. Each is replaced
+//! by a copy of its target with the `$ref`'s siblings merged over it, a reference back into a
+//! schema it is inside is cut (it becomes `{}`, reported), and `$defs`/`definitions` are dropped
+//! (reported). The output is capped by depth and by an estimate of its JSON size kept while it
+//! is built, so a schema that would blow up exponentially fails after at most `max_bytes` of
+//! work.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
+use url::Url;
 
 use super::limits::{json_len, walk_schemas};
 use super::node::{child, is_prefix, shape, show, At, Name, Node, Obj, Shape, Val, Word};
@@ -19,6 +25,92 @@ use crate::json_text::json_string;
 /// Anchors of the input by (resource pointer, name) → pointer of the schema that has them.
 type Anchors = HashMap<(String, String), String>;
 
+/// The base URI of a document that declares none (the root has no absolute `$id`): the one the
+/// validator (`jsonschema`) takes, so both resolve a relative `$id` and `$ref` alike.
+const DEFAULT_BASE: &str = "json-schema:///";
+
+/// The schema resources a document declares: the root, and each schema with a `$id` that is
+/// not a plain fragment, by pointer, with its absolute URI (its `$id` resolved against the URI
+/// of the resource it is in).
+#[derive(Debug, Default)]
+pub(crate) struct Resources {
+    /// `(pointer, URI without fragment)`, in document order, the root first.
+    list: Vec<(String, Url)>,
+}
+
+impl Resources {
+    /// The resources of `doc` (every schema object visited; no limit but the document's own).
+    fn of(doc: &Value) -> Resources {
+        let mut resources = Resources::default();
+        // (a document deeper than this was refused when its tool was registered)
+        let _ = walk_schemas(doc, usize::MAX, "the schema", |visit| {
+            resources.visit(visit.at, visit.map);
+            Ok(())
+        });
+        resources
+    }
+
+    /// Records the resource that the schema at `at` (visited in document order) declares.
+    fn visit(&mut self, at: &str, map: &Map<String, Value>) {
+        let id = map
+            .get("$id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.starts_with('#'));
+        if !at.is_empty() && id.is_none() {
+            return;
+        }
+        // The resource it is in: the latest recorded whose pointer encloses it (document order
+        // puts the nearest last).
+        let base = match self
+            .list
+            .iter()
+            .rev()
+            .find(|(p, _)| is_prefix(p, at) && p != at)
+        {
+            Some((_, uri)) => uri.clone(),
+            None => Url::parse(DEFAULT_BASE).expect("a valid URI"),
+        };
+        let mut uri = match id {
+            Some(id) => match base.join(id) {
+                Ok(uri) => uri,
+                // (not a URI reference: the meta-schema check names it)
+                Err(_) if at.is_empty() => base,
+                Err(_) => return,
+            },
+            None => base,
+        };
+        uri.set_fragment(None);
+        self.list.push((at.to_owned(), uri));
+    }
+
+    /// The URI of the resource at pointer `base`.
+    fn uri(&self, base: &str) -> Option<&Url> {
+        self.list
+            .iter()
+            .find(|(p, _)| p == base)
+            .map(|(_, uri)| uri)
+    }
+
+    /// Where `r`, met in the resource at pointer `base`, points: the pointer of the resource it
+    /// names (`base` itself for a fragment alone) and its fragment (`#…`, `#` for none); `None`
+    /// when it names a resource the document does not declare (remote).
+    fn locate<'r>(&self, r: &'r str, base: &str) -> Option<(String, &'r str)> {
+        let (uri, fragment) = match r.find('#') {
+            Some(at) => (&r[..at], &r[at..]),
+            None => (r, "#"),
+        };
+        if uri.is_empty() {
+            return Some((base.to_owned(), fragment));
+        }
+        let mut target = self.uri(base)?.join(uri).ok()?;
+        target.set_fragment(None);
+        self.list
+            .iter()
+            .find(|(_, u)| *u == target)
+            .map(|(p, _)| (p.clone(), fragment))
+    }
+}
+
 fn invalid(message: String) -> Error {
     Error::caller(ErrorCode::ValidationError, message)
 }
@@ -27,19 +119,26 @@ fn too_big(message: String) -> Error {
     Error::caller(ErrorCode::LimitExceeded, message)
 }
 
-/// Checks the depth of the input and that every `$ref` is a local string; collects the anchors.
-fn survey(doc: &Value, max_depth: usize) -> Result<Anchors> {
+/// What [`survey`] finds: the anchors and the schema resources of the input.
+struct Survey {
+    anchors: Anchors,
+    resources: Resources,
+}
+
+/// Checks the depth of the input and that every `$ref` is a string that is local (a fragment,
+/// or a URI of a resource the input declares); collects the anchors and resources.
+fn survey(doc: &Value, max_depth: usize) -> Result<Survey> {
     let mut anchors = Anchors::new();
+    let mut resources = Resources::default();
+    // `$ref`s that name a URI, checked once every resource is known: (pointer, base, ref).
+    let mut named = Vec::new();
     walk_schemas(doc, max_depth, "the schema", |visit| {
+        resources.visit(visit.at, visit.map);
         match visit.map.get("$ref") {
             None => {}
             Some(Value::String(r)) if r.starts_with('#') => {}
             Some(Value::String(r)) => {
-                return Err(invalid(format!(
-                    "remote $ref {} at {} is not fetched; inline it",
-                    json_string(r),
-                    show(visit.at)
-                )))
+                named.push((visit.at.to_owned(), visit.base.to_owned(), r.clone()))
             }
             Some(other) => {
                 return Err(invalid(format!(
@@ -66,7 +165,22 @@ fn survey(doc: &Value, max_depth: usize) -> Result<Anchors> {
         }
         Ok(())
     })?;
-    Ok(anchors)
+    for (at, base, r) in named {
+        if resources.locate(&r, &base).is_none() {
+            return Err(remote(&r, &at));
+        }
+    }
+    Ok(Survey { anchors, resources })
+}
+
+/// The error of a `$ref` at `at` that names no resource of the document.
+fn remote(r: &str, at: &str) -> Error {
+    invalid(format!(
+        "remote $ref {} at {} is not fetched; inline it (a $ref to a URI is local only when a \
+         $id of the same schema declares it)",
+        json_string(r),
+        show(at)
+    ))
 }
 
 /// `%XX`-decodes a URI fragment; `None` when an escape is malformed or the bytes not UTF-8.
@@ -147,10 +261,25 @@ pub(crate) fn resolve<'d>(
 }
 
 /// The schema the local `$ref` of `schema` points at in `doc`: `None` when it has none or it
-/// does not resolve.
+/// does not resolve. A `$ref` naming a URI is resolved against the root's base URI (where
+/// TypeBox's names are declared), the resources of `doc` found for it.
 pub(crate) fn ref_target<'d>(doc: &'d Value, schema: &'d Value) -> Option<&'d Value> {
     let r = schema.get("$ref")?.as_str()?;
-    resolve(doc, None, r, "").ok().map(|(_, value)| value)
+    if r.starts_with('#') {
+        return resolve(doc, None, r, "").ok().map(|(_, value)| value);
+    }
+    let (base, fragment) = Resources::of(doc).locate(r, "")?;
+    let anchors = (fragment.len() > 1 && !fragment.starts_with("#/")).then(|| anchors_of(doc));
+    resolve(doc, anchors.as_ref(), fragment, &base)
+        .ok()
+        .map(|(_, value)| value)
+}
+
+/// The anchors of `doc` (for a `$ref` naming one in another resource).
+fn anchors_of(doc: &Value) -> Anchors {
+    survey(doc, usize::MAX)
+        .map(|survey| survey.anchors)
+        .unwrap_or_default()
 }
 
 /// `schemas` and every schema they apply through `$ref`, `allOf`, `anyOf` and `oneOf` (each
@@ -179,10 +308,11 @@ pub(crate) fn applied<'d>(doc: &'d Value, schemas: &[&'d Value]) -> Vec<&'d Valu
 
 /// Builds the node tree of `doc` with every local `$ref` inlined; see the module comment.
 pub(crate) fn inline(doc: &Value, options: &NormalizeOptions, report: &mut Report) -> Result<Node> {
-    let anchors = survey(doc, options.max_depth)?;
+    let Survey { anchors, resources } = survey(doc, options.max_depth)?;
     let mut inliner = Inliner {
         doc,
         anchors,
+        resources,
         max_depth: options.max_depth,
         max_bytes: options.max_bytes,
         used: 0,
@@ -195,6 +325,7 @@ pub(crate) fn inline(doc: &Value, options: &NormalizeOptions, report: &mut Repor
 struct Inliner<'d, 'r> {
     doc: &'d Value,
     anchors: Anchors,
+    resources: Resources,
     max_depth: usize,
     max_bytes: usize,
     /// A lower bound of the JSON size of the output built so far.
@@ -331,14 +462,18 @@ impl Inliner<'_, '_> {
     /// The copy of the target of `r` (a `$ref` at `at`), or `{}` when it refers back into a
     /// schema being expanded.
     fn expand(&mut self, r: &Value, at: &str, base: &str, depth: usize) -> Result<Node> {
-        let Some(r) = r.as_str().filter(|r| r.starts_with('#')) else {
+        let Some(r) = r.as_str() else {
             return Err(invalid(format!(
                 "$ref {} at {} is not a local reference; inline it",
                 super::node::short(r),
                 show(at)
             )));
         };
-        let (target, value) = resolve(self.doc, Some(&self.anchors), r, base)
+        let (resource, fragment) = self
+            .resources
+            .locate(r, base)
+            .ok_or_else(|| remote(r, at))?;
+        let (target, value) = resolve(self.doc, Some(&self.anchors), fragment, &resource)
             .map_err(|why| invalid(format!("$ref {} at {} {why}", json_string(r), show(at))))?;
         let cycle = is_prefix(&target, at) || self.sites.iter().any(|s| is_prefix(&target, s));
         if cycle {
@@ -531,6 +666,125 @@ mod tests {
                 "malformed %-escape",
             ),
             (json!({"$ref": 5}), "$ref at (root) must be a string, got 5"),
+        ];
+        for (schema, fragment) in cases {
+            let err = run(schema.clone(), NormalizeOptions::default()).unwrap_err();
+            assert_eq!(err.code, ErrorCode::ValidationError, "{schema}");
+            assert!(err.message.contains(fragment), "{schema}: {}", err.message);
+        }
+    }
+
+    /// A `$ref` to a URI that a `$id` of the same schema declares is local: TypeBox's
+    /// `Type.Recursive` (0.34) refers to its root by its `$id`, `Type.Cyclic` (1.x) to `$defs`
+    /// entries by theirs. The recursion is cut as a `#` one is; the validator resolves the
+    /// same references in the original schema.
+    #[test]
+    fn refs_to_a_declared_id_are_local() {
+        let recursive = json!({"$id": "T0", "type": "object", "required": ["id", "kids"],
+            "properties": {"id": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "T0"}}}});
+        let (output, removed, warnings) =
+            run(recursive.clone(), NormalizeOptions::default()).unwrap();
+        assert_eq!(
+            output["properties"]["kids"],
+            json!({"type": "array", "items": {}})
+        );
+        assert_eq!(
+            removed,
+            [("/properties/kids/items/$ref".to_owned(), "$ref".to_owned())]
+        );
+        assert!(
+            warnings[0].contains("recursive $ref \"T0\""),
+            "{warnings:?}"
+        );
+
+        let cyclic = json!({"$defs": {
+                "A": {"$id": "A", "type": "object", "required": ["b"], "properties": {"b": {"$ref": "B"}}},
+                "B": {"$id": "B", "type": "object", "properties": {"a": {"$ref": "A"}}}},
+            "$ref": "A"});
+        let (output, _, _) = run(cyclic.clone(), NormalizeOptions::default()).unwrap();
+        assert_eq!(
+            output,
+            json!({"$id": "A", "type": "object", "required": ["b"], "properties": {"b":
+                {"$id": "B", "type": "object", "properties": {"a": {}}}}})
+        );
+
+        for (schema, valid, invalid) in [
+            (
+                &recursive,
+                json!({"id": "r", "kids": [{"id": "a", "kids": [{"id": "b", "kids": []}]}]}),
+                json!({"id": "r", "kids": [{"id": "a", "kids": [{"id": 5, "kids": []}]}]}),
+            ),
+            (
+                &cyclic,
+                json!({"b": {"a": {"b": {}}}}),
+                json!({"b": {"a": {"b": 5}}}),
+            ),
+        ] {
+            let validator = jsonschema::validator_for(schema).unwrap();
+            assert!(validator.is_valid(&valid), "{schema}");
+            assert!(!validator.is_valid(&invalid), "{schema}");
+        }
+    }
+
+    /// Relative references resolve against the base URI of the resource they are in, nested
+    /// `$id`s against the one they are in; absolute ones name the resource outright.
+    #[test]
+    fn refs_resolve_against_their_base_uri() {
+        let schema = json!({
+            "$id": "https://example.com/schemas/root.json",
+            "properties": {
+                "item": {"$id": "item.json", "type": "string", "$anchor": "it"},
+                "relative": {"$ref": "item.json"},
+                "absolute": {"$ref": "https://example.com/schemas/item.json"},
+                "pointer": {"$ref": "root.json#/properties/number"},
+                "anchor": {"$ref": "item.json#it"},
+                "number": {"type": "number"},
+                "nested": {"$id": "sub/nested.json", "properties": {
+                    "up": {"$ref": "../item.json"},
+                    "own": {"$ref": "#/properties/local"},
+                    "local": {"type": "boolean"}
+                }}
+            }
+        });
+        let (output, _, _) = run(schema, NormalizeOptions::default()).unwrap();
+        let properties = &output["properties"];
+        for name in ["relative", "absolute", "anchor"] {
+            assert_eq!(properties[name]["type"], "string", "{name}: {output}");
+        }
+        assert_eq!(properties["pointer"], json!({"type": "number"}));
+        assert_eq!(properties["nested"]["properties"]["up"]["type"], "string");
+        assert_eq!(
+            properties["nested"]["properties"]["own"],
+            json!({"type": "boolean"})
+        );
+
+        // Without a base of its own, a relative `$id` names a resource all the same.
+        let schema = json!({"properties": {"a": {"$id": "thing", "type": "integer"},
+                                           "b": {"$ref": "thing"}}});
+        let (output, _, _) = run(schema, NormalizeOptions::default()).unwrap();
+        assert_eq!(
+            output["properties"]["b"],
+            json!({"$id": "thing", "type": "integer"})
+        );
+    }
+
+    /// A reference to a URI no `$id` of the schema declares is remote, and refused naming it.
+    #[test]
+    fn refs_to_an_undeclared_id_are_remote() {
+        let cases = [
+            (
+                json!({"$id": "T0", "properties": {"a": {"$ref": "T1"}}}),
+                "remote $ref \"T1\" at /properties/a is not fetched",
+            ),
+            (
+                json!({"$id": "https://example.com/a.json", "properties": {
+                    "b": {"$id": "b.json"}, "c": {"$ref": "https://example.org/b.json"}}}),
+                "remote $ref \"https://example.org/b.json\" at /properties/c",
+            ),
+            (
+                json!({"properties": {"b": {"$id": "sub/b.json"}, "c": {"$ref": "b.json"}}}),
+                "remote $ref \"b.json\" at /properties/c",
+            ),
         ];
         for (schema, fragment) in cases {
             let err = run(schema.clone(), NormalizeOptions::default()).unwrap_err();

@@ -311,7 +311,8 @@ fn remote_refs_are_errors_except_for_p0() {
             assert_eq!(e.code, ErrorCode::ValidationError);
             assert_eq!(
                 e.message,
-                "remote $ref \"https://x/y.json\" at /properties/a is not fetched; inline it"
+                "remote $ref \"https://x/y.json\" at /properties/a is not fetched; inline it \
+                 (a $ref to a URI is local only when a $id of the same schema declares it)"
             );
         }
     }

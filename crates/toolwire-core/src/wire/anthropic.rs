@@ -312,7 +312,7 @@ impl AnthropicDecoder {
                         Some(block) => format!("a {} block", json_string(&block.kind)),
                         None => "where no block began".to_owned(),
                     };
-                    turn.error(
+                    turn.lost_input(
                         DecodeErrorKind::ArgumentsForUnknownItem,
                         format!(
                             "Anthropic event {} carries arguments for index {index}, {what}; \
@@ -554,9 +554,10 @@ impl AnthropicDecoder {
         }
     }
 
-    /// An event of `kind` without its `field`: reported, and skipped.
+    /// An event of `kind` without its `field`: skipped, and lost to the turn
+    /// ([`Turn::lost_input`]).
     fn unreadable(&self, turn: &mut Turn, kind: &str, field: &str) {
-        turn.error(
+        turn.lost_input(
             DecodeErrorKind::UnreadableEvent,
             format!(
                 "Anthropic event {} ({kind}) has no {field}; it was skipped",
@@ -598,7 +599,7 @@ impl WireDecoder for AnthropicDecoder {
         let event: Event = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(error) => {
-                turn.error(
+                turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                         "Anthropic event {} is not a valid event ({error}); it was skipped",
@@ -633,7 +634,7 @@ impl WireDecoder for AnthropicDecoder {
                             self.terminate(turn);
                         }
                     }
-                    Err(error) => turn.error(
+                    Err(error) => turn.lost_input(
                         DecodeErrorKind::UnreadableEvent,
                         format!(
                             "Anthropic event {} is a message that is not valid ({error}); it was \
@@ -643,11 +644,10 @@ impl WireDecoder for AnthropicDecoder {
                     ),
                 }
             }
-            "message_start" => {
-                if let Some(message) = event.message {
-                    self.message_start(turn, message, false);
-                }
-            }
+            "message_start" => match event.message {
+                Some(message) => self.message_start(turn, message, false),
+                None => self.unreadable(turn, "message_start", "message"),
+            },
             "content_block_start" => {
                 if turn.is_terminated() {
                     return;
@@ -674,11 +674,10 @@ impl WireDecoder for AnthropicDecoder {
                     turn.repair(RepairKind::MissingIndex, None);
                 }
                 match delta.kind.as_deref() {
-                    Some("input_json_delta") => {
-                        if let Some(fragment) = delta.partial_json.as_deref() {
-                            self.arguments_delta(turn, event.index, fragment);
-                        }
-                    }
+                    Some("input_json_delta") => match delta.partial_json.as_deref() {
+                        Some(fragment) => self.arguments_delta(turn, event.index, fragment),
+                        None => self.unreadable(turn, "input_json_delta", "partial_json"),
+                    },
                     Some("text_delta") => {
                         if let Some(text) = delta.text.as_deref() {
                             turn.text(text);
@@ -694,6 +693,12 @@ impl WireDecoder for AnthropicDecoder {
                             turn.thinking_signature(signature);
                         }
                     }
+                    // Arguments under a delta type that is not theirs: call data with no place.
+                    _ if delta.partial_json.is_some() => self.unreadable(
+                        turn,
+                        "content_block_delta",
+                        "known delta type for its partial_json",
+                    ),
                     _ => {}
                 }
             }
@@ -715,6 +720,24 @@ impl WireDecoder for AnthropicDecoder {
                 );
                 turn.set_stop(None, StopReason::Error);
                 self.terminate(turn);
+            }
+            // An event of another type that carries a block or arguments: call data that has
+            // no place (a garbled type); other unknown events carry nothing of a call.
+            _ if event.content_block.is_some()
+                || event
+                    .delta
+                    .as_ref()
+                    .is_some_and(|d| d.partial_json.is_some()) =>
+            {
+                turn.lost_input(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Anthropic event {} has the unknown type {} but carries a block or \
+                         arguments; it could not be read",
+                        self.events,
+                        json_string(&event.kind)
+                    ),
+                );
             }
             _ => {}
         }

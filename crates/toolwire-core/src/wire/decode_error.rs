@@ -33,6 +33,8 @@ crate::named! {
         /// The response holds more than one choice; only the first was read.
         SeveralChoices => "several-choices",
         /// Arguments arrived for an output item (Anthropic: a block) never announced; ignored.
+        /// The call they belong to was lost: before the turn's end it breaks the turn (stop
+        /// reason `error`, no call complete after it).
         ArgumentsForUnknownItem => "arguments-for-unknown-item",
         /// Anthropic: a block event without `index` that could belong to several open blocks, or
         /// to none; what it carried was ignored, and every open call it could have been part of
@@ -45,9 +47,12 @@ crate::named! {
         NamelessFunctionCall => "nameless-function-call",
         /// Streamed partial arguments that contradict each other; the later value won or was ignored.
         BadPartialArguments => "bad-partial-arguments",
-        /// An event or line too large; dropped.
+        /// An event or line too large; dropped. Before the turn's end it breaks the turn (stop
+        /// reason `error`, no call complete after it).
         OversizedEvent => "oversized-event",
-        /// An event that is not valid JSON or has the wrong shape; skipped.
+        /// An event that is not valid JSON or has the wrong shape (call data under a type not
+        /// known too); skipped. Before the turn's end it breaks the turn (stop reason `error`,
+        /// no call complete after it): what it held is lost.
         UnreadableEvent => "unreadable-event",
         /// Input after `finish()`; ignored.
         InputAfterFinish => "input-after-finish",

@@ -105,14 +105,15 @@ impl StreamDecoder {
         match &mut self.framing {
             Framing::Sse(framer) => {
                 framer.push(bytes, &mut self.sse_events);
+                // An event dropped for its size is lost to the turn (no event is read in part).
                 if let Some(error) = framer.take_error() {
-                    self.turn.error(DecodeErrorKind::OversizedEvent, error);
+                    self.turn.lost_input(DecodeErrorKind::OversizedEvent, error);
                 }
             }
             Framing::Json(framer) => {
                 framer.push(bytes, &mut self.json_values);
                 if let Some((kind, error)) = framer.take_error() {
-                    self.turn.error(kind, error);
+                    self.turn.lost_input(kind, error);
                 }
             }
             Framing::Undecided => {}

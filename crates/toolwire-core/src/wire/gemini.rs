@@ -433,7 +433,8 @@ impl GeminiDecoder {
             if let Some(args) = call.args.filter(|a| a.get() != "null") {
                 turn.append_arguments(handle, &compact(args.get()));
             }
-            turn.end_call(handle);
+            // One part is the whole call: nothing lost elsewhere was part of it.
+            turn.end_whole_call(handle);
         }
     }
 
@@ -657,7 +658,7 @@ impl WireDecoder for GeminiDecoder {
                         self.one(turn, item.get());
                     }
                 }
-                Err(error) => turn.error(
+                Err(error) => turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                         "Gemini event {} is not a valid response ({error}); it was skipped",
@@ -683,7 +684,7 @@ impl GeminiDecoder {
         }
         match serde_json::from_str::<GenerateContentResponse>(data) {
             Ok(response) => self.response(turn, response),
-            Err(error) => turn.error(
+            Err(error) => turn.lost_input(
                 DecodeErrorKind::UnreadableEvent,
                 format!(
                     "Gemini event {} is not a valid response ({error}); it was skipped",
@@ -1294,14 +1295,16 @@ mod tests {
     }
 
     #[test]
-    fn gemini_unparseable_event_is_skipped() {
+    fn gemini_unparseable_event_breaks_the_turn() {
+        // What the event held (a call, the finish reason) is lost: the turn is not whole.
         let mut decoder = Provider::of(Wire::Gemini).stream_decoder(DecoderOptions::default());
         let events: Json = serde_json::from_str(&decoder.push_event("{\"candidates\":")).unwrap();
         assert!(events[0]["message"].as_str().unwrap().contains("event 1"));
         decoder.push_event(&last(json!([{"text":"hi"}]), "STOP").to_string());
         let turn: Json = serde_json::from_str(&decoder.finish()).unwrap();
         assert_eq!(turn["text"], "hi");
-        assert_eq!(turn["stopReason"], "stop");
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["errorKinds"], json!(["unreadable-event"]));
     }
 
     #[test]

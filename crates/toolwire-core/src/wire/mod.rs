@@ -33,6 +33,8 @@ pub mod sse;
 pub mod turn;
 
 #[cfg(test)]
+mod lost_input_tests;
+#[cfg(test)]
 mod quirk_tests;
 #[cfg(test)]
 mod repair_tests;

@@ -380,7 +380,7 @@ impl WireDecoder for ChatDecoder {
         let chunk: Chunk = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             Err(error) => {
-                turn.error(
+                turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                         "{} event {} is not a valid chunk ({error}); it was skipped",

@@ -434,18 +434,25 @@ impl ResponsesDecoder {
         let kind = item.kind.as_deref().unwrap_or("");
         match state {
             ItemState::Call(call) => {
+                // The finished item carries the whole call: what was lost elsewhere in the
+                // stream (a delta, another item) was no part of it. Without its arguments, it
+                // ends with what the deltas brought, which a loss may have cut.
                 let full = match kind {
                     "function_call" => item.arguments.and_then(string_value),
                     "custom_tool_call" => item.input.clone(),
-                    _ => {
-                        turn.replace_arguments(call, &server_arguments(raw));
-                        None
-                    }
+                    _ => Some(Cow::Owned(server_arguments(raw))),
                 };
-                if let Some(full) = full {
-                    Self::final_arguments(turn, call, &full, announced);
+                match full {
+                    Some(full) if kind == "function_call" || kind == "custom_tool_call" => {
+                        Self::final_arguments(turn, call, &full, announced);
+                        turn.end_whole_call(call);
+                    }
+                    Some(full) => {
+                        turn.replace_arguments(call, &full);
+                        turn.end_whole_call(call);
+                    }
+                    None => turn.end_call(call),
                 }
-                turn.end_call(call);
             }
             ItemState::Reasoning { text_seen } => {
                 if !text_seen {
@@ -479,7 +486,7 @@ impl ResponsesDecoder {
         match serde_json::from_str(raw) {
             Ok(item) => Some(item),
             Err(error) => {
-                turn.error(
+                turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                     "the output item of Responses event {} is not valid ({error}); it was skipped",
@@ -495,7 +502,7 @@ impl ResponsesDecoder {
         let key = Self::key(event);
         self.note_rotation(turn, &key);
         let Some(call) = self.call(&key) else {
-            turn.error(
+            turn.lost_input(
                 DecodeErrorKind::ArgumentsForUnknownItem,
                 format!(
                     "Responses event {} carries arguments for an output item that was never \
@@ -705,7 +712,7 @@ impl WireDecoder for ResponsesDecoder {
         let event: Event = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(error) => {
-                turn.error(
+                turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                         "Responses event {} is not a valid event ({error}); it was skipped",
@@ -720,7 +727,7 @@ impl WireDecoder for ResponsesDecoder {
             Some(kind) => kind.to_owned(),
             None if self.whole_response(turn, data) => return,
             None => {
-                turn.error(
+                turn.lost_input(
                     DecodeErrorKind::UnreadableEvent,
                     format!(
                         "Responses event {} has no type; it was skipped",
@@ -802,6 +809,33 @@ impl WireDecoder for ResponsesDecoder {
                 self.end(turn, &kind, event.response.as_ref())
             }
             "error" => self.error_event(turn, &event),
+            // An event of a call's or an item's family under a type not known, carrying an
+            // item or arguments: call data that has no place (a garbled type). Other unknown
+            // events (progress, annotations, provider-run calls' own events) carry no client
+            // call's data.
+            other
+                if [
+                    "response.function_call",
+                    "response.custom_tool_call",
+                    "response.output_item.",
+                ]
+                .iter()
+                .any(|family| other.starts_with(family))
+                    && (event.item.is_some()
+                        || event.delta.is_some()
+                        || event.arguments.is_some()
+                        || event.input.is_some()) =>
+            {
+                turn.lost_input(
+                    DecodeErrorKind::UnreadableEvent,
+                    format!(
+                        "Responses event {} has the unknown type {} but carries a call's data; \
+                         it could not be read",
+                        self.events,
+                        json_string(other)
+                    ),
+                );
+            }
             _ => {}
         }
     }
@@ -1426,8 +1460,9 @@ mod tests {
     }
 
     #[test]
-    fn responses_unparseable_event_is_skipped() {
-        // parallel-tool-call-wrapper.1 has lines that are not valid JSON.
+    fn responses_unparseable_event_breaks_the_turn() {
+        // parallel-tool-call-wrapper.1 has lines that are not valid JSON. What the event held is
+        // lost, so the turn is not whole.
         let mut decoder = decoder();
         decoder.push_event(&created("r").to_string());
         let events: Value =
@@ -1436,8 +1471,8 @@ mod tests {
         assert!(events[0]["message"].as_str().unwrap().contains("event 2"));
         decoder.push_event(&completed("r").to_string());
         let turn: Value = serde_json::from_str(&decoder.finish()).unwrap();
-        assert_eq!(turn["stopReason"], "stop");
-        assert_eq!(turn["errors"].as_array().unwrap().len(), 1);
+        assert_eq!(turn["stopReason"], "error");
+        assert_eq!(turn["errorKinds"], json!(["unreadable-event"]));
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! - a turn whose stop reason says tool calls (`tool_calls`, `tool_use`) but that holds none is
 //!   an error: the calls were lost on the way, and an empty `stop` would hide it;
 //! - a body that ends before its terminal event is cut off: its open calls are incomplete;
+//! - input lost before the terminal event (an event that could not be read, one dropped for its
+//!   size, one whose call data has no place: [`Turn::lost_input`]) breaks the turn as a cut
+//!   does: it ends with stop reason `error`, and no call ends complete after the loss (each is
+//!   cut, `INCOMPLETE_ARGUMENTS`): the lost event may have held part of a call, a whole call or
+//!   the stop reason;
 //! - a cut call keeps what arrived of its arguments (the whole input its start carried too), for
 //!   the reader: it is never run;
 //! - ids are unique within a turn: a call sent without an id, or under the id of a call that
@@ -31,6 +36,9 @@ use super::decode_error::DecodeErrorKind;
 use super::partial_json::{ParseState, PartialJson, PartialOp};
 use super::repair::RepairKind;
 use crate::json_text::{json_string, object_problem, push_json_string};
+
+/// Why a call is cut after input was lost.
+const LOST: &str = "part of the stream was lost before its end";
 
 /// How much of the partially streamed arguments the decoder reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,6 +209,8 @@ pub struct Turn {
     /// The ids of the calls that started (were announced): no two calls share one.
     started_ids: HashSet<String>,
     terminated: bool,
+    /// Input was lost before the terminal event ([`Turn::lost_input`]): the turn is broken.
+    lost: bool,
     events: String,
     ops: Vec<PartialOp>,
 }
@@ -223,6 +233,7 @@ impl Turn {
             repairs: Vec::new(),
             started_ids: HashSet::new(),
             terminated: false,
+            lost: false,
             events: String::new(),
             ops: Vec::new(),
         }
@@ -447,7 +458,21 @@ impl Turn {
     }
 
     /// Ends a call: it is complete when its arguments are one JSON object (custom calls: always).
+    /// After input was lost ([`Turn::lost_input`]) it is cut instead: what was lost may have been
+    /// part of it.
     pub fn end_call(&mut self, call: CallHandle) {
+        if self.lost {
+            self.cut_call(call, LOST);
+            return;
+        }
+        self.end_whole_call(call);
+    }
+
+    /// Ends a call whose whole arguments came in the event that ends it (a Responses
+    /// `output_item.done`, a Gemini `functionCall` part): as [`Turn::end_call`], but input lost
+    /// elsewhere in the stream was no part of them, so it is complete after a loss too (the
+    /// turn still ends with stop reason `error`).
+    pub fn end_whole_call(&mut self, call: CallHandle) {
         if self.calls[call.0].ended {
             return;
         }
@@ -686,18 +711,36 @@ impl Turn {
         self.error_kinds.push(kind);
     }
 
-    /// The terminal event: ends every open call (cut, if the turn stopped for length or error)
-    /// and reports `done`. Later terminal events are ignored.
+    /// Reports input the decoder could not read or had to drop, of `kind`: an event that is not
+    /// valid JSON or not of the wire's shape, one over the size limit, call data that belongs to
+    /// no call. Before the terminal event the turn has lost data (part of a call, a whole call,
+    /// the stop reason: which, nothing tells), so it is broken, as a stream cut off is: it ends
+    /// with stop reason `error`, every call not yet ended is cut (`INCOMPLETE_ARGUMENTS`), and
+    /// a call's end after the loss cuts it too. After the terminal event it is only reported:
+    /// the turn was whole, and what follows its end is not part of it.
+    pub fn lost_input(&mut self, kind: DecodeErrorKind, message: impl Into<String>) {
+        self.error(kind, message);
+        if !self.terminated {
+            self.lost = true;
+        }
+    }
+
+    /// The terminal event: ends every open call (cut, if the turn stopped for length or error,
+    /// or lost input) and reports `done`. Later terminal events are ignored.
     pub fn terminate(&mut self) {
         if self.terminated {
             return;
         }
         self.terminated = true;
+        if self.lost {
+            self.stop = Some(StopReason::Error);
+        }
         let stop = self.stop.unwrap_or(StopReason::Stop);
         for i in 0..self.calls.len() {
             let handle = CallHandle(i);
             match stop {
                 StopReason::Length => self.cut_call(handle, "the output limit was reached"),
+                StopReason::Error if self.lost => self.cut_call(handle, LOST),
                 StopReason::Error => self.cut_call(handle, "the turn ended with an error"),
                 StopReason::Stop | StopReason::ToolUse => self.end_call(handle),
             }
@@ -848,6 +891,9 @@ impl Turn {
     /// The stop reason the turn reports: `toolUse` whenever a complete client call is present
     /// and the turn was not cut or failed.
     pub fn final_stop(&self) -> StopReason {
+        if self.lost {
+            return StopReason::Error;
+        }
         let stop = self.stop.unwrap_or(if self.terminated {
             StopReason::Stop
         } else {

@@ -568,13 +568,16 @@ fn raw_sse_body_split_inside_crlf_and_utf8_decodes_like_whole() {
 }
 
 #[test]
-fn unparseable_chunks_are_reported_and_skipped() {
+fn an_unparseable_chunk_breaks_the_turn() {
+    // What the chunk held (a call, a fragment of one) is lost: no call of the turn is complete.
     let d = chat(&[
         "{not json".into(),
         calls(r#"[{"index":0,"id":"c","function":{"name":"w","arguments":"{}"}}]"#),
         finish("tool_calls"),
     ]);
-    assert_eq!(d.summary(), vec![call("c", "w", "{}")]);
+    assert_eq!(d.stop(), "error");
+    assert_eq!(d.calls()[0]["complete"], false);
+    assert_eq!(d.calls()[0]["error"]["code"], "INCOMPLETE_ARGUMENTS");
     assert!(d.turn["errors"][0].as_str().unwrap().contains("event 1"));
 }
 
