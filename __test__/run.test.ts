@@ -484,6 +484,61 @@ describe('run: a model answer without end', () => {
     expect(ran).toEqual([])
   })
 
+  it('items that never yield to the event loop (empty chunks forever) cannot hold an abort or the deadline off', async () => {
+    const { runtime } = runtimeWithRead()
+    const empty = async function* () {
+      for (;;) yield ''
+    }
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 50)
+    const aborted = await runtime.run({ wire: 'openai-chat', model: async () => empty(), signal: controller.signal })
+    expect(aborted.stopReason).toBe('aborted')
+    const starved = await runtime.run({ wire: 'openai-chat', model: async () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: false, value: { choices: [] } }) }) }), answerTimeoutMs: 80 })
+    expect(starved.stopReason).toBe('error')
+    expect(starved.error).toMatch(/answerTimeoutMs \(80 ms\)/)
+  })
+
+  it("an SDK's chunk objects count toward maxAnswerBytes by their JSON, and the limit ends the turn as the deadline does (turn_end, then done)", async () => {
+    const { runtime } = runtimeWithRead()
+    const chunks = async function* () {
+      for (;;) yield { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'x'.repeat(1000) } }] }
+    }
+    const events: string[] = []
+    const outcome = await runtime.run({ wire: 'openai-chat', model: async () => chunks(), maxAnswerBytes: 100_000, onEvent: (event) => events.push(event.type) })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toMatch(/^run: the model's answer passed maxAnswerBytes \(100000 bytes/)
+    expect(events.slice(-2)).toEqual(['turn_end', 'done'])
+    expect(events.filter((type) => type === 'text_delta').length).toBeLessThan(100)
+  })
+
+  it('an answer whose end arrived, its connection left open, is whole: the run goes on without waiting out the deadline', async () => {
+    const { runtime, ran } = runtimeWithRead()
+    const bodies = [scriptedBody('anthropic', { calls: [{ name: 'read', arguments: { path: 'a' } }] }), scriptedBody('anthropic', { text: 'done' })]
+    let call = 0
+    const model = () => {
+      const text = bodies[call++]!
+      // the whole answer, then a connection that never closes
+      return new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode(text)) }))
+    }
+    const started = performance.now()
+    const outcome = await runtime.run({ wire: 'anthropic', model, answerTimeoutMs: 60_000 })
+    expect(outcome.stopReason).toBe('stop')
+    expect(ran).toEqual(['a'])
+    expect(outcome.steps.at(-1)!.text).toBe('done')
+    // (each answer's open tail is given up after 2 s, not 60)
+    expect(performance.now() - started).toBeLessThan(30_000)
+  })
+
+  it('a model that ignores its signal and answers after the deadline has its body cancelled', async () => {
+    const { runtime } = runtimeWithRead()
+    let cancelled = false
+    const late = new Response(new ReadableStream({ cancel: () => void (cancelled = true) }))
+    const outcome = await runtime.run({ wire: 'openai-chat', model: () => sleep(150).then(() => late), answerTimeoutMs: 50 })
+    expect(outcome.stopReason).toBe('error')
+    await sleep(200)
+    expect(cancelled).toBe(true)
+  })
+
   it('the deadline is per answer: a run of quick answers outlasting it ends as the model meant', async () => {
     const { runtime } = runtimeWithRead()
     const turns: ScriptedToolkitTurn[] = [{ calls: [{ name: 'read', arguments: { path: 'a' } }] }, { calls: [{ name: 'read', arguments: { path: 'b' } }] }, { text: 'done' }]

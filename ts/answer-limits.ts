@@ -74,25 +74,21 @@ export function answerDeadline(runSignal: AbortSignal | undefined, timeoutMs: nu
 }
 
 /**
- * Counts an answer's bytes as its items arrive (text by its UTF-8 length; an SDK's chunk objects
- * are not counted: their size is bounded by the deadline), throwing a ToolwireError
- * LIMIT_EXCEEDED naming `maxAnswerBytes` when they pass `maxBytes`.
+ * Counts an answer's bytes as its pieces arrive (text by its UTF-8 length; an SDK's chunk object
+ * by its JSON text's), telling when they pass `maxBytes`.
  */
 export class AnswerSize {
   private bytes = 0
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Adds `item`'s bytes; throws past the limit. */
-  add(item: unknown): void {
-    if (typeof item === 'string') this.bytes += Buffer.byteLength(item)
-    else if (item instanceof Uint8Array || item instanceof ArrayBuffer) this.bytes += item.byteLength
-    else return
-    if (this.bytes > this.maxBytes) {
-      throw new ToolwireError(
-        'LIMIT_EXCEEDED',
-        `run: the model's answer passed maxAnswerBytes (${this.maxBytes} bytes; its reading was stopped): raise it for a larger answer, or see why the model's stream did not end`,
-      )
-    }
+  /** Adds `piece`'s bytes: the ToolwireError LIMIT_EXCEEDED naming `maxAnswerBytes` when they pass the limit, else undefined. */
+  exceededBy(piece: string | Uint8Array | ArrayBuffer): ToolwireError | undefined {
+    this.bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength
+    if (this.bytes <= this.maxBytes) return undefined
+    return new ToolwireError(
+      'LIMIT_EXCEEDED',
+      `run: the model's answer passed maxAnswerBytes (${this.maxBytes} bytes; its reading was stopped): raise it for a larger answer, or see why the model's stream did not end`,
+    )
   }
 }

@@ -407,15 +407,34 @@ interface AnswerContext<W extends Wire> {
 async function answerOf<W extends Wire>(wire: W, request: ModelRequest<W>, context: AnswerContext<W>): Promise<AssembledTurn | typeof ABORTED> {
   const { model, decoderOf, signal, limits, emit, capture } = context
   const deadline = answerDeadline(signal, limits.timeoutMs)
+  let called: Promise<unknown> | undefined
   try {
-    const answer = await untilAnswered('run: the model', () => model(request, { signal: deadline.signal }), { signal: deadline.signal })
-    const turn = answer === ABORTED ? ABORTED : await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, deadline.signal, emit, limits.maxBytes, capture)
+    const answer = await untilAnswered('run: the model', () => (called = Promise.resolve(model(request, { signal: deadline.signal }))), { signal: deadline.signal })
+    if (answer === ABORTED) {
+      // A model that ignores its signal may still answer: its body is given up when it does.
+      called?.then(discardAnswer, () => {})
+      const expired = deadline.expired()
+      if (expired !== undefined) throw expired
+      return ABORTED
+    }
+    const turn = await decodeTurn((decoderOptions) => decoderOf(wire, decoderOptions), answer, deadline.signal, emit, limits.maxBytes, capture)
+    // (an answer whose end arrived before the deadline, its connection left open, is whole)
     const expired = deadline.expired()
-    if (expired !== undefined) throw expired
+    if (expired !== undefined && turn.stopReason === 'error') throw expired
     return signal?.aborted ? ABORTED : turn
   } finally {
     deadline.clear()
   }
+}
+
+/** Gives up an answer nobody will read (a body cancelled, an iterator returned); never throws. */
+function discardAnswer(answer: unknown): void {
+  try {
+    if (isResponse(answer)) answer.body?.cancel().catch(() => {})
+    else if (answer !== null && typeof answer === 'object' && (hasMethod(answer, 'getReader') || hasMethod(answer, Symbol.asyncIterator) || hasMethod(answer, Symbol.iterator))) {
+      itemsOf(answer as Body).stop()
+    }
+  } catch {}
 }
 
 /** What broke a turn that ended with an error: the decoder's errors, else its stop reason. */
@@ -475,30 +494,62 @@ async function decodeTurn(
   const items = itemsOf(body)
   const size = new AnswerSize(maxBytes)
   let ended = false
+  let overLimit: ToolwireError | undefined
+  // Set once the decoder saw the wire's end: what still comes (a usage chunk, [DONE]) gets
+  // ANSWER_TAIL_MS, so a connection left open never holds a whole answer.
+  let whole = false
   try {
     // A body that stalls must not hold the run past an abort: each read races the signal.
-    while (!signal?.aborted) {
-      const next = await untilAnswered('run: the model\'s body', () => items.next(), { signal })
+    for (let count = 1; !signal?.aborted; count++) {
+      // Items that resolve on microtasks alone (empty chunks without end) would starve the
+      // timers the abort and the deadline come by: a macrotask turn every so many items.
+      if (count % YIELD_EVERY_ITEMS === 0) await new Promise((resolve) => setImmediate(resolve))
+      let next: { done?: boolean; value?: unknown } | typeof ABORTED
+      try {
+        next = await untilAnswered("run: the model's body", () => items.next(), { signal, timeoutMs: whole ? ANSWER_TAIL_MS : undefined })
+      } catch (error) {
+        if (whole && error instanceof ToolwireError && error.code === 'TIMEOUT') break
+        throw error
+      }
       if (next === ABORTED) break
       if (next.done) {
         ended = true
         break
       }
       const item = next.value
-      kept?.add(item)
-      size.add(item)
-      if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) forward(decoder.push(item))
-      else forward(decoder.pushEvent(item))
+      let events: StreamEvent[]
+      if (typeof item === 'string' || item instanceof Uint8Array || item instanceof ArrayBuffer) {
+        overLimit = size.exceededBy(item)
+        if (overLimit !== undefined) break
+        kept?.add(item)
+        events = decoder.push(item)
+      } else {
+        // (an SDK's chunk object goes to the decoder as its JSON text, counted like a body's)
+        const text = item !== null && typeof item === 'object' ? jsonText('StreamDecoder.pushEvent: event', item) : undefined
+        overLimit = text === undefined ? undefined : size.exceededBy(text)
+        if (overLimit !== undefined) break
+        kept?.add(item)
+        events = decoder.pushEvent(text ?? (item as object))
+      }
+      forward(events)
+      if (!whole) whole = events.some((event) => event.type === 'done')
     }
   } finally {
-    // Stopped early (an abort, a decoder error): the body is given up, never awaited.
+    // Stopped early (an abort, a limit, a decoder error): the body is given up, never awaited.
     if (!ended) items.stop()
     kept?.close(ended)
   }
   const turn = decoder.finish()
   forward(turn.events)
+  if (overLimit !== undefined) throw overLimit
   return turn
 }
+
+/** How often reading a model's body yields to the event loop's timers, in items (see decodeTurn). */
+const YIELD_EVERY_ITEMS = 64
+
+/** How long the rest of an answer may take once the decoder saw its end, in ms (see decodeTurn). */
+const ANSWER_TAIL_MS = 2_000
 
 /** How much of a model's error body is read: its first 64 KiB (the error quotes 300 characters). */
 const ERROR_BODY_BYTES = 64 << 10
