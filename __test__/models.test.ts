@@ -80,6 +80,16 @@ async function providerServer(respond: (seen: Seen, index: number) => Answer) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
 }
 
+/** The message of what `fn` throws (it must throw). */
+function thrownMessage(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error('expected a throw')
+}
+
 /** Runs `body` with the environment variables `values` set (undefined: unset), restoring them after. */
 async function withEnv<T>(values: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
@@ -393,7 +403,7 @@ describe('how long a retry waits', () => {
     expect(wait({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' })).toBe(0)
     expect(wait({ 'retry-after': 'soon', 'retry-after-ms': '-5' })).toBeUndefined()
     // what Date.parse reads as a date is none unless it is an HTTP date (V8 reads "5, 10" as 2001)
-    for (const junk of ['5, 10', 'x 2050', '2026-01-01T00:00:05Z', 'Thu Jan 01 2026 00:00:05 GMT']) expect(wait({ 'retry-after': junk })).toBeUndefined()
+    for (const junk of ['5, 10', 'x 2050', '2026-01-01T00:00:05Z', 'Thu Jan 01 2026 00:00:05 GMT', 'Mon, 99 Jan 2025 99:99:99 GMT']) expect(wait({ 'retry-after': junk })).toBeUndefined()
     expect(wait({})).toBeUndefined()
   })
 
@@ -446,6 +456,16 @@ describe('the base URL', () => {
     await withEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, async () => {
       expect(() => models.openaiCompatible({ model: 'qwen3-8b' } as never)).toThrow(/^models\.openaiCompatible: options\.baseURL \(the server's API root/)
     })
+  })
+})
+
+describe('headers given as fetch takes them', () => {
+  it('a Headers or a Map is sent, as an object is', async () => {
+    const server = await providerServer(twoTurns('openai-chat'))
+    await models.openaiChat({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.url, headers: new Headers({ 'X-Tenant': 'acme' }) })(CHAT_REQUEST)
+    await models.openaiChat({ model: 'gpt-4o-mini', baseURL: server.url, headers: new Map([['Authorization', 'Bearer from-map']]) })(CHAT_REQUEST)
+    expect(server.seen[0]!.headers['x-tenant']).toBe('acme')
+    expect(server.seen[1]!.headers.authorization).toBe('Bearer from-map')
   })
 })
 
@@ -584,6 +604,20 @@ describe('options', () => {
     const error = await withEnv({ OPENAI_API_KEY: 'sk-pasted\u200b' }, () => rejection(models.openaiChat({ model: 'm', fetch })(CHAT_REQUEST)))
     expect(error).toMatchObject({ code: 'PRECONDITION_FAILED', message: "models.openaiChat: the environment's OPENAI_API_KEY holds U+200B at 9, which no HTTP header may carry" })
     expect(sent).toEqual([])
+    // a URL without its scheme reads as one whose scheme is the user: refused, the password never quoted
+    expect(() => models.openaiCompatible({ model: 'm', baseURL: 'admin:hunter2@127.0.0.1:9/v1' })).toThrow(
+      new TypeError('models.openaiCompatible: options.baseURL must be an http:// or https:// URL, got string ***@127.0.0.1:9/v1'),
+    )
+    await withEnv({ OPENAI_BASE_URL: 'https://proxyuser:Sup3rS3cretPass@my proxy.example/v1' }, async () => {
+      const message = thrownMessage(() => models.openaiChat({ model: 'm' }))
+      expect(message).toBe("models.openaiChat: the environment's OPENAI_BASE_URL must be an absolute URL (http://host/...), got string https://***@my proxy.example/v1")
+    })
+    // every control character fetch refuses, a credential's value unquoted whatever its header is called
+    expect(() => models.openaiChat({ model: 'm', apiKey: 'sk-\u0001abcdef' })).toThrow('models.openaiChat: options.apiKey holds U+0001 at 3, which no HTTP header may carry')
+    expect(() => models.openaiChat({ model: 'm', headers: { 'x-trace': 'a\u007f' } })).toThrow(/options\.headers\["x-trace"\] holds U\+007F at 1/)
+    for (const name of ['x-client-credential', 'x-jwt-assertion', 'x-bearer', 'x-signature', 'x-goog-iap-jwt', 'x-db-passwd']) {
+      expect(thrownMessage(() => models.openaiChat({ model: 'm', headers: { [name]: 'hunter2\nsecret' } }))).not.toContain('hunter2')
+    }
     await withEnv({ ANTHROPIC_BASE_URL: 'https://user:pw-secret@proxy.example' }, async () => {
       expect(() => models.anthropic({ model: 'c' })).toThrow(/^models\.anthropic: the environment's ANTHROPIC_BASE_URL must not hold credentials \(user:password@ before proxy\.example\)/)
     })

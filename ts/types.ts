@@ -960,8 +960,8 @@ export interface ModelPresetOptions {
   apiKey?: string
   /** Where the provider's API is (a proxy, a gateway): default, the variable its SDK reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`; read when the preset is made), else the provider's own. */
   baseURL?: string
-  /** Headers sent with each request, over the preset's own (names in any case). */
-  headers?: Record<string, string>
+  /** Headers sent with each request, over the preset's own (names in any case; an object, a Headers or a Map). */
+  headers?: Record<string, string> | Headers | Map<string, string>
   /** The fetch to send with (default: `globalThis.fetch`, read at each request). */
   fetch?: FetchFunction
   /** Fields added to each request body (`temperature`, ...), over what the preset and `run()` put there. */

@@ -127,8 +127,13 @@ function baseURLOf<W extends Wire, O extends ModelPresetOptions>(where: string, 
  * would carry it).
  */
 function absoluteURL(what: string, url: string): string {
-  if (!URL.canParse(url)) throw new TypeError(`${what} must be an absolute URL (http://host/...), got ${describe(url)}`)
+  // (quoted with anything that may be a user and password masked: the URL is not yet known to be one)
+  const quoted = describe(url.replace(/^([^/?#]*\/\/)?[^/?#@]*@/, (_all, scheme: string | undefined) => `${scheme ?? ''}***@`))
+  if (!URL.canParse(url)) throw new TypeError(`${what} must be an absolute URL (http://host/...), got ${quoted}`)
   const parsed = new URL(url)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new TypeError(`${what} must be an http:// or https:// URL, got ${quoted}`)
+  }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new TypeError(`${what} must not hold credentials (user:password@ before ${parsed.host}): send them in options.headers (authorization)`)
   }
@@ -142,7 +147,14 @@ function headersOf(where: string, given: unknown): Map<string, string> {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     throw new TypeError(`${where}: options.headers must be an object of header names to values, got ${describe(given)}`)
   }
-  const own = ownOptions(given as Record<string, unknown>)
+  // (a Headers or a Map, as fetch takes them, read by their entries; an object by its own keys)
+  const own: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+  if (given instanceof Headers || given instanceof Map) {
+    for (const [name, value] of (given as Map<unknown, unknown>).entries()) {
+      if (typeof name !== 'string') throw new TypeError(`${where}: options.headers holds a name that is no string: ${describe(name)}`)
+      own[name] = value
+    }
+  } else Object.assign(own, ownOptions(given as Record<string, unknown>))
   for (const name of Object.keys(own)) {
     const value = own[name]
     const at = `${where}: options.headers[${JSON.stringify(name)}]`
@@ -158,13 +170,14 @@ function headersOf(where: string, given: unknown): Map<string, string> {
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 /**
- * Refuses, naming `where`, a header value fetch would refuse (a line break, a NUL, a character
- * past U+00FF such as a pasted zero-width space): sent, it would fail before reaching the network,
+ * Refuses, naming `where`, a header value fetch would refuse (a control character such as a line
+ * break or a NUL, a character past U+00FF such as a pasted zero-width space): sent, it would fail before reaching the network,
  * never worth a retry. The character and its place are named, the value only when it is no
  * credential.
  */
 function checkHeaderValue(where: string, value: string, secret: boolean): void {
-  const bad = /[\0\r\n]|[^\0-\u00ff]/u.exec(value)
+  // (what a header value may hold: tabs, spaces, visible ASCII and U+0080 to U+00FF)
+  const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value)
   if (bad === null) return
   const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
   const quoted = secret ? '' : `: ${JSON.stringify(value.slice(0, 100))}`
@@ -223,7 +236,7 @@ function requestHeaders<W extends Wire, O extends ModelPresetOptions>(provider: 
 }
 
 /** Header names whose values are credentials: an error never quotes them. */
-const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session|password/i
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session|pass(word|wd)?|credential|bearer|jwt|signature|assertion|sig\b/i
 
 /** What an error may not quote: the key, and the value of each credential header sent (of 4 characters or more). */
 function secretsOf(apiKey: string | undefined, headers: Record<string, string>): string[] {

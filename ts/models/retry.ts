@@ -86,7 +86,7 @@ export function requestedWaitMs(headers: HeaderReader, now: number = Date.now())
   let wait: number | undefined
   if (millis !== undefined) wait = millis
   else if (seconds !== undefined) wait = seconds * 1000
-  else if (after !== null && HTTP_DATE.test(after.trim())) wait = Math.max(0, Date.parse(after) - now)
+  else if (after !== null && HTTP_DATE.test(after.trim()) && !Number.isNaN(Date.parse(after))) wait = Math.max(0, Date.parse(after) - now)
   return wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS)
 }
 
