@@ -107,54 +107,126 @@ const ZOD3_NO_JSON_FORM: ReadonlyMap<string, string> = new Map([
 /** A Zod 3 schema's `_def` (its type's name and its parts), as {@link zod3TypeWithoutJson} walks it. */
 type Zod3Def = Record<string, unknown> & { typeName?: unknown }
 
+/** A Zod 3 type JSON cannot carry (`type`, as written in Zod) and its place in the schema (`path`). */
+interface Zod3Unsendable {
+  path: string
+  type: string
+}
+
+/** `value` as written in code when JSON cannot carry it (a BigInt, undefined, a symbol, NaN, ...), else undefined. */
+function valueWithoutJson(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'bigint':
+      return `${value}n`
+    case 'undefined':
+      return 'undefined'
+    case 'symbol':
+      return value.toString()
+    case 'function':
+      return 'a function'
+    case 'number':
+      return Number.isFinite(value) ? undefined : String(value)
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The path of the schema held at `key` of a `typeName` schema's `_def`, below the schema at `path`:
+ * an array's or a set's element adds `[]`, a tuple's rest `[]`, a record's value `.<key>`, an
+ * object's catchall `.<other key>`; wrappers (optional, default, branded, lazy, effects, pipeline,
+ * ...) and the members of unions and intersections keep the path.
+ */
+function zod3PartPath(typeName: unknown, key: string, path: string): string {
+  if ((typeName === 'ZodArray' && key === 'type') || (typeName === 'ZodSet' && key === 'valueType') || (typeName === 'ZodTuple' && key === 'rest')) return `${path}[]`
+  if ((typeName === 'ZodRecord' || typeName === 'ZodMap') && key === 'valueType') return `${path}.<key>`
+  if (typeName === 'ZodObject' && key === 'catchall') return `${path}.<other key>`
+  return path
+}
+
 /**
  * The first type in Zod 3 `schema` that has no JSON form, as `{ path, type }` (the path in the
- * schema's properties, such as `.when` or `.items[]`), or undefined. Every schema a `_def` holds
- * is walked (object shapes, array items, unions, wrappers, lazy schemas once each).
+ * schema's properties, such as `.when` or `.items[]`), or undefined: a type such as `z.date()`, or
+ * a literal or enum value JSON cannot carry (`z.literal(10n)`, `z.literal(undefined)`). Every
+ * schema a `_def` holds is walked (object shapes, array items, unions, wrappers, lazy schemas once
+ * each). An error thrown while walking it (a shape getter that throws, a schema nested too deep)
+ * is a VALIDATION_ERROR naming `where` and the place reached.
  */
-function zod3TypeWithoutJson(schema: unknown): { path: string; type: string } | undefined {
+function zod3TypeWithoutJson(schema: unknown, where: string): Zod3Unsendable | undefined {
   const seen = new Set<unknown>()
-  const walk = (node: unknown, path: string): { path: string; type: string } | undefined => {
+  let reached = ''
+  const walk = (node: unknown, path: string): Zod3Unsendable | undefined => {
+    reached = path
     if (!isZod3Schema(node) || seen.has(node)) return undefined
     seen.add(node)
     const def = own(node as object, '_def') as Zod3Def
-    const type = typeof def.typeName === 'string' ? ZOD3_NO_JSON_FORM.get(def.typeName) : undefined
+    const typeName = def.typeName
+    const type = typeof typeName === 'string' ? ZOD3_NO_JSON_FORM.get(typeName) : undefined
     if (type !== undefined) return { path, type }
+    if (typeName === 'ZodLiteral') {
+      const shown = valueWithoutJson(def.value)
+      if (shown !== undefined) return { path, type: `z.literal(${shown})` }
+    }
+    if ((typeName === 'ZodEnum' || typeName === 'ZodNativeEnum') && def.values !== null && typeof def.values === 'object') {
+      for (const value of Object.values(def.values)) {
+        const shown = valueWithoutJson(value)
+        if (shown !== undefined) return { path, type: `${typeName === 'ZodEnum' ? 'z.enum()' : 'z.nativeEnum()'} with the value ${shown}` }
+      }
+    }
     for (const key of Object.keys(def)) {
+      reached = path
       const part = def[key]
-      let found: { path: string; type: string } | undefined
+      const at = zod3PartPath(typeName, key, path)
+      let found: Zod3Unsendable | undefined
       if (key === 'shape' && typeof part === 'function') {
         const shape = (part as () => Record<string, unknown>)()
-        for (const name of Object.keys(shape)) if ((found = walk(shape[name], `${path}.${name}`))) return found
+        for (const name of Object.keys(shape)) {
+          reached = `${path}.${name}`
+          if ((found = walk(shape[name], `${path}.${name}`))) return found
+        }
       } else if (key === 'getter' && typeof part === 'function') {
         found = walk((part as () => unknown)(), path)
       } else if (Array.isArray(part)) {
-        for (const item of part) if ((found = walk(item, `${path}[]`))) return found
+        const tuple = typeName === 'ZodTuple' && key === 'items'
+        for (let i = 0; i < part.length; i++) if ((found = walk(part[i], tuple ? `${path}[${i}]` : at))) return found
       } else {
-        found = walk(part, key === 'type' || key === 'valueType' ? `${path}[]` : path)
+        found = walk(part, at)
       }
       if (found !== undefined) return found
     }
     return undefined
   }
-  return walk(schema, '')
+  try {
+    return walk(schema, '')
+  } catch (error) {
+    throw new ToolwireError('VALIDATION_ERROR', `${where} is a Zod 3 schema that cannot be read${zod3Place(reached)}: ${messageOf(error)}`)
+  }
+}
+
+/** ` at <path>` for a Zod 3 path (` at the root` for the root; a long one by its last 160 characters). */
+function zod3Place(path: string): string {
+  if (path === '') return ' at the root'
+  const shown = path.replace(/^\./, '')
+  // (a long path from its last whole step)
+  return shown.length <= 200 ? ` at ${shown}` : ` at ...${shown.slice(-160).replace(/^[^.[]*\.?/, '')} (a path of ${shown.length} characters)`
 }
 
 /**
  * A Zod 3 schema as JSON Schema, converted by `zod-to-json-schema` (an optional peer, loaded only
  * for such a schema: Zod 3 has no converter of its own). A type JSON cannot carry (`z.date()`,
  * `z.bigint()`, `z.function()`, ...) is refused naming its place, as Zod 4's conversion refuses it.
- * A schema used twice or recursively (`z.lazy`) becomes a local `$ref` (validated as it is; the
- * definitions sent inline it). A transform's input is what a tool receives (`io` 'input'), while
+ * A schema used twice or recursively (`z.lazy`) becomes a local `$ref` (validated as it is at
+ * every depth; the definitions sent inline it and cut a recursion to `{}`, since providers refuse
+ * `$ref` cycles, reporting the cut among their warnings). A transform's input is what a tool receives (`io` 'input'), while
  * what it outputs has no JSON Schema (any value, for 'output'). The `$schema` key it adds is
  * dropped, as Zod 4's conversion has none.
  */
 function zod3JsonSchema(schema: unknown, io: 'input' | 'output', where: string): unknown {
-  const unsendable = zod3TypeWithoutJson(schema)
+  const unsendable = zod3TypeWithoutJson(schema, where)
   if (unsendable !== undefined) {
     throw new ToolwireError(
       'VALIDATION_ERROR',
-      `${where} is a Zod 3 schema with no JSON Schema form: ${unsendable.type}${unsendable.path === '' ? '' : ` at ${unsendable.path.replace(/^\./, '')}`} holds values JSON cannot carry, and a model sends only JSON${unsendable.type === 'z.date()' ? ' (a date as an ISO string is z.string().datetime())' : ''}`,
+      `${where} is a Zod 3 schema with no JSON Schema form: ${unsendable.type}${unsendable.path === '' ? '' : zod3Place(unsendable.path)} holds values JSON cannot carry, and a model sends only JSON${unsendable.type === 'z.date()' ? ' (a date as an ISO string is z.string().datetime())' : ''}`,
     )
   }
   let converter: Zod3Converter

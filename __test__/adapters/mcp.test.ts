@@ -199,6 +199,25 @@ describe('toolwire/mcp addMcpServer', () => {
     }
   })
 
+  it('refuses a server listing more than 100,000 tools, naming it, where a page that large once overflowed the stack', async () => {
+    // (attack review 22, m1: push(...page.tools) threw RangeError for a page of 200,000 tools)
+    const many = Array.from({ length: 200_000 }, (_, i) => tool(i + 1))
+    const { client, requests } = await paginated((i) => (i === 0 ? { tools: [tool(0)], nextCursor: 'p2' } : { tools: many }))
+    const runtime = new ToolRuntime()
+    await expect(addMcpServer(runtime, client)).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('MCP server "evil" listed more than 100000 tools (1 before tools/list page 2, which holds 200000); at most 100000 are read'),
+    })
+    expect(requests).toEqual([undefined, 'p2'])
+    expect(runtime.list()).toEqual([])
+  })
+
+  it('lists a page of 100,000 tools, the most it reads', async () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => tool(i))
+    const { client } = await paginated(() => ({ tools: many }))
+    expect(await addMcpServer(new ToolRuntime(), client, { tools: ['t99999'] })).toEqual(['t99999'])
+  })
+
   it('refuses a server still paging after 1000 pages, and lets timers run while it reads them', async () => {
     const { client, requests } = await paginated((i) => ({ tools: [tool(i)], nextCursor: `${'sk-proj-' + 'a'.repeat(40)}-${i + 1}` }))
     let ticks = 0

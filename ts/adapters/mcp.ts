@@ -94,17 +94,23 @@ function quoted(text: string): string {
 /**
  * Every tool the server lists, following `nextCursor`: a cursor already followed (a server
  * answering the same one again would be listed forever) and more than MAX_LIST_PAGES pages are
- * refused, naming the server and the cursor. Each page waits for the event loop to turn, so a
+ * refused, naming the server and the cursor, as are more than 100,000 tools in all. Each page waits for the event loop to turn, so a
  * server answering at once (an in-memory transport) cannot starve timers while it is read.
  */
 async function listAllTools(client: Client): Promise<McpTool[]> {
+  // More tools than any model is given: a server listing more is refused, as one paging forever is.
+  const MAX_LIST_TOOLS = 100_000
   const tools: McpTool[] = []
   const seen = new Set<string>()
   let cursor: string | undefined
   for (let pages = 0; ; pages++) {
     if (pages > 0) await new Promise((resolve) => setImmediate(resolve))
     const page = await client.listTools(cursor === undefined ? undefined : { cursor })
-    tools.push(...page.tools)
+    if (tools.length + page.tools.length > MAX_LIST_TOOLS) {
+      throw new ToolwireError('LIMIT_EXCEEDED', `addMcpServer: ${serverName(client)} listed more than ${MAX_LIST_TOOLS} tools (${tools.length} before tools/list page ${pages + 1}, which holds ${page.tools.length}); at most ${MAX_LIST_TOOLS} are read`)
+    }
+    // (one by one: spreading a page of hundreds of thousands overflows the call stack)
+    for (const tool of page.tools) tools.push(tool)
     const next: unknown = page.nextCursor
     if (next === undefined || next === null) return tools
     if (typeof next !== 'string') {
