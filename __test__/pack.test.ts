@@ -165,7 +165,7 @@ export const events: StreamEvent[] = new StreamDecoder('anthropic').push('')
     expect(wrong.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type '\{ name: string; \}' is not assignable to type 'DispatchCall'/)
   })
 
-  it('toolwire/mcp without @modelcontextprotocol/sdk installed: addMcpServer loads, serveMcp names the package to install', () => {
+  it('toolwire/mcp without an MCP SDK installed: addMcpServer loads, serveMcp names the packages to install', () => {
     expect(existsSync(join(app, 'node_modules', '@modelcontextprotocol'))).toBe(false)
     const check = `const rt = new ToolRuntime()
 let message = 'no error'
@@ -173,7 +173,7 @@ try { serveMcp(rt) } catch (error) { message = error.message }
 console.log(JSON.stringify([typeof addMcpServer, message]))`
     writeFileSync(join(app, 'mcp-check.mjs'), `import { ToolRuntime } from 'toolwire'\nimport { addMcpServer, serveMcp } from 'toolwire/mcp'\n${check}`)
     writeFileSync(join(app, 'mcp-check.cjs'), `const { ToolRuntime } = require('toolwire')\nconst { addMcpServer, serveMcp } = require('toolwire/mcp')\n${check}`)
-    const expected = ['function', 'toolwire/mcp needs the package "@modelcontextprotocol/sdk": install it next to toolwire']
+    const expected = ['function', 'toolwire/mcp needs the package "@modelcontextprotocol/sdk" (the MCP SDK 1) or "@modelcontextprotocol/server" (the MCP SDK 2): install one next to toolwire']
     expect(JSON.parse(node(['mcp-check.mjs'], app))).toEqual(expected)
     expect(JSON.parse(node(['mcp-check.cjs'], app))).toEqual(expected)
   })

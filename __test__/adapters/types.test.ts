@@ -11,7 +11,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest'
 import { ToolRuntime, type ToolResult } from 'toolwire'
 import { aiSdkModelOutput, toAiSdkTools, type AiSdkModelOutput, type ToolUpdateEvent } from 'toolwire/ai-sdk'
 import { createToolNode, toLangChainTools } from 'toolwire/langchain'
-import { addMcpServer, serveMcp, type AddMcpServerOptions } from 'toolwire/mcp'
+import { addMcpServer, serveMcp, type AddMcpServerOptions, type McpClientV2 } from 'toolwire/mcp'
 
 describe('adapter types', () => {
   it('langchain: DynamicStructuredTools, and a node StateGraph accepts', () => {
@@ -43,10 +43,16 @@ describe('adapter types', () => {
   })
 
   it('mcp: takes the SDK Client, returns the SDK McpServer', () => {
-    expectTypeOf(addMcpServer).parameter(1).toEqualTypeOf<Client>()
+    expectTypeOf(addMcpServer).parameter(1).toEqualTypeOf<Client | McpClientV2>()
     expectTypeOf(addMcpServer).parameter(2).toEqualTypeOf<AddMcpServerOptions | undefined>()
     expectTypeOf(addMcpServer).returns.toEqualTypeOf<Promise<string[]>>()
-    expectTypeOf(serveMcp).returns.toEqualTypeOf<McpServer>()
-    expect(serveMcp(new ToolRuntime())).toBeInstanceOf(McpServer)
+    const made = serveMcp(new ToolRuntime())
+    expectTypeOf(made).toEqualTypeOf<McpServer>()
+    expect(made).toBeInstanceOf(McpServer)
+    // (options.server: the server handed in, of its own type)
+    const own = new McpServer({ name: 'own', version: '1.0.0' })
+    const given = serveMcp(new ToolRuntime(), { server: own })
+    expectTypeOf(given).toEqualTypeOf<McpServer>()
+    expect(given).toBe(own)
   })
 })

@@ -1,7 +1,8 @@
 // toolwire/mcp: tools of a Model Context Protocol server registered in a runtime (through the
-// SDK's Client), and a runtime's tools served as an MCP server (an SDK McpServer).
-// @modelcontextprotocol/sdk is loaded when serveMcp is first called; addMcpServer only uses the
-// Client it is given.
+// SDK's Client), and a runtime's tools served as an MCP server (an SDK McpServer). Both majors of
+// the MCP TypeScript SDK: 1 (@modelcontextprotocol/sdk) and 2 (@modelcontextprotocol/client and
+// /server). The SDK is loaded when serveMcp is first called (none when it is handed a server);
+// addMcpServer only uses the Client it is given, whose major it tells by the Client itself.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -14,9 +15,47 @@ import type { AgentToolResult, ContentBlock, ToolDefinition } from '../types.js'
 import { adapterOptions, checkRuntime, textOfContent } from './common.js'
 import { serveMcpWith } from './mcp-server.js'
 import { requirePeer } from './peer.js'
-import type { ServeMcpOptions } from './mcp-server.js'
+import type { McpServerInstance, ServeMcpOptions } from './mcp-server.js'
 
-export type { ServeMcpOptions }
+export type { McpServerInstance, ServeMcpOptions }
+
+/**
+ * The parts of the MCP SDK 2's Client (`@modelcontextprotocol/client`) addMcpServer uses: its
+ * Client is this (the SDK 2's types are not a dependency of toolwire). Told from the SDK 1's
+ * Client by `getProtocolEra`, which only the SDK 2 has.
+ */
+export interface McpClientV2 {
+  getProtocolEra(): unknown
+  getServerVersion(): { name?: string } | undefined
+  /** A single page of tools/list: the first page (listTools without a cursor reads every page itself). */
+  request(request: { method: 'tools/list'; params?: { cursor?: string } }): Promise<unknown>
+  listTools(params?: { cursor?: string }): Promise<unknown>
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, options?: McpCallOptionsV2): Promise<unknown>
+}
+
+/** The SDK 2's callTool options addMcpServer gives. */
+interface McpCallOptionsV2 {
+  signal?: AbortSignal
+  timeout?: number
+  onprogress?: (progress: Progress) => void
+  /** The listed tool: the SDK 2 checks structuredContent against its outputSchema. */
+  toolDefinition?: McpTool
+}
+
+/** An MCP SDK Client, of the SDK 1 or the SDK 2. */
+export type McpClient = Client | McpClientV2
+
+/** Whether `client` is the SDK 2's: it has getProtocolEra, which the SDK 1's Client has not. */
+function isClientV2(client: McpClient): client is McpClientV2 {
+  return typeof (client as { getProtocolEra?: unknown }).getProtocolEra === 'function'
+}
+
+/** One page of tools/list: the SDK 1 reads one per listTools call; the SDK 2's listTools reads every page without a cursor, so its first page is a request. */
+async function listPage(client: McpClient, cursor: string | undefined): Promise<{ tools: McpTool[]; nextCursor?: unknown }> {
+  if (!isClientV2(client)) return client.listTools(cursor === undefined ? undefined : { cursor })
+  const page = cursor === undefined ? await client.request({ method: 'tools/list' }) : await client.listTools({ cursor })
+  return page as { tools: McpTool[]; nextCursor?: unknown }
+}
 
 /** Options of addMcpServer. */
 export interface AddMcpServerOptions {
@@ -75,7 +114,7 @@ function progressUpdate(progress: Progress): AgentToolResult<{ progress: number;
 const MAX_LIST_PAGES = 1000
 
 /** What the server calls itself, for an error: its `serverInfo.name`, else that it gave none. */
-function serverName(client: Client): string {
+function serverName(client: McpClient): string {
   let name: unknown
   try {
     name = typeof client.getServerVersion === 'function' ? client.getServerVersion()?.name : undefined
@@ -94,10 +133,10 @@ function quoted(text: string): string {
 /**
  * Every tool the server lists, following `nextCursor`: a cursor already followed (a server
  * answering the same one again would be listed forever) and more than MAX_LIST_PAGES pages are
- * refused, naming the server and the cursor, as are more than 100,000 tools in all. Each page waits for the event loop to turn, so a
- * server answering at once (an in-memory transport) cannot starve timers while it is read.
+ * refused, naming the server and the cursor, as are more than 100,000 tools in all. Each page
+ * waits for the event loop to turn, so a server answering at once (an in-memory transport) cannot starve timers while it is read.
  */
-async function listAllTools(client: Client): Promise<McpTool[]> {
+async function listAllTools(client: McpClient): Promise<McpTool[]> {
   // More tools than any model is given: a server listing more is refused, as one paging forever is.
   const MAX_LIST_TOOLS = 100_000
   const tools: McpTool[] = []
@@ -105,7 +144,7 @@ async function listAllTools(client: Client): Promise<McpTool[]> {
   let cursor: string | undefined
   for (let pages = 0; ; pages++) {
     if (pages > 0) await new Promise((resolve) => setImmediate(resolve))
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor })
+    const page = await listPage(client, cursor)
     if (tools.length + page.tools.length > MAX_LIST_TOOLS) {
       throw new ToolwireError('LIMIT_EXCEEDED', `addMcpServer: ${serverName(client)} listed more than ${MAX_LIST_TOOLS} tools (${tools.length} before tools/list page ${pages + 1}, which holds ${page.tools.length}); at most ${MAX_LIST_TOOLS} are read`)
     }
@@ -128,8 +167,8 @@ async function listAllTools(client: Client): Promise<McpTool[]> {
 }
 
 /**
- * Registers the tools of the MCP server `client` is connected to and returns their names. Each
- * call goes through `client.callTool` with the runtime's abort signal (a deadline or a
+ * Registers the tools of the MCP server `client` (an SDK 1 or SDK 2 Client) is connected to and
+ * returns their names. Each call goes through `client.callTool` with the runtime's abort signal (a deadline or a
  * cancellation sends `notifications/cancelled`), progress notifications become
  * `tool_execution_update` events, image blocks are kept, `isError` results are error results,
  * and `structuredContent` becomes `details`, checked against the tool's `outputSchema` (by the
@@ -137,10 +176,10 @@ async function listAllTools(client: Client): Promise<McpTool[]> {
  * names to take), `timeoutMs` (each tool's deadline), `plugin` (register them as that plugin,
  * reached by policies through `group:plugins`).
  */
-export async function addMcpServer(runtime: ToolRuntime, client: Client, options: AddMcpServerOptions = {}): Promise<string[]> {
+export async function addMcpServer(runtime: ToolRuntime, client: McpClient, options: AddMcpServerOptions = {}): Promise<string[]> {
   checkRuntime(runtime, 'addMcpServer')
   if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
-    throw new TypeError(`addMcpServer: client must be a connected @modelcontextprotocol/sdk Client, got ${describe(client)}`)
+    throw new TypeError(`addMcpServer: client must be a connected MCP SDK Client (of @modelcontextprotocol/client or @modelcontextprotocol/sdk), got ${describe(client)}`)
   }
   const given = adapterOptions(options, 'addMcpServer')
   const prefix = given.prefix ?? ''
@@ -166,7 +205,7 @@ export async function addMcpServer(runtime: ToolRuntime, client: Client, options
 }
 
 /** The toolwire tool that calls `mcpTool` through `client`. */
-function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options: AddMcpServerOptions): McpToolDefinition {
+function definitionOf(client: McpClient, mcpTool: McpTool, prefix: string, options: AddMcpServerOptions): McpToolDefinition {
   const outputSchema = mcpTool.outputSchema
   const definition: McpToolDefinition = {
     name: prefix + mcpTool.name,
@@ -176,14 +215,19 @@ function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options:
     outputSchema,
     timeoutMs: options.timeoutMs,
     async execute(_toolCallId, params, signal, onUpdate) {
-      // The SDK's result type also allows `{ toolResult }` (protocol 2024-10-07): no content, read as none.
-      const result = (await client.callTool({ name: mcpTool.name, arguments: params ?? {} }, undefined, {
+      const request = { name: mcpTool.name, arguments: params ?? {} }
+      const callOptions = {
         signal,
         timeout: MAX_TIMER_MS,
-        onprogress: (progress) => {
+        onprogress: (progress: Progress) => {
           if (typeof onUpdate === 'function') onUpdate(progressUpdate(progress))
         },
-      })) as CallToolResult
+      }
+      // The SDK 1's callTool takes a result schema before its options, the SDK 2's its options
+      // (with the listed tool, whose outputSchema it checks structuredContent against: the SDK 1
+      // keeps the outputSchemas listTools read). The SDK 1's result type also allows
+      // `{ toolResult }` (protocol 2024-10-07): no content, read as none.
+      const result = (isClientV2(client) ? await client.callTool(request, { ...callOptions, toolDefinition: mcpTool }) : await client.callTool(request, undefined, callOptions)) as CallToolResult
       // (what the server sent, by its own keys: see ownOptions)
       const content = ((own(result, 'content') as CallToolResult['content'] | undefined) ?? []).map(blockFromMcp)
       const structured = own(result, 'structuredContent') as CallToolResult['structuredContent']
@@ -203,7 +247,7 @@ function definitionOf(client: Client, mcpTool: McpTool, prefix: string, options:
   return definition
 }
 
-/** The SDK's CommonJS build, loaded when serveMcp is first called. */
+/** The SDK's CommonJS build (the SDK 1's, else the SDK 2's), loaded when serveMcp is first called. */
 const requireSdk = requirePeer('mcp')
 
 /**
@@ -213,9 +257,13 @@ const requireSdk = requirePeer('mcp')
  * `tool_execution_update` events sent as progress notifications when the client asked for
  * progress, failed results as `isError`, and for tools with an object `outputSchema` the
  * result's details (or data) as `structuredContent`. Connect it with `.connect(transport)`.
- * serveMcp owns the server's tool handlers: do not also call its registerTool. Throws, naming the
- * package to install, when @modelcontextprotocol/sdk is missing.
+ * serveMcp owns the server's tool handlers: do not also call its registerTool. The server is
+ * `options.server` when given (an unconnected McpServer of either SDK major, returned as given),
+ * else a new McpServer of @modelcontextprotocol/sdk (the SDK 1) when it is installed, else of
+ * @modelcontextprotocol/server (the SDK 2). Throws, naming both packages, when neither is.
  */
-export function serveMcp(runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServer {
+export function serveMcp<S extends McpServerInstance>(runtime: ToolRuntime, options: ServeMcpOptions & { server: S }): S
+export function serveMcp(runtime: ToolRuntime, options?: ServeMcpOptions): McpServer
+export function serveMcp(runtime: ToolRuntime, options: ServeMcpOptions = {}): McpServerInstance {
   return serveMcpWith(requireSdk, runtime, options)
 }

@@ -30,6 +30,15 @@ export function requirePeer(adapter: string): PeerLoader {
   return peerLoader(adapter, require)
 }
 
+/** The error a PeerLoader throws when the library is not installed: `missingPackage` names it. */
+export type MissingPeerError = Error & { code?: string; missingPackage?: string }
+
+/** The package `error` (thrown by a PeerLoader) says is not installed, else undefined. */
+export function missingPackageOf(error: unknown): string | undefined {
+  const name = error instanceof Error ? (error as MissingPeerError).missingPackage : undefined
+  return typeof name === 'string' ? name : undefined
+}
+
 /**
  * The Error saying which package to install when `error` is the failure to load `specifier` of
  * the peer package (from require or import), else undefined.
@@ -39,8 +48,9 @@ function missingPeer(specifier: string, adapter: string, error: unknown): Error 
   const code = failure !== undefined ? failure.code : undefined
   const name = packageOf(specifier)
   if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(failure?.message).includes(`'${name}`)) {
-    const wrapped: Error & { code?: string } = new Error(`toolwire/${adapter} needs the package "${name}": install it next to toolwire`)
+    const wrapped: MissingPeerError = new Error(`toolwire/${adapter} needs the package "${name}": install it next to toolwire`)
     wrapped.code = 'MODULE_NOT_FOUND'
+    wrapped.missingPackage = name
     wrapped.cause = error
     return wrapped
   }
