@@ -96,10 +96,12 @@ describe('npm pack', { timeout: 120_000 }, () => {
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
     // Everything but the binary is small (no stray build output or recording slipped in): no
     // file over 512 KB (the largest is THIRD_PARTY_NOTICES, the crates' license texts, about
-    // 420 KB) and 1.5 MB in all; the binary is one file of this platform.
+    // 420 KB) and 2 MB in all (about 1.55 MB with issue 21's kit: toolwire/testing, the
+    // presets, each adapter's ESM and CommonJS entries, the CLI); the binary is one file of this
+    // platform.
     const rest = packed.files.filter((f) => !f.path.endsWith('.node'))
     expect(rest.filter((f) => f.size > 512 * 1024).map((f) => f.path)).toEqual([])
-    expect(rest.reduce((sum, f) => sum + f.size, 0)).toBeLessThan(1_500_000)
+    expect(rest.reduce((sum, f) => sum + f.size, 0)).toBeLessThan(2_000_000)
     expect(paths.filter((p) => p.endsWith('.node'))).toEqual(binaries)
   })
 
