@@ -297,3 +297,112 @@ describe('audit.captureBodies', () => {
     })
   })
 })
+
+// Attack review 22: a3, a planted `model-9007199254740991.ndjson` made the next capture's number
+// 2^53, where `n++` no longer changes n: AnswerCapture.open stepped over the same taken name
+// forever (the run hung, synchronously); l5, an answer the run stopped reading (maxAnswerBytes)
+// replayed as whole and OK; a2, decoder and JSON.parse messages quoting a capture unscrubbed.
+describe('capture numbers, answers not read to their end, and what replay quotes', () => {
+  /** Runs `body` catching the process warnings it emits (they are emitted on the next tick). */
+  async function warningsOf(body: () => Promise<unknown>): Promise<string[]> {
+    const warnings: string[] = []
+    const listen = (warning: Error) => warnings.push(warning.message)
+    process.on('warning', listen)
+    try {
+      await body()
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('warning', listen)
+    }
+    return warnings
+  }
+
+  it('a capture file numbered at Number.MAX_SAFE_INTEGER turns capture off with one warning; the run goes on and ends', async () => {
+    const dir = auditRunDir(root, 'high')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'model-9007199254740991.ndjson'), '')
+    writeFileSync(join(dir, 'model-9007199254740992.ndjson'), '')
+    const runtime = runtimeKeeping()
+    let outcome: RunOutcome | undefined
+    const warnings = await warningsOf(async () => {
+      outcome = await runtime.run({
+        wire: 'openai-chat',
+        runId: 'high',
+        model: scriptedModel('openai-chat', [{ calls: [{ name: 'read', arguments: { path: 'a' } }] }, { text: 'done' }]),
+        messages: [userMessage('openai-chat', 'go')],
+      })
+    })
+    expect(outcome!.stopReason).toBe('stop')
+    expect(outcome!.steps).toHaveLength(2)
+    const said = warnings.filter((w) => w.includes('audit.captureBodies'))
+    // (one warning for the run, not one an answer)
+    expect(said).toEqual([
+      `toolwire: the model's answer could not be kept in ${dir} (audit.captureBodies): its number, 9007199254740992, is past Number.MAX_SAFE_INTEGER (9007199254740991: a capture file there is numbered that high): capture is off for this run; the run goes on`,
+    ])
+    expect(readdirSync(dir).filter((name) => name.startsWith('model-')).sort()).toEqual(['model-9007199254740991.ndjson', 'model-9007199254740992.ndjson'])
+  })
+
+  it('names taken up to Number.MAX_SAFE_INTEGER are stepped over up to it, never past', async () => {
+    const dir = auditRunDir(root, 'near')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'model-9007199254740989.ndjson'), '')
+    // (the next free name is taken too: a directory)
+    mkdirSync(join(dir, 'model-9007199254740990.ndjson'))
+    const runtime = runtimeKeeping()
+    const warnings = await warningsOf(async () => {
+      const outcome = await runtime.run({ wire: 'openai-chat', runId: 'near', model: scriptedModel('openai-chat', [{ text: 'one' }]), messages: [userMessage('openai-chat', 'go')] })
+      expect(outcome.stopReason).toBe('stop')
+      const again = await runtime.run({ wire: 'openai-chat', runId: 'near', model: scriptedModel('openai-chat', [{ text: 'two' }]), messages: [userMessage('openai-chat', 'go')] })
+      expect(again.stopReason).toBe('stop')
+    })
+    // the first answer kept at the last safe number, the second refused with the warning
+    expect(readFileSync(join(dir, 'model-9007199254740991.ndjson'), 'utf8')).toContain('"answer"')
+    expect(warnings.filter((w) => w.includes('is past Number.MAX_SAFE_INTEGER'))).toHaveLength(1)
+  })
+
+  it('replay marks an answer kept without its end record: not read to its end, not OK', async () => {
+    const runtime = runtimeKeeping()
+    const body = scriptedBody('openai-chat', { calls: [{ name: 'read', arguments: { path: 'x'.repeat(2000) } }] })
+    const outcome = await runtime.run({ wire: 'openai-chat', maxAnswerBytes: 1000, maxSteps: 1, model: () => faultyStream(body, { split: 'random', seed: 3 }), messages: [userMessage('openai-chat', 'go')] })
+    expect(outcome.stopReason).toBe('error')
+    expect(outcome.error).toContain('maxAnswerBytes')
+    const dir = auditRunDir(root, outcome.runId)
+    const lines = readFileSync(join(dir, 'model-001.ndjson'), 'utf8').trimEnd().split('\n')
+    expect(lines.at(-1)).not.toBe('{"end":true}')
+    const { code, report, stderr } = replay(dir)
+    expect(stderr).toBe('')
+    expect(code).toBe(1)
+    expect(report.ok).toBe(false)
+    expect(report.responses[0].ok).toBe(false)
+    expect(report.responses[0].notReadToEnd).toMatch(/^the answer was not read to its end: the run stopped reading it \(an abort, a limit such as maxAnswerBytes/)
+    const text = spawnSync(process.execPath, [BIN, 'replay', dir], { encoding: 'utf8' }).stdout
+    expect(text).toContain('— BROKEN\n  NOT READ TO ITS END: the answer was not read to its end: the run stopped reading it (an abort, a limit')
+    // an answer kept whole is not marked
+    const whole = await runtime.run({ wire: 'openai-chat', model: scriptedModel('openai-chat', [{ text: 'hi' }]), messages: [userMessage('openai-chat', 'go')] })
+    const kept = replay(auditRunDir(root, whole.runId))
+    expect(kept.code).toBe(0)
+    expect(kept.report.responses[0].notReadToEnd).toBeUndefined()
+  })
+
+  it('replay replaces the secrets of what it quotes from a capture: JSON.parse\'s messages, the decoder\'s errors', () => {
+    const KEY = `sk-proj-${'Zq8mN3vX7pL2kR9tW4yB6cJ1hF5gD0sA'.repeat(2)}`
+    const GHP = `ghp_${'A1b2C3d4E5'.repeat(3)}F6g7H8`
+    const head = JSON.stringify({ answer: { contentType: 'text/event-stream', status: 200 }, wire: 'openai-chat' })
+    const cases: [string, string[], string][] = [
+      ['a line that is no JSON, a secret at its start', [head, `${KEY} not json`], "model-001.ndjson:2: not a capture record (a run cut while writing it ends with a partial line): Unexpected token 's' is not valid JSON"],
+      ['a line that is no JSON, a token at its start', [head, `${GHP} not json`], "Unexpected token 'g' is not valid JSON"],
+      ['an event the decoder cannot read', [head, JSON.stringify({ event: { choices: [{ index: 0, delta: { content: KEY }, finish_reason: 7 }], object: GHP } })], '[redacted:openai-key]'],
+    ]
+    for (const [what, lines, said] of cases) {
+      const dir = join(root, what.replace(/\W+/g, '-'))
+      mkdirSync(dir)
+      writeFileSync(join(dir, 'run.json'), '{"kind":"run","wire":"openai-chat"}\n')
+      writeFileSync(join(dir, 'model-001.ndjson'), `${lines.join('\n')}\n`)
+      const out = spawnSync(process.execPath, [BIN, 'replay', dir], { encoding: 'utf8' })
+      const all = out.stdout + out.stderr
+      expect(out.status, what).toBe(1)
+      expect(all, what).toContain(said)
+      for (const secret of [KEY, GHP]) for (const part of [secret.slice(0, 12), secret.slice(-12)]) expect(all, `${what}: ${part}`).not.toContain(part)
+    }
+  })
+})

@@ -2,7 +2,7 @@
 // outcome on every wire, requests keyed by their canonical hash whatever their key order, and a
 // request with no recording failing with the nearest recording and the first path that differs.
 
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -304,7 +304,7 @@ describe('a recording is checked when read', () => {
     await expect(replayModel(dir)(request as never)).rejects.toThrow(`replayModel: the recording ${file} is not JSON: Unexpected end of JSON input`)
     rmSync(file)
     mkdirSync(file)
-    await expect(replayModel(dir)(request as never)).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', message: `replayModel: the recording ${file} is a directory, not a recording` })
+    await expect(replayModel(dir)(request as never)).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', message: `replayModel: the recording ${file} is a directory, not a recording: refused` })
   })
 
   it('files of the folder that are no recordings are left out of the search for the nearest, and named', async () => {
@@ -318,7 +318,7 @@ describe('a recording is checked when read', () => {
     expect(error.code).toBe('NOT_FOUND')
     expect(error.message).toMatch(
       new RegExp(
-        `: the nearest of 1 is ${file.slice(dir.length + 1)} \\(\\d+% alike\\); they first differ at \\$\\.messages\\[0\\]\\.content: the request has "bye", the recording "hi" \\(4 files are no recording, left out: loop\\.json cannot be read: ELOOP: too many symbolic links encountered, open '.*loop\\.json'; notes\\.json is not JSON: Expected property name or '\\}' in JSON at position 2[^;]*; null\\.json must be an object \\{ request, response \\}, got null; and 1 more\\)$`,
+        `: the nearest of 1 is ${file.slice(dir.length + 1)} \\(\\d+% alike\\); they first differ at \\$\\.messages\\[0\\]\\.content: the request has "bye", the recording "hi" \\(4 files are no recording, left out: loop\\.json is a symlink: refused \\(a recording is never read through a link[^;]*; notes\\.json is not JSON: Expected property name or '\\}' in JSON at position 2[^;]*; null\\.json must be an object \\{ request, response \\}, got null; and 1 more\\)$`,
       ),
     )
     rmSync(file)
@@ -326,7 +326,7 @@ describe('a recording is checked when read', () => {
     rmSync(join(dir, 'loop.json'))
     rmSync(join(dir, 'notes.json'))
     rmSync(join(dir, 'null.json'))
-    await expect(replayModel(dir)({ messages: [] } as never)).rejects.toThrow(/\(a file is no recording, left out: sub\.json is a directory, not a recording\)$/)
+    await expect(replayModel(dir)({ messages: [] } as never)).rejects.toThrow(/\(a file is no recording, left out: sub\.json is a directory, not a recording: refused\)$/)
   })
 })
 
@@ -416,5 +416,92 @@ describe('options.key: what the wrapped model adds to the request, in the hash',
     expect(() => recordModel(() => 'x', dir, { kye: 'gpt-4o' } as never)).toThrow(/^recordModel: options has unknown key "kye" .*did you mean "key"\?$/)
     expect(() => replayModel(dir, { key: () => 1 })).toThrow('replayModel: options.key has no JSON form (got function')
     expect(() => replayModel(dir, 'gpt-4o' as never)).toThrow('replayModel: options must be an object, got string gpt-4o')
+  })
+})
+
+// Attack review 22, k1 to k3: recordings were written in place (writeFile: a symlink at the name
+// had its target overwritten, two recorders mixed their bytes, a replay read half a file), read
+// through symlinks (the target's first bytes quoted), and one deeply nested recording in the
+// folder turned every miss into a RangeError.
+describe('recording files are written whole and read only as the folder holds them', () => {
+  const request = { messages: [{ role: 'user', content: 'hi' }], stream: true }
+  const other = { messages: [{ role: 'user', content: 'bye' }], stream: true }
+
+  it('a symlink at a recording\'s name is replaced by the recording, its target never written; replay refuses a link by name, quoting nothing of its target', async () => {
+    const victim = join(dir, '..', `${dir.split('/').pop()}-victim.txt`)
+    writeFileSync(victim, 'export PATH=/usr/bin  # VICTIM\n')
+    try {
+      await (await recordModel(() => 'data: first\n\n', dir)(request)).text()
+      const [name] = onlyRecording()
+      const file = join(dir, name)
+      rmSync(file)
+      symlinkSync(victim, file)
+      // replay: refused by name, nothing of the target read
+      const refused = (await replayModel(dir)(request as never).catch((caught: unknown) => caught)) as ToolwireError
+      expect(refused.code).toBe('PRECONDITION_FAILED')
+      expect(refused.message).toBe(`replayModel: the recording ${file} is a symlink: refused (a recording is never read through a link: what it points to is no recording of the folder's, and nothing of it is read)`)
+      // a miss names it among the files left out, quoting nothing of it
+      const missed = (await replayModel(dir)(other as never).catch((caught: unknown) => caught)) as ToolwireError
+      expect(missed.code).toBe('NOT_FOUND')
+      expect(missed.message).toContain(`(a file is no recording, left out: ${name} is a symlink: refused`)
+      expect(`${refused.message}${missed.message}`).not.toContain('VICTIM')
+      // recording again: the link replaced by a regular file, the target untouched
+      await (await recordModel(() => 'data: recorded\n\n', dir)(request)).text()
+      expect(readFileSync(victim, 'utf8')).toBe('export PATH=/usr/bin  # VICTIM\n')
+      expect(lstatSync(file).isFile()).toBe(true)
+      expect(await (await replayModel(dir)(request as never)).text()).toBe('data: recorded\n\n')
+      expect(readdirSync(dir)).toEqual([name])
+    } finally {
+      rmSync(victim, { force: true })
+    }
+  })
+
+  it('a recording is made as a new file renamed over its name: no temporary file is left, its mode is as the umask leaves 644', async () => {
+    const umask = process.umask(0o022)
+    try {
+      await (await recordModel(() => 'data: x\n\n', dir)(request)).text()
+    } finally {
+      process.umask(umask)
+    }
+    const [name] = onlyRecording()
+    expect(readdirSync(dir)).toEqual([name])
+    expect(statSync(join(dir, name)).mode & 0o777).toBe(0o644)
+  })
+
+  it('recorders of one request at once leave one whole recording, and a replay meanwhile reads a whole one', async () => {
+    const bodies = [0, 1, 2, 3].map((i) => `data: ${String(i).repeat(100_000 * (i + 1))}\n\n`)
+    for (let round = 0; round < 5; round++) {
+      const replay = replayModel(dir)
+      const replays = [0, 1, 2, 3, 4, 5].map(async () => {
+        await new Promise((resolve) => setImmediate(resolve))
+        // (none yet, or one of the bodies whole: never a VALIDATION_ERROR of half a file)
+        return replay(request as never).then(
+          (response) => response.text(),
+          (error: ToolwireError) => error.code,
+        )
+      })
+      const recorded = bodies.map(async (body) => (await recordModel(() => body, dir)(request)).text())
+      expect(await Promise.all(recorded)).toEqual(bodies)
+      for (const seen of await Promise.all(replays)) expect(seen === 'NOT_FOUND' || bodies.includes(seen), String(seen).slice(0, 40)).toBe(true)
+      const [name, recording] = onlyRecording()
+      expect(readdirSync(dir)).toEqual([name])
+      expect(bodies).toContain(recording.response.body)
+    }
+  })
+
+  it('a recording nested too deeply to compare is named as a file left out, and a miss is still NOT_FOUND naming the nearest good one', async () => {
+    await (await recordModel(() => 'data: x\n\n', dir)(request)).text()
+    const [good] = onlyRecording()
+    const depth = 20_000
+    writeFileSync(join(dir, 'deep.json'), `{"request":{"messages":${'['.repeat(depth)}${']'.repeat(depth)}},"response":{"status":200}}`)
+    const error = (await replayModel(dir)(other as never).catch((caught: unknown) => caught)) as ToolwireError
+    expect(error).toBeInstanceOf(ToolwireError)
+    expect(error.code).toBe('NOT_FOUND')
+    expect(error.message).toContain(`: the nearest of 1 is ${good} (`)
+    expect(error.message).toContain('they first differ at $.messages[0].content: the request has "bye", the recording "hi"')
+    expect(error.message).toMatch(/\(a file is no recording, left out: deep\.json (cannot be compared with the request|cannot be checked|is not JSON): [^)]*Maximum call stack size exceeded\)$/)
+    // the deep one alone: NOT_FOUND, naming it
+    rmSync(join(dir, good))
+    await expect(replayModel(dir)(other as never)).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/: the folder holds no recording it can compare with it \(a file is no recording, left out: deep\.json /) })
   })
 })

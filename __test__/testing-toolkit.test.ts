@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 
 import { describe, expect, it } from 'vitest'
 
-import { StreamDecoder, ToolwireError } from '../dist/index.js'
+import { StreamDecoder, ToolRuntime, ToolwireError } from '../dist/index.js'
 import type { Wire } from '../dist/index.js'
 import { scriptedBodies, scriptedBody, scriptedModel } from '../dist/testing/index.js'
 import type { ScriptedTurn } from '../dist/testing/index.js'
@@ -293,5 +293,57 @@ describe('the README', () => {
     const source = readFileSync(new URL('./consumer/testing.mts', import.meta.url), 'utf8')
     const block = /\/\/ --- README: toolwire\/testing ---\n([\s\S]*?)\n\/\/ --- end ---/.exec(source)![1]!
     expect(readme).toContain(`### Testing an agent: \`toolwire/testing\`\n\nA model that answers with each provider's real bytes, the faults a network adds to them, and\ncassettes that record a run once and replay it offline:\n\n\`\`\`ts\n${block}\n\`\`\`\n`)
+  })
+})
+
+// Attack review 22, s1: a call given the id a later call got by default (`call_2`, `toolu_2`,
+// `call00002`) shared it with that call, where the README says no two share a call id.
+describe('default call ids skip every id the script gives', () => {
+  const style = { 'openai-chat': 'call_2', 'openai-responses': 'call_2', anthropic: 'toolu_2', mistral: 'call00002' } as const
+  const next = { 'openai-chat': 'call_3', 'openai-responses': 'call_3', anthropic: 'toolu_3', mistral: 'call00003' } as const
+
+  it.each(['openai-chat', 'openai-responses', 'anthropic', 'mistral'] as const)('%s: a default id is never one given, earlier or later in the script', (wire) => {
+    const turns: ScriptedTurn[] = [
+      { calls: [{ id: style[wire], name: 'a' }] },
+      { calls: [{ name: 'b' }] },
+      // (given later: the first call's default would have been this one)
+      { calls: [{ name: 'c' }, { id: next[wire], name: 'd' }] },
+    ]
+    const ids = scriptedBodies(wire, turns).flatMap((body) => {
+      const decoder = new StreamDecoder(wire)
+      decoder.push(body)
+      return decoder.finish().toolCalls.map((call) => call.id)
+    })
+    expect(ids).toHaveLength(4)
+    expect(new Set(ids).size).toBe(4)
+    expect(ids[0]).toBe(style[wire])
+    expect(ids[3]).toBe(next[wire])
+  })
+
+  it('a run of such a script pairs each result with its own call', async () => {
+    const runtime = new ToolRuntime()
+    runtime.register({ name: 'a', parameters: { type: 'object' }, execute: async () => 'A' })
+    runtime.register({ name: 'b', parameters: { type: 'object' }, execute: async () => 'B' })
+    const model = scriptedModel('anthropic', [{ calls: [{ id: 'toolu_2', name: 'a' }] }, { calls: [{ name: 'b' }] }, { text: 'end' }])
+    const outcome = await runtime.run({ wire: 'anthropic', model, messages: [{ role: 'user', content: 'x' }] })
+    expect(outcome.stopReason).toBe('stop')
+    const ids = outcome.steps.flatMap((step) => step.calls.map((call) => call.id))
+    expect(ids).toEqual(['toolu_2', 'toolu_3'])
+    expect(outcome.steps.flatMap((step) => step.results.map((result) => result.content))).toEqual([[{ type: 'text', text: 'A' }], [{ type: 'text', text: 'B' }]])
+  })
+
+  it('two calls of one turn given one id are refused, naming both; one id in two turns is taken as given', () => {
+    const refused = (() => {
+      try {
+        scriptedModel('openai-chat', [{ calls: [{ id: 'x', name: 'a' }, { name: 'b' }, { id: 'x', name: 'c' }] }])
+      } catch (error) {
+        return error as ToolwireError
+      }
+    })()
+    expect(refused).toBeInstanceOf(ToolwireError)
+    expect([refused!.code, refused!.message]).toEqual(['VALIDATION_ERROR', 'scriptedModel: turns[0].calls[2].id: "x" is already the id of turns[0].calls[0]: no two calls of a turn share an id'])
+    expect(() => scriptedBodies('gemini', [{ text: 'hi' }, { calls: [{ id: 'g', name: 'a' }, { id: 'g', name: 'b' }] }])).toThrow(/^scriptedBodies: turns\[1\]\.calls\[1\]\.id: "g" is already the id of turns\[1\]\.calls\[0\]/)
+    const bodies = scriptedBodies('openai-chat', [{ calls: [{ id: 'same', name: 'a' }] }, { calls: [{ id: 'same', name: 'a' }] }])
+    for (const body of bodies) expect(body).toContain('"id":"same"')
   })
 })

@@ -136,6 +136,8 @@ interface RunEntry {
   listeners: Set<FailureListener>
   /** the number the next model answer kept here gets (see capture.ts), once one was kept */
   nextCapture?: number
+  /** no more model answers are kept here: their numbers would pass Number.MAX_SAFE_INTEGER (said once) */
+  capturesOff?: boolean
 }
 
 /**
@@ -262,7 +264,13 @@ class RunAudit {
     const entry = this.entry
     if (!this.captureBodies || entry.failed) return undefined
     entry.nextCapture ??= nextCaptureNumber(entry.dir)
+    // (numbers past Number.MAX_SAFE_INTEGER: open warned once, and capture is off for the run)
+    if (entry.capturesOff === true) return undefined
     const capture = AnswerCapture.open(entry.dir, entry.nextCapture, wire, answer)
+    if (capture === 'numbers-spent') {
+      entry.capturesOff = true
+      return undefined
+    }
     if (capture !== undefined) entry.nextCapture = capture.number + 1
     return capture
   }

@@ -81,11 +81,18 @@ export class AnswerCapture {
   /**
    * Starts keeping an answer of a run on `wire` in run directory `dir`, with what the decoder is
    * told of it, as capture file `first` or, when that name is taken (by a file, a directory or a
-   * symlink: none is ever written through or replaced), the next free one; undefined (and a
-   * warning) when no file can be made.
+   * symlink: none is ever written through or replaced), the next free one, at most
+   * MAX_TAKEN names stepped over; undefined (and a warning) when no file can be made, or when
+   * the number would pass Number.MAX_SAFE_INTEGER (a file planted as `model-9007199254740991.ndjson`):
+   * numbers are never stepped past it, and `'numbers-spent'` says so (the run keeps no more).
    */
-  static open(dir: string, first: number, wire: Wire, answer: AnswerInfo): AnswerCapture | undefined {
-    for (let n = first; ; n++) {
+  static open(dir: string, first: number, wire: Wire, answer: AnswerInfo): AnswerCapture | 'numbers-spent' | undefined {
+    // (bounded by attempts, never by `n - first`: past 2^53 `n + 1` is `n` again, and the loop would never end)
+    for (let attempt = 0, n = first; ; attempt++, n++) {
+      if (!Number.isSafeInteger(n)) {
+        warnNumbers(dir, n)
+        return 'numbers-spent'
+      }
       const file = path.join(dir, captureFileName(n))
       try {
         // (the run directory exists once its audit log opened; owner-only: the bodies are raw)
@@ -94,7 +101,7 @@ export class AnswerCapture {
         capture.#write({ answer, wire })
         return capture
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && n - first < MAX_TAKEN) continue
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < MAX_TAKEN) continue
         warn(file, error)
         return undefined
       }
@@ -139,6 +146,14 @@ export class AnswerCapture {
       this.#fd = null
     }
   }
+}
+
+/** Says that no capture file can be numbered in `dir`: the next number, `n`, is past Number.MAX_SAFE_INTEGER (a file of the directory is numbered so). */
+function warnNumbers(dir: string, n: number): void {
+  process.emitWarning(
+    `toolwire: the model's answer could not be kept in ${dir} (audit.captureBodies): its number, ${n}, is past Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}: a capture file there is numbered that high): capture is off for this run; the run goes on`,
+    'ToolwireWarning',
+  )
 }
 
 /** Says that capture file `file` could not be written, and why. */

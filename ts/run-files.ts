@@ -4,7 +4,8 @@
 // (crates/toolwire-core/src/audit/writer.rs): created owner-only (mode 600), never written or
 // read through a symlink, and a file replaced while it was open is said, never written into
 // unseen. One module for the writer (capture.ts) and the reader (cli/replay.ts), so both
-// hold the same line.
+// hold the same line; the cassettes of toolwire/testing (testing/cassettes.ts) make and read
+// their recordings with it too (a new file, never through a link; read only as a regular file).
 //
 // Where the platform has no O_NOFOLLOW (Windows), the path is checked with lstat first.
 
@@ -37,11 +38,20 @@ export interface FileIdentity {
  * identity; throws (the OS error, its `code` kept) when it cannot be made.
  */
 export function createOwnerOnly(file: string): { fd: number; identity: FileIdentity } {
+  return createNewFile(file, 0o600, true)
+}
+
+/**
+ * Creates `file` for writing as {@link createOwnerOnly} does (a new file, never one that exists
+ * nor through a symlink), with `mode`: exactly that mode when `exact`, else as the umask leaves
+ * it (a file meant to be shared, such as a cassette's recording: 644 under the usual umask).
+ */
+export function createNewFile(file: string, mode: number, exact: boolean): { fd: number; identity: FileIdentity } {
   // (O_CREAT | O_EXCL never follows a symlink, on any platform: one there is EEXIST)
-  const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+  const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode)
   try {
     // (a umask cannot widen a mode, but a platform's default ACL could: the mode is set again)
-    fs.fchmodSync(fd, 0o600)
+    if (exact) fs.fchmodSync(fd, mode)
     const stat = fs.fstatSync(fd)
     if (!stat.isFile()) throw new RunFileError(`${file} is not a regular file`)
     return { fd, identity: { dev: stat.dev, ino: stat.ino } }
@@ -67,23 +77,33 @@ export function replacedSince(file: string, identity: FileIdentity): string | un
   return undefined
 }
 
+/** How {@link readRunFile}'s refusals name the file they refuse: the rule a link breaks, and what the file should be. */
+export interface FileWords {
+  /** `a run file is read only as the run wrote it, never through a link` */
+  link: string
+  /** `a file the run wrote` */
+  noun: string
+}
+
+const RUN_FILE: FileWords = { link: 'a run file is read only as the run wrote it, never through a link', noun: 'a file the run wrote' }
+
 /**
- * The bytes of run file `file`, read only when it is a regular file reached by no symlink: a
+ * The bytes of run file `file` (or of another file read as strictly, `words` naming it), read only when it is a regular file reached by no symlink: a
  * symlink (whatever it points to), a directory, a FIFO or a device is refused with a
  * RunFileError naming the file and what it is, and nothing of what it points to is read.
  */
-export function readRunFile(file: string): Buffer {
-  checkNoLink(file)
+export function readRunFile(file: string, words: FileWords = RUN_FILE): Buffer {
+  checkNoLink(file, words)
   let fd: number
   try {
     fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new RunFileError(`${file} is a symlink: refused (a run file is read only as the run wrote it, never through a link)`)
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new RunFileError(`${file} is a symlink: refused (${words.link})`)
     throw error
   }
   try {
     const stat = fs.fstatSync(fd)
-    if (!stat.isFile()) throw new RunFileError(`${file} is ${kindOf(stat)}, not a file the run wrote: refused`)
+    if (!stat.isFile()) throw new RunFileError(`${file} is ${kindOf(stat)}, not ${words.noun}: refused`)
     return fs.readFileSync(fd)
   } finally {
     fs.closeSync(fd)
@@ -109,7 +129,7 @@ export function notARunFile(dir: string, name: string): string | undefined {
 }
 
 /** Refuses a symlink at `file` where O_NOFOLLOW cannot (the platform has none). */
-function checkNoLink(file: string): void {
+function checkNoLink(file: string, words: FileWords): void {
   if (O_NOFOLLOW !== 0) return
   let stat: fs.Stats
   try {
@@ -117,7 +137,7 @@ function checkNoLink(file: string): void {
   } catch {
     return
   }
-  if (stat.isSymbolicLink()) throw new RunFileError(`${file} is a symlink: refused (a run file is never reached through a link)`)
+  if (stat.isSymbolicLink()) throw new RunFileError(`${file} is a symlink: refused (${words.link})`)
 }
 
 /** What a file that is not a regular file is, for an error. */

@@ -82,6 +82,8 @@ export interface ResponseReport {
   ok: boolean
   /** (a run directory's answer on a wire other than the run's, as run.json names it: a run id used again by a run on another wire) */
   wire?: Wire
+  /** (a run directory's answer kept without its `{"end": true}`: why it is not what the run decoded; the answer is not ok) */
+  notReadToEnd?: string
 }
 
 /** What `replay` reports of a file, or of a run directory's kept answers (format `run`). */
@@ -129,7 +131,7 @@ function runWire(dir: string): Wire | undefined {
     run = JSON.parse(runFile(file).toString('utf8'))
   } catch (error) {
     if (error instanceof CliError) throw error
-    throw inputError(`${file} is not JSON: ${(error as Error).message}`)
+    throw inputError(`${file} is not JSON: ${scrubbed(oneLine(error))}`)
   }
   const wire = isObject(run) ? run.wire : undefined
   if (wire === undefined) return undefined
@@ -152,6 +154,20 @@ function shown(value: unknown): string {
   const text = JSON.stringify(scrubSecrets(value, 'replay: a capture value'))
   return text.length <= 80 ? text : `${text.slice(0, 80)}... (${text.length} characters)`
 }
+
+/**
+ * A message quoting what a capture holds (JSON.parse's, the decoder's), for an error or a report:
+ * its secrets replaced, as {@link shown} replaces a value's; JSON.parse's quote of the text it
+ * refused (`Unexpected token 's', "sk-proj-Zq"... is not valid JSON`, a secret cut where no
+ * pattern finds it) left out.
+ */
+function scrubbed(message: string): string {
+  return scrubSecrets(message.replace(/, ".*"(?:\.\.\.)? is not valid JSON/s, ' is not valid JSON'), 'replay: a message')
+}
+
+/** Why a capture holds no `{"end": true}`: the run stopped reading the answer before it ended. */
+export const NOT_READ_TO_END =
+  'the answer was not read to its end: the run stopped reading it (an abort, a limit such as maxAnswerBytes, or the process ended) before the body ended, so the run did not decode it as replayed here; the last item kept may be one the run refused'
 
 /** A JSON value's kind, for an error: `null`, `a number`, `a string`, `an array`, `an object`... */
 function kindOf(value: unknown): string {
@@ -218,7 +234,7 @@ function captureRecords(file: string): CaptureRecord[] {
     try {
       value = JSON.parse(line)
     } catch (error) {
-      throw inputError(`${file}:${i + 1}: not a capture record (a run cut while writing it ends with a partial line): ${oneLine(error)}`)
+      throw inputError(`${file}:${i + 1}: not a capture record (a run cut while writing it ends with a partial line): ${scrubbed(oneLine(error))}`)
     }
     return checkRecord(`${file}:${i + 1}`, value, i + 1, lines.length)
   })
@@ -252,11 +268,13 @@ function replayCapture(file: string, index: number, runs: Wire | undefined, wire
       items += 1
     }
     at = records.length + 1
-    const report = reportOf(index, items, bytes, decoder.finish(), own, 'ndjson', [])
+    let report = reportOf(index, items, bytes, decoder.finish(), own, 'ndjson', [])
+    // (no {"end": true}: the run gave the answer up, and decoded less than what is replayed here)
+    if (!('end' in records.at(-1)!)) report = { ...report, notReadToEnd: NOT_READ_TO_END, ok: false }
     return own === runs ? report : { ...report, wire: own }
   } catch (error) {
     if (error instanceof CliError) throw error
-    throw inputError(`${file}:${Math.max(1, Math.min(at - 1, records.length))}: the decoder refused the record: ${oneLine(error)}`)
+    throw inputError(`${file}:${Math.max(1, Math.min(at - 1, records.length))}: the decoder refused the record: ${scrubbed(oneLine(error))}`)
   }
 }
 
@@ -282,6 +300,13 @@ export function replayRunDir(dir: string, wire: Wire | undefined, progress: Prog
   return { file: dir, wire: runs ?? responses[0]!.wire!, format: 'run', responses, ok: responses.every((r) => r.ok) }
 }
 
+/** A call as `replay` reports it, the decoder's message of its error with its secrets replaced (its arguments are the answer's, shown as they are). */
+function scrubbedCall(call: AssembledToolCall): CallView {
+  const view = callView(call)
+  if (view.error !== undefined) view.error = { ...view.error, message: scrubbed(view.error.message) }
+  return view
+}
+
 /** The report of one decoded response. */
 function reportOf(index: number, events: number, bytes: number, turn: AssembledTurn, wire: Wire, format: BodyFormat, framed: FramedEvent[]): ResponseReport {
   const broken = turn.toolCalls.some((c) => !c.complete) || turn.serverToolCalls.some((c) => !c.complete)
@@ -289,15 +314,16 @@ function reportOf(index: number, events: number, bytes: number, turn: AssembledT
     index,
     events,
     bytes,
-    toolCalls: turn.toolCalls.map(callView),
-    serverToolCalls: turn.serverToolCalls.map(callView),
+    toolCalls: turn.toolCalls.map(scrubbedCall),
+    serverToolCalls: turn.serverToolCalls.map(scrubbedCall),
     stopReason: turn.stopReason,
     rawStopReason: turn.rawStopReason,
     text: turn.text,
     thinking: turn.thinking.length,
     usage: turn.usage ? { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens } : undefined,
-    errors: turnErrors(turn),
-    quirks: findQuirks(wire, format, framed, turn),
+    // (the decoder's messages quote what the answer holds: their secrets replaced)
+    errors: turnErrors(turn).map((error) => ({ ...error, message: scrubbed(error.message) })),
+    quirks: findQuirks(wire, format, framed, turn).map((quirk) => ({ ...quirk, detail: scrubbed(quirk.detail) })),
     ok: turn.errors.length === 0 && !broken,
   }
 }
@@ -347,6 +373,7 @@ export function formatReport(report: ReplayReport, { full = false }: { full?: bo
   for (const r of report.responses) {
     out.push('')
     out.push(`Response ${r.index + 1}/${n}${r.wire === undefined ? '' : ` (wire ${r.wire})`}: stop ${r.stopReason} (provider: ${r.rawStopReason ?? 'none'}), ${r.events} events, ${r.bytes} bytes — ${r.ok ? 'OK' : 'BROKEN'}`)
+    if (r.notReadToEnd !== undefined) out.push(`  NOT READ TO ITS END: ${r.notReadToEnd}`)
     out.push(`  Calls (${r.toolCalls.length}):${r.toolCalls.length === 0 ? ' none' : ''}`)
     for (const call of r.toolCalls) out.push(...formatCall(call, full))
     if (r.serverToolCalls.length > 0) {

@@ -2,13 +2,16 @@
 // canonical hash) and replayed from it, so a run that once talked to a provider runs again offline
 // and gets the very bytes it got then, a stream that broke included.
 
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { closeSync, writeFileSync } from 'node:fs'
+import { mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { basename, join } from 'node:path'
 
 import { ToolwireError, checkOptionKeys, describe, messageOf, ownOptions } from '../common.js'
 import { hasMethod, isResponse } from '../run.js'
 import type { ModelAnswer, ResponseModel, Wire } from '../types.js'
-import { canonicalHash, canonicalJson, firstDifference, jsonValue, likeness, sortedKeys } from './canonical.js'
+import { RunFileError, createNewFile, readRunFile, type FileWords } from '../run-files.js'
+import { canonicalHash, canonicalJson, firstDifference, jsonValue, likeness, sortedKeys, type Difference } from './canonical.js'
 
 
 /** One recorded exchange, as its file holds it. */
@@ -114,6 +117,42 @@ function hashed(key: Json | undefined, request: Json): Json {
 /** The file of the exchange whose request has `hash`. */
 function fileOf(dir: string, hash: string): string {
   return join(dir, `${hash}.json`)
+}
+
+/** How a recording file that is a symlink, a directory or a FIFO is refused (see readRunFile). */
+const RECORDING_FILE: FileWords = { link: "a recording is never read through a link: what it points to is no recording of the folder's, and nothing of it is read", noun: 'a recording' }
+
+/**
+ * Writes `text` as recording `file` of `folder` (created when missing) at once: into a new
+ * temporary file of the folder (created exclusively, never through a symlink; its mode as the
+ * umask leaves 644), then renamed over `file`. A reader sees the old recording or the new one,
+ * never half of one; two recorders of one request leave one whole recording (the last renamed);
+ * and a symlink at `file` is replaced, its target never written.
+ */
+async function writeRecording(folder: string, file: string, text: string): Promise<void> {
+  await mkdir(folder, { recursive: true })
+  // (a dot file ending in .tmp: never one of the folder's `.json` recordings)
+  const temporary = join(folder, `.${basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`)
+  const { fd } = createNewFile(temporary, 0o644, false)
+  try {
+    try {
+      writeFileSync(fd, text)
+    } finally {
+      closeSync(fd)
+    }
+    await rename(temporary, file)
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {})
+    throw error
+  }
+}
+
+/**
+ * The text of recording file `file`: read only when it is a regular file reached by no symlink
+ * (a RunFileError naming it and what it is else, nothing of a link's target read).
+ */
+function recordingText(file: string): string {
+  return readRunFile(file, RECORDING_FILE).toString('utf8')
 }
 
 /** The recording's response for `bytes`: as text when the bytes are UTF-8, else as base64. */
@@ -262,7 +301,8 @@ async function answerOf(answer: unknown): Promise<Answer> {
  * recording: the same bytes, the same error after them. The file is written when the body ends
  * or fails, before the run sees that end (an error status's body is read whole first). A body
  * the run gives up (an abort) is recorded never. A request made again is recorded again (the
- * last answer kept).
+ * last answer kept). Each file is written whole, at once: a new temporary file renamed over its
+ * name (see writeRecording), never written through a symlink.
  */
 export function recordModel<Request>(
   model: (request: Request, options: { signal?: AbortSignal }) => Promise<ModelAnswer> | ModelAnswer,
@@ -278,8 +318,7 @@ export function recordModel<Request>(
     const file = fileOf(folder, canonicalHash(hashed(key, requestKey(value))))
     const save = async (parts: Uint8Array[], error?: unknown): Promise<void> => {
       const recording: Recording = { ...(key === undefined ? {} : { key }), request: sortedKeys(value), response: responseRecord(answer.status, answer.contentType, Buffer.concat(parts), error) }
-      await mkdir(folder, { recursive: true })
-      await writeFile(file, `${JSON.stringify(recording, null, 2)}\n`)
+      await writeRecording(folder, file, `${JSON.stringify(recording, null, 2)}\n`)
     }
     const headers = headersOf(answer.contentType ?? undefined)
     const { items } = answer
@@ -388,7 +427,12 @@ function parsed(text: string): Recording | string {
   } catch (error) {
     return `is not JSON: ${messageOf(error)}`
   }
-  return recordingFault(value) ?? (value as Recording)
+  try {
+    return recordingFault(value) ?? (value as Recording)
+  } catch (error) {
+    // (a value nested too deeply for the stack, say)
+    return `cannot be checked: ${messageOf(error)}`
+  }
 }
 
 /** The recording `text` holds, `file` named; a ToolwireError VALIDATION_ERROR naming what is wrong. */
@@ -398,10 +442,11 @@ function recordingIn(file: string, text: string): Recording {
   return recording
 }
 
-/** Why a file of the folder cannot be read, in words (a directory, a permission). */
-function unreadable(error: unknown): string {
+/** Why file `file` of the folder cannot be read, in words after its name (a symlink, a directory, a permission). */
+function unreadable(file: string, error: unknown): string {
+  if (error instanceof RunFileError) return error.message.startsWith(`${file} `) ? error.message.slice(file.length + 1) : error.message
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  if (code === 'EISDIR') return 'is a directory, not a recording'
+  if (code === 'EISDIR') return 'is a directory, not a recording: refused'
   return `cannot be read: ${messageOf(error)}`
 }
 
@@ -418,10 +463,11 @@ async function recordingsIn(dir: string): Promise<{ recordings: [string, Recordi
   const faults: string[] = []
   for (const name of names) {
     let text: string
+    const file = join(dir, name)
     try {
-      text = await readFile(join(dir, name), 'utf8')
+      text = recordingText(file)
     } catch (error) {
-      faults.push(`${name} ${unreadable(error)}`)
+      faults.push(`${name} ${unreadable(file, error)}`)
       continue
     }
     const recording = parsed(text)
@@ -457,19 +503,31 @@ async function missing(dir: string, hash: string, key: Json | undefined, request
   const { recordings, faults } = await recordingsIn(dir)
   if (recordings.length === 0) return new ToolwireError('NOT_FOUND', `${where}: the folder holds no recordings (record them with recordModel(model, dir))${faultsNote(faults)}`)
   // (the nearest: one of the same key if any, then the most alike request)
-  let best: { name: string; recording: Recording; sameKey: boolean; score: number } | undefined
+  // (each recording compared, and its difference found, within a try: one nested too deeply for
+  // the stack is named as a file left out, never the error of every miss)
+  let best: { name: string; recording: Recording; sameKey: boolean; score: number; difference: Difference | undefined } | undefined
+  let compared = 0
   for (const [name, recording] of recordings) {
-    const same = sameKey(key, recording.key)
-    const score = likeness(request, requestKey(recording.request as Json))
-    if (best === undefined || (same && !best.sameKey) || (same === best.sameKey && score > best.score)) best = { name, recording, sameKey: same, score }
+    try {
+      const same = sameKey(key, recording.key)
+      const recorded = requestKey(recording.request as Json)
+      const score = likeness(request, recorded)
+      if (best === undefined || (same && !best.sameKey) || (same === best.sameKey && score > best.score)) {
+        best = { name, recording, sameKey: same, score, difference: firstDifference(request, recorded) }
+      }
+      compared += 1
+    } catch (error) {
+      faults.push(`${name} cannot be compared with the request: ${messageOf(error)}`)
+    }
   }
-  const nearest = best!
-  const difference = firstDifference(request, requestKey(nearest.recording.request as Json))
+  if (best === undefined) return new ToolwireError('NOT_FOUND', `${where}: the folder holds no recording it can compare with it${faultsNote(faults)}`)
+  const nearest = best
+  const difference = nearest.difference
   const at: string[] = []
   if (!nearest.sameKey) at.push(`it was recorded with key ${quoted(nearest.recording.key)}, this replay has ${quoted(key)}`)
   if (difference !== undefined) at.push(`they first differ at ${difference.path}: the request has ${quoted(difference.left)}, the recording ${quoted(difference.right)}`)
   if (at.length === 0) at.push('they hold the same request (was the file renamed?)')
-  return new ToolwireError('NOT_FOUND', `${where}: the nearest of ${recordings.length} is ${nearest.name} (${Math.round(nearest.score * 100)}% alike); ${at.join('; ')}${faultsNote(faults)}`)
+  return new ToolwireError('NOT_FOUND', `${where}: the nearest of ${compared} is ${nearest.name} (${Math.round(nearest.score * 100)}% alike); ${at.join('; ')}${faultsNote(faults)}`)
 }
 
 /**
@@ -479,7 +537,8 @@ async function missing(dir: string, hash: string, key: Json | undefined, request
  * request's canonical hash. The recording is checked when read: one that is not JSON or not a
  * recording (a status no Response can have, a content type no header can hold, a body that is
  * not text) rejects with a ToolwireError VALIDATION_ERROR naming the file, the key and the
- * value; one that cannot be read, PRECONDITION_FAILED. A request with no recording rejects with
+ * value; one that cannot be read, PRECONDITION_FAILED (a symlink or anything but a regular file
+ * at its name too, refused by name, nothing of its target read). A request with no recording rejects with
  * NOT_FOUND naming the nearest recording (one of the same key, sharing the most of the
  * request's values, path by path) and the first JSON path where the two differ, with what each
  * holds there; the folder's `.json` files that are no recordings are left out of that search
@@ -494,10 +553,10 @@ export function replayModel<W extends Wire = Wire>(dir: string, options?: Casset
     const file = fileOf(folder, hash)
     let text: string
     try {
-      text = await readFile(file, 'utf8')
+      text = recordingText(file)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw await missing(folder, hash, key, value)
-      throw new ToolwireError('PRECONDITION_FAILED', `replayModel: the recording ${file} ${unreadable(error)}`)
+      throw new ToolwireError('PRECONDITION_FAILED', `replayModel: the recording ${file} ${unreadable(file, error)}`)
     }
     return responseOf(recordingIn(file, text))
   }

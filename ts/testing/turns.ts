@@ -117,8 +117,8 @@ function tokens(where: string, value: unknown, fallback: number): number {
   return value
 }
 
-/** The call `raw` at `where` (number `count` of the script) checked for `wire`. */
-function planCall(where: string, wire: Wire, raw: unknown, count: number, whole: boolean): PlannedCall {
+/** The call `raw` at `where` checked for `wire`, its id `id()` when it gives none. */
+function planCall(where: string, wire: Wire, raw: unknown, id: () => string | undefined, whole: boolean): PlannedCall {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) refuse(where, `must be an object { id?, name, arguments? }, got ${describe(raw)}`)
   const call = ownOptions(raw as ScriptedCall)
   checkOptionKeys(where, call, CALL_KEYS)
@@ -140,7 +140,7 @@ function planCall(where: string, wire: Wire, raw: unknown, count: number, whole:
     const form = wire === 'gemini' ? 'gemini sends arguments as a JSON object (functionCall.args)' : "anthropic's whole response holds arguments as a JSON object (tool_use.input)"
     refuse(`${where}.arguments`, `${form}, so it cannot carry the text ${JSON.stringify(text.slice(0, 100))}: give an object, or JSON text of one`)
   }
-  return { id: call.id ?? defaultId(wire, count), name: call.name, text, value: object }
+  return { id: call.id ?? id(), name: call.name, text, value: object }
 }
 
 /** The thinking `raw` of `where` checked for `wire`. */
@@ -167,8 +167,23 @@ function planThinking(where: string, wire: Wire, raw: unknown): PlannedTurn['thi
  */
 export function planTurns(where: string, wire: Wire, turns: unknown, whole: boolean): PlannedTurn[] {
   if (!Array.isArray(turns)) refuse(where, `turns must be an array of turns, got ${describe(turns)}`)
+  // Default ids are numbered through the script (the n-th call's `call_<n>`), each skipping every
+  // id taken: given to a call anywhere in the script, or given by default before.
+  // (each turn and call read once, as a snapshot: the ids taken are the ids then planned)
+  const snapshots = turns.map(snapshotTurn)
+  const taken = givenIds(snapshots)
   let count = 0
-  return turns.map((raw: unknown, number) => {
+  /** the default id of the `place`-th call of the script: its number's, or the next free one */
+  const defaultFor = (place: number): string | undefined => {
+    for (let n = place; ; n++) {
+      const id = defaultId(wire, n)
+      if (id === undefined || !taken.has(id)) {
+        if (id !== undefined) taken.add(id)
+        return id
+      }
+    }
+  }
+  return snapshots.map((raw: unknown, number) => {
     const at = `${where}: turns[${number}]`
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) refuse(at, `must be an object { text?, thinking?, calls?, stop?, usage? }, got ${describe(raw)}`)
     const turn = ownOptions(raw as ScriptedTurn)
@@ -187,12 +202,55 @@ export function planTurns(where: string, wire: Wire, turns: unknown, whole: bool
       number,
       text: turn.text ?? '',
       thinking: planThinking(`${at}.thinking`, wire, turn.thinking),
-      calls: calls.map((call: unknown, index) => planCall(`${at}.calls[${index}]`, wire, call, ++count, whole)),
+      calls: checkTurnIds(at, calls.map((call: unknown, index) => planCall(`${at}.calls[${index}]`, wire, call, defaultFor.bind(undefined, ++count), whole))),
       length: turn.stop === 'length',
       inputTokens: tokens(`${at}.usage.inputTokens`, usage.inputTokens, 10),
       outputTokens: tokens(`${at}.usage.outputTokens`, usage.outputTokens, 5),
     }
   })
+}
+
+/** Whether `value` is an object that is no array. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** Turn `raw` as a snapshot (see ownOptions), its calls too; anything else as it is, refused when planned. */
+function snapshotTurn(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw
+  const turn = ownOptions(raw)
+  if (Array.isArray(turn.calls)) turn.calls = Array.from(turn.calls as unknown[], (call) => (isRecord(call) ? ownOptions(call) : call))
+  return turn
+}
+
+/** The ids the calls of `turns` (snapshots) give themselves (each a non-empty string; anything else is refused when its call is checked). */
+function givenIds(turns: unknown[]): Set<string> {
+  const ids = new Set<string>()
+  for (const turn of turns) {
+    const calls = isRecord(turn) ? turn.calls : undefined
+    if (!Array.isArray(calls)) continue
+    for (const call of calls as unknown[]) {
+      const id = isRecord(call) ? call.id : undefined
+      if (typeof id === 'string' && id !== '') ids.add(id)
+    }
+  }
+  return ids
+}
+
+/**
+ * `calls`, the calls of turn `at`, when no two share an id: two calls of one turn given one id
+ * are refused, naming both (a decoder takes them for one call, or a run refuses the second as a
+ * repeated id: a test of that sends such a body itself, or through faultyStream's `duplicate`).
+ */
+function checkTurnIds(at: string, calls: PlannedCall[]): PlannedCall[] {
+  const first = new Map<string, number>()
+  calls.forEach((call, index) => {
+    if (call.id === undefined) return
+    const earlier = first.get(call.id)
+    if (earlier !== undefined) refuse(`${at}.calls[${index}].id`, `${JSON.stringify(call.id)} is already the id of ${at.slice(at.indexOf('turns['))}.calls[${earlier}]: no two calls of a turn share an id`)
+    first.set(call.id, index)
+  })
+  return calls
 }
 
 /**
