@@ -134,7 +134,8 @@ function quoted(text: string): string {
  * Every tool the server lists, following `nextCursor`: a cursor already followed (a server
  * answering the same one again would be listed forever) and more than MAX_LIST_PAGES pages are
  * refused, naming the server and the cursor, as are more than 100,000 tools in all. Each page
- * waits for the event loop to turn, so a server answering at once (an in-memory transport) cannot starve timers while it is read.
+ * waits for the event loop to turn, so a server answering at once (an in-memory transport)
+ * cannot starve timers while it is read.
  */
 async function listAllTools(client: McpClient): Promise<McpTool[]> {
   // More tools than any model is given: a server listing more is refused, as one paging forever is.
@@ -168,8 +169,8 @@ async function listAllTools(client: McpClient): Promise<McpTool[]> {
 
 /**
  * Registers the tools of the MCP server `client` (an SDK 1 or SDK 2 Client) is connected to and
- * returns their names. Each call goes through `client.callTool` with the runtime's abort signal (a deadline or a
- * cancellation sends `notifications/cancelled`), progress notifications become
+ * returns their names. Each call goes through `client.callTool` with the runtime's abort signal
+ * (a deadline or a cancellation sends `notifications/cancelled`), progress notifications become
  * `tool_execution_update` events, image blocks are kept, `isError` results are error results,
  * and `structuredContent` becomes `details`, checked against the tool's `outputSchema` (by the
  * SDK client and by the runtime). Options: `prefix` for the registered names, `tools` (the MCP
