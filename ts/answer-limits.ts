@@ -4,6 +4,7 @@
 // memory until the caller's signal ends it.
 
 import { ONCE, ToolwireError, describe } from './common.js'
+import { MAX_TIMER_MS } from './clock.js'
 
 /** The longest one model answer may take by default: 10 minutes, the OpenAI and Anthropic SDKs' request timeout. */
 export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000
@@ -11,8 +12,6 @@ export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000
 /** The most bytes one model answer's body may hold by default: 64 MiB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 << 20
 
-/** The longest delay setTimeout honours (a longer one fires at once). */
-const MAX_TIMER_MS = 0x7fffffff
 
 /** `run`'s limits on each model answer, checked. */
 export interface AnswerLimits {

@@ -3,6 +3,7 @@
 // deadline, so a callback that never answers can neither hang the driver nor outlive an abort.
 
 import { ONCE, ToolwireError, describe } from './common.js'
+import { MAX_TIMER_MS } from './clock.js'
 
 /** How long a callback may take to answer by default: as long as an approval (120 s). */
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 120_000
@@ -62,7 +63,7 @@ export function untilAnswered<T>(where: string, call: () => T | PromiseLike<T>, 
 /** Checks a `callbackTimeoutMs` option: a whole number of milliseconds from 1, or the default. */
 export function callbackTimeout(where: string, value: unknown): number {
   if (value === undefined) return DEFAULT_CALLBACK_TIMEOUT_MS
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
     throw new TypeError(`${where}: options.callbackTimeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${describe(value)}`)
   }
   return value

@@ -5,6 +5,9 @@
 
 import { ToolwireError, describe } from './common.js'
 
+/** The longest delay setTimeout honours, in ms (a longer one fires at once). */
+export const MAX_TIMER_MS = 0x7fffffff
+
 /**
  * `performance.now()`. Deadlines follow it, so a reading that is not a finite number (a mock
  * gone wrong) throws a ToolwireError (PRECONDITION_FAILED) naming it: no deadline could ever

@@ -37,7 +37,7 @@ import {
   type CompletionOf,
 } from './completion.js'
 import type { EncodedCalls, ReadCall } from './encode-calls.js'
-import { monotonicNow, wallNow } from './clock.js'
+import { MAX_TIMER_MS, monotonicNow, wallNow } from './clock.js'
 import { Numbers } from './numbers.js'
 import { endOpenToolSpans, endToolSpan, startToolSpan, withToolSpan } from './otel.js'
 import {
@@ -56,9 +56,6 @@ import {
 import { callRecord, resultAsReturned, trimResult, viewOf } from './results.js'
 import { LANE_INLINE, LANE_POOL, describeContent, heavyContent, sanitizeLane } from './sanitize.js'
 import type { ApprovalRequest, ShownToolResult, ToolResult } from './types.js'
-
-/** The longest delay setTimeout honours. */
-const MAX_TIMER_MS = 2147483647
 
 /** What schedules the flush of completions: a settled promise's reaction is a microtask no fake
  * timer library replaces (sinon's default install fakes `queueMicrotask`). */

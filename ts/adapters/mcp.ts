@@ -16,6 +16,7 @@ import { adapterOptions, checkRuntime, textOfContent } from './common.js'
 import { serveMcpWith } from './mcp-server.js'
 import { requirePeer } from './peer.js'
 import type { McpServerInstance, ServeMcpOptions } from './mcp-server.js'
+import { MAX_TIMER_MS } from '../clock.js'
 
 export type { McpServerInstance, ServeMcpOptions }
 
@@ -72,8 +73,6 @@ export interface AddMcpServerOptions {
 /** A tool of an MCP server as registered: its arguments are an object (its inputSchema is an object schema). */
 type McpToolDefinition = ToolDefinition<Record<string, unknown>, unknown>
 
-/** The longest delay setTimeout honours: the SDK's own request timeout is left to the runtime's deadlines. */
-const MAX_TIMER_MS = 2147483647
 
 /** One MCP content block as toolwire content: text and images kept, anything else described in text. */
 function blockFromMcp(block: CallToolResult['content'][number]): ContentBlock {

@@ -3,6 +3,7 @@
 
 import { ONCE, ToolwireError, checkOptionKeys, describe, ownOptions } from '../common.js'
 import type { ModelRetryOptions } from '../types.js'
+import { MAX_TIMER_MS } from '../clock.js'
 
 /** A preset's retry settings, checked (see ModelRetryOptions). */
 export interface RetryPolicy {
@@ -17,8 +18,6 @@ const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, initialDelayMs: 500, maxDela
 /** The longest wait a `retry-after` or `retry-after-ms` header gets: past it, the wait is this. */
 const MAX_RETRY_AFTER_MS = 60_000
 
-/** The longest delay setTimeout honours (a longer one fires at once). */
-const MAX_TIMER_MS = 0x7fffffff
 
 /** What a retry reads of an answer's headers (a fetch `Headers`). */
 export interface HeaderReader {
